@@ -1,0 +1,31 @@
+# Thin wrapper over CMake: the two commands in README.md.
+#   make run   install dependencies, build, run the main example
+#   make test  install dependencies, build, run every test
+BUILD ?= build
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build run test fuzz clean
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD)
+
+run: build
+	$(BUILD)/bin/gnnc --emit=mlir examples/gcn_cora.gnn
+
+test: build
+	@test/run-tests.sh $(BUILD)
+
+fuzz: deps
+	tools/fuzz/run-fuzzer.sh $(or $(SECONDS),60)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,27 @@
+//===- GNNOps.h - gnn dialect operations ------------------------*- C++ -*-===//
+//
+// Declares the gnn dialect's operations (::gnn::AggregateOp, ::gnn::MatmulOp,
+// ...). This is the header MLIRGen and the passes include: it pulls in the
+// dialect, its types and its enum attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNN_GNNOPS_H
+#define GNN_DIALECT_GNN_GNNOPS_H
+
+#include "gnn/Dialect/GNN/GNNAttrs.h"
+#include "gnn/Dialect/GNN/GNNDialect.h"
+#include "gnn/Dialect/GNN/GNNTypes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "gnn/Dialect/GNN/GNNOps.h.inc"
+
+#endif // GNN_DIALECT_GNN_GNNOPS_H

@@ -1,0 +1,347 @@
+//===- GNNOps.cpp - gnn dialect operations --------------------------------===//
+//
+// Verifiers, folders and symbol checks of the gnn ops. Type constraints
+// (f32, ranks fixed by the op) are enforced by the generated code; what is
+// checked here are the relations between shapes: equal feature dims across a
+// gather or aggregate, matching contraction dims, numpy broadcasting, axes in
+// range. A dynamic dim (`?`) is compatible with any size, because dataset
+// sizes are only known when the trainer runs. Messages state the values that
+// disagree, since they end up in front of whoever wrote the MLIRGen or pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/GNNOps.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace gnn;
+
+//===----------------------------------------------------------------------===//
+// Shape helpers
+//===----------------------------------------------------------------------===//
+
+/// The ranked tensor type of `value` (guaranteed by the op's constraints).
+static RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// Two dims agree unless both are static and differ.
+static bool dimsCompatible(int64_t lhs, int64_t rhs) {
+  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) ||
+         lhs == rhs;
+}
+
+/// A dim as it appears in a type: its size or `?`.
+static std::string formatDim(int64_t dim) {
+  return ShapedType::isDynamic(dim) ? "?" : std::to_string(dim);
+}
+
+/// A shape as `[?, 16]`.
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '[';
+  llvm::interleaveComma(shape, os, [&](int64_t dim) { os << formatDim(dim); });
+  os << ']';
+  return os.str();
+}
+
+/// Verifies an op that moves rows between node and edge sets of a graph
+/// (gather, scatter, aggregate, dst): input and result have the same rank,
+/// at least 1, and the same feature dims (all but the first).
+static LogicalResult verifyRowMap(Operation *op, RankedTensorType input,
+                                  RankedTensorType result) {
+  if (input.getRank() < 1)
+    return op->emitOpError("expects an input of rank >= 1, got rank 0");
+  if (result.getRank() != input.getRank())
+    return op->emitOpError("expects result rank ")
+           << result.getRank() << " to match input rank " << input.getRank();
+  for (int64_t i = 1, e = input.getRank(); i < e; ++i)
+    if (!dimsCompatible(input.getDimSize(i), result.getDimSize(i)))
+      return op->emitOpError("expects feature dim ")
+             << i << " of the result (" << formatDim(result.getDimSize(i))
+             << ") to match the input (" << formatDim(input.getDimSize(i))
+             << ")";
+  return success();
+}
+
+namespace gnn {
+/// Shared verifier of the broadcasting elementwise ops (gnn.add, ...): the
+/// operand shapes broadcast numpy-style and the result has the broadcast
+/// shape. Called from the verify() that GNN_BinaryOp defines.
+LogicalResult verifyBroadcastOp(Operation *op) {
+  RankedTensorType lhs = tensorType(op->getOperand(0));
+  RankedTensorType rhs = tensorType(op->getOperand(1));
+  RankedTensorType result = tensorType(op->getResult(0));
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(lhs.getShape(), rhs.getShape(),
+                                          shape))
+    return op->emitOpError("expects broadcast-compatible operand shapes, got ")
+           << formatShape(lhs.getShape()) << " and "
+           << formatShape(rhs.getShape());
+  if (failed(verifyCompatibleShape(result.getShape(), shape)))
+    return op->emitOpError("expects result shape ")
+           << formatShape(result.getShape()) << " to match the broadcast shape "
+           << formatShape(shape);
+  return success();
+}
+
+/// Shared check of an `axis` attribute against the rank it indexes.
+LogicalResult verifyAxis(Operation *op, uint64_t axis, int64_t rank) {
+  if (axis >= static_cast<uint64_t>(rank))
+    return op->emitOpError("expects axis ")
+           << axis << " to be in [0, " << rank << ")";
+  return success();
+}
+} // namespace gnn
+
+//===----------------------------------------------------------------------===//
+// Dialect hooks
+//===----------------------------------------------------------------------===//
+
+Operation *GNNDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto floatValue = dyn_cast<FloatAttr>(value);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!floatValue || !tensor || tensor.getRank() != 0 ||
+      !tensor.getElementType().isF32())
+    return nullptr;
+  return builder.create<ConstantOp>(loc, tensor, floatValue);
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+/// How many numeric arguments an initializer accepts: `constant` needs its
+/// value, `uniform` and `normal` take their two bounds/moments or use the
+/// defaults, the others are argument-free.
+static bool acceptsInitArgCount(InitKind init, size_t count) {
+  switch (init) {
+  case InitKind::constant:
+    return count == 1;
+  case InitKind::uniform:
+  case InitKind::normal:
+    return count == 0 || count == 2;
+  default:
+    return count == 0;
+  }
+}
+
+LogicalResult ParameterOp::verify() {
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!type || !type.getElementType().isF32())
+    return emitOpError("expects a ranked tensor of f32, got ") << getType();
+
+  ArrayAttr dims = getDims();
+  if (static_cast<int64_t>(dims.size()) != type.getRank())
+    return emitOpError("expects ")
+           << type.getRank() << " dims entries (one per tensor dim), got "
+           << dims.size();
+  for (auto [i, entry] : llvm::enumerate(dims.getAsValueRange<StringAttr>())) {
+    int64_t literal;
+    // getAsInteger fails on symbolic sizes such as "cora.features".
+    if (entry.getAsInteger(10, literal) || type.isDynamicDim(i))
+      continue;
+    if (literal != type.getDimSize(i))
+      return emitOpError("expects dim ")
+             << i << " of size " << type.getDimSize(i)
+             << " to match dims entry \"" << entry << "\"";
+  }
+
+  size_t argCount = getInitArgs() ? getInitArgs()->size() : 0;
+  if (!acceptsInitArgCount(getInit(), argCount))
+    return emitOpError("does not accept ")
+           << argCount << " init_args for initializer '"
+           << stringifyInitKind(getInit()) << "'";
+  return success();
+}
+
+LogicalResult ParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *symbol = symbolTable.lookupNearestSymbolFrom(*this, getNameAttr());
+  if (!symbol)
+    return emitOpError("references undefined parameter @") << getName();
+  auto parameter = dyn_cast<ParameterOp>(symbol);
+  if (!parameter)
+    return emitOpError("expects @")
+           << getName() << " to be a gnn.parameter, got '"
+           << symbol->getName() << "'";
+  if (failed(verifyCompatibleShape(getType(), parameter.getType())) ||
+      getType().getElementType() != parameter.getTensorType().getElementType())
+    return emitOpError("result type ")
+           << getType() << " is incompatible with parameter type "
+           << parameter.getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Graph primitives
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
+}
+
+LogicalResult ScatterOp::verify() {
+  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
+}
+
+LogicalResult DstOp::verify() {
+  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
+}
+
+LogicalResult AggregateOp::verify() {
+  RankedTensorType input = tensorType(getInput());
+  if (failed(verifyRowMap(*this, input, tensorType(getResult()))))
+    return failure();
+  if (!getWeight())
+    return success();
+  // [E] or [E, d1..dk] with d1..dk a prefix of the input's feature dims.
+  RankedTensorType weight = tensorType(getWeight());
+  if (weight.getRank() < 1 || weight.getRank() > input.getRank())
+    return emitOpError("expects weight rank ")
+           << weight.getRank() << " to be in [1, " << input.getRank()
+           << "] (edges, then a prefix of the input's feature dims)";
+  for (int64_t i = 1, e = weight.getRank(); i < e; ++i)
+    if (!dimsCompatible(weight.getDimSize(i), input.getDimSize(i)))
+      return emitOpError("expects weight dim ")
+             << i << " (" << formatDim(weight.getDimSize(i))
+             << ") to match input dim " << i << " ("
+             << formatDim(input.getDimSize(i)) << ")";
+  return success();
+}
+
+LogicalResult EdgeSoftmaxOp::verify() {
+  if (tensorType(getScores()).getRank() < 1)
+    return emitOpError("expects edge scores of rank >= 1, got rank 0");
+  return success();
+}
+
+LogicalResult DegreeOp::verify() {
+  RankedTensorType result = tensorType(getResult());
+  if (!dimsCompatible(result.getDimSize(1), 1))
+    return emitOpError("expects a column result [N, 1], got ")
+           << formatShape(result.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dense tensor math
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  RankedTensorType lhs = tensorType(getLhs());
+  RankedTensorType rhs = tensorType(getRhs());
+  RankedTensorType result = tensorType(getResult());
+  if (lhs.getRank() != 2 || rhs.getRank() != 2 || result.getRank() != 2)
+    return emitOpError("expects 2-D operands and result, got ranks ")
+           << lhs.getRank() << ", " << rhs.getRank() << " -> "
+           << result.getRank();
+  if (!dimsCompatible(lhs.getDimSize(1), rhs.getDimSize(0)))
+    return emitOpError("expects contraction dims to match, got ")
+           << formatDim(lhs.getDimSize(1)) << " and "
+           << formatDim(rhs.getDimSize(0));
+  SmallVector<int64_t, 2> expected = {lhs.getDimSize(0), rhs.getDimSize(1)};
+  if (failed(verifyCompatibleShape(result.getShape(), expected)))
+    return emitOpError("expects result shape ")
+           << formatShape(result.getShape()) << " to match "
+           << formatShape(expected);
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  double p = getP().convertToDouble();
+  if (!(p >= 0.0 && p < 1.0))
+    return emitOpError("expects dropout probability p in [0, 1), got ") << p;
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor adaptor) { return getValueAttr(); }
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("expects at least one input");
+  RankedTensorType result = tensorType(getResult());
+  int64_t rank = result.getRank();
+  if (failed(gnn::verifyAxis(*this, getAxis(), rank)))
+    return failure();
+  auto axis = static_cast<int64_t>(getAxis());
+
+  // The axis dim of the result is the sum of the inputs' when all are known.
+  int64_t axisSum = 0;
+  for (auto [i, value] : llvm::enumerate(getInputs())) {
+    RankedTensorType input = tensorType(value);
+    if (input.getRank() != rank)
+      return emitOpError("expects input ")
+             << i << " of rank " << input.getRank() << " to match result rank "
+             << rank;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == axis)
+        continue;
+      if (!dimsCompatible(input.getDimSize(d), result.getDimSize(d)))
+        return emitOpError("expects dim ")
+               << d << " of input " << i << " ("
+               << formatDim(input.getDimSize(d)) << ") to match the result ("
+               << formatDim(result.getDimSize(d)) << ")";
+    }
+    if (input.isDynamicDim(axis) || ShapedType::isDynamic(axisSum))
+      axisSum = ShapedType::kDynamic;
+    else
+      axisSum += input.getDimSize(axis);
+  }
+  if (!dimsCompatible(axisSum, result.getDimSize(axis)))
+    return emitOpError("expects result dim ")
+           << axis << " (" << formatDim(result.getDimSize(axis))
+           << ") to be the sum of the inputs' (" << axisSum << ")";
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType input = tensorType(getInput());
+  RankedTensorType result = tensorType(getResult());
+  if (input.hasStaticShape() && result.hasStaticShape() &&
+      input.getNumElements() != result.getNumElements())
+    return emitOpError("expects input element count ")
+           << input.getNumElements() << " to match result element count "
+           << result.getNumElements();
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  RankedTensorType input = tensorType(getInput());
+  RankedTensorType result = tensorType(getResult());
+  if (failed(gnn::verifyAxis(*this, getAxis(), input.getRank())))
+    return failure();
+  SmallVector<int64_t> expected(input.getShape());
+  expected.erase(expected.begin() + getAxis());
+  if (result.getRank() != static_cast<int64_t>(expected.size()) ||
+      failed(verifyCompatibleShape(result.getShape(), expected)))
+    return emitOpError("expects result shape ")
+           << formatShape(result.getShape()) << " to be the input shape "
+           << formatShape(input.getShape()) << " without axis " << getAxis();
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  int64_t rows = tensorType(getLogits()).getDimSize(0);
+  int64_t labels = tensorType(getLabels()).getDimSize(0);
+  if (!dimsCompatible(rows, labels))
+    return emitOpError("expects ")
+           << formatDim(labels) << " labels to match the " << formatDim(rows)
+           << " logits rows";
+  if (Value mask = getMask()) {
+    int64_t maskSize = tensorType(mask).getDimSize(0);
+    if (!dimsCompatible(rows, maskSize))
+      return emitOpError("expects mask length ")
+             << formatDim(maskSize) << " to match the " << formatDim(rows)
+             << " logits rows";
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "gnn/Dialect/GNN/GNNOps.cpp.inc"

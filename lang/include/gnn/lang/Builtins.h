@@ -1,0 +1,81 @@
+//===- Builtins.h - The language's builtin functions and names --*- C++ -*-===//
+//
+// One table describes every builtin function: its parameters (names, kinds,
+// defaults) and the rule that computes its result type from its arguments.
+// Sema checks calls against it and MLIRGen reads the bound arguments, so a
+// builtin's signature is written once. Builtin names used as plain values
+// (sum, mean, src, glorot, valid, full_graph...) are listed by category.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNN_LANG_BUILTINS_H
+#define GNN_LANG_BUILTINS_H
+
+#include "gnn/lang/Type.h"
+
+#include <string>
+#include <vector>
+
+namespace gnn::lang {
+
+/// What a builtin parameter accepts.
+enum class ParamKind {
+  Graph,
+  Tensor,   ///< A tensor, or an int/float scalar (rank 0).
+  TensorList,
+  Int,
+  Float,    ///< A float or int.
+  Bool,
+  String,
+  DimList,  ///< A list of dimension expressions (reshape).
+  Reduce,   ///< sum | mean | max | min
+  Side,     ///< src | dst
+  Any,
+};
+
+struct BuiltinParam {
+  const char *name;
+  ParamKind kind;
+  bool required;
+};
+
+/// Where a builtin may be called.
+enum class BuiltinContext { Forward, Initializer, DatasetSource, TrainSetting };
+
+struct Builtin {
+  const char *name;
+  BuiltinContext context;
+  std::vector<BuiltinParam> params;
+  const char *summary;
+};
+
+/// Every builtin function, in one table.
+const std::vector<Builtin> &builtins();
+/// The builtin callable as `name` in `context`, or null.
+const Builtin *lookupBuiltin(const std::string &name, BuiltinContext context);
+
+/// Symbol categories for names that stand for themselves.
+enum class SymbolCategory {
+  Reduce,      ///< sum mean max min
+  Side,        ///< src dst
+  Initializer, ///< zeros ones glorot kaiming
+  Split,       ///< train valid test
+  Balance,     ///< nodes edges train
+  Batches,     ///< full_graph
+  Loss,        ///< cross_entropy
+  Aggregation, ///< one_shot sequential sequential_remat
+  Generator,   ///< sbm rmat
+};
+/// True when `name` is a builtin symbol of `category`.
+bool isBuiltinSymbol(const std::string &name, SymbolCategory category);
+/// The names of one category, for "expected one of" messages.
+std::string builtinSymbolList(SymbolCategory category);
+
+/// Edit distance for "did you mean" suggestions.
+unsigned editDistance(const std::string &a, const std::string &b);
+/// The closest candidate within a small distance, or empty.
+std::string closestMatch(const std::string &name,
+                         const std::vector<std::string> &candidates);
+
+} // namespace gnn::lang
+
+#endif // GNN_LANG_BUILTINS_H

@@ -1,0 +1,188 @@
+//===- Builtins.cpp - The builtin function table --------------------------===//
+//
+// The signatures here are the language's contract; docs/language.md lists the
+// same functions. Result-type rules live in Sema (they need its unifier).
+//
+//===----------------------------------------------------------------------===//
+#include "gnn/lang/Builtins.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace gnn::lang;
+
+const std::vector<Builtin> &gnn::lang::builtins() {
+  using K = ParamKind;
+  using C = BuiltinContext;
+  static const std::vector<Builtin> table = {
+      // Graph primitives.
+      {"aggregate", C::Forward,
+       {{"g", K::Graph, true}, {"x", K::Tensor, true}, {"reduce", K::Reduce, false},
+        {"weight", K::Tensor, false}, {"self_loops", K::Bool, false}},
+       "sum/mean/max of source rows over each destination's incoming edges"},
+      {"gather", C::Forward,
+       {{"g", K::Graph, true}, {"x", K::Tensor, true}, {"side", K::Side, false}},
+       "node rows to edge rows, from each edge's source (or destination)"},
+      {"scatter", C::Forward,
+       {{"g", K::Graph, true}, {"m", K::Tensor, true}, {"reduce", K::Reduce, false}},
+       "edge rows reduced onto destination nodes"},
+      {"edge_softmax", C::Forward,
+       {{"g", K::Graph, true}, {"e", K::Tensor, true}},
+       "softmax of edge scores over each destination's incoming edges"},
+      {"degree", C::Forward,
+       {{"g", K::Graph, true}, {"side", K::Side, false}},
+       "in-degree of destination nodes (side = dst) or out-degree of sources"},
+      {"dst", C::Forward,
+       {{"g", K::Graph, true}, {"x", K::Tensor, true}},
+       "rows of a block's destination nodes; dst(x) when one graph is in scope"},
+      {"relation", C::Forward,
+       {{"g", K::Graph, true}, {"name", K::String, true}},
+       "the subgraph of one relation of a heterogeneous graph"},
+      // Dense math.
+      {"relu", C::Forward, {{"x", K::Tensor, true}}, "max(x, 0)"},
+      {"sigmoid", C::Forward, {{"x", K::Tensor, true}}, "1 / (1 + exp(-x))"},
+      {"tanh", C::Forward, {{"x", K::Tensor, true}}, "hyperbolic tangent"},
+      {"exp", C::Forward, {{"x", K::Tensor, true}}, "e^x"},
+      {"log", C::Forward, {{"x", K::Tensor, true}}, "natural logarithm"},
+      {"sqrt", C::Forward, {{"x", K::Tensor, true}}, "square root"},
+      {"rsqrt", C::Forward, {{"x", K::Tensor, true}}, "1 / sqrt(x)"},
+      {"abs", C::Forward, {{"x", K::Tensor, true}}, "absolute value"},
+      {"leaky_relu", C::Forward,
+       {{"x", K::Tensor, true}, {"alpha", K::Float, false}},
+       "x if x > 0 else alpha * x (alpha = 0.01)"},
+      {"elu", C::Forward, {{"x", K::Tensor, true}, {"alpha", K::Float, false}},
+       "x if x > 0 else alpha * (exp(x) - 1) (alpha = 1)"},
+      {"softmax", C::Forward, {{"x", K::Tensor, true}, {"axis", K::Int, false}},
+       "softmax along an axis (the last by default)"},
+      {"log_softmax", C::Forward,
+       {{"x", K::Tensor, true}, {"axis", K::Int, false}},
+       "log of softmax along an axis (the last by default)"},
+      {"dropout", C::Forward, {{"x", K::Tensor, true}, {"p", K::Float, false}},
+       "zeroes entries with probability p while training (p = 0.5)"},
+      {"concat", C::Forward,
+       {{"xs", K::TensorList, true}, {"axis", K::Int, false}},
+       "concatenation along an axis (the last by default)"},
+      {"reshape", C::Forward,
+       {{"x", K::Tensor, true}, {"shape", K::DimList, true}},
+       "same elements, new shape; -1 first keeps the row count"},
+      {"sum", C::Forward, {{"x", K::Tensor, true}, {"axis", K::Int, true}},
+       "sum over an axis"},
+      {"mean", C::Forward, {{"x", K::Tensor, true}, {"axis", K::Int, true}},
+       "mean over an axis"},
+      {"max", C::Forward, {{"x", K::Tensor, true}, {"axis", K::Int, true}},
+       "maximum over an axis"},
+      // Parameter initializers (glorot, zeros, ones, kaiming are also names).
+      {"uniform", C::Initializer,
+       {{"low", K::Float, true}, {"high", K::Float, true}},
+       "uniform in [low, high)"},
+      {"normal", C::Initializer,
+       {{"mean", K::Float, false}, {"std", K::Float, true}}, "Gaussian"},
+      {"constant", C::Initializer, {{"value", K::Float, true}}, "every entry = value"},
+      // Dataset sources.
+      {"ogb", C::DatasetSource,
+       {{"name", K::String, true}, {"split", K::String, false},
+        {"add_reverse_edges", K::Bool, false}, {"self_loops", K::Bool, false}},
+       "a directory in the OGB raw node-property layout"},
+      {"npy", C::DatasetSource,
+       {{"name", K::String, true}, {"add_reverse_edges", K::Bool, false},
+        {"self_loops", K::Bool, false}},
+       "a directory of NumPy .npy arrays"},
+      {"generate", C::DatasetSource,
+       {{"kind", K::Any, true}, {"nodes", K::Int, true}, {"edges", K::Int, true},
+        {"features", K::Int, true}, {"classes", K::Int, true},
+        {"seed", K::Int, false}},
+       "a deterministic synthetic graph (sbm or rmat), as gnn-data makes"},
+      // Train settings.
+      {"metis", C::TrainSetting,
+       {{"balance", K::Any, false}, {"edge_assign", K::Side, false}},
+       "METIS partitioning balancing nodes, edges and/or training nodes"},
+      {"random", C::TrainSetting, {{"edge_assign", K::Side, false}},
+       "uniformly random node assignment"},
+      {"frequency", C::TrainSetting,
+       {{"cache", K::Float, false}, {"edge_assign", K::Side, false}},
+       "hotness-aware partitioning with a remote-feature cache"},
+      {"neighbor", C::TrainSetting,
+       {{"fanout", K::Any, true}, {"batch", K::Int, true},
+        {"replace", K::Bool, false}, {"shuffle", K::Bool, false}},
+       "mini-batches of sampled neighborhoods"},
+      {"adam", C::TrainSetting,
+       {{"lr", K::Float, false}, {"weight_decay", K::Float, false},
+        {"beta1", K::Float, false}, {"beta2", K::Float, false},
+        {"eps", K::Float, false}},
+       "Adam"},
+      {"adamw", C::TrainSetting,
+       {{"lr", K::Float, false}, {"weight_decay", K::Float, false},
+        {"beta1", K::Float, false}, {"beta2", K::Float, false},
+        {"eps", K::Float, false}},
+       "Adam with decoupled weight decay"},
+      {"sgd", C::TrainSetting,
+       {{"lr", K::Float, false}, {"momentum", K::Float, false},
+        {"weight_decay", K::Float, false}},
+       "stochastic gradient descent"},
+  };
+  return table;
+}
+
+const Builtin *gnn::lang::lookupBuiltin(const std::string &name,
+                                        BuiltinContext context) {
+  for (const Builtin &b : builtins())
+    if (b.context == context && name == b.name)
+      return &b;
+  return nullptr;
+}
+
+static const std::map<SymbolCategory, std::vector<std::string>> &symbolTable() {
+  static const std::map<SymbolCategory, std::vector<std::string>> table = {
+      {SymbolCategory::Reduce, {"sum", "mean", "max", "min"}},
+      {SymbolCategory::Side, {"src", "dst"}},
+      {SymbolCategory::Initializer, {"zeros", "ones", "glorot", "kaiming"}},
+      {SymbolCategory::Split, {"train", "valid", "test"}},
+      {SymbolCategory::Balance, {"nodes", "edges", "train"}},
+      {SymbolCategory::Batches, {"full_graph"}},
+      {SymbolCategory::Loss, {"cross_entropy"}},
+      {SymbolCategory::Aggregation, {"one_shot", "sequential", "sequential_remat"}},
+      {SymbolCategory::Generator, {"sbm", "rmat"}},
+  };
+  return table;
+}
+
+bool gnn::lang::isBuiltinSymbol(const std::string &name, SymbolCategory category) {
+  const auto &names = symbolTable().at(category);
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string gnn::lang::builtinSymbolList(SymbolCategory category) {
+  std::string out;
+  const auto &names = symbolTable().at(category);
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
+  return out;
+}
+
+unsigned gnn::lang::editDistance(const std::string &a, const std::string &b) {
+  std::vector<unsigned> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1,
+                         prev[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string gnn::lang::closestMatch(const std::string &name,
+                                    const std::vector<std::string> &candidates) {
+  std::string best;
+  unsigned bestDistance = name.size() < 4 ? 1 : 2;
+  for (const std::string &c : candidates) {
+    unsigned d = editDistance(name, c);
+    if (d <= bestDistance && (best.empty() || d < editDistance(name, best))) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}

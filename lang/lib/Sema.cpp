@@ -1,0 +1,743 @@
+//===- Sema.cpp - Declarations, modules and train blocks ------------------===//
+//
+// Global names first (so order in the file does not matter), then datasets,
+// every layer and model (each once; sub-layers before their users, with cycle
+// detection), then train blocks. Errors are reported and checking goes on with
+// an Error type, which silences follow-on diagnostics.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+#include <algorithm>
+
+using namespace gnn::lang;
+
+//===----------------------------------------------------------------------===//
+// Unifier
+//===----------------------------------------------------------------------===//
+
+Dim Unifier::resolve(const Dim &dim) const {
+  Dim d = dim;
+  // Bound values may mention symbols bound later; a few rounds reach the
+  // fixpoint (binding never creates cycles: unify checks occurrence).
+  for (int i = 0; i < 8 && !bound.empty(); ++i) {
+    Dim next = d.substitute(bound);
+    if (next == d)
+      break;
+    d = next;
+  }
+  return d;
+}
+
+Type Unifier::resolve(const Type &type) const {
+  Type t = type;
+  for (Dim &d : t.shape)
+    d = resolve(d);
+  if (t.intValue)
+    t.intValue = resolve(*t.intValue);
+  if (t.graph) {
+    auto g = std::make_shared<GraphShape>(*t.graph);
+    g->src = resolve(g->src);
+    g->dst = resolve(g->dst);
+    g->edges = resolve(g->edges);
+    t.graph = g;
+  }
+  if (t.listElement)
+    t.listElement = std::make_shared<Type>(resolve(*t.listElement));
+  return t;
+}
+
+bool Unifier::unify(const Dim &a, const Dim &b) {
+  Dim ra = resolve(a), rb = resolve(b);
+  if (ra == rb)
+    return true;
+  auto bind = [&](const Dim &var, const Dim &value) {
+    std::optional<std::string> name = var.asSymbol();
+    if (!name || !flexible.count(*name) || bound.count(*name))
+      return false;
+    std::vector<std::string> syms = value.symbols();
+    if (std::find(syms.begin(), syms.end(), *name) != syms.end())
+      return false;
+    bound[*name] = value;
+    return true;
+  };
+  return bind(ra, rb) || bind(rb, ra);
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+bool gnn::lang::runSema(const std::vector<Program *> &programs,
+                        const std::vector<std::string> &importAliases,
+                        SemaResult &result, DiagnosticEngine &diags) {
+  unsigned before = diags.errorCount();
+  Sema sema(result, diags, importAliases);
+  sema.run(programs);
+  return diags.errorCount() == before;
+}
+
+void Sema::run(const std::vector<Program *> &programs) {
+  declareGlobals(programs);
+  for (Program *p : programs)
+    for (const DatasetDecl &d : p->datasets)
+      if (result.datasets[d.name] == &d)
+        checkDataset(d);
+  for (Program *p : programs)
+    for (const auto &m : p->modules)
+      if (result.modules[m->name] == m.get())
+        checkModule(*m);
+  // Train blocks of the main file only: imported files are libraries.
+  if (!programs.empty())
+    for (const TrainDecl &t : programs.front()->trains)
+      checkTrain(t);
+}
+
+void Sema::declareGlobals(const std::vector<Program *> &programs) {
+  std::map<std::string, SourceLoc> defined;
+  auto declare = [&](const std::string &name, SourceLoc loc, const char *what) {
+    auto [it, inserted] = defined.emplace(name, loc);
+    if (inserted)
+      return true;
+    diags.error(loc, std::string("redefinition of ") + what + " '" + name + "'");
+    diags.note(it->second, "previous definition is here");
+    return false;
+  };
+  for (Program *p : programs) {
+    for (const DatasetDecl &d : p->datasets)
+      if (declare(d.name, d.loc, "dataset"))
+        result.datasets[d.name] = &d;
+    for (const auto &m : p->modules)
+      if (declare(m->name, m->loc, m->kindName()))
+        result.modules[m->name] = m.get();
+  }
+}
+
+void Sema::noteDefinition(const ModuleDecl *decl) {
+  if (decl)
+    diags.note(decl->loc, std::string(decl->kindName()) + " '" + decl->name +
+                              "' is defined here");
+}
+
+//===----------------------------------------------------------------------===//
+// Datasets
+//===----------------------------------------------------------------------===//
+
+void Sema::checkDataset(const DatasetDecl &decl) {
+  auto *call = dyn_cast<CallExpr>(decl.source.get());
+  auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
+  const Builtin *builtin =
+      callee ? lookupBuiltin(callee->name, BuiltinContext::DatasetSource) : nullptr;
+  if (!builtin) {
+    if (decl.source)
+      diags.error(decl.source->loc, "dataset '" + decl.name +
+                                        "' must come from ogb(...), npy(...) "
+                                        "or generate(...)");
+  } else {
+    Scope scope;
+    checkBuiltinCall(call, *builtin, scope);
+  }
+  std::map<std::string, SourceLoc> types;
+  for (const NodeTypeDecl &n : decl.nodeTypes) {
+    auto [it, inserted] = types.emplace(n.name, n.loc);
+    if (!inserted) {
+      diags.error(n.loc, "node type '" + n.name + "' is declared twice");
+      diags.note(it->second, "previous declaration is here");
+    }
+  }
+  std::map<std::string, SourceLoc> relations;
+  for (const RelationDecl &r : decl.relations) {
+    auto [it, inserted] = relations.emplace(r.name, r.loc);
+    if (!inserted) {
+      diags.error(r.loc, "relation '" + r.name + "' is declared twice");
+      diags.note(it->second, "previous declaration is here");
+    }
+    if (!types.count(r.srcType))
+      diags.error(r.srcLoc, "unknown node type '" + r.srcType + "' in relation '" +
+                                r.name + "'");
+    if (!types.count(r.dstType))
+      diags.error(r.dstLoc, "unknown node type '" + r.dstType + "' in relation '" +
+                                r.name + "'");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Types as written
+//===----------------------------------------------------------------------===//
+
+Type Sema::scalarTypeNamed(const std::string &name, SourceLoc loc) {
+  static const std::map<std::string, TypeKind> kinds = {
+      {"int", TypeKind::Int},       {"float", TypeKind::Float},
+      {"bool", TypeKind::Bool},     {"string", TypeKind::String},
+      {"graph", TypeKind::Graph}};
+  auto it = kinds.find(name);
+  if (it != kinds.end())
+    return Type::scalar(it->second);
+  // A layer parameter choosing an aggregation: `aggr: reduce = mean`.
+  if (name == "reduce")
+    return Type::named(TypeKind::Symbol, "reduce");
+  std::string msg = "unknown type '" + name + "'";
+  std::string guess =
+      closestMatch(name, {"int", "float", "bool", "string", "graph", "reduce"});
+  if (!guess.empty())
+    msg += "; did you mean '" + guess + "'?";
+  diags.error(loc, msg);
+  return Type::error();
+}
+
+Type Sema::resolveTypeRef(const TypeRef &ref, Scope &scope) {
+  if (ref.kind == TypeRef::Kind::Named)
+    return scalarTypeNamed(ref.name, ref.loc);
+  std::vector<Dim> shape;
+  bool ok = true;
+  for (const ExprPtr &d : ref.dims) {
+    std::optional<Dim> dim = resolveDim(d.get(), scope);
+    if (!dim) {
+      ok = false;
+      continue;
+    }
+    if (dim->isConstant() && dim->constantValue() <= 0) {
+      diags.error(d->loc, "tensor dimension must be positive, got " + dim->str());
+      ok = false;
+      continue;
+    }
+    shape.push_back(*dim);
+  }
+  return ok ? Type::tensor(std::move(shape)) : Type::error();
+}
+
+bool Sema::isAssignable(const Type &expected, const Type &actual) {
+  if (expected.kind == TypeKind::Float && actual.kind == TypeKind::Int)
+    return true;
+  if (expected.kind != actual.kind)
+    return false;
+  if (expected.kind == TypeKind::Symbol && expected.name == "reduce")
+    return actual.name == "reduce" ||
+           isBuiltinSymbol(actual.name, SymbolCategory::Reduce);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Call argument binding
+//===----------------------------------------------------------------------===//
+
+bool Sema::bindArgs(const std::string &callee, SourceLoc loc,
+                    const std::vector<std::string> &paramNames,
+                    const std::vector<bool> &required,
+                    const std::vector<Arg> &args,
+                    std::vector<const Expr *> &bound) {
+  bound.assign(paramNames.size(), nullptr);
+  bool ok = true, seenNamed = false;
+  size_t position = 0;
+  for (const Arg &arg : args) {
+    if (arg.name.empty()) {
+      if (seenNamed) {
+        diags.error(arg.value->loc, "positional argument after a named "
+                                    "argument in call to '" + callee + "'");
+        ok = false;
+        continue;
+      }
+      if (position >= paramNames.size()) {
+        diags.error(arg.value->loc,
+                    "too many arguments to '" + callee + "': expected at most " +
+                        std::to_string(paramNames.size()) + ", got " +
+                        std::to_string(args.size()));
+        return false;
+      }
+      bound[position++] = arg.value.get();
+      continue;
+    }
+    seenNamed = true;
+    auto it = std::find(paramNames.begin(), paramNames.end(), arg.name);
+    if (it == paramNames.end()) {
+      std::string msg = "'" + callee + "' has no parameter named '" + arg.name + "'";
+      std::string guess = closestMatch(arg.name, paramNames);
+      if (!guess.empty())
+        msg += "; did you mean '" + guess + "'?";
+      diags.error(arg.nameLoc, msg);
+      ok = false;
+      continue;
+    }
+    size_t index = it - paramNames.begin();
+    if (bound[index]) {
+      diags.error(arg.nameLoc, "argument '" + arg.name + "' of '" + callee +
+                                   "' is given more than once");
+      ok = false;
+      continue;
+    }
+    bound[index] = arg.value.get();
+  }
+  for (size_t i = 0; i < paramNames.size(); ++i)
+    if (required[i] && !bound[i]) {
+      diags.error(loc, "missing argument '" + paramNames[i] + "' in call to '" +
+                           callee + "'");
+      ok = false;
+    }
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Layers and models
+//===----------------------------------------------------------------------===//
+
+ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
+  ModuleInfo &info = result.moduleInfo[&decl];
+  if (info.state != ModuleInfo::State::Unchecked)
+    return info;
+  info.decl = &decl;
+  info.state = ModuleInfo::State::InProgress;
+  info.forwardResult = Type::error();
+
+  Scope scope;
+  scope.module = &info;
+  // Member names share one namespace.
+  std::map<std::string, SourceLoc> members;
+  auto declare = [&](const std::string &name, SourceLoc loc) {
+    auto [it, inserted] = members.emplace(name, loc);
+    if (!inserted) {
+      diags.error(loc, "redefinition of '" + name + "' in " + decl.kindName() +
+                           " '" + decl.name + "'");
+      diags.note(it->second, "previous definition is here");
+    }
+    return inserted;
+  };
+
+  for (const FormalParam &p : decl.params) {
+    declare(p.name, p.loc);
+    Type type = p.type ? resolveTypeRef(*p.type, scope) : Type::scalar(TypeKind::Int);
+    if (p.defaultValue) {
+      Type def = checkExpr(p.defaultValue.get(), scope);
+      if (!p.type && !def.isError())
+        type = def.kind == TypeKind::Symbol &&
+                       isBuiltinSymbol(def.name, SymbolCategory::Reduce)
+                   ? Type::named(TypeKind::Symbol, "reduce")
+                   : Type::scalar(def.kind);
+      bool compatible = def.isError() || type.isError() || isAssignable(type, def);
+      if (!compatible)
+        diags.error(p.defaultValue->loc, "default value of '" + p.name +
+                                             "' has type " + def.str() +
+                                             ", expected " + type.str());
+    }
+    if (type.kind == TypeKind::Tensor || type.kind == TypeKind::Graph) {
+      diags.error(p.loc, std::string(decl.kindName()) + " parameter '" + p.name +
+                             "' must be an int, float, bool or string; tensors "
+                             "and graphs are forward arguments");
+      type = Type::error();
+    }
+    if (type.kind == TypeKind::Int)
+      type.intValue = Dim::symbol(p.name);
+    info.paramTypes.push_back(type);
+  }
+
+  for (const WeightDecl &w : decl.weights) {
+    declare(w.name, w.loc);
+    Type type = resolveTypeRef(w.type, scope);
+    if (!type.isError() && !type.isTensor()) {
+      diags.error(w.type.loc, "parameter '" + w.name +
+                                  "' must have a tensor type such as [in, out]");
+      type = Type::error();
+    }
+    info.weightTypes[w.name] = type;
+    if (!w.init)
+      continue;
+    const Expr *init = w.init.get();
+    if (auto *name = dyn_cast<NameExpr>(init)) {
+      if (!isBuiltinSymbol(name->name, SymbolCategory::Initializer))
+        diags.error(init->loc, "unknown initializer '" + name->name +
+                                   "'; expected " +
+                                   builtinSymbolList(SymbolCategory::Initializer) +
+                                   ", uniform(...), normal(...) or constant(...)");
+    } else if (auto *call = dyn_cast<CallExpr>(const_cast<Expr *>(init))) {
+      auto *callee = dyn_cast<NameExpr>(call->callee.get());
+      const Builtin *b =
+          callee ? lookupBuiltin(callee->name, BuiltinContext::Initializer) : nullptr;
+      if (b)
+        checkBuiltinCall(call, *b, scope);
+      else
+        diags.error(init->loc, "unknown initializer; expected " +
+                                   builtinSymbolList(SymbolCategory::Initializer) +
+                                   ", uniform(...), normal(...) or constant(...)");
+    } else {
+      diags.error(init->loc, "initializer of '" + w.name +
+                                 "' must be a name such as glorot or a call "
+                                 "such as uniform(-0.1, 0.1)");
+    }
+  }
+
+  for (const SubLayerDecl &s : decl.subLayers) {
+    declare(s.name, s.loc);
+    checkSubLayer(s, info, scope);
+  }
+
+  if (!decl.forward)
+    diags.error(decl.loc, std::string(decl.kindName()) + " '" + decl.name +
+                              "' has no forward");
+  else
+    checkForward(info, scope);
+  info.state = ModuleInfo::State::Done;
+  return info;
+}
+
+void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
+                         Scope &scope) {
+  auto *call = dyn_cast<CallExpr>(decl.value.get());
+  const ModuleDecl *layer = call ? lookupModuleName(call->callee.get()) : nullptr;
+  if (!layer) {
+    if (call && call->callee) {
+      // Name the missing layer precisely.
+      if (auto *name = dyn_cast<NameExpr>(call->callee.get())) {
+        std::vector<std::string> names;
+        for (const auto &[n, m] : result.modules)
+          names.push_back(n);
+        std::string msg = "unknown layer '" + name->name + "'";
+        std::string guess = closestMatch(name->name, names);
+        if (!guess.empty())
+          msg += "; did you mean '" + guess + "'?";
+        diags.error(name->loc, msg);
+        return;
+      }
+    }
+    diags.error(decl.value ? decl.value->loc : decl.loc,
+                "member '" + decl.name +
+                    "' must be a layer instance such as Linear(16, 7)");
+    return;
+  }
+  ModuleInfo &callee = result.moduleInfo[layer];
+  if (callee.state == ModuleInfo::State::InProgress) {
+    diags.error(call->loc, std::string(layer->kindName()) + " '" + layer->name +
+                               "' contains itself");
+    noteDefinition(layer);
+    return;
+  }
+  checkModule(*layer);
+  std::vector<std::string> names;
+  std::vector<bool> required;
+  for (const FormalParam &p : layer->params) {
+    names.push_back(p.name);
+    required.push_back(!p.defaultValue);
+  }
+  SubLayerInfo sub;
+  sub.layer = layer;
+  if (!bindArgs(layer->name, call->loc, names, required, call->args, sub.args)) {
+    noteDefinition(layer);
+    return;
+  }
+  for (size_t i = 0; i < sub.args.size(); ++i) {
+    const FormalParam &p = layer->params[i];
+    const Type &expected = callee.paramTypes[i];
+    if (!sub.args[i]) {
+      sub.args[i] = p.defaultValue.get();
+      if (expected.kind == TypeKind::Int && sub.args[i] && sub.args[i]->type.intValue)
+        sub.dimBindings[p.name] = *sub.args[i]->type.intValue;
+      continue;
+    }
+    Type actual = checkExpr(const_cast<Expr *>(sub.args[i]), scope);
+    if (actual.isError() || expected.isError())
+      continue;
+    if (!isAssignable(expected, actual)) {
+      diags.error(sub.args[i]->loc, "argument '" + p.name + "' of '" + layer->name +
+                                        "' expects " + expected.str() + ", got " +
+                                        actual.str());
+      continue;
+    }
+    if (expected.kind == TypeKind::Int && actual.intValue) {
+      if (actual.intValue->isConstant() && actual.intValue->constantValue() <= 0)
+        diags.error(sub.args[i]->loc, "argument '" + p.name + "' of '" +
+                                          layer->name + "' must be positive, got " +
+                                          actual.intValue->str());
+      sub.dimBindings[p.name] = *actual.intValue;
+    }
+  }
+  info.subLayers[decl.name] = std::move(sub);
+}
+
+void Sema::checkForward(ModuleInfo &info, Scope &scope) {
+  const ModuleDecl &decl = *info.decl;
+  const ForwardDecl &fwd = *decl.forward;
+  scope.inForward = true;
+
+  // Signature: free dimension names become inferred symbols.
+  scope.inSignature = true;
+  for (size_t i = 0; i < fwd.params.size(); ++i) {
+    const FormalParam &p = fwd.params[i];
+    if (scope.locals.count(p.name)) {
+      diags.error(p.loc, "duplicate forward parameter '" + p.name + "'");
+      diags.note(scope.localLocs[p.name], "previous definition is here");
+      continue;
+    }
+    Type type;
+    if (p.type) {
+      type = resolveTypeRef(*p.type, scope);
+    } else if (decl.isModel && i == 0) {
+      type = Type::scalar(TypeKind::Graph);
+    } else if (decl.isModel) {
+      // Untyped model inputs: rows and width inferred from use.
+      std::string rows = p.name + ".rows", cols = p.name + ".width";
+      scope.unifier.addFlexible(rows);
+      scope.unifier.addFlexible(cols);
+      info.freeSymbols.insert(rows);
+      info.freeSymbols.insert(cols);
+      type = Type::tensor({Dim::symbol(rows), Dim::symbol(cols)});
+    } else {
+      diags.error(p.loc, "forward parameter '" + p.name +
+                             "' of layer '" + decl.name +
+                             "' needs a type, such as graph or [N, in]");
+      type = Type::error();
+    }
+    if (type.kind == TypeKind::Graph) {
+      auto shape = std::make_shared<GraphShape>();
+      shape->name = p.name;
+      shape->isLayered = decl.isModel;
+      if (decl.isModel) {
+        shape->src = shape->dst = Dim::symbol(p.name + ".nodes");
+      } else {
+        shape->src = Dim::symbol(p.name + ".src");
+        shape->dst = Dim::symbol(p.name + ".dst");
+      }
+      shape->edges = Dim::symbol(p.name + ".edges");
+      type.graph = shape;
+      scope.graphs.push_back(p.name);
+    }
+    scope.locals[p.name] = type;
+    scope.localLocs[p.name] = p.loc;
+    info.forwardParamTypes.push_back(type);
+  }
+  std::optional<Type> declared;
+  if (fwd.result)
+    declared = resolveTypeRef(*fwd.result, scope);
+  scope.inSignature = false;
+
+  bool returned = false;
+  for (const Stmt &stmt : fwd.body) {
+    if (returned) {
+      diags.warning(stmt.loc, "code after return is never executed");
+      break;
+    }
+    Type value = checkExpr(stmt.value.get(), scope);
+    if (stmt.kind == Stmt::Kind::Return) {
+      returned = true;
+      if (declared && !declared->isError() && !value.isError()) {
+        if (!value.isTensor() || value.rank() != declared->rank()) {
+          diags.error(stmt.value->loc, "forward of '" + decl.name + "' returns " +
+                                           show(value, scope) + ", declared " +
+                                           show(*declared, scope));
+        } else {
+          for (size_t d = 0; d < value.rank(); ++d)
+            unifyOrError(value.shape[d], declared->shape[d], stmt.value->loc,
+                         "dimension " + std::to_string(d) + " of the result of '" +
+                             decl.name + "'",
+                         scope);
+        }
+      }
+      info.forwardResult = declared ? *declared : value;
+      continue;
+    }
+    if (stmt.type && !value.isError()) {
+      Type annotated = resolveTypeRef(*stmt.type, scope);
+      if (!annotated.isError() && value.isTensor() && annotated.isTensor() &&
+          value.rank() == annotated.rank()) {
+        for (size_t d = 0; d < value.rank(); ++d)
+          unifyOrError(value.shape[d], annotated.shape[d], stmt.value->loc,
+                       "dimension " + std::to_string(d) + " of '" + stmt.name + "'",
+                       scope);
+      } else if (!annotated.isError()) {
+        diags.error(stmt.value->loc, "'" + stmt.name + "' is declared " +
+                                         show(annotated, scope) + " but its value is " +
+                                         show(value, scope));
+      }
+    }
+    if (info.weightTypes.count(stmt.name) || info.subLayers.count(stmt.name)) {
+      diags.error(stmt.loc, "cannot assign to member '" + stmt.name + "'");
+      continue;
+    }
+    scope.locals[stmt.name] = value;
+    scope.localLocs[stmt.name] = stmt.loc;
+    if (value.kind == TypeKind::Graph)
+      scope.graphs.push_back(stmt.name);
+  }
+  if (!returned)
+    diags.error(fwd.loc, "forward of '" + decl.name + "' does not return a value");
+
+  // Publish shapes with every inferred symbol substituted.
+  for (Expr *e : scope.typedExprs)
+    e->type = scope.unifier.resolve(e->type);
+  for (Type &t : info.forwardParamTypes)
+    t = scope.unifier.resolve(t);
+  info.forwardResult = scope.unifier.resolve(info.forwardResult);
+  // A free name that use bound to something else is no longer free.
+  for (const std::string &s : std::set<std::string>(info.freeSymbols))
+    if (scope.unifier.resolve(Dim::symbol(s)).asSymbol() != s)
+      info.freeSymbols.erase(s);
+}
+
+//===----------------------------------------------------------------------===//
+// Train blocks
+//===----------------------------------------------------------------------===//
+
+void Sema::checkTrain(const TrainDecl &decl) {
+  TrainInfo info;
+  info.decl = &decl;
+  auto mit = result.modules.find(decl.model);
+  if (mit == result.modules.end()) {
+    std::vector<std::string> names;
+    for (const auto &[n, m] : result.modules)
+      if (m->isModel)
+        names.push_back(n);
+    std::string msg = "unknown model '" + decl.model + "'";
+    std::string guess = closestMatch(decl.model, names);
+    if (!guess.empty())
+      msg += "; did you mean '" + guess + "'?";
+    diags.error(decl.modelLoc, msg);
+  } else if (!mit->second->isModel) {
+    diags.error(decl.modelLoc, "'" + decl.model +
+                                   "' is a layer; train needs a model");
+    noteDefinition(mit->second);
+  } else {
+    info.model = mit->second;
+  }
+  auto dit = result.datasets.find(decl.dataset);
+  if (dit == result.datasets.end()) {
+    std::vector<std::string> names;
+    for (const auto &[n, d] : result.datasets)
+      names.push_back(n);
+    std::string msg = "unknown dataset '" + decl.dataset + "'";
+    std::string guess = closestMatch(decl.dataset, names);
+    if (!guess.empty())
+      msg += "; did you mean '" + guess + "'?";
+    diags.error(decl.datasetLoc, msg);
+  } else {
+    info.dataset = dit->second;
+  }
+
+  if (info.model) {
+    const ModuleInfo &model = result.moduleInfo[info.model];
+    std::vector<std::string> names;
+    std::vector<bool> required;
+    for (const FormalParam &p : info.model->params) {
+      names.push_back(p.name);
+      required.push_back(!p.defaultValue);
+    }
+    Scope scope;
+    if (bindArgs(info.model->name, decl.modelLoc, names, required,
+                 decl.modelArgs, info.modelArgs)) {
+      for (size_t i = 0; i < info.modelArgs.size(); ++i) {
+        if (!info.modelArgs[i]) {
+          info.modelArgs[i] = info.model->params[i].defaultValue.get();
+          continue;
+        }
+        Type actual = checkExpr(const_cast<Expr *>(info.modelArgs[i]), scope);
+        const Type &expected = model.paramTypes[i];
+        bool compatible =
+            actual.isError() || expected.isError() || isAssignable(expected, actual);
+        if (!compatible)
+          diags.error(info.modelArgs[i]->loc,
+                      "argument '" + names[i] + "' of '" + info.model->name +
+                          "' expects " + expected.str() + ", got " + actual.str());
+        else if (expected.kind == TypeKind::Int && actual.intValue &&
+                 !actual.intValue->isConstant())
+          diags.error(info.modelArgs[i]->loc,
+                      "argument '" + names[i] + "' of '" + info.model->name +
+                          "' must be a constant integer");
+      }
+    }
+  }
+
+  for (const TrainSetting &s : decl.settings) {
+    auto [it, inserted] = info.settings.emplace(s.key, &s);
+    if (!inserted) {
+      diags.error(s.loc, "setting '" + s.key + "' is given more than once");
+      diags.note(it->second->loc, "previous setting is here");
+      continue;
+    }
+    checkTrainSetting(s, info);
+  }
+  result.trains.push_back(std::move(info));
+}
+
+void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
+  static const std::vector<std::string> keys = {
+      "partition", "batches",  "loss", "optimizer", "epochs",
+      "evaluate",  "checkpoint", "seed", "aggregation"};
+  const std::string &key = setting.key;
+  Expr *value = setting.value.get();
+  Scope scope;
+  if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+    std::string msg = "unknown train setting '" + key + "'";
+    std::string guess = closestMatch(key, keys);
+    if (!guess.empty())
+      msg += "; did you mean '" + guess + "'?";
+    diags.error(setting.loc, msg);
+    return;
+  }
+  if (setting.every && key != "evaluate" && key != "checkpoint")
+    diags.error(setting.every->loc, "'every' applies only to evaluate and "
+                                    "checkpoint, not to '" + key + "'");
+  if (setting.every) {
+    auto *n = dyn_cast<IntExpr>(setting.every.get());
+    if (!n || n->value <= 0)
+      diags.error(setting.every->loc,
+                  "'every' needs a positive integer number of epochs");
+  }
+
+  // A call to one of `functions`, or a bare name of one of them.
+  auto checkChoice = [&](const std::vector<std::string> &functions,
+                         const char *what) {
+    std::string name;
+    CallExpr *call = dyn_cast<CallExpr>(value);
+    if (auto *n = dyn_cast<NameExpr>(call ? call->callee.get() : value))
+      name = n->name;
+    if (std::find(functions.begin(), functions.end(), name) == functions.end()) {
+      std::string list;
+      for (size_t i = 0; i < functions.size(); ++i)
+        list += (i ? ", " : "") + functions[i] + "(...)";
+      diags.error(value->loc, std::string("expected ") + what + ": " + list);
+      return;
+    }
+    if (call)
+      checkBuiltinCall(call, *lookupBuiltin(name, BuiltinContext::TrainSetting),
+                       scope);
+  };
+
+  if (key == "partition") {
+    checkChoice({"metis", "random", "frequency"}, "a partitioner");
+  } else if (key == "batches") {
+    auto *n = dyn_cast<NameExpr>(value);
+    if (!(n && n->name == "full_graph"))
+      checkChoice({"neighbor"}, "full_graph or a sampler");
+  } else if (key == "optimizer") {
+    checkChoice({"adam", "adamw", "sgd"}, "an optimizer");
+  } else if (key == "loss") {
+    auto *n = dyn_cast<NameExpr>(value);
+    if (!n || !isBuiltinSymbol(n->name, SymbolCategory::Loss))
+      diags.error(value->loc, "unknown loss; expected " +
+                                  builtinSymbolList(SymbolCategory::Loss));
+  } else if (key == "aggregation") {
+    auto *n = dyn_cast<NameExpr>(value);
+    if (!n || !isBuiltinSymbol(n->name, SymbolCategory::Aggregation))
+      diags.error(value->loc, "unknown aggregation mode; expected " +
+                                  builtinSymbolList(SymbolCategory::Aggregation));
+  } else if (key == "epochs" || key == "seed") {
+    auto *n = dyn_cast<IntExpr>(value);
+    if (!n || n->value < (key == "epochs" ? 1 : 0))
+      diags.error(value->loc, "'" + key + "' must be a " +
+                                  (key == "epochs" ? "positive" : "non-negative") +
+                                  " integer");
+  } else if (key == "evaluate") {
+    std::vector<const Expr *> splits;
+    if (auto *list = dyn_cast<ListExpr>(value)) {
+      for (const ExprPtr &e : list->elements)
+        splits.push_back(e.get());
+    } else {
+      splits.push_back(value);
+    }
+    for (const Expr *e : splits) {
+      auto *n = dyn_cast<NameExpr>(e);
+      if (!n || !isBuiltinSymbol(n->name, SymbolCategory::Split))
+        diags.error(e->loc, "evaluate expects splits: " +
+                                builtinSymbolList(SymbolCategory::Split));
+    }
+  } else if (key == "checkpoint") {
+    if (!isa<StringExpr>(value))
+      diags.error(value->loc, "checkpoint expects a file name string");
+  }
+}

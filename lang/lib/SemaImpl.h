@@ -1,0 +1,107 @@
+//===- SemaImpl.h - Sema's internal state -----------------------*- C++ -*-===//
+//
+// Shared by Sema.cpp (declarations, modules, train blocks) and SemaExpr.cpp
+// (expressions, builtin calls, shapes). Not installed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNN_LANG_SEMAIMPL_H
+#define GNN_LANG_SEMAIMPL_H
+
+#include "gnn/lang/Sema.h"
+
+namespace gnn::lang {
+
+/// Symbols of a forward signature that are inferred from use: a free name is
+/// bound to the first dimension it is unified with.
+class Unifier {
+public:
+  void addFlexible(const std::string &name) { flexible.insert(name); }
+  bool isFlexible(const std::string &name) const { return flexible.count(name); }
+  Dim resolve(const Dim &dim) const;
+  Type resolve(const Type &type) const;
+  /// Makes `a` and `b` equal by binding a free symbol, or returns false.
+  bool unify(const Dim &a, const Dim &b);
+
+private:
+  std::set<std::string> flexible;
+  std::map<std::string, Dim> bound;
+};
+
+/// The names visible inside one module (and its forward, when checking it).
+struct Scope {
+  ModuleInfo *module = nullptr;
+  bool inForward = false;
+  /// True while resolving a forward signature: unknown dimension names
+  /// become free symbols instead of errors.
+  bool inSignature = false;
+  std::map<std::string, Type> locals;
+  std::map<std::string, SourceLoc> localLocs;
+  Unifier unifier;
+  std::vector<Expr *> typedExprs;
+  /// Names of graph values in scope (for dst(x)).
+  std::vector<std::string> graphs;
+  unsigned freshCounter = 0;
+};
+
+class Sema {
+public:
+  Sema(SemaResult &result, DiagnosticEngine &diags,
+       const std::vector<std::string> &importAliases)
+      : result(result), diags(diags), importAliases(importAliases) {}
+
+  void run(const std::vector<Program *> &programs);
+
+  // Declarations (Sema.cpp).
+  void declareGlobals(const std::vector<Program *> &programs);
+  void checkDataset(const DatasetDecl &decl);
+  ModuleInfo &checkModule(const ModuleDecl &decl);
+  void checkForward(ModuleInfo &info, Scope &scope);
+  void checkTrain(const TrainDecl &decl);
+  void checkTrainSetting(const TrainSetting &setting, TrainInfo &info);
+  Type resolveTypeRef(const TypeRef &ref, Scope &scope);
+  Type scalarTypeNamed(const std::string &name, SourceLoc loc);
+  /// Whether a value of type `actual` may bind a parameter of type `expected`.
+  static bool isAssignable(const Type &expected, const Type &actual);
+  /// Binds call arguments to parameter names; reports arity errors.
+  /// Returns false when binding failed. `bound` gets one slot per param.
+  bool bindArgs(const std::string &callee, SourceLoc loc,
+                const std::vector<std::string> &paramNames,
+                const std::vector<bool> &required, const std::vector<Arg> &args,
+                std::vector<const Expr *> &bound);
+  void checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info, Scope &scope);
+
+  // Expressions (SemaExpr.cpp).
+  Type checkExpr(Expr *expr, Scope &scope);
+  Type checkName(NameExpr *expr, Scope &scope);
+  Type checkMember(MemberExpr *expr, Scope &scope);
+  Type checkCall(CallExpr *expr, Scope &scope);
+  Type checkBinary(BinaryExpr *expr, Scope &scope);
+  Type checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope);
+  Type checkLayerCall(CallExpr *expr, const std::string &member, Scope &scope);
+  /// Evaluates a dimension expression (`in`, `heads * out`, `g.dst`).
+  std::optional<Dim> resolveDim(Expr *expr, Scope &scope);
+  Type broadcast(const Type &a, const Type &b, SourceLoc loc, const char *what,
+                 Scope &scope);
+  bool expectSymbol(const Expr *expr, SymbolCategory category,
+                    const char *paramName, const char *callee, Scope &scope);
+  void unifyOrError(const Dim &actual, const Dim &expected, SourceLoc loc,
+                    const std::string &what, Scope &scope);
+  std::string show(const Type &type, Scope &scope) {
+    return scope.unifier.resolve(type).str();
+  }
+  std::string show(const Dim &dim, Scope &scope) {
+    return scope.unifier.resolve(dim).str();
+  }
+  /// Resolves a callee that names a layer or model (plain or `nn.Name`).
+  const ModuleDecl *lookupModuleName(const Expr *callee);
+  void noteDefinition(const ModuleDecl *decl);
+  std::vector<std::string> visibleNames(Scope &scope);
+
+  SemaResult &result;
+  DiagnosticEngine &diags;
+  const std::vector<std::string> &importAliases;
+};
+
+} // namespace gnn::lang
+
+#endif // GNN_LANG_SEMAIMPL_H

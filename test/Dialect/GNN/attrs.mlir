@@ -1,0 +1,49 @@
+// RUN: gnn-opt %s | gnn-opt | FileCheck %s
+// RUN: gnn-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+// Every case of the enum attributes (ReduceKind, EdgeSide, InitKind) prints
+// as its bare keyword in op assembly and as #gnn<kind value> in generic form.
+
+// CHECK-LABEL: gnn.parameter @p.zeros
+// CHECK-SAME: init zeros
+// GENERIC: init = #gnn<init_kind zeros>
+gnn.parameter @p.zeros : tensor<4xf32> init zeros dims ["4"]
+// CHECK: init ones
+gnn.parameter @p.ones : tensor<4xf32> init ones dims ["4"]
+// CHECK: init glorot
+gnn.parameter @p.glorot : tensor<4x4xf32> init glorot dims ["4", "4"]
+// CHECK: init kaiming
+gnn.parameter @p.kaiming : tensor<4x4xf32> init kaiming dims ["4", "4"]
+// CHECK: init uniform args [-1.000000e-01, 1.000000e-01]
+gnn.parameter @p.uniform : tensor<4xf32> init uniform args [-0.1, 0.1] dims ["4"]
+// CHECK: init normal dims
+gnn.parameter @p.normal : tensor<4xf32> init normal dims ["4"]
+// CHECK: init constant args [5.000000e-01]
+gnn.parameter @p.constant : tensor<4xf32> init constant args [0.5] dims ["4"]
+
+// CHECK-LABEL: func.func @reduce_kinds
+func.func @reduce_kinds(%g: !gnn.graph, %m: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) {
+  // CHECK: gnn.scatter sum
+  // GENERIC: reduce = #gnn<reduce_kind sum>
+  %0 = gnn.scatter sum %g, %m : tensor<?x4xf32> -> tensor<?x4xf32>
+  // CHECK: gnn.scatter mean
+  // GENERIC: reduce = #gnn<reduce_kind mean>
+  %1 = gnn.scatter mean %g, %m : tensor<?x4xf32> -> tensor<?x4xf32>
+  // CHECK: gnn.scatter max
+  // GENERIC: reduce = #gnn<reduce_kind max>
+  %2 = gnn.scatter max %g, %m : tensor<?x4xf32> -> tensor<?x4xf32>
+  // CHECK: gnn.scatter min
+  // GENERIC: reduce = #gnn<reduce_kind min>
+  %3 = gnn.scatter min %g, %m : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %0, %1, %2, %3 : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func.func @edge_sides
+func.func @edge_sides(%g: !gnn.graph) -> (tensor<?x1xf32>, tensor<?x1xf32>) {
+  // CHECK: gnn.degree src
+  // GENERIC: side = #gnn<edge_side src>
+  %0 = gnn.degree src %g : tensor<?x1xf32>
+  // CHECK: gnn.degree dst
+  // GENERIC: side = #gnn<edge_side dst>
+  %1 = gnn.degree dst %g : tensor<?x1xf32>
+  return %0, %1 : tensor<?x1xf32>, tensor<?x1xf32>
+}

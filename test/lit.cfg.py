@@ -1,0 +1,30 @@
+# lit configuration for gnnc's FileCheck suites (.gnn, .mlir, .test files).
+import os
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "gnnc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".gnn", ".mlir", ".test"]
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gnnc_obj_root, "test")
+
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
+# mpirun as root in tests.
+config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+
+config.substitutions.append(("%gnnc_src", config.gnnc_src_root))
+config.substitutions.append(("%stdlib", os.path.join(config.gnnc_src_root, "stdlib")))
+config.substitutions.append(("%examples", os.path.join(config.gnnc_src_root, "examples")))
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
+llvm_config.use_default_substitutions()  # FileCheck, not, count from llvm_tools_dir
+
+tool_dirs = [config.gnnc_tools_dir, config.llvm_tools_dir]
+tools = ["gnnc", "gnn-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.gnnc_have_cuda:
+    config.available_features.add("cuda")

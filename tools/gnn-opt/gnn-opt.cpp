@@ -1,0 +1,26 @@
+//===- gnn-opt.cpp - gnn dialect optimizer driver -------------------------===//
+//
+// gnn-opt is mlir-opt restricted to what gnnc uses: it parses and verifies
+// .mlir files in the func and gnn dialects, runs the gnn-* passes and MLIR's
+// generic transformation passes (canonicalize, cse, ...) and prints the
+// result. The lit tests of every gnn pass drive it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/GNNDialect.h"
+#include "gnn/Dialect/GNN/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+  gnn::registerGNNPasses();
+
+  mlir::DialectRegistry registry;
+  registry.insert<gnn::GNNDialect, mlir::func::FuncDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "gnn optimizer driver\n", registry));
+}
