@@ -5,7 +5,7 @@ set -uo pipefail
 BUILD=${1:-build}
 cmake --build "$BUILD" --target gnnc-test-depends >/dev/null || exit 1
 log=$(mktemp)
-python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv "$BUILD/test" 2>&1 | tee "$log"
+python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv "$BUILD/test" "$BUILD/test/Unit" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 passed=$(grep -Eo '^ *(Passed|Expectedly Failed) *: *[0-9]+' "$log" | awk '{s+=$NF} END{print s+0}')
 failed=$(grep -Eo '^ *(Failed|Unexpectedly Passed|Unresolved|Timed Out) *: *[0-9]+' "$log" | awk '{s+=$NF} END{print s+0}')

@@ -78,7 +78,8 @@ std::vector<std::string> Compilation::resolveImport(const ImportDecl &decl,
 }
 
 void Compilation::loadImports(const Program &program) {
-  const std::string &importer = sourceManager.name(program.fileId);
+  // A copy: addFile below may reallocate the SourceManager's file table.
+  const std::string importer = sourceManager.name(program.fileId);
   for (const ImportDecl &decl : program.imports) {
     std::vector<std::string> files = resolveImport(decl, importer);
     std::string spelled;

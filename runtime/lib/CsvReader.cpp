@@ -1,4 +1,5 @@
-//===- CsvReader.cpp - Streaming numeric csv(.gz) reader --------------------===//
+//===- CsvReader.cpp - Streaming numeric csv(.gz) reader
+//--------------------===//
 //
 // Implementation of CsvReader and the hand-written number parsers. The
 // parsers handle the common short forms ("0", "17", "-0.0579") with integer
@@ -219,8 +220,7 @@ bool CsvReader::nextLine() {
   }
 }
 
-void CsvReader::split(std::vector<std::string_view> &fields,
-                      size_t expected) {
+void CsvReader::split(std::vector<std::string_view> &fields, size_t expected) {
   fields.clear();
   std::string_view rest = current;
   for (;;) {

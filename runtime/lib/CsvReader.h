@@ -24,9 +24,9 @@ namespace gnnrt {
 bool parseInt64(std::string_view token, int64_t &value);
 
 /// Parses a whole token as a float: decimal with optional fraction and
-/// exponent, or nan/inf. Correctly rounded for up to 19 significant digits
-/// and |exponent| <= 22 (every value a float prints as), else via
-/// std::from_chars.
+/// exponent, or nan/inf. Always correctly rounded: short forms (mantissa
+/// below 2^24, |exponent| <= 10, which covers typical feature files) take an
+/// exact single-operation fast path, anything else goes to std::from_chars.
 bool parseFloat(std::string_view token, float &value);
 
 /// Reads a numeric csv or csv.gz file line by line.

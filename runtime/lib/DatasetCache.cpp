@@ -125,8 +125,7 @@ readDatasetCache(const std::string &cacheFile,
     return std::fread(v.data(), sizeof(v[0]), v.size(), f.get()) == v.size();
   };
   if (!read(ds.features) || !read(ds.labels) || !read(ds.trainIdx) ||
-      !read(ds.validIdx) || !read(ds.testIdx) || !read(ds.src) ||
-      !read(ds.dst))
+      !read(ds.validIdx) || !read(ds.testIdx) || !read(ds.src) || !read(ds.dst))
     return std::nullopt;
   return ds;
 }
@@ -150,8 +149,7 @@ bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds) {
                              int64_t(ds.features.size()),
                              int64_t(ds.labels.size())};
     auto write = [&](const auto &v) {
-      return std::fwrite(v.data(), sizeof(v[0]), v.size(), f.get()) ==
-             v.size();
+      return std::fwrite(v.data(), sizeof(v[0]), v.size(), f.get()) == v.size();
     };
     ok = std::fwrite(kMagic, 1, 8, f.get()) == 8 &&
          std::fwrite(c, sizeof(int64_t), kNumCounts, f.get()) == kNumCounts &&

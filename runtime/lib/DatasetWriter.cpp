@@ -27,11 +27,12 @@ namespace {
 class TableWriter {
 public:
   TableWriter(std::string path, bool gzip) : path(std::move(path)) {
-    // Level 6 is zlib's default; "wT" writes plain text through the same API.
+    // Level 6 is zlib's default; "wbT" writes plain text through the same
+    // API.
     file = gzopen(this->path.c_str(), gzip ? "wb6" : "wbT");
     if (!file)
-      throwDataError(this->path, 0, "cannot write: " +
-                                        std::string(std::strerror(errno)));
+      throwDataError(this->path, 0,
+                     "cannot write: " + std::string(std::strerror(errno)));
     buffer.reserve(kFlushAt + 4096);
   }
   ~TableWriter() {
@@ -146,8 +147,8 @@ void writeNpyDataset(const std::string &dir, const Dataset &ds) {
            {int64_t(ds.trainIdx.size())}, ds.trainIdx.data());
   writeNpy(dir + "/valid_idx.npy", NpyType::Int64,
            {int64_t(ds.validIdx.size())}, ds.validIdx.data());
-  writeNpy(dir + "/test_idx.npy", NpyType::Int64,
-           {int64_t(ds.testIdx.size())}, ds.testIdx.data());
+  writeNpy(dir + "/test_idx.npy", NpyType::Int64, {int64_t(ds.testIdx.size())},
+           ds.testIdx.data());
 }
 
 } // namespace gnnrt

@@ -186,8 +186,9 @@ void features(const GeneratorOptions &o, Dataset &ds) {
     float *row = &ds.features[size_t(i * f)];
     float noise[4];
     for (int64_t j = 0; j < f; j += 4) {
-      gaussians(randomBits(o.seed, kFeatureStream, uint64_t(i * paddedF + j) / 4),
-                noise);
+      gaussians(
+          randomBits(o.seed, kFeatureStream, uint64_t(i * paddedF + j) / 4),
+          noise);
       for (int64_t k = j; k < std::min(j + 4, f); ++k)
         row[k] = mean[k] + noise[k - j];
     }
@@ -203,10 +204,12 @@ void splits(const GeneratorOptions &o, Dataset &ds) {
     keyed[i] = {(uint64_t(r[0]) << 32) | r[1], i};
   }
   std::sort(keyed.begin(), keyed.end());
-  int64_t nTrain = std::llround(o.trainFraction * double(n));
-  int64_t nValid = std::llround(o.validFraction * double(n));
-  int64_t nTest = std::min(n - nTrain - nValid,
-                           int64_t(std::llround(o.testFraction * double(n))));
+  // Rounding each fraction separately may overshoot n by one: clamp.
+  int64_t nTrain = std::min<int64_t>(n, std::llround(o.trainFraction * n));
+  int64_t nValid =
+      std::min<int64_t>(n - nTrain, std::llround(o.validFraction * n));
+  int64_t nTest =
+      std::min<int64_t>(n - nTrain - nValid, std::llround(o.testFraction * n));
   auto take = [&](int64_t from, int64_t count, std::vector<int64_t> &out) {
     for (int64_t k = from; k < from + count; ++k)
       out.push_back(keyed[k].second);
@@ -214,7 +217,7 @@ void splits(const GeneratorOptions &o, Dataset &ds) {
   };
   take(0, nTrain, ds.trainIdx);
   take(nTrain, nValid, ds.validIdx);
-  take(nTrain + nValid, std::max<int64_t>(nTest, 0), ds.testIdx);
+  take(nTrain + nValid, nTest, ds.testIdx);
 }
 } // namespace
 

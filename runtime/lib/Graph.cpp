@@ -48,9 +48,9 @@ Graph Graph::fromEdges(int64_t numNodes, const std::vector<int64_t> &src,
   for (int64_t e = 0; e < numEdges; ++e) {
     if (src[e] < 0 || src[e] >= numNodes || dst[e] < 0 || dst[e] >= numNodes)
       throw DataError("graph: edge " + std::to_string(e) + " (" +
-                      std::to_string(src[e]) + " -> " +
-                      std::to_string(dst[e]) + ") has a node id out of " +
-                      "range [0, " + std::to_string(numNodes) + ")");
+                      std::to_string(src[e]) + " -> " + std::to_string(dst[e]) +
+                      ") has a node id out of " + "range [0, " +
+                      std::to_string(numNodes) + ")");
   }
 
   Graph g;

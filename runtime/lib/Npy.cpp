@@ -33,11 +33,11 @@ struct TypeInfo {
   size_t size;
 };
 const TypeInfo kTypes[] = {
-    {NpyType::Bool, "b1", 1},     {NpyType::Int8, "i1", 1},
-    {NpyType::UInt8, "u1", 1},    {NpyType::Int16, "i2", 2},
-    {NpyType::UInt16, "u2", 2},   {NpyType::Int32, "i4", 4},
-    {NpyType::UInt32, "u4", 4},   {NpyType::Int64, "i8", 8},
-    {NpyType::UInt64, "u8", 8},   {NpyType::Float32, "f4", 4},
+    {NpyType::Bool, "b1", 1},    {NpyType::Int8, "i1", 1},
+    {NpyType::UInt8, "u1", 1},   {NpyType::Int16, "i2", 2},
+    {NpyType::UInt16, "u2", 2},  {NpyType::Int32, "i4", 4},
+    {NpyType::UInt32, "u4", 4},  {NpyType::Int64, "i8", 8},
+    {NpyType::UInt64, "u8", 8},  {NpyType::Float32, "f4", 4},
     {NpyType::Float64, "f8", 8},
 };
 
@@ -175,17 +175,28 @@ size_t npyTypeSize(NpyType type) {
 
 const char *npyDescr(NpyType type) {
   switch (type) {
-  case NpyType::Bool: return "|b1";
-  case NpyType::Int8: return "|i1";
-  case NpyType::UInt8: return "|u1";
-  case NpyType::Int16: return "<i2";
-  case NpyType::UInt16: return "<u2";
-  case NpyType::Int32: return "<i4";
-  case NpyType::UInt32: return "<u4";
-  case NpyType::Int64: return "<i8";
-  case NpyType::UInt64: return "<u8";
-  case NpyType::Float32: return "<f4";
-  case NpyType::Float64: return "<f8";
+  case NpyType::Bool:
+    return "|b1";
+  case NpyType::Int8:
+    return "|i1";
+  case NpyType::UInt8:
+    return "|u1";
+  case NpyType::Int16:
+    return "<i2";
+  case NpyType::UInt16:
+    return "<u2";
+  case NpyType::Int32:
+    return "<i4";
+  case NpyType::UInt32:
+    return "<u4";
+  case NpyType::Int64:
+    return "<i8";
+  case NpyType::UInt64:
+    return "<u8";
+  case NpyType::Float32:
+    return "<f4";
+  case NpyType::Float64:
+    return "<f8";
   }
   return "";
 }
@@ -254,32 +265,52 @@ NpyArray readNpy(const std::string &path) {
   return array;
 }
 
-template <typename T>
-static T load(const char *p) {
+template <typename T> static T load(const char *p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
   return v;
 }
 
 /// Calls fn(double or integer value) for each element, in order.
-template <typename Fn>
-static void forEachElement(const NpyArray &a, Fn fn) {
+template <typename Fn> static void forEachElement(const NpyArray &a, Fn fn) {
   const char *p = a.data.data();
   size_t size = npyTypeSize(a.header.type);
   size_t n = a.data.size() / size;
   for (size_t i = 0; i < n; ++i, p += size) {
     switch (a.header.type) {
-    case NpyType::Bool: fn(i, int64_t(load<uint8_t>(p) != 0)); break;
-    case NpyType::Int8: fn(i, int64_t(load<int8_t>(p))); break;
-    case NpyType::UInt8: fn(i, int64_t(load<uint8_t>(p))); break;
-    case NpyType::Int16: fn(i, int64_t(load<int16_t>(p))); break;
-    case NpyType::UInt16: fn(i, int64_t(load<uint16_t>(p))); break;
-    case NpyType::Int32: fn(i, int64_t(load<int32_t>(p))); break;
-    case NpyType::UInt32: fn(i, int64_t(load<uint32_t>(p))); break;
-    case NpyType::Int64: fn(i, load<int64_t>(p)); break;
-    case NpyType::UInt64: fn(i, int64_t(load<uint64_t>(p))); break;
-    case NpyType::Float32: fn(i, double(load<float>(p))); break;
-    case NpyType::Float64: fn(i, load<double>(p)); break;
+    case NpyType::Bool:
+      fn(i, int64_t(load<uint8_t>(p) != 0));
+      break;
+    case NpyType::Int8:
+      fn(i, int64_t(load<int8_t>(p)));
+      break;
+    case NpyType::UInt8:
+      fn(i, int64_t(load<uint8_t>(p)));
+      break;
+    case NpyType::Int16:
+      fn(i, int64_t(load<int16_t>(p)));
+      break;
+    case NpyType::UInt16:
+      fn(i, int64_t(load<uint16_t>(p)));
+      break;
+    case NpyType::Int32:
+      fn(i, int64_t(load<int32_t>(p)));
+      break;
+    case NpyType::UInt32:
+      fn(i, int64_t(load<uint32_t>(p)));
+      break;
+    case NpyType::Int64:
+      fn(i, load<int64_t>(p));
+      break;
+    case NpyType::UInt64:
+      fn(i, int64_t(load<uint64_t>(p)));
+      break;
+    case NpyType::Float32:
+      fn(i, double(load<float>(p)));
+      break;
+    case NpyType::Float64:
+      fn(i, load<double>(p));
+      break;
     }
   }
 }
@@ -331,7 +362,8 @@ void writeNpy(const std::string &path, NpyType type,
   if (shape.size() == 1)
     shapeText += ",";
   std::string dict = std::string("{'descr': '") + npyDescr(type) +
-         "', 'fortran_order': False, 'shape': (" + shapeText + "), }";
+                     "', 'fortran_order': False, 'shape': (" + shapeText +
+                     "), }";
   // Pad with spaces and a final newline to a 64-byte aligned data start.
   size_t prefix = dict.size() + 1 >= 65536 - 10 ? 12 : 10;
   size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;

@@ -146,10 +146,10 @@ Dataset readNpyDataset(const std::string &dir, const LoadOptions &options) {
   }
   if (ds.labels.empty())
     ds.labels.assign(size_t(ds.numNodes), -1);
-  checkIds(exists(edgeFile) ? edgeFile : dir + "/src.npy", ds.src,
-           ds.numNodes, false);
-  checkIds(exists(edgeFile) ? edgeFile : dir + "/dst.npy", ds.dst,
-           ds.numNodes, false);
+  checkIds(exists(edgeFile) ? edgeFile : dir + "/src.npy", ds.src, ds.numNodes,
+           false);
+  checkIds(exists(edgeFile) ? edgeFile : dir + "/dst.npy", ds.dst, ds.numNodes,
+           false);
 
   struct {
     const char *name;

@@ -79,8 +79,7 @@ public:
       }
       if (std::find(flags.begin(), flags.end(), arg) != flags.end()) {
         values[arg] = "";
-      } else if (std::find(valued.begin(), valued.end(), arg) !=
-                 valued.end()) {
+      } else if (std::find(valued.begin(), valued.end(), arg) != valued.end()) {
         if (i + 1 >= argc)
           throw UsageError("option '" + arg + "' needs a value");
         values[arg] = argv[++i];
@@ -168,7 +167,8 @@ int generate(int argc, char **argv) {
     }
     if (p.size() != 4)
       throw UsageError("--rmat expects 4 comma-separated probabilities, "
-                       "found '" + text + "'");
+                       "found '" +
+                       text + "'");
     o.a = p[0], o.b = p[1], o.c = p[2], o.d = p[3];
   }
   std::string out = args.required("--out");
@@ -193,9 +193,8 @@ int generate(int argc, char **argv) {
               "%.2f s\n",
               out.c_str(), format.c_str(), (long long)ds.numNodes,
               (long long)ds.numEdges(), (long long)ds.numFeatures,
-              (long long)ds.numClasses, ds.trainIdx.size(),
-              ds.validIdx.size(), ds.testIdx.size(), genTime,
-              seconds(start));
+              (long long)ds.numClasses, ds.trainIdx.size(), ds.validIdx.size(),
+              ds.testIdx.size(), genTime, seconds(start));
   return 0;
 }
 
@@ -211,7 +210,8 @@ void printDegrees(const char *name, const std::vector<int64_t> &deg,
 }
 
 int info(int argc, char **argv) {
-  Args args(argc, argv, 2, {"--no-cache", "--reverse", "--self-loops", "--dedupe"},
+  Args args(argc, argv, 2,
+            {"--no-cache", "--reverse", "--self-loops", "--dedupe"},
             {"--split"});
   if (args.positional.size() != 1)
     throw UsageError("info expects one dataset directory");
@@ -270,12 +270,12 @@ int main(int argc, char **argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
-    throw UsageError(command.empty()
-                         ? "missing command (generate or info)"
-                         : "unknown command '" + command + "'");
+    throw UsageError(command.empty() ? "missing command (generate or info)"
+                                     : "unknown command '" + command + "'");
   } catch (const UsageError &e) {
-    std::fprintf(stderr, "gnn-data: error: %s\n(run 'gnn-data --help' for "
-                         "usage)\n",
+    std::fprintf(stderr,
+                 "gnn-data: error: %s\n(run 'gnn-data --help' for "
+                 "usage)\n",
                  e.what());
   } catch (const DataError &e) {
     std::fprintf(stderr, "gnn-data: error: %s\n", e.what());

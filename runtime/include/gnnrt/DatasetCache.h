@@ -33,8 +33,9 @@ std::vector<std::string> datasetSourceFiles(const std::string &dir);
 /// Reads a cache file if it exists, is newer than every file in `sources`
 /// and is well formed; std::nullopt otherwise (never throws for a bad cache:
 /// the caller re-parses the sources).
-std::optional<Dataset> readDatasetCache(const std::string &cacheFile,
-                                        const std::vector<std::string> &sources);
+std::optional<Dataset>
+readDatasetCache(const std::string &cacheFile,
+                 const std::vector<std::string> &sources);
 
 /// Writes `ds` to `cacheFile` atomically (temp file + rename). Returns false
 /// if the file cannot be written (e.g. a read-only dataset directory), which

@@ -19,8 +19,19 @@
 namespace gnnrt {
 
 /// Element types gnnrt understands (the numpy dtype in parentheses).
-enum class NpyType { Bool, Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64,
-                     UInt64, Float32, Float64 };
+enum class NpyType {
+  Bool,
+  Int8,
+  UInt8,
+  Int16,
+  UInt16,
+  Int32,
+  UInt32,
+  Int64,
+  UInt64,
+  Float32,
+  Float64
+};
 
 /// The parsed header of an .npy file.
 struct NpyHeader {

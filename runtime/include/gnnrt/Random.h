@@ -89,7 +89,9 @@ public:
   float nextUniform() { return bitsToUniform(next()); }
   /// An integer uniform in [0, n) for 0 < n < 2^32 (Lemire's multiply-shift;
   /// its bias below 2^-32 * n is irrelevant for graph generation).
-  uint32_t nextBelow(uint32_t n) { return uint32_t((uint64_t(next()) * n) >> 32); }
+  uint32_t nextBelow(uint32_t n) {
+    return uint32_t((uint64_t(next()) * n) >> 32);
+  }
   /// An integer uniform in [0, n) for any n > 0, from 64 random bits.
   uint64_t nextBelow64(uint64_t n) {
     uint64_t hi = next(), lo = next();

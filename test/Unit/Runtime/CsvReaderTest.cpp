@@ -28,8 +28,8 @@ TEST(CsvReader, ParseInt64) {
   EXPECT_EQ(v, INT64_MAX);
   EXPECT_TRUE(parseInt64("-9223372036854775808", v));
   EXPECT_EQ(v, INT64_MIN);
-  for (const char *bad : {"", "-", "1.0", "1e3", "12a", "9223372036854775808",
-                          "0x10", "nan"})
+  for (const char *bad :
+       {"", "-", "1.0", "1e3", "12a", "9223372036854775808", "0x10", "nan"})
     EXPECT_FALSE(parseInt64(bad, v)) << bad;
 }
 
@@ -38,11 +38,16 @@ TEST(CsvReader, ParseFloatExactCases) {
   struct {
     const char *text;
     float value;
-  } cases[] = {{"0", 0.0f},          {"1", 1.0f},
-               {"-0.057943", -0.057943f}, {"1e-3", 1e-3f},
-               {"2.5E+2", 250.0f},   {".5", 0.5f},
-               {"5.", 5.0f},         {"3.4028235e38", 3.4028235e38f},
-               {"1e-45", 1e-45f},    {"0.1256329119205475", 0.1256329119205475f},
+  } cases[] = {{"0", 0.0f},
+               {"1", 1.0f},
+               {"-0.057943", -0.057943f},
+               {"1e-3", 1e-3f},
+               {"2.5E+2", 250.0f},
+               {".5", 0.5f},
+               {"5.", 5.0f},
+               {"3.4028235e38", 3.4028235e38f},
+               {"1e-45", 1e-45f},
+               {"0.1256329119205475", 0.1256329119205475f},
                {"16777217", 16777216.0f}};
   for (auto &c : cases) {
     ASSERT_TRUE(parseFloat(c.text, v)) << c.text;
@@ -52,8 +57,8 @@ TEST(CsvReader, ParseFloatExactCases) {
   EXPECT_TRUE(std::isnan(v));
   ASSERT_TRUE(parseFloat("-inf", v));
   EXPECT_EQ(v, -HUGE_VALF);
-  for (const char *bad : {"", ".", "-", "1.2.3", "1e", "e5", "abc", "1,0",
-                          "0x1p3"})
+  for (const char *bad :
+       {"", ".", "-", "1.2.3", "1e", "e5", "abc", "1,0", "0x1p3"})
     EXPECT_FALSE(parseFloat(bad, v)) << bad;
 }
 

@@ -194,7 +194,8 @@ TEST(Dataset, WritersRoundTrip) {
   for (bool gzip : {true, false}) {
     std::string dir = tmp / (gzip ? "ogbgz" : "ogb");
     writeOgbDataset(dir, ds, "random", gzip);
-    EXPECT_TRUE(fs::exists(dir + (gzip ? "/raw/edge.csv.gz" : "/raw/edge.csv")));
+    EXPECT_TRUE(
+        fs::exists(dir + (gzip ? "/raw/edge.csv.gz" : "/raw/edge.csv")));
     expectSameDataset(ds, loadDataset(dir, noCache()));
   }
   writeNpyDataset(tmp / "npy", ds);

@@ -61,8 +61,9 @@ TEST(Generator, SameSeedSameFiles) {
   writeOgbDataset(tmp / "b", generateDataset(small(GraphKind::Sbm)));
   writeNpyDataset(tmp / "c", ds);
   writeNpyDataset(tmp / "d", ds);
-  for (const char *file : {"raw/edge.csv.gz", "raw/node-feat.csv.gz",
-                           "raw/node-label.csv.gz", "split/random/train.csv.gz"})
+  for (const char *file :
+       {"raw/edge.csv.gz", "raw/node-feat.csv.gz", "raw/node-label.csv.gz",
+        "split/random/train.csv.gz"})
     EXPECT_EQ(readBytes(tmp / "a/" + file), readBytes(tmp / "b/" + file))
         << file;
   for (const char *file : {"edge_index.npy", "features.npy", "labels.npy"})
@@ -151,6 +152,15 @@ TEST(Generator, SplitSizesAndDisjointness) {
     all.insert(split->begin(), split->end());
   EXPECT_EQ(all.size(), 800u);
   EXPECT_TRUE(std::is_sorted(ds.trainIdx.begin(), ds.trainIdx.end()));
+  // 3 nodes at 0.5/0.5 round to 2 + 2: the second split gets what is left.
+  o.numNodes = 3;
+  o.numClasses = 1;
+  o.trainFraction = o.validFraction = 0.5;
+  o.testFraction = 0;
+  ds = generateDataset(o);
+  EXPECT_EQ(ds.trainIdx.size(), 2u);
+  EXPECT_EQ(ds.validIdx.size(), 1u);
+  EXPECT_TRUE(ds.testIdx.empty());
 }
 
 TEST(Generator, RejectsBadOptions) {

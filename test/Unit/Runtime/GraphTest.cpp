@@ -83,8 +83,12 @@ TEST(Graph, CountingSortIsStable) {
 }
 
 TEST(Graph, RejectsOutOfRangeIds) {
-  EXPECT_EQ(dataErrorOf([] { Graph::fromEdges(3, {0, 3}, {1, 1}); }),
+  EXPECT_EQ(dataErrorOf([] {
+              Graph::fromEdges(3, {0, 3}, {1, 1});
+            }),
             "graph: edge 1 (3 -> 1) has a node id out of range [0, 3)");
-  EXPECT_EQ(dataErrorOf([] { Graph::fromEdges(3, {0}, {1, 1}); }),
+  EXPECT_EQ(dataErrorOf([] {
+              Graph::fromEdges(3, {0}, {1, 1});
+            }),
             "graph: 1 sources but 2 destinations");
 }

@@ -45,9 +45,10 @@ template <typename T> std::string raw(std::initializer_list<T> values) {
 
 TEST(Npy, ReadsVersion1Int64) {
   TempDir tmp;
-  writeFile(tmp / "a.npy",
-            npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }",
-                     raw<int64_t>({5, -1, 1LL << 40})));
+  writeFile(
+      tmp / "a.npy",
+      npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }",
+               raw<int64_t>({5, -1, 1LL << 40})));
   NpyArray a = readNpy(tmp / "a.npy");
   EXPECT_EQ(a.header.type, NpyType::Int64);
   EXPECT_EQ(a.header.shape, (std::vector<int64_t>{3}));
@@ -70,35 +71,38 @@ TEST(Npy, ReadsVersion2Float64Matrix) {
 
 TEST(Npy, FloatToIntegerConversion) {
   TempDir tmp;
-  writeFile(tmp / "l.npy",
-            npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
-                     raw<float>({2.0f, NAN, 0.0f})));
+  writeFile(
+      tmp / "l.npy",
+      npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+               raw<float>({2.0f, NAN, 0.0f})));
   NpyArray a = readNpy(tmp / "l.npy");
   int64_t unlabeled = -1;
   EXPECT_EQ(a.toInt64("l", &unlabeled), (std::vector<int64_t>{2, -1, 0}));
-  writeFile(tmp / "f.npy",
-            npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
-                     raw<float>({1.0f, 2.5f})));
+  writeFile(
+      tmp / "f.npy",
+      npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+               raw<float>({1.0f, 2.5f})));
   EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "f.npy").toInt64("f.npy"); }),
             "f.npy: element 1 is 2.5, expected an integer");
 }
 
 TEST(Npy, FortranOrderIsAnError) {
   TempDir tmp;
-  writeFile(tmp / "f.npy",
-            npyBytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
-                     raw<float>({1, 2, 3, 4})));
+  writeFile(
+      tmp / "f.npy",
+      npyBytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+               raw<float>({1, 2, 3, 4})));
   EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "f.npy"); }),
-            tmp / "f.npy" +
-                ": Fortran-order arrays are not supported (save a "
-                "C-contiguous array, e.g. np.ascontiguousarray)");
+            tmp / "f.npy" + ": Fortran-order arrays are not supported (save a "
+                            "C-contiguous array, e.g. np.ascontiguousarray)");
 }
 
 TEST(Npy, BigEndianIsAnError) {
   TempDir tmp;
-  writeFile(tmp / "b.npy",
-            npyBytes("{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }",
-                     raw<int32_t>({1})));
+  writeFile(
+      tmp / "b.npy",
+      npyBytes("{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }",
+               raw<int32_t>({1})));
   EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "b.npy"); }),
             tmp / "b.npy" + ": big-endian dtype '>i4' is not supported");
 }
@@ -108,19 +112,22 @@ TEST(Npy, MalformedFiles) {
   writeFile(tmp / "x.npy", "not numpy at all");
   EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "x.npy"); }),
             tmp / "x.npy" + ": not a .npy file (bad magic)");
-  writeFile(tmp / "c.npy",
-            npyBytes("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
-                     raw<float>({1, 2})));
+  writeFile(
+      tmp / "c.npy",
+      npyBytes("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
+               raw<float>({1, 2})));
   EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "c.npy"); }),
             tmp / "c.npy" + ": unsupported dtype '<c8'");
-  writeFile(tmp / "t.npy",
-            npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }",
-                     raw<int64_t>({1, 2})));
+  writeFile(
+      tmp / "t.npy",
+      npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }",
+               raw<int64_t>({1, 2})));
   EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "t.npy"); }),
             tmp / "t.npy" + ": truncated: expected 32 data bytes, found 16");
-  writeFile(tmp / "s.npy",
-            npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (x,), }",
-                     ""));
+  writeFile(
+      tmp / "s.npy",
+      npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (x,), }",
+               ""));
   EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "s.npy"); }),
             tmp / "s.npy" + ": malformed .npy header: expected a dimension");
   EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "missing.npy"); }),
@@ -131,9 +138,10 @@ TEST(Npy, WriterMatchesNumpyLayout) {
   TempDir tmp;
   std::vector<int32_t> values = {1, 2, 3, 4, 5, 6};
   writeNpy(tmp / "w.npy", NpyType::Int32, {2, 3}, values.data());
-  EXPECT_EQ(readBytes(tmp / "w.npy"),
-            npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }",
-                     raw<int32_t>({1, 2, 3, 4, 5, 6})));
+  EXPECT_EQ(
+      readBytes(tmp / "w.npy"),
+      npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }",
+               raw<int32_t>({1, 2, 3, 4, 5, 6})));
   writeNpy(tmp / "v.npy", NpyType::Float32, {0}, nullptr);
   NpyArray empty = readNpy(tmp / "v.npy");
   EXPECT_EQ(empty.header.shape, (std::vector<int64_t>{0}));
@@ -143,18 +151,22 @@ TEST(Npy, WriterMatchesNumpyLayout) {
 TEST(Npy, LoadsNpyDatasetDirectory) {
   TempDir tmp;
   // int32 edge_index [2, 3], float64 features, float labels with NaN.
-  writeFile(tmp / "edge_index.npy",
-            npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }",
-                     raw<int32_t>({0, 1, 2, 1, 2, 0})));
-  writeFile(tmp / "features.npy",
-            npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 1), }",
-                     raw<double>({0.5, 1.5, 2.5})));
-  writeFile(tmp / "labels.npy",
-            npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
-                     raw<float>({1, NAN, 4})));
-  writeFile(tmp / "train_idx.npy",
-            npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
-                     raw<int64_t>({2, 0})));
+  writeFile(
+      tmp / "edge_index.npy",
+      npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }",
+               raw<int32_t>({0, 1, 2, 1, 2, 0})));
+  writeFile(
+      tmp / "features.npy",
+      npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 1), }",
+               raw<double>({0.5, 1.5, 2.5})));
+  writeFile(
+      tmp / "labels.npy",
+      npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+               raw<float>({1, NAN, 4})));
+  writeFile(
+      tmp / "train_idx.npy",
+      npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
+               raw<int64_t>({2, 0})));
   LoadOptions options;
   options.useCache = false;
   Dataset ds = loadDataset(tmp.path(), options);
@@ -171,12 +183,14 @@ TEST(Npy, LoadsNpyDatasetDirectory) {
 
 TEST(Npy, LoadsSrcDstWithoutNodeArrays) {
   TempDir tmp;
-  writeFile(tmp / "src.npy",
-            npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
-                     raw<int64_t>({0, 6})));
-  writeFile(tmp / "dst.npy",
-            npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
-                     raw<int64_t>({3, 1})));
+  writeFile(
+      tmp / "src.npy",
+      npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
+               raw<int64_t>({0, 6})));
+  writeFile(
+      tmp / "dst.npy",
+      npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
+               raw<int64_t>({3, 1})));
   LoadOptions options;
   options.useCache = false;
   Dataset ds = loadDataset(tmp.path(), options);

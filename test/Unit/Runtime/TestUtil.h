@@ -30,8 +30,8 @@ class TempDir {
 public:
   TempDir() {
     const char *base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") +
-                          "/gnnrt-test-XXXXXX";
+    std::string pattern =
+        std::string(base && *base ? base : "/tmp") + "/gnnrt-test-XXXXXX";
     char *made = mkdtemp(pattern.data());
     if (!made)
       throw std::runtime_error("mkdtemp failed");
@@ -42,7 +42,9 @@ public:
     std::filesystem::remove_all(dir, ec);
   }
   const std::string &path() const { return dir; }
-  std::string operator/(const std::string &rel) const { return dir + "/" + rel; }
+  std::string operator/(const std::string &rel) const {
+    return dir + "/" + rel;
+  }
 
 private:
   std::string dir;

@@ -31,8 +31,7 @@ static RankedTensorType tensorType(Value value) {
 
 /// Two dims agree unless both are static and differ.
 static bool dimsCompatible(int64_t lhs, int64_t rhs) {
-  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) ||
-         lhs == rhs;
+  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) || lhs == rhs;
 }
 
 /// A dim as it appears in a type: its size or `?`.
@@ -168,8 +167,8 @@ LogicalResult ParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto parameter = dyn_cast<ParameterOp>(symbol);
   if (!parameter)
     return emitOpError("expects @")
-           << getName() << " to be a gnn.parameter, got '"
-           << symbol->getName() << "'";
+           << getName() << " to be a gnn.parameter, got '" << symbol->getName()
+           << "'";
   if (failed(verifyCompatibleShape(getType(), parameter.getType())) ||
       getType().getElementType() != parameter.getTensorType().getElementType())
     return emitOpError("result type ")

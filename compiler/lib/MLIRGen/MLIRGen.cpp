@@ -1,0 +1,554 @@
+//===- MLIRGen.cpp - Typed AST to the gnn dialect -------------------------===//
+//
+// A partial evaluator over the typed AST: integer and float parameters are
+// evaluated away (they size tensors and set attributes), tensors become SSA
+// values, and each call of a sub-layer inlines the sub-layer's forward under
+// an environment binding its parameters. Result types come from Sema's
+// symbolic shapes with the environment substituted: a dimension that becomes a
+// constant is static, anything else (dataset and graph sizes) is `?`.
+//
+//===----------------------------------------------------------------------===//
+#include "gnn/MLIRGen/MLIRGen.h"
+
+#include "gnn/Dialect/GNN/GNNDialect.h"
+#include "gnn/Dialect/GNN/GNNOps.h"
+#include "gnn/Dialect/GNN/GNNTypes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <set>
+
+using namespace gnn::lang;
+using mlir::Location;
+using mlir::Value;
+
+namespace {
+
+/// The bindings under which one layer or model body is emitted.
+struct Env {
+  const ModuleInfo *module = nullptr;
+  const Env *parent = nullptr;
+  /// Symbol prefix of this instance's parameters: `GCN.c1`.
+  std::string prefix;
+  /// Integer parameters as dimensions in global terms (constants or
+  /// dataset symbols).
+  std::map<std::string, Dim> dims;
+  /// Argument expressions of the module's parameters, evaluated in `parent`.
+  std::map<std::string, const Expr *> args;
+  /// SSA values of the forward's parameters and locals.
+  std::map<std::string, Value> values;
+  /// Call site of an inlined body, for locations.
+  std::optional<Location> callSite;
+};
+
+class Generator {
+public:
+  Generator(mlir::MLIRContext &context, Compilation &compilation)
+      : context(context), compilation(compilation),
+        sema(compilation.sema()), builder(&context) {}
+
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+private:
+  /// Emits `@<name>.forward` for `model` with the given parameter arguments.
+  void emitModel(const ModuleDecl &model, const std::vector<const Expr *> &args,
+                 const std::string &name);
+  Value emitForwardBody(Env &env);
+  Value emitExpr(const Expr *expr, Env &env);
+  Value emitCall(const CallExpr *call, Env &env);
+  Value emitBuiltin(const CallExpr *call, const BuiltinCall &info, Env &env);
+  Value emitLayerCall(const CallExpr *call, const std::string &member, Env &env);
+  Value emitWeight(const std::string &name, const Expr *use, Env &env);
+  Value scalar(double value, Location loc);
+  /// A tensor operand: scalars (int or float values) become constants.
+  Value operand(const Expr *expr, Env &env);
+
+  Location loc(SourceLoc l, const Env &env);
+  mlir::RankedTensorType tensorType(const Type &type, const Env &env);
+  Dim globalDim(const Dim &dim, const Env &env);
+  double evalFloat(const Expr *expr, const Env &env);
+  int64_t evalInt(const Expr *expr, const Env &env);
+  std::string evalSymbol(const Expr *expr, const Env &env);
+  /// Evaluates an argument-bound name: the expression bound to a parameter.
+  std::pair<const Expr *, const Env *> resolveParam(const std::string &name,
+                                                    const Env &env);
+
+  void fail(SourceLoc l, const std::string &message) {
+    if (!failed)
+      compilation.diagnostics().error(l, "cannot lower to MLIR: " + message);
+    failed = true;
+  }
+
+  mlir::MLIRContext &context;
+  Compilation &compilation;
+  const SemaResult &sema;
+  mlir::OpBuilder builder;
+  mlir::ModuleOp module;
+  std::set<std::string> declaredParameters;
+  bool failed = false;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Location Generator::loc(SourceLoc l, const Env &env) {
+  Location fileLoc =
+      l.isValid() ? Location(mlir::FileLineColLoc::get(
+                        &context, compilation.sources().name(l.fileId), l.line,
+                        l.column))
+                  : Location(mlir::UnknownLoc::get(&context));
+  if (env.callSite)
+    return mlir::CallSiteLoc::get(fileLoc, *env.callSite);
+  return fileLoc;
+}
+
+Dim Generator::globalDim(const Dim &dim, const Env &env) {
+  return dim.substitute(env.dims);
+}
+
+mlir::RankedTensorType Generator::tensorType(const Type &type, const Env &env) {
+  llvm::SmallVector<int64_t> shape;
+  for (const Dim &d : type.shape) {
+    Dim g = globalDim(d, env);
+    shape.push_back(g.isConstant() ? g.constantValue()
+                                   : mlir::ShapedType::kDynamic);
+  }
+  return mlir::RankedTensorType::get(shape, builder.getF32Type());
+}
+
+std::pair<const Expr *, const Env *>
+Generator::resolveParam(const std::string &name, const Env &env) {
+  auto it = env.args.find(name);
+  if (it == env.args.end() || !it->second)
+    return {nullptr, nullptr};
+  return {it->second, env.parent ? env.parent : &env};
+}
+
+double Generator::evalFloat(const Expr *expr, const Env &env) {
+  if (auto *f = dyn_cast<FloatExpr>(expr))
+    return f->value;
+  if (auto *i = dyn_cast<IntExpr>(expr))
+    return static_cast<double>(i->value);
+  if (auto *n = dyn_cast<NameExpr>(expr)) {
+    auto [arg, argEnv] = resolveParam(n->name, env);
+    if (arg)
+      return evalFloat(arg, *argEnv);
+  }
+  if (auto *neg = dyn_cast<NegExpr>(expr))
+    return -evalFloat(neg->operand.get(), env);
+  if (auto *b = dyn_cast<BinaryExpr>(expr)) {
+    double l = evalFloat(b->lhs.get(), env), r = evalFloat(b->rhs.get(), env);
+    switch (b->op) {
+    case BinaryOp::Add: return l + r;
+    case BinaryOp::Sub: return l - r;
+    case BinaryOp::Mul: return l * r;
+    case BinaryOp::Div: return l / r;
+    default: break;
+    }
+  }
+  if (expr->type.intValue) {
+    Dim d = globalDim(*expr->type.intValue, env);
+    if (d.isConstant())
+      return static_cast<double>(d.constantValue());
+  }
+  if (expr->type.floatValue)
+    return *expr->type.floatValue;
+  fail(expr->loc, "expected a number known at compile time");
+  return 0;
+}
+
+int64_t Generator::evalInt(const Expr *expr, const Env &env) {
+  if (expr->type.intValue) {
+    Dim d = globalDim(*expr->type.intValue, env);
+    if (d.isConstant())
+      return d.constantValue();
+  }
+  fail(expr->loc, "expected an integer known at compile time");
+  return 0;
+}
+
+std::string Generator::evalSymbol(const Expr *expr, const Env &env) {
+  auto *n = dyn_cast<NameExpr>(expr);
+  if (!n)
+    return {};
+  auto [arg, argEnv] = resolveParam(n->name, env);
+  return arg ? evalSymbol(arg, *argEnv) : n->name;
+}
+
+Value Generator::scalar(double value, Location l) {
+  return builder.create<gnn::ConstantOp>(l, value);
+}
+
+Value Generator::operand(const Expr *expr, Env &env) {
+  if (expr->type.kind == TypeKind::Int || expr->type.kind == TypeKind::Float)
+    return scalar(evalFloat(expr, env), loc(expr->loc, env));
+  return emitExpr(expr, env);
+}
+
+//===----------------------------------------------------------------------===//
+// Module and functions
+//===----------------------------------------------------------------------===//
+
+mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
+  context.getOrLoadDialect<gnn::GNNDialect>();
+  context.getOrLoadDialect<mlir::func::FuncDialect>();
+  const Program *main = compilation.mainProgram();
+  Location fileLoc = mlir::FileLineColLoc::get(
+      &context, compilation.sources().name(main->fileId), 1, 1);
+  mlir::OwningOpRef<mlir::ModuleOp> owned = mlir::ModuleOp::create(fileLoc);
+  module = *owned;
+
+  std::map<std::string, int> uses;
+  if (!sema.trains.empty()) {
+    for (const TrainInfo &t : sema.trains) {
+      if (!t.model)
+        continue;
+      int n = uses[t.model->name]++;
+      emitModel(*t.model, t.modelArgs,
+                n ? t.model->name + "_" + std::to_string(n) : t.model->name);
+    }
+  } else {
+    // No train block: every model of the main file that needs no arguments.
+    for (const auto &m : main->modules) {
+      if (!m->isModel)
+        continue;
+      bool defaults = true;
+      std::vector<const Expr *> args;
+      for (const FormalParam &p : m->params) {
+        defaults &= p.defaultValue != nullptr;
+        args.push_back(p.defaultValue.get());
+      }
+      if (defaults)
+        emitModel(*m, args, m->name);
+    }
+  }
+  if (failed)
+    return nullptr;
+  if (mlir::failed(mlir::verify(*owned))) {
+    llvm::errs() << "gnnc: internal error: the generated module does not verify\n";
+    return nullptr;
+  }
+  return owned;
+}
+
+void Generator::emitModel(const ModuleDecl &model,
+                          const std::vector<const Expr *> &args,
+                          const std::string &name) {
+  const ModuleInfo &info = sema.moduleInfo.at(&model);
+  Env env;
+  env.module = &info;
+  env.prefix = name;
+  for (size_t i = 0; i < model.params.size() && i < args.size(); ++i) {
+    env.args[model.params[i].name] = args[i];
+    if (args[i] && args[i]->type.intValue)
+      env.dims[model.params[i].name] = *args[i]->type.intValue;
+  }
+
+  llvm::SmallVector<mlir::Type> inputs;
+  for (const Type &t : info.forwardParamTypes)
+    inputs.push_back(t.kind == TypeKind::Graph
+                         ? mlir::Type(gnn::GraphType::get(&context))
+                         : mlir::Type(tensorType(t, env)));
+  mlir::Type result = tensorType(info.forwardResult, env);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = builder.create<mlir::func::FuncOp>(
+      loc(model.forward->loc, env), name + ".forward",
+      builder.getFunctionType(inputs, result));
+  mlir::Block *entry = func.addEntryBlock();
+  for (size_t i = 0; i < model.forward->params.size(); ++i)
+    env.values[model.forward->params[i].name] = entry->getArgument(i);
+  builder.setInsertionPointToStart(entry);
+  Value value = emitForwardBody(env);
+  if (!value)
+    return;
+  // Static dims the signature could not know (e.g. through inference) may
+  // differ only in refinement: the result type follows the body.
+  if (value.getType() != result)
+    func.setType(builder.getFunctionType(inputs, value.getType()));
+  builder.create<mlir::func::ReturnOp>(loc(model.forward->loc, env), value);
+}
+
+Value Generator::emitForwardBody(Env &env) {
+  for (const Stmt &stmt : env.module->decl->forward->body) {
+    Value v = emitExpr(stmt.value.get(), env);
+    if (!v)
+      return nullptr;
+    if (stmt.kind == Stmt::Kind::Return)
+      return v;
+    env.values[stmt.name] = v;
+  }
+  fail(env.module->decl->forward->loc, "forward does not return");
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+Value Generator::emitWeight(const std::string &name, const Expr *use, Env &env) {
+  const ModuleDecl &decl = *env.module->decl;
+  const WeightDecl *weight = nullptr;
+  for (const WeightDecl &w : decl.weights)
+    if (w.name == name)
+      weight = &w;
+  auto type = tensorType(env.module->weightTypes.at(name), env);
+  std::string symbol = env.prefix + "." + name;
+  if (declaredParameters.insert(symbol).second) {
+    gnn::InitKind init = gnn::InitKind::glorot;
+    llvm::SmallVector<double> initArgs;
+    const Expr *initExpr = weight ? weight->init.get() : nullptr;
+    auto *call = dyn_cast<CallExpr>(initExpr);
+    auto *initName = dyn_cast<NameExpr>(call ? call->callee.get() : initExpr);
+    if (initName) {
+      if (auto kind = gnn::symbolizeInitKind(initName->name))
+        init = *kind;
+    }
+    if (call) {
+      const BuiltinCall &bound = sema.builtinCalls.at(call);
+      for (size_t i = 0; i < bound.args.size(); ++i) {
+        // normal(mean = 0, std): the mean defaults to zero.
+        if (!bound.args[i]) {
+          initArgs.push_back(0.0);
+          continue;
+        }
+        initArgs.push_back(evalFloat(bound.args[i], env));
+      }
+    }
+    llvm::SmallVector<mlir::Attribute> dims;
+    for (const Dim &d : env.module->weightTypes.at(name).shape)
+      dims.push_back(builder.getStringAttr(globalDim(d, env).str()));
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(module.getBody(), module.getBody()->begin());
+    // Parameters go before functions, in declaration order.
+    for (mlir::Operation &op : *module.getBody())
+      if (mlir::isa<gnn::ParameterOp>(op))
+        builder.setInsertionPointAfter(&op);
+    builder.create<gnn::ParameterOp>(
+        loc(weight ? weight->loc : use->loc, Env()), builder.getStringAttr(symbol),
+        mlir::TypeAttr::get(type),
+        gnn::InitKindAttr::get(&context, init),
+        initArgs.empty() ? mlir::ArrayAttr() : builder.getF64ArrayAttr(initArgs),
+        builder.getArrayAttr(dims));
+  }
+  return builder.create<gnn::ParamOp>(
+      loc(use->loc, env), type,
+      mlir::FlatSymbolRefAttr::get(&context, symbol));
+}
+
+Value Generator::emitExpr(const Expr *expr, Env &env) {
+  if (failed || !expr)
+    return nullptr;
+  Location l = loc(expr->loc, env);
+  switch (expr->kind) {
+  case ExprKind::Int:
+  case ExprKind::Float:
+    return scalar(evalFloat(expr, env), l);
+  case ExprKind::Name: {
+    auto *n = static_cast<const NameExpr *>(expr);
+    if (auto it = env.values.find(n->name); it != env.values.end())
+      return it->second;
+    if (env.module->weightTypes.count(n->name))
+      return emitWeight(n->name, expr, env);
+    if (expr->type.kind == TypeKind::Int || expr->type.kind == TypeKind::Float)
+      return scalar(evalFloat(expr, env), l);
+    fail(expr->loc, "'" + n->name + "' is not a tensor");
+    return nullptr;
+  }
+  case ExprKind::Index: {
+    auto *index = static_cast<const IndexExpr *>(expr);
+    Value g = emitExpr(index->base.get(), env);
+    if (!g)
+      return nullptr;
+    return builder.create<gnn::BlockOp>(
+        l, gnn::GraphType::get(&context), g,
+        builder.getI64IntegerAttr(evalInt(index->indices[0].get(), env)));
+  }
+  case ExprKind::Neg: {
+    auto *neg = static_cast<const NegExpr *>(expr);
+    if (!expr->type.isTensor())
+      return scalar(evalFloat(expr, env), l);
+    Value v = emitExpr(neg->operand.get(), env);
+    return v ? builder.create<gnn::NegOp>(l, v.getType(), v) : nullptr;
+  }
+  case ExprKind::Binary: {
+    auto *b = static_cast<const BinaryExpr *>(expr);
+    if (!expr->type.isTensor())
+      return scalar(evalFloat(expr, env), l);
+    Value lhs = operand(b->lhs.get(), env), rhs = operand(b->rhs.get(), env);
+    if (!lhs || !rhs)
+      return nullptr;
+    mlir::Type type = tensorType(expr->type, env);
+    Location ol = loc(b->opLoc, env);
+    switch (b->op) {
+    case BinaryOp::Add: return builder.create<gnn::AddOp>(ol, type, lhs, rhs);
+    case BinaryOp::Sub: return builder.create<gnn::SubOp>(ol, type, lhs, rhs);
+    case BinaryOp::Mul: return builder.create<gnn::MulOp>(ol, type, lhs, rhs);
+    case BinaryOp::Div: return builder.create<gnn::DivOp>(ol, type, lhs, rhs);
+    case BinaryOp::MatMul:
+      return builder.create<gnn::MatmulOp>(ol, type, lhs, rhs);
+    }
+    return nullptr;
+  }
+  case ExprKind::Call:
+    return emitCall(static_cast<const CallExpr *>(expr), env);
+  default:
+    fail(expr->loc, "expression is not a tensor");
+    return nullptr;
+  }
+}
+
+Value Generator::emitCall(const CallExpr *call, Env &env) {
+  if (auto it = sema.builtinCalls.find(call); it != sema.builtinCalls.end())
+    return emitBuiltin(call, it->second, env);
+  if (auto *n = dyn_cast<NameExpr>(call->callee.get()))
+    if (env.module->subLayers.count(n->name))
+      return emitLayerCall(call, n->name, env);
+  fail(call->loc, "unsupported call");
+  return nullptr;
+}
+
+Value Generator::emitLayerCall(const CallExpr *call, const std::string &member,
+                               Env &env) {
+  const SubLayerInfo &sub = env.module->subLayers.at(member);
+  const ModuleInfo &info = sema.moduleInfo.at(sub.layer);
+  Env inner;
+  inner.module = &info;
+  inner.parent = &env;
+  inner.prefix = env.prefix + "." + member;
+  inner.callSite = loc(call->loc, env);
+  for (size_t i = 0; i < sub.layer->params.size() && i < sub.args.size(); ++i)
+    inner.args[sub.layer->params[i].name] = sub.args[i];
+  for (const auto &[name, dim] : sub.dimBindings)
+    inner.dims[name] = globalDim(dim, env);
+  // Bind forward arguments positionally or by name.
+  const ForwardDecl &fwd = *sub.layer->forward;
+  size_t position = 0;
+  for (const Arg &arg : call->args) {
+    std::string name = arg.name.empty() && position < fwd.params.size()
+                           ? fwd.params[position++].name
+                           : arg.name;
+    Value v = operand(arg.value.get(), env);
+    if (!v)
+      return nullptr;
+    inner.values[name] = v;
+  }
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  return emitForwardBody(inner);
+}
+
+Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
+                             Env &env) {
+  const std::string name = info.builtin->name;
+  Location l = loc(call->loc, env);
+  mlir::Type type = tensorType(call->type, env);
+  auto arg = [&](size_t i) { return info.args[i]; };
+  auto value = [&](size_t i) -> Value { return operand(arg(i), env); };
+  auto graph = [&](size_t i) -> Value { return emitExpr(arg(i), env); };
+  auto reduceKind = [&](size_t i) {
+    std::string s = arg(i) ? evalSymbol(arg(i), env) : "sum";
+    return gnn::ReduceKindAttr::get(
+        &context, gnn::symbolizeReduceKind(s).value_or(gnn::ReduceKind::sum));
+  };
+  auto side = [&](size_t i, gnn::EdgeSide dflt) {
+    gnn::EdgeSide s = dflt;
+    if (arg(i))
+      s = gnn::symbolizeEdgeSide(evalSymbol(arg(i), env)).value_or(dflt);
+    return gnn::EdgeSideAttr::get(&context, s);
+  };
+  auto axis = [&](size_t i, int64_t rank, int64_t dflt) {
+    int64_t a = arg(i) ? evalInt(arg(i), env) : dflt;
+    return builder.getI64IntegerAttr(a < 0 ? a + rank : a);
+  };
+
+  if (name == "aggregate") {
+    Value g = graph(0), x = value(1);
+    Value w = arg(3) ? value(3) : Value();
+    bool selfLoops = arg(4) && dyn_cast<BoolExpr>(arg(4)) &&
+                     dyn_cast<BoolExpr>(arg(4))->value;
+    return builder.create<gnn::AggregateOp>(l, type, g, x, w, reduceKind(2),
+                                            builder.getBoolAttr(selfLoops));
+  }
+  if (name == "gather")
+    return builder.create<gnn::GatherOp>(l, type, side(2, gnn::EdgeSide::src),
+                                         graph(0), value(1));
+  if (name == "scatter")
+    return builder.create<gnn::ScatterOp>(l, type, reduceKind(2), graph(0),
+                                          value(1));
+  if (name == "edge_softmax")
+    return builder.create<gnn::EdgeSoftmaxOp>(l, type, graph(0), value(1));
+  if (name == "degree")
+    return builder.create<gnn::DegreeOp>(l, type, side(1, gnn::EdgeSide::dst),
+                                         graph(0));
+  if (name == "dst")
+    return builder.create<gnn::DstOp>(l, type, graph(0), value(1));
+  if (name == "relation") {
+    auto *s = dyn_cast<StringExpr>(arg(1));
+    return builder.create<gnn::RelationOp>(l, gnn::GraphType::get(&context),
+                                           graph(0),
+                                           builder.getStringAttr(s ? s->value : ""));
+  }
+  if (name == "dropout")
+    return builder.create<gnn::DropoutOp>(
+        l, type, value(0),
+        builder.getF64FloatAttr(arg(1) ? evalFloat(arg(1), env) : 0.5));
+  if (name == "leaky_relu" || name == "elu") {
+    double alpha = arg(1) ? evalFloat(arg(1), env) : (name == "elu" ? 1.0 : 0.01);
+    if (name == "elu")
+      return builder.create<gnn::EluOp>(l, type, value(0),
+                                        builder.getF64FloatAttr(alpha));
+    return builder.create<gnn::LeakyReluOp>(l, type, value(0),
+                                            builder.getF64FloatAttr(alpha));
+  }
+  if (name == "softmax" || name == "log_softmax") {
+    int64_t rank = arg(0)->type.rank();
+    if (name == "softmax")
+      return builder.create<gnn::SoftmaxOp>(l, type, value(0), axis(1, rank, -1));
+    return builder.create<gnn::LogSoftmaxOp>(l, type, value(0), axis(1, rank, -1));
+  }
+  if (name == "sum" || name == "mean" || name == "max") {
+    int64_t rank = arg(0)->type.rank();
+    return builder.create<gnn::ReduceOp>(
+        l, type,
+        gnn::ReduceKindAttr::get(&context, *gnn::symbolizeReduceKind(name)),
+        value(0), axis(1, rank, 0));
+  }
+  if (name == "concat") {
+    auto *list = dyn_cast<ListExpr>(arg(0));
+    llvm::SmallVector<Value> inputs;
+    for (const ExprPtr &e : list->elements)
+      if (Value v = operand(e.get(), env))
+        inputs.push_back(v);
+    int64_t rank = list->elements.front()->type.rank();
+    return builder.create<gnn::ConcatOp>(l, type, inputs, axis(1, rank, -1));
+  }
+  if (name == "reshape")
+    return builder.create<gnn::ReshapeOp>(l, type, value(0));
+
+  Value x = value(0);
+  if (!x)
+    return nullptr;
+  if (name == "relu") return builder.create<gnn::ReluOp>(l, type, x);
+  if (name == "sigmoid") return builder.create<gnn::SigmoidOp>(l, type, x);
+  if (name == "tanh") return builder.create<gnn::TanhOp>(l, type, x);
+  if (name == "exp") return builder.create<gnn::ExpOp>(l, type, x);
+  if (name == "log") return builder.create<gnn::LogOp>(l, type, x);
+  if (name == "sqrt") return builder.create<gnn::SqrtOp>(l, type, x);
+  if (name == "rsqrt") return builder.create<gnn::RsqrtOp>(l, type, x);
+  if (name == "abs") return builder.create<gnn::AbsOp>(l, type, x);
+  fail(call->loc, "no lowering for builtin '" + name + "'");
+  return nullptr;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+gnn::mlirgen::emitModule(mlir::MLIRContext &context,
+                         lang::Compilation &compilation) {
+  Generator generator(context, compilation);
+  return generator.run();
+}
