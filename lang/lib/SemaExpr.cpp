@@ -144,6 +144,8 @@ Type Sema::checkExpr(Expr *expr, Scope &scope) {
   case ExprKind::Index: {
     auto *index = static_cast<IndexExpr *>(expr);
     Type base = checkExpr(index->base.get(), scope);
+    for (ExprPtr &i : index->indices)
+      checkExpr(i.get(), scope);
     if (base.isError())
       break;
     auto *lit = index->indices.size() == 1 ? dyn_cast<IntExpr>(index->indices[0].get())

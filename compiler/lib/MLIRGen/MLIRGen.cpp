@@ -165,6 +165,8 @@ double Generator::evalFloat(const Expr *expr, const Env &env) {
 }
 
 int64_t Generator::evalInt(const Expr *expr, const Env &env) {
+  if (auto *i = dyn_cast<IntExpr>(expr))
+    return i->value;
   if (expr->type.intValue) {
     Dim d = globalDim(*expr->type.intValue, env);
     if (d.isConstant())
@@ -438,6 +440,22 @@ Value Generator::emitLayerCall(const CallExpr *call, const std::string &member,
     if (!v)
       return nullptr;
     inner.values[name] = v;
+    // Free names of the signature (`x: [N, F]`) take the argument's static
+    // sizes, so shapes inside the inlined body stay static.
+    for (size_t i = 0; i < fwd.params.size(); ++i) {
+      if (fwd.params[i].name != name || i >= info.forwardParamTypes.size())
+        continue;
+      auto tensor = v.getType().dyn_cast<mlir::RankedTensorType>();
+      const Type &formal = info.forwardParamTypes[i];
+      if (!tensor || !formal.isTensor() ||
+          tensor.getRank() != static_cast<int64_t>(formal.rank()))
+        continue;
+      for (size_t d = 0; d < formal.rank(); ++d) {
+        std::optional<std::string> sym = formal.shape[d].asSymbol();
+        if (sym && info.freeSymbols.count(*sym) && !tensor.isDynamicDim(d))
+          inner.dims[*sym] = Dim::constant(tensor.getDimSize(d));
+      }
+    }
   }
   mlir::OpBuilder::InsertionGuard guard(builder);
   return emitForwardBody(inner);
@@ -494,23 +512,35 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
                                            graph(0),
                                            builder.getStringAttr(s ? s->value : ""));
   }
+  // Ops whose result has their operand's type take it from the operand.
+  static const std::set<std::string> sameType = {
+      "dropout", "leaky_relu", "elu",  "softmax", "log_softmax", "relu",
+      "sigmoid", "tanh",       "exp",  "log",     "sqrt",        "rsqrt", "abs"};
+  Value x;
+  if (sameType.count(name)) {
+    x = value(0);
+    if (!x)
+      return nullptr;
+    if (call->type.isTensor())
+      type = x.getType();
+  }
   if (name == "dropout")
     return builder.create<gnn::DropoutOp>(
-        l, type, value(0),
+        l, type, x,
         builder.getF64FloatAttr(arg(1) ? evalFloat(arg(1), env) : 0.5));
   if (name == "leaky_relu" || name == "elu") {
     double alpha = arg(1) ? evalFloat(arg(1), env) : (name == "elu" ? 1.0 : 0.01);
     if (name == "elu")
-      return builder.create<gnn::EluOp>(l, type, value(0),
+      return builder.create<gnn::EluOp>(l, type, x,
                                         builder.getF64FloatAttr(alpha));
-    return builder.create<gnn::LeakyReluOp>(l, type, value(0),
+    return builder.create<gnn::LeakyReluOp>(l, type, x,
                                             builder.getF64FloatAttr(alpha));
   }
   if (name == "softmax" || name == "log_softmax") {
     int64_t rank = arg(0)->type.rank();
     if (name == "softmax")
-      return builder.create<gnn::SoftmaxOp>(l, type, value(0), axis(1, rank, -1));
-    return builder.create<gnn::LogSoftmaxOp>(l, type, value(0), axis(1, rank, -1));
+      return builder.create<gnn::SoftmaxOp>(l, type, x, axis(1, rank, -1));
+    return builder.create<gnn::LogSoftmaxOp>(l, type, x, axis(1, rank, -1));
   }
   if (name == "sum" || name == "mean" || name == "max") {
     int64_t rank = arg(0)->type.rank();
@@ -531,9 +561,6 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
   if (name == "reshape")
     return builder.create<gnn::ReshapeOp>(l, type, value(0));
 
-  Value x = value(0);
-  if (!x)
-    return nullptr;
   if (name == "relu") return builder.create<gnn::ReluOp>(l, type, x);
   if (name == "sigmoid") return builder.create<gnn::SigmoidOp>(l, type, x);
   if (name == "tanh") return builder.create<gnn::TanhOp>(l, type, x);
