@@ -126,5 +126,7 @@ WS            : [ \t\r\n]+ -> skip ;
 // Anything else becomes a token the parser rejects with a located diagnostic,
 // so the lexer itself never fails.
 UNTERMINATED_STRING  : '"' (~["\\\r\n] | '\\' ~[\r\n])* ;
-UNTERMINATED_COMMENT : '/*' .*? EOF ;
+// The body cannot contain `*/`, or this rule (the longest match) would swallow
+// every well-formed block comment up to the end of the file.
+UNTERMINATED_COMMENT : '/*' (~'*' | '*'+ ~[*/])* '*'* EOF ;
 ERROR_CHAR           : . ;

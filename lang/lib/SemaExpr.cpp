@@ -76,8 +76,9 @@ std::optional<Dim> Sema::resolveDim(Expr *expr, Scope &scope) {
     if (scope.module)
       for (const FormalParam &p : scope.module->decl->params)
         known |= p.name == n->name;
-    if (!known && scope.inSignature) {
-      // A free name in a forward signature: inferred at each use.
+    if (!known && (scope.inSignature || scope.unifier.isFlexible(n->name))) {
+      // A free name in a forward signature: inferred at each use (and usable
+      // in the body's type annotations once the signature introduced it).
       scope.unifier.addFlexible(n->name);
       scope.module->freeSymbols.insert(n->name);
       n->type = Type::scalar(TypeKind::Int);
