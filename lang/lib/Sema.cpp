@@ -61,6 +61,14 @@ bool Unifier::unify(const Dim &a, const Dim &b) {
     bound[*name] = value;
     return true;
   };
+  // Bind a callee's fresh copy (`N'1`) rather than the caller's own name, so
+  // types shown to the user keep the names the user wrote (`x.rows`).
+  auto isFresh = [](const Dim &d) {
+    std::optional<std::string> s = d.asSymbol();
+    return s && s->find('\'') != std::string::npos;
+  };
+  if (isFresh(rb) && !isFresh(ra))
+    return bind(rb, ra) || bind(ra, rb);
   return bind(ra, rb) || bind(rb, ra);
 }
 
@@ -380,6 +388,9 @@ ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
 
 void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
                          Scope &scope) {
+  // A member that failed to check is still declared (layer = null), so uses
+  // of it are silent instead of "undeclared name" cascades.
+  info.subLayers[decl.name] = SubLayerInfo();
   auto *call = dyn_cast<CallExpr>(decl.value.get());
   const ModuleDecl *layer = call ? lookupModuleName(call->callee.get()) : nullptr;
   if (!layer) {
@@ -422,6 +433,7 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
     noteDefinition(layer);
     return;
   }
+  bool argsOk = true;
   for (size_t i = 0; i < sub.args.size(); ++i) {
     const FormalParam &p = layer->params[i];
     const Type &expected = callee.paramTypes[i];
@@ -432,9 +444,12 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
       continue;
     }
     Type actual = checkExpr(const_cast<Expr *>(sub.args[i]), scope);
-    if (actual.isError() || expected.isError())
+    if (actual.isError() || expected.isError()) {
+      argsOk = false;
       continue;
+    }
     if (!isAssignable(expected, actual)) {
+      argsOk = false;
       diags.error(sub.args[i]->loc, "argument '" + p.name + "' of '" + layer->name +
                                         "' expects " + expected.str() + ", got " +
                                         actual.str());
@@ -448,7 +463,8 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
       sub.dimBindings[p.name] = *actual.intValue;
     }
   }
-  info.subLayers[decl.name] = std::move(sub);
+  if (argsOk)
+    info.subLayers[decl.name] = std::move(sub);
 }
 
 void Sema::checkForward(ModuleInfo &info, Scope &scope) {

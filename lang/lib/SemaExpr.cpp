@@ -433,9 +433,9 @@ Type Sema::checkCall(CallExpr *expr, Scope &scope) {
 Type Sema::checkLayerCall(CallExpr *expr, const std::string &member, Scope &scope) {
   const SubLayerInfo &sub = scope.module->subLayers[member];
   const ModuleDecl *layer = sub.layer;
+  if (!layer || !layer->forward)
+    return Type::error(); // The member's declaration was already diagnosed.
   const ModuleInfo &callee = result.moduleInfo[layer];
-  if (!layer->forward)
-    return Type::error();
   const ForwardDecl &fwd = *layer->forward;
   std::vector<std::string> names;
   std::vector<bool> required;
