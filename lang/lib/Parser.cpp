@@ -18,6 +18,8 @@
 #include <cmath>
 #include <cstdio>
 #include <regex>
+#include <map>
+#include <set>
 
 using namespace gnn::lang;
 using antlr4::tree::TerminalNode;
@@ -29,12 +31,21 @@ namespace {
 /// line is reported: recovery inside one statement tends to cascade.
 class SyntaxErrorListener : public antlr4::BaseErrorListener {
 public:
-  SyntaxErrorListener(uint32_t fileId, DiagnosticEngine &diags)
-      : fileId(fileId), diags(diags) {}
+  SyntaxErrorListener(uint32_t fileId, DiagnosticEngine &diags,
+                      const std::map<size_t, size_t> &lexErrorColumns,
+                      const std::set<size_t> &afterLexError)
+      : fileId(fileId), diags(diags), lexErrorColumns(lexErrorColumns),
+        afterLexError(afterLexError) {}
 
   void syntaxError(antlr4::Recognizer *, antlr4::Token *offending, size_t line,
                    size_t column, const std::string &msg,
                    std::exception_ptr) override {
+    // A lexer error already explains the syntax errors it causes: the one at
+    // the next token, and later ones on its line.
+    auto lexError = lexErrorColumns.find(line);
+    if ((lexError != lexErrorColumns.end() && column >= lexError->second) ||
+        (offending && afterLexError.count(offending->getTokenIndex())))
+      return;
     if (line == lastLine)
       return;
     lastLine = line;
@@ -78,6 +89,8 @@ private:
 
   uint32_t fileId;
   DiagnosticEngine &diags;
+  const std::map<size_t, size_t> &lexErrorColumns;
+  const std::set<size_t> &afterLexError;
   size_t lastLine = 0;
 };
 
@@ -218,15 +231,14 @@ private:
     if (auto *a = dynamic_cast<G::AssignStmtContext *>(ctx)) {
       Stmt stmt{Stmt::Kind::Assign, loc(a), text(a->ID()), buildType(a->type()),
                 buildExpr(a->expr())};
-      if (stmt.name.empty() || !stmt.value)
+      // A value that failed to build (already diagnosed) stays null: Sema
+      // gives the name an error type, so its uses are not reported again.
+      if (stmt.name.empty())
         return std::nullopt;
       return stmt;
     }
     if (auto *r = dynamic_cast<G::ReturnStmtContext *>(ctx)) {
-      Stmt stmt{Stmt::Kind::Return, loc(r), {}, std::nullopt, buildExpr(r->expr())};
-      if (!stmt.value)
-        return std::nullopt;
-      return stmt;
+      return Stmt{Stmt::Kind::Return, loc(r), {}, std::nullopt, buildExpr(r->expr())};
     }
     return std::nullopt;
   }
@@ -300,7 +312,8 @@ private:
     program.trains.push_back(std::move(decl));
   }
 
-  std::vector<Arg> buildArgs(G::ArgListContext *ctx) {
+  /// Arguments whose value failed to build are dropped and `*broken` is set.
+  std::vector<Arg> buildArgs(G::ArgListContext *ctx, bool *broken = nullptr) {
     std::vector<Arg> args;
     if (!ctx)
       return args;
@@ -313,8 +326,11 @@ private:
         arg.nameLoc = loc(a->ID());
       }
       arg.value = buildExpr(a->expr());
-      if (!arg.value)
+      if (!arg.value) {
+        if (broken)
+          *broken = true;
         continue;
+      }
       args.push_back(std::move(arg));
     }
     return args;
@@ -385,8 +401,13 @@ private:
       return std::make_unique<BoolExpr>(l, e->TRUE() != nullptr);
     if (auto *e = dynamic_cast<G::NameExprContext *>(ctx)) {
       // Keywords that are also ordinary words (`train` in a balance list).
-      std::string name = e->getStart() ? e->getStart()->getText() : "";
-      if (name.rfind("<missing", 0) == 0 || name == "<EOF>")
+      antlr4::Token *start = e->getStart();
+      std::string name = start ? start->getText() : "";
+      // Recovery can leave another token (`@` in `x @ @ w`) as the start.
+      if (!start || (start->getType() != G::ID && start->getType() != G::TRAIN &&
+                     start->getType() != G::NODE &&
+                     start->getType() != G::RELATION) ||
+          name.rfind("<missing", 0) == 0)
         name.clear();
       if (name.empty())
         return nullptr;
@@ -405,7 +426,12 @@ private:
       ExprPtr callee = buildExpr(e->expr());
       if (!callee)
         return nullptr;
-      return std::make_unique<CallExpr>(l, std::move(callee), buildArgs(e->argList()));
+      // A call missing an argument would be reported again as an arity error.
+      bool broken = false;
+      std::vector<Arg> args = buildArgs(e->argList(), &broken);
+      if (broken)
+        return nullptr;
+      return std::make_unique<CallExpr>(l, std::move(callee), std::move(args));
     }
     if (auto *e = dynamic_cast<G::IndexExprContext *>(ctx)) {
       std::vector<G::ExprContext *> parts = e->expr();
@@ -468,10 +494,13 @@ private:
 /// Reports lexer error tokens, drops them, and rejects nesting the
 /// recursive-descent parser could not survive. Returns false to skip parsing.
 bool screenTokens(std::vector<std::unique_ptr<antlr4::Token>> &tokens,
-                  uint32_t fileId, DiagnosticEngine &diags) {
+                  uint32_t fileId, DiagnosticEngine &diags,
+                  std::map<size_t, size_t> &errorColumns,
+                  std::set<size_t> &afterError) {
   std::vector<std::unique_ptr<antlr4::Token>> kept;
   unsigned depth = 0, minusRun = 0;
   size_t lastErrorLine = 0;
+  bool afterLexError = false;
   for (auto &token : tokens) {
     SourceLoc l{fileId, static_cast<uint32_t>(token->getLine()),
                 static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
@@ -502,7 +531,21 @@ bool screenTokens(std::vector<std::unique_ptr<antlr4::Token>> &tokens,
       if (token->getLine() != lastErrorLine)
         diags.error(l, message);
       lastErrorLine = token->getLine();
-      continue;
+      errorColumns.emplace(token->getLine(), token->getCharPositionInLine());
+      afterLexError = true;
+      // An unterminated string still stands for a string, so the parser does
+      // not report the missing quote again as a syntax error.
+      auto *writable = dynamic_cast<antlr4::WritableToken *>(token.get());
+      if (token->getType() != gnn_antlr::GnnLexer::UNTERMINATED_STRING || !writable)
+        continue;
+      writable->setType(gnn_antlr::GnnLexer::STRING);
+      writable->setText(token->getText() + "\"");
+    } else if (afterLexError) {
+      // Token indices in the parser's stream are positions in `kept`.
+      if (token->getChannel() == antlr4::Token::DEFAULT_CHANNEL) {
+        afterError.insert(kept.size());
+        afterLexError = false;
+      }
     }
     switch (token->getType()) {
     case gnn_antlr::GnnLexer::LPAREN:
@@ -526,6 +569,8 @@ bool screenTokens(std::vector<std::unique_ptr<antlr4::Token>> &tokens,
     }
     kept.push_back(std::move(token));
   }
+  if (afterLexError)
+    afterError.insert(kept.size()); // The EOF token the parser appends.
   tokens = std::move(kept);
   return true;
 }
@@ -540,7 +585,9 @@ std::unique_ptr<Program> gnn::lang::parseProgram(uint32_t fileId,
     gnn_antlr::GnnLexer lexer(&input);
     lexer.removeErrorListeners();
     std::vector<std::unique_ptr<antlr4::Token>> tokens = lexer.getAllTokens();
-    if (!screenTokens(tokens, fileId, diags)) {
+    std::map<size_t, size_t> lexErrorColumns;
+    std::set<size_t> afterLexError;
+    if (!screenTokens(tokens, fileId, diags, lexErrorColumns, afterLexError)) {
       auto empty = std::make_unique<Program>();
       empty->fileId = fileId;
       return empty;
@@ -549,7 +596,7 @@ std::unique_ptr<Program> gnn::lang::parseProgram(uint32_t fileId,
     antlr4::CommonTokenStream stream(&source);
     G parser(&stream);
     parser.removeErrorListeners();
-    SyntaxErrorListener listener(fileId, diags);
+    SyntaxErrorListener listener(fileId, diags, lexErrorColumns, afterLexError);
     parser.addErrorListener(&listener);
     G::ProgramContext *tree = parser.program();
     ASTBuilder builder(fileId, diags);

@@ -87,13 +87,17 @@ bool gnn::lang::runSema(const std::vector<Program *> &programs,
 
 void Sema::run(const std::vector<Program *> &programs) {
   declareGlobals(programs);
+  // find, not operator[]: a name taken by another kind of declaration
+  // (`dataset n` and `layer n`) must not leave a null entry in the tables.
   for (Program *p : programs)
     for (const DatasetDecl &d : p->datasets)
-      if (result.datasets[d.name] == &d)
+      if (auto it = result.datasets.find(d.name);
+          it != result.datasets.end() && it->second == &d)
         checkDataset(d);
   for (Program *p : programs)
     for (const auto &m : p->modules)
-      if (result.modules[m->name] == m.get())
+      if (auto it = result.modules.find(m->name);
+          it != result.modules.end() && it->second == m.get())
         checkModule(*m);
   // Train blocks of the main file only: imported files are libraries.
   if (!programs.empty())
@@ -391,6 +395,8 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
   // A member that failed to check is still declared (layer = null), so uses
   // of it are silent instead of "undeclared name" cascades.
   info.subLayers[decl.name] = SubLayerInfo();
+  if (!decl.value)
+    return; // Its syntax error was reported.
   auto *call = dyn_cast<CallExpr>(decl.value.get());
   const ModuleDecl *layer = call ? lookupModuleName(call->callee.get()) : nullptr;
   if (!layer) {
@@ -407,6 +413,10 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
         diags.error(name->loc, msg);
         return;
       }
+      // `nn.Missing(...)`: checking the callee names the missing layer.
+      if (isa<MemberExpr>(call->callee.get()) &&
+          checkExpr(call->callee.get(), scope).isError())
+        return;
     }
     diags.error(decl.value ? decl.value->loc : decl.loc,
                 "member '" + decl.name +
