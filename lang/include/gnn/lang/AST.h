@@ -14,6 +14,7 @@
 #include "gnn/lang/Type.h"
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
