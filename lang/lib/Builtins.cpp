@@ -186,3 +186,11 @@ std::string gnn::lang::closestMatch(const std::string &name,
   }
   return best;
 }
+
+std::string gnn::lang::withSuggestion(std::string message, const std::string &name,
+                                      const std::vector<std::string> &candidates) {
+  std::string guess = closestMatch(name, candidates);
+  if (!guess.empty())
+    message += "; did you mean '" + guess + "'?";
+  return message;
+}

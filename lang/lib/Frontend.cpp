@@ -87,14 +87,14 @@ void Compilation::loadImports(const Program &program) {
       spelled += (spelled.empty() ? "" : ".") + part;
     if (files.empty()) {
       std::string msg = "cannot find module '" + spelled + "'";
-      std::vector<std::string> known;
-      std::error_code ec;
-      for (const std::string &dir : options.importPaths)
-        for (const auto &entry : fs::directory_iterator(dir, ec))
-          known.push_back(entry.path().stem().string());
-      std::string guess = decl.isPath ? "" : closestMatch(spelled, known);
-      if (!guess.empty())
-        msg += "; did you mean '" + guess + "'?";
+      if (!decl.isPath) {
+        std::vector<std::string> known;
+        std::error_code ec;
+        for (const std::string &dir : options.importPaths)
+          for (const auto &entry : fs::directory_iterator(dir, ec))
+            known.push_back(entry.path().stem().string());
+        msg = withSuggestion(msg, spelled, known);
+      }
       diags.error(decl.loc, msg);
       continue;
     }

@@ -188,12 +188,8 @@ Type Sema::scalarTypeNamed(const std::string &name, SourceLoc loc) {
   // A layer parameter choosing an aggregation: `aggr: reduce = mean`.
   if (name == "reduce")
     return Type::named(TypeKind::Symbol, "reduce");
-  std::string msg = "unknown type '" + name + "'";
-  std::string guess =
-      closestMatch(name, {"int", "float", "bool", "string", "graph", "reduce"});
-  if (!guess.empty())
-    msg += "; did you mean '" + guess + "'?";
-  diags.error(loc, msg);
+  diags.error(loc, withSuggestion("unknown type '" + name + "'", name,
+                     {"int", "float", "bool", "string", "graph", "reduce"}));
   return Type::error();
 }
 
@@ -262,11 +258,8 @@ bool Sema::bindArgs(const std::string &callee, SourceLoc loc,
     seenNamed = true;
     auto it = std::find(paramNames.begin(), paramNames.end(), arg.name);
     if (it == paramNames.end()) {
-      std::string msg = "'" + callee + "' has no parameter named '" + arg.name + "'";
-      std::string guess = closestMatch(arg.name, paramNames);
-      if (!guess.empty())
-        msg += "; did you mean '" + guess + "'?";
-      diags.error(arg.nameLoc, msg);
+      diags.error(arg.nameLoc, withSuggestion("'" + callee + "' has no parameter named '" + arg.name + "'", arg.name,
+                         paramNames));
       ok = false;
       continue;
     }
@@ -286,6 +279,19 @@ bool Sema::bindArgs(const std::string &callee, SourceLoc loc,
       ok = false;
     }
   return ok;
+}
+
+bool Sema::bindArgs(const std::string &callee, SourceLoc loc,
+                    const std::vector<FormalParam> &params,
+                    const std::vector<Arg> &args,
+                    std::vector<const Expr *> &bound) {
+  std::vector<std::string> names;
+  std::vector<bool> required;
+  for (const FormalParam &p : params) {
+    names.push_back(p.name);
+    required.push_back(!p.defaultValue);
+  }
+  return bindArgs(callee, loc, names, required, args, bound);
 }
 
 //===----------------------------------------------------------------------===//
@@ -406,11 +412,8 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
         std::vector<std::string> names;
         for (const auto &[n, m] : result.modules)
           names.push_back(n);
-        std::string msg = "unknown layer '" + name->name + "'";
-        std::string guess = closestMatch(name->name, names);
-        if (!guess.empty())
-          msg += "; did you mean '" + guess + "'?";
-        diags.error(name->loc, msg);
+        diags.error(name->loc, withSuggestion("unknown layer '" + name->name + "'", name->name,
+                           names));
         return;
       }
       // `nn.Missing(...)`: checking the callee names the missing layer.
@@ -431,15 +434,9 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
     return;
   }
   checkModule(*layer);
-  std::vector<std::string> names;
-  std::vector<bool> required;
-  for (const FormalParam &p : layer->params) {
-    names.push_back(p.name);
-    required.push_back(!p.defaultValue);
-  }
   SubLayerInfo sub;
   sub.layer = layer;
-  if (!bindArgs(layer->name, call->loc, names, required, call->args, sub.args)) {
+  if (!bindArgs(layer->name, call->loc, layer->params, call->args, sub.args)) {
     noteDefinition(layer);
     return;
   }
@@ -609,11 +606,8 @@ void Sema::checkTrain(const TrainDecl &decl) {
     for (const auto &[n, m] : result.modules)
       if (m->isModel)
         names.push_back(n);
-    std::string msg = "unknown model '" + decl.model + "'";
-    std::string guess = closestMatch(decl.model, names);
-    if (!guess.empty())
-      msg += "; did you mean '" + guess + "'?";
-    diags.error(decl.modelLoc, msg);
+    diags.error(decl.modelLoc, withSuggestion("unknown model '" + decl.model + "'", decl.model,
+                       names));
   } else if (!mit->second->isModel) {
     diags.error(decl.modelLoc, "'" + decl.model +
                                    "' is a layer; train needs a model");
@@ -626,26 +620,18 @@ void Sema::checkTrain(const TrainDecl &decl) {
     std::vector<std::string> names;
     for (const auto &[n, d] : result.datasets)
       names.push_back(n);
-    std::string msg = "unknown dataset '" + decl.dataset + "'";
-    std::string guess = closestMatch(decl.dataset, names);
-    if (!guess.empty())
-      msg += "; did you mean '" + guess + "'?";
-    diags.error(decl.datasetLoc, msg);
+    diags.error(decl.datasetLoc, withSuggestion("unknown dataset '" + decl.dataset + "'", decl.dataset,
+                       names));
   } else {
     info.dataset = dit->second;
   }
 
   if (info.model) {
     const ModuleInfo &model = result.moduleInfo[info.model];
-    std::vector<std::string> names;
-    std::vector<bool> required;
-    for (const FormalParam &p : info.model->params) {
-      names.push_back(p.name);
-      required.push_back(!p.defaultValue);
-    }
+    const std::vector<FormalParam> &params = info.model->params;
     Scope scope;
-    if (bindArgs(info.model->name, decl.modelLoc, names, required,
-                 decl.modelArgs, info.modelArgs)) {
+    if (bindArgs(info.model->name, decl.modelLoc, params, decl.modelArgs,
+                 info.modelArgs)) {
       for (size_t i = 0; i < info.modelArgs.size(); ++i) {
         if (!info.modelArgs[i]) {
           info.modelArgs[i] = info.model->params[i].defaultValue.get();
@@ -657,12 +643,12 @@ void Sema::checkTrain(const TrainDecl &decl) {
             actual.isError() || expected.isError() || isAssignable(expected, actual);
         if (!compatible)
           diags.error(info.modelArgs[i]->loc,
-                      "argument '" + names[i] + "' of '" + info.model->name +
+                      "argument '" + params[i].name + "' of '" + info.model->name +
                           "' expects " + expected.str() + ", got " + actual.str());
         else if (expected.kind == TypeKind::Int && actual.intValue &&
                  !actual.intValue->isConstant())
           diags.error(info.modelArgs[i]->loc,
-                      "argument '" + names[i] + "' of '" + info.model->name +
+                      "argument '" + params[i].name + "' of '" + info.model->name +
                           "' must be a constant integer");
       }
     }
@@ -688,11 +674,8 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
   Expr *value = setting.value.get();
   Scope scope;
   if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-    std::string msg = "unknown train setting '" + key + "'";
-    std::string guess = closestMatch(key, keys);
-    if (!guess.empty())
-      msg += "; did you mean '" + guess + "'?";
-    diags.error(setting.loc, msg);
+    diags.error(setting.loc, withSuggestion("unknown train setting '" + key + "'", key,
+                       keys));
     return;
   }
   if (setting.every && key != "evaluate" && key != "checkpoint")

@@ -249,11 +249,8 @@ Type Sema::checkName(NameExpr *expr, Scope &scope) {
       return Type::named(TypeKind::Symbol, name);
   if (lookupBuiltin(name, BuiltinContext::Forward))
     return Type::named(TypeKind::Function, name);
-  std::string msg = "use of undeclared name '" + name + "'";
-  std::string guess = closestMatch(name, visibleNames(scope));
-  if (!guess.empty())
-    msg += "; did you mean '" + guess + "'?";
-  diags.error(expr->loc, msg);
+  diags.error(expr->loc, withSuggestion("use of undeclared name '" + name + "'", name,
+                     visibleNames(scope)));
   return Type::error();
 }
 
@@ -437,14 +434,8 @@ Type Sema::checkLayerCall(CallExpr *expr, const std::string &member, Scope &scop
     return Type::error(); // The member's declaration was already diagnosed.
   const ModuleInfo &callee = result.moduleInfo[layer];
   const ForwardDecl &fwd = *layer->forward;
-  std::vector<std::string> names;
-  std::vector<bool> required;
-  for (const FormalParam &p : fwd.params) {
-    names.push_back(p.name);
-    required.push_back(!p.defaultValue);
-  }
   std::vector<const Expr *> args;
-  if (!bindArgs(member, expr->loc, names, required, expr->args, args)) {
+  if (!bindArgs(member, expr->loc, fwd.params, expr->args, args)) {
     noteDefinition(layer);
     return Type::error();
   }
@@ -482,7 +473,7 @@ Type Sema::checkLayerCall(CallExpr *expr, const std::string &member, Scope &scop
       continue;
     const Type &formal = callee.forwardParamTypes[i];
     const Type &actual = actuals[i];
-    std::string what = "argument '" + names[i] + "' of " + member;
+    std::string what = "argument '" + fwd.params[i].name + "' of " + member;
     if (formal.kind == TypeKind::Graph) {
       if (actual.kind != TypeKind::Graph) {
         diags.error(args[i]->loc, what + " expects a graph, got " + show(actual, scope));

@@ -68,6 +68,11 @@ public:
                 const std::vector<std::string> &paramNames,
                 const std::vector<bool> &required, const std::vector<Arg> &args,
                 std::vector<const Expr *> &bound);
+  /// The same for a layer's, model's or forward's own parameters (required
+  /// when they have no default).
+  bool bindArgs(const std::string &callee, SourceLoc loc,
+                const std::vector<FormalParam> &params,
+                const std::vector<Arg> &args, std::vector<const Expr *> &bound);
   void checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info, Scope &scope);
 
   // Expressions (SemaExpr.cpp).

@@ -75,6 +75,9 @@ unsigned editDistance(const std::string &a, const std::string &b);
 /// The closest candidate within a small distance, or empty.
 std::string closestMatch(const std::string &name,
                          const std::vector<std::string> &candidates);
+/// `message` followed by "; did you mean 'x'?" when a candidate is close.
+std::string withSuggestion(std::string message, const std::string &name,
+                           const std::vector<std::string> &candidates);
 
 } // namespace gnn::lang
 
