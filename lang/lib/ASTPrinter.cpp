@@ -13,11 +13,16 @@ using namespace gnn::lang;
 
 const char *gnn::lang::spelling(BinaryOp op) {
   switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::MatMul: return "@";
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::MatMul:
+    return "@";
   }
   return "?";
 }
@@ -38,7 +43,9 @@ public:
     std::string type = e->type.isError() ? "" : " : " + e->type.str();
     switch (e->kind) {
     case ExprKind::Int:
-      line(indent, e->loc, "Int " + std::to_string(static_cast<const IntExpr *>(e)->value) + type);
+      line(indent, e->loc,
+           "Int " + std::to_string(static_cast<const IntExpr *>(e)->value) +
+               type);
       return;
     case ExprKind::Float: {
       std::ostringstream os;
@@ -47,14 +54,17 @@ public:
       return;
     }
     case ExprKind::String:
-      line(indent, e->loc, "String \"" + static_cast<const StringExpr *>(e)->value + "\"");
+      line(indent, e->loc,
+           "String \"" + static_cast<const StringExpr *>(e)->value + "\"");
       return;
     case ExprKind::Bool:
-      line(indent, e->loc, std::string("Bool ") +
-                               (static_cast<const BoolExpr *>(e)->value ? "true" : "false"));
+      line(indent, e->loc,
+           std::string("Bool ") +
+               (static_cast<const BoolExpr *>(e)->value ? "true" : "false"));
       return;
     case ExprKind::Name:
-      line(indent, e->loc, "Name " + static_cast<const NameExpr *>(e)->name + type);
+      line(indent, e->loc,
+           "Name " + static_cast<const NameExpr *>(e)->name + type);
       return;
     case ExprKind::Member: {
       auto *m = static_cast<const MemberExpr *>(e);
@@ -146,7 +156,8 @@ public:
       typeRef(3, *m.forward->result);
     }
     for (const Stmt &s : m.forward->body) {
-      line(2, s.loc, s.kind == Stmt::Kind::Return ? "Return" : "Assign " + s.name);
+      line(2, s.loc,
+           s.kind == Stmt::Kind::Return ? "Return" : "Assign " + s.name);
       if (s.type)
         typeRef(3, *s.type);
       expr(3, s.value.get());
@@ -165,7 +176,8 @@ void gnn::lang::printAST(const Program &program, const SourceManager &sources,
     std::string path;
     for (const std::string &part : i.path)
       path += (path.empty() ? "" : ".") + part;
-    p.line(0, i.loc, std::string("Import ") + (i.isPath ? "\"" + path + "\"" : path));
+    p.line(0, i.loc,
+           std::string("Import ") + (i.isPath ? "\"" + path + "\"" : path));
   }
   for (const DatasetDecl &d : program.datasets) {
     p.line(0, d.loc, "Dataset " + d.name);
@@ -173,7 +185,8 @@ void gnn::lang::printAST(const Program &program, const SourceManager &sources,
     for (const NodeTypeDecl &n : d.nodeTypes)
       p.line(1, n.loc, "NodeType " + n.name);
     for (const RelationDecl &r : d.relations)
-      p.line(1, r.loc, "Relation " + r.name + " : " + r.srcType + " -> " + r.dstType);
+      p.line(1, r.loc,
+             "Relation " + r.name + " : " + r.srcType + " -> " + r.dstType);
   }
   for (const auto &m : program.modules)
     p.module(*m);

@@ -67,16 +67,15 @@ namespace {
 struct Expectation {
   Severity severity;
   uint32_t fileId;
-  uint32_t line;      // Line the diagnostic must be on.
+  uint32_t line;        // Line the diagnostic must be on.
   uint32_t commentLine; // Where the expectation was written.
   std::string text;
   bool matched = false;
 };
 } // namespace
 
-static std::vector<Expectation> collectExpectations(const SourceManager &sources,
-                                                    std::ostream &out,
-                                                    bool &ok) {
+static std::vector<Expectation>
+collectExpectations(const SourceManager &sources, std::ostream &out, bool &ok) {
   static const std::regex pattern(
       R"(expected-(error|warning|note)(@([+-]?[0-9]+))? *\{\{(.*?)\}\})");
   std::vector<Expectation> result;
@@ -110,8 +109,8 @@ static std::vector<Expectation> collectExpectations(const SourceManager &sources
           ok = false;
           continue;
         }
-        result.push_back({severity, id, static_cast<uint32_t>(target), lineNo,
-                          m[4], false});
+        result.push_back(
+            {severity, id, static_cast<uint32_t>(target), lineNo, m[4], false});
       }
     }
   }

@@ -29,7 +29,8 @@ bool Compilation::run(const std::string &path) {
   return process(*id);
 }
 
-bool Compilation::runOnBuffer(const std::string &name, const std::string &text) {
+bool Compilation::runOnBuffer(const std::string &name,
+                              const std::string &text) {
   return process(sourceManager.addBuffer(name, text));
 }
 
@@ -45,8 +46,9 @@ bool Compilation::process(uint32_t mainFile) {
   return !diags.hasErrors();
 }
 
-std::vector<std::string> Compilation::resolveImport(const ImportDecl &decl,
-                                                    const std::string &importer) {
+std::vector<std::string>
+Compilation::resolveImport(const ImportDecl &decl,
+                           const std::string &importer) {
   std::error_code ec;
   if (decl.isPath) {
     fs::path p = fs::path(importer).parent_path() / decl.path.front();

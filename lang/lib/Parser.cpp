@@ -17,8 +17,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <regex>
 #include <map>
+#include <regex>
 #include <set>
 
 using namespace gnn::lang;
@@ -56,7 +56,8 @@ public:
 
 private:
   /// ANTLR's wording names grammar tokens; ours names what a user wrote.
-  static std::string rephrase(const std::string &msg, antlr4::Token *offending) {
+  static std::string rephrase(const std::string &msg,
+                              antlr4::Token *offending) {
     std::string text = msg;
     static const std::vector<std::pair<std::regex, std::string>> names = {
         {std::regex("\\bID\\b"), "identifier"},
@@ -68,8 +69,10 @@ private:
     for (const auto &[re, name] : names)
       text = std::regex_replace(text, re, name);
     std::smatch m;
-    static const std::regex mismatched("^mismatched input '(.*)' expecting (.*)$");
-    static const std::regex extraneous("^extraneous input '(.*)' expecting (.*)$");
+    static const std::regex mismatched(
+        "^mismatched input '(.*)' expecting (.*)$");
+    static const std::regex extraneous(
+        "^extraneous input '(.*)' expecting (.*)$");
     static const std::regex missing("^missing (.*) at '(.*)'$");
     static const std::regex noViable("^no viable alternative at input '(.*)'$");
     if (std::regex_match(text, m, mismatched))
@@ -200,12 +203,13 @@ private:
         std::optional<TypeRef> type = buildType(w->type());
         if (text(w->ID()).empty() || !type)
           continue;
-        decl->weights.push_back(
-            {text(w->ID()), loc(w->ID()), std::move(*type), buildExpr(w->expr())});
+        decl->weights.push_back({text(w->ID()), loc(w->ID()), std::move(*type),
+                                 buildExpr(w->expr())});
       } else if (auto *s = dynamic_cast<G::SubLayerDeclContext *>(m)) {
         if (text(s->ID()).empty())
           continue;
-        decl->subLayers.push_back({text(s->ID()), loc(s->ID()), buildExpr(s->expr())});
+        decl->subLayers.push_back(
+            {text(s->ID()), loc(s->ID()), buildExpr(s->expr())});
       } else if (auto *f = dynamic_cast<G::ForwardDeclContext *>(m)) {
         if (decl->forward) {
           diags.error(loc(f), std::string(decl->kindName()) + " '" +
@@ -238,7 +242,8 @@ private:
       return stmt;
     }
     if (auto *r = dynamic_cast<G::ReturnStmtContext *>(ctx)) {
-      return Stmt{Stmt::Kind::Return, loc(r), {}, std::nullopt, buildExpr(r->expr())};
+      return Stmt{
+          Stmt::Kind::Return, loc(r), {}, std::nullopt, buildExpr(r->expr())};
     }
     return std::nullopt;
   }
@@ -305,7 +310,8 @@ private:
         setting.every = buildExpr(s->expr(1));
         if (sids.size() > 1 && text(sids[1]) != "epochs")
           diags.error(loc(sids[1]), "expected 'epochs' after the evaluation "
-                                    "interval, found '" + text(sids[1]) + "'");
+                                    "interval, found '" +
+                                        text(sids[1]) + "'");
       }
       decl.settings.push_back(std::move(setting));
     }
@@ -404,9 +410,9 @@ private:
       antlr4::Token *start = e->getStart();
       std::string name = start ? start->getText() : "";
       // Recovery can leave another token (`@` in `x @ @ w`) as the start.
-      if (!start || (start->getType() != G::ID && start->getType() != G::TRAIN &&
-                     start->getType() != G::NODE &&
-                     start->getType() != G::RELATION) ||
+      if (!start ||
+          (start->getType() != G::ID && start->getType() != G::TRAIN &&
+           start->getType() != G::NODE && start->getType() != G::RELATION) ||
           name.rfind("<missing", 0) == 0)
         name.clear();
       if (name.empty())
@@ -420,7 +426,8 @@ private:
       std::string member = text(e->ID());
       if (!base || member.empty())
         return nullptr;
-      return std::make_unique<MemberExpr>(l, std::move(base), member, loc(e->ID()));
+      return std::make_unique<MemberExpr>(l, std::move(base), member,
+                                          loc(e->ID()));
     }
     if (auto *e = dynamic_cast<G::CallExprContext *>(ctx)) {
       ExprPtr callee = buildExpr(e->expr());
@@ -444,7 +451,8 @@ private:
           indices.push_back(std::move(index));
       if (!base || indices.size() + 1 != parts.size())
         return nullptr;
-      return std::make_unique<IndexExpr>(l, std::move(base), std::move(indices));
+      return std::make_unique<IndexExpr>(l, std::move(base),
+                                         std::move(indices));
     }
     if (auto *e = dynamic_cast<G::ListExprContext *>(ctx)) {
       std::vector<ExprPtr> elements;
@@ -474,12 +482,23 @@ private:
       return nullptr;
     BinaryOp kind;
     switch (op->getType()) {
-    case G::PLUS: kind = BinaryOp::Add; break;
-    case G::MINUS: kind = BinaryOp::Sub; break;
-    case G::STAR: kind = BinaryOp::Mul; break;
-    case G::SLASH: kind = BinaryOp::Div; break;
-    case G::AT: kind = BinaryOp::MatMul; break;
-    default: return nullptr;
+    case G::PLUS:
+      kind = BinaryOp::Add;
+      break;
+    case G::MINUS:
+      kind = BinaryOp::Sub;
+      break;
+    case G::STAR:
+      kind = BinaryOp::Mul;
+      break;
+    case G::SLASH:
+      kind = BinaryOp::Div;
+      break;
+    case G::AT:
+      kind = BinaryOp::MatMul;
+      break;
+    default:
+      return nullptr;
     }
     return std::make_unique<BinaryExpr>(l, kind, std::move(lhs), std::move(rhs),
                                         loc(op));
@@ -536,7 +555,8 @@ bool screenTokens(std::vector<std::unique_ptr<antlr4::Token>> &tokens,
       // An unterminated string still stands for a string, so the parser does
       // not report the missing quote again as a syntax error.
       auto *writable = dynamic_cast<antlr4::WritableToken *>(token.get());
-      if (token->getType() != gnn_antlr::GnnLexer::UNTERMINATED_STRING || !writable)
+      if (token->getType() != gnn_antlr::GnnLexer::UNTERMINATED_STRING ||
+          !writable)
         continue;
       writable->setType(gnn_antlr::GnnLexer::STRING);
       writable->setText(token->getText() + "\"");
@@ -561,7 +581,8 @@ bool screenTokens(std::vector<std::unique_ptr<antlr4::Token>> &tokens,
     default:
       break;
     }
-    minusRun = token->getType() == gnn_antlr::GnnLexer::MINUS ? minusRun + 1 : 0;
+    minusRun =
+        token->getType() == gnn_antlr::GnnLexer::MINUS ? minusRun + 1 : 0;
     if (depth > kMaxNestingDepth || minusRun > kMaxNestingDepth) {
       diags.error(l, "nesting deeper than " + std::to_string(kMaxNestingDepth) +
                          " levels is not supported");

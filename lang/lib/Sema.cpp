@@ -111,7 +111,8 @@ void Sema::declareGlobals(const std::vector<Program *> &programs) {
     auto [it, inserted] = defined.emplace(name, loc);
     if (inserted)
       return true;
-    diags.error(loc, std::string("redefinition of ") + what + " '" + name + "'");
+    diags.error(loc,
+                std::string("redefinition of ") + what + " '" + name + "'");
     diags.note(it->second, "previous definition is here");
     return false;
   };
@@ -139,7 +140,8 @@ void Sema::checkDataset(const DatasetDecl &decl) {
   auto *call = dyn_cast<CallExpr>(decl.source.get());
   auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
   const Builtin *builtin =
-      callee ? lookupBuiltin(callee->name, BuiltinContext::DatasetSource) : nullptr;
+      callee ? lookupBuiltin(callee->name, BuiltinContext::DatasetSource)
+             : nullptr;
   if (!builtin) {
     if (decl.source)
       diags.error(decl.source->loc, "dataset '" + decl.name +
@@ -165,11 +167,11 @@ void Sema::checkDataset(const DatasetDecl &decl) {
       diags.note(it->second, "previous declaration is here");
     }
     if (!types.count(r.srcType))
-      diags.error(r.srcLoc, "unknown node type '" + r.srcType + "' in relation '" +
-                                r.name + "'");
+      diags.error(r.srcLoc, "unknown node type '" + r.srcType +
+                                "' in relation '" + r.name + "'");
     if (!types.count(r.dstType))
-      diags.error(r.dstLoc, "unknown node type '" + r.dstType + "' in relation '" +
-                                r.name + "'");
+      diags.error(r.dstLoc, "unknown node type '" + r.dstType +
+                                "' in relation '" + r.name + "'");
   }
 }
 
@@ -179,8 +181,10 @@ void Sema::checkDataset(const DatasetDecl &decl) {
 
 Type Sema::scalarTypeNamed(const std::string &name, SourceLoc loc) {
   static const std::map<std::string, TypeKind> kinds = {
-      {"int", TypeKind::Int},       {"float", TypeKind::Float},
-      {"bool", TypeKind::Bool},     {"string", TypeKind::String},
+      {"int", TypeKind::Int},
+      {"float", TypeKind::Float},
+      {"bool", TypeKind::Bool},
+      {"string", TypeKind::String},
       {"graph", TypeKind::Graph}};
   auto it = kinds.find(name);
   if (it != kinds.end())
@@ -188,8 +192,9 @@ Type Sema::scalarTypeNamed(const std::string &name, SourceLoc loc) {
   // A layer parameter choosing an aggregation: `aggr: reduce = mean`.
   if (name == "reduce")
     return Type::named(TypeKind::Symbol, "reduce");
-  diags.error(loc, withSuggestion("unknown type '" + name + "'", name,
-                     {"int", "float", "bool", "string", "graph", "reduce"}));
+  diags.error(loc, withSuggestion(
+                       "unknown type '" + name + "'", name,
+                       {"int", "float", "bool", "string", "graph", "reduce"}));
   return Type::error();
 }
 
@@ -205,7 +210,8 @@ Type Sema::resolveTypeRef(const TypeRef &ref, Scope &scope) {
       continue;
     }
     if (dim->isConstant() && dim->constantValue() <= 0) {
-      diags.error(d->loc, "tensor dimension must be positive, got " + dim->str());
+      diags.error(d->loc,
+                  "tensor dimension must be positive, got " + dim->str());
       ok = false;
       continue;
     }
@@ -241,15 +247,16 @@ bool Sema::bindArgs(const std::string &callee, SourceLoc loc,
     if (arg.name.empty()) {
       if (seenNamed) {
         diags.error(arg.value->loc, "positional argument after a named "
-                                    "argument in call to '" + callee + "'");
+                                    "argument in call to '" +
+                                        callee + "'");
         ok = false;
         continue;
       }
       if (position >= paramNames.size()) {
-        diags.error(arg.value->loc,
-                    "too many arguments to '" + callee + "': expected at most " +
-                        std::to_string(paramNames.size()) + ", got " +
-                        std::to_string(args.size()));
+        diags.error(arg.value->loc, "too many arguments to '" + callee +
+                                        "': expected at most " +
+                                        std::to_string(paramNames.size()) +
+                                        ", got " + std::to_string(args.size()));
         return false;
       }
       bound[position++] = arg.value.get();
@@ -258,8 +265,10 @@ bool Sema::bindArgs(const std::string &callee, SourceLoc loc,
     seenNamed = true;
     auto it = std::find(paramNames.begin(), paramNames.end(), arg.name);
     if (it == paramNames.end()) {
-      diags.error(arg.nameLoc, withSuggestion("'" + callee + "' has no parameter named '" + arg.name + "'", arg.name,
-                         paramNames));
+      diags.error(arg.nameLoc,
+                  withSuggestion("'" + callee + "' has no parameter named '" +
+                                     arg.name + "'",
+                                 arg.name, paramNames));
       ok = false;
       continue;
     }
@@ -322,7 +331,8 @@ ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
 
   for (const FormalParam &p : decl.params) {
     declare(p.name, p.loc);
-    Type type = p.type ? resolveTypeRef(*p.type, scope) : Type::scalar(TypeKind::Int);
+    Type type =
+        p.type ? resolveTypeRef(*p.type, scope) : Type::scalar(TypeKind::Int);
     if (p.defaultValue) {
       Type def = checkExpr(p.defaultValue.get(), scope);
       if (!p.type && !def.isError())
@@ -330,14 +340,16 @@ ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
                        isBuiltinSymbol(def.name, SymbolCategory::Reduce)
                    ? Type::named(TypeKind::Symbol, "reduce")
                    : Type::scalar(def.kind);
-      bool compatible = def.isError() || type.isError() || isAssignable(type, def);
+      bool compatible =
+          def.isError() || type.isError() || isAssignable(type, def);
       if (!compatible)
         diags.error(p.defaultValue->loc, "default value of '" + p.name +
                                              "' has type " + def.str() +
                                              ", expected " + type.str());
     }
     if (type.kind == TypeKind::Tensor || type.kind == TypeKind::Graph) {
-      diags.error(p.loc, std::string(decl.kindName()) + " parameter '" + p.name +
+      diags.error(p.loc, std::string(decl.kindName()) + " parameter '" +
+                             p.name +
                              "' must be an int, float, bool or string; tensors "
                              "and graphs are forward arguments");
       type = Type::error();
@@ -351,8 +363,9 @@ ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
     declare(w.name, w.loc);
     Type type = resolveTypeRef(w.type, scope);
     if (!type.isError() && !type.isTensor()) {
-      diags.error(w.type.loc, "parameter '" + w.name +
-                                  "' must have a tensor type such as [in, out]");
+      diags.error(w.type.loc,
+                  "parameter '" + w.name +
+                      "' must have a tensor type such as [in, out]");
       type = Type::error();
     }
     info.weightTypes[w.name] = type;
@@ -361,20 +374,22 @@ ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
     const Expr *init = w.init.get();
     if (auto *name = dyn_cast<NameExpr>(init)) {
       if (!isBuiltinSymbol(name->name, SymbolCategory::Initializer))
-        diags.error(init->loc, "unknown initializer '" + name->name +
-                                   "'; expected " +
-                                   builtinSymbolList(SymbolCategory::Initializer) +
-                                   ", uniform(...), normal(...) or constant(...)");
+        diags.error(init->loc,
+                    "unknown initializer '" + name->name + "'; expected " +
+                        builtinSymbolList(SymbolCategory::Initializer) +
+                        ", uniform(...), normal(...) or constant(...)");
     } else if (auto *call = dyn_cast<CallExpr>(const_cast<Expr *>(init))) {
       auto *callee = dyn_cast<NameExpr>(call->callee.get());
       const Builtin *b =
-          callee ? lookupBuiltin(callee->name, BuiltinContext::Initializer) : nullptr;
+          callee ? lookupBuiltin(callee->name, BuiltinContext::Initializer)
+                 : nullptr;
       if (b)
         checkBuiltinCall(call, *b, scope);
       else
-        diags.error(init->loc, "unknown initializer; expected " +
-                                   builtinSymbolList(SymbolCategory::Initializer) +
-                                   ", uniform(...), normal(...) or constant(...)");
+        diags.error(init->loc,
+                    "unknown initializer; expected " +
+                        builtinSymbolList(SymbolCategory::Initializer) +
+                        ", uniform(...), normal(...) or constant(...)");
     } else {
       diags.error(init->loc, "initializer of '" + w.name +
                                  "' must be a name such as glorot or a call "
@@ -404,7 +419,8 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
   if (!decl.value)
     return; // Its syntax error was reported.
   auto *call = dyn_cast<CallExpr>(decl.value.get());
-  const ModuleDecl *layer = call ? lookupModuleName(call->callee.get()) : nullptr;
+  const ModuleDecl *layer =
+      call ? lookupModuleName(call->callee.get()) : nullptr;
   if (!layer) {
     if (call && call->callee) {
       // Name the missing layer precisely.
@@ -412,8 +428,9 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
         std::vector<std::string> names;
         for (const auto &[n, m] : result.modules)
           names.push_back(n);
-        diags.error(name->loc, withSuggestion("unknown layer '" + name->name + "'", name->name,
-                           names));
+        diags.error(name->loc,
+                    withSuggestion("unknown layer '" + name->name + "'",
+                                   name->name, names));
         return;
       }
       // `nn.Missing(...)`: checking the callee names the missing layer.
@@ -446,7 +463,8 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
     const Type &expected = callee.paramTypes[i];
     if (!sub.args[i]) {
       sub.args[i] = p.defaultValue.get();
-      if (expected.kind == TypeKind::Int && sub.args[i] && sub.args[i]->type.intValue)
+      if (expected.kind == TypeKind::Int && sub.args[i] &&
+          sub.args[i]->type.intValue)
         sub.dimBindings[p.name] = *sub.args[i]->type.intValue;
       continue;
     }
@@ -457,16 +475,17 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
     }
     if (!isAssignable(expected, actual)) {
       argsOk = false;
-      diags.error(sub.args[i]->loc, "argument '" + p.name + "' of '" + layer->name +
-                                        "' expects " + expected.str() + ", got " +
-                                        actual.str());
+      diags.error(sub.args[i]->loc,
+                  "argument '" + p.name + "' of '" + layer->name +
+                      "' expects " + expected.str() + ", got " + actual.str());
       continue;
     }
     if (expected.kind == TypeKind::Int && actual.intValue) {
-      if (actual.intValue->isConstant() && actual.intValue->constantValue() <= 0)
-        diags.error(sub.args[i]->loc, "argument '" + p.name + "' of '" +
-                                          layer->name + "' must be positive, got " +
-                                          actual.intValue->str());
+      if (actual.intValue->isConstant() &&
+          actual.intValue->constantValue() <= 0)
+        diags.error(sub.args[i]->loc,
+                    "argument '" + p.name + "' of '" + layer->name +
+                        "' must be positive, got " + actual.intValue->str());
       sub.dimBindings[p.name] = *actual.intValue;
     }
   }
@@ -502,8 +521,8 @@ void Sema::checkForward(ModuleInfo &info, Scope &scope) {
       info.freeSymbols.insert(cols);
       type = Type::tensor({Dim::symbol(rows), Dim::symbol(cols)});
     } else {
-      diags.error(p.loc, "forward parameter '" + p.name +
-                             "' of layer '" + decl.name +
+      diags.error(p.loc, "forward parameter '" + p.name + "' of layer '" +
+                             decl.name +
                              "' needs a type, such as graph or [N, in]");
       type = Type::error();
     }
@@ -541,14 +560,15 @@ void Sema::checkForward(ModuleInfo &info, Scope &scope) {
       returned = true;
       if (declared && !declared->isError() && !value.isError()) {
         if (!value.isTensor() || value.rank() != declared->rank()) {
-          diags.error(stmt.value->loc, "forward of '" + decl.name + "' returns " +
-                                           show(value, scope) + ", declared " +
+          diags.error(stmt.value->loc, "forward of '" + decl.name +
+                                           "' returns " + show(value, scope) +
+                                           ", declared " +
                                            show(*declared, scope));
         } else {
           for (size_t d = 0; d < value.rank(); ++d)
             unifyOrError(value.shape[d], declared->shape[d], stmt.value->loc,
-                         "dimension " + std::to_string(d) + " of the result of '" +
-                             decl.name + "'",
+                         "dimension " + std::to_string(d) +
+                             " of the result of '" + decl.name + "'",
                          scope);
         }
       }
@@ -561,11 +581,13 @@ void Sema::checkForward(ModuleInfo &info, Scope &scope) {
           value.rank() == annotated.rank()) {
         for (size_t d = 0; d < value.rank(); ++d)
           unifyOrError(value.shape[d], annotated.shape[d], stmt.value->loc,
-                       "dimension " + std::to_string(d) + " of '" + stmt.name + "'",
+                       "dimension " + std::to_string(d) + " of '" + stmt.name +
+                           "'",
                        scope);
       } else if (!annotated.isError()) {
         diags.error(stmt.value->loc, "'" + stmt.name + "' is declared " +
-                                         show(annotated, scope) + " but its value is " +
+                                         show(annotated, scope) +
+                                         " but its value is " +
                                          show(value, scope));
       }
     }
@@ -579,7 +601,8 @@ void Sema::checkForward(ModuleInfo &info, Scope &scope) {
       scope.graphs.push_back(stmt.name);
   }
   if (!returned)
-    diags.error(fwd.loc, "forward of '" + decl.name + "' does not return a value");
+    diags.error(fwd.loc,
+                "forward of '" + decl.name + "' does not return a value");
 
   // Publish shapes with every inferred symbol substituted.
   for (Expr *e : scope.typedExprs)
@@ -606,11 +629,12 @@ void Sema::checkTrain(const TrainDecl &decl) {
     for (const auto &[n, m] : result.modules)
       if (m->isModel)
         names.push_back(n);
-    diags.error(decl.modelLoc, withSuggestion("unknown model '" + decl.model + "'", decl.model,
-                       names));
+    diags.error(decl.modelLoc,
+                withSuggestion("unknown model '" + decl.model + "'", decl.model,
+                               names));
   } else if (!mit->second->isModel) {
-    diags.error(decl.modelLoc, "'" + decl.model +
-                                   "' is a layer; train needs a model");
+    diags.error(decl.modelLoc,
+                "'" + decl.model + "' is a layer; train needs a model");
     noteDefinition(mit->second);
   } else {
     info.model = mit->second;
@@ -620,8 +644,9 @@ void Sema::checkTrain(const TrainDecl &decl) {
     std::vector<std::string> names;
     for (const auto &[n, d] : result.datasets)
       names.push_back(n);
-    diags.error(decl.datasetLoc, withSuggestion("unknown dataset '" + decl.dataset + "'", decl.dataset,
-                       names));
+    diags.error(decl.datasetLoc,
+                withSuggestion("unknown dataset '" + decl.dataset + "'",
+                               decl.dataset, names));
   } else {
     info.dataset = dit->second;
   }
@@ -639,17 +664,18 @@ void Sema::checkTrain(const TrainDecl &decl) {
         }
         Type actual = checkExpr(const_cast<Expr *>(info.modelArgs[i]), scope);
         const Type &expected = model.paramTypes[i];
-        bool compatible =
-            actual.isError() || expected.isError() || isAssignable(expected, actual);
+        bool compatible = actual.isError() || expected.isError() ||
+                          isAssignable(expected, actual);
         if (!compatible)
           diags.error(info.modelArgs[i]->loc,
-                      "argument '" + params[i].name + "' of '" + info.model->name +
-                          "' expects " + expected.str() + ", got " + actual.str());
+                      "argument '" + params[i].name + "' of '" +
+                          info.model->name + "' expects " + expected.str() +
+                          ", got " + actual.str());
         else if (expected.kind == TypeKind::Int && actual.intValue &&
                  !actual.intValue->isConstant())
           diags.error(info.modelArgs[i]->loc,
-                      "argument '" + params[i].name + "' of '" + info.model->name +
-                          "' must be a constant integer");
+                      "argument '" + params[i].name + "' of '" +
+                          info.model->name + "' must be a constant integer");
       }
     }
   }
@@ -668,19 +694,21 @@ void Sema::checkTrain(const TrainDecl &decl) {
 
 void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
   static const std::vector<std::string> keys = {
-      "partition", "batches",  "loss", "optimizer", "epochs",
+      "partition", "batches",    "loss", "optimizer",  "epochs",
       "evaluate",  "checkpoint", "seed", "aggregation"};
   const std::string &key = setting.key;
   Expr *value = setting.value.get();
   Scope scope;
   if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-    diags.error(setting.loc, withSuggestion("unknown train setting '" + key + "'", key,
-                       keys));
+    diags.error(
+        setting.loc,
+        withSuggestion("unknown train setting '" + key + "'", key, keys));
     return;
   }
   if (setting.every && key != "evaluate" && key != "checkpoint")
     diags.error(setting.every->loc, "'every' applies only to evaluate and "
-                                    "checkpoint, not to '" + key + "'");
+                                    "checkpoint, not to '" +
+                                        key + "'");
   if (setting.every) {
     auto *n = dyn_cast<IntExpr>(setting.every.get());
     if (!n || n->value <= 0)
@@ -695,7 +723,8 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
     CallExpr *call = dyn_cast<CallExpr>(value);
     if (auto *n = dyn_cast<NameExpr>(call ? call->callee.get() : value))
       name = n->name;
-    if (std::find(functions.begin(), functions.end(), name) == functions.end()) {
+    if (std::find(functions.begin(), functions.end(), name) ==
+        functions.end()) {
       std::string list;
       for (size_t i = 0; i < functions.size(); ++i)
         list += (i ? ", " : "") + functions[i] + "(...)";
@@ -723,14 +752,16 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
   } else if (key == "aggregation") {
     auto *n = dyn_cast<NameExpr>(value);
     if (!n || !isBuiltinSymbol(n->name, SymbolCategory::Aggregation))
-      diags.error(value->loc, "unknown aggregation mode; expected " +
-                                  builtinSymbolList(SymbolCategory::Aggregation));
+      diags.error(value->loc,
+                  "unknown aggregation mode; expected " +
+                      builtinSymbolList(SymbolCategory::Aggregation));
   } else if (key == "epochs" || key == "seed") {
     auto *n = dyn_cast<IntExpr>(value);
     if (!n || n->value < (key == "epochs" ? 1 : 0))
-      diags.error(value->loc, "'" + key + "' must be a " +
-                                  (key == "epochs" ? "positive" : "non-negative") +
-                                  " integer");
+      diags.error(value->loc,
+                  "'" + key + "' must be a " +
+                      (key == "epochs" ? "positive" : "non-negative") +
+                      " integer");
   } else if (key == "evaluate") {
     std::vector<const Expr *> splits;
     if (auto *list = dyn_cast<ListExpr>(value)) {

@@ -87,12 +87,13 @@ std::optional<Dim> Sema::resolveDim(Expr *expr, Scope &scope) {
     }
   }
   if (auto *b = dyn_cast<BinaryExpr>(expr)) {
-    if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul) {
+    if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub ||
+        b->op == BinaryOp::Mul) {
       std::optional<Dim> l = resolveDim(b->lhs.get(), scope);
       std::optional<Dim> r = resolveDim(b->rhs.get(), scope);
       if (!l || !r)
         return std::nullopt;
-      Dim d = b->op == BinaryOp::Add ? *l + *r
+      Dim d = b->op == BinaryOp::Add   ? *l + *r
               : b->op == BinaryOp::Sub ? *l - *r
                                        : *l * *r;
       b->type = Type::scalar(TypeKind::Int);
@@ -106,7 +107,8 @@ std::optional<Dim> Sema::resolveDim(Expr *expr, Scope &scope) {
   if (isInt(t) && t.intValue)
     return t.intValue;
   diags.error(expr->loc, "tensor dimension must be an integer expression, "
-                         "found " + t.str());
+                         "found " +
+                             t.str());
   return std::nullopt;
 }
 
@@ -149,12 +151,14 @@ Type Sema::checkExpr(Expr *expr, Scope &scope) {
       checkExpr(i.get(), scope);
     if (base.isError())
       break;
-    auto *lit = index->indices.size() == 1 ? dyn_cast<IntExpr>(index->indices[0].get())
-                                           : nullptr;
+    auto *lit = index->indices.size() == 1
+                    ? dyn_cast<IntExpr>(index->indices[0].get())
+                    : nullptr;
     if (base.kind != TypeKind::Graph || !base.graph || !base.graph->isLayered) {
-      diags.error(index->loc, "only a model's graph can be indexed (g[i] is the "
-                              "block of layer i); " + base.str() +
-                                  " cannot be indexed");
+      diags.error(index->loc,
+                  "only a model's graph can be indexed (g[i] is the "
+                  "block of layer i); " +
+                      base.str() + " cannot be indexed");
       break;
     }
     if (!lit || lit->value < 0) {
@@ -222,13 +226,14 @@ Type Sema::checkName(NameExpr *expr, Scope &scope) {
   if (auto it = scope.locals.find(name); it != scope.locals.end())
     return it->second;
   if (ModuleInfo *m = scope.module) {
-    for (size_t i = 0; i < m->decl->params.size() && i < m->paramTypes.size(); ++i)
+    for (size_t i = 0; i < m->decl->params.size() && i < m->paramTypes.size();
+         ++i)
       if (m->decl->params[i].name == name)
         return m->paramTypes[i];
     if (auto it = m->weightTypes.find(name); it != m->weightTypes.end()) {
       if (!scope.inForward) {
-        diags.error(expr->loc, "parameter '" + name +
-                                   "' can only be used inside forward");
+        diags.error(expr->loc,
+                    "parameter '" + name + "' can only be used inside forward");
         return Type::error();
       }
       return it->second;
@@ -241,16 +246,16 @@ Type Sema::checkName(NameExpr *expr, Scope &scope) {
   if (result.modules.count(name))
     return Type::named(TypeKind::Function, name);
   for (SymbolCategory c :
-       {SymbolCategory::Reduce, SymbolCategory::Side, SymbolCategory::Initializer,
-        SymbolCategory::Split, SymbolCategory::Balance, SymbolCategory::Batches,
-        SymbolCategory::Loss, SymbolCategory::Aggregation,
-        SymbolCategory::Generator})
+       {SymbolCategory::Reduce, SymbolCategory::Side,
+        SymbolCategory::Initializer, SymbolCategory::Split,
+        SymbolCategory::Balance, SymbolCategory::Batches, SymbolCategory::Loss,
+        SymbolCategory::Aggregation, SymbolCategory::Generator})
     if (isBuiltinSymbol(name, c))
       return Type::named(TypeKind::Symbol, name);
   if (lookupBuiltin(name, BuiltinContext::Forward))
     return Type::named(TypeKind::Function, name);
-  diags.error(expr->loc, withSuggestion("use of undeclared name '" + name + "'", name,
-                     visibleNames(scope)));
+  diags.error(expr->loc, withSuggestion("use of undeclared name '" + name + "'",
+                                        name, visibleNames(scope)));
   return Type::error();
 }
 
@@ -262,8 +267,8 @@ Type Sema::checkMember(MemberExpr *expr, Scope &scope) {
         !scope.locals.count(base->name)) {
       if (result.modules.count(expr->member))
         return Type::named(TypeKind::Function, expr->member);
-      diags.error(expr->memberLoc, "module '" + base->name + "' has no layer '" +
-                                       expr->member + "'");
+      diags.error(expr->memberLoc, "module '" + base->name +
+                                       "' has no layer '" + expr->member + "'");
       return Type::error();
     }
   }
@@ -271,11 +276,12 @@ Type Sema::checkMember(MemberExpr *expr, Scope &scope) {
   if (base.isError())
     return base;
   if (base.kind == TypeKind::Dataset) {
-    static const std::vector<std::string> attrs = {"features", "classes", "nodes"};
+    static const std::vector<std::string> attrs = {"features", "classes",
+                                                   "nodes"};
     if (std::find(attrs.begin(), attrs.end(), expr->member) == attrs.end()) {
-      diags.error(expr->memberLoc, "dataset '" + base.name + "' has no attribute '" +
-                                       expr->member +
-                                       "'; expected features, classes or nodes");
+      diags.error(expr->memberLoc,
+                  "dataset '" + base.name + "' has no attribute '" +
+                      expr->member + "'; expected features, classes or nodes");
       return Type::error();
     }
     Type t = Type::scalar(TypeKind::Int);
@@ -298,13 +304,13 @@ Type Sema::checkMember(MemberExpr *expr, Scope &scope) {
     }
     return t;
   }
-  diags.error(expr->memberLoc, "cannot access '" + expr->member + "' of " +
-                                   base.str());
+  diags.error(expr->memberLoc,
+              "cannot access '" + expr->member + "' of " + base.str());
   return Type::error();
 }
 
-Type Sema::broadcast(const Type &a, const Type &b, SourceLoc loc, const char *what,
-                     Scope &scope) {
+Type Sema::broadcast(const Type &a, const Type &b, SourceLoc loc,
+                     const char *what, Scope &scope) {
   if (a.isError() || b.isError())
     return Type::error();
   if (!a.isNumeric() || !b.isNumeric()) {
@@ -335,7 +341,8 @@ Type Sema::broadcast(const Type &a, const Type &b, SourceLoc loc, const char *wh
     } else {
       diags.error(loc, std::string("cannot ") + what + " " + show(a, scope) +
                            " and " + show(b, scope) + ": dimension " +
-                           show(*da, scope) + " does not match " + show(*db, scope));
+                           show(*da, scope) + " does not match " +
+                           show(*db, scope));
       return Type::error();
     }
   }
@@ -350,8 +357,8 @@ Type Sema::checkBinary(BinaryExpr *expr, Scope &scope) {
   if (expr->op == BinaryOp::MatMul) {
     if (!l.isTensor() || !r.isTensor() || l.rank() < 1 || r.rank() != 2) {
       diags.error(expr->opLoc, "'@' multiplies a [.., K] tensor by a [K, N] "
-                               "matrix, got " + show(l, scope) + " @ " +
-                                   show(r, scope));
+                               "matrix, got " +
+                                   show(l, scope) + " @ " + show(r, scope));
       return Type::error();
     }
     if (!scope.unifier.unify(l.shape.back(), r.shape[0])) {
@@ -369,9 +376,15 @@ Type Sema::checkBinary(BinaryExpr *expr, Scope &scope) {
   // Integer arithmetic stays symbolic so it can size tensors: `heads * out`.
   if (isInt(t) && l.intValue && r.intValue) {
     switch (expr->op) {
-    case BinaryOp::Add: t.intValue = *l.intValue + *r.intValue; break;
-    case BinaryOp::Sub: t.intValue = *l.intValue - *r.intValue; break;
-    case BinaryOp::Mul: t.intValue = *l.intValue * *r.intValue; break;
+    case BinaryOp::Add:
+      t.intValue = *l.intValue + *r.intValue;
+      break;
+    case BinaryOp::Sub:
+      t.intValue = *l.intValue - *r.intValue;
+      break;
+    case BinaryOp::Mul:
+      t.intValue = *l.intValue * *r.intValue;
+      break;
     case BinaryOp::Div:
       if (l.intValue->isConstant() && r.intValue->isConstant() &&
           r.intValue->constantValue() != 0 &&
@@ -381,7 +394,8 @@ Type Sema::checkBinary(BinaryExpr *expr, Scope &scope) {
       else
         t = Type::scalar(TypeKind::Float);
       break;
-    default: break;
+    default:
+      break;
     }
   }
   if (t.kind == TypeKind::Float && l.floatValue && r.floatValue) {
@@ -399,15 +413,18 @@ Type Sema::checkCall(CallExpr *expr, Scope &scope) {
   Expr *callee = expr->callee.get();
   if (auto *n = dyn_cast<NameExpr>(callee)) {
     // Locals and members shadow builtins; a sub-layer is called by name.
-    bool shadowed = scope.locals.count(n->name) ||
-                    (scope.module && (scope.module->weightTypes.count(n->name) ||
-                                      scope.module->subLayers.count(n->name)));
-    if (scope.module && scope.module->subLayers.count(n->name) && scope.inForward)
+    bool shadowed =
+        scope.locals.count(n->name) ||
+        (scope.module && (scope.module->weightTypes.count(n->name) ||
+                          scope.module->subLayers.count(n->name)));
+    if (scope.module && scope.module->subLayers.count(n->name) &&
+        scope.inForward)
       return checkLayerCall(expr, n->name, scope);
     if (!shadowed) {
       if (const Builtin *b = lookupBuiltin(n->name, BuiltinContext::Forward)) {
         if (!scope.inForward) {
-          diags.error(n->loc, "'" + n->name + "' can only be called inside forward");
+          diags.error(n->loc,
+                      "'" + n->name + "' can only be called inside forward");
           return Type::error();
         }
         return checkBuiltinCall(expr, *b, scope);
@@ -427,7 +444,8 @@ Type Sema::checkCall(CallExpr *expr, Scope &scope) {
   return Type::error();
 }
 
-Type Sema::checkLayerCall(CallExpr *expr, const std::string &member, Scope &scope) {
+Type Sema::checkLayerCall(CallExpr *expr, const std::string &member,
+                          Scope &scope) {
   const SubLayerInfo &sub = scope.module->subLayers[member];
   const ModuleDecl *layer = sub.layer;
   if (!layer || !layer->forward)
@@ -450,7 +468,8 @@ Type Sema::checkLayerCall(CallExpr *expr, const std::string &member, Scope &scop
     bindings[s] = Dim::symbol(fresh);
   }
   std::vector<Type> actuals(args.size());
-  for (size_t i = 0; i < args.size() && i < callee.forwardParamTypes.size(); ++i) {
+  for (size_t i = 0; i < args.size() && i < callee.forwardParamTypes.size();
+       ++i) {
     if (!args[i])
       continue;
     actuals[i] = checkExpr(const_cast<Expr *>(args[i]), scope);
@@ -468,15 +487,18 @@ Type Sema::checkLayerCall(CallExpr *expr, const std::string &member, Scope &scop
     }
   }
   bool ok = true;
-  for (size_t i = 0; i < args.size() && i < callee.forwardParamTypes.size(); ++i) {
-    if (!args[i] || actuals[i].isError() || callee.forwardParamTypes[i].isError())
+  for (size_t i = 0; i < args.size() && i < callee.forwardParamTypes.size();
+       ++i) {
+    if (!args[i] || actuals[i].isError() ||
+        callee.forwardParamTypes[i].isError())
       continue;
     const Type &formal = callee.forwardParamTypes[i];
     const Type &actual = actuals[i];
     std::string what = "argument '" + fwd.params[i].name + "' of " + member;
     if (formal.kind == TypeKind::Graph) {
       if (actual.kind != TypeKind::Graph) {
-        diags.error(args[i]->loc, what + " expects a graph, got " + show(actual, scope));
+        diags.error(args[i]->loc,
+                    what + " expects a graph, got " + show(actual, scope));
         ok = false;
       }
       continue;
@@ -494,8 +516,9 @@ Type Sema::checkLayerCall(CallExpr *expr, const std::string &member, Scope &scop
       for (size_t d = 0; d < formal.rank(); ++d) {
         Dim expected = formal.shape[d].substitute(bindings);
         if (!scope.unifier.unify(actual.shape[d], expected)) {
-          diags.error(args[i]->loc, what + " has dimension " + std::to_string(d) +
-                                        " = " + show(actual.shape[d], scope) +
+          diags.error(args[i]->loc, what + " has dimension " +
+                                        std::to_string(d) + " = " +
+                                        show(actual.shape[d], scope) +
                                         ", expected " + show(expected, scope));
           ok = false;
           break;
@@ -521,7 +544,8 @@ Type Sema::checkLayerCall(CallExpr *expr, const std::string &member, Scope &scop
 }
 
 bool Sema::expectSymbol(const Expr *expr, SymbolCategory category,
-                        const char *paramName, const char *callee, Scope &scope) {
+                        const char *paramName, const char *callee,
+                        Scope &scope) {
   auto *n = dyn_cast<NameExpr>(expr);
   if (n && isBuiltinSymbol(n->name, category))
     return true;
@@ -538,7 +562,8 @@ bool Sema::expectSymbol(const Expr *expr, SymbolCategory category,
   return false;
 }
 
-Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope) {
+Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
+                            Scope &scope) {
   std::vector<std::string> names;
   std::vector<bool> required;
   for (const BuiltinParam &p : builtin.params) {
@@ -576,13 +601,16 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
     if (!arg)
       continue;
     const BuiltinParam &p = builtin.params[i];
-    std::string what = std::string("'") + p.name + "' of '" + builtin.name + "'";
+    std::string what =
+        std::string("'") + p.name + "' of '" + builtin.name + "'";
     switch (p.kind) {
     case ParamKind::Reduce:
-      ok &= expectSymbol(arg, SymbolCategory::Reduce, p.name, builtin.name, scope);
+      ok &= expectSymbol(arg, SymbolCategory::Reduce, p.name, builtin.name,
+                         scope);
       continue;
     case ParamKind::Side:
-      ok &= expectSymbol(arg, SymbolCategory::Side, p.name, builtin.name, scope);
+      ok &=
+          expectSymbol(arg, SymbolCategory::Side, p.name, builtin.name, scope);
       continue;
     default:
       break;
@@ -594,7 +622,8 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
       continue;
     }
     auto mismatch = [&](const char *expected) {
-      diags.error(arg->loc, what + " expects " + expected + ", got " + show(t, scope));
+      diags.error(arg->loc,
+                  what + " expects " + expected + ", got " + show(t, scope));
       ok = false;
     };
     switch (p.kind) {
@@ -607,7 +636,8 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
         mismatch("a tensor");
       break;
     case ParamKind::TensorList:
-      if (t.kind != TypeKind::List || !t.listElement || !t.listElement->isTensor())
+      if (t.kind != TypeKind::List || !t.listElement ||
+          !t.listElement->isTensor())
         mismatch("a list of tensors");
       break;
     case ParamKind::Int:
@@ -640,7 +670,9 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
     return Type::named(TypeKind::Symbol, builtin.name);
 
   const std::string name = builtin.name;
-  auto graphOf = [&](size_t i) -> const GraphShape & { return *types[i].graph; };
+  auto graphOf = [&](size_t i) -> const GraphShape & {
+    return *types[i].graph;
+  };
   auto argLoc = [&](size_t i) { return call.args[i]->loc; };
   auto sideOf = [&](size_t i, const char *dflt) {
     auto *n = call.args[i] ? dyn_cast<NameExpr>(call.args[i]) : nullptr;
@@ -649,11 +681,12 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
   auto needRows = [&](size_t i) {
     if (types[i].isTensor() && types[i].rank() >= 1)
       return true;
-    diags.error(argLoc(i), std::string("'") + builtin.params[i].name + "' of '" +
-                               name + "' must be a tensor with one row per " +
-                               (name == "scatter" || name == "edge_softmax" ? "edge"
-                                                                            : "node") +
-                               ", got " + show(types[i], scope));
+    diags.error(
+        argLoc(i),
+        std::string("'") + builtin.params[i].name + "' of '" + name +
+            "' must be a tensor with one row per " +
+            (name == "scatter" || name == "edge_softmax" ? "edge" : "node") +
+            ", got " + show(types[i], scope));
     return false;
   };
   auto withRows = [](const Type &t, const Dim &rows) {
@@ -661,7 +694,8 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
     r.shape[0] = rows;
     return r;
   };
-  auto axisOf = [&](size_t i, int64_t rank, int64_t dflt) -> std::optional<int64_t> {
+  auto axisOf = [&](size_t i, int64_t rank,
+                    int64_t dflt) -> std::optional<int64_t> {
     int64_t axis = dflt;
     if (call.args[i]) {
       const Type &t = types[i];
@@ -673,8 +707,9 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
     }
     if (axis < -rank || axis >= rank) {
       diags.error(call.args[i] ? argLoc(i) : expr->loc,
-                  "axis " + std::to_string(axis) + " is out of range for a rank-" +
-                      std::to_string(rank) + " tensor");
+                  "axis " + std::to_string(axis) +
+                      " is out of range for a rank-" + std::to_string(rank) +
+                      " tensor");
       return std::nullopt;
     }
     return axis < 0 ? axis + rank : axis;
@@ -694,8 +729,8 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
                                    show(w, scope));
         return Type::error();
       }
-      unifyOrError(w.shape[0], g.edges, argLoc(3), "row count of the edge weight",
-                   scope);
+      unifyOrError(w.shape[0], g.edges, argLoc(3),
+                   "row count of the edge weight", scope);
       for (size_t d = 1; d < w.rank(); ++d)
         if (!(w.shape[d].isConstant() && w.shape[d].constantValue() == 1))
           unifyOrError(w.shape[d], types[1].shape[d], argLoc(3),
@@ -725,7 +760,8 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
   }
   if (name == "degree") {
     const GraphShape &g = graphOf(0);
-    return Type::tensor({sideOf(1, "dst") == "src" ? g.src : g.dst, Dim::constant(1)});
+    return Type::tensor(
+        {sideOf(1, "dst") == "src" ? g.src : g.dst, Dim::constant(1)});
   }
   if (name == "dst") {
     if (!needRows(1))
@@ -792,18 +828,18 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
     for (size_t i = 1; i < list->elements.size(); ++i) {
       const Type &e = list->elements[i]->type;
       if (e.rank() != first.rank()) {
-        diags.error(list->elements[i]->loc, "concat operands differ in rank: " +
-                                                show(first, scope) + " and " +
-                                                show(e, scope));
+        diags.error(list->elements[i]->loc,
+                    "concat operands differ in rank: " + show(first, scope) +
+                        " and " + show(e, scope));
         return Type::error();
       }
       for (size_t d = 0; d < e.rank(); ++d) {
         if (static_cast<int64_t>(d) == *axis)
           t.shape[d] = t.shape[d] + e.shape[d];
         else
-          unifyOrError(e.shape[d], first.shape[d], list->elements[i]->loc,
-                       "dimension " + std::to_string(d) + " of a concat operand",
-                       scope);
+          unifyOrError(
+              e.shape[d], first.shape[d], list->elements[i]->loc,
+              "dimension " + std::to_string(d) + " of a concat operand", scope);
       }
     }
     return t;
@@ -829,7 +865,8 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope
     if (inferRows && x.rank() >= 1) {
       if (scope.unifier.resolve(product(shape, 1)) !=
           scope.unifier.resolve(product(x.shape, 1))) {
-        diags.error(argLoc(1), "reshape keeps " + show(product(x.shape, 1), scope) +
+        diags.error(argLoc(1), "reshape keeps " +
+                                   show(product(x.shape, 1), scope) +
                                    " elements per row, but the new shape has " +
                                    show(product(shape, 1), scope));
         return Type::error();

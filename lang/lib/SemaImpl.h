@@ -16,7 +16,9 @@ namespace gnn::lang {
 class Unifier {
 public:
   void addFlexible(const std::string &name) { flexible.insert(name); }
-  bool isFlexible(const std::string &name) const { return flexible.count(name); }
+  bool isFlexible(const std::string &name) const {
+    return flexible.count(name);
+  }
   Dim resolve(const Dim &dim) const;
   Type resolve(const Type &type) const;
   /// Makes `a` and `b` equal by binding a free symbol, or returns false.

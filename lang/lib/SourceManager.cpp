@@ -49,7 +49,8 @@ uint32_t SourceManager::addBuffer(std::string name, std::string text) {
 
 const std::string &SourceManager::name(uint32_t fileId) const {
   static const std::string unknown = "<unknown>";
-  return fileId == 0 || fileId > files.size() ? unknown : files[fileId - 1].name;
+  return fileId == 0 || fileId > files.size() ? unknown
+                                              : files[fileId - 1].name;
 }
 
 const std::string &SourceManager::text(uint32_t fileId) const {

@@ -144,7 +144,8 @@ std::string Type::str() const {
     return s;
   }
   case TypeKind::List:
-    return "list[" + (listElement ? listElement->str() : std::string("?")) + "]";
+    return "list[" + (listElement ? listElement->str() : std::string("?")) +
+           "]";
   case TypeKind::Dataset:
     return "dataset " + name;
   case TypeKind::Module:

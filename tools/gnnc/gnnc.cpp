@@ -13,9 +13,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <iostream>
@@ -23,8 +23,8 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .gnn file>"),
-                                      cl::Required);
+static cl::opt<std::string>
+    inputFile(cl::Positional, cl::desc("<input .gnn file>"), cl::Required);
 enum class EmitKind { AST, MLIR };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("Stage to print"), cl::init(EmitKind::MLIR),
@@ -35,10 +35,11 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check expected-error/-warning/-note comments in the input"));
-static cl::list<std::string> importPaths(
-    "I", cl::desc("Add a directory to the import search path"), cl::Prefix);
-static cl::opt<bool> noDebugLocs("no-locs",
-                                 cl::desc("Print MLIR without source locations"));
+static cl::list<std::string>
+    importPaths("I", cl::desc("Add a directory to the import search path"),
+                cl::Prefix);
+static cl::opt<bool>
+    noDebugLocs("no-locs", cl::desc("Print MLIR without source locations"));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);

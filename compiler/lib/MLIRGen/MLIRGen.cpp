@@ -48,8 +48,8 @@ struct Env {
 class Generator {
 public:
   Generator(mlir::MLIRContext &context, Compilation &compilation)
-      : context(context), compilation(compilation),
-        sema(compilation.sema()), builder(&context) {}
+      : context(context), compilation(compilation), sema(compilation.sema()),
+        builder(&context) {}
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
 
@@ -61,7 +61,8 @@ private:
   Value emitExpr(const Expr *expr, Env &env);
   Value emitCall(const CallExpr *call, Env &env);
   Value emitBuiltin(const CallExpr *call, const BuiltinCall &info, Env &env);
-  Value emitLayerCall(const CallExpr *call, const std::string &member, Env &env);
+  Value emitLayerCall(const CallExpr *call, const std::string &member,
+                      Env &env);
   Value emitWeight(const std::string &name, const Expr *use, Env &env);
   Value scalar(double value, Location loc);
   /// A tensor operand: scalars (int or float values) become constants.
@@ -99,11 +100,11 @@ private:
 //===----------------------------------------------------------------------===//
 
 Location Generator::loc(SourceLoc l, const Env &env) {
-  Location fileLoc =
-      l.isValid() ? Location(mlir::FileLineColLoc::get(
-                        &context, compilation.sources().name(l.fileId), l.line,
-                        l.column))
-                  : Location(mlir::UnknownLoc::get(&context));
+  Location fileLoc = l.isValid()
+                         ? Location(mlir::FileLineColLoc::get(
+                               &context, compilation.sources().name(l.fileId),
+                               l.line, l.column))
+                         : Location(mlir::UnknownLoc::get(&context));
   if (env.callSite)
     return mlir::CallSiteLoc::get(fileLoc, *env.callSite);
   return fileLoc;
@@ -146,11 +147,16 @@ double Generator::evalFloat(const Expr *expr, const Env &env) {
   if (auto *b = dyn_cast<BinaryExpr>(expr)) {
     double l = evalFloat(b->lhs.get(), env), r = evalFloat(b->rhs.get(), env);
     switch (b->op) {
-    case BinaryOp::Add: return l + r;
-    case BinaryOp::Sub: return l - r;
-    case BinaryOp::Mul: return l * r;
-    case BinaryOp::Div: return l / r;
-    default: break;
+    case BinaryOp::Add:
+      return l + r;
+    case BinaryOp::Sub:
+      return l - r;
+    case BinaryOp::Mul:
+      return l * r;
+    case BinaryOp::Div:
+      return l / r;
+    default:
+      break;
     }
   }
   if (expr->type.intValue) {
@@ -234,7 +240,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
   if (failed)
     return nullptr;
   if (mlir::failed(mlir::verify(*owned))) {
-    llvm::errs() << "gnnc: internal error: the generated module does not verify\n";
+    llvm::errs()
+        << "gnnc: internal error: the generated module does not verify\n";
     return nullptr;
   }
   return owned;
@@ -294,7 +301,8 @@ Value Generator::emitForwardBody(Env &env) {
 // Expressions
 //===----------------------------------------------------------------------===//
 
-Value Generator::emitWeight(const std::string &name, const Expr *use, Env &env) {
+Value Generator::emitWeight(const std::string &name, const Expr *use,
+                            Env &env) {
   const ModuleDecl &decl = *env.module->decl;
   const WeightDecl *weight = nullptr;
   for (const WeightDecl &w : decl.weights)
@@ -333,15 +341,15 @@ Value Generator::emitWeight(const std::string &name, const Expr *use, Env &env) 
       if (mlir::isa<gnn::ParameterOp>(op))
         builder.setInsertionPointAfter(&op);
     builder.create<gnn::ParameterOp>(
-        loc(weight ? weight->loc : use->loc, Env()), builder.getStringAttr(symbol),
-        mlir::TypeAttr::get(type),
+        loc(weight ? weight->loc : use->loc, Env()),
+        builder.getStringAttr(symbol), mlir::TypeAttr::get(type),
         gnn::InitKindAttr::get(&context, init),
-        initArgs.empty() ? mlir::ArrayAttr() : builder.getF64ArrayAttr(initArgs),
+        initArgs.empty() ? mlir::ArrayAttr()
+                         : builder.getF64ArrayAttr(initArgs),
         builder.getArrayAttr(dims));
   }
   return builder.create<gnn::ParamOp>(
-      loc(use->loc, env), type,
-      mlir::FlatSymbolRefAttr::get(&context, symbol));
+      loc(use->loc, env), type, mlir::FlatSymbolRefAttr::get(&context, symbol));
 }
 
 Value Generator::emitExpr(const Expr *expr, Env &env) {
@@ -389,10 +397,14 @@ Value Generator::emitExpr(const Expr *expr, Env &env) {
     mlir::Type type = tensorType(expr->type, env);
     Location ol = loc(b->opLoc, env);
     switch (b->op) {
-    case BinaryOp::Add: return builder.create<gnn::AddOp>(ol, type, lhs, rhs);
-    case BinaryOp::Sub: return builder.create<gnn::SubOp>(ol, type, lhs, rhs);
-    case BinaryOp::Mul: return builder.create<gnn::MulOp>(ol, type, lhs, rhs);
-    case BinaryOp::Div: return builder.create<gnn::DivOp>(ol, type, lhs, rhs);
+    case BinaryOp::Add:
+      return builder.create<gnn::AddOp>(ol, type, lhs, rhs);
+    case BinaryOp::Sub:
+      return builder.create<gnn::SubOp>(ol, type, lhs, rhs);
+    case BinaryOp::Mul:
+      return builder.create<gnn::MulOp>(ol, type, lhs, rhs);
+    case BinaryOp::Div:
+      return builder.create<gnn::DivOp>(ol, type, lhs, rhs);
     case BinaryOp::MatMul:
       return builder.create<gnn::MatmulOp>(ol, type, lhs, rhs);
     }
@@ -508,14 +520,15 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
     return builder.create<gnn::DstOp>(l, type, graph(0), value(1));
   if (name == "relation") {
     auto *s = dyn_cast<StringExpr>(arg(1));
-    return builder.create<gnn::RelationOp>(l, gnn::GraphType::get(&context),
-                                           graph(0),
-                                           builder.getStringAttr(s ? s->value : ""));
+    return builder.create<gnn::RelationOp>(
+        l, gnn::GraphType::get(&context), graph(0),
+        builder.getStringAttr(s ? s->value : ""));
   }
   // Ops whose result has their operand's type take it from the operand.
   static const std::set<std::string> sameType = {
-      "dropout", "leaky_relu", "elu",  "softmax", "log_softmax", "relu",
-      "sigmoid", "tanh",       "exp",  "log",     "sqrt",        "rsqrt", "abs"};
+      "dropout", "leaky_relu", "elu",  "softmax", "log_softmax",
+      "relu",    "sigmoid",    "tanh", "exp",     "log",
+      "sqrt",    "rsqrt",      "abs"};
   Value x;
   if (sameType.count(name)) {
     x = value(0);
@@ -529,7 +542,8 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
         l, type, x,
         builder.getF64FloatAttr(arg(1) ? evalFloat(arg(1), env) : 0.5));
   if (name == "leaky_relu" || name == "elu") {
-    double alpha = arg(1) ? evalFloat(arg(1), env) : (name == "elu" ? 1.0 : 0.01);
+    double alpha =
+        arg(1) ? evalFloat(arg(1), env) : (name == "elu" ? 1.0 : 0.01);
     if (name == "elu")
       return builder.create<gnn::EluOp>(l, type, x,
                                         builder.getF64FloatAttr(alpha));
@@ -561,14 +575,22 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
   if (name == "reshape")
     return builder.create<gnn::ReshapeOp>(l, type, value(0));
 
-  if (name == "relu") return builder.create<gnn::ReluOp>(l, type, x);
-  if (name == "sigmoid") return builder.create<gnn::SigmoidOp>(l, type, x);
-  if (name == "tanh") return builder.create<gnn::TanhOp>(l, type, x);
-  if (name == "exp") return builder.create<gnn::ExpOp>(l, type, x);
-  if (name == "log") return builder.create<gnn::LogOp>(l, type, x);
-  if (name == "sqrt") return builder.create<gnn::SqrtOp>(l, type, x);
-  if (name == "rsqrt") return builder.create<gnn::RsqrtOp>(l, type, x);
-  if (name == "abs") return builder.create<gnn::AbsOp>(l, type, x);
+  if (name == "relu")
+    return builder.create<gnn::ReluOp>(l, type, x);
+  if (name == "sigmoid")
+    return builder.create<gnn::SigmoidOp>(l, type, x);
+  if (name == "tanh")
+    return builder.create<gnn::TanhOp>(l, type, x);
+  if (name == "exp")
+    return builder.create<gnn::ExpOp>(l, type, x);
+  if (name == "log")
+    return builder.create<gnn::LogOp>(l, type, x);
+  if (name == "sqrt")
+    return builder.create<gnn::SqrtOp>(l, type, x);
+  if (name == "rsqrt")
+    return builder.create<gnn::RsqrtOp>(l, type, x);
+  if (name == "abs")
+    return builder.create<gnn::AbsOp>(l, type, x);
   fail(call->loc, "no lowering for builtin '" + name + "'");
   return nullptr;
 }

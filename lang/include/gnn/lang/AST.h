@@ -27,7 +27,17 @@ namespace gnn::lang {
 //===----------------------------------------------------------------------===//
 
 enum class ExprKind {
-  Int, Float, String, Bool, Name, Member, Call, Index, List, Neg, Binary
+  Int,
+  Float,
+  String,
+  Bool,
+  Name,
+  Member,
+  Call,
+  Index,
+  List,
+  Neg,
+  Binary
 };
 
 enum class BinaryOp { Add, Sub, Mul, Div, MatMul };
@@ -46,7 +56,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 struct IntExpr : Expr {
   int64_t value;
-  IntExpr(SourceLoc loc, int64_t value) : Expr(ExprKind::Int, loc), value(value) {}
+  IntExpr(SourceLoc loc, int64_t value)
+      : Expr(ExprKind::Int, loc), value(value) {}
   static bool classof(const Expr *e) { return e->kind == ExprKind::Int; }
 };
 
@@ -66,7 +77,8 @@ struct StringExpr : Expr {
 
 struct BoolExpr : Expr {
   bool value;
-  BoolExpr(SourceLoc loc, bool value) : Expr(ExprKind::Bool, loc), value(value) {}
+  BoolExpr(SourceLoc loc, bool value)
+      : Expr(ExprKind::Bool, loc), value(value) {}
   static bool classof(const Expr *e) { return e->kind == ExprKind::Bool; }
 };
 
@@ -82,7 +94,8 @@ struct MemberExpr : Expr {
   ExprPtr base;
   std::string member;
   SourceLoc memberLoc;
-  MemberExpr(SourceLoc loc, ExprPtr base, std::string member, SourceLoc memberLoc)
+  MemberExpr(SourceLoc loc, ExprPtr base, std::string member,
+             SourceLoc memberLoc)
       : Expr(ExprKind::Member, loc), base(std::move(base)),
         member(std::move(member)), memberLoc(memberLoc) {}
   static bool classof(const Expr *e) { return e->kind == ExprKind::Member; }
@@ -132,7 +145,8 @@ struct BinaryExpr : Expr {
   BinaryOp op;
   ExprPtr lhs, rhs;
   SourceLoc opLoc;
-  BinaryExpr(SourceLoc loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs, SourceLoc opLoc)
+  BinaryExpr(SourceLoc loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs,
+             SourceLoc opLoc)
       : Expr(ExprKind::Binary, loc), op(op), lhs(std::move(lhs)),
         rhs(std::move(rhs)), opLoc(opLoc) {}
   static bool classof(const Expr *e) { return e->kind == ExprKind::Binary; }

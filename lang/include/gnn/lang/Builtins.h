@@ -20,15 +20,15 @@ namespace gnn::lang {
 /// What a builtin parameter accepts.
 enum class ParamKind {
   Graph,
-  Tensor,   ///< A tensor, or an int/float scalar (rank 0).
+  Tensor, ///< A tensor, or an int/float scalar (rank 0).
   TensorList,
   Int,
-  Float,    ///< A float or int.
+  Float, ///< A float or int.
   Bool,
   String,
-  DimList,  ///< A list of dimension expressions (reshape).
-  Reduce,   ///< sum | mean | max | min
-  Side,     ///< src | dst
+  DimList, ///< A list of dimension expressions (reshape).
+  Reduce,  ///< sum | mean | max | min
+  Side,    ///< src | dst
   Any,
 };
 

@@ -45,8 +45,8 @@ public:
   unsigned errorCount() const { return numErrors; }
   bool hasErrors() const { return numErrors != 0; }
 
-  /// Print to `out` as they arrive (default: std::cerr). In collect mode nothing
-  /// is printed and diagnostics() holds them all.
+  /// Print to `out` as they arrive (default: std::cerr). In collect mode
+  /// nothing is printed and diagnostics() holds them all.
   void setCollect(bool collect) { collectOnly = collect; }
   void setOutput(std::ostream &out) { this->out = &out; }
   const std::vector<Diagnostic> &diagnostics() const { return collected; }

@@ -1,8 +1,8 @@
 //===- SourceManager.h - Source files and locations -------------*- C++ -*-===//
 //
 // Owns the text of every .gnn file a compilation reads (the main file and its
-// imports) and maps file ids plus 1-based line/column pairs back to source lines,
-// so diagnostics can quote the offending line under its location.
+// imports) and maps file ids plus 1-based line/column pairs back to source
+// lines, so diagnostics can quote the offending line under its location.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNN_LANG_SOURCEMANAGER_H
@@ -32,12 +32,14 @@ public:
   /// Reads `path` from disk; returns its id, or std::nullopt (with `error` set)
   /// when it cannot be read. Reading the same path twice returns the same id.
   std::optional<uint32_t> addFile(const std::string &path, std::string &error);
-  /// Registers in-memory text under a display name (used by the fuzzer and tests).
+  /// Registers in-memory text under a display name (used by the fuzzer and
+  /// tests).
   uint32_t addBuffer(std::string name, std::string text);
 
   const std::string &name(uint32_t fileId) const;
   const std::string &text(uint32_t fileId) const;
-  /// The text of line `line` (1-based) without its newline; empty if out of range.
+  /// The text of line `line` (1-based) without its newline; empty if out of
+  /// range.
   std::string_view lineText(uint32_t fileId, uint32_t line) const;
   /// Number of registered files.
   size_t size() const { return files.size(); }

@@ -1,7 +1,8 @@
 //===- Type.h - Semantic types and symbolic dimensions ----------*- C++ -*-===//
 //
-// Sema's view of values. Tensor shapes are lists of symbolic dimensions: dataset
-// sizes (`cora.features`), layer parameters (`in`, `hidden`), graph node sets
+// Sema's view of values. Tensor shapes are lists of symbolic dimensions:
+// dataset sizes (`cora.features`), layer parameters (`in`, `hidden`), graph
+// node sets
 // (`g.src`, `g.dst`) and free names in forward signatures are symbols; a Dim is
 // a polynomial with integer coefficients over them, kept in a canonical form so
 // that `heads * out` and `out * heads` compare equal. Substituting a layer's
@@ -54,17 +55,17 @@ private:
 };
 
 enum class TypeKind {
-  Error,    ///< Already diagnosed; suppresses follow-on errors.
+  Error, ///< Already diagnosed; suppresses follow-on errors.
   Int,
   Float,
   Bool,
   String,
-  Graph,    ///< A graph or a message-flow block.
+  Graph, ///< A graph or a message-flow block.
   Tensor,
   List,
   Dataset,
-  Module,   ///< An instance of a layer (callable through its forward).
-  Symbol,   ///< A builtin name used as a value: sum, mean, src, glorot, valid...
+  Module, ///< An instance of a layer (callable through its forward).
+  Symbol, ///< A builtin name used as a value: sum, mean, src, glorot, valid...
   Function, ///< A builtin function or a layer/model constructor, uncalled.
 };
 
