@@ -1,0 +1,62 @@
+//===- GraphView.h - The graph as generated kernels see it -------*- C++ -*-===//
+//
+// Generated code never touches gnnrt::Graph or a Dataset: it sees a GraphView,
+// a set of raw arrays in one fixed layout. Edges are numbered by their
+// position in the destination-major CSR, so every per-edge tensor ([E, ...]:
+// gathered rows, attention scores) is laid out destination by destination and
+// a destination's in-edges are contiguous. The source-major transpose lists,
+// for each source node, the ids of its out-edges in that same numbering.
+//
+// A full graph has numSrc == numDst == nodes. A sampled block is bipartite,
+// and its destination nodes are the first numDst of its numSrc sources.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_GRAPHVIEW_H
+#define GNNRT_GRAPHVIEW_H
+
+#include <cstdint>
+#include <vector>
+
+namespace gnnrt {
+
+struct GraphView {
+  int64_t numSrc = 0, numDst = 0, numEdges = 0;
+  /// numDst + 1 offsets: the in-edges of destination v are the edge ids
+  /// [inOffsets[v], inOffsets[v + 1]).
+  const int64_t *inOffsets = nullptr;
+  /// numEdges: the source node of edge k.
+  const int32_t *edgeSrc = nullptr;
+  /// numEdges: the destination node of edge k.
+  const int32_t *edgeDst = nullptr;
+  /// numSrc + 1 offsets into outEdges: the out-edges of source u are
+  /// outEdges[outOffsets[u] .. outOffsets[u + 1]).
+  const int64_t *outOffsets = nullptr;
+  /// numEdges: edge ids grouped by source, ascending within a source.
+  const int64_t *outEdges = nullptr;
+};
+
+/// Owns the arrays of a GraphView.
+class GraphStorage {
+public:
+  /// Builds the layout from an edge list (edge i goes src[i] -> dst[i]).
+  /// Within a destination, edges are ordered by source id (stable for
+  /// parallel edges). Throws DataError if an id is out of range.
+  static GraphStorage build(int64_t numSrc, int64_t numDst,
+                            const std::vector<int64_t> &src,
+                            const std::vector<int64_t> &dst);
+
+  GraphView view() const;
+  int64_t numSrc() const { return nSrc; }
+  int64_t numDst() const { return nDst; }
+  int64_t numEdges() const { return int64_t(edgeSrc.size()); }
+
+private:
+  int64_t nSrc = 0, nDst = 0;
+  std::vector<int64_t> inOffsets, outOffsets, outEdges;
+  std::vector<int32_t> edgeSrc, edgeDst;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_GRAPHVIEW_H

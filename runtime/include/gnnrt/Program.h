@@ -1,0 +1,127 @@
+//===- Program.h - The contract between generated code and gnnrt -*- C++ -*-===//
+//
+// gnnc compiles a train block into a CompiledProgram: the model's parameters
+// (with their shapes as functions of the dataset's sizes), the train block's
+// settings, and two entry points per scalar type, `forward` (evaluation:
+// dropout is the identity) and `trainStep` (forward, loss and backward in one
+// function, so that memory planning and fusion see both). The generated
+// `main` fills a CompiledProgram and hands it to gnnrt::trainMain, which owns
+// everything else: the command line, data loading, parameter initialization,
+// the optimizer, the epoch loop, metrics, checkpoints and predictions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_PROGRAM_H
+#define GNNRT_PROGRAM_H
+
+#include "gnnrt/GraphView.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// Scratch buffers of one entry point, numbered by the slots of gnnc's memory
+/// plan: values whose lifetimes do not overlap share a slot. Buffers grow on
+/// demand and are kept across calls, so steady-state steps allocate nothing.
+template <typename T> class Workspace {
+public:
+  /// The buffer of `slot` with room for at least `elements` values.
+  T *get(int slot, int64_t elements) {
+    if (slot >= int(slots.size()))
+      slots.resize(slot + 1);
+    if (int64_t(slots[slot].size()) < elements)
+      slots[slot].resize(size_t(elements));
+    return slots[slot].data();
+  }
+  /// Bytes currently held by all slots (the planned footprint).
+  int64_t bytes() const {
+    int64_t total = 0;
+    for (const auto &s : slots)
+      total += int64_t(s.size() * sizeof(T));
+    return total;
+  }
+
+private:
+  std::vector<std::vector<T>> slots;
+};
+
+/// Everything an entry point reads and writes.
+template <typename T> struct ExecContext {
+  GraphView graph;
+  /// Input features [graph.numSrc, numFeatures].
+  const T *features = nullptr;
+  int64_t numFeatures = 0, numClasses = 0;
+  /// Labels of the destination nodes (-1: unlabeled) and the loss mask
+  /// (non-zero: the row counts in the loss; null: every labeled row).
+  const int64_t *labels = nullptr;
+  const uint8_t *lossMask = nullptr;
+  /// Parameter values and gradients, in CompiledProgram::params order.
+  /// trainStep accumulates (+=) into grads; the caller zeroes them.
+  std::vector<T *> params, grads;
+  /// Dropout masks are a function of (seed, step, dropout op): the same step
+  /// reproduces the same masks.
+  uint64_t seed = 0, step = 0;
+  Workspace<T> *workspace = nullptr;
+  /// forward writes the model output [graph.numDst, numClasses] here.
+  T *output = nullptr;
+  /// Bytes the entry point would use with one buffer per value (set by the
+  /// generated code on every call; for reporting the memory plan).
+  int64_t unplannedBytes = 0;
+};
+
+/// How a parameter is initialized (gnn.parameter's `init`).
+enum class Init : int {
+  Zeros = 0, Ones = 1, Glorot = 2, Kaiming = 3, Uniform = 4, Normal = 5,
+  Constant = 6
+};
+
+struct ParamInfo {
+  /// Dotted path of the parameter in the model: `c1.w`.
+  std::string name;
+  std::vector<int64_t> shape;
+  Init init = Init::Glorot;
+  std::vector<double> initArgs;
+};
+
+/// The dataset sizes parameter shapes may depend on.
+struct DataDims {
+  int64_t features = 0, classes = 0;
+};
+
+/// The train block's settings, as written (defaults filled in by gnnc).
+struct TrainSettings {
+  std::string dataset;      ///< dataset name, e.g. "cora"
+  std::string source;       ///< "ogb", "npy" or "generate"
+  std::string split;        ///< split directory ("" = default)
+  bool addReverseEdges = false, addSelfLoops = false;
+  std::string loss = "cross_entropy";
+  std::string optimizer = "adam"; ///< "adam", "adamw" or "sgd"
+  double lr = 0.01, weightDecay = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
+         momentum = 0;
+  int64_t epochs = 100;
+  std::vector<std::string> evaluate; ///< subset of {"train", "valid", "test"}
+  int64_t evaluateEvery = 1;
+  uint64_t seed = 0;
+};
+
+/// One compiled train block.
+struct CompiledProgram {
+  std::string model;      ///< the model's name, e.g. "GCN"
+  std::string sourceFile; ///< the .gnn file it was compiled from
+  TrainSettings settings;
+  std::vector<ParamInfo> (*params)(const DataDims &) = nullptr;
+  void (*forwardF32)(ExecContext<float> &) = nullptr;
+  float (*trainStepF32)(ExecContext<float> &) = nullptr;
+  void (*forwardF64)(ExecContext<double> &) = nullptr;
+  double (*trainStepF64)(ExecContext<double> &) = nullptr;
+};
+
+/// The generated program's main: parses the command line, trains, and
+/// returns the process exit code (errors are printed, never thrown).
+int trainMain(int argc, char **argv, const CompiledProgram &program);
+
+} // namespace gnnrt
+
+#endif // GNNRT_PROGRAM_H
