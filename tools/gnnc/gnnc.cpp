@@ -3,17 +3,29 @@
 // gnnc reads a .gnn program, checks it, and emits the requested stage:
 //   --emit=ast    the parsed and type-annotated AST
 //   --emit=mlir   the gnn dialect module (each model's forward function)
+//   --emit=train  the module after autodiff and cleanup (forward + train step)
+//   --emit=cpp    the generated C++ trainer
+//   --emit=exe    (default) the trainer executable, built by the host C++
+//                 compiler against the gnnrt runtime
 // --verify-diagnostics checks `// expected-error {{...}}` comments instead of
 // printing diagnostics. Exit status: 0 on success, 1 on any error.
 //
 //===----------------------------------------------------------------------===//
+#include "HostCompiler.h"
+
+#include "gnn/Dialect/GNN/Passes.h"
 #include "gnn/MLIRGen/MLIRGen.h"
+#include "gnn/Target/Cpp/EmitCpp.h"
 #include "gnn/lang/Frontend.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,13 +37,30 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string>
     inputFile(cl::Positional, cl::desc("<input .gnn file>"), cl::Required);
-enum class EmitKind { AST, MLIR };
+enum class EmitKind { AST, MLIR, Train, Cpp, Exe };
 static cl::opt<EmitKind> emit(
-    "emit", cl::desc("Stage to print"), cl::init(EmitKind::MLIR),
-    cl::values(clEnumValN(EmitKind::AST, "ast", "the type-checked AST"),
-               clEnumValN(EmitKind::MLIR, "mlir", "the gnn dialect module")));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::value_desc("file"), cl::init("-"));
+    "emit", cl::desc("Stage to produce"), cl::init(EmitKind::Exe),
+    cl::values(
+        clEnumValN(EmitKind::AST, "ast", "the type-checked AST"),
+        clEnumValN(EmitKind::MLIR, "mlir", "the gnn dialect module"),
+        clEnumValN(EmitKind::Train, "train",
+                   "the module after autodiff (forward and train step)"),
+        clEnumValN(EmitKind::Cpp, "cpp", "the generated C++ trainer"),
+        clEnumValN(EmitKind::Exe, "exe",
+                   "the trainer executable (the default)")));
+static cl::opt<std::string>
+    outputFile("o",
+               cl::desc("Output file (default: stdout; for --emit=exe, the "
+                        "input's name without .gnn)"),
+               cl::value_desc("file"), cl::init(""));
+static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level of the "
+                                                "host C++ compiler (0-3)"),
+                                  cl::Prefix, cl::init(2));
+static cl::opt<bool> verbose("v",
+                             cl::desc("Print the host compiler's command"));
+static cl::opt<std::string> keepCpp(
+    "save-cpp", cl::desc("With --emit=exe, also keep the generated C++ here"),
+    cl::value_desc("file"), cl::init(""));
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check expected-error/-warning/-note comments in the input"));
@@ -40,6 +69,54 @@ static cl::list<std::string>
                 cl::Prefix);
 static cl::opt<bool>
     noDebugLocs("no-locs", cl::desc("Print MLIR without source locations"));
+
+/// The passes between MLIRGen and C++: static shapes where the program
+/// fixes them, the train step by autodiff, then CSE (the two layers' degree
+/// normalizations, the loss seed and the constants merge).
+static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
+  mlir::PassManager pm(module.getContext());
+  pm.addNestedPass<mlir::func::FuncOp>(gnn::createInferShapes());
+  pm.addPass(gnn::createAutodiff());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  return pm.run(module);
+}
+
+/// --emit=exe: lower, emit C++ to a temporary file and build it.
+static bool buildExecutable(gnn::lang::Compilation &compilation) {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      gnn::mlirgen::emitModule(context, compilation);
+  if (!module || mlir::failed(lowerForTraining(*module)))
+    return false;
+
+  llvm::SmallString<128> cppFile;
+  std::string stem = llvm::sys::path::stem(inputFile).str();
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("gnnc-" + stem, "cpp", cppFile)) {
+    llvm::errs() << "gnnc: error: cannot create a temporary file: "
+                 << ec.message() << "\n";
+    return false;
+  }
+  bool ok = false;
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(cppFile, ec);
+    ok = !ec && mlir::succeeded(gnn::cpp::emitCpp(*module, os, {inputFile}));
+  }
+  if (ok && !keepCpp.empty())
+    ok = !llvm::sys::fs::copy_file(cppFile, keepCpp);
+  if (ok) {
+    gnnc::HostCompileOptions options;
+    options.sourceFile = std::string(cppFile);
+    options.outputFile = outputFile.empty() ? stem : outputFile;
+    options.optLevel = optLevel;
+    options.verbose = verbose;
+    ok = gnnc::compileTrainer(options);
+  }
+  llvm::sys::fs::remove(cppFile);
+  return ok;
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -61,8 +138,16 @@ int main(int argc, char **argv) {
   if (!ok)
     return 1;
 
+  if (optLevel > 3) {
+    llvm::errs() << "gnnc: error: -O" << optLevel << ": expected 0 to 3\n";
+    return 1;
+  }
+  if (emit == EmitKind::Exe)
+    return buildExecutable(compilation) ? 0 : 1;
+
   std::string error;
-  auto out = mlir::openOutputFile(outputFile, &error);
+  auto out = mlir::openOutputFile(outputFile.empty() ? std::string("-") : outputFile.getValue(),
+                                  &error);
   if (!out) {
     llvm::errs() << "gnnc: error: " << error << "\n";
     return 1;
@@ -80,6 +165,14 @@ int main(int argc, char **argv) {
       gnn::mlirgen::emitModule(context, compilation);
   if (!module)
     return 1;
+  if (emit != EmitKind::MLIR && mlir::failed(lowerForTraining(*module)))
+    return 1;
+  if (emit == EmitKind::Cpp) {
+    if (mlir::failed(gnn::cpp::emitCpp(*module, out->os(), {inputFile})))
+      return 1;
+    out->keep();
+    return 0;
+  }
   mlir::OpPrintingFlags flags;
   if (!noDebugLocs)
     flags.enableDebugInfo(/*prettyForm=*/true);

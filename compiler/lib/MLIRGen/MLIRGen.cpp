@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "gnn/MLIRGen/MLIRGen.h"
 
+#include "TrainAttributes.h"
+
 #include "gnn/Dialect/GNN/GNNDialect.h"
 #include "gnn/Dialect/GNN/GNNOps.h"
 #include "gnn/Dialect/GNN/GNNTypes.h"
@@ -55,8 +57,10 @@ public:
 
 private:
   /// Emits `@<name>.forward` for `model` with the given parameter arguments.
-  void emitModel(const ModuleDecl &model, const std::vector<const Expr *> &args,
-                 const std::string &name);
+  /// `train` (may be null) is attached as the `gnn.train` attribute.
+  mlir::func::FuncOp emitModel(const ModuleDecl &model,
+                               const std::vector<const Expr *> &args,
+                               const std::string &name);
   Value emitForwardBody(Env &env);
   Value emitExpr(const Expr *expr, Env &env);
   Value emitCall(const CallExpr *call, Env &env);
@@ -90,6 +94,8 @@ private:
   mlir::OpBuilder builder;
   mlir::ModuleOp module;
   std::set<std::string> declaredParameters;
+  /// Each dropout draws its masks from its own random stream.
+  int64_t nextDropoutStream = 0;
   bool failed = false;
 };
 
@@ -219,8 +225,12 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
       if (!t.model)
         continue;
       int n = uses[t.model->name]++;
-      emitModel(*t.model, t.modelArgs,
-                n ? t.model->name + "_" + std::to_string(n) : t.model->name);
+      mlir::func::FuncOp forward = emitModel(
+          *t.model, t.modelArgs,
+          n ? t.model->name + "_" + std::to_string(n) : t.model->name);
+      if (forward)
+        forward->setAttr("gnn.train",
+                         gnn::mlirgen::trainAttributes(t, sema, builder));
     }
   } else {
     // No train block: every model of the main file that needs no arguments.
@@ -247,9 +257,9 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
   return owned;
 }
 
-void Generator::emitModel(const ModuleDecl &model,
-                          const std::vector<const Expr *> &args,
-                          const std::string &name) {
+mlir::func::FuncOp Generator::emitModel(const ModuleDecl &model,
+                                        const std::vector<const Expr *> &args,
+                                        const std::string &name) {
   const ModuleInfo &info = sema.moduleInfo.at(&model);
   Env env;
   env.module = &info;
@@ -276,12 +286,13 @@ void Generator::emitModel(const ModuleDecl &model,
   builder.setInsertionPointToStart(entry);
   Value value = emitForwardBody(env);
   if (!value)
-    return;
+    return nullptr;
   // Static dims the signature could not know (e.g. through inference) may
   // differ only in refinement: the result type follows the body.
   if (value.getType() != result)
     func.setType(builder.getFunctionType(inputs, value.getType()));
   builder.create<mlir::func::ReturnOp>(loc(model.forward->loc, env), value);
+  return func;
 }
 
 Value Generator::emitForwardBody(Env &env) {
@@ -291,6 +302,11 @@ Value Generator::emitForwardBody(Env &env) {
       return nullptr;
     if (stmt.kind == Stmt::Kind::Return)
       return v;
+    // Record the variable's name, so that generated code can use it.
+    mlir::Operation *def = v.getDefiningOp();
+    if (def && !isa<mlir::NameLoc>(def->getLoc()))
+      def->setLoc(mlir::NameLoc::get(builder.getStringAttr(stmt.name),
+                                     def->getLoc()));
     env.values[stmt.name] = v;
   }
   fail(env.module->decl->forward->loc, "forward does not return");
@@ -540,7 +556,8 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
   if (name == "dropout")
     return builder.create<gnn::DropoutOp>(
         l, type, x,
-        builder.getF64FloatAttr(arg(1) ? evalFloat(arg(1), env) : 0.5));
+        builder.getF64FloatAttr(arg(1) ? evalFloat(arg(1), env) : 0.5),
+        builder.getI64IntegerAttr(nextDropoutStream++));
   if (name == "leaky_relu" || name == "elu") {
     double alpha =
         arg(1) ? evalFloat(arg(1), env) : (name == "elu" ? 1.0 : 0.01);

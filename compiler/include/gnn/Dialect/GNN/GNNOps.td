@@ -241,13 +241,17 @@ def GNN_BlockOp : GNN_PureOp<"block"> {
 def GNN_MatmulOp : GNN_PureOp<"matmul"> {
   let summary = "matrix product";
   let description = [{
-    `[M, K] x [K, N] -> [M, N]`.
+    `[M, K] x [K, N] -> [M, N]`. With `transpose_lhs` (`transpose_rhs`) the
+    left (right) operand is read transposed, as BLAS does; autodiff emits
+    these for the adjoints instead of materializing transposes.
 
     ```mlir
     %y = gnn.matmul %x, %w : tensor<?x16xf32>, tensor<16x7xf32> -> tensor<?x7xf32>
     ```
   }];
-  let arguments = (ins GNN_F32Tensor:$lhs, GNN_F32Tensor:$rhs);
+  let arguments = (ins GNN_F32Tensor:$lhs, GNN_F32Tensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_lhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_rhs);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
@@ -366,13 +370,17 @@ def GNN_DropoutOp : GNN_Op<"dropout", [SameOperandsAndResultType]> {
   let description = [{
     In training, zeroes each element with probability `p` and multiplies the
     kept ones by `1 / (1 - p)`; in evaluation it is the identity.
-    `0 <= p < 1`.
+    `0 <= p < 1`. The mask is a counter-based random function of the run's
+    seed, the training step and `stream`: two dropouts with the same stream
+    in one step apply the same mask, which is how autodiff expresses
+    dropout's adjoint without storing the mask.
 
     ```mlir
     %y = gnn.dropout %x p = 5.000000e-01 : tensor<?x16xf32>
     ```
   }];
-  let arguments = (ins GNN_F32Tensor:$input, F64Attr:$p);
+  let arguments = (ins GNN_F32Tensor:$input, F64Attr:$p,
+                       OptionalAttr<I64Attr>:$stream);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = "$input `p` `=` $p attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -483,5 +491,7 @@ def GNN_CrossEntropyOp : GNN_PureOp<"cross_entropy"> {
   ];
   let hasVerifier = 1;
 }
+
+include "gnn/Dialect/GNN/GNNGradOps.td"
 
 #endif // GNN_DIALECT_GNNOPS_TD

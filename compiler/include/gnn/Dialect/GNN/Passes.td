@@ -33,4 +33,26 @@ def InferShapes : Pass<"gnn-infer-shapes", "::mlir::func::FuncOp"> {
   }];
 }
 
+def Autodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Reverse-mode differentiation: a train step for each model";
+  let description = [{
+    For every `@<Model>.forward(%g, %x)` creates
+    `@<Model>.train_step(%g, %x, %labels, %mask) -> tensor<f32>`: the forward
+    computation, the softmax cross-entropy loss over the rows selected by
+    `%mask`, and the adjoint of every value that depends on a parameter, in
+    reverse program order, ending in one `gnn.param_grad` per parameter read.
+    Values that depend on no parameter (the input features, degrees) get no
+    adjoint. Forward values the adjoints need are simply reused; memory
+    planning decides how long they live. Dropout's adjoint is the same
+    dropout (same `stream`) applied to the gradient, so no mask is stored.
+
+    ```mlir
+    %y = gnn.matmul %x, %w : tensor<?x8xf32>, tensor<8x4xf32> -> tensor<?x4xf32>
+    // adjoint of %w:
+    %dw = gnn.matmul %x, %dy {transpose_lhs = true} : ... -> tensor<8x4xf32>
+    gnn.param_grad @M.w, %dw : tensor<8x4xf32>
+    ```
+  }];
+}
+
 #endif // GNN_DIALECT_PASSES_TD

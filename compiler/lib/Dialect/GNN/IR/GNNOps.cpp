@@ -240,11 +240,15 @@ LogicalResult MatmulOp::verify() {
     return emitOpError("expects 2-D operands and result, got ranks ")
            << lhs.getRank() << ", " << rhs.getRank() << " -> "
            << result.getRank();
-  if (!dimsCompatible(lhs.getDimSize(1), rhs.getDimSize(0)))
+  // [M, K] x [K, N] after the optional transposes.
+  int64_t m = lhs.getDimSize(getTransposeLhs() ? 1 : 0);
+  int64_t lhsK = lhs.getDimSize(getTransposeLhs() ? 0 : 1);
+  int64_t rhsK = rhs.getDimSize(getTransposeRhs() ? 1 : 0);
+  int64_t n = rhs.getDimSize(getTransposeRhs() ? 0 : 1);
+  if (!dimsCompatible(lhsK, rhsK))
     return emitOpError("expects contraction dims to match, got ")
-           << formatDim(lhs.getDimSize(1)) << " and "
-           << formatDim(rhs.getDimSize(0));
-  SmallVector<int64_t, 2> expected = {lhs.getDimSize(0), rhs.getDimSize(1)};
+           << formatDim(lhsK) << " and " << formatDim(rhsK);
+  SmallVector<int64_t, 2> expected = {m, n};
   if (failed(verifyCompatibleShape(result.getShape(), expected)))
     return emitOpError("expects result shape ")
            << formatShape(result.getShape()) << " to match "
@@ -339,6 +343,55 @@ LogicalResult CrossEntropyOp::verify() {
              << formatDim(maskSize) << " to match the " << formatDim(rows)
              << " logits rows";
   }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Adjoint ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ParamGradOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto parameter = symbolTable.lookupNearestSymbolFrom<ParameterOp>(
+      *this, getNameAttr());
+  if (!parameter)
+    return emitOpError("references undefined parameter @") << getName();
+  if (failed(verifyCompatibleShape(getGrad().getType(), parameter.getType())))
+    return emitOpError("gradient type ")
+           << getGrad().getType() << " is incompatible with parameter type "
+           << parameter.getType();
+  return success();
+}
+
+LogicalResult UnbroadcastOp::verify() {
+  RankedTensorType input = tensorType(getInput());
+  RankedTensorType result = tensorType(getResult());
+  if (result.getRank() > input.getRank())
+    return emitOpError("expects the result rank to be at most the input "
+                       "rank, got ")
+           << result.getRank() << " > " << input.getRank();
+  // Aligned at the trailing dim, each result dim is kept or was 1.
+  int64_t offset = input.getRank() - result.getRank();
+  for (int64_t i = 0; i < result.getRank(); ++i) {
+    int64_t r = result.getDimSize(i), d = input.getDimSize(offset + i);
+    if (r != 1 && !dimsCompatible(r, d))
+      return emitOpError("result dim ")
+             << i << " (" << formatDim(r) << ") is neither 1 nor the input's "
+             << formatDim(d);
+  }
+  return success();
+}
+
+LogicalResult UnaryGradOp::verify() {
+  static constexpr llvm::StringLiteral kinds[] = {
+      "neg",  "exp",     "log",  "sqrt",       "rsqrt", "relu",
+      "sigmoid", "tanh", "abs",  "leaky_relu", "elu"};
+  if (!llvm::is_contained(kinds, getKind()))
+    return emitOpError("has no derivative rule for '") << getKind() << "'";
+  bool needsAlpha = getKind() == "leaky_relu" || getKind() == "elu";
+  if (needsAlpha != getAlpha().has_value())
+    return emitOpError(needsAlpha ? "expects" : "does not take")
+           << " an alpha for '" << getKind() << "'";
   return success();
 }
 

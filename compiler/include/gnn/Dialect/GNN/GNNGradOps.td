@@ -1,0 +1,276 @@
+//===- GNNGradOps.td - adjoint operations of the gnn dialect -*- tablegen -*-===//
+//
+// The operations that reverse-mode differentiation (gnn-autodiff) emits and
+// that no user program writes: the adjoints of graph primitives and of ops
+// whose derivative needs their forward inputs or results, the reduction that
+// undoes broadcasting, and the accumulation of a parameter's gradient. Each
+// result has the type of the forward value it is the gradient of.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNNGRADOPS_TD
+#define GNN_DIALECT_GNNGRADOPS_TD
+
+def GNN_ParamGradOp : GNN_Op<"param_grad",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "accumulates into a parameter's gradient";
+  let description = [{
+    Adds `grad` to the gradient buffer of the `gnn.parameter` named by
+    `name`. A parameter read several times gets one `param_grad` per read.
+    ```mlir
+    gnn.param_grad @GCN.c1.w, %dw : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$name, GNN_F32Tensor:$grad);
+  let assemblyFormat = "$name `,` $grad attr-dict `:` type($grad)";
+}
+
+def GNN_UnbroadcastOp : GNN_PureOp<"unbroadcast"> {
+  let summary = "sums a gradient over the dims its operand was broadcast along";
+  let description = [{
+    The adjoint of numpy broadcasting: the result has the operand's shape,
+    and each of its elements is the sum of the gradient elements it was
+    broadcast to (missing leading dims and size-1 dims are summed over).
+    ```mlir
+    %db = gnn.unbroadcast %dy : tensor<?x16xf32> -> tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Tensor:$input);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def GNN_UnaryGradOp : GNN_PureOp<"unary_grad",
+    [AllTypesMatch<["grad", "input", "output", "result"]>]> {
+  let summary = "adjoint of an elementwise unary op";
+  let description = [{
+    `grad * f'(input)` for the unary op named by `kind` (the mnemonic of a
+    gnn unary or alpha-unary op), where `output = f(input)` is the forward
+    result, used where the derivative is cheapest in terms of it (sigmoid,
+    tanh, exp, sqrt, rsqrt). `alpha` is the forward op's alpha.
+    ```mlir
+    %dx = gnn.unary_grad "relu" %dy, %x, %y : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$input, GNN_F32Tensor:$output,
+                       OptionalAttr<F64Attr>:$alpha);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $kind $grad `,` $input `,` $output attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_MaximumGradOp : GNN_PureOp<"maximum_grad"> {
+  let summary = "routes a gradient to the winning side of a maximum";
+  let description = [{
+    `grad` where the operand selected by `rhs_side` won the forward maximum
+    (the left operand wins ties), zero elsewhere; in the broadcast shape.
+    ```mlir
+    %dl = gnn.maximum_grad %dy, %a, %b : tensor<?x16xf32>, tensor<?x16xf32>, tensor<16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Tensor:$grad, GNN_F32Tensor:$lhs,
+                       GNN_F32Tensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$rhs_side);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $lhs `,` $rhs attr-dict `:` type($grad) `,` type($lhs) `,`
+    type($rhs) `->` type($result)
+  }];
+}
+
+def GNN_AggregateGradOp : GNN_PureOp<"aggregate_grad"> {
+  let summary = "adjoint of aggregate with respect to its input";
+  let description = [{
+    Given `grad` (of the aggregate's result `output`), the gradient of its
+    `input` `[Nsrc, F...]`: each message's gradient flows back to its source
+    row (scaled by the edge weight; for mean divided by the count; for max
+    and min only to the winning message).
+    ```mlir
+    %dx = gnn.aggregate_grad sum %g, %dy, %x, %h {self_loops = true} : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$input, GNN_F32Tensor:$output,
+                       Optional<GNN_F32Tensor>:$weight,
+                       GNN_ReduceKindAttr:$reduce,
+                       DefaultValuedAttr<BoolAttr, "false">:$self_loops);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $grad `,` $input `,` $output (`weight` $weight^)?
+    attr-dict `:` type($grad) `,` type($input) `,` type($output)
+    (`,` type($weight)^)? `->` type($result)
+  }];
+}
+
+def GNN_AggregateWeightGradOp : GNN_PureOp<"aggregate_weight_grad"> {
+  let summary = "adjoint of aggregate with respect to its edge weight";
+  let description = [{
+    Given `grad` of the aggregate's result, the gradient of its `weight`
+    (`[E, ...]`): per edge, the dot product of the destination's gradient
+    and the source row over the feature dims each weight scales.
+    ```mlir
+    %dw = gnn.aggregate_weight_grad sum %g, %dy, %z, %h weight %a : tensor<?x8x8xf32>, tensor<?x8x8xf32>, tensor<?x8x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$input, GNN_F32Tensor:$output,
+                       GNN_F32Tensor:$weight,
+                       GNN_ReduceKindAttr:$reduce,
+                       DefaultValuedAttr<BoolAttr, "false">:$self_loops);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $grad `,` $input `,` $output `weight` $weight
+    attr-dict `:` type($grad) `,` type($input) `,` type($output) `,`
+    type($weight) `->` type($result)
+  }];
+}
+
+def GNN_GatherGradOp : GNN_PureOp<"gather_grad"> {
+  let summary = "adjoint of gather: sums edge rows into their endpoint nodes";
+  let description = [{
+    For each node on `side` (sources or destinations), the sum of the rows
+    of `grad` (`[E, F...]`) over the edges with that endpoint.
+    ```mlir
+    %dx = gnn.gather_grad src %g, %de : tensor<?x8xf32> -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins GNN_EdgeSideAttr:$side, GNN_GraphType:$graph,
+                       GNN_F32Tensor:$grad);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $side $graph `,` $grad attr-dict `:` type($grad) `->` type($result)
+  }];
+}
+
+def GNN_ScatterGradOp : GNN_PureOp<"scatter_grad"> {
+  let summary = "adjoint of scatter with respect to its edge rows";
+  let description = [{
+    Given `grad` of the scatter's `output`, the gradient of its edge rows
+    `input`.
+    ```mlir
+    %de = gnn.scatter_grad mean %g, %dy, %e, %h : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins GNN_ReduceKindAttr:$reduce, GNN_GraphType:$graph,
+                       GNN_F32Tensor:$grad, GNN_F32Tensor:$input,
+                       GNN_F32Tensor:$output);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $grad `,` $input `,` $output attr-dict `:`
+    type($grad) `,` type($input) `,` type($output) `->` type($result)
+  }];
+}
+
+def GNN_EdgeSoftmaxGradOp : GNN_PureOp<"edge_softmax_grad",
+    [AllTypesMatch<["grad", "output", "result"]>]> {
+  let summary = "adjoint of edge_softmax";
+  let description = [{
+    `output * (grad - sum over the destination's in-edges of output * grad)`.
+    ```mlir
+    %ds = gnn.edge_softmax_grad %g, %da, %a : tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$output);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = "$graph `,` $grad `,` $output attr-dict `:` type($result)";
+}
+
+/// Adjoints of the axis normalizations, in terms of their forward result.
+class GNN_AxisSoftmaxGradOp<string mnemonic, string of>
+    : GNN_PureOp<mnemonic, [AllTypesMatch<["grad", "output", "result"]>]> {
+  let summary = "adjoint of " # of;
+  let description = [{
+    The gradient of the input of `}] # of # [{` given the gradient of its
+    result `output`.
+    ```mlir
+    %dx = gnn.}] # mnemonic # [{ %dy, %y axis = 1 : tensor<?x7xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Tensor:$grad, GNN_F32Tensor:$output,
+                       GNN_IndexAttr:$axis);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $output `axis` `=` $axis attr-dict `:` type($result)
+  }];
+}
+def GNN_SoftmaxGradOp : GNN_AxisSoftmaxGradOp<"softmax_grad", "softmax">;
+def GNN_LogSoftmaxGradOp
+    : GNN_AxisSoftmaxGradOp<"log_softmax_grad", "log_softmax">;
+
+def GNN_ReduceGradOp : GNN_PureOp<"reduce_grad"> {
+  let summary = "adjoint of reduce";
+  let description = [{
+    Broadcasts `grad` back along `axis` (divided by the axis length for
+    mean; for max and min only to the first winning element).
+    ```mlir
+    %dx = gnn.reduce_grad mean %dy, %x, %y axis = 1 : tensor<?x16xf32>, tensor<?x8x16xf32>, tensor<?x16xf32> -> tensor<?x8x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_ReduceKindAttr:$kind, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$input, GNN_F32Tensor:$output,
+                       GNN_IndexAttr:$axis);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $kind $grad `,` $input `,` $output `axis` `=` $axis attr-dict `:`
+    type($grad) `,` type($input) `,` type($output) `->` type($result)
+  }];
+}
+
+def GNN_SliceOp : GNN_PureOp<"slice"> {
+  let summary = "a contiguous range of one axis";
+  let description = [{
+    Indices `[offset, offset + size)` of `axis`; the adjoint of concat.
+    ```mlir
+    %a = gnn.slice %x axis = 1 offset = 0 size = 8 : tensor<?x16xf32> -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Tensor:$input, GNN_IndexAttr:$axis,
+                       GNN_IndexAttr:$offset, GNN_IndexAttr:$size);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `axis` `=` $axis `offset` `=` $offset `size` `=` $size attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def GNN_DstGradOp : GNN_PureOp<"dst_grad"> {
+  let summary = "adjoint of dst: pads destination rows to all sources";
+  let description = [{
+    `[Ndst, F...] -> [Nsrc, F...]`: the destination rows first, zeros for the
+    remaining sources.
+    ```mlir
+    %dx = gnn.dst_grad %g, %dy : tensor<?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $graph `,` $grad attr-dict `:` type($grad) `->` type($result)
+  }];
+}
+
+def GNN_CrossEntropyGradOp : GNN_PureOp<"cross_entropy_grad"> {
+  let summary = "adjoint of cross_entropy with respect to the logits";
+  let description = [{
+    `grad * (softmax(logits) - onehot(labels)) / count` on the selected,
+    labeled rows and zero elsewhere, where `grad` is the loss's gradient.
+    ```mlir
+    %dl = gnn.cross_entropy_grad %logits, %labels mask %m, %one : tensor<?x7xf32>, tensor<?xi64>, tensor<?xi1>, tensor<f32> -> tensor<?x7xf32>
+    ```
+  }];
+  let arguments = (ins 2DTensorOf<[F32]>:$logits, GNN_LabelTensor:$labels,
+                       Optional<GNN_MaskTensor>:$mask, GNN_F32Scalar:$grad);
+  let results = (outs 2DTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels (`mask` $mask^)? `,` $grad attr-dict
+    `:` type($logits) `,` type($labels) (`,` type($mask)^)? `,` type($grad)
+    `->` type($result)
+  }];
+}
+
+#endif // GNN_DIALECT_GNNGRADOPS_TD

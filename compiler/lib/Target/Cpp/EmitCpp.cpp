@@ -1,0 +1,1005 @@
+//===- EmitCpp.cpp - gnn dialect to C++ with OpenMP -----------------------===//
+//
+// One FunctionEmitter per entry point. Shapes are symbolic: each tensor
+// value carries one C++ expression per dim, built from the op's shape rule
+// over its operands' dims (graph sizes such as `g.numDst`, the dataset's
+// `features` and `classes`, and literals), so the generated code needs no
+// shape bookkeeping at run time. Buffers come from the MemoryPlan. Values are
+// named after the .gnn variables they hold (MLIRGen records them as NameLocs)
+// and every statement carries its source location in a comment.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Target/Cpp/EmitCpp.h"
+
+#include "gnn/Dialect/GNN/GNNOps.h"
+#include "gnn/Target/Cpp/MemoryPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/IndentedOstream.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdio>
+
+using namespace mlir;
+using namespace gnn;
+using namespace gnn::cpp;
+
+namespace {
+
+using Dims = SmallVector<std::string, 4>;
+
+bool isLiteral(StringRef s, int64_t *value = nullptr) {
+  int64_t v;
+  if (s.getAsInteger(10, v))
+    return false;
+  if (value)
+    *value = v;
+  return true;
+}
+
+/// The product of dim expressions, with literals folded.
+std::string product(ArrayRef<std::string> dims) {
+  int64_t constant = 1;
+  SmallVector<std::string> symbolic;
+  for (const std::string &d : dims) {
+    int64_t v;
+    if (isLiteral(d, &v))
+      constant *= v;
+    else
+      symbolic.push_back(d);
+  }
+  if (constant == 0)
+    return "0";
+  if (constant != 1 || symbolic.empty())
+    symbolic.insert(symbolic.begin(), std::to_string(constant));
+  if (symbolic.size() == 1)
+    return symbolic.front();
+  return "(" + llvm::join(symbolic, " * ") + ")";
+}
+
+/// A double literal that round-trips exactly.
+std::string cppDouble(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+  std::string s = buffer;
+  if (s.find_first_of(".eEn") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+const char *reduceName(ReduceKind kind) {
+  switch (kind) {
+  case ReduceKind::sum: return "Reduce::Sum";
+  case ReduceKind::mean: return "Reduce::Mean";
+  case ReduceKind::max: return "Reduce::Max";
+  case ReduceKind::min: return "Reduce::Min";
+  }
+  return "Reduce::Sum";
+}
+
+const char *sideName(EdgeSide side) {
+  return side == EdgeSide::src ? "Side::Src" : "Side::Dst";
+}
+
+/// `file:line:col`, innermost first, following inlined call sites.
+std::string describeLocation(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return describeLocation(name.getChildLoc());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return llvm::formatv("{0}:{1}:{2}",
+                         llvm::sys::path::filename(file.getFilename()),
+                         file.getLine(), file.getColumn())
+        .str();
+  if (auto call = dyn_cast<CallSiteLoc>(loc)) {
+    std::string callee = describeLocation(call.getCallee());
+    std::string caller = describeLocation(call.getCaller());
+    if (callee.empty())
+      return caller;
+    return caller.empty() ? callee : callee + " <- " + caller;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (std::string s = describeLocation(l); !s.empty())
+        return s;
+  return "";
+}
+
+/// The source variable a value holds, if MLIRGen recorded one.
+std::string sourceName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return sourceName(call.getCallee());
+  return "";
+}
+
+std::string identifierFrom(StringRef s) {
+  std::string id;
+  for (char c : s)
+    id += (llvm::isAlnum(c) || c == '_') ? c : '_';
+  if (id.empty() || llvm::isDigit(id.front()))
+    id = "v_" + id;
+  return id;
+}
+
+/// The parameters of the module in declaration order, and the C++ dims of
+/// each (resolving `cora.features` to `features`).
+struct ParameterTable {
+  SmallVector<ParameterOp> params;
+  llvm::StringMap<unsigned> index;
+  llvm::StringMap<Dims> dims;
+
+  LogicalResult build(ModuleOp module) {
+    for (auto p : module.getOps<ParameterOp>()) {
+      Dims d;
+      for (Attribute a : p.getDims()) {
+        StringRef s = cast<StringAttr>(a).getValue();
+        if (isLiteral(s)) {
+          d.push_back(s.str());
+          continue;
+        }
+        StringRef field = s.rsplit('.').second;
+        if (field != "features" && field != "classes")
+          return p.emitOpError("has a dim '")
+                 << s << "' that is neither a literal nor a dataset's "
+                 << "features or classes";
+        d.push_back(field.str());
+      }
+      index[p.getSymName()] = params.size();
+      dims[p.getSymName()] = d;
+      params.push_back(p);
+    }
+    return success();
+  }
+};
+
+class FunctionEmitter {
+public:
+  FunctionEmitter(func::FuncOp func, bool training,
+                  const ParameterTable &params, raw_indented_ostream &os)
+      : func(func), training(training), params(params), os(os) {}
+
+  LogicalResult emit(StringRef cppName);
+
+private:
+  LogicalResult computeDims(Operation *op);
+  LogicalResult emitOp(Operation *op);
+  void emitElementwise(Value result, ArrayRef<Value> operands,
+                       StringRef expression);
+  std::string kernelCall(Operation *op);
+
+  Storage storageOf(Value v);
+  Value aliasOf(Value v);
+  std::string name(Value v) { return names.lookup(v); }
+  const Dims &dimsOf(Value v) { return dims[v]; }
+  Dims features(Value v) { return Dims(dimsOf(v).begin() + 1, dimsOf(v).end()); }
+  std::string width(Value v) { return product(features(v)); }
+  std::string numel(Value v) { return product(dimsOf(v)); }
+  std::string graph(Value g) { return graphs.lookup(g); }
+  std::string ptrOrNull(Value v) { return v ? name(v) : "nullptr"; }
+
+  func::FuncOp func;
+  bool training;
+  const ParameterTable &params;
+  raw_indented_ostream &os;
+  DenseMap<Value, std::string> names;
+  DenseMap<Value, std::string> graphs;
+  DenseMap<Value, Dims> dims;
+  llvm::StringSet<> usedNames;
+  std::optional<MemoryPlan> plan;
+  std::string labels, mask;
+  /// Element counts of the buffered values: the one-buffer-per-value
+  /// footprint the plan is measured against.
+  SmallVector<std::string> unplannedElements;
+};
+
+Storage FunctionEmitter::storageOf(Value v) {
+  Operation *op = v.getDefiningOp();
+  if (isa<GraphType>(v.getType()) || isa<ParamOp>(op))
+    return Storage::External;
+  if (isa<ConstantOp, CrossEntropyOp>(op))
+    return Storage::Scalar;
+  if (isa<ReshapeOp, DstOp>(op) || (isa<DropoutOp>(op) && !training))
+    return Storage::View;
+  return Storage::Slot;
+}
+
+Value FunctionEmitter::aliasOf(Value v) { return v.getDefiningOp()->getOperand(
+    isa<DstOp>(v.getDefiningOp()) ? 1 : 0); }
+
+LogicalResult FunctionEmitter::computeDims(Operation *op) {
+  if (op->getNumResults() != 1 || isa<GraphType>(op->getResult(0).getType()))
+    return success();
+  Value res = op->getResult(0);
+  auto nodes = [&](Value g, EdgeSide side) {
+    return graph(g) + (side == EdgeSide::src ? ".numSrc" : ".numDst");
+  };
+  auto rows = [&](std::string first, Value featuresOf) {
+    Dims d{first};
+    d.append(features(featuresOf));
+    return d;
+  };
+  auto broadcast = [&](Value a, Value b) {
+    const Dims &da = dimsOf(a), &db = dimsOf(b);
+    size_t rank = std::max(da.size(), db.size());
+    Dims d(rank);
+    for (size_t i = 0; i < rank; ++i) {
+      size_t ia = i + da.size() - rank, ib = i + db.size() - rank;
+      bool hasA = i + da.size() >= rank, hasB = i + db.size() >= rank;
+      if (!hasA || (hasB && da[ia] == "1"))
+        d[i] = db[ib];
+      else
+        d[i] = da[ia];
+    }
+    return d;
+  };
+  std::optional<Dims> computed =
+      TypeSwitch<Operation *, std::optional<Dims>>(op)
+          .Case<ParamOp>([&](ParamOp p) {
+            return std::optional<Dims>(params.dims.lookup(p.getName()));
+          })
+          .Case<ConstantOp, CrossEntropyOp>([&](auto) { return Dims{}; })
+          .Case<GatherOp>([&](GatherOp g) {
+            return rows(graph(g.getGraph()) + ".numEdges", g.getInput());
+          })
+          .Case<ScatterOp, AggregateOp, DstOp>([&](auto o) {
+            return rows(nodes(o.getGraph(), EdgeSide::dst), o.getInput());
+          })
+          .Case<DegreeOp>([&](DegreeOp d) {
+            return Dims{nodes(d.getGraph(), d.getSide()), "1"};
+          })
+          .Case<MatmulOp>([&](MatmulOp m) {
+            const Dims &a = dimsOf(m.getLhs()), &b = dimsOf(m.getRhs());
+            return Dims{m.getTransposeLhs() ? a[1] : a[0],
+                        m.getTransposeRhs() ? b[0] : b[1]};
+          })
+          .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp>([&](Operation *b) {
+            return broadcast(b->getOperand(0), b->getOperand(1));
+          })
+          .Case<MaximumGradOp, UnaryGradOp, EdgeSoftmaxGradOp,
+                SoftmaxGradOp, LogSoftmaxGradOp>([&](Operation *o) {
+            Value grad = isa<EdgeSoftmaxGradOp>(o) ? o->getOperand(1)
+                                                   : o->getOperand(0);
+            return dimsOf(grad);
+          })
+          .Case<EdgeSoftmaxOp>([&](EdgeSoftmaxOp s) {
+            return dimsOf(s.getScores());
+          })
+          .Case<NegOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReluOp, SigmoidOp,
+                TanhOp, AbsOp, LeakyReluOp, EluOp, SoftmaxOp, LogSoftmaxOp,
+                DropoutOp>([&](Operation *u) { return dimsOf(u->getOperand(0)); })
+          .Case<ConcatOp>([&](ConcatOp c) {
+            Dims d = dimsOf(c.getInputs().front());
+            Dims along;
+            for (Value in : c.getInputs())
+              along.push_back(dimsOf(in)[c.getAxis()]);
+            // A sum, not a product: fold by hand.
+            int64_t constant = 0;
+            SmallVector<std::string> symbolic;
+            for (const std::string &s : along) {
+              int64_t v;
+              if (isLiteral(s, &v))
+                constant += v;
+              else
+                symbolic.push_back(s);
+            }
+            if (constant || symbolic.empty())
+              symbolic.push_back(std::to_string(constant));
+            d[c.getAxis()] = symbolic.size() == 1
+                                 ? symbolic.front()
+                                 : "(" + llvm::join(symbolic, " + ") + ")";
+            return d;
+          })
+          .Case<ReshapeOp>([&](ReshapeOp r) -> std::optional<Dims> {
+            auto type = cast<RankedTensorType>(r.getType());
+            Dims d;
+            int dynamicAt = -1;
+            SmallVector<std::string> known;
+            for (int64_t i = 0; i < type.getRank(); ++i) {
+              if (type.isDynamicDim(i)) {
+                if (dynamicAt >= 0)
+                  return std::nullopt;
+                dynamicAt = i;
+                d.push_back("");
+              } else {
+                d.push_back(std::to_string(type.getDimSize(i)));
+                known.push_back(d.back());
+              }
+            }
+            if (dynamicAt >= 0)
+              d[dynamicAt] = "(" + numel(r.getInput()) + " / " +
+                             product(known) + ")";
+            return d;
+          })
+          .Case<ReduceOp>([&](ReduceOp r) {
+            Dims d = dimsOf(r.getInput());
+            d.erase(d.begin() + r.getAxis());
+            return d;
+          })
+          .Case<UnbroadcastOp>([&](UnbroadcastOp u) {
+            auto type = cast<RankedTensorType>(u.getType());
+            const Dims &in = dimsOf(u.getInput());
+            size_t offset = in.size() - type.getRank();
+            Dims d;
+            for (int64_t i = 0; i < type.getRank(); ++i)
+              d.push_back(type.isDynamicDim(i)
+                              ? in[offset + i]
+                              : std::to_string(type.getDimSize(i)));
+            return d;
+          })
+          .Case<AggregateGradOp, ScatterGradOp, ReduceGradOp>(
+              [&](auto o) { return dimsOf(o.getInput()); })
+          .Case<AggregateWeightGradOp>(
+              [&](AggregateWeightGradOp o) { return dimsOf(o.getWeight()); })
+          .Case<GatherGradOp>([&](GatherGradOp g) {
+            return rows(nodes(g.getGraph(), g.getSide()), g.getGrad());
+          })
+          .Case<DstGradOp>([&](DstGradOp d) {
+            return rows(nodes(d.getGraph(), EdgeSide::src), d.getGrad());
+          })
+          .Case<SliceOp>([&](SliceOp s) {
+            Dims d = dimsOf(s.getInput());
+            d[s.getAxis()] = std::to_string(s.getSize());
+            return d;
+          })
+          .Case<CrossEntropyGradOp>(
+              [&](CrossEntropyGradOp c) { return dimsOf(c.getLogits()); })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!computed)
+    return op->emitOpError("is not supported by the C++ code generator");
+  // A dim the type knows statically is a literal: better code, and a check.
+  auto type = cast<RankedTensorType>(res.getType());
+  if (int64_t(computed->size()) != type.getRank())
+    return op->emitOpError("internal error: shape rule gives rank ")
+           << computed->size() << " for " << type;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (!type.isDynamicDim(i))
+      (*computed)[i] = std::to_string(type.getDimSize(i));
+  dims[res] = *computed;
+  return success();
+}
+
+/// Elementwise ops become one loop nest over the result; `$k` in
+/// `expression` is operand k's element (broadcast operands index with
+/// stride 0 along the dims they were stretched over).
+void FunctionEmitter::emitElementwise(Value result, ArrayRef<Value> operands,
+                                      StringRef expression) {
+  const Dims &out = dimsOf(result);
+  bool flat = llvm::all_of(operands, [&](Value v) {
+    return dimsOf(v) == out || dimsOf(v).empty();
+  });
+  auto element = [&](Value v, StringRef index) {
+    return dimsOf(v).empty() ? name(v) + "[0]"
+                             : name(v) + "[" + index.str() + "]";
+  };
+  std::string body = expression.str();
+  auto substitute = [&](auto indexOf) {
+    std::string text = body;
+    for (int k = int(operands.size()) - 1; k >= 0; --k)
+      text = llvm::join(llvm::split(text, "$" + std::to_string(k)),
+                        element(operands[k], indexOf(k)));
+    return text;
+  };
+  std::string total = numel(result);
+  if (flat || out.empty()) {
+    os << "#pragma omp parallel for simd if (" << total << " > 16384)\n";
+    os << "for (int64_t i = 0; i < " << total << "; ++i)\n";
+    os << "  " << name(result) << "[i] = "
+       << substitute([](int) { return std::string("i"); }) << ";\n";
+    return;
+  }
+  // Nested loops; operand index = sum over dims of i_d * stride_d.
+  size_t rank = out.size();
+  SmallVector<std::string> indices;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    const Dims &d = dimsOf(operands[k]);
+    SmallVector<std::string> terms;
+    std::string stride = "1";
+    for (size_t j = d.size(); j-- > 0;) {
+      size_t outDim = j + rank - d.size();
+      bool stretched = d[j] == "1" && out[outDim] != "1";
+      if (!stretched)
+        terms.push_back(stride == "1" ? "i" + std::to_string(outDim)
+                                      : "i" + std::to_string(outDim) + " * " +
+                                            stride);
+      stride = product({stride, d[j]});
+    }
+    indices.push_back(terms.empty() ? "0" : llvm::join(terms, " + "));
+  }
+  os << "#pragma omp parallel for if (" << total << " > 16384)\n";
+  for (size_t d = 0; d < rank; ++d)
+    os << std::string(2 * d, ' ') << "for (int64_t i" << d << " = 0; i" << d
+       << " < " << out[d] << "; ++i" << d << ")\n";
+  std::string outIndex = "i0";
+  for (size_t d = 1; d < rank; ++d)
+    outIndex = "(" + outIndex + ") * " + out[d] + " + i" + std::to_string(d);
+  os << std::string(2 * rank, ' ') << name(result) << "[" << outIndex
+     << "] = " << substitute([&](int k) { return indices[k]; }) << ";\n";
+}
+
+/// The C++ expression of an elementwise op, or "" if it is not one.
+std::string elementwiseExpression(Operation *op) {
+  auto alpha = [](std::optional<double> a) {
+    return "T(" + cppDouble(a.value_or(0.0)) + ")";
+  };
+  return TypeSwitch<Operation *, std::string>(op)
+      .Case<AddOp>([](auto) { return "$0 + $1"; })
+      .Case<SubOp>([](auto) { return "$0 - $1"; })
+      .Case<MulOp>([](auto) { return "$0 * $1"; })
+      .Case<DivOp>([](auto) { return "$0 / $1"; })
+      .Case<MaximumOp>([](auto) { return "std::max($0, $1)"; })
+      .Case<NegOp>([](auto) { return "-$0"; })
+      .Case<ExpOp>([](auto) { return "std::exp($0)"; })
+      .Case<LogOp>([](auto) { return "std::log($0)"; })
+      .Case<SqrtOp>([](auto) { return "std::sqrt($0)"; })
+      .Case<RsqrtOp>([](auto) { return "T(1) / std::sqrt($0)"; })
+      .Case<ReluOp>([](auto) { return "std::max($0, T(0))"; })
+      .Case<SigmoidOp>([](auto) { return "T(1) / (T(1) + std::exp(-$0))"; })
+      .Case<TanhOp>([](auto) { return "std::tanh($0)"; })
+      .Case<AbsOp>([](auto) { return "std::abs($0)"; })
+      .Case<LeakyReluOp>([&](LeakyReluOp o) {
+        return "($0 > T(0) ? $0 : " + alpha(o.getAlpha().convertToDouble()) +
+               " * $0)";
+      })
+      .Case<EluOp>([&](EluOp o) {
+        return "($0 > T(0) ? $0 : " + alpha(o.getAlpha().convertToDouble()) +
+               " * (std::exp($0) - T(1)))";
+      })
+      .Case<MaximumGradOp>([](MaximumGradOp o) {
+        return std::string(o.getRhsSide() ? "($1 >= $2 ? T(0) : $0)"
+                                          : "($1 >= $2 ? $0 : T(0))");
+      })
+      .Case<UnaryGradOp>([&](UnaryGradOp o) -> std::string {
+        // $0 = incoming gradient, $1 = forward input, $2 = forward output.
+        StringRef k = o.getKind();
+        std::optional<double> a;
+        if (o.getAlpha())
+          a = o.getAlpha()->convertToDouble();
+        if (k == "neg") return "-$0";
+        if (k == "exp") return "$0 * $2";
+        if (k == "log") return "$0 / $1";
+        if (k == "sqrt") return "$0 * T(0.5) / $2";
+        if (k == "rsqrt") return "$0 * T(-0.5) * $2 * $2 * $2";
+        if (k == "relu") return "($1 > T(0) ? $0 : T(0))";
+        if (k == "sigmoid") return "$0 * $2 * (T(1) - $2)";
+        if (k == "tanh") return "$0 * (T(1) - $2 * $2)";
+        if (k == "abs") return "($1 > T(0) ? $0 : ($1 < T(0) ? -$0 : T(0)))";
+        if (k == "leaky_relu") return "($1 > T(0) ? $0 : " + alpha(a) + " * $0)";
+        if (k == "elu") return "($1 > T(0) ? $0 : $0 * ($2 + " + alpha(a) + "))";
+        return "";
+      })
+      .Default([](Operation *) { return ""; });
+}
+
+LogicalResult FunctionEmitter::emitOp(Operation *op) {
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    Value v = ret.getOperand(0);
+    os << "ctx.unplannedBytes = int64_t(sizeof(T)) * ("
+       << (unplannedElements.empty() ? "0" : llvm::join(unplannedElements,
+                                                        " + "))
+       << ");\n";
+    if (training) {
+      os << "return " << name(v) << "[0];\n";
+    } else {
+      os << "std::copy(" << name(v) << ", " << name(v) << " + " << numel(v)
+         << ", ctx.output);\n";
+    }
+    return success();
+  }
+  if (std::string location = describeLocation(op->getLoc());
+      !location.empty())
+    os << "// " << location << "\n";
+
+  if (auto pg = dyn_cast<ParamGradOp>(op)) {
+    Value g = pg.getGrad();
+    unsigned p = params.index.lookup(pg.getName());
+    os << "{\n  T *grad = ctx.grads[" << p << "]; // "
+       << pg.getName().drop_front(pg.getName().find('.') + 1) << "\n";
+    os << "  #pragma omp parallel for simd if (" << numel(g) << " > 16384)\n";
+    os << "  for (int64_t i = 0; i < " << numel(g) << "; ++i)\n";
+    os << "    grad[i] += " << name(g) << "[i];\n}\n";
+    return success();
+  }
+  if (op->getNumResults() != 1)
+    return op->emitOpError("is not supported by the C++ code generator");
+  Value res = op->getResult(0);
+  if (isa<GraphType>(res.getType())) {
+    // Full-graph training: every block and relation is the graph itself.
+    if (!isa<BlockOp>(op))
+      return op->emitOpError("(heterogeneous relations) is not supported by "
+                             "the C++ code generator yet");
+    graphs[res] = graph(op->getOperand(0));
+    return success();
+  }
+  if (failed(computeDims(op)))
+    return failure();
+
+  // Name the result after the source variable, unique in the function.
+  std::string base = identifierFrom(sourceName(op->getLoc()));
+  if (auto p = dyn_cast<ParamOp>(op)) // @GCN.c1.w -> c1_w
+    base = identifierFrom(p.getName().drop_until([](char c) { return c == '.'; })
+                              .drop_front());
+  if (base == "v_")
+    base = "t";
+  std::string id = base;
+  for (int n = 1; !usedNames.insert(id).second; ++n)
+    id = base + "_" + std::to_string(n);
+  names[res] = id;
+
+  switch (plan->storage(res)) {
+  case Storage::External: {
+    auto p = cast<ParamOp>(op);
+    os << "const T *" << id << " = ctx.params[" << params.index.lookup(p.getName())
+       << "];\n";
+    return success();
+  }
+  case Storage::View:
+    os << "const T *" << id << " = " << name(aliasOf(res)) << "; // view\n";
+    return success();
+  case Storage::Scalar:
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      os << "const T " << id << "[1] = {T(" << cppDouble(c.getValue().convertToDouble())
+         << ")};\n";
+      return success();
+    }
+    {
+      auto ce = cast<CrossEntropyOp>(op);
+      const Dims &l = dimsOf(ce.getLogits());
+      os << "const T " << id << "[1] = {kernels::crossEntropy<T>(" << l[0]
+         << ", " << l[1] << ", " << name(ce.getLogits()) << ", " << labels
+         << ", " << (ce.getMask() ? mask : "nullptr") << ")};\n";
+    }
+    return success();
+  case Storage::Slot:
+    break;
+  }
+  os << "T *" << id << " = ws.get(" << plan->slot(res) << ", " << numel(res)
+     << ");\n";
+  unplannedElements.push_back(numel(res));
+
+  if (std::string expr = elementwiseExpression(op); !expr.empty()) {
+    emitElementwise(res, SmallVector<Value>(op->getOperands()), expr);
+    return success();
+  }
+  std::string call = kernelCall(op);
+  if (call.empty())
+    return op->emitOpError("is not supported by the C++ code generator");
+  os << call;
+  return success();
+}
+
+/// Kernel calls (and the few inline copies) of the non-elementwise ops.
+std::string FunctionEmitter::kernelCall(Operation *op) {
+  Value res = op->getResult(0);
+  std::string out = name(res);
+  auto weightWidth = [&](Value w) {
+    return w ? product(features(w)) : std::string("1");
+  };
+  auto axisView = [&](Value v, uint64_t axis) {
+    const Dims &d = dimsOf(v);
+    return product(ArrayRef<std::string>(d).take_front(axis)) + ", " +
+           d[axis] + ", " + product(ArrayRef<std::string>(d).drop_front(axis + 1));
+  };
+  return TypeSwitch<Operation *, std::string>(op)
+      .Case<MatmulOp>([&](MatmulOp m) {
+        const Dims &a = dimsOf(m.getLhs());
+        std::string k = m.getTransposeLhs() ? a[0] : a[1];
+        const Dims &d = dimsOf(res);
+        return llvm::formatv("kernels::gemm<T>({0}, {1}, {2}, {3}, {4}, {5}, "
+                             "{6}, {7});\n",
+                             m.getTransposeLhs() ? "true" : "false",
+                             m.getTransposeRhs() ? "true" : "false", d[0],
+                             d[1], k, name(m.getLhs()), name(m.getRhs()), out)
+            .str();
+      })
+      .Case<AggregateOp>([&](AggregateOp a) {
+        return llvm::formatv("kernels::aggregate<T>({0}, {1}, {2}, {3}, {4}, "
+                             "{5}, {6}, {7});\n",
+                             graph(a.getGraph()), reduceName(a.getReduce()),
+                             a.getSelfLoops() ? "true" : "false",
+                             name(a.getInput()), width(a.getInput()),
+                             ptrOrNull(a.getWeight()),
+                             weightWidth(a.getWeight()), out)
+            .str();
+      })
+      .Case<AggregateGradOp, AggregateWeightGradOp>([&](auto a) {
+        bool input = isa<AggregateGradOp>(op);
+        return llvm::formatv(
+                   "kernels::{0}<T>({1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, "
+                   "{9}, {10});\n",
+                   input ? "aggregateGradInput" : "aggregateGradWeight",
+                   graph(a.getGraph()), reduceName(a.getReduce()),
+                   a.getSelfLoops() ? "true" : "false", name(a.getGrad()),
+                   name(a.getInput()), name(a.getOutput()),
+                   width(a.getInput()), ptrOrNull(a.getWeight()),
+                   weightWidth(a.getWeight()), out)
+            .str();
+      })
+      .Case<GatherOp>([&](GatherOp g) {
+        return llvm::formatv("kernels::gather<T>({0}, {1}, {2}, {3}, {4});\n",
+                             graph(g.getGraph()), sideName(g.getSide()),
+                             name(g.getInput()), width(g.getInput()), out)
+            .str();
+      })
+      .Case<GatherGradOp>([&](GatherGradOp g) {
+        return llvm::formatv(
+                   "kernels::gatherGrad<T>({0}, {1}, {2}, {3}, {4});\n",
+                   graph(g.getGraph()), sideName(g.getSide()),
+                   name(g.getGrad()), width(g.getGrad()), out)
+            .str();
+      })
+      .Case<ScatterOp>([&](ScatterOp s) {
+        return llvm::formatv("kernels::scatter<T>({0}, {1}, {2}, {3}, {4});\n",
+                             graph(s.getGraph()), reduceName(s.getReduce()),
+                             name(s.getInput()), width(s.getInput()), out)
+            .str();
+      })
+      .Case<ScatterGradOp>([&](ScatterGradOp s) {
+        return llvm::formatv(
+                   "kernels::scatterGrad<T>({0}, {1}, {2}, {3}, {4}, {5}, "
+                   "{6});\n",
+                   graph(s.getGraph()), reduceName(s.getReduce()),
+                   name(s.getGrad()), name(s.getInput()), name(s.getOutput()),
+                   width(s.getInput()), out)
+            .str();
+      })
+      .Case<EdgeSoftmaxOp>([&](EdgeSoftmaxOp s) {
+        return llvm::formatv("kernels::edgeSoftmax<T>({0}, {1}, {2}, {3});\n",
+                             graph(s.getGraph()), name(s.getScores()),
+                             width(s.getScores()), out)
+            .str();
+      })
+      .Case<EdgeSoftmaxGradOp>([&](EdgeSoftmaxGradOp s) {
+        return llvm::formatv(
+                   "kernels::edgeSoftmaxGrad<T>({0}, {1}, {2}, {3}, {4});\n",
+                   graph(s.getGraph()), name(s.getGrad()),
+                   name(s.getOutput()), width(s.getOutput()), out)
+            .str();
+      })
+      .Case<DegreeOp>([&](DegreeOp d) {
+        return llvm::formatv("kernels::degree<T>({0}, {1}, {2});\n",
+                             graph(d.getGraph()), sideName(d.getSide()), out)
+            .str();
+      })
+      .Case<SoftmaxOp, LogSoftmaxOp>([&](auto s) {
+        return llvm::formatv("kernels::{0}<T>({1}, {2}, {3});\n",
+                             isa<SoftmaxOp>(op) ? "softmax" : "logSoftmax",
+                             axisView(s.getInput(), s.getAxis()),
+                             name(s.getInput()), out)
+            .str();
+      })
+      .Case<SoftmaxGradOp, LogSoftmaxGradOp>([&](auto s) {
+        return llvm::formatv("kernels::{0}<T>({1}, {2}, {3}, {4});\n",
+                             isa<SoftmaxGradOp>(op) ? "softmaxGrad"
+                                                    : "logSoftmaxGrad",
+                             axisView(s.getOutput(), s.getAxis()),
+                             name(s.getGrad()), name(s.getOutput()), out)
+            .str();
+      })
+      .Case<ReduceOp>([&](ReduceOp r) {
+        return llvm::formatv("kernels::reduceAxis<T>({0}, {1}, {2}, {3});\n",
+                             reduceName(r.getKind()),
+                             axisView(r.getInput(), r.getAxis()),
+                             name(r.getInput()), out)
+            .str();
+      })
+      .Case<ReduceGradOp>([&](ReduceGradOp r) {
+        return llvm::formatv(
+                   "kernels::reduceAxisGrad<T>({0}, {1}, {2}, {3}, {4}, "
+                   "{5});\n",
+                   reduceName(r.getKind()), axisView(r.getInput(), r.getAxis()),
+                   name(r.getGrad()), name(r.getInput()), name(r.getOutput()),
+                   out)
+            .str();
+      })
+      .Case<ConcatOp>([&](ConcatOp c) {
+        std::string code;
+        const Dims &d = dimsOf(res);
+        uint64_t axis = c.getAxis();
+        std::string outer = product(ArrayRef<std::string>(d).take_front(axis));
+        std::string inner =
+            product(ArrayRef<std::string>(d).drop_front(axis + 1));
+        std::string offset = "0";
+        for (Value in : c.getInputs()) {
+          code += llvm::formatv("kernels::copyIntoAxis<T>({0}, {1}, {2}, {3}, "
+                                "{4}, {5}, {6});\n",
+                                outer, dimsOf(in)[axis], inner, name(in),
+                                d[axis], offset, out)
+                      .str();
+          offset = offset == "0" ? dimsOf(in)[axis]
+                                 : offset + " + " + dimsOf(in)[axis];
+        }
+        return code;
+      })
+      .Case<SliceOp>([&](SliceOp s) {
+        const Dims &d = dimsOf(s.getInput());
+        uint64_t axis = s.getAxis();
+        return llvm::formatv(
+                   "kernels::sliceAxis<T>({0}, {1}, {2}, {3}, {4}, {5}, "
+                   "{6});\n",
+                   product(ArrayRef<std::string>(d).take_front(axis)), d[axis],
+                   product(ArrayRef<std::string>(d).drop_front(axis + 1)),
+                   name(s.getInput()), s.getOffset(), s.getSize(), out)
+            .str();
+      })
+      .Case<UnbroadcastOp>([&](UnbroadcastOp u) {
+        const Dims &in = dimsOf(u.getInput()), &d = dimsOf(res);
+        return llvm::formatv(
+                   "{\n  const int64_t from[] = {{{0}}, to[] = {{{1}};\n"
+                   "  kernels::unbroadcast<T>({2}, from, {3}, {4}, to, {5});\n"
+                   "}\n",
+                   llvm::join(in, ", "), d.empty() ? "1" : llvm::join(d, ", "),
+                   name(u.getInput()), in.size(), out, d.size())
+            .str();
+      })
+      .Case<DropoutOp>([&](DropoutOp d) {
+        // The step and the op's stream select the mask (see gnn.dropout).
+        return llvm::formatv(
+                   "kernels::dropout<T>(ctx.seed, (ctx.step << 16) + {0}, {1}, "
+                   "{2}, {3}, {4});\n",
+                   d.getStream().value_or(0), cppDouble(d.getP().convertToDouble()),
+                   numel(res), name(d.getInput()), out)
+            .str();
+      })
+      .Case<DstGradOp>([&](DstGradOp d) {
+        std::string dstElems =
+            product({graph(d.getGraph()) + ".numDst", width(d.getGrad())});
+        return llvm::formatv("std::copy({0}, {0} + {1}, {2});\n"
+                             "std::fill({2} + {1}, {2} + {3}, T(0));\n",
+                             name(d.getGrad()), dstElems, out, numel(res))
+            .str();
+      })
+      .Case<CrossEntropyGradOp>([&](CrossEntropyGradOp c) {
+        const Dims &l = dimsOf(c.getLogits());
+        return llvm::formatv("kernels::crossEntropyGrad<T>({0}, {1}, {2}, "
+                             "{3}, {4}, {5}[0], {6});\n",
+                             l[0], l[1], name(c.getLogits()), labels,
+                             c.getMask() ? mask : "nullptr", name(c.getGrad()),
+                             out)
+            .str();
+      })
+      .Default([](Operation *) { return ""; });
+}
+
+LogicalResult FunctionEmitter::emit(StringRef cppName) {
+  Block &body = func.getBody().front();
+  plan.emplace(
+      body, [&](Value v) { return storageOf(v); },
+      [&](Value v) { return aliasOf(v); });
+
+  os << "template <typename T>\n"
+     << (training ? "T " : "void ") << cppName
+     << "(ExecContext<T> &ctx) {\n";
+  os.indent();
+  os << "Workspace<T> &ws = *ctx.workspace;\n";
+  os << "const int64_t features = ctx.numFeatures, classes = "
+        "ctx.numClasses;\n";
+  os << "(void)features;\n(void)classes;\n";
+  // Arguments: the graph, the features and, in a train step, labels and
+  // the loss mask.
+  graphs[body.getArgument(0)] = "g";
+  os << "const GraphView &g = ctx.graph;\n";
+  names[body.getArgument(1)] = "x";
+  dims[body.getArgument(1)] = Dims{"g.numSrc", "features"};
+  os << "const T *x = ctx.features;\n";
+  // Names the generated code itself uses, and C++ keywords a .gnn variable
+  // could be called.
+  for (const char *reserved :
+       {"g", "x", "ws", "ctx", "features", "classes", "i", "labels", "mask",
+        "grad", "from", "to", "T", "int", "double", "float", "new", "delete",
+        "class", "return", "default", "auto", "char", "long", "this"})
+    usedNames.insert(reserved);
+  labels = "ctx.labels";
+  mask = "ctx.lossMask";
+
+  for (Operation &op : body) {
+    if (failed(emitOp(&op)))
+      return failure();
+  }
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The translation unit
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Reads the `gnn.train` dictionary MLIRGen attached to the forward.
+class TrainReader {
+public:
+  explicit TrainReader(DictionaryAttr train) : train(train) {}
+
+  DictionaryAttr dict(StringRef key) const {
+    return train ? train.getAs<DictionaryAttr>(key) : nullptr;
+  }
+  static std::string string(DictionaryAttr d, StringRef key,
+                            StringRef fallback) {
+    if (auto s = d ? d.getAs<StringAttr>(key) : nullptr)
+      return s.str();
+    return fallback.str();
+  }
+  static double number(DictionaryAttr d, StringRef key, double fallback) {
+    Attribute a = d ? d.get(key) : nullptr;
+    if (auto f = dyn_cast_or_null<FloatAttr>(a))
+      return f.getValueAsDouble();
+    if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+      return double(i.getInt());
+    return fallback;
+  }
+  static bool flag(DictionaryAttr d, StringRef key, bool fallback) {
+    if (auto b = d ? d.getAs<BoolAttr>(key) : nullptr)
+      return b.getValue();
+    return fallback;
+  }
+  DictionaryAttr top() const { return train; }
+
+private:
+  DictionaryAttr train;
+};
+
+std::string cppString(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+const char *initName(InitKind kind) {
+  switch (kind) {
+  case InitKind::zeros: return "Init::Zeros";
+  case InitKind::ones: return "Init::Ones";
+  case InitKind::glorot: return "Init::Glorot";
+  case InitKind::kaiming: return "Init::Kaiming";
+  case InitKind::uniform: return "Init::Uniform";
+  case InitKind::normal: return "Init::Normal";
+  case InitKind::constant: return "Init::Constant";
+  }
+  return "Init::Glorot";
+}
+
+/// `TrainSettings` initialization from the train block.
+void emitSettings(raw_indented_ostream &os, const TrainReader &train) {
+  DictionaryAttr top = train.top();
+  DictionaryAttr source = train.dict("source");
+  DictionaryAttr optimizer = train.dict("optimizer");
+  std::string kind = TrainReader::string(optimizer, "kind", "adam");
+  os << "TrainSettings &s = program.settings;\n";
+  os << "s.dataset = " << cppString(TrainReader::string(top, "dataset", ""))
+     << ";\n";
+  os << "s.source = " << cppString(TrainReader::string(source, "kind", "ogb"))
+     << ";\n";
+  os << "s.split = " << cppString(TrainReader::string(source, "split", ""))
+     << ";\n";
+  // Citation graphs are undirected: without an explicit choice, messages
+  // flow both ways (as PyG's Planetoid and OGB's add_inverse_edge).
+  os << "s.addReverseEdges = "
+     << (TrainReader::flag(source, "add_reverse_edges", true) ? "true"
+                                                              : "false")
+     << ";\n";
+  os << "s.addSelfLoops = "
+     << (TrainReader::flag(source, "self_loops", false) ? "true" : "false")
+     << ";\n";
+  os << "s.loss = " << cppString(TrainReader::string(top, "loss",
+                                                     "cross_entropy"))
+     << ";\n";
+  os << "s.optimizer = " << cppString(kind) << ";\n";
+  os << "s.lr = " << cppDouble(TrainReader::number(optimizer, "lr", 0.01))
+     << ";\n";
+  os << "s.weightDecay = "
+     << cppDouble(TrainReader::number(optimizer, "weight_decay",
+                                      kind == "adamw" ? 0.01 : 0.0))
+     << ";\n";
+  os << "s.beta1 = " << cppDouble(TrainReader::number(optimizer, "beta1", 0.9))
+     << ";\n";
+  os << "s.beta2 = "
+     << cppDouble(TrainReader::number(optimizer, "beta2", 0.999)) << ";\n";
+  os << "s.eps = " << cppDouble(TrainReader::number(optimizer, "eps", 1e-8))
+     << ";\n";
+  os << "s.momentum = "
+     << cppDouble(TrainReader::number(optimizer, "momentum", 0.0)) << ";\n";
+  os << "s.epochs = " << int64_t(TrainReader::number(top, "epochs", 100))
+     << ";\n";
+  if (auto evaluate = top ? top.getAs<ArrayAttr>("evaluate") : nullptr) {
+    for (Attribute a : evaluate)
+      if (auto split = dyn_cast<StringAttr>(a))
+        os << "s.evaluate.push_back(" << cppString(split.getValue())
+           << ");\n";
+  } else if (auto one = top ? top.getAs<StringAttr>("evaluate") : nullptr) {
+    os << "s.evaluate.push_back(" << cppString(one.getValue()) << ");\n";
+  }
+  os << "s.evaluateEvery = "
+     << int64_t(TrainReader::number(top, "evaluate_every", 1)) << ";\n";
+  os << "s.seed = " << uint64_t(TrainReader::number(top, "seed", 0)) << ";\n";
+}
+
+} // namespace
+
+LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
+                                const EmitOptions &options) {
+  ParameterTable params;
+  if (failed(params.build(module)))
+    return failure();
+  func::FuncOp forward, step;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (!forward && f.getSymName().endswith(".forward"))
+      forward = f;
+  }
+  if (!forward)
+    return module.emitError("no model to compile: the program has no train "
+                            "block");
+  std::string model =
+      forward.getSymName().drop_back(StringRef(".forward").size()).str();
+  step = module.lookupSymbol<func::FuncOp>(model + ".train_step");
+  if (!step)
+    return forward.emitError("internal error: no train step for ") << model;
+  std::string cppModel = identifierFrom(model);
+
+  raw_indented_ostream os(out);
+  os << "// Generated by gnnc from " << options.sourceFile
+     << ": the trainer of model " << model << ".\n"
+     << "// Do not edit: regenerate with `gnnc --emit=cpp`.\n\n"
+     << "#include \"gnnrt/Kernels.h\"\n"
+     << "#include \"gnnrt/Program.h\"\n\n"
+     << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n\n"
+     << "using namespace gnnrt;\n\n"
+     << "namespace {\n\n";
+
+  // Parameters, in ExecContext::params order.
+  os << "std::vector<ParamInfo> " << cppModel
+     << "_params(const DataDims &data) {\n";
+  os.indent();
+  os << "const int64_t features = data.features, classes = data.classes;\n"
+     << "(void)features;\n(void)classes;\n"
+     << "return {\n";
+  for (ParameterOp p : params.params) {
+    StringRef sym = p.getSymName();
+    std::string shortName = sym.drop_front(model.size() + 1).str();
+    SmallVector<std::string> args;
+    if (auto a = p.getInitArgs())
+      for (Attribute v : *a)
+        args.push_back(cppDouble(cast<FloatAttr>(v).getValueAsDouble()));
+    os << "    {" << cppString(shortName) << ", {"
+       << llvm::join(params.dims.lookup(sym), ", ") << "}, "
+       << initName(p.getInit()) << ", {" << llvm::join(args, ", ") << "}},\n";
+  }
+  os << "};\n";
+  os.unindent();
+  os << "}\n\n";
+
+  if (failed(FunctionEmitter(forward, /*training=*/false, params, os)
+                 .emit(cppModel + "_forward")) ||
+      failed(FunctionEmitter(step, /*training=*/true, params, os)
+                 .emit(cppModel + "_train_step")))
+    return failure();
+
+  os << "} // namespace\n\n";
+  os << "int main(int argc, char **argv) {\n";
+  os.indent();
+  os << "CompiledProgram program;\n";
+  os << "program.model = " << cppString(model) << ";\n";
+  os << "program.sourceFile = " << cppString(options.sourceFile) << ";\n";
+  emitSettings(os, TrainReader(forward->getAttrOfType<DictionaryAttr>(
+                       "gnn.train")));
+  os << "program.params = &" << cppModel << "_params;\n";
+  os << "program.forwardF32 = &" << cppModel << "_forward<float>;\n";
+  os << "program.trainStepF32 = &" << cppModel << "_train_step<float>;\n";
+  os << "program.forwardF64 = &" << cppModel << "_forward<double>;\n";
+  os << "program.trainStepF64 = &" << cppModel << "_train_step<double>;\n";
+  os << "return trainMain(argc, argv, program);\n";
+  os.unindent();
+  os << "}\n";
+  return success();
+}

@@ -1,0 +1,99 @@
+//===- HostCompiler.cpp - compile generated C++ into a trainer ------------===//
+//
+// The runtime's location and link line are fixed when gnnc is built
+// (GNNRT_INCLUDE_DIR, GNNRT_LIBRARY, GNNRT_LINK_LIBRARIES); GNNRT_LIBRARY and
+// GNNRT_INCLUDE_DIR in the environment override them, for an installed or
+// relocated runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostCompiler.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <vector>
+
+using namespace llvm;
+
+static std::string fromEnvironment(const char *name, const char *fallback) {
+  const char *value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+bool gnnc::compileTrainer(const HostCompileOptions &options) {
+  std::string compilerName = fromEnvironment("CXX", "c++");
+  ErrorOr<std::string> compiler = sys::findProgramByName(compilerName);
+  if (!compiler) {
+    errs() << "gnnc: error: cannot find the C++ compiler '" << compilerName
+           << "' (install g++ or set CXX)\n";
+    return false;
+  }
+  std::string includeDir =
+      fromEnvironment("GNNRT_INCLUDE_DIR", GNNRT_INCLUDE_DIR);
+  std::string library = fromEnvironment("GNNRT_LIBRARY", GNNRT_LIBRARY);
+  if (!sys::fs::exists(includeDir + "/gnnrt/Program.h")) {
+    errs() << "gnnc: error: the gnnrt headers are not in '" << includeDir
+           << "' (set GNNRT_INCLUDE_DIR)\n";
+    return false;
+  }
+  if (!sys::fs::exists(library)) {
+    errs() << "gnnc: error: the gnnrt runtime library '" << library
+           << "' does not exist (build the gnnrt target or set "
+              "GNNRT_LIBRARY)\n";
+    return false;
+  }
+
+  // Link into a temporary next to the output, renamed on success, so that a
+  // failed build never leaves a half-written executable under its name.
+  SmallString<256> temporary;
+  if (std::error_code ec = sys::fs::createUniqueFile(
+          options.outputFile + ".tmp-%%%%%%", temporary)) {
+    errs() << "gnnc: error: cannot create '" << options.outputFile
+           << ".tmp-*': " << ec.message() << "\n";
+    return false;
+  }
+
+  std::vector<std::string> args = {*compiler,
+                                   "-std=c++17",
+                                   "-O" + std::to_string(options.optLevel),
+                                   "-fopenmp",
+                                   "-I" + includeDir,
+                                   options.sourceFile,
+                                   library,
+                                   "-o",
+                                   std::string(temporary)};
+  for (StringRef lib : split(StringRef(GNNRT_LINK_LIBRARIES), '|'))
+    if (!lib.empty())
+      args.push_back(lib.str());
+
+  if (options.verbose) {
+    for (size_t i = 0; i < args.size(); ++i)
+      errs() << (i ? " " : "") << args[i];
+    errs() << "\n";
+  }
+  std::vector<StringRef> argv(args.begin(), args.end());
+  std::string error;
+  int status = sys::ExecuteAndWait(*compiler, argv, /*Env=*/std::nullopt,
+                                   /*Redirects=*/{}, 0, 0, &error);
+  if (status != 0) {
+    sys::fs::remove(temporary);
+    errs() << "gnnc: error: the C++ compiler failed"
+           << (error.empty() ? " (exit " + std::to_string(status) + ")"
+                             : ": " + error)
+           << "; rerun with -v to see its command line\n";
+    return false;
+  }
+  if (std::error_code ec = sys::fs::rename(temporary, options.outputFile)) {
+    sys::fs::remove(temporary);
+    errs() << "gnnc: error: cannot write '" << options.outputFile
+           << "': " << ec.message() << "\n";
+    return false;
+  }
+  return true;
+}
