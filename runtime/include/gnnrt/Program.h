@@ -14,6 +14,7 @@
 #ifndef GNNRT_PROGRAM_H
 #define GNNRT_PROGRAM_H
 
+#include "gnnrt/Generator.h"
 #include "gnnrt/GraphView.h"
 
 #include <cstdint>
@@ -104,6 +105,8 @@ struct TrainSettings {
   std::vector<std::string> evaluate; ///< subset of {"train", "valid", "test"}
   int64_t evaluateEvery = 1;
   uint64_t seed = 0;
+  /// For source "generate": the synthetic dataset (used unless --data).
+  GeneratorOptions generator;
 };
 
 /// One compiled train block.

@@ -127,6 +127,40 @@ std::string identifierFrom(StringRef s) {
   return id;
 }
 
+/// A parameter dim as MLIRGen prints it (a polynomial in literals and
+/// dataset sizes, e.g. `2*cora.classes`) as a C++ expression over the
+/// generated code's `features` and `classes`.
+std::optional<std::string> translateDim(StringRef text) {
+  if (isLiteral(text))
+    return text.str();
+  std::string out;
+  bool compound = false;
+  for (size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (llvm::isAlpha(c) || c == '_') {
+      size_t end = i;
+      while (end < text.size() &&
+             (llvm::isAlnum(text[end]) || text[end] == '_' || text[end] == '.'))
+        ++end;
+      StringRef field = text.slice(i, end).rsplit('.').second;
+      if (field != "features" && field != "classes")
+        return std::nullopt;
+      out += field.str();
+      i = end;
+    } else if (llvm::isDigit(c) || c == ' ') {
+      out += c;
+      ++i;
+    } else if (StringRef("*+-()").contains(c)) {
+      out += c;
+      compound = true;
+      ++i;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return compound ? "(" + out + ")" : out;
+}
+
 /// The parameters of the module in declaration order, and the C++ dims of
 /// each (resolving `cora.features` to `features`).
 struct ParameterTable {
@@ -138,17 +172,13 @@ struct ParameterTable {
     for (auto p : module.getOps<ParameterOp>()) {
       Dims d;
       for (Attribute a : p.getDims()) {
-        StringRef s = cast<StringAttr>(a).getValue();
-        if (isLiteral(s)) {
-          d.push_back(s.str());
-          continue;
-        }
-        StringRef field = s.rsplit('.').second;
-        if (field != "features" && field != "classes")
+        StringRef text = cast<StringAttr>(a).getValue();
+        std::optional<std::string> dim = translateDim(text);
+        if (!dim)
           return p.emitOpError("has a dim '")
-                 << s << "' that is neither a literal nor a dataset's "
-                 << "features or classes";
-        d.push_back(field.str());
+                 << text << "' that is not an expression in literals and a "
+                 << "dataset's features or classes";
+        d.push_back(*dim);
       }
       index[p.getSymName()] = params.size();
       dims[p.getSymName()] = d;
@@ -296,20 +326,27 @@ LogicalResult FunctionEmitter::computeDims(Operation *op) {
             return d;
           })
           .Case<ReshapeOp>([&](ReshapeOp r) -> std::optional<Dims> {
+            // Reshapes keep the row dim (Sema resolves `-1` to the input's
+            // rows), so a dynamic leading dim is the input's; at most one
+            // other dim may be dynamic, and it is what the rest leaves.
             auto type = cast<RankedTensorType>(r.getType());
+            const Dims &in = dimsOf(r.getInput());
             Dims d;
             int dynamicAt = -1;
             SmallVector<std::string> known;
             for (int64_t i = 0; i < type.getRank(); ++i) {
-              if (type.isDynamicDim(i)) {
-                if (dynamicAt >= 0)
-                  return std::nullopt;
+              if (!type.isDynamicDim(i))
+                d.push_back(std::to_string(type.getDimSize(i)));
+              else if (i == 0 && !in.empty())
+                d.push_back(in[0]);
+              else if (dynamicAt >= 0)
+                return std::nullopt;
+              else {
                 dynamicAt = i;
                 d.push_back("");
-              } else {
-                d.push_back(std::to_string(type.getDimSize(i)));
-                known.push_back(d.back());
+                continue;
               }
+              known.push_back(d.back());
             }
             if (dynamicAt >= 0)
               d[dynamicAt] = "(" + numel(r.getInput()) + " / " +

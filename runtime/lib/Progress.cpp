@@ -1,0 +1,57 @@
+//===- Progress.cpp - Training progress on stderr -------------------------===//
+
+#include "Progress.h"
+
+#include <string>
+
+namespace gnnrt {
+
+namespace {
+constexpr int kBarWidth = 30;
+
+std::string bar(int64_t done, int64_t total) {
+  int filled = total > 0 ? int(done * kBarWidth / total) : kBarWidth;
+  std::string text(size_t(kBarWidth), ' ');
+  for (int i = 0; i < filled; ++i)
+    text[size_t(i)] = '=';
+  if (filled < kBarWidth)
+    text[size_t(filled)] = '>';
+  return "[" + text + "]";
+}
+} // namespace
+
+void Progress::report(const EpochRecord &r) {
+  if (r.eval && r.eval->valid)
+    lastValid = r.eval->valid;
+  if (interactive) {
+    std::fprintf(out, "\r epoch %lld/%lld %s loss %.4f", (long long)r.epoch,
+                 (long long)epochs, bar(r.epoch, epochs).c_str(), r.loss);
+    if (lastValid)
+      std::fprintf(out, " valid %.4f", *lastValid);
+    std::fputs("\x1b[K", out); // clear what a longer previous line left
+    lineOpen = true;
+  } else {
+    std::fprintf(out, "epoch %lld/%lld loss %.4f", (long long)r.epoch,
+                 (long long)epochs, r.loss);
+    if (r.eval) {
+      auto field = [&](const char *name, const std::optional<double> &acc) {
+        if (acc)
+          std::fprintf(out, " %s %.4f", name, *acc);
+      };
+      field("train", r.eval->train);
+      field("valid", r.eval->valid);
+      field("test", r.eval->test);
+    }
+    std::fprintf(out, " (%.3g s)\n", r.seconds);
+  }
+  std::fflush(out);
+}
+
+void Progress::finish() {
+  if (lineOpen)
+    std::fputc('\n', out);
+  lineOpen = false;
+  std::fflush(out);
+}
+
+} // namespace gnnrt
