@@ -1,5 +1,6 @@
 # lit configuration for gnnc's FileCheck suites (.gnn, .mlir, .test files).
 import os
+import sys
 import lit.formats
 from lit.llvm import llvm_config
 
@@ -17,6 +18,7 @@ config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 
 config.substitutions.append(("%gnnc_src", config.gnnc_src_root))
 config.substitutions.append(("%stdlib", os.path.join(config.gnnc_src_root, "stdlib")))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%examples", os.path.join(config.gnnc_src_root, "examples")))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])

@@ -55,12 +55,29 @@ std::string formatAccuracy(const std::optional<double> &acc) {
 }
 
 void setThreads(int threads) {
+  // The kernels split GEMMs over OpenMP threads themselves; OpenBLAS's own
+  // pool would only compete with OpenMP's for the same cores.
+  openblas_set_num_threads(1);
   if (threads <= 0)
     return;
 #ifdef _OPENMP
   omp_set_num_threads(threads);
 #endif
-  openblas_set_num_threads(threads);
+}
+
+/// Scales each feature row to sum 1 (PyG's NormalizeFeatures; Kipf &
+/// Welling's preprocessing). All-zero rows stay zero.
+void normalizeRows(Dataset &ds) {
+  const int64_t f = ds.numFeatures;
+  for (int64_t v = 0; v < ds.numNodes; ++v) {
+    float *row = ds.features.data() + v * f;
+    double sum = 0;
+    for (int64_t j = 0; j < f; ++j)
+      sum += row[j];
+    if (sum != 0)
+      for (int64_t j = 0; j < f; ++j)
+        row[j] = float(row[j] / sum);
+  }
 }
 
 Dataset loadTrainingData(const DriverOptions &options,
@@ -71,11 +88,16 @@ Dataset loadTrainingData(const DriverOptions &options,
   load.dedupe = true;
   load.splitName = settings.split;
   load.useCache = true;
-  if (!options.dataDir.empty())
-    return loadDataset(options.dataDir, load);
-  Dataset ds = generateDataset(settings.generator);
-  load.numClasses = settings.generator.numClasses;
-  finalizeDataset(ds, load);
+  Dataset ds;
+  if (!options.dataDir.empty()) {
+    ds = loadDataset(options.dataDir, load);
+  } else {
+    ds = generateDataset(settings.generator);
+    load.numClasses = settings.generator.numClasses;
+    finalizeDataset(ds, load);
+  }
+  if (settings.normalizeFeatures)
+    normalizeRows(ds);
   return ds;
 }
 

@@ -1,0 +1,959 @@
+//===- Kernels.cpp - CPU compute kernels called by generated code ---------===//
+//
+// Determinism without atomics: every parallel loop gives each output row (a
+// destination, a source, an edge, a tile of an axis) to exactly one
+// iteration, which accumulates it in a fixed order, so results are bitwise
+// independent of the thread count. Adjoints that reduce onto sources walk
+// the source-major out-edge lists (GraphView::outEdges) for the same reason.
+//
+// Graph kernels are memory bound: they stream one row per edge from random
+// places, so the inner loops are plain row operations the compiler
+// vectorizes, and gathers prefetch the rows of edges a few steps ahead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/Kernels.h"
+
+#include "gnnrt/Random.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gnnrt::kernels {
+namespace {
+
+/// Destinations (or sources) per dynamically scheduled chunk: enough to
+/// amortize scheduling, few enough to balance power-law degrees.
+constexpr int64_t kNodeChunk = 64;
+/// Columns per task of the axis operations: contiguous enough to vectorize,
+/// narrow enough to split a single wide slice over threads.
+constexpr int64_t kInnerTile = 64;
+/// How many edges ahead a gather prefetches, and at most how much of a row.
+constexpr int64_t kPrefetchEdges = 8;
+constexpr int64_t kPrefetchBytes = 2048;
+constexpr int64_t kCacheLine = 64;
+/// Rows per partial sum of the loss: fixed, so the summation order does not
+/// depend on the thread count.
+constexpr int64_t kLossChunk = 1024;
+constexpr int kMaxRank = 8;
+
+//===--- Row primitives (the vectorized inner loops) ----------------------===//
+
+template <typename T> void fillRow(T *y, T value, int64_t n) {
+  std::fill(y, y + n, value);
+}
+
+template <typename T> void scaleRow(T *y, T a, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    y[j] *= a;
+}
+
+template <typename T>
+void addRow(T *__restrict y, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    y[j] += x[j];
+}
+
+template <typename T>
+void axpyRow(T *__restrict y, T a, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    y[j] += a * x[j];
+}
+
+template <typename T>
+void scaledCopyRow(T *__restrict y, T a, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    y[j] = a * x[j];
+}
+
+template <typename T>
+void maxScaledRow(T *__restrict y, T a, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    T m = a * x[j];
+    y[j] = m > y[j] ? m : y[j];
+  }
+}
+
+template <typename T>
+void minScaledRow(T *__restrict y, T a, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    T m = a * x[j];
+    y[j] = m < y[j] ? m : y[j];
+  }
+}
+
+template <typename T> T dotRow(const T *a, const T *b, int64_t n) {
+  T acc = 0;
+  for (int64_t j = 0; j < n; ++j)
+    acc += a[j] * b[j];
+  return acc;
+}
+
+/// Requests the cache lines of a row that a later iteration gathers: rows
+/// selected by edge endpoints lie at random places, which no hardware
+/// prefetcher predicts.
+template <typename T> void prefetchRow(const T *row, int64_t width) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(row);
+  const uintptr_t end =
+      begin + uintptr_t(std::min<int64_t>(width * int64_t(sizeof(T)),
+                                          kPrefetchBytes));
+  for (uintptr_t line = begin & ~uintptr_t(kCacheLine - 1); line < end;
+       line += kCacheLine)
+    __builtin_prefetch(reinterpret_cast<const void *>(line));
+}
+
+//===--- Messages: what a destination reduces -----------------------------===//
+
+/// The edge id of a destination's self-loop message.
+constexpr int64_t kSelfLoop = -1;
+
+/// The messages each destination reduces, shared by aggregate (the weighted
+/// source row of each in-edge, then optionally the destination's own row)
+/// and scatter (each in-edge's own row). Element j of the message of edge k
+/// is row(k)[j] * scale(k, j / groupWidth()).
+template <typename T> struct Messages {
+  const GraphView &g;
+  const T *rows;
+  bool rowPerEdge; ///< row k of `rows` (scatter) or row edgeSrc[k]
+  int64_t width;
+  const T *weight;     ///< null: every scale is 1
+  int64_t weightWidth; ///< scales per edge; 1 if weight is null
+  bool selfLoops;
+
+  int64_t groupWidth() const { return width / weightWidth; }
+  /// Messages of v, which mean divides by.
+  int64_t count(int64_t v) const {
+    return g.inOffsets[v + 1] - g.inOffsets[v] + (selfLoops ? 1 : 0);
+  }
+  T meanScale(int64_t v) const { return T(1) / T(count(v)); }
+  const T *row(int64_t k) const {
+    return rows + (rowPerEdge ? k : int64_t(g.edgeSrc[k])) * width;
+  }
+  T scale(int64_t k, int64_t group) const {
+    return weight && k != kSelfLoop ? weight[k * weightWidth + group] : T(1);
+  }
+
+  /// fn(index, edge, row) for v's messages in order: in-edges by edge id,
+  /// then the self loop (edge kSelfLoop); index counts from 0.
+  template <typename Fn> void forEach(int64_t v, Fn &&fn) const {
+    const int64_t begin = g.inOffsets[v], end = g.inOffsets[v + 1];
+    for (int64_t k = begin; k < end; ++k) {
+      if (!rowPerEdge && k + kPrefetchEdges < g.numEdges)
+        prefetchRow(row(k + kPrefetchEdges), width);
+      fn(k - begin, k, row(k));
+    }
+    if (selfLoops)
+      fn(end - begin, kSelfLoop, rows + v * width);
+  }
+
+  /// fn(firstColumn, columns, scale) for each weight group of edge k.
+  template <typename Fn> void forEachGroup(int64_t k, Fn &&fn) const {
+    const int64_t n = groupWidth();
+    for (int64_t group = 0; group < weightWidth; ++group)
+      fn(group * n, n, scale(k, group));
+  }
+};
+
+template <typename T>
+Messages<T> aggregateMessages(const GraphView &g, bool selfLoops, const T *x,
+                              int64_t width, const T *weight,
+                              int64_t weightWidth) {
+  return {g, x, false, width, weight, weight ? weightWidth : 1, selfLoops};
+}
+
+template <typename T>
+Messages<T> edgeMessages(const GraphView &g, const T *e, int64_t width) {
+  return {g, e, true, width, nullptr, 1, false};
+}
+
+bool isLinear(Reduce reduce) {
+  return reduce == Reduce::Sum || reduce == Reduce::Mean;
+}
+
+/// out[numDst, width]: the forward of aggregate and scatter.
+template <typename T>
+void reduceMessages(const Messages<T> &m, Reduce reduce, T *out) {
+  const int64_t width = m.width;
+#pragma omp parallel for schedule(dynamic, kNodeChunk)
+  for (int64_t v = 0; v < m.g.numDst; ++v) {
+    T *o = out + v * width;
+    if (isLinear(reduce)) {
+      fillRow(o, T(0), width);
+      m.forEach(v, [&](int64_t, int64_t k, const T *row) {
+        m.forEachGroup(k, [&](int64_t j0, int64_t n, T a) {
+          axpyRow(o + j0, a, row + j0, n);
+        });
+      });
+      if (reduce == Reduce::Mean && m.count(v) > 0)
+        scaleRow(o, m.meanScale(v), width);
+      continue;
+    }
+    bool first = true;
+    m.forEach(v, [&](int64_t, int64_t k, const T *row) {
+      m.forEachGroup(k, [&](int64_t j0, int64_t n, T a) {
+        if (first)
+          scaledCopyRow(o + j0, a, row + j0, n);
+        else if (reduce == Reduce::Max)
+          maxScaledRow(o + j0, a, row + j0, n);
+        else
+          minScaledRow(o + j0, a, row + j0, n);
+      });
+      first = false;
+    });
+    if (first)
+      fillRow(o, T(0), width);
+  }
+}
+
+/// For max/min: winner[j] is the index (in forEach order) of v's first
+/// message whose element j equals out[j], or -1. An in-degree must stay
+/// below 2^31 - 1 for the index to fit.
+template <typename T>
+void findWinners(const Messages<T> &m, int64_t v, const T *out,
+                 int32_t *winner) {
+  fillRow(winner, int32_t(-1), m.width);
+  m.forEach(v, [&](int64_t index, int64_t k, const T *row) {
+    m.forEachGroup(k, [&](int64_t j0, int64_t n, T a) {
+      for (int64_t j = j0; j < j0 + n; ++j)
+        if (winner[j] < 0 && a * row[j] == out[j])
+          winner[j] = int32_t(index);
+    });
+  });
+}
+
+/// visit(k, v) for the out-edges k of source u, ascending, with their
+/// destinations v. Those destinations are random, so the walk prefetches
+/// the destination id of an edge 2 * kPrefetchEdges ahead and calls
+/// prefetch(k, v) for the edge kPrefetchEdges ahead, whose id has arrived.
+template <typename Prefetch, typename Visit>
+void walkOutEdges(const GraphView &g, int64_t u, Prefetch &&prefetch,
+                  Visit &&visit) {
+  for (int64_t i = g.outOffsets[u]; i < g.outOffsets[u + 1]; ++i) {
+    if (i + 2 * kPrefetchEdges < g.numEdges)
+      __builtin_prefetch(g.edgeDst + g.outEdges[i + 2 * kPrefetchEdges]);
+    if (i + kPrefetchEdges < g.numEdges) {
+      const int64_t ahead = g.outEdges[i + kPrefetchEdges];
+      prefetch(ahead, int64_t(g.edgeDst[ahead]));
+    }
+    const int64_t k = g.outEdges[i];
+    visit(k, int64_t(g.edgeDst[k]));
+  }
+}
+
+//===--- Axis tiles ---------------------------------------------------------===//
+
+/// Runs body(o, i0, i1) in parallel over every slice o of [outer, n, inner]
+/// and every tile [i0, i1) of its inner columns; a tile owns its columns of
+/// the whole middle axis.
+template <typename Body>
+void forEachAxisTile(int64_t outer, int64_t inner, Body &&body) {
+  const int64_t tilesPerSlice = (inner + kInnerTile - 1) / kInnerTile;
+  const int64_t tiles = outer * tilesPerSlice;
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t o = t / tilesPerSlice, i0 = (t % tilesPerSlice) * kInnerTile;
+    body(o, i0, std::min(inner, i0 + kInnerTile));
+  }
+}
+
+/// colMax[c] = max over t < n of x[t * inner + c], for c < w.
+template <typename T>
+void columnMax(const T *x, int64_t n, int64_t inner, int64_t w, T *colMax) {
+  std::copy(x, x + w, colMax);
+  for (int64_t t = 1; t < n; ++t)
+    for (int64_t c = 0; c < w; ++c)
+      colMax[c] = std::max(colMax[c], x[t * inner + c]);
+}
+
+//===--- Loss helpers -------------------------------------------------------===//
+
+bool isLossRow(int64_t i, const int64_t *labels, const uint8_t *mask) {
+  return labels[i] >= 0 && (!mask || mask[i] != 0);
+}
+
+/// log(sum exp(row)), stable; also returns the row max for reuse.
+template <typename T> T logSumExp(const T *row, int64_t n, T &rowMax) {
+  rowMax = *std::max_element(row, row + n);
+  T sum = 0;
+  for (int64_t c = 0; c < n; ++c)
+    sum += std::exp(row[c] - rowMax);
+  return rowMax + std::log(sum);
+}
+
+//===--- Unbroadcast helpers ------------------------------------------------===//
+
+/// A run of dy's dimensions that are all kept (or all summed away), merged
+/// because they are adjacent in memory once size-1 dimensions are dropped.
+struct DimRun {
+  int64_t size, stride;
+};
+
+/// The dy offset of a linear index over runs listed innermost first.
+int64_t offsetOf(int64_t linear, const DimRun *runs, int count) {
+  int64_t offset = 0;
+  for (int d = 0; d < count; ++d) {
+    offset += (linear % runs[d].size) * runs[d].stride;
+    linear /= runs[d].size;
+  }
+  return offset;
+}
+
+int64_t product(const int64_t *shape, int rank) {
+  int64_t p = 1;
+  for (int d = 0; d < rank; ++d)
+    p *= shape[d];
+  return p;
+}
+
+[[noreturn]] void throwShapeError(const std::string &message) {
+  throw std::invalid_argument("unbroadcast: " + message);
+}
+
+//===--- CBLAS by scalar type -----------------------------------------------===//
+
+void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n,
+              blasint k, float alpha, const float *a, blasint lda,
+              const float *b, blasint ldb, float beta, float *c, blasint ldc) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+              ldc);
+}
+
+void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n,
+              blasint k, double alpha, const double *a, blasint lda,
+              const double *b, blasint ldb, double beta, double *c,
+              blasint ldc) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+              ldc);
+}
+
+} // namespace
+
+//===--- Dense linear algebra -----------------------------------------------===//
+
+template <typename T>
+void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
+          const T *A, const T *B, T *C, bool accumulate) {
+  if (M == 0 || N == 0)
+    return;
+  // BLAS rejects a leading dimension of 0, which K == 0 would give.
+  if (K == 0) {
+    if (!accumulate)
+      fillRow(C, T(0), M * N);
+    return;
+  }
+  blasGemm(transA ? CblasTrans : CblasNoTrans,
+           transB ? CblasTrans : CblasNoTrans, blasint(M), blasint(N),
+           blasint(K), T(1), A, blasint(transA ? M : K), B,
+           blasint(transB ? K : N), accumulate ? T(1) : T(0), C, blasint(N));
+}
+
+//===--- Graph primitives and their adjoints --------------------------------===//
+
+template <typename T>
+void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
+               int64_t width, const T *weight, int64_t weightWidth, T *out) {
+  reduceMessages(
+      aggregateMessages(g, selfLoops, x, width, weight, weightWidth), reduce,
+      out);
+}
+
+template <typename T>
+void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
+                        const T *dy, const T *x, const T *out, int64_t width,
+                        const T *weight, int64_t weightWidth, T *dx) {
+  const Messages<T> m =
+      aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
+  // Max/min route each output element to one message; record which, per
+  // destination, so the source-major pass below can look it up.
+  std::vector<int32_t> winners;
+  if (!isLinear(reduce)) {
+    winners.resize(size_t(g.numDst * width));
+#pragma omp parallel for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < g.numDst; ++v)
+      findWinners(m, v, out + v * width, winners.data() + v * width);
+  }
+  // The adjoint of message k with respect to its source row: the weighted
+  // dy row of its destination, masked to the columns it won for max/min.
+  auto accumulate = [&](T *d, int64_t k, int64_t v, int64_t index) {
+    const T norm = reduce == Reduce::Mean ? m.meanScale(v) : T(1);
+    const T *dyRow = dy + v * width;
+    if (isLinear(reduce)) {
+      m.forEachGroup(k, [&](int64_t j0, int64_t n, T a) {
+        axpyRow(d + j0, norm * a, dyRow + j0, n);
+      });
+      return;
+    }
+    const int32_t *won = winners.data() + v * width;
+    m.forEachGroup(k, [&](int64_t j0, int64_t n, T a) {
+      for (int64_t j = j0; j < j0 + n; ++j)
+        d[j] += won[j] == index ? a * dyRow[j] : T(0);
+    });
+  };
+  auto prefetch = [&](int64_t k, int64_t v) {
+    prefetchRow(dy + v * width, width);
+    if (reduce != Reduce::Sum)
+      __builtin_prefetch(g.inOffsets + v);
+    if (!isLinear(reduce))
+      prefetchRow(winners.data() + v * width, width);
+    if (m.weight)
+      __builtin_prefetch(m.weight + k * m.weightWidth);
+  };
+#pragma omp parallel for schedule(dynamic, kNodeChunk)
+  for (int64_t u = 0; u < g.numSrc; ++u) {
+    T *d = dx + u * width;
+    fillRow(d, T(0), width);
+    walkOutEdges(g, u, prefetch, [&](int64_t k, int64_t v) {
+      accumulate(d, k, v, k - g.inOffsets[v]);
+    });
+    // The self loop is the last message of destination u.
+    if (selfLoops && u < g.numDst)
+      accumulate(d, kSelfLoop, u, g.inOffsets[u + 1] - g.inOffsets[u]);
+  }
+}
+
+template <typename T>
+void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
+                         const T *dy, const T *x, const T *out, int64_t width,
+                         const T *weight, int64_t weightWidth, T *dweight) {
+  const Messages<T> m =
+      aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
+  const int64_t groupWidth = width / weightWidth;
+#pragma omp parallel
+  {
+    std::vector<int32_t> winner(isLinear(reduce) ? 0 : size_t(width));
+#pragma omp for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < g.numDst; ++v) {
+      const T *dyRow = dy + v * width;
+      if (!isLinear(reduce))
+        findWinners(m, v, out + v * width, winner.data());
+      const T norm = reduce == Reduce::Mean ? m.meanScale(v) : T(1);
+      m.forEach(v, [&](int64_t index, int64_t k, const T *row) {
+        if (k == kSelfLoop)
+          return; // unweighted
+        for (int64_t group = 0; group < weightWidth; ++group) {
+          const int64_t j0 = group * groupWidth;
+          T grad = 0;
+          if (isLinear(reduce)) {
+            grad = norm * dotRow(dyRow + j0, row + j0, groupWidth);
+          } else {
+            for (int64_t j = j0; j < j0 + groupWidth; ++j)
+              grad += winner[j] == index ? dyRow[j] * row[j] : T(0);
+          }
+          dweight[k * weightWidth + group] = grad;
+        }
+      });
+    }
+  }
+}
+
+template <typename T>
+void gather(const GraphView &g, Side side, const T *x, int64_t width, T *out) {
+  const int32_t *node = side == Side::Src ? g.edgeSrc : g.edgeDst;
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < g.numEdges; ++k)
+    std::memcpy(out + k * width, x + int64_t(node[k]) * width,
+                size_t(width) * sizeof(T));
+}
+
+template <typename T>
+void gatherGrad(const GraphView &g, Side side, const T *de, int64_t width,
+                T *dx) {
+  if (side == Side::Dst) {
+#pragma omp parallel for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < g.numDst; ++v) {
+      T *d = dx + v * width;
+      fillRow(d, T(0), width);
+      for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k)
+        addRow(d, de + k * width, width);
+    }
+    return;
+  }
+#pragma omp parallel for schedule(dynamic, kNodeChunk)
+  for (int64_t u = 0; u < g.numSrc; ++u) {
+    T *d = dx + u * width;
+    fillRow(d, T(0), width);
+    for (int64_t i = g.outOffsets[u]; i < g.outOffsets[u + 1]; ++i) {
+      // Out-edge ids are ascending but sparse: their rows are far apart.
+      if (i + kPrefetchEdges < g.numEdges)
+        prefetchRow(de + g.outEdges[i + kPrefetchEdges] * width, width);
+      addRow(d, de + g.outEdges[i] * width, width);
+    }
+  }
+}
+
+template <typename T>
+void scatter(const GraphView &g, Reduce reduce, const T *e, int64_t width,
+             T *out) {
+  reduceMessages(edgeMessages(g, e, width), reduce, out);
+}
+
+template <typename T>
+void scatterGrad(const GraphView &g, Reduce reduce, const T *dy, const T *e,
+                 const T *out, int64_t width, T *de) {
+  const Messages<T> m = edgeMessages(g, e, width);
+#pragma omp parallel
+  {
+    std::vector<int32_t> winner(isLinear(reduce) ? 0 : size_t(width));
+#pragma omp for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < g.numDst; ++v) {
+      const int64_t begin = g.inOffsets[v], end = g.inOffsets[v + 1];
+      const T *dyRow = dy + v * width;
+      if (isLinear(reduce)) {
+        const T norm = reduce == Reduce::Mean ? m.meanScale(v) : T(1);
+        for (int64_t k = begin; k < end; ++k)
+          scaledCopyRow(de + k * width, norm, dyRow, width);
+        continue;
+      }
+      findWinners(m, v, out + v * width, winner.data());
+      for (int64_t k = begin; k < end; ++k)
+        for (int64_t j = 0; j < width; ++j)
+          de[k * width + j] = winner[j] == k - begin ? dyRow[j] : T(0);
+    }
+  }
+}
+
+template <typename T>
+void edgeSoftmax(const GraphView &g, const T *scores, int64_t width, T *out) {
+#pragma omp parallel
+  {
+    std::vector<T> colMax(static_cast<size_t>(width)),
+        colSum(static_cast<size_t>(width));
+#pragma omp for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < g.numDst; ++v) {
+      const int64_t begin = g.inOffsets[v], end = g.inOffsets[v + 1];
+      if (begin == end)
+        continue;
+      // A destination's edges are consecutive rows: an [n, width] block.
+      const T *s = scores + begin * width;
+      T *y = out + begin * width;
+      const int64_t n = end - begin;
+      columnMax(s, n, width, width, colMax.data());
+      fillRow(colSum.data(), T(0), width);
+      for (int64_t i = 0; i < n * width; i += width)
+        for (int64_t j = 0; j < width; ++j) {
+          y[i + j] = std::exp(s[i + j] - colMax[j]);
+          colSum[j] += y[i + j];
+        }
+      for (int64_t j = 0; j < width; ++j)
+        colSum[j] = T(1) / colSum[j];
+      for (int64_t i = 0; i < n * width; i += width)
+        for (int64_t j = 0; j < width; ++j)
+          y[i + j] *= colSum[j];
+    }
+  }
+}
+
+template <typename T>
+void edgeSoftmaxGrad(const GraphView &g, const T *dy, const T *y,
+                     int64_t width, T *ds) {
+#pragma omp parallel
+  {
+    std::vector<T> colDot(static_cast<size_t>(width));
+#pragma omp for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < g.numDst; ++v) {
+      const int64_t first = g.inOffsets[v] * width,
+                    last = g.inOffsets[v + 1] * width;
+      fillRow(colDot.data(), T(0), width);
+      for (int64_t i = first; i < last; i += width)
+        for (int64_t j = 0; j < width; ++j)
+          colDot[j] += y[i + j] * dy[i + j];
+      for (int64_t i = first; i < last; i += width)
+        for (int64_t j = 0; j < width; ++j)
+          ds[i + j] = y[i + j] * (dy[i + j] - colDot[j]);
+    }
+  }
+}
+
+template <typename T> void degree(const GraphView &g, Side side, T *out) {
+  const bool src = side == Side::Src;
+  const int64_t *offsets = src ? g.outOffsets : g.inOffsets;
+  const int64_t n = src ? g.numSrc : g.numDst;
+#pragma omp parallel for schedule(static)
+  for (int64_t v = 0; v < n; ++v)
+    out[v] = T(offsets[v + 1] - offsets[v]);
+}
+
+//===--- Axis operations ----------------------------------------------------===//
+//
+// Element (o, t, i) of an [outer, n, inner] view is at o*n*inner + t*inner +
+// i; a tile body sees xs = x + o*n*inner + i0, so its column c of row t is
+// xs[t * inner + c].
+
+template <typename T>
+void softmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
+  if (n == 0)
+    return;
+  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0, w = i1 - i0;
+    const T *xs = x + base;
+    T *ys = y + base;
+    T colMax[kInnerTile], colScale[kInnerTile] = {};
+    columnMax(xs, n, inner, w, colMax);
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t c = 0; c < w; ++c) {
+        ys[t * inner + c] = std::exp(xs[t * inner + c] - colMax[c]);
+        colScale[c] += ys[t * inner + c];
+      }
+    for (int64_t c = 0; c < w; ++c)
+      colScale[c] = T(1) / colScale[c];
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t c = 0; c < w; ++c)
+        ys[t * inner + c] *= colScale[c];
+  });
+}
+
+template <typename T>
+void softmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
+                 const T *y, T *dx) {
+  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0, w = i1 - i0;
+    T colDot[kInnerTile] = {};
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t c = 0; c < w; ++c)
+        colDot[c] += y[base + t * inner + c] * dy[base + t * inner + c];
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t c = 0; c < w; ++c) {
+        const int64_t at = base + t * inner + c;
+        dx[at] = y[at] * (dy[at] - colDot[c]);
+      }
+  });
+}
+
+template <typename T>
+void logSoftmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
+  if (n == 0)
+    return;
+  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0, w = i1 - i0;
+    const T *xs = x + base;
+    T *ys = y + base;
+    T colMax[kInnerTile], colSum[kInnerTile] = {};
+    columnMax(xs, n, inner, w, colMax);
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t c = 0; c < w; ++c)
+        colSum[c] += std::exp(xs[t * inner + c] - colMax[c]);
+    for (int64_t c = 0; c < w; ++c)
+      colMax[c] += std::log(colSum[c]); // now log-sum-exp
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t c = 0; c < w; ++c)
+        ys[t * inner + c] = xs[t * inner + c] - colMax[c];
+  });
+}
+
+template <typename T>
+void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
+                    const T *y, T *dx) {
+  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0, w = i1 - i0;
+    T colSum[kInnerTile] = {};
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t c = 0; c < w; ++c)
+        colSum[c] += dy[base + t * inner + c];
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t c = 0; c < w; ++c) {
+        const int64_t at = base + t * inner + c;
+        dx[at] = dy[at] - std::exp(y[at]) * colSum[c];
+      }
+  });
+}
+
+template <typename T>
+void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
+                const T *x, T *y) {
+  // An empty axis reduces to 0, like a destination without messages.
+  if (n == 0) {
+    fillRow(y, T(0), outer * inner);
+    return;
+  }
+  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const T *xs = x + o * n * inner + i0;
+    T *ys = y + o * inner + i0;
+    const int64_t w = i1 - i0;
+    std::copy(xs, xs + w, ys);
+    for (int64_t t = 1; t < n; ++t) {
+      const T *row = xs + t * inner;
+      if (kind == Reduce::Max)
+        maxScaledRow(ys, T(1), row, w);
+      else if (kind == Reduce::Min)
+        minScaledRow(ys, T(1), row, w);
+      else
+        addRow(ys, row, w);
+    }
+    if (kind == Reduce::Mean)
+      scaleRow(ys, T(1) / T(n), w);
+  });
+}
+
+template <typename T>
+void reduceAxisGrad(Reduce kind, int64_t outer, int64_t n, int64_t inner,
+                    const T *dy, const T *x, const T *y, T *dx) {
+  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0, w = i1 - i0;
+    const T *dys = dy + o * inner + i0, *ys = y + o * inner + i0;
+    if (isLinear(kind)) {
+      const T norm = kind == Reduce::Mean ? T(1) / T(n) : T(1);
+      for (int64_t t = 0; t < n; ++t)
+        scaledCopyRow(dx + base + t * inner, norm, dys, w);
+      return;
+    }
+    // The first element equal to the result takes the whole gradient.
+    bool won[kInnerTile] = {};
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t c = 0; c < w; ++c) {
+        const int64_t at = base + t * inner + c;
+        const bool wins = !won[c] && x[at] == ys[c];
+        dx[at] = wins ? dys[c] : T(0);
+        won[c] = won[c] || wins;
+      }
+  });
+}
+
+template <typename T>
+void copyIntoAxis(int64_t outer, int64_t n, int64_t inner, const T *x,
+                  int64_t total, int64_t offset, T *out) {
+#pragma omp parallel for schedule(static)
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(out + (o * total + offset) * inner, x + o * n * inner,
+                size_t(n * inner) * sizeof(T));
+}
+
+template <typename T>
+void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
+               int64_t offset, int64_t n, T *out) {
+#pragma omp parallel for schedule(static)
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(out + o * n * inner, x + (o * total + offset) * inner,
+                size_t(n * inner) * sizeof(T));
+}
+
+template <typename T>
+void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
+                 const int64_t *outShape, int outRank) {
+  if (dyRank > kMaxRank || outRank < 0 || outRank > dyRank)
+    throwShapeError("rank " + std::to_string(outRank) + " from rank " +
+                    std::to_string(dyRank) + " (at most " +
+                    std::to_string(kMaxRank) + ")");
+  const int64_t outSize = product(outShape, outRank);
+  const int64_t dySize = product(dyShape, dyRank);
+  if (dySize == 0) {
+    fillRow(out, T(0), outSize);
+    return;
+  }
+  // Classify dy's dims, innermost first, into runs kept in out (which is
+  // laid out as the kept runs) and runs summed away.
+  DimRun kept[kMaxRank], summed[kMaxRank];
+  int numKept = 0, numSummed = 0;
+  bool previousSummed = false, havePrevious = false;
+  int64_t stride = 1;
+  for (int d = dyRank - 1; d >= 0; --d) {
+    const int64_t size = dyShape[d];
+    const int od = d - (dyRank - outRank);
+    const int64_t target = od >= 0 ? outShape[od] : 1;
+    if (target != size && target != 1)
+      throwShapeError("dimension " + std::to_string(d) + " of size " +
+                      std::to_string(size) + " cannot be reduced to " +
+                      std::to_string(target));
+    if (size != 1) {
+      const bool isSummed = target == 1;
+      DimRun *runs = isSummed ? summed : kept;
+      int &count = isSummed ? numSummed : numKept;
+      if (havePrevious && previousSummed == isSummed)
+        runs[count - 1].size *= size;
+      else
+        runs[count++] = {size, stride};
+      previousSummed = isSummed;
+      havePrevious = true;
+    }
+    stride *= size;
+  }
+  if (numSummed == 0) {
+    std::copy(dy, dy + dySize, out);
+    return;
+  }
+  int64_t summedSize = 1;
+  for (int d = 0; d < numSummed; ++d)
+    summedSize *= summed[d].size;
+
+  if (numKept > 0 && kept[0].stride == 1) {
+    // The innermost dim is kept (a bias gradient): add whole row segments,
+    // split into column tiles so even a single output row runs in parallel.
+    const int64_t rowLength = kept[0].size, rows = outSize / rowLength;
+    const int64_t tilesPerRow = (rowLength + kInnerTile - 1) / kInnerTile;
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < rows * tilesPerRow; ++t) {
+      const int64_t row = t / tilesPerRow, i0 = (t % tilesPerRow) * kInnerTile;
+      const int64_t w = std::min(kInnerTile, rowLength - i0);
+      const T *first = dy + offsetOf(row, kept + 1, numKept - 1) + i0;
+      T *o = out + row * rowLength + i0;
+      fillRow(o, T(0), w);
+      for (int64_t r = 0; r < summedSize; ++r)
+        addRow(o, first + offsetOf(r, summed, numSummed), w);
+    }
+    return;
+  }
+  // The innermost dim is summed: each output element adds contiguous runs.
+  const int64_t runLength = summed[0].size;
+  const int64_t runs = summedSize / runLength;
+#pragma omp parallel for schedule(static)
+  for (int64_t o = 0; o < outSize; ++o) {
+    const T *first = dy + offsetOf(o, kept, numKept);
+    T acc = 0;
+    for (int64_t r = 0; r < runs; ++r) {
+      const T *run = first + offsetOf(r, summed + 1, numSummed - 1);
+      for (int64_t i = 0; i < runLength; ++i)
+        acc += run[i];
+    }
+    out[o] = acc;
+  }
+}
+
+//===--- Dropout and the loss -----------------------------------------------===//
+
+template <typename T>
+void dropout(uint64_t seed, uint64_t stream, double p, int64_t n, const T *x,
+             T *y) {
+  // One Philox block (128 random bits) decides 8 elements with 16 bits each:
+  // element i keeps iff lane (i % 8) of block i / 8 is >= p * 2^16. The mask
+  // is a function of (seed, stream, i) only, whoever computes it; p is
+  // resolved to 1/65536, far finer than any dropout rate anyone sets.
+  const uint32_t threshold = uint32_t(std::min(65536.0, std::ceil(p * 65536.0)));
+  const T keptScale = p < 1 ? T(1.0 / (1.0 - p)) : T(0);
+  const int64_t blocks = (n + 7) / 8;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t first = b * 8, last = std::min(n, first + 8);
+    // Zeros stay zero whatever the mask: sparse inputs (bag-of-words
+    // features) skip most of the cipher.
+    bool allZero = true;
+    for (int64_t i = first; i < last; ++i)
+      allZero &= x[i] == T(0);
+    if (allZero) {
+      std::fill(y + first, y + last, T(0));
+      continue;
+    }
+    const std::array<uint32_t, 4> bits = randomBits(seed, stream, uint64_t(b));
+    for (int64_t i = first; i < last; ++i) {
+      const int lane = int(i - first);
+      const uint32_t r = (bits[lane / 2] >> (16 * (lane % 2))) & 0xFFFFu;
+      y[i] = r >= threshold ? x[i] * keptScale : T(0);
+    }
+  }
+}
+
+template <typename T>
+T crossEntropy(int64_t rows, int64_t classes, const T *logits,
+               const int64_t *labels, const uint8_t *mask) {
+  const int64_t chunks = (rows + kLossChunk - 1) / kLossChunk;
+  std::vector<T> chunkLoss(size_t(chunks), T(0));
+  std::vector<int64_t> chunkRows(size_t(chunks), 0);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    T loss = 0;
+    int64_t count = 0;
+    for (int64_t i = c * kLossChunk; i < std::min(rows, (c + 1) * kLossChunk);
+         ++i) {
+      if (!isLossRow(i, labels, mask))
+        continue;
+      const T *row = logits + i * classes;
+      T rowMax;
+      loss += logSumExp(row, classes, rowMax) - row[labels[i]];
+      ++count;
+    }
+    chunkLoss[c] = loss;
+    chunkRows[c] = count;
+  }
+  T total = 0;
+  int64_t count = 0;
+  for (int64_t c = 0; c < chunks; ++c) {
+    total += chunkLoss[c];
+    count += chunkRows[c];
+  }
+  return count > 0 ? total / T(count) : T(0);
+}
+
+template <typename T>
+void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
+                      const int64_t *labels, const uint8_t *mask, T dloss,
+                      T *dlogits) {
+  int64_t count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : count)
+  for (int64_t i = 0; i < rows; ++i)
+    count += isLossRow(i, labels, mask) ? 1 : 0;
+  const T rowScale = count > 0 ? dloss / T(count) : T(0);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < rows; ++i) {
+    T *d = dlogits + i * classes;
+    if (count == 0 || !isLossRow(i, labels, mask)) {
+      fillRow(d, T(0), classes);
+      continue;
+    }
+    const T *row = logits + i * classes;
+    T rowMax;
+    const T lse = logSumExp(row, classes, rowMax);
+    for (int64_t c = 0; c < classes; ++c)
+      d[c] = rowScale * std::exp(row[c] - lse);
+    d[labels[i]] -= rowScale;
+  }
+}
+
+//===--- Instantiations -----------------------------------------------------===//
+
+#define GNNRT_INSTANTIATE_KERNELS(T)                                           \
+  template void gemm<T>(bool, bool, int64_t, int64_t, int64_t, const T *,      \
+                        const T *, T *, bool);                                 \
+  template void aggregate<T>(const GraphView &, Reduce, bool, const T *,       \
+                             int64_t, const T *, int64_t, T *);                \
+  template void aggregateGradInput<T>(const GraphView &, Reduce, bool,         \
+                                      const T *, const T *, const T *,         \
+                                      int64_t, const T *, int64_t, T *);       \
+  template void aggregateGradWeight<T>(const GraphView &, Reduce, bool,        \
+                                       const T *, const T *, const T *,        \
+                                       int64_t, const T *, int64_t, T *);      \
+  template void gather<T>(const GraphView &, Side, const T *, int64_t, T *);   \
+  template void gatherGrad<T>(const GraphView &, Side, const T *, int64_t,     \
+                              T *);                                            \
+  template void scatter<T>(const GraphView &, Reduce, const T *, int64_t,      \
+                           T *);                                               \
+  template void scatterGrad<T>(const GraphView &, Reduce, const T *,           \
+                               const T *, const T *, int64_t, T *);            \
+  template void edgeSoftmax<T>(const GraphView &, const T *, int64_t, T *);    \
+  template void edgeSoftmaxGrad<T>(const GraphView &, const T *, const T *,    \
+                                   int64_t, T *);                              \
+  template void degree<T>(const GraphView &, Side, T *);                       \
+  template void softmax<T>(int64_t, int64_t, int64_t, const T *, T *);         \
+  template void softmaxGrad<T>(int64_t, int64_t, int64_t, const T *,           \
+                               const T *, T *);                                \
+  template void logSoftmax<T>(int64_t, int64_t, int64_t, const T *, T *);      \
+  template void logSoftmaxGrad<T>(int64_t, int64_t, int64_t, const T *,        \
+                                  const T *, T *);                             \
+  template void reduceAxis<T>(Reduce, int64_t, int64_t, int64_t, const T *,    \
+                              T *);                                            \
+  template void reduceAxisGrad<T>(Reduce, int64_t, int64_t, int64_t,           \
+                                  const T *, const T *, const T *, T *);       \
+  template void copyIntoAxis<T>(int64_t, int64_t, int64_t, const T *, int64_t, \
+                                int64_t, T *);                                 \
+  template void sliceAxis<T>(int64_t, int64_t, int64_t, const T *, int64_t,    \
+                             int64_t, T *);                                    \
+  template void unbroadcast<T>(const T *, const int64_t *, int, T *,           \
+                               const int64_t *, int);                          \
+  template void dropout<T>(uint64_t, uint64_t, double, int64_t, const T *,     \
+                           T *);                                               \
+  template T crossEntropy<T>(int64_t, int64_t, const T *, const int64_t *,     \
+                             const uint8_t *);                                 \
+  template void crossEntropyGrad<T>(int64_t, int64_t, const T *,               \
+                                    const int64_t *, const uint8_t *, T, T *);
+
+GNNRT_INSTANTIATE_KERNELS(float)
+GNNRT_INSTANTIATE_KERNELS(double)
+
+#undef GNNRT_INSTANTIATE_KERNELS
+
+} // namespace gnnrt::kernels

@@ -29,7 +29,8 @@ static std::string fromEnvironment(const char *name, const char *fallback) {
 bool gnnc::compileTrainer(const HostCompileOptions &options) {
   std::string compilerName = fromEnvironment("CXX", "c++");
   ErrorOr<std::string> compiler = sys::findProgramByName(compilerName);
-  if (!compiler) {
+  // findProgramByName returns a name with a slash unchecked.
+  if (!compiler || !sys::fs::can_execute(*compiler)) {
     errs() << "gnnc: error: cannot find the C++ compiler '" << compilerName
            << "' (install g++ or set CXX)\n";
     return false;

@@ -97,6 +97,8 @@ struct TrainSettings {
   std::string source;       ///< "ogb", "npy" or "generate"
   std::string split;        ///< split directory ("" = default)
   bool addReverseEdges = false, addSelfLoops = false;
+  /// Scale each feature row to sum 1 after loading.
+  bool normalizeFeatures = false;
   std::string loss = "cross_entropy";
   std::string optimizer = "adam"; ///< "adam", "adamw" or "sgd"
   double lr = 0.01, weightDecay = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,

@@ -929,6 +929,10 @@ void emitSettings(raw_indented_ostream &os, const TrainReader &train) {
   os << "s.addSelfLoops = "
      << (TrainReader::flag(source, "self_loops", false) ? "true" : "false")
      << ";\n";
+  os << "s.normalizeFeatures = "
+     << (TrainReader::flag(source, "normalize_features", false) ? "true"
+                                                                : "false")
+     << ";\n";
   os << "s.loss = " << cppString(TrainReader::string(top, "loss",
                                                      "cross_entropy"))
      << ";\n";

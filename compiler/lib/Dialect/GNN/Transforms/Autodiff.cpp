@@ -189,7 +189,11 @@ LogicalResult ReverseSweep::differentiate(Operation *op) {
   if (it == adjoints.end())
     return success(); // Inactive, or its value never reaches the loss.
   Value dy = it->second;
+  // Adjoints keep the source position but not the variable name: they are
+  // named d_<name> by accumulate().
   Location loc = op->getLoc();
+  if (auto named = dyn_cast<NameLoc>(loc))
+    loc = named.getChildLoc();
   builder.setInsertionPointToEnd(op->getBlock());
 
   auto same = [&](auto created) { return created.getResult(); };
@@ -368,8 +372,9 @@ LogicalResult buildTrainStep(func::FuncOp forward) {
     builder.clone(op, mapping);
   }
   Location loc = forward.getLoc();
-  Value loss = builder.create<CrossEntropyOp>(loc, logits, step.getArgument(2),
-                                              step.getArgument(3));
+  Value loss = builder.create<CrossEntropyOp>(
+      NameLoc::get(builder.getStringAttr("loss"), loc), logits,
+      step.getArgument(2), step.getArgument(3));
 
   // The reverse sweep, seeded with d(loss)/d(loss) = 1.
   ReverseSweep sweep(builder);
