@@ -18,8 +18,11 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	cmake --build $(BUILD)
 
+# Compile the GCN example to a trainer and train it on the bundled Cora; the
+# last lines are the final and best-validation test accuracies.
 run: build
-	$(BUILD)/bin/gnnc --emit=mlir examples/gcn_cora.gnn
+	$(BUILD)/bin/gnnc examples/gcn_cora.gnn -o $(BUILD)/gcn_cora
+	$(BUILD)/gcn_cora --data examples/data/cora
 
 test: build
 	@test/run-tests.sh $(BUILD)
