@@ -44,6 +44,17 @@ constexpr int64_t kCacheLine = 64;
 /// depend on the thread count.
 constexpr int64_t kLossChunk = 1024;
 constexpr int kMaxRank = 8;
+/// Below this many elements of work a kernel runs on the calling thread:
+/// waking the thread team would cost more than it saves (small graphs, and
+/// the many tiny calls of a gradient check).
+constexpr int64_t kMinThreadedWork = int64_t(1) << 15;
+
+bool worthThreads(int64_t work) { return work >= kMinThreadedWork; }
+
+/// The elements a graph kernel touches, for worthThreads.
+int64_t graphWork(const GraphView &g, int64_t width) {
+  return (g.numEdges + g.numSrc) * width;
+}
 
 //===--- Row primitives (the vectorized inner loops) ----------------------===//
 
@@ -103,8 +114,8 @@ template <typename T> T dotRow(const T *a, const T *b, int64_t n) {
 template <typename T> void prefetchRow(const T *row, int64_t width) {
   const uintptr_t begin = reinterpret_cast<uintptr_t>(row);
   const uintptr_t end =
-      begin + uintptr_t(std::min<int64_t>(width * int64_t(sizeof(T)),
-                                          kPrefetchBytes));
+      begin +
+      uintptr_t(std::min<int64_t>(width * int64_t(sizeof(T)), kPrefetchBytes));
   for (uintptr_t line = begin & ~uintptr_t(kCacheLine - 1); line < end;
        line += kCacheLine)
     __builtin_prefetch(reinterpret_cast<const void *>(line));
@@ -182,7 +193,8 @@ bool isLinear(Reduce reduce) {
 template <typename T>
 void reduceMessages(const Messages<T> &m, Reduce reduce, T *out) {
   const int64_t width = m.width;
-#pragma omp parallel for schedule(dynamic, kNodeChunk)
+  const bool threaded = worthThreads(graphWork(m.g, width));
+#pragma omp parallel for schedule(dynamic, kNodeChunk) if (threaded)
   for (int64_t v = 0; v < m.g.numDst; ++v) {
     T *o = out + v * width;
     if (isLinear(reduce)) {
@@ -230,65 +242,103 @@ void findWinners(const Messages<T> &m, int64_t v, const T *out,
 }
 
 /// visit(k, v) for the out-edges k of source u, ascending, with their
-/// destinations v. Those destinations are random, so the walk prefetches
-/// the destination id of an edge 2 * kPrefetchEdges ahead and calls
-/// prefetch(k, v) for the edge kPrefetchEdges ahead, whose id has arrived.
-template <typename Prefetch, typename Visit>
-void walkOutEdges(const GraphView &g, int64_t u, Prefetch &&prefetch,
-                  Visit &&visit) {
+/// destinations v. The destinations are random, so the walk prefetches the
+/// destination id of the edge 2 * kPrefetchEdges ahead and, for the edge
+/// kPrefetchEdges ahead (whose id has arrived by then), its row of
+/// `dstRows` and, if `readsOffsets`, its inOffsets entry.
+template <typename T, typename Visit>
+void walkOutEdges(const GraphView &g, int64_t u, const T *dstRows,
+                  int64_t width, bool readsOffsets, Visit &&visit) {
   for (int64_t i = g.outOffsets[u]; i < g.outOffsets[u + 1]; ++i) {
     if (i + 2 * kPrefetchEdges < g.numEdges)
       __builtin_prefetch(g.edgeDst + g.outEdges[i + 2 * kPrefetchEdges]);
     if (i + kPrefetchEdges < g.numEdges) {
-      const int64_t ahead = g.outEdges[i + kPrefetchEdges];
-      prefetch(ahead, int64_t(g.edgeDst[ahead]));
+      const int64_t ahead = g.edgeDst[g.outEdges[i + kPrefetchEdges]];
+      prefetchRow(dstRows + ahead * width, width);
+      if (readsOffsets)
+        __builtin_prefetch(g.inOffsets + ahead);
     }
     const int64_t k = g.outEdges[i];
     visit(k, int64_t(g.edgeDst[k]));
   }
 }
 
-//===--- Axis tiles ---------------------------------------------------------===//
+//===--- Axis tiles -------------------------------------------------------===//
 
 /// Runs body(o, i0, i1) in parallel over every slice o of [outer, n, inner]
 /// and every tile [i0, i1) of its inner columns; a tile owns its columns of
 /// the whole middle axis.
 template <typename Body>
-void forEachAxisTile(int64_t outer, int64_t inner, Body &&body) {
+void forEachAxisTile(int64_t outer, int64_t n, int64_t inner, Body &&body) {
   const int64_t tilesPerSlice = (inner + kInnerTile - 1) / kInnerTile;
   const int64_t tiles = outer * tilesPerSlice;
-#pragma omp parallel for schedule(static)
+  const bool threaded = worthThreads(outer * n * inner);
+#pragma omp parallel for schedule(static) if (threaded)
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t o = t / tilesPerSlice, i0 = (t % tilesPerSlice) * kInnerTile;
     body(o, i0, std::min(inner, i0 + kInnerTile));
   }
 }
 
-/// colMax[c] = max over t < n of x[t * inner + c], for c < w.
+// Softmax over the rows of an [n, w] block whose rows lie `stride` apart,
+// independently per column: an axis tile (stride inner) or a destination's
+// in-edge rows (stride width). col* are scratch arrays of w values.
+
 template <typename T>
-void columnMax(const T *x, int64_t n, int64_t inner, int64_t w, T *colMax) {
+void columnMax(const T *x, int64_t n, int64_t stride, int64_t w, T *colMax) {
   std::copy(x, x + w, colMax);
   for (int64_t t = 1; t < n; ++t)
     for (int64_t c = 0; c < w; ++c)
-      colMax[c] = std::max(colMax[c], x[t * inner + c]);
+      colMax[c] = std::max(colMax[c], x[t * stride + c]);
 }
 
-//===--- Loss helpers -------------------------------------------------------===//
+/// y = softmax(x) for n >= 1 rows; the max is subtracted for stability.
+template <typename T>
+void softmaxColumns(const T *x, int64_t n, int64_t stride, int64_t w, T *y,
+                    T *colMax, T *colSum) {
+  columnMax(x, n, stride, w, colMax);
+  fillRow(colSum, T(0), w);
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t c = 0; c < w; ++c) {
+      y[t * stride + c] = std::exp(x[t * stride + c] - colMax[c]);
+      colSum[c] += y[t * stride + c];
+    }
+  for (int64_t c = 0; c < w; ++c)
+    colSum[c] = T(1) / colSum[c];
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t c = 0; c < w; ++c)
+      y[t * stride + c] *= colSum[c];
+}
+
+/// dx = y * (dy - column sums of y * dy), the adjoint of softmaxColumns.
+template <typename T>
+void softmaxGradColumns(const T *dy, const T *y, int64_t n, int64_t stride,
+                        int64_t w, T *dx, T *colDot) {
+  fillRow(colDot, T(0), w);
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t c = 0; c < w; ++c)
+      colDot[c] += y[t * stride + c] * dy[t * stride + c];
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t c = 0; c < w; ++c)
+      dx[t * stride + c] = y[t * stride + c] * (dy[t * stride + c] - colDot[c]);
+}
+
+//===--- Loss helpers -----------------------------------------------------===//
 
 bool isLossRow(int64_t i, const int64_t *labels, const uint8_t *mask) {
   return labels[i] >= 0 && (!mask || mask[i] != 0);
 }
 
-/// log(sum exp(row)), stable; also returns the row max for reuse.
-template <typename T> T logSumExp(const T *row, int64_t n, T &rowMax) {
-  rowMax = *std::max_element(row, row + n);
+/// log(sum exp(row)), with the max subtracted for stability.
+template <typename T> T logSumExp(const T *row, int64_t n) {
+  const T rowMax = *std::max_element(row, row + n);
   T sum = 0;
   for (int64_t c = 0; c < n; ++c)
     sum += std::exp(row[c] - rowMax);
   return rowMax + std::log(sum);
 }
 
-//===--- Unbroadcast helpers ------------------------------------------------===//
+//===--- Unbroadcast helpers ----------------------------------------------===//
 
 /// A run of dy's dimensions that are all kept (or all summed away), merged
 /// because they are adjacent in memory once size-1 dimensions are dropped.
@@ -317,7 +367,7 @@ int64_t product(const int64_t *shape, int rank) {
   throw std::invalid_argument("unbroadcast: " + message);
 }
 
-//===--- CBLAS by scalar type -----------------------------------------------===//
+//===--- CBLAS by scalar type ---------------------------------------------===//
 
 void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n,
               blasint k, float alpha, const float *a, blasint lda,
@@ -336,11 +386,11 @@ void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n,
 
 } // namespace
 
-//===--- Dense linear algebra -----------------------------------------------===//
+//===--- Dense linear algebra ---------------------------------------------===//
 
 template <typename T>
-void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
-          const T *A, const T *B, T *C, bool accumulate) {
+void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
+          const T *B, T *C, bool accumulate) {
   if (M == 0 || N == 0)
     return;
   // BLAS rejects a leading dimension of 0, which K == 0 would give.
@@ -355,14 +405,13 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
            blasint(transB ? K : N), accumulate ? T(1) : T(0), C, blasint(N));
 }
 
-//===--- Graph primitives and their adjoints --------------------------------===//
+//===--- Graph primitives and their adjoints ------------------------------===//
 
 template <typename T>
 void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
                int64_t width, const T *weight, int64_t weightWidth, T *out) {
-  reduceMessages(
-      aggregateMessages(g, selfLoops, x, width, weight, weightWidth), reduce,
-      out);
+  reduceMessages(aggregateMessages(g, selfLoops, x, width, weight, weightWidth),
+                 reduce, out);
 }
 
 template <typename T>
@@ -376,13 +425,15 @@ void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
   std::vector<int32_t> winners;
   if (!isLinear(reduce)) {
     winners.resize(size_t(g.numDst * width));
-#pragma omp parallel for schedule(dynamic, kNodeChunk)
+    const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel for schedule(dynamic, kNodeChunk) if (threaded)
     for (int64_t v = 0; v < g.numDst; ++v)
       findWinners(m, v, out + v * width, winners.data() + v * width);
   }
   // The adjoint of message k with respect to its source row: the weighted
   // dy row of its destination, masked to the columns it won for max/min.
-  auto accumulate = [&](T *d, int64_t k, int64_t v, int64_t index) {
+  // (Sum reads no offsets: one random load per edge fewer.)
+  auto accumulate = [&](T *d, int64_t k, int64_t v) {
     const T norm = reduce == Reduce::Mean ? m.meanScale(v) : T(1);
     const T *dyRow = dy + v * width;
     if (isLinear(reduce)) {
@@ -391,31 +442,23 @@ void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
       });
       return;
     }
+    const int64_t index = k == kSelfLoop ? g.inOffsets[v + 1] - g.inOffsets[v]
+                                         : k - g.inOffsets[v];
     const int32_t *won = winners.data() + v * width;
     m.forEachGroup(k, [&](int64_t j0, int64_t n, T a) {
       for (int64_t j = j0; j < j0 + n; ++j)
         d[j] += won[j] == index ? a * dyRow[j] : T(0);
     });
   };
-  auto prefetch = [&](int64_t k, int64_t v) {
-    prefetchRow(dy + v * width, width);
-    if (reduce != Reduce::Sum)
-      __builtin_prefetch(g.inOffsets + v);
-    if (!isLinear(reduce))
-      prefetchRow(winners.data() + v * width, width);
-    if (m.weight)
-      __builtin_prefetch(m.weight + k * m.weightWidth);
-  };
-#pragma omp parallel for schedule(dynamic, kNodeChunk)
+  const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel for schedule(dynamic, kNodeChunk) if (threaded)
   for (int64_t u = 0; u < g.numSrc; ++u) {
     T *d = dx + u * width;
     fillRow(d, T(0), width);
-    walkOutEdges(g, u, prefetch, [&](int64_t k, int64_t v) {
-      accumulate(d, k, v, k - g.inOffsets[v]);
-    });
-    // The self loop is the last message of destination u.
+    walkOutEdges(g, u, dy, width, reduce != Reduce::Sum,
+                 [&](int64_t k, int64_t v) { accumulate(d, k, v); });
     if (selfLoops && u < g.numDst)
-      accumulate(d, kSelfLoop, u, g.inOffsets[u + 1] - g.inOffsets[u]);
+      accumulate(d, kSelfLoop, u);
   }
 }
 
@@ -425,8 +468,9 @@ void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
                          const T *weight, int64_t weightWidth, T *dweight) {
   const Messages<T> m =
       aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
-  const int64_t groupWidth = width / weightWidth;
-#pragma omp parallel
+  const int64_t groupWidth = m.groupWidth();
+  const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel if (threaded)
   {
     std::vector<int32_t> winner(isLinear(reduce) ? 0 : size_t(width));
 #pragma omp for schedule(dynamic, kNodeChunk)
@@ -438,7 +482,7 @@ void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
       m.forEach(v, [&](int64_t index, int64_t k, const T *row) {
         if (k == kSelfLoop)
           return; // unweighted
-        for (int64_t group = 0; group < weightWidth; ++group) {
+        for (int64_t group = 0; group < m.weightWidth; ++group) {
           const int64_t j0 = group * groupWidth;
           T grad = 0;
           if (isLinear(reduce)) {
@@ -447,7 +491,7 @@ void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
             for (int64_t j = j0; j < j0 + groupWidth; ++j)
               grad += winner[j] == index ? dyRow[j] * row[j] : T(0);
           }
-          dweight[k * weightWidth + group] = grad;
+          dweight[k * m.weightWidth + group] = grad;
         }
       });
     }
@@ -457,7 +501,8 @@ void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
 template <typename T>
 void gather(const GraphView &g, Side side, const T *x, int64_t width, T *out) {
   const int32_t *node = side == Side::Src ? g.edgeSrc : g.edgeDst;
-#pragma omp parallel for schedule(static)
+  const bool threaded = worthThreads(g.numEdges * width);
+#pragma omp parallel for schedule(static) if (threaded)
   for (int64_t k = 0; k < g.numEdges; ++k)
     std::memcpy(out + k * width, x + int64_t(node[k]) * width,
                 size_t(width) * sizeof(T));
@@ -467,7 +512,8 @@ template <typename T>
 void gatherGrad(const GraphView &g, Side side, const T *de, int64_t width,
                 T *dx) {
   if (side == Side::Dst) {
-#pragma omp parallel for schedule(dynamic, kNodeChunk)
+    const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel for schedule(dynamic, kNodeChunk) if (threaded)
     for (int64_t v = 0; v < g.numDst; ++v) {
       T *d = dx + v * width;
       fillRow(d, T(0), width);
@@ -476,7 +522,8 @@ void gatherGrad(const GraphView &g, Side side, const T *de, int64_t width,
     }
     return;
   }
-#pragma omp parallel for schedule(dynamic, kNodeChunk)
+  const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel for schedule(dynamic, kNodeChunk) if (threaded)
   for (int64_t u = 0; u < g.numSrc; ++u) {
     T *d = dx + u * width;
     fillRow(d, T(0), width);
@@ -499,7 +546,8 @@ template <typename T>
 void scatterGrad(const GraphView &g, Reduce reduce, const T *dy, const T *e,
                  const T *out, int64_t width, T *de) {
   const Messages<T> m = edgeMessages(g, e, width);
-#pragma omp parallel
+  const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel if (threaded)
   {
     std::vector<int32_t> winner(isLinear(reduce) ? 0 : size_t(width));
 #pragma omp for schedule(dynamic, kNodeChunk)
@@ -522,52 +570,34 @@ void scatterGrad(const GraphView &g, Reduce reduce, const T *dy, const T *e,
 
 template <typename T>
 void edgeSoftmax(const GraphView &g, const T *scores, int64_t width, T *out) {
-#pragma omp parallel
+  const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel if (threaded)
   {
     std::vector<T> colMax(static_cast<size_t>(width)),
         colSum(static_cast<size_t>(width));
 #pragma omp for schedule(dynamic, kNodeChunk)
     for (int64_t v = 0; v < g.numDst; ++v) {
-      const int64_t begin = g.inOffsets[v], end = g.inOffsets[v + 1];
-      if (begin == end)
-        continue;
-      // A destination's edges are consecutive rows: an [n, width] block.
-      const T *s = scores + begin * width;
-      T *y = out + begin * width;
-      const int64_t n = end - begin;
-      columnMax(s, n, width, width, colMax.data());
-      fillRow(colSum.data(), T(0), width);
-      for (int64_t i = 0; i < n * width; i += width)
-        for (int64_t j = 0; j < width; ++j) {
-          y[i + j] = std::exp(s[i + j] - colMax[j]);
-          colSum[j] += y[i + j];
-        }
-      for (int64_t j = 0; j < width; ++j)
-        colSum[j] = T(1) / colSum[j];
-      for (int64_t i = 0; i < n * width; i += width)
-        for (int64_t j = 0; j < width; ++j)
-          y[i + j] *= colSum[j];
+      // A destination's in-edges are consecutive rows.
+      const int64_t first = g.inOffsets[v], n = g.inOffsets[v + 1] - first;
+      if (n > 0)
+        softmaxColumns(scores + first * width, n, width, width,
+                       out + first * width, colMax.data(), colSum.data());
     }
   }
 }
 
 template <typename T>
-void edgeSoftmaxGrad(const GraphView &g, const T *dy, const T *y,
-                     int64_t width, T *ds) {
-#pragma omp parallel
+void edgeSoftmaxGrad(const GraphView &g, const T *dy, const T *y, int64_t width,
+                     T *ds) {
+  const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel if (threaded)
   {
     std::vector<T> colDot(static_cast<size_t>(width));
 #pragma omp for schedule(dynamic, kNodeChunk)
     for (int64_t v = 0; v < g.numDst; ++v) {
-      const int64_t first = g.inOffsets[v] * width,
-                    last = g.inOffsets[v + 1] * width;
-      fillRow(colDot.data(), T(0), width);
-      for (int64_t i = first; i < last; i += width)
-        for (int64_t j = 0; j < width; ++j)
-          colDot[j] += y[i + j] * dy[i + j];
-      for (int64_t i = first; i < last; i += width)
-        for (int64_t j = 0; j < width; ++j)
-          ds[i + j] = y[i + j] * (dy[i + j] - colDot[j]);
+      const int64_t at = g.inOffsets[v] * width;
+      softmaxGradColumns(dy + at, y + at, g.inOffsets[v + 1] - g.inOffsets[v],
+                         width, width, ds + at, colDot.data());
     }
   }
 }
@@ -576,12 +606,13 @@ template <typename T> void degree(const GraphView &g, Side side, T *out) {
   const bool src = side == Side::Src;
   const int64_t *offsets = src ? g.outOffsets : g.inOffsets;
   const int64_t n = src ? g.numSrc : g.numDst;
-#pragma omp parallel for schedule(static)
+  const bool threaded = worthThreads(n);
+#pragma omp parallel for schedule(static) if (threaded)
   for (int64_t v = 0; v < n; ++v)
     out[v] = T(offsets[v + 1] - offsets[v]);
 }
 
-//===--- Axis operations ----------------------------------------------------===//
+//===--- Axis operations --------------------------------------------------===//
 //
 // Element (o, t, i) of an [outer, n, inner] view is at o*n*inner + t*inner +
 // i; a tile body sees xs = x + o*n*inner + i0, so its column c of row t is
@@ -591,39 +622,21 @@ template <typename T>
 void softmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
   if (n == 0)
     return;
-  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
-    const int64_t base = o * n * inner + i0, w = i1 - i0;
-    const T *xs = x + base;
-    T *ys = y + base;
-    T colMax[kInnerTile], colScale[kInnerTile] = {};
-    columnMax(xs, n, inner, w, colMax);
-    for (int64_t t = 0; t < n; ++t)
-      for (int64_t c = 0; c < w; ++c) {
-        ys[t * inner + c] = std::exp(xs[t * inner + c] - colMax[c]);
-        colScale[c] += ys[t * inner + c];
-      }
-    for (int64_t c = 0; c < w; ++c)
-      colScale[c] = T(1) / colScale[c];
-    for (int64_t t = 0; t < n; ++t)
-      for (int64_t c = 0; c < w; ++c)
-        ys[t * inner + c] *= colScale[c];
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0;
+    T colMax[kInnerTile], colSum[kInnerTile];
+    softmaxColumns(x + base, n, inner, i1 - i0, y + base, colMax, colSum);
   });
 }
 
 template <typename T>
 void softmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
                  const T *y, T *dx) {
-  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
-    const int64_t base = o * n * inner + i0, w = i1 - i0;
-    T colDot[kInnerTile] = {};
-    for (int64_t t = 0; t < n; ++t)
-      for (int64_t c = 0; c < w; ++c)
-        colDot[c] += y[base + t * inner + c] * dy[base + t * inner + c];
-    for (int64_t t = 0; t < n; ++t)
-      for (int64_t c = 0; c < w; ++c) {
-        const int64_t at = base + t * inner + c;
-        dx[at] = y[at] * (dy[at] - colDot[c]);
-      }
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0;
+    T colDot[kInnerTile];
+    softmaxGradColumns(dy + base, y + base, n, inner, i1 - i0, dx + base,
+                       colDot);
   });
 }
 
@@ -631,7 +644,7 @@ template <typename T>
 void logSoftmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
   if (n == 0)
     return;
-  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const int64_t base = o * n * inner + i0, w = i1 - i0;
     const T *xs = x + base;
     T *ys = y + base;
@@ -651,7 +664,7 @@ void logSoftmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
 template <typename T>
 void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
                     const T *y, T *dx) {
-  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const int64_t base = o * n * inner + i0, w = i1 - i0;
     T colSum[kInnerTile] = {};
     for (int64_t t = 0; t < n; ++t)
@@ -673,7 +686,7 @@ void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
     fillRow(y, T(0), outer * inner);
     return;
   }
-  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const T *xs = x + o * n * inner + i0;
     T *ys = y + o * inner + i0;
     const int64_t w = i1 - i0;
@@ -695,7 +708,7 @@ void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
 template <typename T>
 void reduceAxisGrad(Reduce kind, int64_t outer, int64_t n, int64_t inner,
                     const T *dy, const T *x, const T *y, T *dx) {
-  forEachAxisTile(outer, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const int64_t base = o * n * inner + i0, w = i1 - i0;
     const T *dys = dy + o * inner + i0, *ys = y + o * inner + i0;
     if (isLinear(kind)) {
@@ -719,7 +732,8 @@ void reduceAxisGrad(Reduce kind, int64_t outer, int64_t n, int64_t inner,
 template <typename T>
 void copyIntoAxis(int64_t outer, int64_t n, int64_t inner, const T *x,
                   int64_t total, int64_t offset, T *out) {
-#pragma omp parallel for schedule(static)
+  const bool threaded = worthThreads(outer * n * inner);
+#pragma omp parallel for schedule(static) if (threaded)
   for (int64_t o = 0; o < outer; ++o)
     std::memcpy(out + (o * total + offset) * inner, x + o * n * inner,
                 size_t(n * inner) * sizeof(T));
@@ -728,7 +742,8 @@ void copyIntoAxis(int64_t outer, int64_t n, int64_t inner, const T *x,
 template <typename T>
 void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
                int64_t offset, int64_t n, T *out) {
-#pragma omp parallel for schedule(static)
+  const bool threaded = worthThreads(outer * n * inner);
+#pragma omp parallel for schedule(static) if (threaded)
   for (int64_t o = 0; o < outer; ++o)
     std::memcpy(out + o * n * inner, x + (o * total + offset) * inner,
                 size_t(n * inner) * sizeof(T));
@@ -787,7 +802,8 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
     // split into column tiles so even a single output row runs in parallel.
     const int64_t rowLength = kept[0].size, rows = outSize / rowLength;
     const int64_t tilesPerRow = (rowLength + kInnerTile - 1) / kInnerTile;
-#pragma omp parallel for schedule(static)
+    const bool threaded = worthThreads(dySize);
+#pragma omp parallel for schedule(static) if (threaded)
     for (int64_t t = 0; t < rows * tilesPerRow; ++t) {
       const int64_t row = t / tilesPerRow, i0 = (t % tilesPerRow) * kInnerTile;
       const int64_t w = std::min(kInnerTile, rowLength - i0);
@@ -802,7 +818,8 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
   // The innermost dim is summed: each output element adds contiguous runs.
   const int64_t runLength = summed[0].size;
   const int64_t runs = summedSize / runLength;
-#pragma omp parallel for schedule(static)
+  const bool threaded = worthThreads(dySize);
+#pragma omp parallel for schedule(static) if (threaded)
   for (int64_t o = 0; o < outSize; ++o) {
     const T *first = dy + offsetOf(o, kept, numKept);
     T acc = 0;
@@ -815,7 +832,7 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
   }
 }
 
-//===--- Dropout and the loss -----------------------------------------------===//
+//===--- Dropout and the loss ---------------------------------------------===//
 
 template <typename T>
 void dropout(uint64_t seed, uint64_t stream, double p, int64_t n, const T *x,
@@ -824,10 +841,12 @@ void dropout(uint64_t seed, uint64_t stream, double p, int64_t n, const T *x,
   // element i keeps iff lane (i % 8) of block i / 8 is >= p * 2^16. The mask
   // is a function of (seed, stream, i) only, whoever computes it; p is
   // resolved to 1/65536, far finer than any dropout rate anyone sets.
-  const uint32_t threshold = uint32_t(std::min(65536.0, std::ceil(p * 65536.0)));
+  const uint32_t threshold =
+      uint32_t(std::min(65536.0, std::ceil(p * 65536.0)));
   const T keptScale = p < 1 ? T(1.0 / (1.0 - p)) : T(0);
   const int64_t blocks = (n + 7) / 8;
-#pragma omp parallel for schedule(static)
+  const bool threaded = worthThreads(n);
+#pragma omp parallel for schedule(static) if (threaded)
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t first = b * 8, last = std::min(n, first + 8);
     // Zeros stay zero whatever the mask: sparse inputs (bag-of-words
@@ -854,7 +873,8 @@ T crossEntropy(int64_t rows, int64_t classes, const T *logits,
   const int64_t chunks = (rows + kLossChunk - 1) / kLossChunk;
   std::vector<T> chunkLoss(size_t(chunks), T(0));
   std::vector<int64_t> chunkRows(size_t(chunks), 0);
-#pragma omp parallel for schedule(static)
+  const bool threaded = worthThreads(rows * classes);
+#pragma omp parallel for schedule(static) if (threaded)
   for (int64_t c = 0; c < chunks; ++c) {
     T loss = 0;
     int64_t count = 0;
@@ -863,8 +883,7 @@ T crossEntropy(int64_t rows, int64_t classes, const T *logits,
       if (!isLossRow(i, labels, mask))
         continue;
       const T *row = logits + i * classes;
-      T rowMax;
-      loss += logSumExp(row, classes, rowMax) - row[labels[i]];
+      loss += logSumExp(row, classes) - row[labels[i]];
       ++count;
     }
     chunkLoss[c] = loss;
@@ -884,11 +903,12 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
                       const int64_t *labels, const uint8_t *mask, T dloss,
                       T *dlogits) {
   int64_t count = 0;
-#pragma omp parallel for schedule(static) reduction(+ : count)
+  const bool threaded = worthThreads(rows * classes);
+#pragma omp parallel for schedule(static) reduction(+ : count) if (threaded)
   for (int64_t i = 0; i < rows; ++i)
     count += isLossRow(i, labels, mask) ? 1 : 0;
   const T rowScale = count > 0 ? dloss / T(count) : T(0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (threaded)
   for (int64_t i = 0; i < rows; ++i) {
     T *d = dlogits + i * classes;
     if (count == 0 || !isLossRow(i, labels, mask)) {
@@ -896,15 +916,14 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
       continue;
     }
     const T *row = logits + i * classes;
-    T rowMax;
-    const T lse = logSumExp(row, classes, rowMax);
+    const T lse = logSumExp(row, classes);
     for (int64_t c = 0; c < classes; ++c)
       d[c] = rowScale * std::exp(row[c] - lse);
     d[labels[i]] -= rowScale;
   }
 }
 
-//===--- Instantiations -----------------------------------------------------===//
+//===--- Instantiations ---------------------------------------------------===//
 
 #define GNNRT_INSTANTIATE_KERNELS(T)                                           \
   template void gemm<T>(bool, bool, int64_t, int64_t, int64_t, const T *,      \

@@ -41,7 +41,8 @@ class GraphStorage {
 public:
   /// Builds the layout from an edge list (edge i goes src[i] -> dst[i]).
   /// Within a destination, edges are ordered by source id (stable for
-  /// parallel edges). Throws DataError if an id is out of range.
+  /// parallel edges). Throws DataError if an id is out of range, the lists
+  /// differ in length, numDst > numSrc, or numSrc >= 2^31 (int32 ids).
   static GraphStorage build(int64_t numSrc, int64_t numDst,
                             const std::vector<int64_t> &src,
                             const std::vector<int64_t> &dst);

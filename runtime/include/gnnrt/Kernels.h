@@ -118,7 +118,9 @@ template <typename T>
 void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
                     const T *y, T *dx);
 
-/// y[outer, inner] = reduction of x[outer, n, inner] along the middle axis.
+/// y[outer, inner] = reduction of x[outer, n, inner] along the middle axis
+/// (zeros if n == 0). The max/min gradient goes to the first element equal
+/// to y.
 template <typename T>
 void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
                 const T *x, T *y);
@@ -127,7 +129,8 @@ void reduceAxisGrad(Reduce kind, int64_t outer, int64_t n, int64_t inner,
                     const T *dy, const T *x, const T *y, T *dx);
 
 /// Copies x[outer, n, inner] into columns [offset, offset + n) of the middle
-/// axis of out[outer, total, inner] (concat), and the reverse (slice).
+/// axis of out[outer, total, inner] (concat; writes only those columns), and
+/// the reverse (slice).
 template <typename T>
 void copyIntoAxis(int64_t outer, int64_t n, int64_t inner, const T *x,
                   int64_t total, int64_t offset, T *out);
@@ -137,16 +140,20 @@ void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
 
 /// The adjoint of broadcasting: out (shape outShape, rank outRank) = sum of
 /// dy (shape dyShape, rank dyRank >= outRank) over the dims that were
-/// broadcast (missing leading dims and dims of size 1 in outShape).
+/// broadcast (missing leading dims and dims of size 1 in outShape). Ranks
+/// up to 8; throws std::invalid_argument if a dim of outShape is neither 1
+/// nor the matching dim of dyShape.
 template <typename T>
 void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
                  const int64_t *outShape, int outRank);
 
 //===--- Dropout and the loss ---------------------------------------------===//
 
-/// Inverted dropout with a counter-based mask: element i is kept iff
-/// uniform(seed, stream, i) >= p, so calling it again with the same
-/// (seed, stream) on the adjoint applies the same mask (dropout's backward).
+/// Inverted dropout with a counter-based mask: element i is kept (and scaled
+/// by 1/(1-p)) iff 16-bit lane i % 8 of randomBits(seed, stream, i / 8) is at
+/// least ceil(p * 2^16). The mask depends on (seed, stream, i) alone, so
+/// calling it again with the same (seed, stream) on the adjoint applies the
+/// same mask (dropout's backward).
 template <typename T>
 void dropout(uint64_t seed, uint64_t stream, double p, int64_t n, const T *x,
              T *y);

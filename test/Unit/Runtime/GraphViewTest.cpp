@@ -20,8 +20,7 @@ using namespace gnnrt::test;
 
 namespace {
 
-template <typename T>
-std::vector<T> toVector(const T *data, int64_t n) {
+template <typename T> std::vector<T> toVector(const T *data, int64_t n) {
   return std::vector<T>(data, data + n);
 }
 
@@ -103,19 +102,23 @@ TEST(GraphView, EmptyGraph) {
 }
 
 TEST(GraphView, RejectsBadEdgeLists) {
-  EXPECT_EQ(dataErrorOf([] {
-              GraphStorage::build(10, 10, {0, 1, 2, 3, 4, 12},
-                                  {0, 0, 0, 0, 0, 0});
-            }),
-            "graph: edge 5: source id 12 out of range [0, 10)");
+  EXPECT_EQ(
+      dataErrorOf([] {
+        GraphStorage::build(10, 10, {0, 1, 2, 3, 4, 12}, {0, 0, 0, 0, 0, 0});
+      }),
+      "graph: edge 5: source id 12 out of range [0, 10)");
   EXPECT_EQ(dataErrorOf([] { GraphStorage::build(4, 3, {0}, {-1}); }),
             "graph: edge 0: destination id -1 out of range [0, 3)");
   // A valid source id is not a valid destination id in a block.
-  EXPECT_EQ(dataErrorOf([] { GraphStorage::build(4, 3, {0, 1}, {0, 3}); }),
+  EXPECT_EQ(dataErrorOf([] {
+              GraphStorage::build(4, 3, {0, 1}, {0, 3});
+            }),
             "graph: edge 1: destination id 3 out of range [0, 3)");
   EXPECT_EQ(dataErrorOf([] { GraphStorage::build(4, 5, {}, {}); }),
             "graph: 5 destinations but 4 sources (destinations must be the "
             "first sources)");
-  EXPECT_EQ(dataErrorOf([] { GraphStorage::build(4, 4, {0, 1}, {0}); }),
+  EXPECT_EQ(dataErrorOf([] {
+              GraphStorage::build(4, 4, {0, 1}, {0});
+            }),
             "graph: 2 sources but 1 destinations");
 }

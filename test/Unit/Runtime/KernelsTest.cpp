@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -52,7 +53,7 @@ std::string reduceName(Reduce r) {
   return "?";
 }
 
-//===--- Data ---------------------------------------------------------------===//
+//===--- Data -------------------------------------------------------------===//
 
 /// n values uniform in [lo, hi) with 53 random bits, so ties are unlikely.
 Vec randomVector(int64_t n, uint64_t seed, double lo = -1, double hi = 1) {
@@ -73,9 +74,7 @@ template <typename T> Vec toDouble(const std::vector<T> &v) {
 }
 
 /// v rounded to T's precision, so a reference sees a kernel's exact inputs.
-template <typename T> Vec roundTo(const Vec &v) {
-  return toDouble(cast<T>(v));
-}
+template <typename T> Vec roundTo(const Vec &v) { return toDouble(cast<T>(v)); }
 
 double dot(const Vec &a, const Vec &b) {
   double s = 0;
@@ -94,7 +93,7 @@ void expectNear(const Vec &actual, const Vec &expected, double relTol,
         << expected[i];
 }
 
-//===--- Graphs -------------------------------------------------------------===//
+//===--- Graphs -----------------------------------------------------------===//
 
 struct TestGraph {
   std::string name;
@@ -138,7 +137,7 @@ std::vector<std::vector<int64_t>> inEdgeLists(const GraphView &g) {
   return lists;
 }
 
-//===--- References ---------------------------------------------------------===//
+//===--- References -------------------------------------------------------===//
 
 /// The reduction of message rows (zeros if there are none).
 Vec reduceRows(const std::vector<Vec> &rows, Reduce reduce, int64_t width) {
@@ -186,8 +185,7 @@ Vec aggregateRef(const GraphView &g, Reduce reduce, bool selfLoops,
   return out;
 }
 
-Vec scatterRef(const GraphView &g, Reduce reduce, const Vec &e,
-               int64_t width) {
+Vec scatterRef(const GraphView &g, Reduce reduce, const Vec &e, int64_t width) {
   auto lists = inEdgeLists(g);
   Vec out;
   for (int64_t v = 0; v < g.numDst; ++v) {
@@ -325,16 +323,11 @@ struct BroadcastCase {
 };
 
 const BroadcastCase kBroadcastCases[] = {
-    {{4, 3}, {3}},
-    {{4, 3}, {4, 1}},
-    {{4, 3}, {1, 1}},
-    {{4, 3}, {}},
-    {{4, 3}, {4, 3}},
-    {{2, 3, 4}, {3, 1}},
-    {{2, 1, 4}, {1, 4}},
-    {{5, 70}, {70}},
-    {{3, 2, 5}, {3, 1, 5}},
-    {{2, 3, 1, 2, 2, 1, 3, 2}, {3, 1, 2, 1, 1, 3, 1}},
+    {{4, 3}, {3}},          {{4, 3}, {4, 1}},
+    {{4, 3}, {1, 1}},       {{4, 3}, {}},
+    {{4, 3}, {4, 3}},       {{2, 3, 4}, {3, 1}},
+    {{2, 1, 4}, {1, 4}},    {{5, 70}, {70}},
+    {{3, 2, 5}, {3, 1, 5}}, {{2, 3, 1, 2, 2, 1, 3, 2}, {3, 1, 2, 1, 1, 3, 1}},
     {{2, 0, 3}, {3}},
 };
 
@@ -345,7 +338,7 @@ std::string shapeName(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
-//===--- Finite differences -------------------------------------------------===//
+//===--- Finite differences -----------------------------------------------===//
 
 /// Checks analytic = d(loss)/d(theta) by central differences; loss() reads
 /// theta. The step is small so that max/min stay on one side of every kink.
@@ -392,7 +385,7 @@ std::vector<AggregateCase> aggregateCases() {
 
 constexpr int64_t kWidth = 6;
 
-//===--- Forward kernels against references ---------------------------------===//
+//===--- Forward kernels against references -------------------------------===//
 
 template <typename T> void checkGemm(double tol) {
   const int64_t M = 5, N = 3, K = 4;
@@ -441,10 +434,10 @@ template <typename T> void checkAggregate(double tol) {
       kernels::aggregate<T>(g, c.reduce, c.selfLoops, xt.data(), kWidth,
                             c.weightWidth ? wt.data() : nullptr,
                             std::max<int64_t>(c.weightWidth, 1), out.data());
-      expectNear(toDouble(out),
-                 aggregateRef(g, c.reduce, c.selfLoops, x, kWidth, w,
-                              c.weightWidth),
-                 tol, tg.name + " aggregate " + c.name());
+      expectNear(
+          toDouble(out),
+          aggregateRef(g, c.reduce, c.selfLoops, x, kWidth, w, c.weightWidth),
+          tol, tg.name + " aggregate " + c.name());
     }
   }
 }
@@ -551,7 +544,8 @@ TEST(KernelsForward, ConcatAndSlice) {
   kernels::copyIntoAxis<double>(2, 1, 4, b.data(), 4, 3, joined.data());
   Vec expected;
   for (int o = 0; o < 2; ++o) {
-    expected.insert(expected.end(), a.begin() + o * 12, a.begin() + o * 12 + 12);
+    expected.insert(expected.end(), a.begin() + o * 12,
+                    a.begin() + o * 12 + 12);
     expected.insert(expected.end(), b.begin() + o * 4, b.begin() + o * 4 + 4);
   }
   EXPECT_EQ(joined, expected);
@@ -605,8 +599,8 @@ template <typename T> void checkCrossEntropy(double tol) {
   }
   // No selected row.
   const uint8_t none[kRows] = {};
-  EXPECT_EQ(kernels::crossEntropy<T>(kRows, kClasses, lt.data(),
-                                     kLabels.data(), none),
+  EXPECT_EQ(kernels::crossEntropy<T>(kRows, kClasses, lt.data(), kLabels.data(),
+                                     none),
             T(0));
 }
 
@@ -615,7 +609,7 @@ TEST(KernelsForward, CrossEntropy) {
   checkCrossEntropy<float>(1e-5);
 }
 
-//===--- Adjoints by finite differences (double) ----------------------------===//
+//===--- Adjoints by finite differences (double) --------------------------===//
 
 TEST(KernelsGrad, Aggregate) {
   for (const TestGraph &tg : testGraphs()) {
@@ -662,8 +656,7 @@ TEST(KernelsGrad, MaxAndMinTiesGoToTheFirstMessage) {
   const Vec x = {0.5, 0.5, 0.5}, dy = {2.0};
   for (Reduce r : {Reduce::Max, Reduce::Min}) {
     Vec out(1), dx(3), de(2);
-    kernels::aggregate<double>(g, r, true, x.data(), 1, nullptr, 1,
-                               out.data());
+    kernels::aggregate<double>(g, r, true, x.data(), 1, nullptr, 1, out.data());
     kernels::aggregateGradInput<double>(g, r, true, dy.data(), x.data(),
                                         out.data(), 1, nullptr, 1, dx.data());
     EXPECT_EQ(dx, (Vec{0.0, 2.0, 0.0})) << reduceName(r);
@@ -671,8 +664,8 @@ TEST(KernelsGrad, MaxAndMinTiesGoToTheFirstMessage) {
     kernels::scatterGrad<double>(g, r, dy.data(), e.data(), out.data(), 1,
                                  de.data());
     EXPECT_EQ(de, (Vec{2.0, 0.0})) << reduceName(r);
-    kernels::reduceAxisGrad<double>(r, 1, 3, 1, dy.data(), x.data(),
-                                    out.data(), dx.data());
+    kernels::reduceAxisGrad<double>(r, 1, 3, 1, dy.data(), x.data(), out.data(),
+                                    dx.data());
     EXPECT_EQ(dx, (Vec{2.0, 0.0, 0.0})) << reduceName(r);
   }
 }
@@ -712,8 +705,9 @@ TEST(KernelsGrad, Scatter) {
       Vec de(e.size(), -99);
       kernels::scatterGrad<double>(g, reduce, r.data(), e.data(), out.data(),
                                    kWidth, de.data());
-      expectGradient(e, de, [&] { return dot(r, forward()); },
-                     tg.name + " scatter " + reduceName(reduce));
+      expectGradient(
+          e, de, [&] { return dot(r, forward()); },
+          tg.name + " scatter " + reduceName(reduce));
     }
   }
 }
@@ -731,7 +725,8 @@ TEST(KernelsGrad, EdgeSoftmax) {
     const Vec y = forward();
     Vec ds(s.size(), -99);
     kernels::edgeSoftmaxGrad<double>(g, r.data(), y.data(), kWidth, ds.data());
-    expectGradient(s, ds, [&] { return dot(r, forward()); }, tg.name);
+    expectGradient(
+        s, ds, [&] { return dot(r, forward()); }, tg.name);
   }
 }
 
@@ -757,8 +752,9 @@ TEST(KernelsGrad, AxisSoftmax) {
       else
         kernels::softmaxGrad<double>(s.outer, s.n, s.inner, r.data(), y.data(),
                                      dx.data());
-      expectGradient(x, dx, [&] { return dot(r, forward()); },
-                     (logarithm ? "logSoftmax " : "softmax ") + s.name());
+      expectGradient(
+          x, dx, [&] { return dot(r, forward()); },
+          (logarithm ? "logSoftmax " : "softmax ") + s.name());
     }
 }
 
@@ -777,8 +773,9 @@ TEST(KernelsGrad, ReduceAxis) {
       Vec dx(x.size(), -99);
       kernels::reduceAxisGrad<double>(kind, s.outer, s.n, s.inner, r.data(),
                                       x.data(), y.data(), dx.data());
-      expectGradient(x, dx, [&] { return dot(r, forward()); },
-                     reduceName(kind) + " " + s.name());
+      expectGradient(
+          x, dx, [&] { return dot(r, forward()); },
+          reduceName(kind) + " " + s.name());
     }
 }
 
@@ -794,9 +791,9 @@ TEST(KernelsGrad, CrossEntropy) {
     expectGradient(
         logits, dlogits,
         [&] {
-          return dloss * kernels::crossEntropy<double>(
-                             kRows, kClasses, logits.data(), kLabels.data(),
-                             mask);
+          return dloss * kernels::crossEntropy<double>(kRows, kClasses,
+                                                       logits.data(),
+                                                       kLabels.data(), mask);
         },
         mask ? "masked" : "unmasked");
   }
@@ -818,12 +815,12 @@ TEST(KernelsGrad, UnbroadcastIsAdjointOfBroadcast) {
   }
 }
 
-//===--- Thread-count independence ------------------------------------------===//
+//===--- Thread-count independence ----------------------------------------===//
 
 #ifdef _OPENMP
 
-/// Every OpenMP kernel's float result on a graph and shapes large enough to
-/// be split over threads, by name.
+/// Every OpenMP kernel's float result, by name, on a graph and shapes large
+/// enough for the kernels to use threads.
 std::map<std::string, std::vector<float>> runAllKernels(const GraphView &g) {
   const int64_t width = 24, heads = 3;
   std::map<std::string, std::vector<float>> results;
@@ -837,8 +834,8 @@ std::map<std::string, std::vector<float>> runAllKernels(const GraphView &g) {
   for (Reduce r : kAllReduces)
     for (bool selfLoops : {false, true}) {
       const std::string name = reduceName(r) + (selfLoops ? "+self" : "");
-      std::vector<float> out(g.numDst * width), dx(x.size()),
-          dw(weight.size()), de(e.size()), scattered(out.size());
+      std::vector<float> out(g.numDst * width), dx(x.size()), dw(weight.size()),
+          de(e.size()), scattered(out.size());
       kernels::aggregate<float>(g, r, selfLoops, x.data(), width, weight.data(),
                                 heads, out.data());
       kernels::aggregateGradInput<float>(g, r, selfLoops, dy.data(), x.data(),
@@ -875,8 +872,9 @@ std::map<std::string, std::vector<float>> runAllKernels(const GraphView &g) {
   results["edgeSoftmax"] = y;
   results["edgeSoftmaxGrad"] = ds;
 
-  for (const AxisShape &s : {AxisShape{300, 7, 5}, AxisShape{1, 50, 500}}) {
-    const std::vector<float> ax = input(s.size(), 34), ady = input(s.size(), 35);
+  for (const AxisShape &s : {AxisShape{3000, 7, 5}, AxisShape{1, 50, 700}}) {
+    const std::vector<float> ax = input(s.size(), 34),
+                             ady = input(s.size(), 35);
     std::vector<float> ay(ax.size()), adx(ax.size()), red(s.outer * s.inner),
         rdx(ax.size());
     kernels::softmax<float>(s.outer, s.n, s.inner, ax.data(), ay.data());
@@ -885,8 +883,8 @@ std::map<std::string, std::vector<float>> runAllKernels(const GraphView &g) {
     results["softmax " + s.name()] = ay;
     results["softmaxGrad " + s.name()] = adx;
     kernels::logSoftmax<float>(s.outer, s.n, s.inner, ax.data(), ay.data());
-    kernels::logSoftmaxGrad<float>(s.outer, s.n, s.inner, ady.data(),
-                                   ay.data(), adx.data());
+    kernels::logSoftmaxGrad<float>(s.outer, s.n, s.inner, ady.data(), ay.data(),
+                                   adx.data());
     results["logSoftmax " + s.name()] = ay;
     results["logSoftmaxGrad " + s.name()] = adx;
     for (Reduce r : kAllReduces) {
@@ -902,8 +900,8 @@ std::map<std::string, std::vector<float>> runAllKernels(const GraphView &g) {
                                  joined.data());
     results["copyIntoAxis " + s.name()] = joined;
   }
-  for (const BroadcastCase &c :
-       {BroadcastCase{{500, 200}, {200}}, BroadcastCase{{300, 40}, {300, 1}}}) {
+  for (const BroadcastCase &c : {BroadcastCase{{500, 200}, {200}},
+                                 BroadcastCase{{3000, 40}, {3000, 1}}}) {
     const std::vector<float> b = input(numel(c.dyShape), 36);
     std::vector<float> out(numel(c.outShape));
     kernels::unbroadcast<float>(b.data(), c.dyShape.data(),
@@ -941,16 +939,16 @@ TEST(KernelsThreads, ResultsDoNotDependOnThreadCount) {
   for (const auto &[name, values] : one) {
     const std::vector<float> &other = two.at(name);
     ASSERT_EQ(values.size(), other.size()) << name;
-    EXPECT_EQ(std::memcmp(values.data(), other.data(),
-                          values.size() * sizeof(float)),
-              0)
+    EXPECT_EQ(
+        std::memcmp(values.data(), other.data(), values.size() * sizeof(float)),
+        0)
         << name << " differs between 1 and 2 threads";
   }
 }
 
 #endif // _OPENMP
 
-//===--- Dropout ------------------------------------------------------------===//
+//===--- Dropout ----------------------------------------------------------===//
 
 TEST(KernelsDropout, SameSeedAndStreamGiveSameMask) {
   const int64_t n = 10000;
@@ -969,6 +967,20 @@ TEST(KernelsDropout, SameSeedAndStreamGiveSameMask) {
     sameAsOtherStream += (a[i] == 0) == (otherStream[i] == 0);
   }
   EXPECT_LT(sameAsOtherStream, n * 6 / 10);
+}
+
+TEST(KernelsDropout, MaskIsTheDocumentedFunctionOfSeedStreamAndIndex) {
+  const int64_t n = 1003; // not a multiple of the 8 lanes of a block
+  const double p = 0.3;
+  const Vec x = randomVector(n, 42, 0.5, 1.5);
+  Vec y(n);
+  kernels::dropout<double>(5, 9, p, n, x.data(), y.data());
+  const uint32_t threshold = uint32_t(std::ceil(p * 65536.0));
+  for (int64_t i = 0; i < n; ++i) {
+    const std::array<uint32_t, 4> bits = randomBits(5, 9, uint64_t(i / 8));
+    const uint32_t lane = (bits[(i % 8) / 2] >> (16 * (i % 2))) & 0xFFFFu;
+    EXPECT_EQ(y[i], lane >= threshold ? x[i] * (1.0 / (1.0 - p)) : 0.0) << i;
+  }
 }
 
 TEST(KernelsDropout, KeepsOneMinusPAndRescales) {
