@@ -553,11 +553,15 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
     if (call->type.isTensor())
       type = x.getType();
   }
-  if (name == "dropout")
+  if (name == "dropout") {
+    double p = arg(1) ? evalFloat(arg(1), env) : 0.5;
+    // A layer's optional dropout (p = 0 by default) is the identity.
+    if (p == 0.0)
+      return x;
     return builder.create<gnn::DropoutOp>(
-        l, type, x,
-        builder.getF64FloatAttr(arg(1) ? evalFloat(arg(1), env) : 0.5),
+        l, type, x, builder.getF64FloatAttr(p),
         builder.getI64IntegerAttr(nextDropoutStream++));
+  }
   if (name == "leaky_relu" || name == "elu") {
     double alpha =
         arg(1) ? evalFloat(arg(1), env) : (name == "elu" ? 1.0 : 0.01);
