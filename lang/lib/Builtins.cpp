@@ -133,7 +133,7 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        "a directory of NumPy .npy arrays"},
       {"generate",
        C::DatasetSource,
-       {{"kind", K::Any, true},
+       {{"graph", K::Any, true},
         {"nodes", K::Int, true},
         {"edges", K::Int, true},
         {"features", K::Int, true},

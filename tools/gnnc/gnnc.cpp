@@ -70,15 +70,38 @@ static cl::list<std::string>
 static cl::opt<bool>
     noDebugLocs("no-locs", cl::desc("Print MLIR without source locations"));
 
+static cl::opt<int64_t> assumeFeatures(
+    "assume-features",
+    cl::desc("Input feature width the reordering cost model assumes where "
+             "the dataset does not fix it"),
+    cl::init(512));
+static cl::opt<int64_t> assumeClasses(
+    "assume-classes",
+    cl::desc("Class count the reordering cost model assumes where the "
+             "dataset does not fix it"),
+    cl::init(16));
+static cl::opt<bool>
+    noFusion("no-fuse", cl::desc("Emit one loop or kernel call per op"));
+
 /// The passes between MLIRGen and C++: static shapes where the program
-/// fixes them, the train step by autodiff, then CSE (the two layers' degree
-/// normalizations, the loss seed and the constants merge).
+/// fixes them, aggregations moved to the narrow side of their transforms,
+/// the train step by autodiff, CSE (the two layers' degree normalizations,
+/// the loss seed and the constants merge), then fusion into kernels.
 static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
   mlir::PassManager pm(module.getContext());
   pm.addNestedPass<mlir::func::FuncOp>(gnn::createInferShapes());
+  gnn::ReorderOptions reorder;
+  reorder.featuresEstimate = assumeFeatures;
+  reorder.classesEstimate = assumeClasses;
+  pm.addNestedPass<mlir::func::FuncOp>(gnn::createReorder(reorder));
   pm.addPass(gnn::createAutodiff());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::createCanonicalizerPass());
+  if (!noFusion) {
+    pm.addNestedPass<mlir::func::FuncOp>(gnn::createFuseElementwise());
+    pm.addNestedPass<mlir::func::FuncOp>(gnn::createFuseEdges());
+    pm.addNestedPass<mlir::func::FuncOp>(gnn::createFuseGemmEpilogue());
+  }
   return pm.run(module);
 }
 

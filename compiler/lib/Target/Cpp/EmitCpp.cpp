@@ -62,6 +62,21 @@ std::string product(ArrayRef<std::string> dims) {
   return "(" + llvm::join(symbolic, " * ") + ")";
 }
 
+/// The numpy broadcast of two shapes (a "1" stretches to the other side).
+Dims broadcastDims(const Dims &da, const Dims &db) {
+  size_t rank = std::max(da.size(), db.size());
+  Dims d(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    size_t ia = i + da.size() - rank, ib = i + db.size() - rank;
+    bool hasA = i + da.size() >= rank, hasB = i + db.size() >= rank;
+    if (!hasA || (hasB && da[ia] == "1"))
+      d[i] = db[ib];
+    else
+      d[i] = da[ia];
+  }
+  return d;
+}
+
 /// A double literal that round-trips exactly.
 std::string cppDouble(double v) {
   char buffer[32];
@@ -188,6 +203,26 @@ struct ParameterTable {
   }
 };
 
+/// An operand of a fused loop: its buffer and dims, and the C++ expression
+/// of the row it is read at (empty: numpy broadcasting over all dims).
+struct FusedOperand {
+  std::string buffer;
+  Dims dims;
+  std::string row;
+};
+
+/// The iteration of a fused loop nest over an output of dims `out`.
+struct FusedLoop {
+  /// Loop variable of the rows (i0), or, for an edge loop, "e".
+  std::string rowBegin = "0", rowEnd;
+  bool parallel = true;
+  /// Statements at the start and end of each row iteration.
+  std::string rowPrologue, rowEpilogue;
+  /// An inner loop between the row and the feature loops (the in-edges of
+  /// a destination row): its opening and closing text.
+  std::string innerOpen, innerClose;
+};
+
 class FunctionEmitter {
 public:
   FunctionEmitter(func::FuncOp func, bool training,
@@ -198,7 +233,16 @@ public:
 
 private:
   LogicalResult computeDims(Operation *op);
+  LogicalResult computeFusedDims(Operation *op);
   LogicalResult emitOp(Operation *op);
+  void nameResult(Value res, Location loc);
+  void emitFused(Operation *op);
+  SmallVector<std::string> emitScalarBody(Block &body,
+                                          ArrayRef<std::string> args,
+                                          std::string &code);
+  void emitFusedLoop(const Dims &out, ArrayRef<FusedOperand> operands,
+                     StringRef body,
+                     const FusedLoop &loop);
   void emitElementwise(Value result, ArrayRef<Value> operands,
                        StringRef expression);
   std::string kernelCall(Operation *op);
@@ -243,6 +287,8 @@ Value FunctionEmitter::aliasOf(Value v) { return v.getDefiningOp()->getOperand(
     isa<DstOp>(v.getDefiningOp()) ? 1 : 0); }
 
 LogicalResult FunctionEmitter::computeDims(Operation *op) {
+  if (isa<MapOp, EdgeMapOp, MatmulMapOp>(op))
+    return computeFusedDims(op);
   if (op->getNumResults() != 1 || isa<GraphType>(op->getResult(0).getType()))
     return success();
   Value res = op->getResult(0);
@@ -255,18 +301,7 @@ LogicalResult FunctionEmitter::computeDims(Operation *op) {
     return d;
   };
   auto broadcast = [&](Value a, Value b) {
-    const Dims &da = dimsOf(a), &db = dimsOf(b);
-    size_t rank = std::max(da.size(), db.size());
-    Dims d(rank);
-    for (size_t i = 0; i < rank; ++i) {
-      size_t ia = i + da.size() - rank, ib = i + db.size() - rank;
-      bool hasA = i + da.size() >= rank, hasB = i + db.size() >= rank;
-      if (!hasA || (hasB && da[ia] == "1"))
-        d[i] = db[ib];
-      else
-        d[i] = da[ia];
-    }
-    return d;
+    return broadcastDims(dimsOf(a), dimsOf(b));
   };
   std::optional<Dims> computed =
       TypeSwitch<Operation *, std::optional<Dims>>(op)
@@ -401,62 +436,19 @@ LogicalResult FunctionEmitter::computeDims(Operation *op) {
   return success();
 }
 
-/// Elementwise ops become one loop nest over the result; `$k` in
+/// An elementwise op becomes one loop nest over the result; `$k` in
 /// `expression` is operand k's element (broadcast operands index with
 /// stride 0 along the dims they were stretched over).
 void FunctionEmitter::emitElementwise(Value result, ArrayRef<Value> operands,
                                       StringRef expression) {
+  SmallVector<FusedOperand> loopOperands;
+  for (Value v : operands)
+    loopOperands.push_back({name(v), dimsOf(v), ""});
   const Dims &out = dimsOf(result);
-  bool flat = llvm::all_of(operands, [&](Value v) {
-    return dimsOf(v) == out || dimsOf(v).empty();
-  });
-  auto element = [&](Value v, StringRef index) {
-    return dimsOf(v).empty() ? name(v) + "[0]"
-                             : name(v) + "[" + index.str() + "]";
-  };
-  std::string body = expression.str();
-  auto substitute = [&](auto indexOf) {
-    std::string text = body;
-    for (int k = int(operands.size()) - 1; k >= 0; --k)
-      text = llvm::join(llvm::split(text, "$" + std::to_string(k)),
-                        element(operands[k], indexOf(k)));
-    return text;
-  };
-  std::string total = numel(result);
-  if (flat || out.empty()) {
-    os << "#pragma omp parallel for simd if (" << total << " > 16384)\n";
-    os << "for (int64_t i = 0; i < " << total << "; ++i)\n";
-    os << "  " << name(result) << "[i] = "
-       << substitute([](int) { return std::string("i"); }) << ";\n";
-    return;
-  }
-  // Nested loops; operand index = sum over dims of i_d * stride_d.
-  size_t rank = out.size();
-  SmallVector<std::string> indices;
-  for (size_t k = 0; k < operands.size(); ++k) {
-    const Dims &d = dimsOf(operands[k]);
-    SmallVector<std::string> terms;
-    std::string stride = "1";
-    for (size_t j = d.size(); j-- > 0;) {
-      size_t outDim = j + rank - d.size();
-      bool stretched = d[j] == "1" && out[outDim] != "1";
-      if (!stretched)
-        terms.push_back(stride == "1" ? "i" + std::to_string(outDim)
-                                      : "i" + std::to_string(outDim) + " * " +
-                                            stride);
-      stride = product({stride, d[j]});
-    }
-    indices.push_back(terms.empty() ? "0" : llvm::join(terms, " + "));
-  }
-  os << "#pragma omp parallel for if (" << total << " > 16384)\n";
-  for (size_t d = 0; d < rank; ++d)
-    os << std::string(2 * d, ' ') << "for (int64_t i" << d << " = 0; i" << d
-       << " < " << out[d] << "; ++i" << d << ")\n";
-  std::string outIndex = "i0";
-  for (size_t d = 1; d < rank; ++d)
-    outIndex = "(" + outIndex + ") * " + out[d] + " + i" + std::to_string(d);
-  os << std::string(2 * rank, ' ') << name(result) << "[" << outIndex
-     << "] = " << substitute([&](int k) { return indices[k]; }) << ";\n";
+  FusedLoop loop;
+  loop.rowEnd = out.empty() ? "1" : out[0];
+  emitFusedLoop(out.empty() ? Dims{"1"} : out, loopOperands,
+                name(result) + "[@] = " + expression.str() + ";", loop);
 }
 
 /// The C++ expression of an elementwise op, or "" if it is not one.
@@ -513,6 +505,279 @@ std::string elementwiseExpression(Operation *op) {
       .Default([](Operation *) { return ""; });
 }
 
+//===----------------------------------------------------------------------===//
+// Fused ops: gnn.map, gnn.edge_map, gnn.matmul_map
+//===----------------------------------------------------------------------===//
+
+LogicalResult FunctionEmitter::computeFusedDims(Operation *op) {
+  Dims d;
+  if (auto map = dyn_cast<MapOp>(op)) {
+    for (Value in : map.getInputs())
+      d = broadcastDims(d, dimsOf(in));
+  } else if (auto mm = dyn_cast<MatmulMapOp>(op)) {
+    const Dims &a = dimsOf(mm.getLhs()), &b = dimsOf(mm.getRhs());
+    d = Dims{mm.getTransposeLhs() ? a[1] : a[0],
+             mm.getTransposeRhs() ? b[0] : b[1]};
+  } else {
+    auto em = cast<EdgeMapOp>(op);
+    Dims featureDims;
+    for (Value in : em.getInputs())
+      featureDims = broadcastDims(featureDims, features(in));
+    std::string g = graph(em.getGraph());
+    d = Dims{g + (em.getReduce() ? ".numDst" : ".numEdges")};
+    d.append(featureDims);
+  }
+  for (Value res : op->getResults()) {
+    auto type = cast<RankedTensorType>(res.getType());
+    if (int64_t(d.size()) != type.getRank())
+      return op->emitOpError("internal error: fused shape has rank ")
+             << d.size() << " for " << type;
+    Dims typed = d;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (!type.isDynamicDim(i))
+        typed[i] = std::to_string(type.getDimSize(i));
+    dims[res] = typed;
+  }
+  return success();
+}
+
+/// One `const T vN = ...;` per body op, reading the block arguments as
+/// `args`; returns the C++ names of the yielded values.
+SmallVector<std::string>
+FunctionEmitter::emitScalarBody(Block &body, ArrayRef<std::string> args,
+                                std::string &code) {
+  DenseMap<Value, std::string> scalar;
+  for (auto [arg, text] : llvm::zip(body.getArguments(), args))
+    scalar[arg] = text;
+  int n = 0;
+  for (Operation &op : body.without_terminator()) {
+    std::string expr = elementwiseExpression(&op);
+    for (int k = int(op.getNumOperands()) - 1; k >= 0; --k)
+      expr = llvm::join(llvm::split(expr, "$" + std::to_string(k)),
+                        scalar.lookup(op.getOperand(k)));
+    std::string id = "v" + std::to_string(n++);
+    code += "const T " + id + " = " + expr + ";\n";
+    scalar[op.getResult(0)] = id;
+  }
+  SmallVector<std::string> yielded;
+  for (Value v : body.getTerminator()->getOperands())
+    yielded.push_back(scalar.lookup(v));
+  return yielded;
+}
+
+/// A loop nest over `out`: rows, then the feature dims. In `body`, `$k` is
+/// operand k's element and `@` the output element's flat index.
+void FunctionEmitter::emitFusedLoop(const Dims &out,
+                                    ArrayRef<FusedOperand> operands,
+                                    StringRef body,
+                                    const FusedLoop &loop) {
+  std::string width = product(ArrayRef<std::string>(out).drop_front());
+  auto substitute = [&](auto indexOf, StringRef outIndex) {
+    std::string text = body.str();
+    for (int k = int(operands.size()) - 1; k >= 0; --k)
+      text = llvm::join(llvm::split(text, "$" + std::to_string(k)),
+                        operands[k].dims.empty()
+                            ? operands[k].buffer + "[0]"
+                            : operands[k].buffer + "[" + indexOf(k) + "]");
+    return llvm::join(llvm::split(text, "@"), outIndex);
+  };
+  auto indent = [](std::string text, size_t by) {
+    std::string pad(by, ' '), result;
+    if (text.empty())
+      return result;
+    for (StringRef line : llvm::split(StringRef(text).rtrim('\n'), '\n'))
+      result += pad + line.str() + "\n";
+    return result;
+  };
+  std::string rows = loop.rowBegin == "0"
+                         ? loop.rowEnd
+                         : "(" + loop.rowEnd + " - " + loop.rowBegin + ")";
+  std::string work = product({rows, width});
+  bool flat = loop.rowPrologue.empty() && loop.innerOpen.empty() &&
+              llvm::all_of(operands, [&](const FusedOperand &o) {
+                return o.row.empty() && (o.dims.empty() || o.dims == out);
+              });
+  if (flat) {
+    if (loop.parallel)
+      os << "#pragma omp parallel for simd if (" << work << " > 16384)\n";
+    os << "for (int64_t i = " << product({loop.rowBegin, width})
+       << "; i < " << product({loop.rowEnd, width}) << "; ++i) {\n"
+       << indent(substitute([](int) { return std::string("i"); }, "i"), 2)
+       << "}\n";
+    return;
+  }
+  // Operand k's index: its row times its row width plus the numpy index of
+  // the feature dims (dims stretched from 1 contribute nothing); an operand
+  // without a row expression broadcasts over all dims, rows included.
+  size_t rank = out.size();
+  SmallVector<std::string> indices;
+  for (const FusedOperand &o : operands) {
+    const Dims &d = o.dims;
+    size_t firstDim = o.row.empty() ? 0 : 1;
+    SmallVector<std::string> terms;
+    std::string stride = "1";
+    for (size_t j = d.size(); j-- > firstDim;) {
+      size_t outDim = j + rank - d.size();
+      bool stretched = d[j] == "1" && out[outDim] != "1";
+      if (!stretched)
+        terms.push_back(stride == "1" ? "i" + std::to_string(outDim)
+                                      : "i" + std::to_string(outDim) + " * " +
+                                            stride);
+      stride = product({stride, d[j]});
+    }
+    if (!o.row.empty())
+      terms.push_back(stride == "1" ? o.row : o.row + " * " + stride);
+    indices.push_back(terms.empty() ? "0" : llvm::join(terms, " + "));
+  }
+  std::string outIndex = "i0";
+  for (size_t d = 1; d < rank; ++d)
+    outIndex = "(" + outIndex + ") * " + out[d] + " + i" + std::to_string(d);
+  if (loop.parallel)
+    os << "#pragma omp parallel for schedule(dynamic, 64) if (" << work
+       << " > 16384)\n";
+  os << "for (int64_t i0 = " << loop.rowBegin << "; i0 < " << loop.rowEnd
+     << "; ++i0) {\n";
+  os << indent(loop.rowPrologue, 2);
+  size_t depth = 2;
+  if (!loop.innerOpen.empty()) {
+    os << indent(loop.innerOpen, depth);
+    depth += 2;
+  }
+  for (size_t d = 1; d < rank; ++d) {
+    if (d + 1 == rank)
+      os << std::string(depth, ' ') << "#pragma omp simd\n";
+    os << std::string(depth, ' ') << "for (int64_t i" << d << " = 0; i" << d
+       << " < " << out[d] << "; ++i" << d << ") {\n";
+    depth += 2;
+  }
+  os << indent(substitute([&](int k) { return indices[k]; }, outIndex), depth);
+  for (size_t d = 1; d < rank; ++d) {
+    depth -= 2;
+    os << std::string(depth, ' ') << "}\n";
+  }
+  if (!loop.innerOpen.empty()) {
+    depth -= 2;
+    os << indent(loop.innerClose, depth);
+  }
+  os << indent(loop.rowEpilogue, 2);
+  os << "}\n";
+}
+
+void FunctionEmitter::emitFused(Operation *op) {
+  Block &body = op->getRegion(0).front();
+  SmallVector<Value> results(op->getResults());
+  const Dims &out = dimsOf(results.front());
+  // Arguments are loaded once per element, before any result is written:
+  // a matmul_map's results overwrite its accumulator in place.
+  std::string code;
+  SmallVector<std::string> args;
+  for (unsigned k = 0; k < body.getNumArguments(); ++k) {
+    code += "const T a" + std::to_string(k) + " = $" + std::to_string(k) +
+            ";\n";
+    args.push_back("a" + std::to_string(k));
+  }
+  SmallVector<std::string> yielded = emitScalarBody(body, args, code);
+
+  if (auto map = dyn_cast<MapOp>(op)) {
+    for (auto [res, value] : llvm::zip(results, yielded))
+      code += name(res) + "[@] = " + value + ";\n";
+    SmallVector<FusedOperand> operands;
+    for (Value in : map.getInputs())
+      operands.push_back({name(in), dimsOf(in), ""});
+    FusedLoop loop;
+    loop.rowEnd = out[0];
+    emitFusedLoop(out, operands, code, loop);
+    return;
+  }
+
+  if (auto mm = dyn_cast<MatmulMapOp>(op)) {
+    for (auto [res, value] : llvm::zip(results, yielded))
+      code += name(res) + "[@] = " + value + ";\n";
+    // The accumulator is the first result's buffer, which GEMM fills.
+    SmallVector<FusedOperand> operands{{name(results.front()), out, ""}};
+    for (Value in : mm.getEpilogueInputs())
+      operands.push_back({name(in), dimsOf(in), ""});
+    const Dims &a = dimsOf(mm.getLhs());
+    os << llvm::formatv("kernels::gemm<T>({0}, {1}, {2}, {3}, {4}, {5}, {6}, "
+                        "{7}, false, [&](int64_t r0, int64_t r1) {{\n",
+                        mm.getTransposeLhs() ? "true" : "false",
+                        mm.getTransposeRhs() ? "true" : "false", out[0], out[1],
+                        mm.getTransposeLhs() ? a[0] : a[1], name(mm.getLhs()),
+                        name(mm.getRhs()), name(results.front()));
+    os.indent();
+    FusedLoop loop;
+    loop.rowBegin = "r0";
+    loop.rowEnd = "r1";
+    loop.parallel = false; // each row block is already one thread's
+    emitFusedLoop(out, operands, code, loop);
+    os.unindent();
+    os << "});\n";
+    return;
+  }
+
+  auto em = cast<EdgeMapOp>(op);
+  std::string g = graph(em.getGraph());
+  SmallVector<FusedOperand> operands;
+  for (auto [in, side] : llvm::zip(em.getInputs(), em.getSides())) {
+    StringRef s = cast<StringAttr>(side).getValue();
+    operands.push_back(
+        {name(in), dimsOf(in), s == "src" ? "u" : (s == "dst" ? "v" : "e")});
+  }
+  FusedLoop loop;
+  loop.rowEnd = out[0];
+  if (!em.getReduce()) {
+    // One row per edge, in edge-id order.
+    for (auto [res, value] : llvm::zip(results, yielded))
+      code += name(res) + "[@] = " + value + ";\n";
+    loop.rowPrologue = "const int64_t e = i0, u = " + g + ".edgeSrc[e], v = " +
+                       g + ".edgeDst[e];\n(void)u;\n(void)v;\n";
+    emitFusedLoop(out, operands, code, loop);
+    return;
+  }
+  // A row per destination: reduce over its in-edges, never storing the
+  // per-edge values.
+  ReduceKind kind = *em.getReduce();
+  std::string res = name(results.front());
+  std::string width = product(ArrayRef<std::string>(out).drop_front());
+  std::string row = "(" + res + " + i0 * " + width + ")";
+  const char *identity =
+      kind == ReduceKind::max   ? "-std::numeric_limits<T>::infinity()"
+      : kind == ReduceKind::min ? "std::numeric_limits<T>::infinity()"
+                                : "T(0)";
+  std::string combine =
+      kind == ReduceKind::max   ? "std::max(" + res + "[@], " + yielded[0] + ")"
+      : kind == ReduceKind::min ? "std::min(" + res + "[@], " + yielded[0] + ")"
+                                : res + "[@] + " + yielded[0];
+  code += res + "[@] = " + combine + ";\n";
+  loop.rowPrologue = "const int64_t v = i0;\n(void)v;\nstd::fill(" + row +
+                     ", " + row + " + " + width + ", " + identity + ");\n";
+  loop.innerOpen = "for (int64_t e = " + g + ".inOffsets[i0]; e < " + g +
+                   ".inOffsets[i0 + 1]; ++e) {\n  const int64_t u = " + g +
+                   ".edgeSrc[e];\n  (void)u;";
+  loop.innerClose = "}";
+  std::string degree = "(" + g + ".inOffsets[i0 + 1] - " + g +
+                       ".inOffsets[i0])";
+  if (kind == ReduceKind::mean)
+    loop.rowEpilogue = "if (" + degree + " > 0)\n  for (int64_t j = 0; j < " +
+                       width + "; ++j)\n    " + row + "[j] /= T(" + degree +
+                       ");\n";
+  else if (kind != ReduceKind::sum)
+    loop.rowEpilogue = "if (" + degree + " == 0)\n  std::fill(" + row + ", " +
+                       row + " + " + width + ", T(0));\n";
+  emitFusedLoop(out, operands, code, loop);
+}
+
+/// Names `res` after the source variable of `loc`, unique in the function.
+void FunctionEmitter::nameResult(Value res, Location loc) {
+  std::string base = identifierFrom(sourceName(loc));
+  if (base == "v_")
+    base = "t";
+  std::string id = base;
+  for (int n = 1; !usedNames.insert(id).second; ++n)
+    id = base + "_" + std::to_string(n);
+  names[res] = id;
+}
+
 LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     Value v = ret.getOperand(0);
@@ -542,6 +807,22 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     os << "    grad[i] += " << name(g) << "[i];\n}\n";
     return success();
   }
+  if (isa<MapOp, EdgeMapOp, MatmulMapOp>(op)) {
+    if (failed(computeDims(op)))
+      return failure();
+    // Each result is named after the source variable it computes.
+    Block &body = op->getRegion(0).front();
+    for (auto [res, yielded] :
+         llvm::zip(op->getResults(), body.getTerminator()->getOperands())) {
+      Operation *def = yielded.getDefiningOp();
+      nameResult(res, def ? def->getLoc() : op->getLoc());
+      os << "T *" << name(res) << " = ws.get(" << plan->slot(res) << ", "
+         << numel(res) << ");\n";
+      unplannedElements.push_back(numel(res));
+    }
+    emitFused(op);
+    return success();
+  }
   if (op->getNumResults() != 1)
     return op->emitOpError("is not supported by the C++ code generator");
   Value res = op->getResult(0);
@@ -556,17 +837,14 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (failed(computeDims(op)))
     return failure();
 
-  // Name the result after the source variable, unique in the function.
-  std::string base = identifierFrom(sourceName(op->getLoc()));
   if (auto p = dyn_cast<ParamOp>(op)) // @GCN.c1.w -> c1_w
-    base = identifierFrom(p.getName().drop_until([](char c) { return c == '.'; })
-                              .drop_front());
-  if (base == "v_")
-    base = "t";
-  std::string id = base;
-  for (int n = 1; !usedNames.insert(id).second; ++n)
-    id = base + "_" + std::to_string(n);
-  names[res] = id;
+    nameResult(res, NameLoc::get(StringAttr::get(
+                        op->getContext(),
+                        p.getName().drop_until([](char c) { return c == '.'; })
+                            .drop_front())));
+  else
+    nameResult(res, op->getLoc());
+  std::string id = name(res);
 
   switch (plan->storage(res)) {
   case Storage::External: {
@@ -831,6 +1109,12 @@ LogicalResult FunctionEmitter::emit(StringRef cppName) {
         "grad", "from", "to", "T", "int", "double", "float", "new", "delete",
         "class", "return", "default", "auto", "char", "long", "this"})
     usedNames.insert(reserved);
+  // Loop variables and element temporaries of fused loops.
+  for (const char *reserved : {"u", "v", "e", "j", "r0", "r1"})
+    usedNames.insert(reserved);
+  for (int k = 0; k < 64; ++k)
+    for (const char *prefix : {"a", "v", "i"})
+      usedNames.insert(prefix + std::to_string(k));
   labels = "ctx.labels";
   mask = "ctx.lossMask";
 
@@ -933,6 +1217,23 @@ void emitSettings(raw_indented_ostream &os, const TrainReader &train) {
      << (TrainReader::flag(source, "normalize_features", false) ? "true"
                                                                 : "false")
      << ";\n";
+  if (TrainReader::string(source, "kind", "") == "generate") {
+    // `generate(...)`: the trainer makes the graph when no --data is given.
+    os << "s.generator.kind = "
+       << (TrainReader::string(source, "graph", "sbm") == "rmat"
+               ? "GraphKind::Rmat"
+               : "GraphKind::Sbm")
+       << ";\n";
+    for (auto [key, field] :
+         {std::pair<const char *, const char *>{"nodes", "numNodes"},
+          {"edges", "numEdges"},
+          {"features", "numFeatures"},
+          {"classes", "numClasses"},
+          {"seed", "seed"}})
+      if (source.get(key))
+        os << "s.generator." << field << " = "
+           << int64_t(TrainReader::number(source, key, 0)) << ";\n";
+  }
   os << "s.loss = " << cppString(TrainReader::string(top, "loss",
                                                      "cross_entropy"))
      << ";\n";
@@ -994,7 +1295,7 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
      << "// Do not edit: regenerate with `gnnc --emit=cpp`.\n\n"
      << "#include \"gnnrt/Kernels.h\"\n"
      << "#include \"gnnrt/Program.h\"\n\n"
-     << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n\n"
+     << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <limits>\n\n"
      << "using namespace gnnrt;\n\n"
      << "namespace {\n\n";
 

@@ -24,4 +24,11 @@
 #define GET_OP_CLASSES
 #include "gnn/Dialect/GNN/GNNOps.h.inc"
 
+namespace gnn {
+/// True for the ops a fused body (gnn.map, gnn.edge_map, gnn.matmul_map) may
+/// hold: the broadcasting binary ops, the unary activations and their
+/// adjoints -- each a pure function of one element of each operand.
+bool isFusibleElementwise(mlir::Operation *op);
+} // namespace gnn
+
 #endif // GNN_DIALECT_GNN_GNNOPS_H

@@ -493,5 +493,6 @@ def GNN_CrossEntropyOp : GNN_PureOp<"cross_entropy"> {
 }
 
 include "gnn/Dialect/GNN/GNNGradOps.td"
+include "gnn/Dialect/GNN/GNNFusedOps.td"
 
 #endif // GNN_DIALECT_GNNOPS_TD

@@ -55,4 +55,70 @@ def Autodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
   }];
 }
 
+def Reorder : Pass<"gnn-reorder", "::mlir::func::FuncOp"> {
+  let summary = "Aggregate-then-transform or transform-then-aggregate, by size";
+  let description = [{
+    A linear aggregation (sum or mean, optionally with scalar edge weights
+    and self loops) commutes with a right matrix product:
+    `aggregate(g, x) @ W == aggregate(g, x @ W)`, and a row scaling commutes
+    with both. In a full graph both orders do the same GEMM, but the
+    aggregation gathers one row of its input per edge, so it should run on
+    the narrower side of `W`. This pass rewrites either form into the other
+    when `W` (a parameter read) narrows or widens the rows:
+
+    ```mlir
+    %a = gnn.aggregate mean %g, %x : tensor<?x1433xf32> -> tensor<?x1433xf32>
+    %y = gnn.matmul %a, %w : tensor<?x1433xf32>, tensor<1433x64xf32> -> tensor<?x64xf32>
+    // becomes (the aggregation now gathers 64 floats per edge, not 1433)
+    %t = gnn.matmul %x, %w : tensor<?x1433xf32>, tensor<1433x64xf32> -> tensor<?x64xf32>
+    %y = gnn.aggregate mean %g, %t : tensor<?x64xf32> -> tensor<?x64xf32>
+    ```
+
+    Widths come from the parameter's declared dims. A dataset dim is known
+    when the program's dataset is `generate(...)`; otherwise the pass uses
+    the estimates `features` and `classes` (gnnc's `--assume`).
+  }];
+  let options = [
+    Option<"featuresEstimate", "features", "int64_t", "512",
+           "Assumed input feature width where the dataset does not fix it">,
+    Option<"classesEstimate", "classes", "int64_t", "16",
+           "Assumed class count where the dataset does not fix it">,
+  ];
+}
+
+def FuseElementwise : Pass<"gnn-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise ops into gnn.map loops";
+  let description = [{
+    Groups elementwise ops of the same result type that feed each other into
+    one `gnn.map`, placed right after the group's latest external input. A
+    grouped value that is used outside the group (for example a forward
+    value the backward reads) becomes an extra result; the others never
+    reach memory. A producer joins its consumer's group only when every
+    outside use of the merged group comes after that input, so no use moves
+    before its definition.
+  }];
+}
+
+def FuseEdges : Pass<"gnn-fuse-edges", "::mlir::func::FuncOp"> {
+  let summary = "Fuse gathers, per-edge expressions and reductions";
+  let description = [{
+    An elementwise op or `gnn.map` over edge rows whose operands are
+    `gnn.gather`s of node rows becomes a `gnn.edge_map` that reads the node
+    rows directly, so the `[E, F]` gathered tensors are never materialized;
+    a `gnn.scatter` of a single-use `gnn.edge_map` becomes its reduction, so
+    the per-edge values are never stored either.
+  }];
+}
+
+def FuseGemmEpilogue : Pass<"gnn-fuse-gemm-epilogue", "::mlir::func::FuncOp"> {
+  let summary = "Apply elementwise consumers of a matmul while its rows are in cache";
+  let description = [{
+    A `gnn.map` (or single elementwise op) that is the only user of a
+    `gnn.matmul` result of the same type becomes a `gnn.matmul_map`: the
+    generated code runs the GEMM block of rows by block of rows and applies
+    the elementwise body to each block straight after, instead of writing
+    the product and reading it back in a second pass.
+  }];
+}
+
 #endif // GNN_DIALECT_PASSES_TD

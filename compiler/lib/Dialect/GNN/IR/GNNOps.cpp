@@ -395,5 +395,128 @@ LogicalResult UnaryGradOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Fused ops
+//===----------------------------------------------------------------------===//
+
+bool gnn::isFusibleElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, MaximumOp, NegOp, ExpOp, LogOp,
+             SqrtOp, RsqrtOp, ReluOp, SigmoidOp, TanhOp, AbsOp, LeakyReluOp,
+             EluOp, MaximumGradOp, UnaryGradOp>(op);
+}
+
+/// A fused body: `numArgs` rank-0 block arguments, only fusible elementwise
+/// ops on rank-0 values, and a yield of one value per result.
+static LogicalResult verifyFusedBody(Operation *op, Region &body,
+                                     unsigned numArgs) {
+  Block &block = body.front();
+  if (block.getNumArguments() != numArgs)
+    return op->emitOpError("expects ")
+           << numArgs << " body arguments, got " << block.getNumArguments();
+  auto scalar = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && tensor.getRank() == 0 && tensor.getElementType().isF32();
+  };
+  for (BlockArgument arg : block.getArguments())
+    if (!scalar(arg.getType()))
+      return op->emitOpError("expects tensor<f32> body arguments, got ")
+             << arg.getType();
+  for (Operation &inner : block.without_terminator()) {
+    if (!isFusibleElementwise(&inner))
+      return op->emitOpError("body may only hold elementwise ops, found '")
+             << inner.getName() << "'";
+    if (!llvm::all_of(inner.getResultTypes(), scalar))
+      return op->emitOpError("body ops must produce tensor<f32>");
+  }
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().size() != op->getNumResults())
+    return op->emitOpError("yields ")
+           << yield.getValues().size() << " values for "
+           << op->getNumResults() << " results";
+  if (op->getNumResults() == 0)
+    return op->emitOpError("expects at least one result");
+  return success();
+}
+
+/// Every result has the type of the first; each operand broadcasts to it
+/// numpy-style on the dims from `fromDim` on.
+static LogicalResult verifyBroadcastsTo(Operation *op, ValueRange operands,
+                                        RankedTensorType result,
+                                        int64_t fromDim) {
+  for (Type t : op->getResultTypes())
+    if (t != result)
+      return op->emitOpError("expects all results to have type ")
+             << result << ", got " << t;
+  ArrayRef<int64_t> out = result.getShape().drop_front(fromDim);
+  for (Value v : operands) {
+    ArrayRef<int64_t> in = tensorType(v).getShape().drop_front(
+        std::min<int64_t>(fromDim, tensorType(v).getRank()));
+    SmallVector<int64_t> shape;
+    if (in.size() > out.size() ||
+        !OpTrait::util::getBroadcastedShape(in, out, shape) ||
+        failed(verifyCompatibleShape(shape, out)))
+      return op->emitOpError("operand shape ")
+             << formatShape(tensorType(v).getShape())
+             << " does not broadcast to the result shape "
+             << formatShape(result.getShape());
+  }
+  return success();
+}
+
+LogicalResult MapOp::verify() {
+  if (failed(verifyFusedBody(*this, getBody(), getInputs().size())))
+    return failure();
+  return verifyBroadcastsTo(*this, getInputs(),
+                            tensorType(getResult(0)), 0);
+}
+
+LogicalResult EdgeMapOp::verify() {
+  if (failed(verifyFusedBody(*this, getBody(), getInputs().size())))
+    return failure();
+  if (getSides().size() != getInputs().size())
+    return emitOpError("expects one side per input, got ")
+           << getSides().size() << " for " << getInputs().size();
+  for (Attribute side : getSides()) {
+    StringRef s = cast<StringAttr>(side).getValue();
+    if (s != "src" && s != "dst" && s != "edge")
+      return emitOpError("side must be \"src\", \"dst\" or \"edge\", got \"")
+             << s << "\"";
+  }
+  if (getReduce() && getNumResults() != 1)
+    return emitOpError("with a reduction expects one result, got ")
+           << getNumResults();
+  RankedTensorType result = tensorType(getResult(0));
+  if (result.getRank() < 1)
+    return emitOpError("expects results of rank >= 1");
+  for (Value in : getInputs())
+    if (tensorType(in).getRank() < 1)
+      return emitOpError("expects inputs of rank >= 1 (rows are nodes or "
+                         "edges)");
+  return verifyBroadcastsTo(*this, getInputs(), result, 1);
+}
+
+LogicalResult MatmulMapOp::verify() {
+  if (failed(verifyFusedBody(*this, getBody(),
+                             getEpilogueInputs().size() + 1)))
+    return failure();
+  RankedTensorType lhs = tensorType(getLhs()), rhs = tensorType(getRhs());
+  RankedTensorType result = tensorType(getResult(0));
+  if (lhs.getRank() != 2 || rhs.getRank() != 2 || result.getRank() != 2)
+    return emitOpError("expects 2-D operands and results");
+  int64_t lhsK = lhs.getDimSize(getTransposeLhs() ? 0 : 1);
+  int64_t rhsK = rhs.getDimSize(getTransposeRhs() ? 1 : 0);
+  if (!dimsCompatible(lhsK, rhsK))
+    return emitOpError("expects contraction dims to match, got ")
+           << formatDim(lhsK) << " and " << formatDim(rhsK);
+  SmallVector<int64_t, 2> expected = {
+      lhs.getDimSize(getTransposeLhs() ? 1 : 0),
+      rhs.getDimSize(getTransposeRhs() ? 0 : 1)};
+  if (failed(verifyCompatibleShape(result.getShape(), expected)))
+    return emitOpError("expects result shape ")
+           << formatShape(result.getShape()) << " to match "
+           << formatShape(expected);
+  return verifyBroadcastsTo(*this, getEpilogueInputs(), result, 0);
+}
+
 #define GET_OP_CLASSES
 #include "gnn/Dialect/GNN/GNNOps.cpp.inc"

@@ -1,0 +1,215 @@
+//===- Reorder.cpp - aggregate/transform order by size --------------------===//
+//
+// The gnn-reorder pass. A linear aggregation A (sum or mean, scalar edge
+// weights, self loops) commutes with a right product by W and with a row
+// scaling s:  A(x) @ W == A(x @ W)  and  A(s * (x @ W)) == A(s * x) @ W.
+// Both orders do the same GEMM on a full graph; the aggregation gathers one
+// row per edge, so its cost is proportional to the width it runs at. The
+// pass moves every such aggregation to the narrower side of W.
+//
+// Widths are read from the parameter's declared dims ("cora.features", "16",
+// "2*cora.classes"): literals are exact, dataset dims are exact for a
+// `generate(...)` dataset and otherwise the pass options' estimates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/GNNOps.h"
+#include "gnn/Dialect/GNN/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace gnn {
+#define GEN_PASS_DEF_REORDER
+#include "gnn/Dialect/GNN/Passes.h.inc"
+} // namespace gnn
+
+using namespace mlir;
+using namespace gnn;
+
+namespace {
+
+/// Estimated sizes of the symbolic dims a parameter can be declared with.
+struct DimEstimates {
+  int64_t features, classes;
+
+  /// `text` is a product of terms, each a literal or `<dataset>.features`
+  /// / `<dataset>.classes`; anything else is unknown.
+  std::optional<int64_t> evaluate(StringRef text) const {
+    int64_t value = 1;
+    SmallVector<StringRef> terms;
+    text.split(terms, '*');
+    for (StringRef term : terms) {
+      term = term.trim();
+      int64_t literal;
+      if (!term.getAsInteger(10, literal))
+        value *= literal;
+      else if (term.ends_with(".features") || term == "features")
+        value *= features;
+      else if (term.ends_with(".classes") || term == "classes")
+        value *= classes;
+      else
+        return std::nullopt;
+    }
+    return value;
+  }
+};
+
+/// In and out widths of `w` when it reads a parameter of known dims.
+std::optional<std::pair<int64_t, int64_t>>
+weightWidths(Value w, const DimEstimates &estimates) {
+  auto read = w.getDefiningOp<ParamOp>();
+  if (!read)
+    return std::nullopt;
+  auto decl = SymbolTable::lookupNearestSymbolFrom<ParameterOp>(
+      read, read.getNameAttr());
+  if (!decl || decl.getDims().size() != 2)
+    return std::nullopt;
+  auto in = estimates.evaluate(cast<StringAttr>(decl.getDims()[0]).getValue());
+  auto out =
+      estimates.evaluate(cast<StringAttr>(decl.getDims()[1]).getValue());
+  if (!in || !out)
+    return std::nullopt;
+  return std::make_pair(*in, *out);
+}
+
+/// An aggregation that commutes with a right matrix product: linear in its
+/// input, over rank-2 rows, with at most one weight per edge.
+bool isLinearAggregation(AggregateOp a) {
+  if (a.getReduce() != ReduceKind::sum && a.getReduce() != ReduceKind::mean)
+    return false;
+  if (cast<RankedTensorType>(a.getInput().getType()).getRank() != 2)
+    return false;
+  if (Value w = a.getWeight()) {
+    auto type = cast<RankedTensorType>(w.getType());
+    return type.getRank() == 1 ||
+           (type.getRank() == 2 && type.getDimSize(1) == 1);
+  }
+  return true;
+}
+
+/// A matmul that is a plain right product by a weight.
+bool isPlainMatmul(MatmulOp m) {
+  return !m.getTransposeLhs() && !m.getTransposeRhs();
+}
+
+RankedTensorType withCols(Value rowsOf, int64_t cols) {
+  auto type = cast<RankedTensorType>(rowsOf.getType());
+  return RankedTensorType::get({type.getDimSize(0), cols},
+                               type.getElementType());
+}
+
+AggregateOp cloneAggregate(OpBuilder &b, AggregateOp a, Value input,
+                           Type type) {
+  return b.create<AggregateOp>(a.getLoc(), type, a.getGraph(), input,
+                               a.getWeight(), a.getReduceAttr(),
+                               a.getSelfLoopsAttr());
+}
+
+/// A(x) @ W  ->  A(x @ W)  when W narrows the rows.
+bool transformFirst(MatmulOp m, const DimEstimates &estimates) {
+  auto a = m.getLhs().getDefiningOp<AggregateOp>();
+  if (!a || !isPlainMatmul(m) || !isLinearAggregation(a) ||
+      !a->hasOneUse())
+    return false;
+  auto widths = weightWidths(m.getRhs(), estimates);
+  if (!widths || widths->second >= widths->first)
+    return false;
+  OpBuilder b(m);
+  auto rhsType = cast<RankedTensorType>(m.getRhs().getType());
+  Value product = b.create<MatmulOp>(
+      m.getLoc(), withCols(a.getInput(), rhsType.getDimSize(1)),
+      a.getInput(), m.getRhs(), b.getBoolAttr(false), b.getBoolAttr(false));
+  AggregateOp moved = cloneAggregate(b, a, product, m.getType());
+  // The result keeps the product's source location: it is the same value.
+  moved->setLoc(m.getLoc());
+  m.replaceAllUsesWith(moved.getResult());
+  m.erase();
+  a.erase();
+  return true;
+}
+
+/// A([s *] (x @ W))  ->  A([s *] x) @ W  when W widens the rows.
+bool aggregateFirst(AggregateOp a, const DimEstimates &estimates) {
+  if (!isLinearAggregation(a))
+    return false;
+  Value input = a.getInput();
+  MulOp scale = input.getDefiningOp<MulOp>();
+  Value rowScale;
+  if (scale) {
+    if (!scale->hasOneUse())
+      return false;
+    // One side a [N, 1] row scale, the other the product.
+    for (int side = 0; side < 2; ++side) {
+      auto s = cast<RankedTensorType>(scale->getOperand(side).getType());
+      if (s.getRank() == 2 && s.getDimSize(1) == 1 &&
+          scale->getOperand(1 - side).getDefiningOp<MatmulOp>()) {
+        rowScale = scale->getOperand(side);
+        input = scale->getOperand(1 - side);
+        break;
+      }
+    }
+    if (!rowScale)
+      return false;
+  }
+  auto m = input.getDefiningOp<MatmulOp>();
+  if (!m || !isPlainMatmul(m) || !m->hasOneUse())
+    return false;
+  auto widths = weightWidths(m.getRhs(), estimates);
+  if (!widths || widths->second <= widths->first)
+    return false;
+  OpBuilder b(a);
+  Value x = m.getLhs();
+  if (rowScale)
+    x = b.create<MulOp>(scale.getLoc(), x.getType(), rowScale, x);
+  AggregateOp moved = cloneAggregate(b, a, x, x.getType());
+  auto product = b.create<MatmulOp>(m.getLoc(), a.getType(), moved.getResult(),
+                                    m.getRhs(), b.getBoolAttr(false),
+                                    b.getBoolAttr(false));
+  product->setLoc(a.getLoc());
+  a.replaceAllUsesWith(product.getResult());
+  a.erase();
+  if (scale)
+    scale.erase();
+  m.erase();
+  return true;
+}
+
+/// Dataset dims a `generate(...)` source fixes, from the forward's train
+/// attribute.
+void readGeneratedDims(func::FuncOp f, DimEstimates &estimates) {
+  auto train = f->getAttrOfType<DictionaryAttr>("gnn.train");
+  auto source = train ? train.getAs<DictionaryAttr>("source") : nullptr;
+  auto kind = source ? source.getAs<StringAttr>("kind") : nullptr;
+  if (!kind || kind.getValue() != "generate")
+    return;
+  if (auto features = source.getAs<IntegerAttr>("features"))
+    estimates.features = features.getInt();
+  if (auto classes = source.getAs<IntegerAttr>("classes"))
+    estimates.classes = classes.getInt();
+}
+
+struct ReorderPass : gnn::impl::ReorderBase<ReorderPass> {
+  using ReorderBase::ReorderBase;
+
+  void runOnOperation() override {
+    func::FuncOp f = getOperation();
+    DimEstimates estimates{featuresEstimate, classesEstimate};
+    readGeneratedDims(f, estimates);
+    // Collect first. A rewrite erases only the op it visits and producers
+    // of it, which come earlier in the block and were already visited.
+    SmallVector<Operation *> candidates;
+    f.walk([&](Operation *op) {
+      if (isa<MatmulOp, AggregateOp>(op))
+        candidates.push_back(op);
+    });
+    for (Operation *op : candidates) {
+      if (auto m = dyn_cast<MatmulOp>(op))
+        transformFirst(m, estimates);
+      else
+        aggregateFirst(cast<AggregateOp>(op), estimates);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,61 @@
+// RUN: gnn-opt --gnn-reorder %s | FileCheck %s
+// RUN: gnn-opt --gnn-reorder=features=8 %s | FileCheck %s --check-prefix=NARROW
+
+// SAGE-style: aggregate the 1433-wide input, then transform to 64. The
+// aggregation gathers one row per edge, so it should run at width 64.
+gnn.parameter @S.w : tensor<1433x64xf32> init glorot dims ["1433", "64"]
+// CHECK-LABEL: func.func @S.forward
+func.func @S.forward(%g: !gnn.graph, %x: tensor<?x1433xf32>) -> tensor<?x64xf32> {
+  %w = gnn.param @S.w : tensor<1433x64xf32>
+  %a = gnn.aggregate mean %g, %x {self_loops = true} : tensor<?x1433xf32> -> tensor<?x1433xf32>
+  %y = gnn.matmul %a, %w : tensor<?x1433xf32>, tensor<1433x64xf32> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+// CHECK:      %[[W:.*]] = gnn.param @S.w
+// CHECK-NEXT: %[[T:.*]] = gnn.matmul %arg1, %[[W]] : tensor<?x1433xf32>, tensor<1433x64xf32> -> tensor<?x64xf32>
+// CHECK-NEXT: %[[A:.*]] = gnn.aggregate mean %arg0, %[[T]] {self_loops = true} : tensor<?x64xf32> -> tensor<?x64xf32>
+// CHECK-NEXT: return %[[A]]
+
+// GCN-style with a row scale, widening 16 -> 40 classes: aggregate (and
+// scale) at width 16, then transform.
+gnn.parameter @G.w : tensor<16x40xf32> init glorot dims ["16", "40"]
+// CHECK-LABEL: func.func @G.forward
+func.func @G.forward(%g: !gnn.graph, %h: tensor<?x16xf32>) -> tensor<?x40xf32> {
+  %s = gnn.degree src %g : tensor<?x1xf32>
+  %w = gnn.param @G.w : tensor<16x40xf32>
+  %hw = gnn.matmul %h, %w : tensor<?x16xf32>, tensor<16x40xf32> -> tensor<?x40xf32>
+  %m = gnn.mul %s, %hw : tensor<?x1xf32>, tensor<?x40xf32> -> tensor<?x40xf32>
+  %a = gnn.aggregate sum %g, %m {self_loops = true} : tensor<?x40xf32> -> tensor<?x40xf32>
+  return %a : tensor<?x40xf32>
+}
+// CHECK:      %[[S:.*]] = gnn.degree src
+// CHECK:      %[[M:.*]] = gnn.mul %[[S]], %arg1 : tensor<?x1xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+// CHECK-NEXT: %[[A:.*]] = gnn.aggregate sum %arg0, %[[M]] {self_loops = true} : tensor<?x16xf32> -> tensor<?x16xf32>
+// CHECK-NEXT: %[[Y:.*]] = gnn.matmul %[[A]], %{{.*}} : tensor<?x16xf32>, tensor<16x40xf32> -> tensor<?x40xf32>
+// CHECK-NEXT: return %[[Y]]
+
+// Already in the cheap order (transform 1433 -> 16, then aggregate): kept.
+// A max aggregation is not linear: never moved.
+gnn.parameter @K.w : tensor<?x16xf32> init glorot dims ["cora.features", "16"]
+gnn.parameter @K.v : tensor<?x16xf32> init glorot dims ["cora.features", "16"]
+// CHECK-LABEL: func.func @K.forward
+// NARROW-LABEL: func.func @K.forward
+func.func @K.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x16xf32> {
+  %w = gnn.param @K.w : tensor<?x16xf32>
+  %xw = gnn.matmul %x, %w : tensor<?x?xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+  %a = gnn.aggregate sum %g, %xw : tensor<?x16xf32> -> tensor<?x16xf32>
+  %v = gnn.param @K.v : tensor<?x16xf32>
+  %m = gnn.aggregate max %g, %x : tensor<?x?xf32> -> tensor<?x?xf32>
+  %mv = gnn.matmul %m, %v : tensor<?x?xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+  %y = gnn.add %a, %mv : tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+  return %y : tensor<?x16xf32>
+}
+// With the default estimate (features = 512) transforming first stays.
+// CHECK:      gnn.matmul %arg1, %{{.*}} : tensor<?x?xf32>, tensor<?x16xf32>
+// CHECK-NEXT: gnn.aggregate sum %arg0
+// CHECK:      gnn.aggregate max %arg0, %arg1
+// CHECK-NEXT: gnn.matmul
+// If the dataset had 8 features, aggregating first would be cheaper.
+// NARROW:      %[[A:.*]] = gnn.aggregate sum %arg0, %arg1 : tensor<?x?xf32> -> tensor<?x?xf32>
+// NARROW-NEXT: gnn.matmul %[[A]], %{{.*}} : tensor<?x?xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+// NARROW:      gnn.aggregate max %arg0, %arg1

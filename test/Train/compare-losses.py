@@ -1,0 +1,23 @@
+"""Compares the per-epoch losses of two --metrics files (JSON lines).
+
+usage: compare-losses.py A.jsonl B.jsonl TOLERANCE
+Prints the largest relative difference; exits 1 if it exceeds TOLERANCE or
+the files differ in their epochs.
+"""
+import json
+import sys
+
+
+def losses(path):
+    with open(path) as f:
+        return [json.loads(line)["loss"] for line in f if line.strip()]
+
+
+a, b, tolerance = losses(sys.argv[1]), losses(sys.argv[2]), float(sys.argv[3])
+if len(a) != len(b) or not a:
+    print(f"epoch counts differ: {len(a)} vs {len(b)}")
+    sys.exit(1)
+worst = max(abs(x - y) / max(abs(x), abs(y), 1e-30) for x, y in zip(a, b))
+verdict = "OK" if worst <= tolerance else "TOO LARGE"
+print(f"{len(a)} epochs, largest relative loss difference {worst:.3g}: {verdict}")
+sys.exit(0 if worst <= tolerance else 1)
