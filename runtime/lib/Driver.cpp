@@ -247,6 +247,17 @@ int run(const CompiledProgram &program, const DriverOptions &options) {
   const TrainingData data =
       prepare(loadTrainingData(options, program.settings));
   const int64_t nodes = data.data.numNodes, classes = data.data.numClasses;
+  if (program.outputColumns) {
+    const int64_t columns =
+        program.outputColumns({data.data.numFeatures, classes});
+    if (columns != classes)
+      throw DataError("model " + program.model + " outputs " +
+                      std::to_string(columns) +
+                      " columns per node, but the dataset has " +
+                      std::to_string(classes) +
+                      " classes: the last layer's width must be the class "
+                      "count");
+  }
   ParameterStore<float> params(
       program.params({data.data.numFeatures, classes}));
   if (!options.loadFile.empty()) {

@@ -117,6 +117,8 @@ struct CompiledProgram {
   std::string sourceFile; ///< the .gnn file it was compiled from
   TrainSettings settings;
   std::vector<ParamInfo> (*params)(const DataDims &) = nullptr;
+  /// Columns per node of the forward's result (the logits).
+  int64_t (*outputColumns)(const DataDims &) = nullptr;
   void (*forwardF32)(ExecContext<float> &) = nullptr;
   float (*trainStepF32)(ExecContext<float> &) = nullptr;
   void (*forwardF64)(ExecContext<double> &) = nullptr;

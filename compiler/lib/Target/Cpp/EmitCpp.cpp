@@ -230,6 +230,9 @@ public:
       : func(func), training(training), params(params), os(os) {}
 
   LogicalResult emit(StringRef cppName);
+  /// After emit(): the returned value's columns per node, as a C++
+  /// expression over `features` and `classes`.
+  const std::string &outputWidth() const { return returnedWidth; }
 
 private:
   LogicalResult computeDims(Operation *op);
@@ -270,6 +273,7 @@ private:
   /// Element counts of the buffered values: the one-buffer-per-value
   /// footprint the plan is measured against.
   SmallVector<std::string> unplannedElements;
+  std::string returnedWidth;
 };
 
 Storage FunctionEmitter::storageOf(Value v) {
@@ -781,6 +785,8 @@ void FunctionEmitter::nameResult(Value res, Location loc) {
 LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     Value v = ret.getOperand(0);
+    if (!training)
+      returnedWidth = width(v);
     os << "ctx.unplannedBytes = int64_t(sizeof(T)) * ("
        << (unplannedElements.empty() ? "0" : llvm::join(unplannedElements,
                                                         " + "))
@@ -1321,12 +1327,17 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   os.unindent();
   os << "}\n\n";
 
-  if (failed(FunctionEmitter(forward, /*training=*/false, params, os)
-                 .emit(cppModel + "_forward")) ||
+  FunctionEmitter forwardEmitter(forward, /*training=*/false, params, os);
+  if (failed(forwardEmitter.emit(cppModel + "_forward")) ||
       failed(FunctionEmitter(step, /*training=*/true, params, os)
                  .emit(cppModel + "_train_step")))
     return failure();
-
+  // The logits' width, which the trainer checks against the class count.
+  os << "int64_t " << cppModel
+     << "_output_columns(const DataDims &data) {\n";
+  os << "  const int64_t features = data.features, classes = data.classes;\n"
+     << "  (void)features;\n  (void)classes;\n"
+     << "  return " << forwardEmitter.outputWidth() << ";\n}\n\n";
   os << "} // namespace\n\n";
   os << "int main(int argc, char **argv) {\n";
   os.indent();
@@ -1336,6 +1347,7 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   emitSettings(os, TrainReader(forward->getAttrOfType<DictionaryAttr>(
                        "gnn.train")));
   os << "program.params = &" << cppModel << "_params;\n";
+  os << "program.outputColumns = &" << cppModel << "_output_columns;\n";
   os << "program.forwardF32 = &" << cppModel << "_forward<float>;\n";
   os << "program.trainStepF32 = &" << cppModel << "_train_step<float>;\n";
   os << "program.forwardF64 = &" << cppModel << "_forward<double>;\n";
