@@ -1337,6 +1337,9 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
      << "_output_columns(const DataDims &data) {\n";
   os << "  const int64_t features = data.features, classes = data.classes;\n"
      << "  (void)features;\n  (void)classes;\n"
+     << "  // A width can mention row counts (a reshape's); one row will do.\n"
+     << "  const struct { int64_t numSrc = 1, numDst = 1, numEdges = 1; } g;\n"
+     << "  (void)g;\n"
      << "  return " << forwardEmitter.outputWidth() << ";\n}\n\n";
   os << "} // namespace\n\n";
   os << "int main(int argc, char **argv) {\n";
