@@ -1,5 +1,6 @@
 # lit configuration for gnnc's FileCheck suites (.gnn, .mlir, .test files).
 import os
+import shutil
 import sys
 import lit.formats
 from lit.llvm import llvm_config
@@ -25,8 +26,12 @@ llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
 llvm_config.use_default_substitutions()  # FileCheck, not, count from llvm_tools_dir
 
 tool_dirs = [config.gnnc_tools_dir, config.llvm_tools_dir]
-tools = ["gnnc", "gnn-opt", "gnn-data", "not"]
+tools = ["gnnc", "gnn-opt", "gnn-data", "gnn-partition", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Debian's METIS command-line programs (package metis), to compare with.
+if shutil.which("gpmetis"):
+    config.available_features.add("gpmetis")
 
 if config.gnnc_have_cuda:
     config.available_features.add("cuda")

@@ -1,0 +1,362 @@
+//===- gnn-partition.cpp - Partition a dataset for distributed training ---===//
+//
+// `gnn-partition --data DIR --parts P --out OUT` loads a dataset the way a
+// trainer does (reverse edges unless --no-reverse, repeats removed), assigns
+// nodes to parts (METIS, random, or an assignment file such as gpmetis's
+// output), and writes OUT/manifest.json plus one directory per part (see
+// docs/partitioning.md). `gnn-partition info OUT` prints the per-part counts,
+// the edge cut and the balance of every constraint from the manifest alone.
+// `--write-metis-graph FILE` writes the exact graph METIS would partition,
+// for comparing with the gpmetis command. Every failure prints
+// `gnn-partition: error: <message>` on stderr and exits 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/Dataset.h"
+#include "gnnrt/Error.h"
+#include "gnnrt/Partition.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace gnnrt;
+
+namespace {
+
+const char *kUsage = R"(usage:
+  gnn-partition --data DIR --parts P --out OUT [options]
+  gnn-partition --data DIR --write-metis-graph FILE [--balance LIST]
+                [--edge-assign dst|src] [dataset options]
+  gnn-partition info OUT
+
+partition options:
+  --parts P               number of parts (one per rank)
+  --method metis|random|file
+                          METIS k-way (default), a seeded balanced shuffle
+                          (GLT's RandomPartitioner), or --assignment's file
+  --balance LIST          METIS constraints, a comma-separated subset of
+                          nodes,edges,train (default: nodes)
+  --edge-assign dst|src   store each edge with its destination's owner
+                          (default) or its source's (GLT's edge_assign_strategy)
+  --seed S                METIS / shuffle seed (default 0)
+  --ufactor U             METIS imbalance tolerance in 1/1000 (default 30)
+  --assignment FILE       node -> part, one line per node (gpmetis's output);
+                          implies --method file
+  --out OUT               output directory, replaced atomically
+
+dataset options (as the trainer loads it):
+  --no-reverse            do not add reverse edges (the trainer's
+                          add_reverse_edges = false)
+  --self-loops            add a self loop per node
+  --split NAME            split directory (OGB layout)
+  --no-cache              neither read nor write the binary dataset cache
+)";
+
+/// A command-line problem: printed like a data error, plus a usage hint.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// "--name value" / "--name=value" options and bare flags.
+class Args {
+public:
+  Args(int argc, char **argv, int first, const std::vector<std::string> &flags,
+       const std::vector<std::string> &valued) {
+    for (int i = first; i < argc; ++i) {
+      std::string arg = argv[i];
+      if (arg.rfind("--", 0) != 0) {
+        positional.push_back(arg);
+        continue;
+      }
+      std::string name = arg, value;
+      size_t eq = arg.find('=');
+      bool inlineValue = eq != std::string::npos;
+      if (inlineValue) {
+        name = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+      }
+      if (std::find(flags.begin(), flags.end(), name) != flags.end()) {
+        if (inlineValue)
+          throw UsageError("option '" + name + "' takes no value");
+        values[name] = "";
+      } else if (std::find(valued.begin(), valued.end(), name) !=
+                 valued.end()) {
+        if (!inlineValue) {
+          if (i + 1 >= argc)
+            throw UsageError("option '" + name + "' needs a value");
+          value = argv[++i];
+        }
+        values[name] = value;
+      } else {
+        throw UsageError("unknown option '" + name + "'");
+      }
+    }
+  }
+  bool has(const std::string &name) const { return values.count(name) != 0; }
+  std::string get(const std::string &name, const std::string &def = "") const {
+    auto it = values.find(name);
+    return it == values.end() ? def : it->second;
+  }
+  std::string required(const std::string &name) const {
+    if (!has(name))
+      throw UsageError("missing required option '" + name + "'");
+    return get(name);
+  }
+  int64_t integer(const std::string &name, int64_t def, int64_t min) const {
+    if (!has(name))
+      return def;
+    std::string text = get(name);
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end || errno || v < min)
+      throw UsageError("option '" + name + "' expects an integer >= " +
+                       std::to_string(min) + ", found '" + text + "'");
+    return v;
+  }
+
+  std::vector<std::string> positional;
+
+private:
+  std::map<std::string, std::string> values;
+};
+
+/// Parses "nodes,edges,train".
+std::vector<BalanceConstraint> parseBalance(const std::string &text) {
+  std::vector<BalanceConstraint> balance;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = std::min(text.find(',', pos), text.size());
+    std::string name = text.substr(pos, comma - pos);
+    std::optional<BalanceConstraint> c = balanceConstraintFromName(name);
+    if (!c)
+      throw UsageError("--balance takes a comma-separated subset of "
+                       "nodes,edges,train, found '" +
+                       name + "'");
+    if (std::find(balance.begin(), balance.end(), *c) != balance.end())
+      throw UsageError("--balance lists '" + name + "' twice");
+    balance.push_back(*c);
+    pos = comma + 1;
+  }
+  return balance;
+}
+
+std::string balanceText(const std::vector<BalanceConstraint> &balance) {
+  std::string text;
+  for (BalanceConstraint c : balance)
+    text += (text.empty() ? "" : ",") + std::string(balanceConstraintName(c));
+  return text;
+}
+
+/// The dataset options every command shares; fills `manifest`'s record of
+/// them too.
+LoadOptions loadOptions(const Args &args, PartitionManifest &manifest) {
+  LoadOptions o;
+  o.addReverseEdges = !args.has("--no-reverse");
+  o.addSelfLoops = args.has("--self-loops");
+  o.dedupe = true; // as the trainer: repeated edges would double messages
+  o.splitName = args.get("--split");
+  o.useCache = !args.has("--no-cache");
+  manifest.dataset = args.required("--data");
+  manifest.split = o.splitName;
+  manifest.addReverseEdges = o.addReverseEdges;
+  manifest.addSelfLoops = o.addSelfLoops;
+  manifest.dedupe = o.dedupe;
+  return o;
+}
+
+Dataset load(const std::string &dir, const LoadOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  bool fromCache = false;
+  Dataset ds = loadDataset(dir, options, &fromCache);
+  std::printf("loaded %s: %lld nodes, %lld edges in %.2f s (%s)\n", dir.c_str(),
+              (long long)ds.numNodes, (long long)ds.numEdges(),
+              secondsSince(start), fromCache ? "from cache" : "parsed");
+  return ds;
+}
+
+double percent(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * double(part) / double(whole) : 0.0;
+}
+
+void printSummary(const std::string &dir, const PartitionManifest &m) {
+  std::printf("partitions   %s\n", dir.c_str());
+  std::printf("method       %s", partitionMethodName(m.method));
+  if (m.method == PartitionMethod::Metis)
+    std::printf(" (balance %s; ufactor %lld; seed %llu; objective %lld)",
+                balanceText(m.balance).c_str(), (long long)m.ufactor,
+                (unsigned long long)m.seed, (long long)m.metisObjective);
+  else if (m.method == PartitionMethod::Random)
+    std::printf(" (seed %llu)", (unsigned long long)m.seed);
+  else
+    std::printf(" (%s)", m.assignmentFile.c_str());
+  std::printf("\nedge assign  %s\n", edgeAssignName(m.edgeAssign));
+  std::printf("dataset      %s (reverse edges %s, self loops %s%s%s)\n",
+              m.dataset.c_str(), m.addReverseEdges ? "yes" : "no",
+              m.addSelfLoops ? "yes" : "no", m.split.empty() ? "" : ", split ",
+              m.split.c_str());
+  std::printf("nodes        %lld\n", (long long)m.numNodes);
+  std::printf("edges        %lld\n", (long long)m.numEdges);
+  std::printf("parts        %d\n", m.numParts);
+  std::printf("edge cut     %lld (%.2f%% of edges)\n", (long long)m.edgeCut,
+              percent(m.edgeCut, m.numEdges));
+  std::printf("%-5s %10s %11s %10s %10s %9s %9s %9s %11s\n", "part", "owned",
+              "edges", "halo", "send", "train", "valid", "test", "cut");
+  for (size_t k = 0; k < m.parts.size(); ++k) {
+    const PartCounts &c = m.parts[k];
+    std::printf("%-5zu %10lld %11lld %10lld %10lld %9lld %9lld %9lld %11lld\n",
+                k, (long long)c.ownedNodes, (long long)c.edges,
+                (long long)c.haloNodes, (long long)c.sendNodes,
+                (long long)c.train, (long long)c.valid, (long long)c.test,
+                (long long)c.cutEdges);
+  }
+  for (const BalanceStat &s : partitionBalance(m))
+    std::printf("balance      %-6s %.4f (max %lld, mean %.1f)\n",
+                s.name.c_str(), s.ratio(), (long long)s.max, s.mean);
+}
+
+int info(int argc, char **argv) {
+  Args args(argc, argv, 2, {}, {});
+  if (args.positional.size() != 1)
+    throw UsageError("info expects one partition directory");
+  std::string dir = args.positional[0];
+  printSummary(dir, readPartitionManifest(dir));
+  return 0;
+}
+
+int writeGraph(const Args &args) {
+  for (const char *option :
+       {"--parts", "--out", "--method", "--seed", "--ufactor", "--assignment"})
+    if (args.has(option))
+      throw UsageError(std::string("--write-metis-graph does not take '") +
+                       option + "'");
+  PartitionManifest record;
+  LoadOptions options = loadOptions(args, record);
+  std::vector<BalanceConstraint> balance =
+      parseBalance(args.get("--balance", "nodes"));
+  std::optional<EdgeAssign> assign =
+      edgeAssignFromName(args.get("--edge-assign", "dst"));
+  if (!assign)
+    throw UsageError("--edge-assign must be dst or src, found '" +
+                     args.get("--edge-assign") + "'");
+  Dataset ds = load(record.dataset, options);
+  std::string file = args.get("--write-metis-graph");
+  auto start = std::chrono::steady_clock::now();
+  writeMetisGraph(file, ds, balance, *assign);
+  std::printf("wrote %s (METIS graph, %zu constraint%s: %s) in %.2f s\n",
+              file.c_str(), balance.size(), balance.size() == 1 ? "" : "s",
+              balanceText(balance).c_str(), secondsSince(start));
+  return 0;
+}
+
+int partition(int argc, char **argv) {
+  Args args(argc, argv, 1, {"--no-reverse", "--self-loops", "--no-cache"},
+            {"--data", "--parts", "--method", "--balance", "--edge-assign",
+             "--seed", "--ufactor", "--assignment", "--out", "--split",
+             "--write-metis-graph"});
+  if (!args.positional.empty())
+    throw UsageError("unexpected argument '" + args.positional[0] + "'");
+  args.required("--data");
+  if (args.has("--write-metis-graph"))
+    return writeGraph(args);
+
+  PartitionOptions o;
+  PartitionManifest manifest;
+  LoadOptions loadOpts = loadOptions(args, manifest);
+  std::string methodName =
+      args.get("--method", args.has("--assignment") ? "file" : "metis");
+  std::optional<PartitionMethod> method = partitionMethodFromName(methodName);
+  if (!method)
+    throw UsageError("--method must be metis, random or file, found '" +
+                     methodName + "'");
+  o.method = *method;
+  if (o.method == PartitionMethod::File && !args.has("--assignment"))
+    throw UsageError("--method file needs --assignment FILE");
+  if (o.method != PartitionMethod::File && args.has("--assignment"))
+    throw UsageError("--assignment goes with --method file, not '" +
+                     methodName + "'");
+  if (o.method != PartitionMethod::Metis &&
+      (args.has("--balance") || args.has("--ufactor")))
+    throw UsageError(
+        std::string(args.has("--balance") ? "--balance" : "--ufactor") +
+        " applies to --method metis only");
+  if (o.method == PartitionMethod::File && args.has("--seed"))
+    throw UsageError("--seed does not apply to --method file");
+  o.numParts =
+      int(std::min<int64_t>(args.integer("--parts", 0, 1), int64_t(1) << 30));
+  args.required("--parts");
+  if (args.has("--balance"))
+    o.balance = parseBalance(args.get("--balance"));
+  std::optional<EdgeAssign> assign =
+      edgeAssignFromName(args.get("--edge-assign", "dst"));
+  if (!assign)
+    throw UsageError("--edge-assign must be dst or src, found '" +
+                     args.get("--edge-assign") + "'");
+  o.edgeAssign = *assign;
+  o.seed = uint64_t(args.integer("--seed", 0, 0));
+  o.ufactor = args.integer("--ufactor", 30, 1);
+  o.assignmentFile = args.get("--assignment");
+  std::string out = args.required("--out");
+
+  Dataset ds = load(manifest.dataset, loadOpts);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<int32_t> owner = partitionNodes(ds, o, &manifest.metisObjective);
+  std::printf("assigned nodes to %d parts with %s in %.2f s\n", o.numParts,
+              partitionMethodName(o.method), secondsSince(start));
+
+  start = std::chrono::steady_clock::now();
+  PartitionPlan plan =
+      buildPartitionPlan(ds, std::move(owner), o.numParts, o.edgeAssign);
+  manifest.method = o.method;
+  if (o.method == PartitionMethod::Metis)
+    manifest.balance = o.balance;
+  manifest.seed = o.method == PartitionMethod::File ? 0 : o.seed;
+  manifest.ufactor = o.ufactor;
+  manifest.assignmentFile = o.assignmentFile;
+  fillManifestCounts(manifest, ds, plan);
+  writePartitions(out, ds, plan, manifest);
+  std::printf("wrote %s in %.2f s\n", out.c_str(), secondsSince(start));
+  printSummary(out, manifest);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string command = argc > 1 ? argv[1] : "";
+  try {
+    if (command == "info")
+      return info(argc, argv);
+    if (command == "--help" || command == "-h" || command == "help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (command.empty())
+      throw UsageError("missing arguments");
+    if (command.rfind("--", 0) != 0)
+      throw UsageError("unknown command '" + command + "'");
+    return partition(argc, argv);
+  } catch (const UsageError &e) {
+    std::fprintf(stderr,
+                 "gnn-partition: error: %s\n(run 'gnn-partition --help' for "
+                 "usage)\n",
+                 e.what());
+  } catch (const DataError &e) {
+    std::fprintf(stderr, "gnn-partition: error: %s\n", e.what());
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "gnn-partition: error: out of memory\n");
+  }
+  return 1;
+}
