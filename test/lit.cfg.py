@@ -35,3 +35,12 @@ if shutil.which("gpmetis"):
 
 if config.gnnc_have_cuda:
     config.available_features.add("cuda")
+
+# Distributed runs: Open MPI's launcher, allowed to run as root (CI is root)
+# and to place more ranks than cores.
+if shutil.which("mpirun"):
+    config.available_features.add("mpirun")
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))

@@ -20,7 +20,9 @@
 #include "ParameterStore.h"
 #include "Predictions.h"
 #include "Progress.h"
+#include "TrainingData.h"
 #include "gnnrt/Dataset.h"
+#include "gnnrt/Communicator.h"
 #include "gnnrt/Error.h"
 #include "gnnrt/Optimizer.h"
 #include "gnnrt/ParamInit.h"
@@ -30,6 +32,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sys/resource.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -44,6 +50,13 @@ namespace {
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
+}
+
+/// The process's peak resident set (getrusage: KiB on Linux).
+long peakRssKiB() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
 }
 
 std::string formatAccuracy(const std::optional<double> &acc) {
@@ -65,21 +78,6 @@ void setThreads(int threads) {
 #endif
 }
 
-/// Scales each feature row to sum 1 (PyG's NormalizeFeatures; Kipf &
-/// Welling's preprocessing). All-zero rows stay zero.
-void normalizeRows(Dataset &ds) {
-  const int64_t f = ds.numFeatures;
-  for (int64_t v = 0; v < ds.numNodes; ++v) {
-    float *row = ds.features.data() + v * f;
-    double sum = 0;
-    for (int64_t j = 0; j < f; ++j)
-      sum += row[j];
-    if (sum != 0)
-      for (int64_t j = 0; j < f; ++j)
-        row[j] = float(row[j] / sum);
-  }
-}
-
 Dataset loadTrainingData(const DriverOptions &options,
                          const TrainSettings &settings) {
   LoadOptions load;
@@ -97,53 +95,83 @@ Dataset loadTrainingData(const DriverOptions &options,
     finalizeDataset(ds, load);
   }
   if (settings.normalizeFeatures)
-    normalizeRows(ds);
+    normalizeRows(ds.features, ds.numFeatures);
   return ds;
 }
 
-/// The dataset in the form the entry points read.
-struct TrainingData {
-  Dataset data;
-  GraphStorage graph;
-  std::vector<uint8_t> trainMask;
-};
-
-TrainingData prepare(Dataset ds) {
-  if (ds.numClasses <= 0)
-    throw DataError("the dataset has no labeled nodes to train on");
-  TrainingData t;
-  t.graph = GraphStorage::build(ds.numNodes, ds.numNodes, ds.src, ds.dst);
-  t.trainMask.assign(size_t(ds.numNodes), 0);
-  for (int64_t v : ds.trainIdx)
-    t.trainMask[size_t(v)] = 1;
-  t.data = std::move(ds);
-  return t;
+/// A distributed run's data: this rank's part of a partition directory, or,
+/// for a dataset directory (small graphs), a start-up partitioning that
+/// every rank computes identically from the whole graph.
+TrainingData loadPartitionedData(const DriverOptions &options,
+                                 const TrainSettings &settings,
+                                 Communicator &comm) {
+  if (!options.dataDir.empty() &&
+      std::ifstream(options.dataDir + "/manifest.json").good())
+    return preparePartition(
+        readPartition(options.dataDir, comm.rank(), comm.size()), comm,
+        settings.normalizeFeatures);
+  Dataset ds = loadTrainingData(options, settings);
+  PartitionOptions partition;
+  partition.numParts = comm.size();
+  partition.method = settings.partition == "random" ? PartitionMethod::Random
+                                                    : PartitionMethod::Metis;
+  if (!settings.partitionBalance.empty()) {
+    partition.balance.clear();
+    for (const std::string &name : settings.partitionBalance)
+      if (auto c = balanceConstraintFromName(name))
+        partition.balance.push_back(*c);
+  }
+  const PartitionPlan plan =
+      buildPartitionPlan(ds, partitionNodes(ds, partition), comm.size(),
+                         EdgeAssign::Dst);
+  return preparePartition(extractPartition(ds, plan, comm.rank()), comm,
+                          /*normalizeFeatures=*/false);
 }
 
-ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,
-                               Workspace<float> &workspace) {
-  ExecContext<float> ctx;
-  ctx.graph = t.graph.view();
-  ctx.features = t.data.features.data();
-  ctx.numFeatures = t.data.numFeatures;
-  ctx.numClasses = t.data.numClasses;
-  ctx.labels = t.data.labels.data();
-  ctx.lossMask = t.trainMask.data();
-  ctx.seed = seed;
-  ctx.workspace = &workspace;
-  return ctx;
+/// Sums the gradients of all ranks, in one all-reduce.
+void allReduceGradients(Communicator &comm, const std::vector<float *> &grads,
+                        const std::vector<int64_t> &sizes,
+                        std::vector<float> &buffer) {
+  if (comm.size() == 1)
+    return;
+  int64_t total = 0;
+  for (int64_t n : sizes)
+    total += n;
+  buffer.resize(size_t(total));
+  int64_t at = 0;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    std::copy(grads[i], grads[i] + sizes[i], buffer.begin() + at);
+    at += sizes[i];
+  }
+  comm.allReduceSum(buffer.data(), total);
+  at = 0;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    std::copy(buffer.begin() + at, buffer.begin() + at + sizes[i], grads[i]);
+    at += sizes[i];
+  }
 }
 
 /// Runs forward into `logits` and scores the three splits.
 Accuracies evaluate(const CompiledProgram &program, ExecContext<float> &ctx,
-                    const TrainingData &t, std::vector<float> &logits) {
+                    const TrainingData &t, std::vector<float> &logits,
+                    Communicator &comm) {
   ctx.output = logits.data();
   program.forwardF32(ctx);
   const int64_t classes = t.data.numClasses;
   const int64_t *labels = t.data.labels.data();
-  return {accuracy(logits.data(), classes, labels, t.data.trainIdx),
-          accuracy(logits.data(), classes, labels, t.data.validIdx),
-          accuracy(logits.data(), classes, labels, t.data.testIdx)};
+  AccuracyCounts counts[3] = {
+      accuracyCounts(logits.data(), classes, labels, t.data.trainIdx),
+      accuracyCounts(logits.data(), classes, labels, t.data.validIdx),
+      accuracyCounts(logits.data(), classes, labels, t.data.testIdx)};
+  int64_t sums[6];
+  for (int i = 0; i < 3; ++i) {
+    sums[2 * i] = counts[i].correct;
+    sums[2 * i + 1] = counts[i].labeled;
+  }
+  comm.allReduceSum(sums, 6);
+  for (int i = 0; i < 3; ++i)
+    counts[i] = {sums[2 * i], sums[2 * i + 1]};
+  return {counts[0].fraction(), counts[1].fraction(), counts[2].fraction()};
 }
 
 /// What the epoch loop hands to the summary.
@@ -151,6 +179,8 @@ struct TrainingResult {
   EpochRecord last;        ///< always evaluated
   EpochRecord best;        ///< highest valid accuracy; eval unset if none
   double trainSeconds = 0; ///< summed over epochs, evaluation excluded
+  double allReduceSeconds = 0;
+  int64_t allReduceBytes = 0; ///< gradients and loss, per rank and epoch
 };
 
 TrainingResult train(const CompiledProgram &program,
@@ -158,14 +188,20 @@ TrainingResult train(const CompiledProgram &program,
                      ParameterStore<float> &params,
                      ExecContext<float> &trainCtx,
                      ExecContext<float> &forwardCtx, const TrainingData &data,
-                     std::vector<float> &logits) {
+                     std::vector<float> &logits, Communicator &comm) {
   OptimizerConfig config = OptimizerConfig::fromSettings(program.settings);
   config.lr = options.lr;
   Optimizer optimizer(config, params.sizes());
   const std::vector<float *> values = params.valuePointers(),
                              grads = params.gradPointers();
-  MetricsLog metrics(options.metricsFile);
-  Progress progress(stderr, options.epochs, isatty(2) != 0);
+  const std::vector<int64_t> sizes = params.sizes();
+  std::vector<float> reduceBuffer;
+  // Rank 0 reports; the others train silently.
+  const bool reporting = comm.rank() == 0;
+  MetricsLog metrics(reporting ? options.metricsFile : std::string());
+  std::optional<Progress> progress;
+  if (reporting)
+    progress.emplace(stderr, options.epochs, isatty(2) != 0);
   const int64_t every = std::max<int64_t>(1, program.settings.evaluateEvery);
 
   TrainingResult result;
@@ -175,19 +211,31 @@ TrainingResult train(const CompiledProgram &program,
     trainCtx.step = uint64_t(epoch - 1);
     EpochRecord record;
     record.epoch = epoch;
-    record.loss = program.trainStepF32(trainCtx);
+    double loss = program.trainStepF32(trainCtx);
+    if (comm.size() > 1) {
+      // Every rank's loss is its share of the global mean; the gradients
+      // add up the same way. Then all ranks take the same step.
+      const auto reduceStart = std::chrono::steady_clock::now();
+      allReduceGradients(comm, grads, sizes, reduceBuffer);
+      comm.allReduceSum(&loss, 1);
+      result.allReduceSeconds += secondsSince(reduceStart);
+      result.allReduceBytes =
+          int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
+    }
+    record.loss = loss;
     optimizer.step(values, grads);
     record.seconds = secondsSince(start);
     result.trainSeconds += record.seconds;
     if (epoch % every == 0 || epoch == options.epochs) {
-      record.eval = evaluate(program, forwardCtx, data, logits);
+      record.eval = evaluate(program, forwardCtx, data, logits, comm);
       const EpochRecord &best = result.best;
       if (record.eval->valid &&
           (!best.eval || *record.eval->valid > *best.eval->valid))
         result.best = record;
     }
     metrics.append(record);
-    progress.report(record);
+    if (progress)
+      progress->report(record);
     result.last = record;
     if (!std::isfinite(record.loss))
       throw std::runtime_error("the loss is " + std::to_string(record.loss) +
@@ -232,7 +280,32 @@ void printStats(const ParameterStore<float> &params,
               (long long)result.last.epoch);
 }
 
-int run(const CompiledProgram &program, const DriverOptions &options) {
+/// The communication part of --stats, per rank.
+void printCommStats(const Communicator &comm, const TrainingData &data,
+                    const TrainingResult &result) {
+  if (comm.size() == 1)
+    return;
+  const double epochs = double(std::max<int64_t>(1, result.last.epoch));
+  const CommTraffic &fwd = data.halo->forwardTraffic();
+  const CommTraffic &bwd = data.halo->backwardTraffic();
+  const double commSeconds = fwd.seconds + bwd.seconds + result.allReduceSeconds;
+  std::printf("stats: rank %d halo forward sent %lld received %lld bytes/epoch\n",
+              comm.rank(), (long long)(fwd.sentBytes / epochs),
+              (long long)(fwd.receivedBytes / epochs));
+  std::printf("stats: rank %d halo backward sent %lld received %lld "
+              "bytes/epoch\n",
+              comm.rank(), (long long)(bwd.sentBytes / epochs),
+              (long long)(bwd.receivedBytes / epochs));
+  std::printf("stats: rank %d all_reduce %lld bytes/epoch\n", comm.rank(),
+              (long long)result.allReduceBytes);
+  std::printf("stats: rank %d seconds compute %.6f communication %.6f\n",
+              comm.rank(), result.trainSeconds - commSeconds, commSeconds);
+  std::printf("stats: rank %d peak RSS %lld KiB\n", comm.rank(),
+              (long long)peakRssKiB());
+}
+
+int run(const CompiledProgram &program, const DriverOptions &options,
+        Communicator &comm) {
   if (!program.params || !program.forwardF32 || !program.trainStepF32)
     throw std::runtime_error("the CompiledProgram lacks its float32 entry "
                              "points or parameter list");
@@ -243,9 +316,16 @@ int run(const CompiledProgram &program, const DriverOptions &options) {
     check.seed = options.seed;
     return runGradCheck(program, check, stdout) ? 0 : 1;
   }
+  const bool distributed =
+      comm.size() > 1 ||
+      (!options.dataDir.empty() &&
+       std::ifstream(options.dataDir + "/manifest.json").good());
+  if (distributed && !options.predictFile.empty())
+    throw UsageError("--predict is not supported with several ranks yet");
 
   const TrainingData data =
-      prepare(loadTrainingData(options, program.settings));
+      distributed ? loadPartitionedData(options, program.settings, comm)
+                  : prepareWholeGraph(loadTrainingData(options, program.settings));
   const int64_t nodes = data.data.numNodes, classes = data.data.numClasses;
   if (program.outputColumns) {
     const int64_t columns =
@@ -267,6 +347,9 @@ int run(const CompiledProgram &program, const DriverOptions &options) {
       initParameter(params.info[i], options.seed, paramInitStream(int64_t(i)),
                     params.values[i].data());
   }
+  // Every rank starts from rank 0's parameters.
+  for (auto &values : params.values)
+    comm.broadcast(values.data(), int64_t(values.size()), 0);
 
   // One workspace per entry point: their memory plans are separate.
   Workspace<float> trainWorkspace, forwardWorkspace;
@@ -276,29 +359,37 @@ int run(const CompiledProgram &program, const DriverOptions &options) {
   params.bind(trainCtx);
   params.bind(forwardCtx);
   std::vector<float> logits(size_t(nodes * classes));
+  const bool reporting = comm.rank() == 0;
 
   if (options.evalOnly) {
-    Accuracies acc = evaluate(program, forwardCtx, data, logits);
-    std::printf("eval: train_acc %s valid_acc %s test_acc %s\n",
-                formatAccuracy(acc.train).c_str(),
-                formatAccuracy(acc.valid).c_str(),
-                formatAccuracy(acc.test).c_str());
+    Accuracies acc = evaluate(program, forwardCtx, data, logits, comm);
+    if (reporting)
+      std::printf("eval: train_acc %s valid_acc %s test_acc %s\n",
+                  formatAccuracy(acc.train).c_str(),
+                  formatAccuracy(acc.valid).c_str(),
+                  formatAccuracy(acc.test).c_str());
     if (!options.predictFile.empty())
       writePredictions(options.predictFile, logits.data(), nodes, classes);
     return 0;
   }
 
-  TrainingResult result =
-      train(program, options, params, trainCtx, forwardCtx, data, logits);
+  if (data.halo)
+    data.halo->resetTraffic();
+  TrainingResult result = train(program, options, params, trainCtx, forwardCtx,
+                                data, logits, comm);
   // `logits` holds the last epoch's forward, after its update.
-  if (!options.saveFile.empty())
+  if (reporting && !options.saveFile.empty())
     saveCheckpoint(options.saveFile, program.model, params);
   if (!options.predictFile.empty())
     writePredictions(options.predictFile, logits.data(), nodes, classes);
-  printSummary(result);
-  if (options.stats)
-    printStats(params, trainWorkspace, trainCtx, forwardWorkspace, forwardCtx,
-               result);
+  if (reporting)
+    printSummary(result);
+  if (options.stats) {
+    if (reporting)
+      printStats(params, trainWorkspace, trainCtx, forwardWorkspace,
+                 forwardCtx, result);
+    printCommStats(comm, data, result);
+  }
   return 0;
 }
 
@@ -306,31 +397,44 @@ int run(const CompiledProgram &program, const DriverOptions &options) {
 
 int trainMain(int argc, char **argv, const CompiledProgram &program) {
   const std::string name = programName(argc > 0 ? argv[0] : nullptr);
+  std::unique_ptr<Communicator> comm;
+  // Under several ranks every message names the rank it comes from.
+  auto where = [&]() {
+    return comm && comm->size() > 1
+               ? name + ": rank " + std::to_string(comm->rank())
+               : name;
+  };
   int status;
   try {
+    comm = launchedUnderMpi() ? makeMpiCommunicator()
+                              : std::make_unique<SerialCommunicator>();
     DriverOptions options = parseCommandLine(
         std::vector<std::string>(argv + std::min(argc, 1), argv + argc),
         program.settings);
     if (options.help) {
-      std::fputs(usageText(name, program).c_str(), stdout);
+      if (comm->rank() == 0)
+        std::fputs(usageText(name, program).c_str(), stdout);
       status = 0;
     } else {
-      status = run(program, options);
+      status = run(program, options, *comm);
     }
   } catch (const UsageError &e) {
     std::fprintf(stderr, "%s: %s\n(run '%s --help' for the options)\n",
-                 name.c_str(), e.what(), name.c_str());
+                 where().c_str(), e.what(), name.c_str());
     status = 2;
   } catch (const std::bad_alloc &) {
-    std::fprintf(stderr, "%s: error: out of memory\n", name.c_str());
+    std::fprintf(stderr, "%s: error: out of memory\n", where().c_str());
     status = 1;
   } catch (const std::exception &e) {
-    // DataError and the rest: what() is the complete message.
-    std::fprintf(stderr, "%s: error: %s\n", name.c_str(), e.what());
+    // DataError, CommError and the rest: what() is the complete message.
+    std::fprintf(stderr, "%s: error: %s\n", where().c_str(), e.what());
     status = 1;
   }
   std::fflush(stdout);
   std::fflush(stderr);
+  // One rank's failure ends all of them: none waits in a collective.
+  if (status != 0 && comm)
+    abortAllRanks(*comm, status);
   return status;
 }
 

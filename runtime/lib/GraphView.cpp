@@ -3,7 +3,8 @@
 // Two stable counting sorts (by source, then by destination) give the
 // destination-major edge numbering with sources ascending within a
 // destination and parallel edges in input order; one more counting pass over
-// that numbering lists each source's out-edges in ascending edge id. All
+// that numbering lists each source's out-edges in ascending edge id (and their
+// destinations alongside). All
 // passes are O(numSrc + numEdges), so the layout depends on the edge list
 // alone.
 //
@@ -92,8 +93,12 @@ GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
   g.outOffsets = runOffsets(numSrc, src);
   std::vector<int64_t> next(g.outOffsets.begin(), g.outOffsets.end() - 1);
   g.outEdges.resize(size_t(numEdges));
-  for (int64_t k = 0; k < numEdges; ++k)
-    g.outEdges[next[g.edgeSrc[k]]++] = k;
+  g.outDst.resize(size_t(numEdges));
+  for (int64_t k = 0; k < numEdges; ++k) {
+    const int64_t i = next[g.edgeSrc[k]]++;
+    g.outEdges[i] = k;
+    g.outDst[i] = g.edgeDst[k];
+  }
   return g;
 }
 
@@ -107,6 +112,7 @@ GraphView GraphStorage::view() const {
   v.edgeDst = edgeDst.data();
   v.outOffsets = outOffsets.data();
   v.outEdges = outEdges.data();
+  v.outDst = outDst.data();
   return v;
 }
 

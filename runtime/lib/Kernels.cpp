@@ -25,6 +25,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gnnrt::kernels {
@@ -249,18 +250,220 @@ void findWinners(const Messages<T> &m, int64_t v, const T *out,
 template <typename T, typename Visit>
 void walkOutEdges(const GraphView &g, int64_t u, const T *dstRows,
                   int64_t width, bool readsOffsets, Visit &&visit) {
+  // GraphView::outDst, when present, lists the destinations directly.
+  auto dstAt = [&](int64_t i) -> int64_t {
+    return g.outDst ? g.outDst[i] : g.edgeDst[g.outEdges[i]];
+  };
   for (int64_t i = g.outOffsets[u]; i < g.outOffsets[u + 1]; ++i) {
-    if (i + 2 * kPrefetchEdges < g.numEdges)
+    if (!g.outDst && i + 2 * kPrefetchEdges < g.numEdges)
       __builtin_prefetch(g.edgeDst + g.outEdges[i + 2 * kPrefetchEdges]);
     if (i + kPrefetchEdges < g.numEdges) {
-      const int64_t ahead = g.edgeDst[g.outEdges[i + kPrefetchEdges]];
+      const int64_t ahead = dstAt(i + kPrefetchEdges);
       prefetchRow(dstRows + ahead * width, width);
       if (readsOffsets)
         __builtin_prefetch(g.inOffsets + ahead);
     }
-    const int64_t k = g.outEdges[i];
-    visit(k, int64_t(g.edgeDst[k]));
+    visit(g.outEdges[i], dstAt(i));
   }
+}
+
+/// GraphView::outDst, or, for a view without it, the same list derived
+/// into `storage`.
+const int32_t *outDestinations(const GraphView &g,
+                               std::vector<int32_t> &storage) {
+  if (g.outDst || g.numEdges == 0)
+    return g.outDst;
+  storage.resize(size_t(g.numEdges));
+  const bool threaded = worthThreads(g.numEdges);
+#pragma omp parallel for schedule(static) if (threaded)
+  for (int64_t i = 0; i < g.numEdges; ++i)
+    storage[i] = g.edgeDst[g.outEdges[i]];
+  return storage.data();
+}
+
+//===--- Linear gathers: sum and mean, forward and input adjoint ----------===//
+//
+// Sum and mean of aggregate, and their adjoint with respect to the input,
+// are one pattern: output row i adds up gathered rows, one per position p of
+// its list [offsets[i], offsets[i + 1]) (in-edges forward, out-edges
+// backward), then optionally its own row (the self loop). The rows lie at
+// random places, so the walk keeps a fixed number of cache lines requested
+// ahead of it (far fewer bytes of narrow rows would leave memory idle), and
+// accumulates a row of width <= kLocalWidth in a local buffer that is
+// written to the output once.
+
+/// Cache lines of gathered rows a thread keeps requested ahead of its walk,
+/// and the bounds of that distance in positions.
+int64_t kGatherLinesAhead = getenv("GLA") ? atoll(getenv("GLA")) : 64; // TUNING
+int64_t kGatherChunk = getenv("GCH") ? atoll(getenv("GCH")) : 64; // TUNING
+constexpr int64_t kMinGatherDistance = 4;
+constexpr int64_t kMaxGatherDistance = 256;
+/// Rows up to this many values accumulate in a local buffer.
+constexpr int64_t kLocalWidth = 256;
+
+/// Positions a walk prefetches ahead for rows of rowBytes bytes (a row that
+/// does not start on a cache line spans one line more).
+int64_t gatherDistance(int64_t rowBytes) {
+  const int64_t lines = (rowBytes + kCacheLine - 1) / kCacheLine + 1;
+  return std::clamp(kGatherLinesAhead / lines, kMinGatherDistance,
+                    kMaxGatherDistance);
+}
+
+/// Output row i = sum over p in [offsets[i], offsets[i + 1]) of
+/// c(p) * rows[ids[p]], plus, for i < selfRows, rowScale(i) * rows[i];
+/// then, with meanOut, times 1 / (number of terms) if there are any.
+/// c(p) = rowScale(ids[p]) * weight[edge(p)] (per weight group), where a
+/// missing rowScale or weight is 1 and edge(p) is edgeIds[p], or p itself
+/// when edgeIds is null. The terms are added in list order, self row last,
+/// to a zero row: the same operations, in the same order, as the message
+/// loop of reduceMessages.
+template <typename T> struct LinearGather {
+  int64_t numOut = 0;
+  const int64_t *offsets = nullptr;
+  const int32_t *ids = nullptr;
+  const int64_t *edgeIds = nullptr;
+  const T *rows = nullptr;
+  int64_t width = 0;
+  const T *weight = nullptr;
+  int64_t weightWidth = 1;
+  const T *rowScale = nullptr;
+  int64_t selfRows = 0;
+  bool meanOut = false;
+  T *out = nullptr;
+};
+
+/// acc += row, width W (a compile-time constant) or n.
+template <typename T, int64_t W>
+inline void addRowN(T *__restrict acc, const T *__restrict row, int64_t n) {
+  if constexpr (W > 0) {
+    for (int64_t j = 0; j < W; ++j)
+      acc[j] += row[j];
+  } else {
+    addRow(acc, row, n);
+  }
+}
+
+/// acc += a * row, width W (a compile-time constant) or n.
+template <typename T, int64_t W>
+inline void axpyRowN(T *__restrict acc, T a, const T *__restrict row,
+                     int64_t n) {
+  if constexpr (W > 0) {
+    for (int64_t j = 0; j < W; ++j)
+      acc[j] += a * row[j];
+  } else {
+    axpyRow(acc, a, row, n);
+  }
+}
+
+/// Output rows [i0, i1) of LinearGather `p` (a copy: its fields stay in
+/// registers) with width W (0: p.width, any) and coefficients (Scaled:
+/// weights or row scales; otherwise every coefficient is 1 and skipped,
+/// since 1 * x == x exactly). W > 0 requires p.weightWidth == 1.
+template <typename T, int64_t W, bool Scaled>
+void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
+                      int64_t distance) {
+  const int64_t width = W > 0 ? W : p.width;
+  const int64_t groups = Scaled && p.weight ? p.weightWidth : 1;
+  const int64_t groupWidth = width / groups;
+  const int64_t *const offsets = p.offsets;
+  const int32_t *const ids = p.ids;
+  const T *const rows = p.rows;
+  auto coefficient = [&](int64_t q, int64_t group) {
+    const T norm = p.rowScale ? p.rowScale[ids[q]] : T(1);
+    const int64_t k = p.edgeIds ? p.edgeIds[q] : q;
+    return norm * (p.weight ? p.weight[k * p.weightWidth + group] : T(1));
+  };
+  auto prefetch = [&](int64_t q) {
+    prefetchRow(rows + int64_t(ids[q]) * width, width);
+    if constexpr (Scaled) {
+      if (p.weight && p.edgeIds)
+        __builtin_prefetch(p.weight + p.edgeIds[q] * p.weightWidth);
+      if (p.rowScale)
+        __builtin_prefetch(p.rowScale + ids[q]);
+    }
+  };
+  const int64_t qEnd = offsets[i1];
+  // Start the first rows; the walk requests the rest as it goes.
+  for (int64_t q = offsets[i0]; q < std::min(qEnd, offsets[i0] + distance);
+       ++q)
+    prefetch(q);
+  alignas(64) T local[W > 0 ? W : kLocalWidth];
+  for (int64_t i = i0; i < i1; ++i) {
+    T *o = p.out + i * width;
+    T *acc = W > 0 || width <= kLocalWidth ? local : o;
+    fillRow(acc, T(0), width);
+    const int64_t begin = offsets[i], end = offsets[i + 1];
+    for (int64_t q = begin; q < end; ++q) {
+      if (q + distance < qEnd)
+        prefetch(q + distance);
+      const T *row = rows + int64_t(ids[q]) * width;
+      if constexpr (!Scaled) {
+        addRowN<T, W>(acc, row, width);
+      } else {
+        for (int64_t group = 0; group < groups; ++group) {
+          const int64_t j0 = group * groupWidth;
+          axpyRowN<T, W>(acc + j0, coefficient(q, group), row + j0,
+                         groupWidth);
+        }
+      }
+    }
+    const bool self = i < p.selfRows;
+    if (self) {
+      const T *row = rows + i * width;
+      if (Scaled && p.rowScale)
+        axpyRowN<T, W>(acc, p.rowScale[i], row, width);
+      else
+        addRowN<T, W>(acc, row, width);
+    }
+    const int64_t count = end - begin + (self ? 1 : 0);
+    if (p.meanOut && count > 0)
+      scaleRow(acc, T(1) / T(count), width);
+    if (acc != o)
+      std::memcpy(o, acc, size_t(width) * sizeof(T));
+  }
+}
+
+/// LinearGather over all output rows, in parallel chunks of rows.
+template <typename T, int64_t W, bool Scaled>
+void runLinearGather(const LinearGather<T> &p) {
+  const int64_t width = W > 0 ? W : p.width;
+  const int64_t distance = gatherDistance(width * int64_t(sizeof(T)));
+  const int64_t chunks = (p.numOut + kGatherChunk - 1) / kGatherChunk;
+  const bool threaded =
+      worthThreads((p.offsets[p.numOut] + p.numOut) * width);
+#pragma omp parallel for schedule(dynamic, 1) if (threaded)
+  for (int64_t c = 0; c < chunks; ++c)
+    linearGatherRows<T, W, Scaled>(
+        p, c * kGatherChunk, std::min(p.numOut, (c + 1) * kGatherChunk),
+        distance);
+}
+
+template <typename T> void linearGather(const LinearGather<T> &p) {
+  if (p.numOut == 0)
+    return;
+  if (p.weight && p.weightWidth > 1) {
+    runLinearGather<T, 0, true>(p);
+    return;
+  }
+  auto run = [&](auto scaled) {
+    constexpr bool Scaled = decltype(scaled)::value;
+    switch (p.width) {
+    case 16:
+      return runLinearGather<T, 16, Scaled>(p);
+    case 32:
+      return runLinearGather<T, 32, Scaled>(p);
+    case 64:
+      return runLinearGather<T, 64, Scaled>(p);
+    case 128:
+      return runLinearGather<T, 128, Scaled>(p);
+    default:
+      return runLinearGather<T, 0, Scaled>(p);
+    }
+  };
+  if (p.weight || p.rowScale)
+    run(std::true_type());
+  else
+    run(std::false_type());
 }
 
 //===--- Axis tiles -------------------------------------------------------===//
@@ -458,6 +661,21 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
 template <typename T>
 void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
                int64_t width, const T *weight, int64_t weightWidth, T *out) {
+  if (isLinear(reduce)) {
+    LinearGather<T> p;
+    p.numOut = g.numDst;
+    p.offsets = g.inOffsets;
+    p.ids = g.edgeSrc;
+    p.rows = x;
+    p.width = width;
+    p.weight = weight;
+    p.weightWidth = weight ? weightWidth : 1;
+    p.selfRows = selfLoops ? g.numDst : 0;
+    p.meanOut = reduce == Reduce::Mean;
+    p.out = out;
+    linearGather(p);
+    return;
+  }
   reduceMessages(aggregateMessages(g, selfLoops, x, width, weight, weightWidth),
                  reduce, out);
 }
@@ -466,30 +684,51 @@ template <typename T>
 void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
                         const T *dy, const T *x, const T *out, int64_t width,
                         const T *weight, int64_t weightWidth, T *dx) {
+  if (isLinear(reduce)) {
+    // Source u adds, per out-edge k -> v, norm(v) * weight(k) * dy[v], and
+    // its self loop's norm(u) * dy[u]; norm is 1 / count(v) for mean.
+    std::vector<int32_t> derivedDst;
+    const int32_t *outDst = outDestinations(g, derivedDst);
+    std::vector<T> norm;
+    if (reduce == Reduce::Mean) {
+      const Messages<T> m =
+          aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
+      norm.resize(size_t(g.numDst));
+      const bool threaded = worthThreads(g.numDst);
+#pragma omp parallel for schedule(static) if (threaded)
+      for (int64_t v = 0; v < g.numDst; ++v)
+        norm[v] = m.meanScale(v);
+    }
+    LinearGather<T> p;
+    p.numOut = g.numSrc;
+    p.offsets = g.outOffsets;
+    p.ids = outDst;
+    p.edgeIds = g.outEdges;
+    p.rows = dy;
+    p.width = width;
+    p.weight = weight;
+    p.weightWidth = weight ? weightWidth : 1;
+    p.rowScale = norm.empty() ? nullptr : norm.data();
+    p.selfRows = selfLoops ? g.numDst : 0;
+    p.out = dx;
+    linearGather(p);
+    return;
+  }
   const Messages<T> m =
       aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
   // Max/min route each output element to one message; record which, per
   // destination, so the source-major pass below can look it up.
-  std::vector<int32_t> winners;
-  if (!isLinear(reduce)) {
-    winners.resize(size_t(g.numDst * width));
+  std::vector<int32_t> winners(size_t(g.numDst * width));
+  {
     const bool threaded = worthThreads(graphWork(g, width));
 #pragma omp parallel for schedule(dynamic, kNodeChunk) if (threaded)
     for (int64_t v = 0; v < g.numDst; ++v)
       findWinners(m, v, out + v * width, winners.data() + v * width);
   }
   // The adjoint of message k with respect to its source row: the weighted
-  // dy row of its destination, masked to the columns it won for max/min.
-  // (Sum reads no offsets: one random load per edge fewer.)
+  // dy row of its destination, masked to the columns it won.
   auto accumulate = [&](T *d, int64_t k, int64_t v) {
-    const T norm = reduce == Reduce::Mean ? m.meanScale(v) : T(1);
     const T *dyRow = dy + v * width;
-    if (isLinear(reduce)) {
-      m.forEachGroup(k, [&](int64_t j0, int64_t n, T a) {
-        axpyRow(d + j0, norm * a, dyRow + j0, n);
-      });
-      return;
-    }
     const int64_t index = k == kSelfLoop ? g.inOffsets[v + 1] - g.inOffsets[v]
                                          : k - g.inOffsets[v];
     const int32_t *won = winners.data() + v * width;
@@ -503,7 +742,7 @@ void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
   for (int64_t u = 0; u < g.numSrc; ++u) {
     T *d = dx + u * width;
     fillRow(d, T(0), width);
-    walkOutEdges(g, u, dy, width, reduce != Reduce::Sum,
+    walkOutEdges(g, u, dy, width, true,
                  [&](int64_t k, int64_t v) { accumulate(d, k, v); });
     if (selfLoops && u < g.numDst)
       accumulate(d, kSelfLoop, u);
@@ -916,6 +1155,42 @@ void dropout(uint64_t seed, uint64_t stream, double p, int64_t n, const T *x,
 }
 
 template <typename T>
+void dropoutRows(uint64_t seed, uint64_t stream, double p, int64_t rows,
+                 int64_t width, const int64_t *rowIds, const T *x, T *y) {
+  if (!rowIds) {
+    dropout(seed, stream, p, rows * width, x, y);
+    return;
+  }
+  // Element (r, j) decides as element rowIds[r] * width + j of dropout():
+  // the mask of a node's row does not depend on where the row lives.
+  const uint32_t threshold =
+      uint32_t(std::min(65536.0, std::ceil(p * 65536.0)));
+  const T keptScale = p < 1 ? T(1.0 / (1.0 - p)) : T(0);
+  const bool threaded = worthThreads(rows * width);
+#pragma omp parallel for schedule(static) if (threaded)
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint64_t base = uint64_t(rowIds[r]) * uint64_t(width);
+    uint64_t block = ~uint64_t(0);
+    std::array<uint32_t, 4> bits{};
+    for (int64_t j = 0; j < width; ++j) {
+      const T v = x[r * width + j];
+      if (v == T(0)) {
+        y[r * width + j] = T(0);
+        continue;
+      }
+      const uint64_t i = base + uint64_t(j);
+      if (i / 8 != block) {
+        block = i / 8;
+        bits = randomBits(seed, stream, block);
+      }
+      const int lane = int(i % 8);
+      const uint32_t bitsOf = (bits[lane / 2] >> (16 * (lane % 2))) & 0xFFFFu;
+      y[r * width + j] = bitsOf >= threshold ? v * keptScale : T(0);
+    }
+  }
+}
+
+template <typename T>
 T crossEntropy(int64_t rows, int64_t classes, const T *logits,
                const int64_t *labels, const uint8_t *mask) {
   const int64_t chunks = (rows + kLossChunk - 1) / kLossChunk;
@@ -1013,6 +1288,8 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
                                const int64_t *, int);                          \
   template void dropout<T>(uint64_t, uint64_t, double, int64_t, const T *,     \
                            T *);                                               \
+  template void dropoutRows<T>(uint64_t, uint64_t, double, int64_t, int64_t,   \
+                               const int64_t *, const T *, T *);               \
   template T crossEntropy<T>(int64_t, int64_t, const T *, const int64_t *,     \
                              const uint8_t *);                                 \
   template void crossEntropyGrad<T>(int64_t, int64_t, const T *,               \

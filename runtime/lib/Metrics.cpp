@@ -18,9 +18,9 @@ int64_t argmaxRow(const float *row, int64_t classes) {
   return best;
 }
 
-std::optional<double> accuracy(const float *logits, int64_t classes,
-                               const int64_t *labels,
-                               const std::vector<int64_t> &nodes) {
+AccuracyCounts accuracyCounts(const float *logits, int64_t classes,
+                              const int64_t *labels,
+                              const std::vector<int64_t> &nodes) {
   const int64_t n = int64_t(nodes.size());
   int64_t labeled = 0, correct = 0;
 #pragma omp parallel for reduction(+ : labeled, correct) if (n >= (1 << 14))
@@ -31,9 +31,19 @@ std::optional<double> accuracy(const float *logits, int64_t classes,
     ++labeled;
     correct += argmaxRow(logits + v * classes, classes) == labels[v];
   }
+  return {correct, labeled};
+}
+
+std::optional<double> AccuracyCounts::fraction() const {
   if (labeled == 0)
     return std::nullopt;
   return double(correct) / double(labeled);
+}
+
+std::optional<double> accuracy(const float *logits, int64_t classes,
+                               const int64_t *labels,
+                               const std::vector<int64_t> &nodes) {
+  return accuracyCounts(logits, classes, labels, nodes).fraction();
 }
 
 namespace {

@@ -22,6 +22,16 @@ namespace gnnrt {
 /// The first index of the largest of row[0..classes).
 int64_t argmaxRow(const float *row, int64_t classes);
 
+/// Correct and labeled rows of a split: what ranks sum to get the accuracy
+/// of the whole graph.
+struct AccuracyCounts {
+  int64_t correct = 0, labeled = 0;
+  std::optional<double> fraction() const; ///< none without labeled rows
+};
+AccuracyCounts accuracyCounts(const float *logits, int64_t classes,
+                              const int64_t *labels,
+                              const std::vector<int64_t> &nodes);
+
 /// The fraction of `nodes` with a label >= 0 whose logits' argmax equals the
 /// label; none if no node of `nodes` is labeled.
 std::optional<double> accuracy(const float *logits, int64_t classes,

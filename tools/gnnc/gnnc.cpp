@@ -85,7 +85,7 @@ static cl::opt<bool>
 
 /// The passes between MLIRGen and C++: static shapes where the program
 /// fixes them, aggregations moved to the narrow side of their transforms,
-/// the train step by autodiff, CSE (the two layers' degree normalizations,
+/// halo exchanges for partitioned runs, the train step by autodiff, CSE (the two layers' degree normalizations,
 /// the loss seed and the constants merge), then fusion into kernels.
 static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
   mlir::PassManager pm(module.getContext());
@@ -94,6 +94,7 @@ static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
   reorder.featuresEstimate = assumeFeatures;
   reorder.classesEstimate = assumeClasses;
   pm.addNestedPass<mlir::func::FuncOp>(gnn::createReorder(reorder));
+  pm.addNestedPass<mlir::func::FuncOp>(gnn::createDistribute());
   pm.addPass(gnn::createAutodiff());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::createCanonicalizerPass());

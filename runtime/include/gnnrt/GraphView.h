@@ -5,7 +5,10 @@
 // position in the destination-major CSR, so every per-edge tensor ([E, ...]:
 // gathered rows, attention scores) is laid out destination by destination and
 // a destination's in-edges are contiguous. The source-major transpose lists,
-// for each source node, the ids of its out-edges in that same numbering.
+// for each source node, the ids of its out-edges in that same numbering, and
+// (outDst) their destinations, so a walk over a source's out-edges that needs
+// no per-edge value reads its neighbours sequentially instead of through a
+// random edgeDst lookup per edge.
 //
 // A full graph has numSrc == numDst == nodes. A sampled block is bipartite,
 // and its destination nodes are the first numDst of its numSrc sources.
@@ -34,6 +37,9 @@ struct GraphView {
   const int64_t *outOffsets = nullptr;
   /// numEdges: edge ids grouped by source, ascending within a source.
   const int64_t *outEdges = nullptr;
+  /// numEdges, parallel to outEdges: outDst[i] == edgeDst[outEdges[i]].
+  /// Optional (null in a view built by hand); kernels then derive it.
+  const int32_t *outDst = nullptr;
 };
 
 /// Owns the arrays of a GraphView.
@@ -55,7 +61,7 @@ public:
 private:
   int64_t nSrc = 0, nDst = 0;
   std::vector<int64_t> inOffsets, outOffsets, outEdges;
-  std::vector<int32_t> edgeSrc, edgeDst;
+  std::vector<int32_t> edgeSrc, edgeDst, outDst;
 };
 
 } // namespace gnnrt

@@ -168,6 +168,13 @@ template <typename T>
 void dropout(uint64_t seed, uint64_t stream, double p, int64_t n, const T *x,
              T *y);
 
+/// dropout() of a [rows, width] node tensor whose row r is global node
+/// rowIds[r] (null: row r is node r): each element's mask is that of the
+/// same element in the whole graph's tensor, wherever the row is stored.
+template <typename T>
+void dropoutRows(uint64_t seed, uint64_t stream, double p, int64_t rows,
+                 int64_t width, const int64_t *rowIds, const T *x, T *y);
+
 /// Mean over the selected rows (mask[i] != 0, or all rows if mask is null)
 /// with a label >= 0 of -log_softmax(logits[i])[labels[i]]. 0 if none.
 template <typename T>

@@ -16,6 +16,7 @@
 
 #include "gnnrt/Generator.h"
 #include "gnnrt/GraphView.h"
+#include "gnnrt/HaloExchange.h"
 
 #include <cstdint>
 #include <string>
@@ -70,6 +71,19 @@ template <typename T> struct ExecContext {
   /// Bytes the entry point would use with one buffer per value (set by the
   /// generated code on every call; for reporting the memory plan).
   int64_t unplannedBytes = 0;
+
+  /// Distributed runs (null / defaults in a single process):
+  /// the halo exchange of this rank's partition (gnn.halo_exchange);
+  const HaloExchange *halo = nullptr;
+  /// the global id of each local node, for dropout masks that do not depend
+  /// on the partitioning ([graph.numSrc]);
+  const int64_t *nodeIds = nullptr;
+  /// global out-degrees of the source nodes (a partition sees only its own
+  /// edges) and in-degrees of the destinations, for gnn.degree;
+  const T *srcDegree = nullptr, *dstDegree = nullptr;
+  /// local loss rows / global loss rows: the loss is a mean over all ranks'
+  /// rows, which the all-reduce of the rank losses completes.
+  double lossScale = 1.0;
 };
 
 /// How a parameter is initialized (gnn.parameter's `init`).
@@ -107,6 +121,11 @@ struct TrainSettings {
   std::vector<std::string> evaluate; ///< subset of {"train", "valid", "test"}
   int64_t evaluateEvery = 1;
   uint64_t seed = 0;
+  /// How a distributed run without a partition directory partitions the
+  /// graph at start-up: "metis" or "random", and METIS's constraints
+  /// ("nodes", "edges", "train").
+  std::string partition = "metis";
+  std::vector<std::string> partitionBalance;
   /// For source "generate": the synthetic dataset (used unless --data).
   GeneratorOptions generator;
 };

@@ -418,6 +418,12 @@ LogicalResult FunctionEmitter::computeDims(Operation *op) {
           .Case<DstGradOp>([&](DstGradOp d) {
             return rows(nodes(d.getGraph(), EdgeSide::src), d.getGrad());
           })
+          .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
+            return rows(nodes(h.getGraph(), EdgeSide::src), h.getInput());
+          })
+          .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
+            return rows(nodes(h.getGraph(), EdgeSide::dst), h.getGrad());
+          })
           .Case<SliceOp>([&](SliceOp s) {
             Dims d = dimsOf(s.getInput());
             d[s.getAxis()] = std::to_string(s.getSize());
@@ -871,9 +877,11 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     {
       auto ce = cast<CrossEntropyOp>(op);
       const Dims &l = dimsOf(ce.getLogits());
+      // lossScale makes the rank's mean a share of the global mean.
       os << "const T " << id << "[1] = {kernels::crossEntropy<T>(" << l[0]
          << ", " << l[1] << ", " << name(ce.getLogits()) << ", " << labels
-         << ", " << (ce.getMask() ? mask : "nullptr") << ")};\n";
+         << ", " << (ce.getMask() ? mask : "nullptr")
+         << ") * T(ctx.lossScale)};\n";
     }
     return success();
   case Storage::Slot:
@@ -983,8 +991,32 @@ std::string FunctionEmitter::kernelCall(Operation *op) {
             .str();
       })
       .Case<DegreeOp>([&](DegreeOp d) {
-        return llvm::formatv("kernels::degree<T>({0}, {1}, {2});\n",
-                             graph(d.getGraph()), sideName(d.getSide()), out)
+        // A partition sees only its own edges: distributed runs pass the
+        // global degrees.
+        const char *given =
+            d.getSide() == EdgeSide::src ? "ctx.srcDegree" : "ctx.dstDegree";
+        return llvm::formatv("if ({0})\n  std::copy({0}, {0} + {1}, {2});\n"
+                             "else\n  kernels::degree<T>({3}, {4}, {2});\n",
+                             given, numel(res), out, graph(d.getGraph()),
+                             sideName(d.getSide()))
+            .str();
+      })
+      .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
+        std::string owned = product(
+            {graph(h.getGraph()) + ".numDst", width(h.getInput())});
+        return llvm::formatv("std::copy({0}, {0} + {1}, {2});\n"
+                             "if (ctx.halo)\n  ctx.halo->forward({2}, {3});\n",
+                             name(h.getInput()), owned, out,
+                             width(h.getInput()))
+            .str();
+      })
+      .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
+        std::string owned =
+            product({graph(h.getGraph()) + ".numDst", width(h.getGrad())});
+        return llvm::formatv(
+                   "std::copy({0}, {0} + {1}, {2});\n"
+                   "if (ctx.halo)\n  ctx.halo->backward({0}, {3}, {2});\n",
+                   name(h.getGrad()), owned, out, width(h.getGrad()))
             .str();
       })
       .Case<SoftmaxOp, LogSoftmaxOp>([&](auto s) {
@@ -1060,6 +1092,18 @@ std::string FunctionEmitter::kernelCall(Operation *op) {
       })
       .Case<DropoutOp>([&](DropoutOp d) {
         // The step and the op's stream select the mask (see gnn.dropout).
+        // Node rows use global node ids, so a partitioned run draws the
+        // same masks as a single process.
+        const Dims &in = dimsOf(d.getInput());
+        if (!in.empty() && (StringRef(in[0]).ends_with(".numSrc") ||
+                            StringRef(in[0]).ends_with(".numDst")))
+          return llvm::formatv(
+                     "kernels::dropoutRows<T>(ctx.seed, (ctx.step << 16) + "
+                     "{0}, {1}, {2}, {3}, ctx.nodeIds, {4}, {5});\n",
+                     d.getStream().value_or(0),
+                     cppDouble(d.getP().convertToDouble()), in[0],
+                     width(d.getInput()), name(d.getInput()), out)
+              .str();
         return llvm::formatv(
                    "kernels::dropout<T>(ctx.seed, (ctx.step << 16) + {0}, {1}, "
                    "{2}, {3}, {4});\n",
@@ -1078,7 +1122,7 @@ std::string FunctionEmitter::kernelCall(Operation *op) {
       .Case<CrossEntropyGradOp>([&](CrossEntropyGradOp c) {
         const Dims &l = dimsOf(c.getLogits());
         return llvm::formatv("kernels::crossEntropyGrad<T>({0}, {1}, {2}, "
-                             "{3}, {4}, {5}[0], {6});\n",
+                             "{3}, {4}, {5}[0] * T(ctx.lossScale), {6});\n",
                              l[0], l[1], name(c.getLogits()), labels,
                              c.getMask() ? mask : "nullptr", name(c.getGrad()),
                              out)
@@ -1239,6 +1283,15 @@ void emitSettings(raw_indented_ostream &os, const TrainReader &train) {
       if (source.get(key))
         os << "s.generator." << field << " = "
            << int64_t(TrainReader::number(source, key, 0)) << ";\n";
+  }
+  if (DictionaryAttr partition = train.dict("partition")) {
+    os << "s.partition = "
+       << cppString(TrainReader::string(partition, "kind", "metis")) << ";\n";
+    if (auto balance = partition.getAs<ArrayAttr>("balance"))
+      for (Attribute a : balance)
+        if (auto name = dyn_cast<StringAttr>(a))
+          os << "s.partitionBalance.push_back(" << cppString(name.getValue())
+             << ");\n";
   }
   os << "s.loss = " << cppString(TrainReader::string(top, "loss",
                                                      "cross_entropy"))

@@ -254,6 +254,22 @@ def GNN_DstGradOp : GNN_PureOp<"dst_grad"> {
   }];
 }
 
+def GNN_HaloExchangeGradOp : GNN_PureOp<"halo_exchange_grad"> {
+  let summary = "adjoint of halo_exchange: halo gradients back to owners";
+  let description = [{
+    `[Nsrc, F...] -> [Ndst, F...]`: the owned rows of `grad`, plus, for each
+    owned node, the gradient rows other ranks hold for it as a halo node.
+    ```mlir
+    %dh = gnn.halo_exchange_grad %g, %dhs : tensor<?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $graph `,` $grad attr-dict `:` type($grad) `->` type($result)
+  }];
+}
+
 def GNN_CrossEntropyGradOp : GNN_PureOp<"cross_entropy_grad"> {
   let summary = "adjoint of cross_entropy with respect to the logits";
   let description = [{

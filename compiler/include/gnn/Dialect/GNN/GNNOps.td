@@ -204,6 +204,27 @@ def GNN_DstOp : GNN_PureOp<"dst"> {
   let hasVerifier = 1;
 }
 
+def GNN_HaloExchangeOp : GNN_PureOp<"halo_exchange"> {
+  let summary = "destination rows widened to all sources of a partition";
+  let description = [{
+    `[Ndst, F...] -> [Nsrc, F...]`: on a rank holding one partition, its
+    owned (destination) rows followed by the rows of its halo nodes, fetched
+    from the ranks that own them. gnn-distribute inserts it wherever a value
+    computed per destination feeds an op that reads source rows (the next
+    layer's aggregation). In a single process it is a copy.
+
+    ```mlir
+    %hs = gnn.halo_exchange %g, %h : tensor<?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$input);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $graph `,` $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def GNN_RelationOp : GNN_PureOp<"relation"> {
   let summary = "the subgraph of one typed relation";
   let description = [{

@@ -121,4 +121,26 @@ def FuseGemmEpilogue : Pass<"gnn-fuse-gemm-epilogue", "::mlir::func::FuncOp"> {
   }];
 }
 
+def Distribute : Pass<"gnn-distribute", "::mlir::func::FuncOp"> {
+  let summary = "Halo exchanges for training on one partition per rank";
+  let description = [{
+    Tracks which node tensors have a row per source node of the rank's
+    partition (owned nodes, then halo nodes) and which a row per destination
+    (owned nodes). A destination-space value read as sources (by the next
+    layer's aggregation, or a gather of sources) goes through one
+    `gnn.halo_exchange`; an elementwise op that mixes the spaces reads its
+    source-space operand through `gnn.dst`. Runs before autodiff, which turns
+    each exchange into `gnn.halo_exchange_grad`. In a single process both
+    are copies.
+
+    ```mlir
+    %h = gnn.aggregate sum %g, %xw : tensor<?x16xf32> -> tensor<?x16xf32>
+    %a = gnn.aggregate sum %g, %h : tensor<?x16xf32> -> tensor<?x16xf32>
+    // becomes
+    %hs = gnn.halo_exchange %g, %h : tensor<?x16xf32> -> tensor<?x16xf32>
+    %a = gnn.aggregate sum %g, %hs : tensor<?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+}
+
 #endif // GNN_DIALECT_PASSES_TD

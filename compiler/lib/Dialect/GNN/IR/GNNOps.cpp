@@ -193,6 +193,10 @@ LogicalResult DstOp::verify() {
   return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
 }
 
+LogicalResult HaloExchangeOp::verify() {
+  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
+}
+
 LogicalResult AggregateOp::verify() {
   RankedTensorType input = tensorType(getInput());
   if (failed(verifyRowMap(*this, input, tensorType(getResult()))))

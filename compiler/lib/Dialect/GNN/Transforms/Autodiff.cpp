@@ -272,6 +272,12 @@ LogicalResult ReverseSweep::differentiate(Operation *op) {
                            loc, d.getInput().getType(), d.getGraph(), dy)));
             return success();
           })
+          .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
+            accumulate(h.getInput(),
+                       same(builder.create<HaloExchangeGradOp>(
+                           loc, h.getInput().getType(), h.getGraph(), dy)));
+            return success();
+          })
           .Case<SoftmaxOp>([&](SoftmaxOp s) {
             accumulate(s.getInput(), same(builder.create<SoftmaxGradOp>(
                                          loc, y.getType(), dy, y,

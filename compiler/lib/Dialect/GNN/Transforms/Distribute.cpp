@@ -1,0 +1,152 @@
+//===- Distribute.cpp - the per-rank program of a partitioned graph -------===//
+//
+// The gnn-distribute pass. On a rank holding one partition, a node tensor
+// lives in one of two row spaces: the source space (the rank's owned nodes,
+// then its halo nodes) or the destination space (owned nodes only, a prefix
+// of the source space). Aggregations read source rows and produce
+// destination rows. Single-process code never notices the difference, since
+// the two spaces coincide; this pass makes it explicit so that the same
+// program runs on every rank:
+//
+//  - a destination-space value that feeds a source-space reader (the next
+//    layer's aggregation, a gather of sources) goes through
+//    gnn.halo_exchange, which fetches the halo rows from their owners
+//    (once per value: later readers share it);
+//  - an elementwise op mixing the two spaces reads the source-space operand
+//    through gnn.dst (its owned prefix, a view).
+//
+// Autodiff then turns each exchange into its adjoint, which returns halo
+// gradients to their owners. Users write no communication.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/GNNOps.h"
+#include "gnn/Dialect/GNN/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace gnn {
+#define GEN_PASS_DEF_DISTRIBUTE
+#include "gnn/Dialect/GNN/Passes.h.inc"
+} // namespace gnn
+
+using namespace mlir;
+using namespace gnn;
+
+namespace {
+
+enum class Space { None, Src, Dst, Edge };
+
+class RowSpaces {
+public:
+  explicit RowSpaces(func::FuncOp f) : f(f) {}
+
+  void run() {
+    Block &body = f.getBody().front();
+    for (BlockArgument arg : body.getArguments())
+      if (isa<GraphType>(arg.getType())) {
+        if (!graph)
+          graph = arg;
+      } else if (isa<RankedTensorType>(arg.getType())) {
+        spaces[arg] = Space::Src; // the input features
+      }
+    if (!graph)
+      return;
+    for (Operation &op : llvm::make_early_inc_range(body))
+      visit(&op);
+  }
+
+private:
+  Space of(Value v) { return spaces.lookup(v); }
+
+  /// `v` in the source space: widened by a halo exchange if needed.
+  Value asSrc(Operation *user, Value g, Value v) {
+    if (of(v) != Space::Dst)
+      return v;
+    auto it = exchanged.find(v);
+    if (it != exchanged.end())
+      return it->second;
+    OpBuilder b(user);
+    if (Operation *def = v.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(v.getParentBlock());
+    Value wide = b.create<HaloExchangeOp>(v.getLoc(), v.getType(), g, v);
+    spaces[wide] = Space::Src;
+    exchanged[v] = wide;
+    return wide;
+  }
+
+  /// `v` in the destination space: its owned prefix if it is a source one.
+  Value asDst(Operation *user, Value v) {
+    if (of(v) != Space::Src)
+      return v;
+    OpBuilder b(user);
+    Value narrow = b.create<DstOp>(v.getLoc(), v.getType(), graph, v);
+    spaces[narrow] = Space::Dst;
+    return narrow;
+  }
+
+  void set(Operation *op, Space s) {
+    for (Value r : op->getResults())
+      spaces[r] = s;
+  }
+
+  void visit(Operation *op) {
+    TypeSwitch<Operation *>(op)
+        .Case<DegreeOp>([&](DegreeOp d) {
+          set(op, d.getSide() == EdgeSide::src ? Space::Src : Space::Dst);
+        })
+        .Case<AggregateOp>([&](AggregateOp a) {
+          a.getInputMutable().assign(asSrc(op, a.getGraph(), a.getInput()));
+          set(op, Space::Dst);
+        })
+        .Case<ScatterOp>([&](auto) { set(op, Space::Dst); })
+        .Case<GatherOp>([&](GatherOp g) {
+          // Destinations are the owned prefix of the sources, so a gather
+          // of destinations reads either space.
+          if (g.getSide() == EdgeSide::src)
+            g.getInputMutable().assign(asSrc(op, g.getGraph(), g.getInput()));
+          set(op, Space::Edge);
+        })
+        .Case<EdgeSoftmaxOp>([&](auto) { set(op, Space::Edge); })
+        .Case<DstOp>([&](auto) { set(op, Space::Dst); })
+        .Case<MatmulOp>([&](MatmulOp m) { set(op, of(m.getLhs())); })
+        .Case<func::ReturnOp>([&](func::ReturnOp r) {
+          // The logits: one row per owned node.
+          for (OpOperand &operand : r->getOpOperands())
+            operand.set(asDst(op, operand.get()));
+        })
+        .Default([&](Operation *other) {
+          // Row-wise ops (elementwise, dropout, reshape, softmax, concat...)
+          // keep the space of their node-row operands; a mix of source and
+          // destination rows is computed on destination rows.
+          bool src = false, dst = false, edge = false;
+          for (Value v : other->getOperands()) {
+            src |= of(v) == Space::Src;
+            dst |= of(v) == Space::Dst;
+            edge |= of(v) == Space::Edge;
+          }
+          if (src && dst)
+            for (OpOperand &operand : other->getOpOperands())
+              operand.set(asDst(other, operand.get()));
+          set(other, edge  ? Space::Edge
+                     : dst ? Space::Dst
+                     : src ? Space::Src
+                           : Space::None);
+        });
+  }
+
+  func::FuncOp f;
+  Value graph;
+  DenseMap<Value, Space> spaces;
+  DenseMap<Value, Value> exchanged;
+};
+
+struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
+  void runOnOperation() override { RowSpaces(getOperation()).run(); }
+};
+
+} // namespace

@@ -1,0 +1,127 @@
+//===- TrainingData.cpp - the dataset as the entry points read it ---------===//
+
+#include "TrainingData.h"
+
+#include "gnnrt/Error.h"
+
+namespace gnnrt {
+
+void normalizeRows(std::vector<float> &features, int64_t width) {
+  const int64_t rows = width > 0 ? int64_t(features.size()) / width : 0;
+  for (int64_t v = 0; v < rows; ++v) {
+    float *row = features.data() + v * width;
+    double sum = 0;
+    for (int64_t j = 0; j < width; ++j)
+      sum += row[j];
+    if (sum != 0)
+      for (int64_t j = 0; j < width; ++j)
+        row[j] = float(row[j] / sum);
+  }
+}
+
+TrainingData prepareWholeGraph(Dataset ds) {
+  if (ds.numClasses <= 0)
+    throw DataError("the dataset has no labeled nodes to train on");
+  TrainingData t;
+  t.graph = GraphStorage::build(ds.numNodes, ds.numNodes, ds.src, ds.dst);
+  t.trainMask.assign(size_t(ds.numNodes), 0);
+  for (int64_t v : ds.trainIdx)
+    t.trainMask[size_t(v)] = 1;
+  t.data = std::move(ds);
+  return t;
+}
+
+TrainingData preparePartition(Partition part, Communicator &comm,
+                              bool normalizeFeatures) {
+  if (part.numClasses <= 0)
+    throw DataError("the dataset has no labeled nodes to train on");
+  const int64_t owned = part.numOwned(), local = part.numLocal();
+  const int64_t f = part.numFeatures;
+  TrainingData t;
+  t.halo = std::make_unique<HaloExchange>(comm, owned, part.recvOffsets,
+                                          part.sendOffsets, part.sendNodes);
+
+  // The local graph: in-edges of the owned nodes, sources over all local
+  // nodes (edges are assigned to their destination's owner).
+  if (part.edgeAssign != EdgeAssign::Dst)
+    throw DataError("training needs edges assigned to their destination's "
+                    "owner (gnn-partition --edge-assign dst)");
+  std::vector<int64_t> src, dst;
+  src.reserve(part.indices.size());
+  dst.reserve(part.indices.size());
+  for (int64_t v = 0; v < owned; ++v)
+    for (int64_t k = part.indptr[v]; k < part.indptr[v + 1]; ++k) {
+      src.push_back(part.indices[size_t(k)]);
+      dst.push_back(v);
+    }
+  t.graph = GraphStorage::build(local, owned, src, dst);
+
+  // Degrees over the whole graph: in-degrees are complete locally; each
+  // rank counts out-edges of its local sources, the owners sum the counts,
+  // and the halo copies come back.
+  t.dstDegree.assign(size_t(owned), 0.f);
+  for (int64_t v = 0; v < owned; ++v)
+    t.dstDegree[size_t(v)] = float(part.indptr[v + 1] - part.indptr[v]);
+  std::vector<float> counts(size_t(local), 0.f);
+  for (int64_t s : src)
+    counts[size_t(s)] += 1.f;
+  t.srcDegree = counts;
+  std::fill(t.srcDegree.begin() + owned, t.srcDegree.end(), 0.f);
+  t.halo->backward(counts.data(), 1, t.srcDegree.data());
+  t.halo->forward(t.srcDegree.data(), 1);
+
+  // Features of every source row: owned rows from the part, the halo's
+  // from their owners.
+  Dataset &ds = t.data;
+  ds.numNodes = owned;
+  ds.numFeatures = f;
+  ds.numClasses = part.numClasses;
+  ds.features = std::move(part.features);
+  if (normalizeFeatures)
+    normalizeRows(ds.features, f);
+  ds.features.resize(size_t(local * f));
+  t.halo->forward(ds.features.data(), f);
+  ds.labels = std::move(part.labels);
+  ds.trainIdx = std::move(part.trainIdx);
+  ds.validIdx = std::move(part.validIdx);
+  ds.testIdx = std::move(part.testIdx);
+  t.trainMask.assign(size_t(owned), 0);
+  for (int64_t v : ds.trainIdx)
+    t.trainMask[size_t(v)] = 1;
+
+  t.nodeIds = std::move(part.ownedNodes);
+  t.nodeIds.insert(t.nodeIds.end(), part.haloNodes.begin(),
+                   part.haloNodes.end());
+
+  int64_t train[2] = {int64_t(ds.trainIdx.size()), 0};
+  train[1] = train[0];
+  comm.allReduceSum(&train[1], 1);
+  if (train[1] == 0)
+    throw DataError("the training split is empty on every rank");
+  t.lossScale = double(train[0]) / double(train[1]);
+  return t;
+}
+
+ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,
+                               Workspace<float> &workspace) {
+  ExecContext<float> ctx;
+  ctx.graph = t.graph.view();
+  ctx.features = t.data.features.data();
+  ctx.numFeatures = t.data.numFeatures;
+  ctx.numClasses = t.data.numClasses;
+  ctx.labels = t.data.labels.data();
+  ctx.lossMask = t.trainMask.data();
+  ctx.seed = seed;
+  ctx.workspace = &workspace;
+  ctx.halo = t.halo.get();
+  if (!t.nodeIds.empty())
+    ctx.nodeIds = t.nodeIds.data();
+  if (t.halo) {
+    ctx.srcDegree = t.srcDegree.data();
+    ctx.dstDegree = t.dstDegree.data();
+  }
+  ctx.lossScale = t.lossScale;
+  return ctx;
+}
+
+} // namespace gnnrt

@@ -1,0 +1,59 @@
+//===- TrainingData.h - the dataset as the entry points read it -*- C++ -*-===//
+//
+// One rank's view of the training data. A single process holds the whole
+// graph (source and destination nodes coincide). A rank of a distributed
+// run holds one partition: its owned nodes are the destinations, and the
+// sources are the owned nodes followed by the halo; features have a row per
+// source, labels and splits a row per owned node.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAININGDATA_H
+#define GNNRT_LIB_TRAININGDATA_H
+
+#include "gnnrt/Communicator.h"
+#include "gnnrt/Dataset.h"
+#include "gnnrt/Graph.h"
+#include "gnnrt/GraphView.h"
+#include "gnnrt/HaloExchange.h"
+#include "gnnrt/Partition.h"
+#include "gnnrt/Program.h"
+
+#include <memory>
+#include <vector>
+
+namespace gnnrt {
+
+struct TrainingData {
+  /// numNodes: the destination (owned) nodes; features: one row per source.
+  Dataset data;
+  GraphStorage graph;
+  std::vector<uint8_t> trainMask;
+  /// Distributed runs only (empty / null in a single process).
+  std::unique_ptr<HaloExchange> halo;
+  std::vector<int64_t> nodeIds;
+  std::vector<float> srcDegree, dstDegree;
+  /// This rank's training rows over all ranks' (1 in a single process).
+  double lossScale = 1.0;
+};
+
+/// The whole dataset, for one process.
+TrainingData prepareWholeGraph(Dataset ds);
+
+/// One rank's partition. Fetches the halo nodes' feature rows and the
+/// global degrees from the other ranks (collective: every rank calls it).
+/// `normalizeFeatures` scales each feature row to sum 1.
+TrainingData preparePartition(Partition part, Communicator &comm,
+                              bool normalizeFeatures);
+
+/// Points an entry point's context at `t`.
+ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,
+                               Workspace<float> &workspace);
+
+/// Scales each feature row to sum 1 (PyG's NormalizeFeatures; Kipf &
+/// Welling's preprocessing). All-zero rows stay zero.
+void normalizeRows(std::vector<float> &features, int64_t width);
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAININGDATA_H

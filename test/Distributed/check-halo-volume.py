@@ -1,0 +1,32 @@
+"""Asserts that halo traffic equals the halo lower bound.
+
+usage: check-halo-volume.py MANIFEST STATS WIDTH FORWARDS BACKWARDS
+
+Each boundary row crosses once per remote part that needs it, per exchange:
+rank r receives haloNodes(r) rows and sends sendNodes(r) rows in a forward
+exchange, and the reverse in a backward one. With one exchange of WIDTH
+floats per layer boundary, FORWARDS forward passes and BACKWARDS backward
+passes in the measured epochs, every rank's bytes are fixed by the manifest.
+"""
+import json
+import re
+import sys
+
+manifest = json.load(open(sys.argv[1]))
+stats = open(sys.argv[2]).read()
+width, forwards, backwards = (int(a) for a in sys.argv[3:6])
+row = 4 * width
+ok = True
+for rank, part in enumerate(manifest["parts"]):
+    halo, send = part["halo_nodes"], part["send_nodes"]
+    expected = {
+        "forward": (send * row * forwards, halo * row * forwards),
+        "backward": (halo * row * backwards, send * row * backwards),
+    }
+    for phase, (sent, received) in expected.items():
+        m = re.search(rf"rank {rank} halo {phase} sent (\d+) received (\d+)", stats)
+        got = (int(m.group(1)), int(m.group(2))) if m else None
+        verdict = "OK" if got == (sent, received) else "MISMATCH"
+        ok &= got == (sent, received)
+        print(f"rank {rank} {phase}: measured {got}, bound {(sent, received)}: {verdict}")
+sys.exit(0 if ok else 1)
