@@ -4,6 +4,9 @@
 
 #include "gnnrt/Error.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace gnnrt {
 
 void normalizeRows(std::vector<float> &features, int64_t width) {
@@ -30,6 +33,38 @@ TrainingData prepareWholeGraph(Dataset ds) {
   t.data = std::move(ds);
   return t;
 }
+
+namespace {
+
+/// Each local edge's position in the whole graph's destination-major CSR
+/// (in-edges of a node ordered by source id), which is what a single
+/// process numbers edges by.
+std::vector<int64_t> globalEdgeIds(const GraphView &g,
+                                   const std::vector<int64_t> &nodeIds,
+                                   int64_t numGlobalNodes,
+                                   Communicator &comm) {
+  std::vector<int64_t> offsets(size_t(numGlobalNodes) + 1, 0);
+  for (int64_t v = 0; v < g.numDst; ++v)
+    offsets[size_t(nodeIds[size_t(v)]) + 1] =
+        g.inOffsets[v + 1] - g.inOffsets[v];
+  comm.allReduceSum(offsets.data() + 1, numGlobalNodes);
+  for (int64_t v = 0; v < numGlobalNodes; ++v)
+    offsets[size_t(v) + 1] += offsets[size_t(v)];
+  std::vector<int64_t> ids(size_t(g.numEdges));
+  std::vector<std::pair<int64_t, int64_t>> byGlobalSource;
+  for (int64_t v = 0; v < g.numDst; ++v) {
+    byGlobalSource.clear();
+    for (int64_t e = g.inOffsets[v]; e < g.inOffsets[v + 1]; ++e)
+      byGlobalSource.push_back({nodeIds[size_t(g.edgeSrc[e])], e});
+    std::sort(byGlobalSource.begin(), byGlobalSource.end());
+    const int64_t first = offsets[size_t(nodeIds[size_t(v)])];
+    for (size_t k = 0; k < byGlobalSource.size(); ++k)
+      ids[size_t(byGlobalSource[k].second)] = first + int64_t(k);
+  }
+  return ids;
+}
+
+} // namespace
 
 TrainingData preparePartition(Partition part, Communicator &comm,
                               bool normalizeFeatures) {
@@ -93,6 +128,9 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   t.nodeIds.insert(t.nodeIds.end(), part.haloNodes.begin(),
                    part.haloNodes.end());
 
+  t.edgeIds = globalEdgeIds(t.graph.view(), t.nodeIds, part.numGlobalNodes,
+                            comm);
+
   int64_t train[2] = {int64_t(ds.trainIdx.size()), 0};
   train[1] = train[0];
   comm.allReduceSum(&train[1], 1);
@@ -116,6 +154,8 @@ ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,
   ctx.halo = t.halo.get();
   if (!t.nodeIds.empty())
     ctx.nodeIds = t.nodeIds.data();
+  if (!t.edgeIds.empty())
+    ctx.edgeIds = t.edgeIds.data();
   if (t.halo) {
     ctx.srcDegree = t.srcDegree.data();
     ctx.dstDegree = t.dstDegree.data();

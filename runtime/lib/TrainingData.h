@@ -31,7 +31,7 @@ struct TrainingData {
   std::vector<uint8_t> trainMask;
   /// Distributed runs only (empty / null in a single process).
   std::unique_ptr<HaloExchange> halo;
-  std::vector<int64_t> nodeIds;
+  std::vector<int64_t> nodeIds, edgeIds;
   std::vector<float> srcDegree, dstDegree;
   /// This rank's training rows over all ranks' (1 in a single process).
   double lossScale = 1.0;

@@ -78,6 +78,9 @@ template <typename T> struct ExecContext {
   /// the global id of each local node, for dropout masks that do not depend
   /// on the partitioning ([graph.numSrc]);
   const int64_t *nodeIds = nullptr;
+  /// the whole graph's id of each local edge (its position in the
+  /// single-process CSR), for dropout on edges ([graph.numEdges]);
+  const int64_t *edgeIds = nullptr;
   /// global out-degrees of the source nodes (a partition sees only its own
   /// edges) and in-degrees of the destinations, for gnn.degree;
   const T *srcDegree = nullptr, *dstDegree = nullptr;

@@ -1092,17 +1092,22 @@ std::string FunctionEmitter::kernelCall(Operation *op) {
       })
       .Case<DropoutOp>([&](DropoutOp d) {
         // The step and the op's stream select the mask (see gnn.dropout).
-        // Node rows use global node ids, so a partitioned run draws the
-        // same masks as a single process.
+        // Node and edge rows use the whole graph's ids, so a partitioned
+        // run draws the same masks as a single process.
         const Dims &in = dimsOf(d.getInput());
-        if (!in.empty() && (StringRef(in[0]).ends_with(".numSrc") ||
-                            StringRef(in[0]).ends_with(".numDst")))
+        StringRef rows = in.empty() ? StringRef() : StringRef(in[0]);
+        const char *ids = rows.ends_with(".numEdges") ? "ctx.edgeIds"
+                          : rows.ends_with(".numSrc") ||
+                                  rows.ends_with(".numDst")
+                              ? "ctx.nodeIds"
+                              : nullptr;
+        if (ids)
           return llvm::formatv(
                      "kernels::dropoutRows<T>(ctx.seed, (ctx.step << 16) + "
-                     "{0}, {1}, {2}, {3}, ctx.nodeIds, {4}, {5});\n",
+                     "{0}, {1}, {2}, {3}, {6}, {4}, {5});\n",
                      d.getStream().value_or(0),
                      cppDouble(d.getP().convertToDouble()), in[0],
-                     width(d.getInput()), name(d.getInput()), out)
+                     width(d.getInput()), name(d.getInput()), out, ids)
               .str();
         return llvm::formatv(
                    "kernels::dropout<T>(ctx.seed, (ctx.step << 16) + {0}, {1}, "
