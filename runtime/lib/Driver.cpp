@@ -224,6 +224,11 @@ TrainingResult train(const CompiledProgram &program,
     }
     record.loss = loss;
     optimizer.step(values, grads);
+    const TrainSettings &settings = program.settings;
+    const int64_t saveEvery = settings.checkpointEvery;
+    if (reporting && !settings.checkpointFile.empty() &&
+        (epoch == options.epochs || (saveEvery > 0 && epoch % saveEvery == 0)))
+      saveCheckpoint(settings.checkpointFile, program.model, params);
     record.seconds = secondsSince(start);
     result.trainSeconds += record.seconds;
     if (epoch % every == 0 || epoch == options.epochs) {

@@ -28,6 +28,7 @@
 #include <type_traits>
 #include <vector>
 
+int64_t gnnrtTuneLinesAhead = 96, gnnrtTuneChunk = 64; // TUNING
 namespace gnnrt::kernels {
 namespace {
 
@@ -294,8 +295,8 @@ const int32_t *outDestinations(const GraphView &g,
 
 /// Cache lines of gathered rows a thread keeps requested ahead of its walk,
 /// and the bounds of that distance in positions.
-int64_t kGatherLinesAhead = getenv("GLA") ? atoll(getenv("GLA")) : 64; // TUNING
-int64_t kGatherChunk = getenv("GCH") ? atoll(getenv("GCH")) : 64; // TUNING
+#define kGatherLinesAhead gnnrtTuneLinesAhead // TUNING
+#define kGatherChunk gnnrtTuneChunk // TUNING
 constexpr int64_t kMinGatherDistance = 4;
 constexpr int64_t kMaxGatherDistance = 256;
 /// Rows up to this many values accumulate in a local buffer.

@@ -106,9 +106,27 @@ static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
   return pm.run(module);
 }
 
+/// Prints the passes' and the emitter's diagnostics as `file:line:col:
+/// severity: message` (MLIR's default handler drops warnings).
+static void printDiagnostics(mlir::MLIRContext &context) {
+  context.getDiagEngine().registerHandler([](mlir::Diagnostic &diag) {
+    std::string where = "gnnc";
+    if (auto file = diag.getLocation()->findInstanceOf<mlir::FileLineColLoc>())
+      where = (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+               ":" + std::to_string(file.getColumn()));
+    const char *severity =
+        diag.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
+        : diag.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
+                                                                  : "note";
+    llvm::errs() << where << ": " << severity << ": " << diag.str() << "\n";
+    return mlir::success();
+  });
+}
+
 /// --emit=exe: lower, emit C++ to a temporary file and build it.
 static bool buildExecutable(gnn::lang::Compilation &compilation) {
   mlir::MLIRContext context;
+  printDiagnostics(context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       gnn::mlirgen::emitModule(context, compilation);
   if (!module || mlir::failed(lowerForTraining(*module)))
@@ -185,6 +203,7 @@ int main(int argc, char **argv) {
   }
 
   mlir::MLIRContext context;
+  printDiagnostics(context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       gnn::mlirgen::emitModule(context, compilation);
   if (!module)

@@ -1289,6 +1289,11 @@ void emitSettings(raw_indented_ostream &os, const TrainReader &train) {
         os << "s.generator." << field << " = "
            << int64_t(TrainReader::number(source, key, 0)) << ";\n";
   }
+  if (auto file = top ? top.getAs<StringAttr>("checkpoint") : nullptr) {
+    os << "s.checkpointFile = " << cppString(file.getValue()) << ";\n";
+    os << "s.checkpointEvery = "
+       << int64_t(TrainReader::number(top, "checkpoint_every", 0)) << ";\n";
+  }
   if (DictionaryAttr partition = train.dict("partition")) {
     os << "s.partition = "
        << cppString(TrainReader::string(partition, "kind", "metis")) << ";\n";
@@ -1385,6 +1390,13 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   os.unindent();
   os << "}\n\n";
 
+  if (auto train = forward->getAttrOfType<DictionaryAttr>("gnn.train"))
+    if (auto mode = train.getAs<StringAttr>("aggregation"))
+      if (mode.getValue() != "one_shot")
+        forward.emitWarning()
+            << "aggregation = " << mode.getValue()
+            << " is not implemented yet; partitioned runs exchange remote "
+               "rows one-shot";
   FunctionEmitter forwardEmitter(forward, /*training=*/false, params, os);
   if (failed(forwardEmitter.emit(cppModel + "_forward")) ||
       failed(FunctionEmitter(step, /*training=*/true, params, os)
