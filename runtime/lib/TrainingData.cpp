@@ -105,8 +105,8 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   t.halo->backward(counts.data(), 1, t.srcDegree.data());
   t.halo->forward(t.srcDegree.data(), 1);
 
-  // Features of every source row: owned rows from the part, the halo's
-  // from their owners.
+  // Features of the owned rows only: programs exchange what they compute
+  // from them (gnn-distribute).
   Dataset &ds = t.data;
   ds.numNodes = owned;
   ds.numFeatures = f;
@@ -114,8 +114,6 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   ds.features = std::move(part.features);
   if (normalizeFeatures)
     normalizeRows(ds.features, f);
-  ds.features.resize(size_t(local * f));
-  t.halo->forward(ds.features.data(), f);
   ds.labels = std::move(part.labels);
   ds.trainIdx = std::move(part.trainIdx);
   ds.validIdx = std::move(part.validIdx);

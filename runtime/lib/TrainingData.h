@@ -3,8 +3,8 @@
 // One rank's view of the training data. A single process holds the whole
 // graph (source and destination nodes coincide). A rank of a distributed
 // run holds one partition: its owned nodes are the destinations, and the
-// sources are the owned nodes followed by the halo; features have a row per
-// source, labels and splits a row per owned node.
+// sources are the owned nodes followed by the halo; features, labels and
+// splits have a row per owned node.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +25,7 @@
 namespace gnnrt {
 
 struct TrainingData {
-  /// numNodes: the destination (owned) nodes; features: one row per source.
+  /// numNodes: the destination (owned) nodes, one feature row each.
   Dataset data;
   GraphStorage graph;
   std::vector<uint8_t> trainMask;
@@ -40,8 +40,8 @@ struct TrainingData {
 /// The whole dataset, for one process.
 TrainingData prepareWholeGraph(Dataset ds);
 
-/// One rank's partition. Fetches the halo nodes' feature rows and the
-/// global degrees from the other ranks (collective: every rank calls it).
+/// One rank's partition: features of the owned rows; the global degrees
+/// come from the other ranks (collective: every rank calls it).
 /// `normalizeFeatures` scales each feature row to sum 1.
 TrainingData preparePartition(Partition part, Communicator &comm,
                               bool normalizeFeatures);

@@ -4,9 +4,10 @@ usage: check-halo-volume.py MANIFEST STATS WIDTH FORWARDS BACKWARDS
 
 Each boundary row crosses once per remote part that needs it, per exchange:
 rank r receives haloNodes(r) rows and sends sendNodes(r) rows in a forward
-exchange, and the reverse in a backward one. With one exchange of WIDTH
-floats per layer boundary, FORWARDS forward passes and BACKWARDS backward
-passes in the measured epochs, every rank's bytes are fixed by the manifest.
+exchange, and the reverse in a backward one. WIDTH is the sum of the widths
+of a pass's exchanges (all exchange the same rows); with FORWARDS forward
+passes and BACKWARDS backward passes in the measured epochs, every rank's
+bytes are fixed by the manifest.
 """
 import json
 import re

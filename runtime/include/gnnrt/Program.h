@@ -52,7 +52,8 @@ private:
 /// Everything an entry point reads and writes.
 template <typename T> struct ExecContext {
   GraphView graph;
-  /// Input features [graph.numSrc, numFeatures].
+  /// Input features [graph.numDst, numFeatures] (a single process: every
+  /// node; a rank of a distributed run: its owned nodes).
   const T *features = nullptr;
   int64_t numFeatures = 0, numClasses = 0;
   /// Labels of the destination nodes (-1: unlabeled) and the loss mask

@@ -1,10 +1,9 @@
 // RUN: gnn-opt --gnn-distribute %s | FileCheck %s
 
-// Two GCN-like layers. The first aggregation reads the input features
-// (source rows: owned and halo nodes); its result has destination rows, so
-// the second aggregation reads it through one halo exchange. The row scale
-// by source degrees meets a destination-row product: it is read through its
-// owned prefix (gnn.dst).
+// Two GCN-like layers. A rank holds its owned rows of the input features
+// (destination space); source-degree scaling reads its owned prefix
+// (gnn.dst, made once), and each aggregation reads its input through one
+// halo exchange. The gather of sources shares the exchange of %r.
 // CHECK-LABEL: func.func @M.forward
 func.func @M.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %s = gnn.degree src %g : tensor<?x1xf32>
@@ -19,15 +18,16 @@ func.func @M.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   return %out : tensor<?x8xf32>
 }
 // CHECK:      %[[S:.*]] = gnn.degree src
-// CHECK-NEXT: %[[XS:.*]] = gnn.mul %[[S]], %arg1
-// CHECK-NEXT: %[[H:.*]] = gnn.aggregate sum %arg0, %[[XS]]
+// CHECK-NEXT: %[[SD:.*]] = gnn.dst %arg0, %[[S]]
+// CHECK-NEXT: %[[XS:.*]] = gnn.mul %[[SD]], %arg1
+// CHECK-NEXT: %[[XH:.*]] = gnn.halo_exchange %arg0, %[[XS]]
+// CHECK-NEXT: %[[H:.*]] = gnn.aggregate sum %arg0, %[[XH]]
 // CHECK-NEXT: %[[R:.*]] = gnn.relu %[[H]]
 // CHECK-NEXT: %[[RH:.*]] = gnn.halo_exchange %arg0, %[[R]]
-// CHECK-NEXT: %[[SD:.*]] = gnn.dst %arg0, %[[S]]
 // CHECK-NEXT: %[[RS:.*]] = gnn.mul %[[SD]], %[[R]]
 // CHECK-NEXT: %[[RSH:.*]] = gnn.halo_exchange %arg0, %[[RS]]
 // CHECK-NEXT: gnn.aggregate sum %arg0, %[[RSH]]
-// The gather of sources shares the exchange of %r.
 // CHECK-NEXT: gnn.gather src %arg0, %[[RH]]
 // CHECK-NOT:  gnn.halo_exchange
+// CHECK-NOT:  gnn.dst
 // CHECK:      return

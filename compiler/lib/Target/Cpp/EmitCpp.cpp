@@ -1155,7 +1155,7 @@ LogicalResult FunctionEmitter::emit(StringRef cppName) {
   graphs[body.getArgument(0)] = "g";
   os << "const GraphView &g = ctx.graph;\n";
   names[body.getArgument(1)] = "x";
-  dims[body.getArgument(1)] = Dims{"g.numSrc", "features"};
+  dims[body.getArgument(1)] = Dims{"g.numDst", "features"};
   os << "const T *x = ctx.features;\n";
   // Names the generated code itself uses, and C++ keywords a .gnn variable
   // could be called.

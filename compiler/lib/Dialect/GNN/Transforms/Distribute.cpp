@@ -13,7 +13,9 @@
 //    gnn.halo_exchange, which fetches the halo rows from their owners
 //    (once per value: later readers share it);
 //  - an elementwise op mixing the two spaces reads the source-space operand
-//    through gnn.dst (its owned prefix, a view).
+//    through gnn.dst (its owned prefix, a view);
+//  - the input features are owned rows: the first layer transforms them
+//    locally and exchanges the product.
 //
 // Autodiff then turns each exchange into its adjoint, which returns halo
 // gradients to their owners. Users write no communication.
@@ -50,7 +52,10 @@ public:
         if (!graph)
           graph = arg;
       } else if (isa<RankedTensorType>(arg.getType())) {
-        spaces[arg] = Space::Src; // the input features
+        // The input features: a rank holds its owned rows only. The first
+        // layer transforms them there and exchanges the (usually narrower)
+        // product, rather than fetching and transforming halo features.
+        spaces[arg] = Space::Dst;
       }
     if (!graph)
       return;
@@ -83,9 +88,17 @@ private:
   Value asDst(Operation *user, Value v) {
     if (of(v) != Space::Src)
       return v;
+    auto it = narrowed.find(v);
+    if (it != narrowed.end())
+      return it->second;
     OpBuilder b(user);
+    if (Operation *def = v.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(v.getParentBlock());
     Value narrow = b.create<DstOp>(v.getLoc(), v.getType(), graph, v);
     spaces[narrow] = Space::Dst;
+    narrowed[v] = narrow;
     return narrow;
   }
 
@@ -142,7 +155,7 @@ private:
   func::FuncOp f;
   Value graph;
   DenseMap<Value, Space> spaces;
-  DenseMap<Value, Value> exchanged;
+  DenseMap<Value, Value> exchanged, narrowed;
 };
 
 struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
