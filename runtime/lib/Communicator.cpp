@@ -30,6 +30,12 @@ void SerialCommunicator::allToAllV(const void *send,
                 static_cast<const char *>(send) + sendOffsets[0], size_t(n));
 }
 
+void SerialCommunicator::sendRecv(const void *send, int64_t sendBytes, int,
+                                  void *recv, int64_t, int) {
+  if (sendBytes > 0)
+    std::memcpy(recv, send, size_t(sendBytes));
+}
+
 bool launchedUnderMpi() {
   for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
                           "MPI_LOCALNRANKS"})
@@ -98,6 +104,17 @@ public:
     check(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(),
                         rd.data(), MPI_BYTE, MPI_COMM_WORLD),
           "all_to_all");
+  }
+
+  void sendRecv(const void *send, int64_t sendBytes, int dest, void *recv,
+                int64_t recvBytes, int source) override {
+    if (sendBytes > INT_MAX || recvBytes > INT_MAX)
+      throw CommError("a point-to-point message of more than 2 GiB is not "
+                      "supported");
+    check(MPI_Sendrecv(send, int(sendBytes), MPI_BYTE, dest, 0, recv,
+                       int(recvBytes), MPI_BYTE, source, 0, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE),
+          "send_recv");
   }
 
   void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "barrier"); }

@@ -104,6 +104,7 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   std::fill(t.srcDegree.begin() + owned, t.srcDegree.end(), 0.f);
   t.halo->backward(counts.data(), 1, t.srcDegree.data());
   t.halo->forward(t.srcDegree.data(), 1);
+  t.halo->splitBySourceOwner(t.graph.view(), t.dstDegree);
 
   // Features of the owned rows only: programs exchange what they compute
   // from them (gnn-distribute).

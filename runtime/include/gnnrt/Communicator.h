@@ -51,6 +51,10 @@ public:
   virtual void allToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
                          void *recv,
                          const std::vector<int64_t> &recvOffsets) = 0;
+  /// Sends `sendBytes` to `dest` while receiving `recvBytes` from `source`
+  /// (a step of a ring: every rank calls it with matching peers).
+  virtual void sendRecv(const void *send, int64_t sendBytes, int dest,
+                        void *recv, int64_t recvBytes, int source) = 0;
   virtual void barrier() = 0;
 };
 
@@ -65,6 +69,8 @@ public:
   void broadcast(float *, int64_t, int) override {}
   void allToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
                  void *recv, const std::vector<int64_t> &recvOffsets) override;
+  void sendRecv(const void *send, int64_t sendBytes, int, void *recv,
+                int64_t, int) override;
   void barrier() override {}
 };
 

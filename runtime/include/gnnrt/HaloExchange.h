@@ -14,6 +14,8 @@
 #define GNNRT_HALOEXCHANGE_H
 
 #include "gnnrt/Communicator.h"
+#include "gnnrt/GraphView.h"
+#include "gnnrt/Kernels.h"
 
 #include <cstdint>
 #include <vector>
@@ -40,6 +42,26 @@ public:
   template <typename T>
   void backward(const T *grad, int64_t width, T *ownedGrad) const;
 
+  /// Prepares aggregate() and aggregateGrad(): splits the rank's local
+  /// graph (destinations = owned nodes, sources = owned then halo) by the
+  /// owner of each edge's source. `inDegree` holds the owned nodes' in-edge
+  /// counts over the whole graph (what mean divides by).
+  void splitBySourceOwner(const GraphView &local,
+                          std::vector<float> inDegree);
+
+  /// SAR's sequential aggregation of a destination-space tensor x
+  /// [numOwned, width] (sum or mean): the owned sources' contribution, then
+  /// each remote part's rows, fetched one part at a time around a ring and
+  /// dropped once reduced. Equals aggregate(local graph, forward(x)).
+  template <typename T>
+  void aggregate(Reduce reduce, bool selfLoops, const T *x, int64_t width,
+                 T *out) const;
+  /// Its adjoint: dx [numOwned, width] from dy [numOwned, width]; each
+  /// remote part's share is computed and sent one part at a time.
+  template <typename T>
+  void aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
+                     int64_t width, T *dx) const;
+
   /// Traffic of forward() and backward() calls so far.
   const CommTraffic &forwardTraffic() const { return fwd; }
   const CommTraffic &backwardTraffic() const { return bwd; }
@@ -50,6 +72,11 @@ private:
   int64_t owned;
   std::vector<int64_t> recvOffsets, sendOffsets, sendNodes;
   mutable CommTraffic fwd, bwd;
+  /// splitBySourceOwner(): per rank q, the in-edges of the owned nodes
+  /// whose source is owned by q, sources numbered within q's rows (the
+  /// owned rows for q == rank, else q's halo range).
+  std::vector<GraphStorage> bySourceOwner;
+  std::vector<float> inDegree;
 };
 
 } // namespace gnnrt

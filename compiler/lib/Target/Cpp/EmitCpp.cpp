@@ -421,6 +421,12 @@ LogicalResult FunctionEmitter::computeDims(Operation *op) {
           .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
             return rows(nodes(h.getGraph(), EdgeSide::src), h.getInput());
           })
+          .Case<HaloAggregateOp>([&](HaloAggregateOp h) {
+            return rows(nodes(h.getGraph(), EdgeSide::dst), h.getInput());
+          })
+          .Case<HaloAggregateGradOp>([&](HaloAggregateGradOp h) {
+            return rows(nodes(h.getGraph(), EdgeSide::dst), h.getGrad());
+          })
           .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
             return rows(nodes(h.getGraph(), EdgeSide::dst), h.getGrad());
           })
@@ -1010,6 +1016,31 @@ std::string FunctionEmitter::kernelCall(Operation *op) {
                              width(h.getInput()))
             .str();
       })
+      .Case<HaloAggregateOp>([&](HaloAggregateOp h) {
+        // In a single process the sources are the destinations.
+        return llvm::formatv(
+                   "if (ctx.halo)\n"
+                   "  ctx.halo->aggregate({0}, {1}, {2}, {3}, {4});\n"
+                   "else\n"
+                   "  kernels::aggregate<T>({5}, {0}, {1}, {2}, {3}, nullptr, "
+                   "1, {4});\n",
+                   reduceName(h.getReduce()),
+                   h.getSelfLoops() ? "true" : "false", name(h.getInput()),
+                   width(h.getInput()), out, graph(h.getGraph()))
+            .str();
+      })
+      .Case<HaloAggregateGradOp>([&](HaloAggregateGradOp h) {
+        return llvm::formatv(
+                   "if (ctx.halo)\n"
+                   "  ctx.halo->aggregateGrad({0}, {1}, {2}, {3}, {4});\n"
+                   "else\n"
+                   "  kernels::aggregateGradInput<T>({5}, {0}, {1}, {2}, "
+                   "nullptr, nullptr, {3}, nullptr, 1, {4});\n",
+                   reduceName(h.getReduce()),
+                   h.getSelfLoops() ? "true" : "false", name(h.getGrad()),
+                   width(h.getGrad()), out, graph(h.getGraph()))
+            .str();
+      })
       .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
         std::string owned =
             product({graph(h.getGraph()) + ".numDst", width(h.getGrad())});
@@ -1390,13 +1421,6 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   os.unindent();
   os << "}\n\n";
 
-  if (auto train = forward->getAttrOfType<DictionaryAttr>("gnn.train"))
-    if (auto mode = train.getAs<StringAttr>("aggregation"))
-      if (mode.getValue() != "one_shot")
-        forward.emitWarning()
-            << "aggregation = " << mode.getValue()
-            << " is not implemented yet; partitioned runs exchange remote "
-               "rows one-shot";
   FunctionEmitter forwardEmitter(forward, /*training=*/false, params, os);
   if (failed(forwardEmitter.emit(cppModel + "_forward")) ||
       failed(FunctionEmitter(step, /*training=*/true, params, os)

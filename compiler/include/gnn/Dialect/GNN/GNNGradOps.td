@@ -270,6 +270,25 @@ def GNN_HaloExchangeGradOp : GNN_PureOp<"halo_exchange_grad"> {
   }];
 }
 
+def GNN_HaloAggregateGradOp : GNN_PureOp<"halo_aggregate_grad"> {
+  let summary = "adjoint of halo_aggregate with respect to its input";
+  let description = [{
+    The transposed aggregation of `grad`, one remote part at a time: the
+    rows that belong to another part's nodes are sent to it, and the rows
+    other parts computed for this part's nodes are added in.
+    ```mlir
+    %dx = gnn.halo_aggregate_grad sum %g, %dh {self_loops = true} : tensor<?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_ReduceKindAttr:$reduce,
+                       DefaultValuedAttr<BoolAttr, "false">:$self_loops);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $grad attr-dict `:` type($grad) `->` type($result)
+  }];
+}
+
 def GNN_CrossEntropyGradOp : GNN_PureOp<"cross_entropy_grad"> {
   let summary = "adjoint of cross_entropy with respect to the logits";
   let description = [{

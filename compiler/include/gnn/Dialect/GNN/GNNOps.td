@@ -225,6 +225,31 @@ def GNN_HaloExchangeOp : GNN_PureOp<"halo_exchange"> {
   let hasVerifier = 1;
 }
 
+def GNN_HaloAggregateOp : GNN_PureOp<"halo_aggregate"> {
+  let summary = "aggregation over a partition, one remote part at a time";
+  let description = [{
+    `aggregate(g, halo_exchange(g, input))` for a sum or mean without edge
+    weights, computed as SAR's sequential aggregation: the owned rows'
+    contribution first, then each remote part's rows are fetched, reduced
+    into the result and dropped before the next part's arrive, so the
+    source-space tensor is never materialized. `input` and the result have
+    a row per owned (destination) node. In a single process it is
+    `aggregate(g, input)`.
+
+    ```mlir
+    %h = gnn.halo_aggregate sum %g, %x {self_loops = true} : tensor<?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$input,
+                       GNN_ReduceKindAttr:$reduce,
+                       DefaultValuedAttr<BoolAttr, "false">:$self_loops);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def GNN_RelationOp : GNN_PureOp<"relation"> {
   let summary = "the subgraph of one typed relation";
   let description = [{

@@ -197,6 +197,13 @@ LogicalResult HaloExchangeOp::verify() {
   return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
 }
 
+LogicalResult HaloAggregateOp::verify() {
+  if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
+    return emitOpError("supports sum and mean, got ")
+           << stringifyReduceKind(getReduce());
+  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
+}
+
 LogicalResult AggregateOp::verify() {
   RankedTensorType input = tensorType(getInput());
   if (failed(verifyRowMap(*this, input, tensorType(getResult()))))

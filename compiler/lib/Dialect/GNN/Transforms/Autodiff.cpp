@@ -272,6 +272,13 @@ LogicalResult ReverseSweep::differentiate(Operation *op) {
                            loc, d.getInput().getType(), d.getGraph(), dy)));
             return success();
           })
+          .Case<HaloAggregateOp>([&](HaloAggregateOp h) {
+            accumulate(h.getInput(),
+                       same(builder.create<HaloAggregateGradOp>(
+                           loc, h.getInput().getType(), h.getGraph(), dy,
+                           h.getReduceAttr(), h.getSelfLoopsAttr())));
+            return success();
+          })
           .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
             accumulate(h.getInput(),
                        same(builder.create<HaloExchangeGradOp>(

@@ -15,7 +15,12 @@
 //  - an elementwise op mixing the two spaces reads the source-space operand
 //    through gnn.dst (its owned prefix, a view);
 //  - the input features are owned rows: the first layer transforms them
-//    locally and exchanges the product.
+//    locally and exchanges the product;
+//  - with `aggregation = sequential` (or sequential_remat), an unweighted
+//    sum or mean of a destination-space value becomes gnn.halo_aggregate,
+//    which fetches one remote part at a time (SAR). Linear aggregations need
+//    no forward rows in their backward, so there is nothing to keep or
+//    rematerialize; weighted ones (GAT) stay one-shot.
 //
 // Autodiff then turns each exchange into its adjoint, which returns halo
 // gradients to their owners. Users write no communication.
@@ -47,6 +52,9 @@ public:
 
   void run() {
     Block &body = f.getBody().front();
+    if (auto train = f->getAttrOfType<DictionaryAttr>("gnn.train"))
+      if (auto mode = train.getAs<StringAttr>("aggregation"))
+        sequential = mode.getValue() != "one_shot";
     for (BlockArgument arg : body.getArguments())
       if (isa<GraphType>(arg.getType())) {
         if (!graph)
@@ -113,6 +121,20 @@ private:
           set(op, d.getSide() == EdgeSide::src ? Space::Src : Space::Dst);
         })
         .Case<AggregateOp>([&](AggregateOp a) {
+          bool linear = a.getReduce() == ReduceKind::sum ||
+                        a.getReduce() == ReduceKind::mean;
+          if (sequential && linear && !a.getWeight() &&
+              of(a.getInput()) == Space::Dst) {
+            // SAR: remote parts one at a time, never all halo rows at once.
+            OpBuilder b(op);
+            Value h = b.create<HaloAggregateOp>(
+                a.getLoc(), a.getType(), a.getGraph(), a.getInput(),
+                a.getReduceAttr(), a.getSelfLoopsAttr());
+            spaces[h] = Space::Dst;
+            a.replaceAllUsesWith(h);
+            a.erase();
+            return;
+          }
           a.getInputMutable().assign(asSrc(op, a.getGraph(), a.getInput()));
           set(op, Space::Dst);
         })
@@ -154,6 +176,8 @@ private:
 
   func::FuncOp f;
   Value graph;
+  /// `aggregation = sequential` or `sequential_remat` in the train block.
+  bool sequential = false;
   DenseMap<Value, Space> spaces;
   DenseMap<Value, Value> exchanged, narrowed;
 };
