@@ -36,6 +36,21 @@ void SerialCommunicator::sendRecv(const void *send, int64_t sendBytes, int,
     std::memcpy(recv, send, size_t(sendBytes));
 }
 
+namespace {
+/// A transfer that was complete when it started.
+struct DoneTransfer : PendingTransfer {
+  void wait() override {}
+};
+} // namespace
+
+std::unique_ptr<PendingTransfer>
+SerialCommunicator::startSendRecv(const void *send, int64_t sendBytes,
+                                  int dest, void *recv, int64_t recvBytes,
+                                  int source) {
+  sendRecv(send, sendBytes, dest, recv, recvBytes, source);
+  return std::make_unique<DoneTransfer>();
+}
+
 bool launchedUnderMpi() {
   for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
                           "MPI_LOCALNRANKS"})
@@ -117,6 +132,23 @@ public:
           "send_recv");
   }
 
+  std::unique_ptr<PendingTransfer> startSendRecv(const void *send,
+                                                 int64_t sendBytes, int dest,
+                                                 void *recv, int64_t recvBytes,
+                                                 int source) override {
+    if (sendBytes > INT_MAX || recvBytes > INT_MAX)
+      throw CommError("a point-to-point message of more than 2 GiB is not "
+                      "supported");
+    auto transfer = std::make_unique<MpiTransfer>(*this);
+    check(MPI_Irecv(recv, int(recvBytes), MPI_BYTE, source, 1, MPI_COMM_WORLD,
+                    &transfer->requests[0]),
+          "irecv");
+    check(MPI_Isend(send, int(sendBytes), MPI_BYTE, dest, 1, MPI_COMM_WORLD,
+                    &transfer->requests[1]),
+          "isend");
+    return transfer;
+  }
+
   void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "barrier"); }
 
 private:
@@ -143,6 +175,21 @@ private:
   }
 
   int myRank = 0, mySize = 1;
+
+  struct MpiTransfer : PendingTransfer {
+    explicit MpiTransfer(MpiCommunicator &comm) : comm(comm) {}
+    ~MpiTransfer() override {
+      if (!done)
+        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    }
+    void wait() override {
+      done = true;
+      comm.check(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "wait");
+    }
+    MpiCommunicator &comm;
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    bool done = false;
+  };
 };
 
 } // namespace

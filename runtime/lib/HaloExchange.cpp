@@ -105,36 +105,60 @@ void HaloExchange::splitBySourceOwner(const GraphView &local,
   }
 }
 
+/// One step of a ring exchange: the rows this rank sends and receives, and
+/// the transfer in flight.
+template <typename T> struct RingStep {
+  std::vector<T> send, recv;
+  std::unique_ptr<PendingTransfer> transfer;
+  int to = 0, from = 0;
+};
+
 template <typename T>
 void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
                              int64_t width, T *out) const {
   const int parts = comm.size(), self = comm.rank();
   const int64_t n = owned * width;
+  const int64_t bytes = width * int64_t(sizeof(T));
+  // Step k sends `to` the rows it needs and receives `from`'s rows; two
+  // steps are in memory at a time, so the next part's rows arrive while
+  // the current ones are reduced.
+  RingStep<T> steps[2];
+  auto post = [&](int k) {
+    RingStep<T> &s = steps[k % 2];
+    s.to = (self + k) % parts;
+    s.from = (self - k + parts) % parts;
+    const int64_t sendRows = sendOffsets[s.to + 1] - sendOffsets[s.to];
+    const int64_t recvRows = recvOffsets[s.from + 1] - recvOffsets[s.from];
+    s.send.resize(size_t(sendRows * width));
+    for (int64_t i = 0; i < sendRows; ++i) {
+      const T *row = x + sendNodes[size_t(sendOffsets[s.to] + i)] * width;
+      std::copy(row, row + width, s.send.begin() + i * width);
+    }
+    // Sized for the larger of the part graph's sources and the rows sent.
+    s.recv.assign(size_t(std::max(recvRows, owned) * width), T(0));
+    s.transfer = comm.startSendRecv(s.send.data(), sendRows * bytes, s.to,
+                                    s.recv.data(), recvRows * bytes, s.from);
+    fwd.sentBytes += sendRows * bytes;
+    fwd.receivedBytes += recvRows * bytes;
+  };
+  if (parts > 1)
+    post(1);
   // Sums first; a mean divides by the whole graph's counts at the end.
   kernels::aggregate<T>(bySourceOwner[self].view(), Reduce::Sum, selfLoops, x,
                         width, nullptr, 1, out);
-  std::vector<T> send, rows, partial(static_cast<size_t>(n));
+  std::vector<T> partial(static_cast<size_t>(n));
   for (int k = 1; k < parts; ++k) {
+    RingStep<T> &s = steps[k % 2];
     const auto start = std::chrono::steady_clock::now();
-    const int to = (self + k) % parts, from = (self - k + parts) % parts;
-    const int64_t sendRows = sendOffsets[to + 1] - sendOffsets[to];
-    const int64_t recvRows = recvOffsets[from + 1] - recvOffsets[from];
-    send.resize(size_t(sendRows * width));
-    for (int64_t i = 0; i < sendRows; ++i)
-      std::copy(x + sendNodes[size_t(sendOffsets[to] + i)] * width,
-                x + (sendNodes[size_t(sendOffsets[to] + i)] + 1) * width,
-                send.begin() + i * width);
-    // Sized for the larger of the graph's sources and the rows received.
-    rows.assign(size_t(std::max(recvRows, owned) * width), T(0));
-    comm.sendRecv(send.data(), sendRows * width * int64_t(sizeof(T)), to,
-                  rows.data(), recvRows * width * int64_t(sizeof(T)), from);
-    fwd.sentBytes += sendRows * width * int64_t(sizeof(T));
-    fwd.receivedBytes += recvRows * width * int64_t(sizeof(T));
+    s.transfer->wait();
     fwd.seconds += since(start);
-    kernels::aggregate<T>(bySourceOwner[from].view(), Reduce::Sum, false,
-                          rows.data(), width, nullptr, 1, partial.data());
+    if (k + 1 < parts)
+      post(k + 1);
+    kernels::aggregate<T>(bySourceOwner[s.from].view(), Reduce::Sum, false,
+                          s.recv.data(), width, nullptr, 1, partial.data());
     for (int64_t i = 0; i < n; ++i)
       out[i] += partial[size_t(i)];
+    s.recv = std::vector<T>(); // this part's rows are done with
   }
   if (reduce == Reduce::Mean)
     for (int64_t v = 0; v < owned; ++v) {
@@ -150,6 +174,7 @@ void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
                                  int64_t width, T *dx) const {
   const int parts = comm.size(), self = comm.rank();
   const int64_t n = owned * width;
+  const int64_t bytes = width * int64_t(sizeof(T));
   // The adjoint of the final division, then transposed sums.
   std::vector<T> scaled(dy, dy + n);
   if (reduce == Reduce::Mean)
@@ -159,34 +184,49 @@ void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
         for (int64_t j = 0; j < width; ++j)
           scaled[size_t(v * width + j)] /= count;
     }
-  kernels::aggregateGradInput<T>(bySourceOwner[self].view(), Reduce::Sum,
-                                 selfLoops, scaled.data(), nullptr, nullptr,
-                                 width, nullptr, 1, dx);
-  std::vector<T> mine, theirs;
-  for (int k = 1; k < parts; ++k) {
-    const auto start = std::chrono::steady_clock::now();
-    const int to = (self + k) % parts, from = (self - k + parts) % parts;
-    // Gradients of the rows `to` sent this rank in the forward pass...
-    const int64_t haloRows = recvOffsets[to + 1] - recvOffsets[to];
-    const GraphView g = bySourceOwner[to].view();
-    mine.assign(size_t(g.numSrc * width), T(0));
+  // Step k computes the gradient of the rows `to` sent in the forward pass
+  // and sends it back, while `from` returns those of the rows this rank
+  // sent it; the next step's gradient is computed while one is in flight.
+  RingStep<T> steps[2];
+  auto post = [&](int k) {
+    RingStep<T> &s = steps[k % 2];
+    s.to = (self + k) % parts;
+    s.from = (self - k + parts) % parts;
+    const GraphView g = bySourceOwner[s.to].view();
+    s.send.assign(size_t(g.numSrc * width), T(0));
     kernels::aggregateGradInput<T>(g, Reduce::Sum, false, scaled.data(),
                                    nullptr, nullptr, width, nullptr, 1,
-                                   mine.data());
-    // ...go back to it; `from` returns those of the rows this rank sent it.
-    const int64_t ownRows = sendOffsets[from + 1] - sendOffsets[from];
-    theirs.resize(size_t(ownRows * width));
-    comm.sendRecv(mine.data(), haloRows * width * int64_t(sizeof(T)), to,
-                  theirs.data(), ownRows * width * int64_t(sizeof(T)), from);
-    bwd.sentBytes += haloRows * width * int64_t(sizeof(T));
-    bwd.receivedBytes += ownRows * width * int64_t(sizeof(T));
+                                   s.send.data());
+    const int64_t haloRows = recvOffsets[s.to + 1] - recvOffsets[s.to];
+    const int64_t ownRows = sendOffsets[s.from + 1] - sendOffsets[s.from];
+    s.recv.resize(size_t(ownRows * width));
+    s.transfer = comm.startSendRecv(s.send.data(), haloRows * bytes, s.to,
+                                    s.recv.data(), ownRows * bytes, s.from);
+    bwd.sentBytes += haloRows * bytes;
+    bwd.receivedBytes += ownRows * bytes;
+  };
+  auto finish = [&](int k) {
+    RingStep<T> &s = steps[k % 2];
+    const auto start = std::chrono::steady_clock::now();
+    s.transfer->wait();
     bwd.seconds += since(start);
+    const int64_t ownRows = sendOffsets[s.from + 1] - sendOffsets[s.from];
     for (int64_t i = 0; i < ownRows; ++i) {
-      T *row = dx + sendNodes[size_t(sendOffsets[from] + i)] * width;
-      const T *add = theirs.data() + i * width;
+      T *row = dx + sendNodes[size_t(sendOffsets[s.from] + i)] * width;
+      const T *add = s.recv.data() + i * width;
       for (int64_t j = 0; j < width; ++j)
         row[j] += add[j];
     }
+  };
+  if (parts > 1)
+    post(1);
+  kernels::aggregateGradInput<T>(bySourceOwner[self].view(), Reduce::Sum,
+                                 selfLoops, scaled.data(), nullptr, nullptr,
+                                 width, nullptr, 1, dx);
+  for (int k = 1; k < parts; ++k) {
+    if (k + 1 < parts)
+      post(k + 1);
+    finish(k);
   }
 }
 

@@ -32,6 +32,14 @@ struct CommTraffic {
   double seconds = 0;
 };
 
+/// A non-blocking transfer in flight; wait() completes it (the buffers must
+/// stay alive until then). Destroying it waits too.
+class PendingTransfer {
+public:
+  virtual ~PendingTransfer() = default;
+  virtual void wait() = 0;
+};
+
 class Communicator {
 public:
   virtual ~Communicator() = default;
@@ -55,6 +63,10 @@ public:
   /// (a step of a ring: every rank calls it with matching peers).
   virtual void sendRecv(const void *send, int64_t sendBytes, int dest,
                         void *recv, int64_t recvBytes, int source) = 0;
+  /// sendRecv() that returns at once, so that computation overlaps it.
+  virtual std::unique_ptr<PendingTransfer>
+  startSendRecv(const void *send, int64_t sendBytes, int dest, void *recv,
+                int64_t recvBytes, int source) = 0;
   virtual void barrier() = 0;
 };
 
@@ -71,6 +83,10 @@ public:
                  void *recv, const std::vector<int64_t> &recvOffsets) override;
   void sendRecv(const void *send, int64_t sendBytes, int, void *recv,
                 int64_t, int) override;
+  std::unique_ptr<PendingTransfer> startSendRecv(const void *send,
+                                                 int64_t sendBytes, int dest,
+                                                 void *recv, int64_t recvBytes,
+                                                 int source) override;
   void barrier() override {}
 };
 
