@@ -28,7 +28,6 @@
 #include <type_traits>
 #include <vector>
 
-int64_t gnnrtTuneLinesAhead = 96, gnnrtTuneChunk = 64; // TUNING
 namespace gnnrt::kernels {
 namespace {
 
@@ -110,6 +109,18 @@ template <typename T> T dotRow(const T *a, const T *b, int64_t n) {
   return acc;
 }
 
+/// Requests the cache line holding *p. On x86 an asm statement, which the
+/// compiler must keep: GCC 12 at -O3 silently dropped __builtin_prefetch
+/// from most instantiations of the gather loops below (no prefetch
+/// instruction left in their code), which made them several times slower.
+inline void prefetchLine(const void *p) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char *>(p)));
+#else
+  __builtin_prefetch(p);
+#endif
+}
+
 /// Requests the cache lines of a row that a later iteration gathers: rows
 /// selected by edge endpoints lie at random places, which no hardware
 /// prefetcher predicts.
@@ -120,7 +131,7 @@ template <typename T> void prefetchRow(const T *row, int64_t width) {
       uintptr_t(std::min<int64_t>(width * int64_t(sizeof(T)), kPrefetchBytes));
   for (uintptr_t line = begin & ~uintptr_t(kCacheLine - 1); line < end;
        line += kCacheLine)
-    __builtin_prefetch(reinterpret_cast<const void *>(line));
+    prefetchLine(reinterpret_cast<const void *>(line));
 }
 
 //===--- Messages: what a destination reduces -----------------------------===//
@@ -257,12 +268,12 @@ void walkOutEdges(const GraphView &g, int64_t u, const T *dstRows,
   };
   for (int64_t i = g.outOffsets[u]; i < g.outOffsets[u + 1]; ++i) {
     if (!g.outDst && i + 2 * kPrefetchEdges < g.numEdges)
-      __builtin_prefetch(g.edgeDst + g.outEdges[i + 2 * kPrefetchEdges]);
+      prefetchLine(g.edgeDst + g.outEdges[i + 2 * kPrefetchEdges]);
     if (i + kPrefetchEdges < g.numEdges) {
       const int64_t ahead = dstAt(i + kPrefetchEdges);
       prefetchRow(dstRows + ahead * width, width);
       if (readsOffsets)
-        __builtin_prefetch(g.inOffsets + ahead);
+        prefetchLine(g.inOffsets + ahead);
     }
     visit(g.outEdges[i], dstAt(i));
   }
@@ -295,10 +306,9 @@ const int32_t *outDestinations(const GraphView &g,
 
 /// Cache lines of gathered rows a thread keeps requested ahead of its walk,
 /// and the bounds of that distance in positions.
-#define kGatherLinesAhead gnnrtTuneLinesAhead // TUNING
-#define kGatherChunk gnnrtTuneChunk // TUNING
+constexpr int64_t kGatherLinesAhead = 128;
 constexpr int64_t kMinGatherDistance = 4;
-constexpr int64_t kMaxGatherDistance = 256;
+constexpr int64_t kMaxGatherDistance = 64;
 /// Rows up to this many values accumulate in a local buffer.
 constexpr int64_t kLocalWidth = 256;
 
@@ -378,9 +388,9 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
     prefetchRow(rows + int64_t(ids[q]) * width, width);
     if constexpr (Scaled) {
       if (p.weight && p.edgeIds)
-        __builtin_prefetch(p.weight + p.edgeIds[q] * p.weightWidth);
+        prefetchLine(p.weight + p.edgeIds[q] * p.weightWidth);
       if (p.rowScale)
-        __builtin_prefetch(p.rowScale + ids[q]);
+        prefetchLine(p.rowScale + ids[q]);
     }
   };
   const int64_t qEnd = offsets[i1];
@@ -429,13 +439,13 @@ template <typename T, int64_t W, bool Scaled>
 void runLinearGather(const LinearGather<T> &p) {
   const int64_t width = W > 0 ? W : p.width;
   const int64_t distance = gatherDistance(width * int64_t(sizeof(T)));
-  const int64_t chunks = (p.numOut + kGatherChunk - 1) / kGatherChunk;
+  const int64_t chunks = (p.numOut + kNodeChunk - 1) / kNodeChunk;
   const bool threaded =
       worthThreads((p.offsets[p.numOut] + p.numOut) * width);
 #pragma omp parallel for schedule(dynamic, 1) if (threaded)
   for (int64_t c = 0; c < chunks; ++c)
     linearGatherRows<T, W, Scaled>(
-        p, c * kGatherChunk, std::min(p.numOut, (c + 1) * kGatherChunk),
+        p, c * kNodeChunk, std::min(p.numOut, (c + 1) * kNodeChunk),
         distance);
 }
 
