@@ -41,6 +41,7 @@ TEST(GraphView, SmallExampleLayout) {
   EXPECT_EQ(toVector(g.edgeDst, 5), (std::vector<int32_t>{0, 0, 0, 1, 1}));
   EXPECT_EQ(toVector(g.outOffsets, 5), (std::vector<int64_t>{0, 1, 3, 4, 5}));
   EXPECT_EQ(toVector(g.outEdges, 5), (std::vector<int64_t>{3, 0, 1, 2, 4}));
+  EXPECT_EQ(toVector(g.outDst, 5), (std::vector<int32_t>{1, 0, 0, 0, 1}));
   EXPECT_EQ(storage.numSrc(), 4);
   EXPECT_EQ(storage.numDst(), 3);
   EXPECT_EQ(storage.numEdges(), 5);
@@ -90,6 +91,9 @@ TEST(GraphView, MatchesNaiveLayout) {
       EXPECT_EQ(actual, expected) << "source " << u;
     }
     EXPECT_EQ(g.outOffsets[numSrc], m);
+    // outDst lists the destinations of outEdges.
+    for (int64_t i = 0; i < m; ++i)
+      EXPECT_EQ(g.outDst[i], g.edgeDst[g.outEdges[i]]) << "out-edge " << i;
   }
 }
 

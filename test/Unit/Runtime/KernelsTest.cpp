@@ -670,6 +670,84 @@ TEST(KernelsGrad, MaxAndMinTiesGoToTheFirstMessage) {
   }
 }
 
+// Sum and mean have width-specialized gather loops (16, 32, 64 and 128
+// values), a general one that accumulates up to 256 values locally, and one
+// that accumulates wider rows in place: check each against the float64
+// reference, and the input adjoint by <aggregate(x), r> == <x, adjoint(r)>.
+template <typename T> void checkLinearAggregateWidths(double tol) {
+  GraphStorage block = randomGraph(300, 200, 3000, 11);
+  GraphStorage square = randomGraph(250, 250, 2000, 12);
+  for (const GraphStorage *storage : {&block, &square}) {
+    const GraphView g = storage->view();
+    for (int64_t width : {1, 4, 8, 16, 24, 32, 64, 128, 200, 300})
+      for (Reduce r : {Reduce::Sum, Reduce::Mean})
+        for (bool selfLoops : {false, true})
+          for (int64_t weightWidth : {0, 1, 2, 4}) {
+            if (weightWidth > 0 && width % weightWidth != 0)
+              continue;
+            const std::string what =
+                "width " + std::to_string(width) + " " +
+                AggregateCase{r, selfLoops, weightWidth}.name();
+            const int64_t ww = std::max<int64_t>(weightWidth, 1);
+            Vec x = roundTo<T>(randomVector(g.numSrc * width, 21));
+            Vec w = roundTo<T>(
+                randomVector(g.numEdges * weightWidth, 22, 0.5, 1.5));
+            Vec dy = roundTo<T>(randomVector(g.numDst * width, 23));
+            std::vector<T> xt = cast<T>(x), wt = cast<T>(w), dyt = cast<T>(dy);
+            const T *weight = weightWidth ? wt.data() : nullptr;
+            std::vector<T> out(g.numDst * width, T(-99));
+            kernels::aggregate<T>(g, r, selfLoops, xt.data(), width, weight, ww,
+                                  out.data());
+            expectNear(toDouble(out),
+                       aggregateRef(g, r, selfLoops, x, width, w, weightWidth),
+                       tol, what);
+            std::vector<T> dx(g.numSrc * width, T(-99));
+            kernels::aggregateGradInput<T>(g, r, selfLoops, dyt.data(),
+                                           xt.data(), out.data(), width, weight,
+                                           ww, dx.data());
+            const double lhs = dot(toDouble(out), dy);
+            const double rhs = dot(x, toDouble(dx));
+            EXPECT_NEAR(lhs, rhs, 100 * tol * std::max(1.0, std::abs(lhs)))
+                << what << " adjoint";
+          }
+  }
+}
+
+TEST(KernelsGrad, LinearAggregateAtEveryWidth) {
+  checkLinearAggregateWidths<double>(1e-12);
+  checkLinearAggregateWidths<float>(1e-5);
+}
+
+// A view without GraphView::outDst (built by hand) gives the same bits.
+TEST(KernelsGrad, AggregateGradInputWithoutOutDst) {
+  GraphStorage storage = randomGraph(300, 200, 3000, 13);
+  const GraphView g = storage.view();
+  GraphView bare = g;
+  bare.outDst = nullptr;
+  for (int64_t width : {16, 24})
+    for (Reduce r : kAllReduces)
+      for (bool weighted : {false, true}) {
+        const std::vector<float> x =
+            cast<float>(randomVector(g.numSrc * width, 24));
+        const std::vector<float> w =
+            cast<float>(randomVector(g.numEdges, 25, 0.5, 1.5));
+        const std::vector<float> dy =
+            cast<float>(randomVector(g.numDst * width, 26));
+        const float *weight = weighted ? w.data() : nullptr;
+        std::vector<float> out(g.numDst * width), a(x.size()), b(x.size());
+        kernels::aggregate<float>(g, r, true, x.data(), width, weight, 1,
+                                  out.data());
+        kernels::aggregateGradInput<float>(g, r, true, dy.data(), x.data(),
+                                           out.data(), width, weight, 1,
+                                           a.data());
+        kernels::aggregateGradInput<float>(bare, r, true, dy.data(), x.data(),
+                                           out.data(), width, weight, 1,
+                                           b.data());
+        EXPECT_EQ(a, b) << reduceName(r) << " width " << width
+                        << (weighted ? " weighted" : "");
+      }
+}
+
 TEST(KernelsGrad, Gather) {
   for (const TestGraph &tg : testGraphs()) {
     const GraphView g = tg.storage.view();
