@@ -18,7 +18,9 @@
 #include "gnnrt/GraphView.h"
 #include "gnnrt/HaloExchange.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,20 @@ namespace gnnrt {
 /// Scratch buffers of one entry point, numbered by the slots of gnnc's memory
 /// plan: values whose lifetimes do not overlap share a slot. Buffers grow on
 /// demand and are kept across calls, so steady-state steps allocate nothing.
+/// Allocates on cache-line boundaries, so that rows of 16 floats (and
+/// every multiple) start on a line of their own.
+template <typename T> struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <typename U> CacheLineAllocator(const CacheLineAllocator<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(::operator new(n * sizeof(T), std::align_val_t(64)));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  bool operator==(const CacheLineAllocator &) const { return true; }
+  bool operator!=(const CacheLineAllocator &) const { return false; }
+};
+
 template <typename T> class Workspace {
 public:
   /// The buffer of `slot` with room for at least `elements` values.
@@ -46,7 +62,7 @@ public:
   }
 
 private:
-  std::vector<std::vector<T>> slots;
+  std::vector<std::vector<T, CacheLineAllocator<T>>> slots;
 };
 
 /// Everything an entry point reads and writes.
