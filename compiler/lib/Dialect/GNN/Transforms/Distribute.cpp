@@ -74,40 +74,35 @@ public:
 private:
   Space of(Value v) { return spaces.lookup(v); }
 
-  /// `v` in the source space: widened by a halo exchange if needed.
-  Value asSrc(Operation *user, Value g, Value v) {
-    if (of(v) != Space::Dst)
+  /// `v` moved from space `from` to `to` by an `OpTy %g, %v` placed right
+  /// after v's definition, made once per value and shared by later readers.
+  template <typename OpTy>
+  Value convert(Value v, Value g, Space from, Space to,
+                DenseMap<Value, Value> &made) {
+    if (of(v) != from)
       return v;
-    auto it = exchanged.find(v);
-    if (it != exchanged.end())
+    auto it = made.find(v);
+    if (it != made.end())
       return it->second;
-    OpBuilder b(user);
+    OpBuilder b(v.getContext());
     if (Operation *def = v.getDefiningOp())
       b.setInsertionPointAfter(def);
     else
       b.setInsertionPointToStart(v.getParentBlock());
-    Value wide = b.create<HaloExchangeOp>(v.getLoc(), v.getType(), g, v);
-    spaces[wide] = Space::Src;
-    exchanged[v] = wide;
-    return wide;
+    Value converted = b.create<OpTy>(v.getLoc(), v.getType(), g, v);
+    spaces[converted] = to;
+    made[v] = converted;
+    return converted;
+  }
+
+  /// `v` in the source space: widened by a halo exchange if needed.
+  Value asSrc(Value g, Value v) {
+    return convert<HaloExchangeOp>(v, g, Space::Dst, Space::Src, exchanged);
   }
 
   /// `v` in the destination space: its owned prefix if it is a source one.
-  Value asDst(Operation *user, Value v) {
-    if (of(v) != Space::Src)
-      return v;
-    auto it = narrowed.find(v);
-    if (it != narrowed.end())
-      return it->second;
-    OpBuilder b(user);
-    if (Operation *def = v.getDefiningOp())
-      b.setInsertionPointAfter(def);
-    else
-      b.setInsertionPointToStart(v.getParentBlock());
-    Value narrow = b.create<DstOp>(v.getLoc(), v.getType(), graph, v);
-    spaces[narrow] = Space::Dst;
-    narrowed[v] = narrow;
-    return narrow;
+  Value asDst(Value v) {
+    return convert<DstOp>(v, graph, Space::Src, Space::Dst, narrowed);
   }
 
   void set(Operation *op, Space s) {
@@ -135,7 +130,7 @@ private:
             a.erase();
             return;
           }
-          a.getInputMutable().assign(asSrc(op, a.getGraph(), a.getInput()));
+          a.getInputMutable().assign(asSrc(a.getGraph(), a.getInput()));
           set(op, Space::Dst);
         })
         .Case<ScatterOp>([&](auto) { set(op, Space::Dst); })
@@ -143,7 +138,7 @@ private:
           // Destinations are the owned prefix of the sources, so a gather
           // of destinations reads either space.
           if (g.getSide() == EdgeSide::src)
-            g.getInputMutable().assign(asSrc(op, g.getGraph(), g.getInput()));
+            g.getInputMutable().assign(asSrc(g.getGraph(), g.getInput()));
           set(op, Space::Edge);
         })
         .Case<EdgeSoftmaxOp>([&](auto) { set(op, Space::Edge); })
@@ -152,7 +147,7 @@ private:
         .Case<func::ReturnOp>([&](func::ReturnOp r) {
           // The logits: one row per owned node.
           for (OpOperand &operand : r->getOpOperands())
-            operand.set(asDst(op, operand.get()));
+            operand.set(asDst(operand.get()));
         })
         .Default([&](Operation *other) {
           // Row-wise ops (elementwise, dropout, reshape, softmax, concat...)
@@ -166,7 +161,7 @@ private:
           }
           if (src && dst)
             for (OpOperand &operand : other->getOpOperands())
-              operand.set(asDst(other, operand.get()));
+              operand.set(asDst(operand.get()));
           set(other, edge  ? Space::Edge
                      : dst ? Space::Dst
                      : src ? Space::Src
