@@ -51,6 +51,13 @@ SerialCommunicator::startSendRecv(const void *send, int64_t sendBytes,
   return std::make_unique<DoneTransfer>();
 }
 
+std::unique_ptr<PendingTransfer> SerialCommunicator::startAllToAllV(
+    const void *send, const std::vector<int64_t> &sendOffsets, void *recv,
+    const std::vector<int64_t> &recvOffsets) {
+  allToAllV(send, sendOffsets, recv, recvOffsets);
+  return std::make_unique<DoneTransfer>();
+}
+
 bool launchedUnderMpi() {
   for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
                           "MPI_LOCALNRANKS"})
@@ -103,22 +110,48 @@ public:
     }
   }
 
+  /// MPI's int counts and displacements of byte offsets.
+  struct Layout {
+    std::vector<int> sc, sd, rc, rd;
+  };
+  Layout layout(const std::vector<int64_t> &sendOffsets,
+                const std::vector<int64_t> &recvOffsets) const {
+    if (sendOffsets[mySize] > INT_MAX || recvOffsets[mySize] > INT_MAX)
+      throw CommError("all_to_all of more than 2 GiB per rank is not "
+                      "supported");
+    Layout l{std::vector<int>(mySize), std::vector<int>(mySize),
+             std::vector<int>(mySize), std::vector<int>(mySize)};
+    for (int q = 0; q < mySize; ++q) {
+      l.sc[q] = int(sendOffsets[q + 1] - sendOffsets[q]);
+      l.sd[q] = int(sendOffsets[q]);
+      l.rc[q] = int(recvOffsets[q + 1] - recvOffsets[q]);
+      l.rd[q] = int(recvOffsets[q]);
+    }
+    return l;
+  }
+
   void allToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
                  void *recv,
                  const std::vector<int64_t> &recvOffsets) override {
-    std::vector<int> sc(mySize), sd(mySize), rc(mySize), rd(mySize);
-    for (int q = 0; q < mySize; ++q) {
-      sc[q] = int(sendOffsets[q + 1] - sendOffsets[q]);
-      sd[q] = int(sendOffsets[q]);
-      rc[q] = int(recvOffsets[q + 1] - recvOffsets[q]);
-      rd[q] = int(recvOffsets[q]);
-      if (sendOffsets[mySize] > INT_MAX || recvOffsets[mySize] > INT_MAX)
-        throw CommError("all_to_all of more than 2 GiB per rank is not "
-                        "supported");
-    }
-    check(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(),
-                        rd.data(), MPI_BYTE, MPI_COMM_WORLD),
+    Layout l = layout(sendOffsets, recvOffsets);
+    check(MPI_Alltoallv(send, l.sc.data(), l.sd.data(), MPI_BYTE, recv,
+                        l.rc.data(), l.rd.data(), MPI_BYTE, MPI_COMM_WORLD),
           "all_to_all");
+  }
+
+  std::unique_ptr<PendingTransfer>
+  startAllToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
+                 void *recv,
+                 const std::vector<int64_t> &recvOffsets) override {
+    auto transfer = std::make_unique<MpiTransfer>(*this);
+    // The counts must outlive the request.
+    transfer->layout = layout(sendOffsets, recvOffsets);
+    Layout &l = transfer->layout;
+    check(MPI_Ialltoallv(send, l.sc.data(), l.sd.data(), MPI_BYTE, recv,
+                         l.rc.data(), l.rd.data(), MPI_BYTE, MPI_COMM_WORLD,
+                         &transfer->requests[0]),
+          "all_to_all");
+    return transfer;
   }
 
   void sendRecv(const void *send, int64_t sendBytes, int dest, void *recv,
@@ -188,6 +221,7 @@ private:
     }
     MpiCommunicator &comm;
     MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    Layout layout;
     bool done = false;
   };
 };

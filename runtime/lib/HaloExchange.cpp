@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <unistd.h>
 #include <cstring>
 
 namespace gnnrt {
@@ -96,6 +98,15 @@ void HaloExchange::splitBySourceOwner(const GraphView &local,
       src[size_t(q)].push_back(q == self ? u : u - owned - recvOffsets[q]);
       dst[size_t(q)].push_back(v);
     }
+  std::vector<int64_t> haloSrc, haloDst;
+  for (int q = 0; q < parts; ++q)
+    if (q != self)
+      for (size_t i = 0; i < src[size_t(q)].size(); ++i) {
+        haloSrc.push_back(src[size_t(q)][i] + recvOffsets[q]);
+        haloDst.push_back(dst[size_t(q)][i]);
+      }
+  haloSources = GraphStorage::build(std::max(numHalo(), owned), owned, haloSrc,
+                                    haloDst);
   bySourceOwner.clear();
   for (int q = 0; q < parts; ++q) {
     const int64_t rows =
@@ -113,9 +124,120 @@ template <typename T> struct RingStep {
   int to = 0, from = 0;
 };
 
+namespace {
+
+/// out[v] /= the number of messages v reduced (mean), or dy's adjoint.
+template <typename T>
+void divideByCounts(const std::vector<float> &inDegree, bool selfLoops,
+                    int64_t width, T *rows) {
+  for (size_t v = 0; v < inDegree.size(); ++v) {
+    const T count = T(inDegree[v] + (selfLoops ? 1 : 0));
+    if (count > 0)
+      for (int64_t j = 0; j < width; ++j)
+        rows[int64_t(v) * width + j] /= count;
+  }
+}
+
+} // namespace
+
+int64_t HaloExchange::haloBudgetBytes() {
+  if (const char *mb = std::getenv("GNNRT_HALO_BUDGET_MB"))
+    return int64_t(std::atoll(mb)) << 20;
+  const int64_t memory =
+      int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGE_SIZE));
+  int64_t ranksHere = 1;
+  if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    ranksHere = std::max<int64_t>(1, std::atoll(local));
+  return memory / 8 / ranksHere;
+}
+
 template <typename T>
 void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
-                             int64_t width, T *out) const {
+                             int64_t width, T *out, HaloMode mode) const {
+  const int64_t haloBytes = numHalo() * width * int64_t(sizeof(T));
+  if (mode == HaloMode::Sequential ||
+      (mode == HaloMode::Auto && haloBytes > haloBudgetBytes())) {
+    aggregateSequential(reduce, selfLoops, x, width, out);
+    return;
+  }
+  // One-shot: the whole halo arrives while the owned sources are reduced.
+  const int64_t bytes = width * int64_t(sizeof(T));
+  std::vector<T> send(sendNodes.size() * size_t(width));
+  for (size_t i = 0; i < sendNodes.size(); ++i)
+    std::copy(x + sendNodes[i] * width, x + (sendNodes[i] + 1) * width,
+              send.begin() + int64_t(i) * width);
+  std::vector<T> halo(size_t(std::max(numHalo(), owned) * width), T(0));
+  auto transfer = comm.startAllToAllV(send.data(), scaled(sendOffsets, bytes),
+                                      halo.data(), scaled(recvOffsets, bytes));
+  countOneShot(fwd, bytes, /*toOwners=*/false);
+  kernels::aggregate<T>(bySourceOwner[comm.rank()].view(), Reduce::Sum,
+                        selfLoops, x, width, nullptr, 1, out);
+  const auto waitStart = std::chrono::steady_clock::now();
+  transfer->wait();
+  fwd.seconds += since(waitStart);
+  std::vector<T> partial(static_cast<size_t>(owned * width));
+  kernels::aggregate<T>(haloSources.view(), Reduce::Sum, false, halo.data(),
+                        width, nullptr, 1, partial.data());
+  for (int64_t i = 0; i < owned * width; ++i)
+    out[i] += partial[size_t(i)];
+  if (reduce == Reduce::Mean)
+    divideByCounts(inDegree, selfLoops, width, out);
+}
+
+template <typename T>
+void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
+                                 int64_t width, T *dx, HaloMode mode) const {
+  const int64_t haloBytes = numHalo() * width * int64_t(sizeof(T));
+  if (mode == HaloMode::Sequential ||
+      (mode == HaloMode::Auto && haloBytes > haloBudgetBytes())) {
+    aggregateGradSequential(reduce, selfLoops, dy, width, dx);
+    return;
+  }
+  const int64_t bytes = width * int64_t(sizeof(T));
+  std::vector<T> scaledDy(dy, dy + owned * width);
+  if (reduce == Reduce::Mean)
+    divideByCounts(inDegree, selfLoops, width, scaledDy.data());
+  // The halo rows' gradients go to their owners while the owned sources'
+  // gradient is computed.
+  const GraphView h = haloSources.view();
+  std::vector<T> haloGrad(size_t(h.numSrc * width), T(0));
+  kernels::aggregateGradInput<T>(h, Reduce::Sum, false, scaledDy.data(),
+                                 nullptr, nullptr, width, nullptr, 1,
+                                 haloGrad.data());
+  std::vector<T> back(sendNodes.size() * size_t(width));
+  auto transfer =
+      comm.startAllToAllV(haloGrad.data(), scaled(recvOffsets, bytes),
+                          back.data(), scaled(sendOffsets, bytes));
+  countOneShot(bwd, bytes, /*toOwners=*/true);
+  kernels::aggregateGradInput<T>(bySourceOwner[comm.rank()].view(),
+                                 Reduce::Sum, selfLoops, scaledDy.data(),
+                                 nullptr, nullptr, width, nullptr, 1, dx);
+  const auto waitStart = std::chrono::steady_clock::now();
+  transfer->wait();
+  bwd.seconds += since(waitStart);
+  for (size_t i = 0; i < sendNodes.size(); ++i) {
+    T *row = dx + sendNodes[i] * width;
+    const T *add = back.data() + int64_t(i) * width;
+    for (int64_t j = 0; j < width; ++j)
+      row[j] += add[j];
+  }
+}
+
+void HaloExchange::countOneShot(CommTraffic &traffic, int64_t rowBytes,
+                                bool toOwners) const {
+  const int self = comm.rank();
+  const int64_t sendRows =
+      sendOffsets.back() - (sendOffsets[self + 1] - sendOffsets[self]);
+  const int64_t haloRows =
+      recvOffsets.back() - (recvOffsets[self + 1] - recvOffsets[self]);
+  traffic.sentBytes += (toOwners ? haloRows : sendRows) * rowBytes;
+  traffic.receivedBytes += (toOwners ? sendRows : haloRows) * rowBytes;
+}
+
+template <typename T>
+void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
+                                       const T *x, int64_t width,
+                                       T *out) const {
   const int parts = comm.size(), self = comm.rank();
   const int64_t n = owned * width;
   const int64_t bytes = width * int64_t(sizeof(T));
@@ -161,29 +283,20 @@ void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
     s.recv = std::vector<T>(); // this part's rows are done with
   }
   if (reduce == Reduce::Mean)
-    for (int64_t v = 0; v < owned; ++v) {
-      const T count = T(inDegree[size_t(v)] + (selfLoops ? 1 : 0));
-      if (count > 0)
-        for (int64_t j = 0; j < width; ++j)
-          out[v * width + j] /= count;
-    }
+    divideByCounts(inDegree, selfLoops, width, out);
 }
 
 template <typename T>
-void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
-                                 int64_t width, T *dx) const {
+void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
+                                           const T *dy, int64_t width,
+                                           T *dx) const {
   const int parts = comm.size(), self = comm.rank();
   const int64_t n = owned * width;
   const int64_t bytes = width * int64_t(sizeof(T));
   // The adjoint of the final division, then transposed sums.
   std::vector<T> scaled(dy, dy + n);
   if (reduce == Reduce::Mean)
-    for (int64_t v = 0; v < owned; ++v) {
-      const T count = T(inDegree[size_t(v)] + (selfLoops ? 1 : 0));
-      if (count > 0)
-        for (int64_t j = 0; j < width; ++j)
-          scaled[size_t(v * width + j)] /= count;
-    }
+    divideByCounts(inDegree, selfLoops, width, scaled.data());
   // Step k computes the gradient of the rows `to` sent in the forward pass
   // and sends it back, while `from` returns those of the rows this rank
   // sent it; the next step's gradient is computed while one is in flight.
@@ -237,13 +350,15 @@ template void HaloExchange::backward<float>(const float *, int64_t,
 template void HaloExchange::backward<double>(const double *, int64_t,
                                              double *) const;
 template void HaloExchange::aggregate<float>(Reduce, bool, const float *,
-                                             int64_t, float *) const;
+                                             int64_t, float *, HaloMode) const;
 template void HaloExchange::aggregate<double>(Reduce, bool, const double *,
-                                              int64_t, double *) const;
+                                              int64_t, double *,
+                                              HaloMode) const;
 template void HaloExchange::aggregateGrad<float>(Reduce, bool, const float *,
-                                                 int64_t, float *) const;
+                                                 int64_t, float *,
+                                                 HaloMode) const;
 template void HaloExchange::aggregateGrad<double>(Reduce, bool,
                                                   const double *, int64_t,
-                                                  double *) const;
+                                                  double *, HaloMode) const;
 
 } // namespace gnnrt

@@ -67,6 +67,10 @@ public:
   virtual std::unique_ptr<PendingTransfer>
   startSendRecv(const void *send, int64_t sendBytes, int dest, void *recv,
                 int64_t recvBytes, int source) = 0;
+  /// allToAllV() that returns at once.
+  virtual std::unique_ptr<PendingTransfer>
+  startAllToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
+                 void *recv, const std::vector<int64_t> &recvOffsets) = 0;
   virtual void barrier() = 0;
 };
 
@@ -87,6 +91,9 @@ public:
                                                  int64_t sendBytes, int dest,
                                                  void *recv, int64_t recvBytes,
                                                  int source) override;
+  std::unique_ptr<PendingTransfer>
+  startAllToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
+                 void *recv, const std::vector<int64_t> &recvOffsets) override;
   void barrier() override {}
 };
 

@@ -22,6 +22,11 @@
 
 namespace gnnrt {
 
+/// How HaloExchange::aggregate() fetches remote rows (gnn.halo_aggregate's
+/// mode): the whole halo at once, one remote part at a time, or the former
+/// when the halo buffer fits the memory budget.
+enum class HaloMode { OneShot, Sequential, Auto };
+
 class HaloExchange {
 public:
   /// `recvOffsets` (size + 1): halo positions received from each rank;
@@ -49,18 +54,25 @@ public:
   void splitBySourceOwner(const GraphView &local,
                           std::vector<float> inDegree);
 
-  /// SAR's sequential aggregation of a destination-space tensor x
-  /// [numOwned, width] (sum or mean): the owned sources' contribution, then
-  /// each remote part's rows, fetched one part at a time around a ring and
-  /// dropped once reduced. Equals aggregate(local graph, forward(x)).
+  /// aggregate(local graph, forward(x)) for a destination-space tensor x
+  /// [numOwned, width] (sum or mean), with the transfers overlapping the
+  /// owned sources' reduction. OneShot fetches the whole halo at once;
+  /// Sequential (SAR) fetches one remote part at a time around a ring and
+  /// drops its rows once reduced; Auto is OneShot when the halo buffer is
+  /// within haloBudgetBytes().
   template <typename T>
   void aggregate(Reduce reduce, bool selfLoops, const T *x, int64_t width,
-                 T *out) const;
-  /// Its adjoint: dx [numOwned, width] from dy [numOwned, width]; each
-  /// remote part's share is computed and sent one part at a time.
+                 T *out, HaloMode mode = HaloMode::Auto) const;
+  /// Its adjoint: dx [numOwned, width] from dy [numOwned, width], the
+  /// remote parts' shares sent back the same way.
   template <typename T>
   void aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
-                     int64_t width, T *dx) const;
+                     int64_t width, T *dx,
+                     HaloMode mode = HaloMode::Auto) const;
+
+  /// The largest halo buffer Auto fetches at once: $GNNRT_HALO_BUDGET_MB,
+  /// else an eighth of physical memory shared by the node's ranks.
+  static int64_t haloBudgetBytes();
 
   /// Traffic of forward() and backward() calls so far.
   const CommTraffic &forwardTraffic() const { return fwd; }
@@ -68,6 +80,16 @@ public:
   void resetTraffic() const { fwd = bwd = CommTraffic(); }
 
 private:
+  template <typename T>
+  void aggregateSequential(Reduce reduce, bool selfLoops, const T *x,
+                           int64_t width, T *out) const;
+  template <typename T>
+  void aggregateGradSequential(Reduce reduce, bool selfLoops, const T *dy,
+                               int64_t width, T *dx) const;
+  /// Adds one one-shot exchange's bytes (forward: owners to halo holders).
+  void countOneShot(CommTraffic &traffic, int64_t rowBytes,
+                    bool toOwners) const;
+
   Communicator &comm;
   int64_t owned;
   std::vector<int64_t> recvOffsets, sendOffsets, sendNodes;
@@ -76,6 +98,9 @@ private:
   /// whose source is owned by q, sources numbered within q's rows (the
   /// owned rows for q == rank, else q's halo range).
   std::vector<GraphStorage> bySourceOwner;
+  /// The in-edges whose source is a halo node, sources numbered by halo
+  /// position (for one-shot aggregation).
+  GraphStorage haloSources;
   std::vector<float> inDegree;
 };
 

@@ -2,8 +2,10 @@
 
 // Two GCN-like layers. A rank holds its owned rows of the input features
 // (destination space); source-degree scaling reads its owned prefix
-// (gnn.dst, made once), and each aggregation reads its input through one
-// halo exchange. The gather of sources shares the exchange of %r.
+// (gnn.dst, made once). Each sum of destination rows becomes one
+// gnn.halo_aggregate (exchange fused with the aggregation; the runtime
+// picks one-shot or one part at a time), while the gather of sources reads
+// its input through a halo exchange.
 // CHECK-LABEL: func.func @M.forward
 func.func @M.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %s = gnn.degree src %g : tensor<?x1xf32>
@@ -20,13 +22,11 @@ func.func @M.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // CHECK:      %[[S:.*]] = gnn.degree src
 // CHECK-NEXT: %[[SD:.*]] = gnn.dst %arg0, %[[S]]
 // CHECK-NEXT: %[[XS:.*]] = gnn.mul %[[SD]], %arg1
-// CHECK-NEXT: %[[XH:.*]] = gnn.halo_exchange %arg0, %[[XS]]
-// CHECK-NEXT: %[[H:.*]] = gnn.aggregate sum %arg0, %[[XH]]
+// CHECK-NEXT: %[[H:.*]] = gnn.halo_aggregate sum %arg0, %[[XS]]
 // CHECK-NEXT: %[[R:.*]] = gnn.relu %[[H]]
 // CHECK-NEXT: %[[RH:.*]] = gnn.halo_exchange %arg0, %[[R]]
 // CHECK-NEXT: %[[RS:.*]] = gnn.mul %[[SD]], %[[R]]
-// CHECK-NEXT: %[[RSH:.*]] = gnn.halo_exchange %arg0, %[[RS]]
-// CHECK-NEXT: gnn.aggregate sum %arg0, %[[RSH]]
+// CHECK-NEXT: gnn.halo_aggregate sum %arg0, %[[RS]]
 // CHECK-NEXT: gnn.gather src %arg0, %[[RH]]
 // CHECK-NOT:  gnn.halo_exchange
 // CHECK-NOT:  gnn.dst

@@ -87,6 +87,15 @@ std::string cppDouble(double v) {
   return s;
 }
 
+/// gnn.halo_aggregate's mode as the runtime's HaloMode.
+const char *haloModeName(StringRef mode) {
+  if (mode == "one_shot")
+    return "HaloMode::OneShot";
+  if (mode == "sequential")
+    return "HaloMode::Sequential";
+  return "HaloMode::Auto";
+}
+
 const char *reduceName(ReduceKind kind) {
   switch (kind) {
   case ReduceKind::sum: return "Reduce::Sum";
@@ -1020,25 +1029,27 @@ std::string FunctionEmitter::kernelCall(Operation *op) {
         // In a single process the sources are the destinations.
         return llvm::formatv(
                    "if (ctx.halo)\n"
-                   "  ctx.halo->aggregate({0}, {1}, {2}, {3}, {4});\n"
+                   "  ctx.halo->aggregate({0}, {1}, {2}, {3}, {4}, {6});\n"
                    "else\n"
                    "  kernels::aggregate<T>({5}, {0}, {1}, {2}, {3}, nullptr, "
                    "1, {4});\n",
                    reduceName(h.getReduce()),
                    h.getSelfLoops() ? "true" : "false", name(h.getInput()),
-                   width(h.getInput()), out, graph(h.getGraph()))
+                   width(h.getInput()), out, graph(h.getGraph()),
+                   haloModeName(h.getMode()))
             .str();
       })
       .Case<HaloAggregateGradOp>([&](HaloAggregateGradOp h) {
         return llvm::formatv(
                    "if (ctx.halo)\n"
-                   "  ctx.halo->aggregateGrad({0}, {1}, {2}, {3}, {4});\n"
+                   "  ctx.halo->aggregateGrad({0}, {1}, {2}, {3}, {4}, {6});\n"
                    "else\n"
                    "  kernels::aggregateGradInput<T>({5}, {0}, {1}, {2}, "
                    "nullptr, nullptr, {3}, nullptr, 1, {4});\n",
                    reduceName(h.getReduce()),
                    h.getSelfLoops() ? "true" : "false", name(h.getGrad()),
-                   width(h.getGrad()), out, graph(h.getGraph()))
+                   width(h.getGrad()), out, graph(h.getGraph()),
+                   haloModeName(h.getMode()))
             .str();
       })
       .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {

@@ -282,7 +282,8 @@ def GNN_HaloAggregateGradOp : GNN_PureOp<"halo_aggregate_grad"> {
   }];
   let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
                        GNN_ReduceKindAttr:$reduce,
-                       DefaultValuedAttr<BoolAttr, "false">:$self_loops);
+                       DefaultValuedAttr<BoolAttr, "false">:$self_loops,
+                       DefaultValuedAttr<StrAttr, "\"auto\"">:$mode);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = [{
     `` $reduce $graph `,` $grad attr-dict `:` type($grad) `->` type($result)

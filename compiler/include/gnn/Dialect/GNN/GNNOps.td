@@ -229,12 +229,13 @@ def GNN_HaloAggregateOp : GNN_PureOp<"halo_aggregate"> {
   let summary = "aggregation over a partition, one remote part at a time";
   let description = [{
     `aggregate(g, halo_exchange(g, input))` for a sum or mean without edge
-    weights, computed as SAR's sequential aggregation: the owned rows'
-    contribution first, then each remote part's rows are fetched, reduced
-    into the result and dropped before the next part's arrive, so the
-    source-space tensor is never materialized. `input` and the result have
-    a row per owned (destination) node. In a single process it is
-    `aggregate(g, input)`.
+    weights, with the exchange overlapped with the reduction of the owned
+    rows. `mode` says how remote rows arrive: "one_shot" (the whole halo at
+    once), "sequential" (SAR: one remote part at a time, each reduced and
+    dropped before the next arrives, so the halo is never held whole) or
+    "auto" (the runtime picks one-shot when the halo buffer fits its memory
+    budget). `input` and the result have a row per owned (destination)
+    node. In a single process it is `aggregate(g, input)`.
 
     ```mlir
     %h = gnn.halo_aggregate sum %g, %x {self_loops = true} : tensor<?x16xf32> -> tensor<?x16xf32>
@@ -242,7 +243,8 @@ def GNN_HaloAggregateOp : GNN_PureOp<"halo_aggregate"> {
   }];
   let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$input,
                        GNN_ReduceKindAttr:$reduce,
-                       DefaultValuedAttr<BoolAttr, "false">:$self_loops);
+                       DefaultValuedAttr<BoolAttr, "false">:$self_loops,
+                       DefaultValuedAttr<StrAttr, "\"auto\"">:$mode);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = [{
     `` $reduce $graph `,` $input attr-dict `:` type($input) `->` type($result)

@@ -201,6 +201,11 @@ LogicalResult HaloAggregateOp::verify() {
   if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
     return emitOpError("supports sum and mean, got ")
            << stringifyReduceKind(getReduce());
+  if (getMode() != "auto" && getMode() != "one_shot" &&
+      getMode() != "sequential")
+    return emitOpError("mode must be \"auto\", \"one_shot\" or "
+                       "\"sequential\", got \"")
+           << getMode() << "\"";
   return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
 }
 

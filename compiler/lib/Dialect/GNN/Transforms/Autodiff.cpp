@@ -276,7 +276,8 @@ LogicalResult ReverseSweep::differentiate(Operation *op) {
             accumulate(h.getInput(),
                        same(builder.create<HaloAggregateGradOp>(
                            loc, h.getInput().getType(), h.getGraph(), dy,
-                           h.getReduceAttr(), h.getSelfLoopsAttr())));
+                           h.getReduceAttr(), h.getSelfLoopsAttr(),
+                           h.getModeAttr())));
             return success();
           })
           .Case<HaloExchangeOp>([&](HaloExchangeOp h) {

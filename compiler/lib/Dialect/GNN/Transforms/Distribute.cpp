@@ -16,11 +16,13 @@
 //    through gnn.dst (its owned prefix, a view);
 //  - the input features are owned rows: the first layer transforms them
 //    locally and exchanges the product;
-//  - with `aggregation = sequential` (or sequential_remat), an unweighted
-//    sum or mean of a destination-space value becomes gnn.halo_aggregate,
-//    which fetches one remote part at a time (SAR). Linear aggregations need
-//    no forward rows in their backward, so there is nothing to keep or
-//    rematerialize; weighted ones (GAT) stay one-shot.
+//  - an unweighted sum or mean of a destination-space value becomes
+//    gnn.halo_aggregate: the exchange overlapped with the owned rows'
+//    reduction, one-shot or, with `aggregation = sequential` (or
+//    sequential_remat), one remote part at a time (SAR); without a setting
+//    the runtime picks from the halo buffer's size. Linear aggregations
+//    need no forward rows in their backward, so there is nothing to keep or
+//    rematerialize; weighted ones (GAT) use gnn.halo_exchange.
 //
 // Autodiff then turns each exchange into its adjoint, which returns halo
 // gradients to their owners. Users write no communication.
@@ -53,8 +55,8 @@ public:
   void run() {
     Block &body = f.getBody().front();
     if (auto train = f->getAttrOfType<DictionaryAttr>("gnn.train"))
-      if (auto mode = train.getAs<StringAttr>("aggregation"))
-        sequential = mode.getValue() != "one_shot";
+      if (auto setting = train.getAs<StringAttr>("aggregation"))
+        mode = setting.getValue() == "one_shot" ? "one_shot" : "sequential";
     for (BlockArgument arg : body.getArguments())
       if (isa<GraphType>(arg.getType())) {
         if (!graph)
@@ -118,13 +120,14 @@ private:
         .Case<AggregateOp>([&](AggregateOp a) {
           bool linear = a.getReduce() == ReduceKind::sum ||
                         a.getReduce() == ReduceKind::mean;
-          if (sequential && linear && !a.getWeight() &&
-              of(a.getInput()) == Space::Dst) {
-            // SAR: remote parts one at a time, never all halo rows at once.
+          if (linear && !a.getWeight() && of(a.getInput()) == Space::Dst) {
+            // The exchange fused with the aggregation: it overlaps the
+            // owned rows' reduction and can go one remote part at a time.
             OpBuilder b(op);
             Value h = b.create<HaloAggregateOp>(
                 a.getLoc(), a.getType(), a.getGraph(), a.getInput(),
-                a.getReduceAttr(), a.getSelfLoopsAttr());
+                a.getReduceAttr(), a.getSelfLoopsAttr(),
+                b.getStringAttr(mode));
             spaces[h] = Space::Dst;
             a.replaceAllUsesWith(h);
             a.erase();
@@ -171,8 +174,9 @@ private:
 
   func::FuncOp f;
   Value graph;
-  /// `aggregation = sequential` or `sequential_remat` in the train block.
-  bool sequential = false;
+  /// How halo_aggregate fetches remote rows: the train block's
+  /// `aggregation` (sequential_remat is sequential: see above), or "auto".
+  std::string mode = "auto";
   DenseMap<Value, Space> spaces;
   DenseMap<Value, Value> exchanged, narrowed;
 };
