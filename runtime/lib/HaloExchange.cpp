@@ -78,9 +78,17 @@ void HaloExchange::backward(const T *grad, int64_t width, T *ownedGrad) const {
 
 void HaloExchange::splitBySourceOwner(const GraphView &local,
                                       std::vector<float> degrees) {
-  const int parts = comm.size(), self = comm.rank();
+  localGraph = local;
   inDegree = std::move(degrees);
-  // The part owning local source u, and u's row within that part's rows.
+  // The owned sources' edges serve every mode; the per-part and whole-halo
+  // graphs are built on first use, for the modes that need them.
+  ownedSources = buildSplit(Split::Owned).front();
+}
+
+std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
+  const int parts = comm.size(), self = comm.rank();
+  const GraphView &local = localGraph;
+  // The part owning local source u.
   auto ownerOf = [&](int64_t u) {
     if (u < owned)
       return self;
@@ -89,31 +97,52 @@ void HaloExchange::splitBySourceOwner(const GraphView &local,
                recvOffsets.begin()) -
            1;
   };
-  std::vector<std::vector<int64_t>> src(static_cast<size_t>(parts)),
-      dst(static_cast<size_t>(parts));
+  // Graph k's edges. Owned: k = 0, sources are owned ids. PerPart: k = q,
+  // sources numbered within q's rows. Halo: k = 0, sources by halo position.
+  const size_t graphs = which == Split::PerPart ? size_t(parts) : 1;
+  std::vector<std::vector<int64_t>> src(graphs), dst(graphs);
   for (int64_t v = 0; v < local.numDst; ++v)
     for (int64_t e = local.inOffsets[v]; e < local.inOffsets[v + 1]; ++e) {
       const int64_t u = local.edgeSrc[e];
       const int q = ownerOf(u);
-      src[size_t(q)].push_back(q == self ? u : u - owned - recvOffsets[q]);
-      dst[size_t(q)].push_back(v);
+      // Owned keeps q == self; PerPart (whose own graph is Owned) and Halo
+      // keep the others.
+      if ((which == Split::Owned) != (q == self))
+        continue;
+      const size_t k = which == Split::PerPart ? size_t(q) : 0;
+      src[k].push_back(q == self ? u
+                       : which == Split::Halo
+                           ? u - owned
+                           : u - owned - recvOffsets[q]);
+      dst[k].push_back(v);
     }
-  std::vector<int64_t> haloSrc, haloDst;
-  for (int q = 0; q < parts; ++q)
-    if (q != self)
-      for (size_t i = 0; i < src[size_t(q)].size(); ++i) {
-        haloSrc.push_back(src[size_t(q)][i] + recvOffsets[q]);
-        haloDst.push_back(dst[size_t(q)][i]);
-      }
-  haloSources = GraphStorage::build(std::max(numHalo(), owned), owned, haloSrc,
-                                    haloDst);
-  bySourceOwner.clear();
-  for (int q = 0; q < parts; ++q) {
+  std::vector<GraphStorage> built;
+  for (size_t k = 0; k < graphs; ++k) {
+    const int q = int(k);
     const int64_t rows =
-        q == self ? owned : recvOffsets[q + 1] - recvOffsets[q];
-    bySourceOwner.push_back(GraphStorage::build(
-        std::max(rows, owned), owned, src[size_t(q)], dst[size_t(q)]));
+        which == Split::Owned  ? owned
+        : which == Split::Halo ? numHalo()
+        : q == self            ? owned
+                               : recvOffsets[q + 1] - recvOffsets[q];
+    built.push_back(
+        GraphStorage::build(std::max(rows, owned), owned, src[k], dst[k]));
   }
+  return built;
+}
+
+const GraphStorage &HaloExchange::partGraph(int q) const {
+  if (q == comm.rank())
+    return ownedSources;
+  if (byPart.empty())
+    byPart = buildSplit(Split::PerPart);
+  return byPart[size_t(q)];
+}
+
+const GraphStorage &HaloExchange::haloGraph() const {
+  if (!haloSources)
+    haloSources = std::make_unique<GraphStorage>(
+        std::move(buildSplit(Split::Halo).front()));
+  return *haloSources;
 }
 
 /// One step of a ring exchange: the rows this rank sends and receives, and
@@ -170,13 +199,13 @@ void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
   auto transfer = comm.startAllToAllV(send.data(), scaled(sendOffsets, bytes),
                                       halo.data(), scaled(recvOffsets, bytes));
   countOneShot(fwd, bytes, /*toOwners=*/false);
-  kernels::aggregate<T>(bySourceOwner[comm.rank()].view(), Reduce::Sum,
+  kernels::aggregate<T>(ownedSources.view(), Reduce::Sum,
                         selfLoops, x, width, nullptr, 1, out);
   const auto waitStart = std::chrono::steady_clock::now();
   transfer->wait();
   fwd.seconds += since(waitStart);
   std::vector<T> partial(static_cast<size_t>(owned * width));
-  kernels::aggregate<T>(haloSources.view(), Reduce::Sum, false, halo.data(),
+  kernels::aggregate<T>(haloGraph().view(), Reduce::Sum, false, halo.data(),
                         width, nullptr, 1, partial.data());
   for (int64_t i = 0; i < owned * width; ++i)
     out[i] += partial[size_t(i)];
@@ -199,7 +228,7 @@ void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
     divideByCounts(inDegree, selfLoops, width, scaledDy.data());
   // The halo rows' gradients go to their owners while the owned sources'
   // gradient is computed.
-  const GraphView h = haloSources.view();
+  const GraphView h = haloGraph().view();
   std::vector<T> haloGrad(size_t(h.numSrc * width), T(0));
   kernels::aggregateGradInput<T>(h, Reduce::Sum, false, scaledDy.data(),
                                  nullptr, nullptr, width, nullptr, 1,
@@ -209,7 +238,7 @@ void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
       comm.startAllToAllV(haloGrad.data(), scaled(recvOffsets, bytes),
                           back.data(), scaled(sendOffsets, bytes));
   countOneShot(bwd, bytes, /*toOwners=*/true);
-  kernels::aggregateGradInput<T>(bySourceOwner[comm.rank()].view(),
+  kernels::aggregateGradInput<T>(ownedSources.view(),
                                  Reduce::Sum, selfLoops, scaledDy.data(),
                                  nullptr, nullptr, width, nullptr, 1, dx);
   const auto waitStart = std::chrono::steady_clock::now();
@@ -266,7 +295,7 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
   if (parts > 1)
     post(1);
   // Sums first; a mean divides by the whole graph's counts at the end.
-  kernels::aggregate<T>(bySourceOwner[self].view(), Reduce::Sum, selfLoops, x,
+  kernels::aggregate<T>(ownedSources.view(), Reduce::Sum, selfLoops, x,
                         width, nullptr, 1, out);
   std::vector<T> partial(static_cast<size_t>(n));
   for (int k = 1; k < parts; ++k) {
@@ -276,7 +305,7 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
     fwd.seconds += since(start);
     if (k + 1 < parts)
       post(k + 1);
-    kernels::aggregate<T>(bySourceOwner[s.from].view(), Reduce::Sum, false,
+    kernels::aggregate<T>(partGraph(s.from).view(), Reduce::Sum, false,
                           s.recv.data(), width, nullptr, 1, partial.data());
     for (int64_t i = 0; i < n; ++i)
       out[i] += partial[size_t(i)];
@@ -305,7 +334,7 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
     RingStep<T> &s = steps[k % 2];
     s.to = (self + k) % parts;
     s.from = (self - k + parts) % parts;
-    const GraphView g = bySourceOwner[s.to].view();
+    const GraphView g = partGraph(s.to).view();
     s.send.assign(size_t(g.numSrc * width), T(0));
     kernels::aggregateGradInput<T>(g, Reduce::Sum, false, scaled.data(),
                                    nullptr, nullptr, width, nullptr, 1,
@@ -333,7 +362,7 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
   };
   if (parts > 1)
     post(1);
-  kernels::aggregateGradInput<T>(bySourceOwner[self].view(), Reduce::Sum,
+  kernels::aggregateGradInput<T>(ownedSources.view(), Reduce::Sum,
                                  selfLoops, scaled.data(), nullptr, nullptr,
                                  width, nullptr, 1, dx);
   for (int k = 1; k < parts; ++k) {

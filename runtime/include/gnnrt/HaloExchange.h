@@ -18,6 +18,7 @@
 #include "gnnrt/Kernels.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace gnnrt {
@@ -94,13 +95,20 @@ private:
   int64_t owned;
   std::vector<int64_t> recvOffsets, sendOffsets, sendNodes;
   mutable CommTraffic fwd, bwd;
-  /// splitBySourceOwner(): per rank q, the in-edges of the owned nodes
-  /// whose source is owned by q, sources numbered within q's rows (the
-  /// owned rows for q == rank, else q's halo range).
-  std::vector<GraphStorage> bySourceOwner;
-  /// The in-edges whose source is a halo node, sources numbered by halo
-  /// position (for one-shot aggregation).
-  GraphStorage haloSources;
+  /// The local graph split by the owner of each edge's source.
+  enum class Split { Owned, PerPart, Halo };
+  std::vector<GraphStorage> buildSplit(Split which) const;
+  /// In-edges from part q's nodes, sources numbered within q's rows (the
+  /// owned rows for this rank, else q's halo range); built on first use.
+  const GraphStorage &partGraph(int q) const;
+  /// In-edges from halo nodes, sources numbered by halo position; built on
+  /// first use.
+  const GraphStorage &haloGraph() const;
+
+  GraphView localGraph;
+  GraphStorage ownedSources;
+  mutable std::vector<GraphStorage> byPart;
+  mutable std::unique_ptr<GraphStorage> haloSources;
   std::vector<float> inDegree;
 };
 
