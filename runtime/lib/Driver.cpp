@@ -102,14 +102,15 @@ Dataset loadTrainingData(const DriverOptions &options,
 /// A distributed run's data: this rank's part of a partition directory, or,
 /// for a dataset directory (small graphs), a start-up partitioning that
 /// every rank computes identically from the whole graph.
-TrainingData loadPartitionedData(const DriverOptions &options,
-                                 const TrainSettings &settings,
+TrainingData loadPartitionedData(const CompiledProgram &program,
+                                 const DriverOptions &options,
                                  Communicator &comm) {
+  const TrainSettings &settings = program.settings;
   if (!options.dataDir.empty() &&
       std::ifstream(options.dataDir + "/manifest.json").good())
     return preparePartition(
         readPartition(options.dataDir, comm.rank(), comm.size()), comm,
-        settings.normalizeFeatures);
+        settings.normalizeFeatures, program.needsEdgeIds);
   Dataset ds = loadTrainingData(options, settings);
   PartitionOptions partition;
   partition.numParts = comm.size();
@@ -125,7 +126,7 @@ TrainingData loadPartitionedData(const DriverOptions &options,
       buildPartitionPlan(ds, partitionNodes(ds, partition), comm.size(),
                          EdgeAssign::Dst);
   return preparePartition(extractPartition(ds, plan, comm.rank()), comm,
-                          /*normalizeFeatures=*/false);
+                          /*normalizeFeatures=*/false, program.needsEdgeIds);
 }
 
 /// Sums the gradients of all ranks, in one all-reduce.
@@ -329,7 +330,7 @@ int run(const CompiledProgram &program, const DriverOptions &options,
     throw UsageError("--predict is not supported with several ranks yet");
 
   const TrainingData data =
-      distributed ? loadPartitionedData(options, program.settings, comm)
+      distributed ? loadPartitionedData(program, options, comm)
                   : prepareWholeGraph(loadTrainingData(options, program.settings));
   const int64_t nodes = data.data.numNodes, classes = data.data.numClasses;
   if (program.outputColumns) {

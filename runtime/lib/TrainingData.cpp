@@ -67,7 +67,7 @@ std::vector<int64_t> globalEdgeIds(const GraphView &g,
 } // namespace
 
 TrainingData preparePartition(Partition part, Communicator &comm,
-                              bool normalizeFeatures) {
+                              bool normalizeFeatures, bool withEdgeIds) {
   if (part.numClasses <= 0)
     throw DataError("the dataset has no labeled nodes to train on");
   const int64_t owned = part.numOwned(), local = part.numLocal();
@@ -81,16 +81,6 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   if (part.edgeAssign != EdgeAssign::Dst)
     throw DataError("training needs edges assigned to their destination's "
                     "owner (gnn-partition --edge-assign dst)");
-  std::vector<int64_t> src, dst;
-  src.reserve(part.indices.size());
-  dst.reserve(part.indices.size());
-  for (int64_t v = 0; v < owned; ++v)
-    for (int64_t k = part.indptr[v]; k < part.indptr[v + 1]; ++k) {
-      src.push_back(part.indices[size_t(k)]);
-      dst.push_back(v);
-    }
-  t.graph = GraphStorage::build(local, owned, src, dst);
-
   // Degrees over the whole graph: in-degrees are complete locally; each
   // rank counts out-edges of its local sources, the owners sum the counts,
   // and the halo copies come back.
@@ -98,8 +88,23 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   for (int64_t v = 0; v < owned; ++v)
     t.dstDegree[size_t(v)] = float(part.indptr[v + 1] - part.indptr[v]);
   std::vector<float> counts(size_t(local), 0.f);
-  for (int64_t s : src)
+  for (int32_t s : part.indices)
     counts[size_t(s)] += 1.f;
+  {
+    // The part's own edge arrays go as soon as the local graph has them:
+    // they would otherwise set the peak memory of the load.
+    std::vector<int64_t> src, dst;
+    src.reserve(part.indices.size());
+    dst.reserve(part.indices.size());
+    for (int64_t v = 0; v < owned; ++v)
+      for (int64_t k = part.indptr[v]; k < part.indptr[v + 1]; ++k) {
+        src.push_back(part.indices[size_t(k)]);
+        dst.push_back(v);
+      }
+    std::vector<int32_t>().swap(part.indices);
+    std::vector<int64_t>().swap(part.edgeIds);
+    t.graph = GraphStorage::build(local, owned, src, dst);
+  }
   t.srcDegree = counts;
   std::fill(t.srcDegree.begin() + owned, t.srcDegree.end(), 0.f);
   t.halo->backward(counts.data(), 1, t.srcDegree.data());
@@ -127,8 +132,9 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   t.nodeIds.insert(t.nodeIds.end(), part.haloNodes.begin(),
                    part.haloNodes.end());
 
-  t.edgeIds = globalEdgeIds(t.graph.view(), t.nodeIds, part.numGlobalNodes,
-                            comm);
+  if (withEdgeIds)
+    t.edgeIds = globalEdgeIds(t.graph.view(), t.nodeIds, part.numGlobalNodes,
+                              comm);
 
   int64_t train[2] = {int64_t(ds.trainIdx.size()), 0};
   train[1] = train[0];

@@ -43,8 +43,10 @@ TrainingData prepareWholeGraph(Dataset ds);
 /// One rank's partition: features of the owned rows; the global degrees
 /// come from the other ranks (collective: every rank calls it).
 /// `normalizeFeatures` scales each feature row to sum 1.
+/// `withEdgeIds`: number the local edges as the whole graph does (for
+/// dropout on edges; collective).
 TrainingData preparePartition(Partition part, Communicator &comm,
-                              bool normalizeFeatures);
+                              bool normalizeFeatures, bool withEdgeIds);
 
 /// Points an entry point's context at `t`.
 ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,

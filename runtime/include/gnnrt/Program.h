@@ -160,6 +160,8 @@ struct CompiledProgram {
   std::string sourceFile; ///< the .gnn file it was compiled from
   TrainSettings settings;
   std::vector<ParamInfo> (*params)(const DataDims &) = nullptr;
+  /// Whether the entry points read ExecContext::edgeIds (dropout on edges).
+  bool needsEdgeIds = false;
   /// Columns per node of the forward's result (the logits).
   int64_t (*outputColumns)(const DataDims &) = nullptr;
   void (*forwardF32)(ExecContext<float> &) = nullptr;

@@ -242,6 +242,8 @@ public:
   /// After emit(): the returned value's columns per node, as a C++
   /// expression over `features` and `classes`.
   const std::string &outputWidth() const { return returnedWidth; }
+  /// After emit(): whether the code reads ctx.edgeIds.
+  bool readsEdgeIds() const { return edgeIdsRead; }
 
 private:
   LogicalResult computeDims(Operation *op);
@@ -283,6 +285,7 @@ private:
   /// footprint the plan is measured against.
   SmallVector<std::string> unplannedElements;
   std::string returnedWidth;
+  bool edgeIdsRead = false;
 };
 
 Storage FunctionEmitter::storageOf(Value v) {
@@ -1143,6 +1146,7 @@ std::string FunctionEmitter::kernelCall(Operation *op) {
                                   rows.ends_with(".numDst")
                               ? "ctx.nodeIds"
                               : nullptr;
+        edgeIdsRead |= rows.ends_with(".numEdges");
         if (ids)
           return llvm::formatv(
                      "kernels::dropoutRows<T>(ctx.seed, (ctx.step << 16) + "
@@ -1433,10 +1437,11 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   os << "}\n\n";
 
   FunctionEmitter forwardEmitter(forward, /*training=*/false, params, os);
+  FunctionEmitter stepEmitter(step, /*training=*/true, params, os);
   if (failed(forwardEmitter.emit(cppModel + "_forward")) ||
-      failed(FunctionEmitter(step, /*training=*/true, params, os)
-                 .emit(cppModel + "_train_step")))
+      failed(stepEmitter.emit(cppModel + "_train_step")))
     return failure();
+  const bool usesEdgeIds = stepEmitter.readsEdgeIds();
   // The logits' width, which the trainer checks against the class count.
   os << "int64_t " << cppModel
      << "_output_columns(const DataDims &data) {\n";
@@ -1455,6 +1460,9 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   emitSettings(os, TrainReader(forward->getAttrOfType<DictionaryAttr>(
                        "gnn.train")));
   os << "program.params = &" << cppModel << "_params;\n";
+  // Dropout on edges keys its masks by the whole graph's edge ids.
+  if (usesEdgeIds)
+    os << "program.needsEdgeIds = true;\n";
   os << "program.outputColumns = &" << cppModel << "_output_columns;\n";
   os << "program.forwardF32 = &" << cppModel << "_forward<float>;\n";
   os << "program.trainStepF32 = &" << cppModel << "_train_step<float>;\n";
