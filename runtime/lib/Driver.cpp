@@ -104,18 +104,17 @@ Dataset loadTrainingData(const DriverOptions &options,
 /// every rank computes identically from the whole graph.
 TrainingData loadPartitionedData(const CompiledProgram &program,
                                  const DriverOptions &options,
-                                 Communicator &comm) {
+                                 bool partitionDirectory, Communicator &comm) {
   const TrainSettings &settings = program.settings;
-  if (!options.dataDir.empty() &&
-      std::ifstream(options.dataDir + "/manifest.json").good())
+  if (partitionDirectory)
     return preparePartition(
         readPartition(options.dataDir, comm.rank(), comm.size()), comm,
         settings.normalizeFeatures, program.needsEdgeIds);
   Dataset ds = loadTrainingData(options, settings);
   PartitionOptions partition;
   partition.numParts = comm.size();
-  partition.method = settings.partition == "random" ? PartitionMethod::Random
-                                                    : PartitionMethod::Metis;
+  partition.method =
+      partitionMethodFromName(settings.partition).value_or(PartitionMethod::Metis);
   if (!settings.partitionBalance.empty()) {
     partition.balance.clear();
     for (const std::string &name : settings.partitionBalance)
@@ -322,15 +321,16 @@ int run(const CompiledProgram &program, const DriverOptions &options,
     check.seed = options.seed;
     return runGradCheck(program, check, stdout) ? 0 : 1;
   }
-  const bool distributed =
-      comm.size() > 1 ||
-      (!options.dataDir.empty() &&
-       std::ifstream(options.dataDir + "/manifest.json").good());
+  // A gnn-partition output directory holds a manifest.
+  const bool partitionDirectory =
+      !options.dataDir.empty() &&
+      std::ifstream(options.dataDir + "/manifest.json").good();
+  const bool distributed = comm.size() > 1 || partitionDirectory;
   if (distributed && !options.predictFile.empty())
     throw UsageError("--predict is not supported with several ranks yet");
 
   const TrainingData data =
-      distributed ? loadPartitionedData(program, options, comm)
+      distributed ? loadPartitionedData(program, options, partitionDirectory, comm)
                   : prepareWholeGraph(loadTrainingData(options, program.settings));
   const int64_t nodes = data.data.numNodes, classes = data.data.numClasses;
   if (program.outputColumns) {

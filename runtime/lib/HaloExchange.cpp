@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <unistd.h>
-#include <cstring>
 
 namespace gnnrt {
 
@@ -26,6 +25,28 @@ double since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// Copies rows ids[first .. last) of x into `out`, one after another.
+template <typename T>
+void packRows(const std::vector<int64_t> &ids, int64_t first, int64_t last,
+              const T *x, int64_t width, T *out) {
+  for (int64_t i = first; i < last; ++i)
+    std::copy(x + ids[size_t(i)] * width, x + (ids[size_t(i)] + 1) * width,
+              out + (i - first) * width);
+}
+
+/// Adds the consecutive rows of `rows` into rows ids[first .. last) of
+/// `out`, in that order (so the sum order is fixed).
+template <typename T>
+void addRows(const std::vector<int64_t> &ids, int64_t first, int64_t last,
+             const T *rows, int64_t width, T *out) {
+  for (int64_t i = first; i < last; ++i) {
+    T *row = out + ids[size_t(i)] * width;
+    const T *add = rows + (i - first) * width;
+    for (int64_t j = 0; j < width; ++j)
+      row[j] += add[j];
+  }
+}
+
 } // namespace
 
 HaloExchange::HaloExchange(Communicator &comm, int64_t numOwned,
@@ -40,17 +61,11 @@ void HaloExchange::forward(T *rows, int64_t width) const {
   const auto start = std::chrono::steady_clock::now();
   const int64_t rowBytes = width * int64_t(sizeof(T));
   std::vector<T> send(sendNodes.size() * size_t(width));
-  for (size_t i = 0; i < sendNodes.size(); ++i)
-    std::memcpy(send.data() + i * size_t(width), rows + sendNodes[i] * width,
-                size_t(rowBytes));
+  packRows(sendNodes, 0, int64_t(sendNodes.size()), rows, width, send.data());
   // Halo rows arrive straight into place: they are contiguous, by owner.
   comm.allToAllV(send.data(), scaled(sendOffsets, rowBytes),
                  rows + owned * width, scaled(recvOffsets, rowBytes));
-  const int self = comm.rank();
-  fwd.sentBytes += (sendOffsets.back() - (sendOffsets[self + 1] -
-                                          sendOffsets[self])) * rowBytes;
-  fwd.receivedBytes += (recvOffsets.back() - (recvOffsets[self + 1] -
-                                              recvOffsets[self])) * rowBytes;
+  countOneShot(fwd, rowBytes, /*toOwners=*/false);
   fwd.seconds += since(start);
 }
 
@@ -61,18 +76,9 @@ void HaloExchange::backward(const T *grad, int64_t width, T *ownedGrad) const {
   std::vector<T> recv(sendNodes.size() * size_t(width));
   comm.allToAllV(grad + owned * width, scaled(recvOffsets, rowBytes),
                  recv.data(), scaled(sendOffsets, rowBytes));
-  // In send-list order, so the sum order is fixed.
-  for (size_t i = 0; i < sendNodes.size(); ++i) {
-    T *row = ownedGrad + sendNodes[i] * width;
-    const T *add = recv.data() + i * size_t(width);
-    for (int64_t j = 0; j < width; ++j)
-      row[j] += add[j];
-  }
-  const int self = comm.rank();
-  bwd.sentBytes += (recvOffsets.back() - (recvOffsets[self + 1] -
-                                          recvOffsets[self])) * rowBytes;
-  bwd.receivedBytes += (sendOffsets.back() - (sendOffsets[self + 1] -
-                                              sendOffsets[self])) * rowBytes;
+  addRows(sendNodes, 0, int64_t(sendNodes.size()), recv.data(), width,
+          ownedGrad);
+  countOneShot(bwd, rowBytes, /*toOwners=*/true);
   bwd.seconds += since(start);
 }
 
@@ -192,9 +198,7 @@ void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
   // One-shot: the whole halo arrives while the owned sources are reduced.
   const int64_t bytes = width * int64_t(sizeof(T));
   std::vector<T> send(sendNodes.size() * size_t(width));
-  for (size_t i = 0; i < sendNodes.size(); ++i)
-    std::copy(x + sendNodes[i] * width, x + (sendNodes[i] + 1) * width,
-              send.begin() + int64_t(i) * width);
+  packRows(sendNodes, 0, int64_t(sendNodes.size()), x, width, send.data());
   std::vector<T> halo(size_t(std::max(numHalo(), owned) * width), T(0));
   auto transfer = comm.startAllToAllV(send.data(), scaled(sendOffsets, bytes),
                                       halo.data(), scaled(recvOffsets, bytes));
@@ -244,12 +248,7 @@ void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
   const auto waitStart = std::chrono::steady_clock::now();
   transfer->wait();
   bwd.seconds += since(waitStart);
-  for (size_t i = 0; i < sendNodes.size(); ++i) {
-    T *row = dx + sendNodes[i] * width;
-    const T *add = back.data() + int64_t(i) * width;
-    for (int64_t j = 0; j < width; ++j)
-      row[j] += add[j];
-  }
+  addRows(sendNodes, 0, int64_t(sendNodes.size()), back.data(), width, dx);
 }
 
 void HaloExchange::countOneShot(CommTraffic &traffic, int64_t rowBytes,
@@ -281,10 +280,8 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
     const int64_t sendRows = sendOffsets[s.to + 1] - sendOffsets[s.to];
     const int64_t recvRows = recvOffsets[s.from + 1] - recvOffsets[s.from];
     s.send.resize(size_t(sendRows * width));
-    for (int64_t i = 0; i < sendRows; ++i) {
-      const T *row = x + sendNodes[size_t(sendOffsets[s.to] + i)] * width;
-      std::copy(row, row + width, s.send.begin() + i * width);
-    }
+    packRows(sendNodes, sendOffsets[s.to], sendOffsets[s.to + 1], x, width,
+             s.send.data());
     // Sized for the larger of the part graph's sources and the rows sent.
     s.recv.assign(size_t(std::max(recvRows, owned) * width), T(0));
     s.transfer = comm.startSendRecv(s.send.data(), sendRows * bytes, s.to,
@@ -352,13 +349,8 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
     const auto start = std::chrono::steady_clock::now();
     s.transfer->wait();
     bwd.seconds += since(start);
-    const int64_t ownRows = sendOffsets[s.from + 1] - sendOffsets[s.from];
-    for (int64_t i = 0; i < ownRows; ++i) {
-      T *row = dx + sendNodes[size_t(sendOffsets[s.from] + i)] * width;
-      const T *add = s.recv.data() + i * width;
-      for (int64_t j = 0; j < width; ++j)
-        row[j] += add[j];
-    }
+    addRows(sendNodes, sendOffsets[s.from], sendOffsets[s.from + 1],
+            s.recv.data(), width, dx);
   };
   if (parts > 1)
     post(1);

@@ -1178,16 +1178,31 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
 
 //===--- Dropout and the loss ---------------------------------------------===//
 
+namespace {
+
+/// One Philox block (128 random bits) decides 8 elements with 16 bits each:
+/// lane k keeps its element iff its 16 bits are >= p * 2^16 (p resolved to
+/// 1/65536, far finer than any dropout rate anyone sets).
+template <typename T> struct DropoutLanes {
+  explicit DropoutLanes(double p)
+      : threshold(uint32_t(std::min(65536.0, std::ceil(p * 65536.0)))),
+        keptScale(p < 1 ? T(1.0 / (1.0 - p)) : T(0)) {}
+  T apply(const std::array<uint32_t, 4> &bits, int lane, T v) const {
+    const uint32_t r = (bits[lane / 2] >> (16 * (lane % 2))) & 0xFFFFu;
+    return r >= threshold ? v * keptScale : T(0);
+  }
+  uint32_t threshold;
+  T keptScale;
+};
+
+} // namespace
+
 template <typename T>
 void dropout(uint64_t seed, uint64_t stream, double p, int64_t n, const T *x,
              T *y) {
-  // One Philox block (128 random bits) decides 8 elements with 16 bits each:
-  // element i keeps iff lane (i % 8) of block i / 8 is >= p * 2^16. The mask
-  // is a function of (seed, stream, i) only, whoever computes it; p is
-  // resolved to 1/65536, far finer than any dropout rate anyone sets.
-  const uint32_t threshold =
-      uint32_t(std::min(65536.0, std::ceil(p * 65536.0)));
-  const T keptScale = p < 1 ? T(1.0 / (1.0 - p)) : T(0);
+  // Element i is lane i % 8 of block i / 8: the mask is a function of
+  // (seed, stream, i) only, whoever computes it.
+  const DropoutLanes<T> lanes(p);
   const int64_t blocks = (n + 7) / 8;
   const bool threaded = worthThreads(n);
 #pragma omp parallel for schedule(static) if (threaded)
@@ -1203,11 +1218,8 @@ void dropout(uint64_t seed, uint64_t stream, double p, int64_t n, const T *x,
       continue;
     }
     const std::array<uint32_t, 4> bits = randomBits(seed, stream, uint64_t(b));
-    for (int64_t i = first; i < last; ++i) {
-      const int lane = int(i - first);
-      const uint32_t r = (bits[lane / 2] >> (16 * (lane % 2))) & 0xFFFFu;
-      y[i] = r >= threshold ? x[i] * keptScale : T(0);
-    }
+    for (int64_t i = first; i < last; ++i)
+      y[i] = lanes.apply(bits, int(i - first), x[i]);
   }
 }
 
@@ -1220,9 +1232,7 @@ void dropoutRows(uint64_t seed, uint64_t stream, double p, int64_t rows,
   }
   // Element (r, j) decides as element rowIds[r] * width + j of dropout():
   // the mask of a node's row does not depend on where the row lives.
-  const uint32_t threshold =
-      uint32_t(std::min(65536.0, std::ceil(p * 65536.0)));
-  const T keptScale = p < 1 ? T(1.0 / (1.0 - p)) : T(0);
+  const DropoutLanes<T> lanes(p);
   const bool threaded = worthThreads(rows * width);
 #pragma omp parallel for schedule(static) if (threaded)
   for (int64_t r = 0; r < rows; ++r) {
@@ -1240,9 +1250,7 @@ void dropoutRows(uint64_t seed, uint64_t stream, double p, int64_t rows,
         block = i / 8;
         bits = randomBits(seed, stream, block);
       }
-      const int lane = int(i % 8);
-      const uint32_t bitsOf = (bits[lane / 2] >> (16 * (lane % 2))) & 0xFFFFu;
-      y[r * width + j] = bitsOf >= threshold ? v * keptScale : T(0);
+      y[r * width + j] = lanes.apply(bits, int(i % 8), v);
     }
   }
 }

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolArgs.h"
 #include "gnnrt/Dataset.h"
 #include "gnnrt/Error.h"
 #include "gnnrt/Generator.h"
@@ -24,6 +25,7 @@
 #include <vector>
 
 using namespace gnnrt;
+using namespace gnntools;
 
 namespace {
 
@@ -55,78 +57,6 @@ info options:
   --reverse --self-loops --dedupe --split NAME
                       load options, as a trainer would apply them
 )";
-
-/// A command-line problem: printed like a data error, plus a usage hint.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-double seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
-      .count();
-}
-
-/// Splits "--name value" arguments into a map; bare flags map to "".
-class Args {
-public:
-  Args(int argc, char **argv, int first, const std::vector<std::string> &flags,
-       const std::vector<std::string> &valued) {
-    for (int i = first; i < argc; ++i) {
-      std::string arg = argv[i];
-      if (arg.rfind("--", 0) != 0) {
-        positional.push_back(arg);
-        continue;
-      }
-      if (std::find(flags.begin(), flags.end(), arg) != flags.end()) {
-        values[arg] = "";
-      } else if (std::find(valued.begin(), valued.end(), arg) != valued.end()) {
-        if (i + 1 >= argc)
-          throw UsageError("option '" + arg + "' needs a value");
-        values[arg] = argv[++i];
-      } else {
-        throw UsageError("unknown option '" + arg + "'");
-      }
-    }
-  }
-  bool has(const std::string &name) const { return values.count(name); }
-  std::string get(const std::string &name, const std::string &def = "") const {
-    auto it = values.find(name);
-    return it == values.end() ? def : it->second;
-  }
-  std::string required(const std::string &name) const {
-    if (!has(name))
-      throw UsageError("missing required option '" + name + "'");
-    return get(name);
-  }
-  int64_t integer(const std::string &name, int64_t def) const {
-    if (!has(name))
-      return def;
-    std::string text = get(name);
-    char *end = nullptr;
-    errno = 0;
-    long long v = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || *end || errno)
-      throw UsageError("option '" + name + "' expects an integer, found '" +
-                       text + "'");
-    return v;
-  }
-  double real(const std::string &name, double def) const {
-    return has(name) ? parseReal(name, get(name)) : def;
-  }
-  static double parseReal(const std::string &name, const std::string &text) {
-    char *end = nullptr;
-    double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end || !std::isfinite(v))
-      throw UsageError("option '" + name + "' expects a number, found '" +
-                       text + "'");
-    return v;
-  }
-
-  std::vector<std::string> positional;
-
-private:
-  std::map<std::string, std::string> values;
-};
 
 int generate(int argc, char **argv) {
   Args args(argc, argv, 2, {},
@@ -182,7 +112,7 @@ int generate(int argc, char **argv) {
 
   auto start = std::chrono::steady_clock::now();
   Dataset ds = generateDataset(o);
-  double genTime = seconds(start);
+  double genTime = secondsSince(start);
   start = std::chrono::steady_clock::now();
   if (format == "ogb")
     writeOgbDataset(out, ds, "random");
@@ -194,7 +124,7 @@ int generate(int argc, char **argv) {
               out.c_str(), format.c_str(), (long long)ds.numNodes,
               (long long)ds.numEdges(), (long long)ds.numFeatures,
               (long long)ds.numClasses, ds.trainIdx.size(), ds.validIdx.size(),
-              ds.testIdx.size(), genTime, seconds(start));
+              ds.testIdx.size(), genTime, secondsSince(start));
   return 0;
 }
 
@@ -228,7 +158,7 @@ int info(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   bool fromCache = false;
   Dataset ds = loadDataset(dir, options, &fromCache);
-  double loadTime = seconds(start);
+  double loadTime = secondsSince(start);
 
   int64_t labeled = std::count_if(ds.labels.begin(), ds.labels.end(),
                                   [](int64_t l) { return l >= 0; });

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolArgs.h"
 #include "gnnrt/Dataset.h"
 #include "gnnrt/Error.h"
 #include "gnnrt/Partition.h"
@@ -27,6 +28,7 @@
 #include <vector>
 
 using namespace gnnrt;
+using namespace gnntools;
 
 namespace {
 
@@ -58,80 +60,6 @@ dataset options (as the trainer loads it):
   --split NAME            split directory (OGB layout)
   --no-cache              neither read nor write the binary dataset cache
 )";
-
-/// A command-line problem: printed like a data error, plus a usage hint.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-/// "--name value" / "--name=value" options and bare flags.
-class Args {
-public:
-  Args(int argc, char **argv, int first, const std::vector<std::string> &flags,
-       const std::vector<std::string> &valued) {
-    for (int i = first; i < argc; ++i) {
-      std::string arg = argv[i];
-      if (arg.rfind("--", 0) != 0) {
-        positional.push_back(arg);
-        continue;
-      }
-      std::string name = arg, value;
-      size_t eq = arg.find('=');
-      bool inlineValue = eq != std::string::npos;
-      if (inlineValue) {
-        name = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-      }
-      if (std::find(flags.begin(), flags.end(), name) != flags.end()) {
-        if (inlineValue)
-          throw UsageError("option '" + name + "' takes no value");
-        values[name] = "";
-      } else if (std::find(valued.begin(), valued.end(), name) !=
-                 valued.end()) {
-        if (!inlineValue) {
-          if (i + 1 >= argc)
-            throw UsageError("option '" + name + "' needs a value");
-          value = argv[++i];
-        }
-        values[name] = value;
-      } else {
-        throw UsageError("unknown option '" + name + "'");
-      }
-    }
-  }
-  bool has(const std::string &name) const { return values.count(name) != 0; }
-  std::string get(const std::string &name, const std::string &def = "") const {
-    auto it = values.find(name);
-    return it == values.end() ? def : it->second;
-  }
-  std::string required(const std::string &name) const {
-    if (!has(name))
-      throw UsageError("missing required option '" + name + "'");
-    return get(name);
-  }
-  int64_t integer(const std::string &name, int64_t def, int64_t min) const {
-    if (!has(name))
-      return def;
-    std::string text = get(name);
-    char *end = nullptr;
-    errno = 0;
-    long long v = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || *end || errno || v < min)
-      throw UsageError("option '" + name + "' expects an integer >= " +
-                       std::to_string(min) + ", found '" + text + "'");
-    return v;
-  }
-
-  std::vector<std::string> positional;
-
-private:
-  std::map<std::string, std::string> values;
-};
 
 /// Parses "nodes,edges,train".
 std::vector<BalanceConstraint> parseBalance(const std::string &text) {
