@@ -692,6 +692,41 @@ void Sema::checkTrain(const TrainDecl &decl) {
   result.trains.push_back(std::move(info));
 }
 
+/// `neighbor(fanout = [...], batch = N)`: one positive fanout (or -1, all
+/// neighbours) per layer, and a positive batch size. Whether there is one
+/// fanout per layer is checked once the model's layers are known
+/// (gnn-sample-blocks).
+void Sema::checkSampler(const CallExpr *call) {
+  auto resolved = call ? result.builtinCalls.find(call)
+                       : result.builtinCalls.end();
+  if (resolved == result.builtinCalls.end() ||
+      resolved->second.args.size() < 2)
+    return;
+  if (const Expr *fanout = resolved->second.args[0]) {
+    auto *list = dyn_cast<ListExpr>(fanout);
+    if (!list || list->elements.empty())
+      diags.error(fanout->loc, "fanout expects a non-empty list of integers, "
+                               "one per layer (layer 0 first)");
+    else
+      for (const ExprPtr &e : list->elements) {
+        std::optional<int64_t> v;
+        if (auto *i = dyn_cast<IntExpr>(e.get()))
+          v = i->value;
+        else if (auto *neg = dyn_cast<NegExpr>(e.get()))
+          if (auto *i = dyn_cast<IntExpr>(neg->operand.get()))
+            v = -i->value;
+        if (!v || (*v <= 0 && *v != -1))
+          diags.error(e->loc, "a fanout is a positive number of neighbours, "
+                              "or -1 for all of them");
+      }
+  }
+  const Expr *batch = resolved->second.args[1];
+  if (auto *n = batch ? dyn_cast<IntExpr>(batch) : nullptr)
+    if (n->value <= 0)
+      diags.error(batch->loc, "the batch size must be positive, got " +
+                                  std::to_string(n->value));
+}
+
 void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
   static const std::vector<std::string> keys = {
       "partition", "batches",    "loss", "optimizer",  "epochs",
@@ -740,8 +775,10 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
     checkChoice({"metis", "random", "frequency"}, "a partitioner");
   } else if (key == "batches") {
     auto *n = dyn_cast<NameExpr>(value);
-    if (!(n && n->name == "full_graph"))
+    if (!(n && n->name == "full_graph")) {
       checkChoice({"neighbor"}, "full_graph or a sampler");
+      checkSampler(dyn_cast<CallExpr>(value));
+    }
   } else if (key == "optimizer") {
     checkChoice({"adam", "adamw", "sgd"}, "an optimizer");
   } else if (key == "loss") {

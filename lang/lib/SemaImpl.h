@@ -60,6 +60,7 @@ public:
   void checkForward(ModuleInfo &info, Scope &scope);
   void checkTrain(const TrainDecl &decl);
   void checkTrainSetting(const TrainSetting &setting, TrainInfo &info);
+  void checkSampler(const CallExpr *call);
   Type resolveTypeRef(const TypeRef &ref, Scope &scope);
   Type scalarTypeNamed(const std::string &name, SourceLoc loc);
   /// Whether a value of type `actual` may bind a parameter of type `expected`.

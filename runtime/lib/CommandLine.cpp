@@ -62,6 +62,13 @@ const OptionSpec kOptions[] = {
      [](DriverOptions &o, auto &n, auto &v) {
        o.threads = int(integerValue(n, v, 1, "a positive integer"));
      }},
+    {"--sampler-threads", "N",
+     "sampled training: background threads that sample and gather the "
+     "next batches while one trains (default 1; 0: sample in the "
+     "training thread)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.samplerThreads = int(integerValue(n, v, 0, "a non-negative integer"));
+     }},
     {"--metrics", "FILE",
      "write one JSON line per epoch: loss, accuracies, epoch_seconds",
      [](DriverOptions &o, auto &, auto &v) { o.metricsFile = v; }},

@@ -34,6 +34,8 @@ struct DriverOptions {
   double lr = 0;
   uint64_t seed = 0;
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
+  /// Sampled training's background sampler threads (0: none).
+  int samplerThreads = 1;
   std::string metricsFile, saveFile, loadFile, predictFile;
   bool evalOnly = false, stats = false;
   bool gradcheck = false;

@@ -20,6 +20,7 @@
 #include "ParameterStore.h"
 #include "Predictions.h"
 #include "Progress.h"
+#include "SampledTraining.h"
 #include "TrainingData.h"
 #include "gnnrt/Dataset.h"
 #include "gnnrt/Communicator.h"
@@ -121,9 +122,15 @@ TrainingData loadPartitionedData(const CompiledProgram &program,
       if (auto c = balanceConstraintFromName(name))
         partition.balance.push_back(*c);
   }
-  const PartitionPlan plan =
+  // Sampled training's fanouts drive frequency partitioning and the cache.
+  partition.fanouts = settings.fanouts;
+  partition.batchSize = std::max<int64_t>(1, settings.batchSize);
+  partition.cacheRatio = settings.cacheRatio;
+  PartitionPlan plan =
       buildPartitionPlan(ds, partitionNodes(ds, partition), comm.size(),
                          EdgeAssign::Dst);
+  if (partition.cacheRatio > 0)
+    addFeatureCache(plan, ds, partition);
   return preparePartition(extractPartition(ds, plan, comm.rank()), comm,
                           /*normalizeFeatures=*/false, program.needsEdgeIds);
 }
@@ -188,7 +195,8 @@ TrainingResult train(const CompiledProgram &program,
                      ParameterStore<float> &params,
                      ExecContext<float> &trainCtx,
                      ExecContext<float> &forwardCtx, const TrainingData &data,
-                     std::vector<float> &logits, Communicator &comm) {
+                     std::vector<float> &logits, Communicator &comm,
+                     SampledTraining *sampled) {
   OptimizerConfig config = OptimizerConfig::fromSettings(program.settings);
   config.lr = options.lr;
   Optimizer optimizer(config, params.sizes());
@@ -205,13 +213,11 @@ TrainingResult train(const CompiledProgram &program,
   const int64_t every = std::max<int64_t>(1, program.settings.evaluateEvery);
 
   TrainingResult result;
-  for (int64_t epoch = 1; epoch <= options.epochs; ++epoch) {
-    auto start = std::chrono::steady_clock::now();
+  // One optimizer step on `ctx`'s gradients summed over ranks (null: this
+  // rank has no rows this step and only joins the all-reduce).
+  auto step = [&](ExecContext<float> *ctx) {
     params.zeroGrads();
-    trainCtx.step = uint64_t(epoch - 1);
-    EpochRecord record;
-    record.epoch = epoch;
-    double loss = program.trainStepF32(trainCtx);
+    double loss = ctx ? program.trainStepF32(*ctx) : 0.0;
     if (comm.size() > 1) {
       // Every rank's loss is its share of the global mean; the gradients
       // add up the same way. Then all ranks take the same step.
@@ -219,11 +225,22 @@ TrainingResult train(const CompiledProgram &program,
       allReduceGradients(comm, grads, sizes, reduceBuffer);
       comm.allReduceSum(&loss, 1);
       result.allReduceSeconds += secondsSince(reduceStart);
-      result.allReduceBytes =
+      result.allReduceBytes +=
           int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
     }
-    record.loss = loss;
     optimizer.step(values, grads);
+    return loss;
+  };
+  for (int64_t epoch = 1; epoch <= options.epochs; ++epoch) {
+    auto start = std::chrono::steady_clock::now();
+    EpochRecord record;
+    record.epoch = epoch;
+    if (sampled) {
+      record.loss = sampled->trainEpoch(epoch, trainCtx, step);
+    } else {
+      trainCtx.step = uint64_t(epoch - 1);
+      record.loss = step(&trainCtx);
+    }
     const TrainSettings &settings = program.settings;
     const int64_t saveEvery = settings.checkpointEvery;
     if (reporting && !settings.checkpointFile.empty() &&
@@ -232,7 +249,8 @@ TrainingResult train(const CompiledProgram &program,
     record.seconds = secondsSince(start);
     result.trainSeconds += record.seconds;
     if (epoch % every == 0 || epoch == options.epochs) {
-      record.eval = evaluate(program, forwardCtx, data, logits, comm);
+      record.eval = sampled ? sampled->evaluate(forwardCtx)
+                            : evaluate(program, forwardCtx, data, logits, comm);
       const EpochRecord &best = result.best;
       if (record.eval->valid &&
           (!best.eval || *record.eval->valid > *best.eval->valid))
@@ -287,10 +305,24 @@ void printStats(const ParameterStore<float> &params,
 
 /// The communication part of --stats, per rank.
 void printCommStats(const Communicator &comm, const TrainingData &data,
-                    const TrainingResult &result) {
+                    const TrainingResult &result,
+                    const SampledTraining *sampled) {
+  const double epochs = double(std::max<int64_t>(1, result.last.epoch));
+  if (sampled)
+    sampled->printStats(stdout, result.last.epoch);
   if (comm.size() == 1)
     return;
-  const double epochs = double(std::max<int64_t>(1, result.last.epoch));
+  if (sampled) {
+    // Sampled steps move no halo: their traffic is the sampling's.
+    std::printf("stats: rank %d all_reduce %lld bytes/epoch\n", comm.rank(),
+                (long long)(result.allReduceBytes / epochs));
+    std::printf("stats: rank %d seconds compute %.6f communication %.6f\n",
+                comm.rank(), result.trainSeconds - result.allReduceSeconds,
+                result.allReduceSeconds);
+    std::printf("stats: rank %d peak RSS %lld KiB\n", comm.rank(),
+                (long long)peakRssKiB());
+    return;
+  }
   const CommTraffic &fwd = data.halo->forwardTraffic();
   const CommTraffic &bwd = data.halo->backwardTraffic();
   const double commSeconds = fwd.seconds + bwd.seconds + result.allReduceSeconds;
@@ -302,7 +334,7 @@ void printCommStats(const Communicator &comm, const TrainingData &data,
               comm.rank(), (long long)(bwd.sentBytes / epochs),
               (long long)(bwd.receivedBytes / epochs));
   std::printf("stats: rank %d all_reduce %lld bytes/epoch\n", comm.rank(),
-              (long long)result.allReduceBytes);
+              (long long)(result.allReduceBytes / epochs));
   std::printf("stats: rank %d seconds compute %.6f communication %.6f\n",
               comm.rank(), result.trainSeconds - commSeconds, commSeconds);
   std::printf("stats: rank %d peak RSS %lld KiB\n", comm.rank(),
@@ -328,6 +360,8 @@ int run(const CompiledProgram &program, const DriverOptions &options,
   const bool distributed = comm.size() > 1 || partitionDirectory;
   if (distributed && !options.predictFile.empty())
     throw UsageError("--predict is not supported with several ranks yet");
+  if (program.numBlocks > 0 && !options.predictFile.empty())
+    throw UsageError("--predict is not supported with sampled training yet");
 
   const TrainingData data =
       distributed ? loadPartitionedData(program, options, partitionDirectory, comm)
@@ -367,8 +401,15 @@ int run(const CompiledProgram &program, const DriverOptions &options,
   std::vector<float> logits(size_t(nodes * classes));
   const bool reporting = comm.rank() == 0;
 
+  // Sampled programs train on batches and evaluate on the blocks of the
+  // evaluated nodes' full neighbourhoods.
+  std::unique_ptr<SampledTraining> sampled;
+  if (program.numBlocks > 0)
+    sampled = std::make_unique<SampledTraining>(program, options, data, comm);
+
   if (options.evalOnly) {
-    Accuracies acc = evaluate(program, forwardCtx, data, logits, comm);
+    Accuracies acc = sampled ? sampled->evaluate(forwardCtx)
+                             : evaluate(program, forwardCtx, data, logits, comm);
     if (reporting)
       std::printf("eval: train_acc %s valid_acc %s test_acc %s\n",
                   formatAccuracy(acc.train).c_str(),
@@ -382,7 +423,7 @@ int run(const CompiledProgram &program, const DriverOptions &options,
   if (data.halo)
     data.halo->resetTraffic();
   TrainingResult result = train(program, options, params, trainCtx, forwardCtx,
-                                data, logits, comm);
+                                data, logits, comm, sampled.get());
   // `logits` holds the last epoch's forward, after its update.
   if (reporting && !options.saveFile.empty())
     saveCheckpoint(options.saveFile, program.model, params);
@@ -394,7 +435,7 @@ int run(const CompiledProgram &program, const DriverOptions &options,
     if (reporting)
       printStats(params, trainWorkspace, trainCtx, forwardWorkspace,
                  forwardCtx, result);
-    printCommStats(comm, data, result);
+    printCommStats(comm, data, result, sampled.get());
   }
   return 0;
 }

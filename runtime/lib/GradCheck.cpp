@@ -14,6 +14,7 @@
 #include "GradCheck.h"
 
 #include "ParameterStore.h"
+#include "gnnrt/Sampler.h"
 #include "gnnrt/Dataset.h"
 #include "gnnrt/ParamInit.h"
 #include "gnnrt/Random.h"
@@ -105,6 +106,35 @@ bool runGradCheck(const CompiledProgram &program,
   ctx.step = 0;
   ctx.workspace = &workspace;
   params.bind(ctx);
+  // A sampled program runs on blocks: sample them on the problem's graph,
+  // seeded by its first half, with the program's fanouts.
+  SampledBatch batch;
+  std::vector<double> batchFeatures;
+  if (program.numBlocks > 0) {
+    const GraphView g = problem.graph.view();
+    SamplerOptions sampling;
+    sampling.fanouts = program.settings.fanouts;
+    sampling.replace = program.settings.replace;
+    sampling.seed = options.seed;
+    NeighborSampler sampler(Adjacency::of(g), g.numDst, sampling);
+    BlockBuilder builder(g.numDst);
+    std::vector<int64_t> seeds(size_t(std::max<int64_t>(1, g.numDst / 2)));
+    for (size_t i = 0; i < seeds.size(); ++i)
+      seeds[i] = int64_t(i);
+    sampler.sample(seeds.data(), int64_t(seeds.size()), {options.seed, 0, 0},
+                   builder, batch);
+    for (int64_t v : batch.nodes)
+      batchFeatures.insert(batchFeatures.end(),
+                           problem.features.begin() + v * kFeatures,
+                           problem.features.begin() + (v + 1) * kFeatures);
+    for (int64_t v : seeds)
+      batch.labels.push_back(problem.data.labels[size_t(v)]);
+    ctx.blocks = batch.views.data();
+    ctx.features = batchFeatures.data();
+    ctx.labels = batch.labels.data();
+    ctx.lossMask = nullptr;
+    ctx.nodeIds = batch.nodes.data();
+  }
 
   params.zeroGrads();
   double loss = program.trainStepF64(ctx);

@@ -6,7 +6,8 @@
 // that numbering lists each source's out-edges in ascending edge id (and their
 // destinations alongside). All
 // passes are O(numSrc + numEdges), so the layout depends on the edge list
-// alone.
+// alone. A caller that already has the destination-major CSR (the sampler's
+// blocks) skips the sorts: fromCsr checks it and runs the last pass only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "gnnrt/Error.h"
 #include "gnnrt/Graph.h"
 
+#include <algorithm>
 #include <string>
 
 namespace gnnrt {
@@ -25,12 +27,7 @@ namespace {
   throwDataError("graph", 0, message);
 }
 
-void checkEdgeList(int64_t numSrc, int64_t numDst,
-                   const std::vector<int64_t> &src,
-                   const std::vector<int64_t> &dst) {
-  if (src.size() != dst.size())
-    throwGraphError(std::to_string(src.size()) + " sources but " +
-                    std::to_string(dst.size()) + " destinations");
+void checkNodeCounts(int64_t numSrc, int64_t numDst) {
   // Edge sources are stored as int32 local ids.
   if (numSrc >= (int64_t(1) << 31))
     throwGraphError(std::to_string(numSrc) +
@@ -41,6 +38,15 @@ void checkEdgeList(int64_t numSrc, int64_t numDst,
     throwGraphError(std::to_string(numDst) + " destinations but " +
                     std::to_string(numSrc) +
                     " sources (destinations must be the first sources)");
+}
+
+void checkEdgeList(int64_t numSrc, int64_t numDst,
+                   const std::vector<int64_t> &src,
+                   const std::vector<int64_t> &dst) {
+  if (src.size() != dst.size())
+    throwGraphError(std::to_string(src.size()) + " sources but " +
+                    std::to_string(dst.size()) + " destinations");
+  checkNodeCounts(numSrc, numDst);
   auto outOfRange = [](int64_t id, int64_t limit) {
     return id < 0 || id >= limit;
   };
@@ -67,7 +73,63 @@ std::vector<int64_t> runOffsets(int64_t numNodes,
   return offsets;
 }
 
+/// Checks a destination-major CSR as fromCsr takes it.
+void checkCsr(int64_t numSrc, int64_t numDst,
+              const std::vector<int64_t> &inOffsets,
+              const std::vector<int32_t> &edgeSrc) {
+  checkNodeCounts(numSrc, numDst);
+  if (int64_t(inOffsets.size()) != numDst + 1)
+    throwGraphError(std::to_string(inOffsets.size()) + " in-offsets for " +
+                    std::to_string(numDst) + " destinations (expected " +
+                    std::to_string(numDst + 1) + ")");
+  if (inOffsets[0] != 0 || inOffsets[numDst] != int64_t(edgeSrc.size()))
+    throwGraphError("in-offsets run from " + std::to_string(inOffsets[0]) +
+                    " to " + std::to_string(inOffsets[numDst]) +
+                    ", not from 0 to the " + std::to_string(edgeSrc.size()) +
+                    " edges");
+  for (int64_t v = 0; v < numDst; ++v)
+    if (inOffsets[v + 1] < inOffsets[v])
+      throwGraphError("in-offsets decrease at destination " +
+                      std::to_string(v));
+  for (int64_t v = 0; v < numDst; ++v) {
+    const int64_t begin = inOffsets[v], end = inOffsets[v + 1];
+    for (int64_t k = begin; k < end; ++k) {
+      if (edgeSrc[k] < 0 || edgeSrc[k] >= numSrc)
+        throwGraphError("edge " + std::to_string(k) + ": source id " +
+                        std::to_string(edgeSrc[k]) + " out of range [0, " +
+                        std::to_string(numSrc) + ")");
+      if (k > begin && edgeSrc[k] < edgeSrc[k - 1])
+        throwGraphError("edge " + std::to_string(k) + ": sources of " +
+                        "destination " + std::to_string(v) +
+                        " not ascending");
+    }
+  }
+}
+
 } // namespace
+
+void GraphStorage::buildTranspose() {
+  // outOffsets[u + 1] counts u's out-edges, then (prefix sums) ends u's
+  // run; the scatter advances outOffsets[u] through u's run, leaving it at
+  // the run's end, and the final shift restores the starts. Visiting edges
+  // in id order keeps each source's list ascending.
+  outOffsets.assign(size_t(nSrc) + 1, 0);
+  for (int32_t u : edgeSrc)
+    ++outOffsets[size_t(u) + 1];
+  for (int64_t u = 0; u < nSrc; ++u)
+    outOffsets[u + 1] += outOffsets[u];
+  const int64_t numEdges = this->numEdges();
+  outEdges.resize(size_t(numEdges));
+  outDst.resize(size_t(numEdges));
+  for (int64_t k = 0; k < numEdges; ++k) {
+    const int64_t i = outOffsets[edgeSrc[k]]++;
+    outEdges[i] = k;
+    outDst[i] = edgeDst[k];
+  }
+  std::copy_backward(outOffsets.begin(), outOffsets.end() - 1,
+                     outOffsets.end());
+  outOffsets[0] = 0;
+}
 
 GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
                                  const std::vector<int64_t> &src,
@@ -88,18 +150,31 @@ GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
     g.edgeSrc[k] = int32_t(src[inputEdgeAt[k]]);
     g.edgeDst[k] = int32_t(dst[inputEdgeAt[k]]);
   }
-
-  // Visiting edges in id order keeps each source's list ascending.
-  g.outOffsets = runOffsets(numSrc, src);
-  std::vector<int64_t> next(g.outOffsets.begin(), g.outOffsets.end() - 1);
-  g.outEdges.resize(size_t(numEdges));
-  g.outDst.resize(size_t(numEdges));
-  for (int64_t k = 0; k < numEdges; ++k) {
-    const int64_t i = next[g.edgeSrc[k]]++;
-    g.outEdges[i] = k;
-    g.outDst[i] = g.edgeDst[k];
-  }
+  g.buildTranspose();
   return g;
+}
+
+GraphStorage GraphStorage::fromCsr(int64_t numSrc, int64_t numDst,
+                                   const std::vector<int64_t> &inOffsets,
+                                   const std::vector<int32_t> &edgeSrc) {
+  GraphStorage g;
+  g.assignCsr(numSrc, numDst, inOffsets, edgeSrc);
+  return g;
+}
+
+void GraphStorage::assignCsr(int64_t numSrc, int64_t numDst,
+                             const std::vector<int64_t> &inOffsets,
+                             const std::vector<int32_t> &edgeSrc) {
+  checkCsr(numSrc, numDst, inOffsets, edgeSrc);
+  nSrc = numSrc;
+  nDst = numDst;
+  this->inOffsets.assign(inOffsets.begin(), inOffsets.end());
+  this->edgeSrc.assign(edgeSrc.begin(), edgeSrc.end());
+  edgeDst.resize(edgeSrc.size());
+  for (int64_t v = 0; v < numDst; ++v)
+    std::fill(edgeDst.begin() + inOffsets[v], edgeDst.begin() + inOffsets[v + 1],
+              int32_t(v));
+  buildTranspose();
 }
 
 GraphView GraphStorage::view() const {

@@ -14,6 +14,7 @@
 
 #include "gnnrt/Kernels.h"
 
+#include "Prefetch.h"
 #include "gnnrt/Random.h"
 
 #include <cblas.h>
@@ -107,19 +108,6 @@ template <typename T> T dotRow(const T *a, const T *b, int64_t n) {
   for (int64_t j = 0; j < n; ++j)
     acc += a[j] * b[j];
   return acc;
-}
-
-/// Requests the cache line holding *p. On x86 an asm statement, which the
-/// compiler must keep: GCC 12 at -O3 deletes a loop whose body is only
-/// __builtin_prefetch calls as side-effect free (-ffinite-loops), which
-/// left most instantiations of the gather loops below without a single
-/// prefetch instruction, and several times slower.
-inline void prefetchLine(const void *p) {
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char *>(p)));
-#else
-  __builtin_prefetch(p);
-#endif
 }
 
 /// Requests the cache lines of a row that a later iteration gathers: rows

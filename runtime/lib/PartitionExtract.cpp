@@ -6,6 +6,7 @@
 // features, labels and splits. Memory is proportional to the part, not the
 // graph: a remote endpoint's local id is found by binary search in the halo
 // (sorted by owner, then id) instead of through a global lookup table.
+// A part with a feature cache also gets the cached remote rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -137,6 +138,19 @@ Partition extractPartition(const Dataset &ds, const PartitionPlan &plan,
   out.trainIdx = split(ds.trainIdx);
   out.validIdx = split(ds.validIdx);
   out.testIdx = split(ds.testIdx);
+
+  // The feature cache: remote rows this part holds as well.
+  if (!plan.cacheOffsets.empty()) {
+    out.cachedNodes.assign(plan.cachedNodes.begin() + plan.cacheOffsets[p],
+                           plan.cachedNodes.begin() + plan.cacheOffsets[p + 1]);
+    if (f > 0) {
+      out.cachedFeatures.resize(out.cachedNodes.size() * size_t(f));
+      for (size_t i = 0; i < out.cachedNodes.size(); ++i)
+        std::memcpy(out.cachedFeatures.data() + i * size_t(f),
+                    ds.features.data() + out.cachedNodes[i] * f,
+                    size_t(f) * sizeof(float));
+    }
+  }
   return out;
 }
 

@@ -29,6 +29,10 @@ constexpr const char *kLabels = "labels.npy";            ///< int64 [owned]
 constexpr const char *kTrainIdx = "train_idx.npy";       ///< int64 local ids
 constexpr const char *kValidIdx = "valid_idx.npy";
 constexpr const char *kTestIdx = "test_idx.npy";
+// The feature cache, only when the manifest's cache_ratio > 0.
+constexpr const char *kCachedNodes = "cached_nodes.npy"; ///< int64 [cached]
+constexpr const char *kCachedFeatures =
+    "cached_features.npy"; ///< float32 [cached, F]
 
 } // namespace gnnrt::partition_files
 

@@ -16,6 +16,7 @@
 #include "gnnrt/Error.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 namespace gnnrt {
@@ -24,10 +25,12 @@ namespace {
 constexpr const char *kFormat = "gnnrt-partitions";
 constexpr int64_t kVersion = 1;
 
-/// The JSON keys of PartCounts, in file order.
+/// The JSON keys of PartCounts, in file order. Optional ones are absent
+/// from manifests written before they existed and then read as 0.
 struct CountField {
   const char *key;
   int64_t PartCounts::*field;
+  bool optional = false;
 };
 const CountField kCountFields[] = {
     {"owned_nodes", &PartCounts::ownedNodes},
@@ -38,9 +41,17 @@ const CountField kCountFields[] = {
     {"valid", &PartCounts::valid},
     {"test", &PartCounts::test},
     {"cut_edges", &PartCounts::cutEdges},
+    {"cached_nodes", &PartCounts::cachedNodes, true},
 };
 
 const char *boolText(bool b) { return b ? "true" : "false"; }
+
+/// `v` in its shortest round-trip form: the same value, the same bytes.
+std::string realText(double v) {
+  char text[32];
+  auto result = std::to_chars(text, text + sizeof(text), v);
+  return std::string(text, result.ptr);
+}
 
 /// Typed access to the manifest's fields; every failure is "corrupt
 /// manifest: ..." naming the file.
@@ -74,6 +85,14 @@ public:
       fail("field '" + where + key + "' must be true or false");
     return v.boolean;
   }
+  double real(const char *key, double min, double max) const {
+    const json::Value &v = get(key);
+    if (!v.isNumber() || !(v.number >= min && v.number <= max))
+      fail("field '" + where + key + "' must be a number in [" + realText(min) +
+           ", " + realText(max) + "]");
+    return v.number;
+  }
+  bool has(const char *key) const { return object.find(key) != nullptr; }
   std::string string(const char *key) const {
     const json::Value &v = get(key);
     if (!v.isString())
@@ -105,6 +124,7 @@ void fillManifestCounts(PartitionManifest &manifest, const Dataset &ds,
   manifest.numTest = int64_t(ds.testIdx.size());
   manifest.edgeCut = plan.edgeCut;
   manifest.parts = plan.counts;
+  manifest.cacheRatio = plan.cacheRatio;
 }
 
 std::string manifestToJson(const PartitionManifest &m) {
@@ -127,6 +147,12 @@ std::string manifestToJson(const PartitionManifest &m) {
   field("ufactor", num(m.ufactor));
   field("metis_objective", num(m.metisObjective));
   field("assignment_file", json::quote(m.assignmentFile));
+  std::string fanouts = "[";
+  for (size_t i = 0; i < m.fanouts.size(); ++i)
+    fanouts += (i ? ", " : "") + num(m.fanouts[i]);
+  field("fanouts", fanouts + "]");
+  field("batch_size", num(m.batchSize));
+  field("cache_ratio", realText(m.cacheRatio));
   field("dataset",
         "{\"path\": " + json::quote(m.dataset) +
             ", \"split\": " + json::quote(m.split) +
@@ -205,6 +231,28 @@ PartitionManifest manifestFromJson(const std::string &file,
   m.ufactor = top.integer("ufactor");
   m.metisObjective = top.integer("metis_objective", -1);
   m.assignmentFile = top.string("assignment_file");
+  // The pre-sampling fields; absent from manifests written before them.
+  if (top.has("fanouts")) {
+    const json::Value &fanouts = top.get("fanouts");
+    if (!fanouts.isArray())
+      top.fail("field 'fanouts' must be an array");
+    for (const json::Value &f : fanouts.array) {
+      if (!f.isNumber() || std::floor(f.number) != f.number ||
+          (f.number < 1 && f.number != -1) || f.number > 1e15)
+        top.fail("field 'fanouts' must hold integers > 0 or -1");
+      m.fanouts.push_back(int64_t(f.number));
+    }
+  }
+  if (top.has("batch_size"))
+    m.batchSize = top.integer("batch_size");
+  if (top.has("cache_ratio"))
+    m.cacheRatio = top.real("cache_ratio", 0, 1);
+  if (m.fanouts.empty() &&
+      (m.method == PartitionMethod::Frequency || m.cacheRatio > 0))
+    top.fail(std::string(m.method == PartitionMethod::Frequency
+                             ? "method 'frequency'"
+                             : "a cache ratio") +
+             " needs the 'fanouts' it sampled with");
 
   const json::Value &dataset = top.get("dataset");
   if (!dataset.isObject())
@@ -243,9 +291,12 @@ PartitionManifest manifestFromJson(const std::string &file,
                 partDirectoryName(int(k)) + "'");
     PartCounts c;
     for (const CountField &f : kCountFields) {
-      c.*f.field = part.integer(f.key);
+      c.*f.field = f.optional && !part.has(f.key) ? 0 : part.integer(f.key);
       total.*f.field += c.*f.field;
     }
+    if (m.cacheRatio == 0 && c.cachedNodes != 0)
+      part.fail("field '" + where +
+                "cached_nodes' must be 0 without a cache (cache_ratio 0)");
     m.parts.push_back(c);
   }
   // The per-part counts must add up to the global ones.

@@ -18,6 +18,8 @@ const char *partitionMethodName(PartitionMethod method) {
     return "random";
   case PartitionMethod::File:
     return "file";
+  case PartitionMethod::Frequency:
+    return "frequency";
   }
   return "";
 }
@@ -39,8 +41,8 @@ const char *balanceConstraintName(BalanceConstraint c) {
 }
 
 std::optional<PartitionMethod> partitionMethodFromName(std::string_view name) {
-  for (PartitionMethod m :
-       {PartitionMethod::Metis, PartitionMethod::Random, PartitionMethod::File})
+  for (PartitionMethod m : {PartitionMethod::Metis, PartitionMethod::Random,
+                            PartitionMethod::File, PartitionMethod::Frequency})
     if (name == partitionMethodName(m))
       return m;
   return std::nullopt;

@@ -22,7 +22,7 @@ bool PartCounts::operator==(const PartCounts &o) const {
   return ownedNodes == o.ownedNodes && edges == o.edges &&
          haloNodes == o.haloNodes && sendNodes == o.sendNodes &&
          train == o.train && valid == o.valid && test == o.test &&
-         cutEdges == o.cutEdges;
+         cutEdges == o.cutEdges && cachedNodes == o.cachedNodes;
 }
 
 PartitionPlan buildPartitionPlan(const Dataset &ds, std::vector<int32_t> owner,
@@ -46,6 +46,7 @@ PartitionPlan buildPartitionPlan(const Dataset &ds, std::vector<int32_t> owner,
   plan.numParts = numParts;
   plan.edgeAssign = assign;
   plan.counts.assign(size_t(numParts), PartCounts{});
+  plan.cacheOffsets.assign(size_t(numParts) + 1, 0); // no cache yet
 
   // Nodes grouped by part; a node's local id is its rank within its group.
   {

@@ -196,6 +196,25 @@ Partition readPartition(const std::string &dirArg, int rank, int numRanks,
   readArray(at(files::kTestIdx), NpyType::Int64, {c.test}, p.testIdx);
   checkRange(at(files::kTestIdx), p.testIdx, 0, c.ownedNodes);
 
+  // The feature cache: remote nodes only, ascending, with their rows.
+  if (m.cacheRatio > 0) {
+    const std::string cached = at(files::kCachedNodes);
+    readArray(cached, NpyType::Int64, {c.cachedNodes}, p.cachedNodes);
+    checkRange(cached, p.cachedNodes, 0, m.numNodes);
+    checkAscending(cached, p.cachedNodes);
+    for (size_t i = 0, j = 0; i < p.cachedNodes.size(); ++i) {
+      while (j < p.ownedNodes.size() && p.ownedNodes[j] < p.cachedNodes[i])
+        ++j;
+      if (j < p.ownedNodes.size() && p.ownedNodes[j] == p.cachedNodes[i])
+        corrupt(cached, "element " + std::to_string(i) + " is node " +
+                            std::to_string(p.cachedNodes[i]) +
+                            ", which this part owns");
+    }
+    if (m.numFeatures > 0)
+      readArray(at(files::kCachedFeatures), NpyType::Float32,
+                {c.cachedNodes, m.numFeatures}, p.cachedFeatures);
+  }
+
   if (manifestOut)
     *manifestOut = std::move(m);
   return p;

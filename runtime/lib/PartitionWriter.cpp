@@ -65,7 +65,7 @@ void writeInt32(const std::string &path, const std::vector<int32_t> &v) {
   writeNpy(path, NpyType::Int32, {int64_t(v.size())}, v.data());
 }
 
-void writePart(const std::string &dir, const Partition &p) {
+void writePart(const std::string &dir, const Partition &p, bool withCache) {
   std::error_code ec;
   fs::create_directory(dir, ec);
   if (ec)
@@ -87,12 +87,23 @@ void writePart(const std::string &dir, const Partition &p) {
   writeInt64(at(files::kTrainIdx), p.trainIdx);
   writeInt64(at(files::kValidIdx), p.validIdx);
   writeInt64(at(files::kTestIdx), p.testIdx);
+  if (withCache) {
+    writeInt64(at(files::kCachedNodes), p.cachedNodes);
+    if (p.numFeatures > 0)
+      writeNpy(at(files::kCachedFeatures), NpyType::Float32,
+               {p.numCached(), p.numFeatures}, p.cachedFeatures.data());
+  }
 }
 } // namespace
 
 void writePartitions(const std::string &outDir, const Dataset &ds,
                      const PartitionPlan &plan,
                      const PartitionManifest &manifest) {
+  // The cache files exist exactly when the manifest announces a cache.
+  if ((manifest.cacheRatio > 0) != (plan.cacheRatio > 0) ||
+      manifest.parts != plan.counts)
+    throw DataError("partition: the manifest does not describe the plan "
+                    "(fill it with fillManifestCounts)");
   std::string outName = outDir;
   while (outName.size() > 1 && outName.back() == '/')
     outName.pop_back();
@@ -116,7 +127,8 @@ void writePartitions(const std::string &outDir, const Dataset &ds,
   TreeGuard removeTemp(temp);
   writeInt32(temp + "/" + files::kNodeOwner, plan.owner);
   for (int k = 0; k < plan.numParts; ++k)
-    writePart(temp + "/" + partDirectoryName(k), extractPartition(ds, plan, k));
+    writePart(temp + "/" + partDirectoryName(k), extractPartition(ds, plan, k),
+              manifest.cacheRatio > 0);
   {
     AtomicFile file(temp + "/" + files::kManifest);
     std::string text = manifestToJson(manifest);

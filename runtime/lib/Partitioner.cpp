@@ -54,6 +54,7 @@ std::vector<int32_t> partitionNodes(const Dataset &ds,
     throw DataError("partition: cannot split " + std::to_string(ds.numNodes) +
                     " nodes into " + std::to_string(options.numParts) +
                     " parts");
+  checkSamplingOptions(options);
   switch (options.method) {
   case PartitionMethod::Metis:
     return metisPartition(ds, options, metisObjective);
@@ -62,6 +63,8 @@ std::vector<int32_t> partitionNodes(const Dataset &ds,
   case PartitionMethod::File:
     return readPartitionAssignment(options.assignmentFile, ds.numNodes,
                                    options.numParts);
+  case PartitionMethod::Frequency:
+    return frequencyPartition(ds, options);
   }
   return {};
 }

@@ -30,6 +30,7 @@ TrainingData prepareWholeGraph(Dataset ds) {
   t.trainMask.assign(size_t(ds.numNodes), 0);
   for (int64_t v : ds.trainIdx)
     t.trainMask[size_t(v)] = 1;
+  t.numGlobalNodes = ds.numNodes;
   t.data = std::move(ds);
   return t;
 }
@@ -73,6 +74,7 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   const int64_t owned = part.numOwned(), local = part.numLocal();
   const int64_t f = part.numFeatures;
   TrainingData t;
+  t.numGlobalNodes = part.numGlobalNodes;
   t.halo = std::make_unique<HaloExchange>(comm, owned, part.recvOffsets,
                                           part.sendOffsets, part.sendNodes);
 
@@ -127,6 +129,12 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   t.trainMask.assign(size_t(owned), 0);
   for (int64_t v : ds.trainIdx)
     t.trainMask[size_t(v)] = 1;
+
+  // The feature cache holds input rows too: scaled like the owned ones.
+  t.cachedNodes = std::move(part.cachedNodes);
+  t.cachedFeatures = std::move(part.cachedFeatures);
+  if (normalizeFeatures)
+    normalizeRows(t.cachedFeatures, f);
 
   t.nodeIds = std::move(part.ownedNodes);
   t.nodeIds.insert(t.nodeIds.end(), part.haloNodes.begin(),

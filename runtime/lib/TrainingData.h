@@ -35,6 +35,12 @@ struct TrainingData {
   std::vector<float> srcDegree, dstDegree;
   /// This rank's training rows over all ranks' (1 in a single process).
   double lossScale = 1.0;
+  /// Nodes of the whole graph (numNodes in a single process).
+  int64_t numGlobalNodes = 0;
+  /// Frequency partitioning's feature cache: remote nodes (global ids,
+  /// ascending) whose feature rows this rank holds anyway.
+  std::vector<int64_t> cachedNodes;
+  std::vector<float> cachedFeatures;
 };
 
 /// The whole dataset, for one process.

@@ -2,10 +2,14 @@
 //
 // `gnn-partition --data DIR --parts P --out OUT` loads a dataset the way a
 // trainer does (reverse edges unless --no-reverse, repeats removed), assigns
-// nodes to parts (METIS, random, or an assignment file such as gpmetis's
-// output), and writes OUT/manifest.json plus one directory per part (see
-// docs/partitioning.md). `gnn-partition info OUT` prints the per-part counts,
-// the edge cut and the balance of every constraint from the manifest alone.
+// nodes to parts (METIS, random, by pre-sampled access frequency, or an
+// assignment file such as gpmetis's output), optionally gives every part a
+// feature cache of its hottest remote rows, and writes OUT/manifest.json
+// plus one directory per part (see docs/partitioning.md). With the training
+// fanouts (--fanouts) it also estimates the remote feature rows an epoch of
+// sampled training would fetch, the figure partitionings are compared by.
+// `gnn-partition info OUT` prints the per-part counts, the edge cut and the
+// balance of every constraint from the manifest alone.
 // `--write-metis-graph FILE` writes the exact graph METIS would partition,
 // for comparing with the gpmetis command. Every failure prints
 // `gnn-partition: error: <message>` on stderr and exits 1.
@@ -40,18 +44,32 @@ const char *kUsage = R"(usage:
 
 partition options:
   --parts P               number of parts (one per rank)
-  --method metis|random|file
+  --method metis|random|file|frequency
                           METIS k-way (default), a seeded balanced shuffle
-                          (GLT's RandomPartitioner), or --assignment's file
+                          (GLT's RandomPartitioner), --assignment's file, or
+                          by pre-sampled access frequency (GLT's
+                          FrequencyPartitioner; needs --fanouts)
   --balance LIST          METIS constraints, a comma-separated subset of
                           nodes,edges,train (default: nodes)
   --edge-assign dst|src   store each edge with its destination's owner
                           (default) or its source's (GLT's edge_assign_strategy)
-  --seed S                METIS / shuffle seed (default 0)
-  --ufactor U             METIS imbalance tolerance in 1/1000 (default 30)
+  --seed S                METIS / shuffle / sampling seed (default 0)
+  --ufactor U             imbalance tolerance in 1/1000 of METIS, and of
+                          frequency's part capacity (default 30)
   --assignment FILE       node -> part, one line per node (gpmetis's output);
                           implies --method file
   --out OUT               output directory, replaced atomically
+
+sampling options (frequency, the feature cache, the remote-row estimate):
+  --fanouts LIST          the training fanouts, comma-separated, in the .gnn
+                          program's order: layer 0 (the input layer) first,
+                          e.g. 15,10,5; each > 0, or -1 for all neighbours.
+                          Also prints the estimated remote feature rows per
+                          epoch of sampled training
+  --batch N               training batch size (default 1024)
+  --cache-ratio R         every part also stores the feature rows of its
+                          R x (owned nodes) hottest remote nodes, R in [0, 1]
+                          (default 0; needs --fanouts)
 
 dataset options (as the trainer loads it):
   --no-reverse            do not add reverse edges (the trainer's
@@ -79,6 +97,33 @@ std::vector<BalanceConstraint> parseBalance(const std::string &text) {
     pos = comma + 1;
   }
   return balance;
+}
+
+/// Parses "15,10,5": integers > 0 or -1.
+std::vector<int64_t> parseFanouts(const std::string &text) {
+  std::vector<int64_t> fanouts;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = std::min(text.find(',', pos), text.size());
+    std::string item = text.substr(pos, comma - pos);
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end || errno || (v < 1 && v != -1))
+      throw UsageError("--fanouts takes comma-separated integers > 0 or -1 "
+                       "(layer 0 first), found '" +
+                       item + "'");
+    fanouts.push_back(v);
+    pos = comma + 1;
+  }
+  return fanouts;
+}
+
+std::string fanoutsText(const std::vector<int64_t> &fanouts) {
+  std::string text;
+  for (int64_t f : fanouts)
+    text += (text.empty() ? "" : ",") + std::to_string(f);
+  return text;
 }
 
 std::string balanceText(const std::vector<BalanceConstraint> &balance) {
@@ -128,9 +173,23 @@ void printSummary(const std::string &dir, const PartitionManifest &m) {
                 (unsigned long long)m.seed, (long long)m.metisObjective);
   else if (m.method == PartitionMethod::Random)
     std::printf(" (seed %llu)", (unsigned long long)m.seed);
+  else if (m.method == PartitionMethod::Frequency)
+    std::printf(" (fanouts %s; batch %lld; ufactor %lld; seed %llu)",
+                fanoutsText(m.fanouts).c_str(), (long long)m.batchSize,
+                (long long)m.ufactor, (unsigned long long)m.seed);
   else
     std::printf(" (%s)", m.assignmentFile.c_str());
   std::printf("\nedge assign  %s\n", edgeAssignName(m.edgeAssign));
+  const bool cache = m.cacheRatio > 0;
+  if (cache) {
+    int64_t total = 0;
+    for (const PartCounts &c : m.parts)
+      total += c.cachedNodes;
+    std::printf("cache        ratio %g, %lld rows in all (hotness from "
+                "fanouts %s, batch %lld)\n",
+                m.cacheRatio, (long long)total, fanoutsText(m.fanouts).c_str(),
+                (long long)m.batchSize);
+  }
   std::printf("dataset      %s (reverse edges %s, self loops %s%s%s)\n",
               m.dataset.c_str(), m.addReverseEdges ? "yes" : "no",
               m.addSelfLoops ? "yes" : "no", m.split.empty() ? "" : ", split ",
@@ -140,15 +199,19 @@ void printSummary(const std::string &dir, const PartitionManifest &m) {
   std::printf("parts        %d\n", m.numParts);
   std::printf("edge cut     %lld (%.2f%% of edges)\n", (long long)m.edgeCut,
               percent(m.edgeCut, m.numEdges));
-  std::printf("%-5s %10s %11s %10s %10s %9s %9s %9s %11s\n", "part", "owned",
+  std::printf("%-5s %10s %11s %10s %10s %9s %9s %9s %11s", "part", "owned",
               "edges", "halo", "send", "train", "valid", "test", "cut");
+  std::printf(cache ? " %10s\n" : "\n", "cached");
   for (size_t k = 0; k < m.parts.size(); ++k) {
     const PartCounts &c = m.parts[k];
-    std::printf("%-5zu %10lld %11lld %10lld %10lld %9lld %9lld %9lld %11lld\n",
-                k, (long long)c.ownedNodes, (long long)c.edges,
+    std::printf("%-5zu %10lld %11lld %10lld %10lld %9lld %9lld %9lld %11lld", k,
+                (long long)c.ownedNodes, (long long)c.edges,
                 (long long)c.haloNodes, (long long)c.sendNodes,
                 (long long)c.train, (long long)c.valid, (long long)c.test,
                 (long long)c.cutEdges);
+    if (cache)
+      std::printf(" %10lld", (long long)c.cachedNodes);
+    std::printf("\n");
   }
   for (const BalanceStat &s : partitionBalance(m))
     std::printf("balance      %-6s %.4f (max %lld, mean %.1f)\n",
@@ -166,7 +229,8 @@ int info(int argc, char **argv) {
 
 int writeGraph(const Args &args) {
   for (const char *option :
-       {"--parts", "--out", "--method", "--seed", "--ufactor", "--assignment"})
+       {"--parts", "--out", "--method", "--seed", "--ufactor", "--assignment",
+        "--fanouts", "--batch", "--cache-ratio"})
     if (args.has(option))
       throw UsageError(std::string("--write-metis-graph does not take '") +
                        option + "'");
@@ -193,7 +257,7 @@ int partition(int argc, char **argv) {
   Args args(argc, argv, 1, {"--no-reverse", "--self-loops", "--no-cache"},
             {"--data", "--parts", "--method", "--balance", "--edge-assign",
              "--seed", "--ufactor", "--assignment", "--out", "--split",
-             "--write-metis-graph"});
+             "--write-metis-graph", "--fanouts", "--batch", "--cache-ratio"});
   if (!args.positional.empty())
     throw UsageError("unexpected argument '" + args.positional[0] + "'");
   args.required("--data");
@@ -207,7 +271,8 @@ int partition(int argc, char **argv) {
       args.get("--method", args.has("--assignment") ? "file" : "metis");
   std::optional<PartitionMethod> method = partitionMethodFromName(methodName);
   if (!method)
-    throw UsageError("--method must be metis, random or file, found '" +
+    throw UsageError("--method must be metis, random, file or frequency, "
+                     "found '" +
                      methodName + "'");
   o.method = *method;
   if (o.method == PartitionMethod::File && !args.has("--assignment"))
@@ -215,11 +280,25 @@ int partition(int argc, char **argv) {
   if (o.method != PartitionMethod::File && args.has("--assignment"))
     throw UsageError("--assignment goes with --method file, not '" +
                      methodName + "'");
+  if (o.method != PartitionMethod::Metis && args.has("--balance"))
+    throw UsageError("--balance applies to --method metis only");
   if (o.method != PartitionMethod::Metis &&
-      (args.has("--balance") || args.has("--ufactor")))
+      o.method != PartitionMethod::Frequency && args.has("--ufactor"))
+    throw UsageError("--ufactor applies to --method metis or frequency only");
+  if (args.has("--fanouts"))
+    o.fanouts = parseFanouts(args.get("--fanouts"));
+  else if (o.method == PartitionMethod::Frequency)
+    throw UsageError("--method frequency needs --fanouts (the training "
+                     "fanouts, layer 0 first)");
+  o.batchSize = args.integer("--batch", 1024, 1);
+  o.cacheRatio = args.real("--cache-ratio", 0);
+  if (!(o.cacheRatio >= 0 && o.cacheRatio <= 1))
+    throw UsageError("--cache-ratio must lie in [0, 1], found '" +
+                     args.get("--cache-ratio") + "'");
+  if (!args.has("--fanouts") && (args.has("--batch") || o.cacheRatio > 0))
     throw UsageError(
-        std::string(args.has("--balance") ? "--balance" : "--ufactor") +
-        " applies to --method metis only");
+        std::string(args.has("--batch") ? "--batch" : "--cache-ratio") +
+        " needs --fanouts (the training fanouts, layer 0 first)");
   if (o.method == PartitionMethod::File && args.has("--seed"))
     throw UsageError("--seed does not apply to --method file");
   o.numParts =
@@ -240,14 +319,29 @@ int partition(int argc, char **argv) {
 
   Dataset ds = load(manifest.dataset, loadOpts);
   auto start = std::chrono::steady_clock::now();
-  std::vector<int32_t> owner = partitionNodes(ds, o, &manifest.metisObjective);
+  // Frequency's access counts are also the cache's: sample them once.
+  AccessCounts hotness;
+  std::vector<int32_t> owner =
+      o.method == PartitionMethod::Frequency
+          ? frequencyPartition(ds, o, &hotness)
+          : partitionNodes(ds, o, &manifest.metisObjective);
   std::printf("assigned nodes to %d parts with %s in %.2f s\n", o.numParts,
               partitionMethodName(o.method), secondsSince(start));
 
   start = std::chrono::steady_clock::now();
   PartitionPlan plan =
       buildPartitionPlan(ds, std::move(owner), o.numParts, o.edgeAssign);
+  if (o.cacheRatio > 0) {
+    if (hotness.counts.empty())
+      addFeatureCache(plan, ds, o);
+    else
+      selectFeatureCache(plan, hotness, o.cacheRatio);
+  }
   manifest.method = o.method;
+  if (o.method == PartitionMethod::Frequency || o.cacheRatio > 0) {
+    manifest.fanouts = o.fanouts;
+    manifest.batchSize = o.batchSize;
+  }
   if (o.method == PartitionMethod::Metis)
     manifest.balance = o.balance;
   manifest.seed = o.method == PartitionMethod::File ? 0 : o.seed;
@@ -257,6 +351,18 @@ int partition(int argc, char **argv) {
   writePartitions(out, ds, plan, manifest);
   std::printf("wrote %s in %.2f s\n", out.c_str(), secondsSince(start));
   printSummary(out, manifest);
+  if (!o.fanouts.empty()) {
+    start = std::chrono::steady_clock::now();
+    RemoteRowEstimate e = estimateRemoteRows(ds, plan, o);
+    std::printf("sampled input rows per epoch: %lld in %lld batches (fanouts "
+                "%s; batch %lld) in %.2f s\n",
+                (long long)e.inputRows, (long long)e.batches,
+                fanoutsText(o.fanouts).c_str(), (long long)o.batchSize,
+                secondsSince(start));
+    std::printf("sampled remote feature rows per epoch: %lld (cache hits "
+                "%lld)\n",
+                (long long)e.remoteRows, (long long)e.cacheHits);
+  }
   return 0;
 }
 

@@ -94,6 +94,7 @@ static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
   reorder.featuresEstimate = assumeFeatures;
   reorder.classesEstimate = assumeClasses;
   pm.addNestedPass<mlir::func::FuncOp>(gnn::createReorder(reorder));
+  pm.addNestedPass<mlir::func::FuncOp>(gnn::createSampleBlocks());
   pm.addNestedPass<mlir::func::FuncOp>(gnn::createDistribute());
   pm.addPass(gnn::createAutodiff());
   pm.addPass(mlir::createCSEPass());

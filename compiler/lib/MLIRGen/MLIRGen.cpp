@@ -228,9 +228,15 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
       mlir::func::FuncOp forward = emitModel(
           *t.model, t.modelArgs,
           n ? t.model->name + "_" + std::to_string(n) : t.model->name);
-      if (forward)
-        forward->setAttr("gnn.train",
-                         gnn::mlirgen::trainAttributes(t, sema, builder));
+      if (!forward)
+        continue;
+      forward->setAttr("gnn.train",
+                       gnn::mlirgen::trainAttributes(t, sema, builder));
+      // Where `batches = ...` is written, for errors found by passes (a
+      // fanout list that does not match the model's layers).
+      if (auto it = t.settings.find("batches"); it != t.settings.end())
+        forward->setAttr("gnn.batches_loc",
+                         mlir::LocationAttr(loc(it->second->loc, Env{})));
     }
   } else {
     // No train block: every model of the main file that needs no arguments.

@@ -52,6 +52,21 @@ public:
   static GraphStorage build(int64_t numSrc, int64_t numDst,
                             const std::vector<int64_t> &src,
                             const std::vector<int64_t> &dst);
+  /// Builds the same layout from the destination-major CSR itself: the
+  /// in-edges of destination v have sources edgeSrc[inOffsets[v] ..
+  /// inOffsets[v + 1]), ascending within v (parallel edges allowed). The
+  /// transpose is one O(numSrc + numEdges) counting pass, without build()'s
+  /// two sorts (sampled blocks). Throws DataError for inOffsets of the wrong
+  /// length or not rising from 0 to edgeSrc.size(), a source out of range or
+  /// out of order, numDst > numSrc, or numSrc >= 2^31.
+  static GraphStorage fromCsr(int64_t numSrc, int64_t numDst,
+                              const std::vector<int64_t> &inOffsets,
+                              const std::vector<int32_t> &edgeSrc);
+  /// fromCsr into this storage, reusing the memory of its arrays: a sampler
+  /// refills the blocks of a recycled batch without allocating.
+  void assignCsr(int64_t numSrc, int64_t numDst,
+                 const std::vector<int64_t> &inOffsets,
+                 const std::vector<int32_t> &edgeSrc);
 
   GraphView view() const;
   int64_t numSrc() const { return nSrc; }
@@ -59,6 +74,9 @@ public:
   int64_t numEdges() const { return int64_t(edgeSrc.size()); }
 
 private:
+  /// Fills outOffsets, outEdges and outDst from edgeSrc and edgeDst.
+  void buildTranspose();
+
   int64_t nSrc = 0, nDst = 0;
   std::vector<int64_t> inOffsets, outOffsets, outEdges;
   std::vector<int32_t> edgeSrc, edgeDst, outDst;

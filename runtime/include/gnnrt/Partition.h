@@ -7,16 +7,21 @@
 //   1. node ownership: `partitionNodes` assigns every node to a part, with
 //      METIS (multi-constraint k-way, balancing any of nodes, edges and
 //      training nodes, as DistDGL's --balance_edges --balance_train), at
-//      random (a seeded balanced shuffle, as GLT's RandomPartitioner), or
-//      from an external assignment file (gpmetis's output format);
+//      random (a seeded balanced shuffle, as GLT's RandomPartitioner), by
+//      access frequency (GLT's FrequencyPartitioner: each part pre-samples
+//      an epoch from its share of the training nodes and keeps the nodes its
+//      batches read most), or from an external assignment file (gpmetis's
+//      output format);
 //   2. the plan: `buildPartitionPlan` places each edge with the owner of its
 //      destination (default: aggregation at a destination is local once the
 //      remote source rows have arrived) or of its source (GLT's
 //      edge_assign_strategy), and derives every part's halo (the remote
-//      endpoints of its edges) and the halo-exchange tables;
+//      endpoints of its edges) and the halo-exchange tables; optionally
+//      (`addFeatureCache`) every part's feature cache: the hottest remote
+//      nodes of its pre-sampled epoch, whose input rows it also stores;
 //   3. one part: `extractPartition` materializes part p alone (local CSR,
-//      halo tables, owned rows of features, labels and splits), which is
-//      what `writePartitions` stores per directory and what
+//      halo tables, owned rows of features, labels and splits, cached
+//      rows), which is what `writePartitions` stores per directory and what
 //      `readPartition` gives back to a rank without reading the rest.
 //
 // Local node ids of a part are [owned nodes..., halo nodes...]: owned nodes
@@ -26,7 +31,8 @@
 // by a, in the same order, and no ids travel during an exchange.
 //
 // On disk (docs/partitioning.md): OUT/manifest.json, OUT/node_owner.npy (the
-// partition book: the owner of every global node) and OUT/part<k>/*.npy.
+// partition book: the owner of every global node) and OUT/part<k>/*.npy
+// (with cached_nodes.npy and cached_features.npy when there is a cache).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +49,8 @@
 
 namespace gnnrt {
 
+struct PartitionPlan;
+
 //===----------------------------------------------------------------------===//
 // Options
 //===----------------------------------------------------------------------===//
@@ -51,7 +59,10 @@ namespace gnnrt {
 enum class PartitionMethod {
   Metis,  ///< METIS_PartGraphKway on the symmetrized graph
   Random, ///< a seeded random permutation cut into equal chunks
-  File    ///< read from an assignment file (one part id per line)
+  File,   ///< read from an assignment file (one part id per line)
+  /// GLT's FrequencyPartitioner: every node goes to the part whose
+  /// pre-sampled training batches access it most (needs fanouts)
+  Frequency
 };
 
 /// Which endpoint's owner stores an edge (GLT's edge_assign_strategy).
@@ -91,6 +102,17 @@ struct PartitionOptions {
   int64_t ufactor = 30;
   /// For PartitionMethod::File: the assignment file.
   std::string assignmentFile;
+  /// Pre-sampling (Frequency, the feature cache and estimateRemoteRows): the
+  /// training fanouts, layer 0 (the input side) first as in SamplerOptions,
+  /// each > 0 or -1 (all in-neighbours), and the batch size. Frequency also
+  /// reads `ufactor` (a part holds at most ceil(N / P) x (1 + ufactor /
+  /// 1000) nodes) and `seed` (the training split and the sampling).
+  std::vector<int64_t> fanouts;
+  int64_t batchSize = 1024;
+  /// The feature cache (any method; needs fanouts): every part also holds
+  /// the feature rows of its floor(cacheRatio x owned nodes) hottest remote
+  /// nodes. In [0, 1]; 0 = no cache.
+  double cacheRatio = 0;
 };
 
 //===----------------------------------------------------------------------===//
@@ -123,7 +145,8 @@ std::vector<int32_t> metisPartition(const Dataset &ds,
                                     int64_t *objective = nullptr);
 
 /// Dispatches on options.method. Throws DataError for numParts < 1 or
-/// numParts > numNodes.
+/// numParts > numNodes, or invalid sampling options
+/// (checkSamplingOptions).
 std::vector<int32_t> partitionNodes(const Dataset &ds,
                                     const PartitionOptions &options,
                                     int64_t *metisObjective = nullptr);
@@ -140,6 +163,74 @@ std::vector<int32_t> readPartitionAssignment(const std::string &path,
                                              int64_t numNodes, int numParts);
 
 //===----------------------------------------------------------------------===//
+// Pre-sampling: access frequency, GLT's FrequencyPartitioner, remote rows
+//===----------------------------------------------------------------------===//
+
+/// Throws DataError unless the sampling options make sense: every fanout
+/// > 0 or -1, batchSize >= 1, cacheRatio in [0, 1], and fanouts given when
+/// the method is Frequency or cacheRatio > 0.
+void checkSamplingOptions(const PartitionOptions &options);
+
+/// How often each part's sampled training batches read each node's input
+/// row over one epoch: the batches of part p whose level-0 nodes (the
+/// nodes whose features a batch gathers) include v. GLT's access
+/// probability, as a count.
+struct AccessCounts {
+  int numParts = 0;
+  int64_t numNodes = 0;
+  int64_t batches = 0; ///< sampled batches, all parts together
+  /// counts[p * numNodes + v]: part p's batches that read node v.
+  std::vector<int32_t> counts;
+
+  int32_t at(int part, int64_t node) const {
+    return counts[size_t(part) * size_t(numNodes) + size_t(node)];
+  }
+};
+
+/// Pre-samples one epoch per part: part p's seeds are the training nodes
+/// that `owner` puts in p (other nodes' entries are not read), shuffled and
+/// cut into batches of options.batchSize, each sampled over the whole graph
+/// with options.fanouts (without replacement), as distributed sampled
+/// training would. Deterministic in options.seed; parts are sampled in
+/// parallel, with the same result for any thread count.
+AccessCounts sampleAccessCounts(const Dataset &ds,
+                                const std::vector<int32_t> &owner, int numParts,
+                                const PartitionOptions &options);
+
+/// GLT's FrequencyPartitioner. The training nodes are split among the parts
+/// at random (balanced, seeded); each part pre-samples an epoch from its
+/// share (sampleAccessCounts). Training nodes stay with the part that
+/// sampled them; every other node, hottest first, goes to the part that
+/// accessed it most among those below the capacity ceil(N / P) x (1 +
+/// ufactor / 1000); ties and never-accessed nodes go to the least loaded
+/// part. Deterministic in options.seed. `hotness`, if given, receives the
+/// access counts (valid for the returned assignment: its training nodes
+/// are where the counts sampled them).
+std::vector<int32_t> frequencyPartition(const Dataset &ds,
+                                        const PartitionOptions &options,
+                                        AccessCounts *hotness = nullptr);
+
+/// Remote input rows of one epoch of distributed sampled training.
+struct RemoteRowEstimate {
+  int64_t batches = 0;   ///< sampled batches, all parts together
+  int64_t inputRows = 0; ///< level-0 nodes of all batches
+  /// Of those, nodes the batch's part does not own: rows fetched remotely.
+  int64_t remoteRows = 0;
+  int64_t cacheHits = 0; ///< of the remote rows, those in the part's cache
+};
+
+/// Estimates the remote feature rows an epoch of sampled training fetches
+/// under `plan`: part p trains on the training nodes it owns, in batches of
+/// options.batchSize sampled with options.fanouts; each level-0 node of its
+/// batches that p does not own is a remote row, served by p's feature
+/// cache if the plan has one. The epoch is sampled from its own random
+/// stream, not the one that chose the assignment or the cache, so a cache
+/// is not credited for the very draws it was chosen from.
+RemoteRowEstimate estimateRemoteRows(const Dataset &ds,
+                                     const PartitionPlan &plan,
+                                     const PartitionOptions &options);
+
+//===----------------------------------------------------------------------===//
 // The plan: edges, halos and counts of every part
 //===----------------------------------------------------------------------===//
 
@@ -150,7 +241,8 @@ struct PartCounts {
   int64_t haloNodes = 0;                  ///< remote endpoints of those edges
   int64_t sendNodes = 0;                  ///< sum of the send lists' lengths
   int64_t train = 0, valid = 0, test = 0; ///< owned nodes of each split
-  int64_t cutEdges = 0; ///< stored edges whose other endpoint is a halo node
+  int64_t cutEdges = 0;    ///< stored edges whose other endpoint is a halo node
+  int64_t cachedNodes = 0; ///< remote nodes whose feature rows it caches
 
   bool operator==(const PartCounts &o) const;
 };
@@ -175,6 +267,12 @@ struct PartitionPlan {
   std::vector<PartCounts> counts;
   /// Edges whose endpoints have different owners (the sum of cutEdges).
   int64_t edgeCut = 0;
+  /// The feature cache (selectFeatureCache; without one every part's list
+  /// is empty): part p also holds the feature rows of the remote nodes
+  /// cachedNodes[cacheOffsets[p] .. cacheOffsets[p + 1]), ascending within
+  /// a part.
+  double cacheRatio = 0;
+  std::vector<int64_t> cacheOffsets, cachedNodes;
 };
 
 /// Builds the plan for the node assignment `owner` (one entry per node, in
@@ -182,6 +280,20 @@ struct PartitionPlan {
 /// range.
 PartitionPlan buildPartitionPlan(const Dataset &ds, std::vector<int32_t> owner,
                                  int numParts, EdgeAssign assign);
+
+/// Gives every part of `plan` a feature cache of its floor(cacheRatio x
+/// owned nodes) remote nodes with the highest access counts in `hotness`
+/// (ties: lower id first); never-accessed nodes are not cached, so a part
+/// whose batches touch fewer remote nodes caches fewer. cacheRatio 0
+/// clears the cache.
+void selectFeatureCache(PartitionPlan &plan, const AccessCounts &hotness,
+                        double cacheRatio);
+
+/// selectFeatureCache with options.cacheRatio, the hotness pre-sampled
+/// over plan.owner (sampleAccessCounts). Throws DataError for invalid
+/// sampling options.
+void addFeatureCache(PartitionPlan &plan, const Dataset &ds,
+                     const PartitionOptions &options);
 
 //===----------------------------------------------------------------------===//
 // One part
@@ -218,8 +330,13 @@ struct Partition {
   std::vector<float> features;
   std::vector<int64_t> labels;
   std::vector<int64_t> trainIdx, validIdx, testIdx;
+  /// The feature cache: global ids of remote nodes (ascending) whose feature
+  /// rows this part holds too, and those rows [numCached x numFeatures].
+  std::vector<int64_t> cachedNodes;
+  std::vector<float> cachedFeatures;
 
   int64_t numOwned() const { return int64_t(ownedNodes.size()); }
+  int64_t numCached() const { return int64_t(cachedNodes.size()); }
   int64_t numHalo() const { return int64_t(haloNodes.size()); }
   int64_t numLocal() const { return numOwned() + numHalo(); }
   int64_t numEdges() const { return int64_t(indices.size()); }
@@ -246,6 +363,12 @@ struct PartitionManifest {
   /// METIS's objective (undirected edge cut of its input graph); -1 when
   /// the method is not METIS.
   int64_t metisObjective = -1;
+  /// Pre-sampling: the training fanouts (layer 0 first) and batch size the
+  /// frequency assignment or the cache was computed with (empty / 0 when
+  /// none), and the cache ratio (0: no cache files).
+  std::vector<int64_t> fanouts;
+  int64_t batchSize = 0;
+  double cacheRatio = 0;
   /// How the dataset was loaded (what the trainer must load identically).
   std::string dataset, split, assignmentFile;
   bool addReverseEdges = true, addSelfLoops = false, dedupe = true;
@@ -259,7 +382,8 @@ struct PartitionManifest {
 std::string partDirectoryName(int part);
 
 /// Fills the count fields of `manifest` (global sizes, edge cut, per-part
-/// counts) from the dataset and the plan; the other fields are kept.
+/// counts) and the cache ratio from the dataset and the plan; the other
+/// fields are kept.
 void fillManifestCounts(PartitionManifest &manifest, const Dataset &ds,
                         const PartitionPlan &plan);
 
@@ -268,7 +392,9 @@ void fillManifestCounts(PartitionManifest &manifest, const Dataset &ds,
 /// directory that replaces `outDir` only once complete, so an error leaves
 /// no partial output (and an earlier partitioning there intact). Refuses to
 /// replace an existing non-empty directory that is not a partitioning.
-/// `manifest` must already hold the counts (fillManifestCounts).
+/// `manifest` must already hold the plan's counts and cache ratio
+/// (fillManifestCounts; DataError otherwise). Each part directory gets the
+/// cache files when the plan has a cache (cache ratio > 0).
 void writePartitions(const std::string &outDir, const Dataset &ds,
                      const PartitionPlan &plan,
                      const PartitionManifest &manifest);
@@ -286,8 +412,10 @@ PartitionManifest readPartitionManifest(const std::string &dir);
 /// Reads part `rank` for a run of `numRanks` ranks: the manifest and that
 /// part's files only. Throws DataError if the manifest's part count differs
 /// from numRanks, or a part file is missing, truncated, of the wrong dtype
-/// or shape, or holds an id out of range. `manifest`, if given, receives the
-/// manifest.
+/// or shape, or holds an id out of range. When the manifest has a cache
+/// ratio, the part's cache files are read too (cached_nodes.npy: ascending
+/// ids, none owned by the part; cached_features.npy). `manifest`, if given,
+/// receives the manifest.
 Partition readPartition(const std::string &dir, int rank, int numRanks,
                         PartitionManifest *manifest = nullptr);
 

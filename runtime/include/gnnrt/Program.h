@@ -83,6 +83,11 @@ template <typename T> struct ExecContext {
   /// reproduces the same masks.
   uint64_t seed = 0, step = 0;
   Workspace<T> *workspace = nullptr;
+  /// Sampled programs: the batch's blocks, layer 0 first (CompiledProgram::
+  /// numBlocks of them). The input features have a row per source of
+  /// blocks[0]; the output and labels a row per seed (the last block's
+  /// destinations).
+  const GraphView *blocks = nullptr;
   /// forward writes the model output [graph.numDst, numClasses] here.
   T *output = nullptr;
   /// Bytes the entry point would use with one buffer per value (set by the
@@ -152,6 +157,15 @@ struct TrainSettings {
   std::vector<std::string> partitionBalance;
   /// For source "generate": the synthetic dataset (used unless --data).
   GeneratorOptions generator;
+  /// `batches = neighbor(fanout = [...], batch = N, replace?, shuffle?)`:
+  /// sampled neighbours per layer (layer 0, the input side, first; -1 =
+  /// all), seeds per batch. Empty fanouts: full-graph training.
+  std::vector<int64_t> fanouts;
+  int64_t batchSize = 0;
+  bool replace = false, shuffle = true;
+  /// `partition = frequency(cache = R)`: the share of a rank's node count
+  /// whose hottest remote features it caches.
+  double cacheRatio = 0;
 };
 
 /// One compiled train block.
@@ -162,6 +176,9 @@ struct CompiledProgram {
   std::vector<ParamInfo> (*params)(const DataDims &) = nullptr;
   /// Whether the entry points read ExecContext::edgeIds (dropout on edges).
   bool needsEdgeIds = false;
+  /// Sampled training: the entry points run on this many blocks
+  /// (ExecContext::blocks); 0: on the whole graph (or partition).
+  int numBlocks = 0;
   /// Columns per node of the forward's result (the logits).
   int64_t (*outputColumns)(const DataDims &) = nullptr;
   void (*forwardF32)(ExecContext<float> &) = nullptr;

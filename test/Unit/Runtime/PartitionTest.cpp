@@ -29,22 +29,7 @@ namespace {
 /// one: reverse edges added, repeats removed.
 Dataset sbmDataset(int64_t nodes, int64_t edges, uint64_t seed,
                    GraphKind kind = GraphKind::Sbm) {
-  GeneratorOptions g;
-  g.kind = kind;
-  g.numNodes = nodes;
-  g.numEdges = edges;
-  g.numFeatures = 3;
-  g.numClasses = 8;
-  g.seed = seed;
-  g.trainFraction = 0.1;
-  g.validFraction = 0.2;
-  g.testFraction = 0.3;
-  Dataset ds = generateDataset(g);
-  LoadOptions load;
-  load.addReverseEdges = true;
-  load.dedupe = true;
-  finalizeDataset(ds, load);
-  return ds;
+  return loadedGraph(nodes, edges, seed, 0.1, 0.2, 0.3, kind);
 }
 
 PartitionPlan plan(const Dataset &ds, const PartitionOptions &o) {

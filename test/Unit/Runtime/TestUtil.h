@@ -1,15 +1,20 @@
 //===- TestUtil.h - Shared helpers for the gnnrt unit tests -----*- C++ -*-===//
 //
-// Temporary directories, file writers (plain and gzip) and an assertion that
-// a call throws gnnrt::DataError with an exact message. Error tests assert
-// whole messages because the message is the user-visible behaviour.
+// Temporary directories, file writers (plain and gzip), generated graphs, and
+// an assertion that a call throws gnnrt::DataError with an exact message.
+// Error tests assert whole messages because the message is the user-visible
+// behaviour.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_TEST_TESTUTIL_H
 #define GNNRT_TEST_TESTUTIL_H
 
+#include "gnnrt/Dataset.h"
+#include "gnnrt/Dataset.h"
 #include "gnnrt/Error.h"
+#include "gnnrt/Generator.h"
+#include "gnnrt/Generator.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +27,29 @@
 namespace gnnrt::test {
 
 /// The repository root, for the bundled datasets.
+/// A generated graph loaded as the trainer loads one (reverse edges, no
+/// repeats), with 3 features, 8 classes and the given split fractions.
+inline Dataset loadedGraph(int64_t nodes, int64_t edges, uint64_t seed,
+                           double train, double valid, double test,
+                           GraphKind kind = GraphKind::Sbm) {
+  GeneratorOptions g;
+  g.kind = kind;
+  g.numNodes = nodes;
+  g.numEdges = edges;
+  g.numFeatures = 3;
+  g.numClasses = 8;
+  g.seed = seed;
+  g.trainFraction = train;
+  g.validFraction = valid;
+  g.testFraction = test;
+  Dataset ds = generateDataset(g);
+  LoadOptions load;
+  load.addReverseEdges = true;
+  load.dedupe = true;
+  finalizeDataset(ds, load);
+  return ds;
+}
+
 inline std::string sourceDir() { return GNNRT_SOURCE_DIR; }
 inline std::string coraDir() { return sourceDir() + "/examples/data/cora"; }
 

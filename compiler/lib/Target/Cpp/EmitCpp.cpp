@@ -269,6 +269,8 @@ private:
   std::string width(Value v) { return product(features(v)); }
   std::string numel(Value v) { return product(dimsOf(v)); }
   std::string graph(Value g) { return graphs.lookup(g); }
+  /// Whether the function runs on sampled blocks (gnn-sample-blocks).
+  bool sampled() const { return func->hasAttr("gnn.blocks"); }
   std::string ptrOrNull(Value v) { return v ? name(v) : "nullptr"; }
 
   func::FuncOp func;
@@ -857,11 +859,15 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return op->emitOpError("is not supported by the C++ code generator");
   Value res = op->getResult(0);
   if (isa<GraphType>(res.getType())) {
-    // Full-graph training: every block and relation is the graph itself.
     if (!isa<BlockOp>(op))
       return op->emitOpError("(heterogeneous relations) is not supported by "
                              "the C++ code generator yet");
-    graphs[res] = graph(op->getOperand(0));
+    // Sampled training reads the batch's block of the layer; full-graph
+    // training has one graph for every layer.
+    graphs[res] = sampled() ? "ctx.blocks[" +
+                                  std::to_string(cast<BlockOp>(op).getLayer()) +
+                                  "]"
+                            : graph(op->getOperand(0));
     return success();
   }
   if (failed(computeDims(op)))
@@ -1201,7 +1207,9 @@ LogicalResult FunctionEmitter::emit(StringRef cppName) {
   graphs[body.getArgument(0)] = "g";
   os << "const GraphView &g = ctx.graph;\n";
   names[body.getArgument(1)] = "x";
-  dims[body.getArgument(1)] = Dims{"g.numDst", "features"};
+  // A rank's (or the whole graph's) nodes, or a batch's input nodes.
+  dims[body.getArgument(1)] =
+      Dims{sampled() ? "ctx.blocks[0].numSrc" : "g.numDst", "features"};
   os << "const T *x = ctx.features;\n";
   // Names the generated code itself uses, and C++ keywords a .gnn variable
   // could be called.
@@ -1340,9 +1348,26 @@ void emitSettings(raw_indented_ostream &os, const TrainReader &train) {
     os << "s.checkpointEvery = "
        << int64_t(TrainReader::number(top, "checkpoint_every", 0)) << ";\n";
   }
+  if (DictionaryAttr batches = train.dict("batches")) {
+    if (auto fanouts = batches.getAs<ArrayAttr>("fanout"))
+      for (Attribute a : fanouts)
+        if (auto n = dyn_cast<IntegerAttr>(a))
+          os << "s.fanouts.push_back(" << n.getInt() << ");\n";
+    os << "s.batchSize = "
+       << int64_t(TrainReader::number(batches, "batch", 0)) << ";\n";
+    os << "s.replace = "
+       << (TrainReader::flag(batches, "replace", false) ? "true" : "false")
+       << ";\n";
+    os << "s.shuffle = "
+       << (TrainReader::flag(batches, "shuffle", true) ? "true" : "false")
+       << ";\n";
+  }
   if (DictionaryAttr partition = train.dict("partition")) {
     os << "s.partition = "
        << cppString(TrainReader::string(partition, "kind", "metis")) << ";\n";
+    if (partition.get("cache"))
+      os << "s.cacheRatio = "
+         << cppDouble(TrainReader::number(partition, "cache", 0)) << ";\n";
     if (auto balance = partition.getAs<ArrayAttr>("balance"))
       for (Attribute a : balance)
         if (auto name = dyn_cast<StringAttr>(a))
@@ -1464,6 +1489,8 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   if (usesEdgeIds)
     os << "program.needsEdgeIds = true;\n";
   os << "program.outputColumns = &" << cppModel << "_output_columns;\n";
+  if (auto blocks = forward->getAttrOfType<IntegerAttr>("gnn.blocks"))
+    os << "program.numBlocks = " << blocks.getInt() << ";\n";
   os << "program.forwardF32 = &" << cppModel << "_forward<float>;\n";
   os << "program.trainStepF32 = &" << cppModel << "_train_step<float>;\n";
   os << "program.forwardF64 = &" << cppModel << "_forward<double>;\n";

@@ -121,6 +121,32 @@ def FuseGemmEpilogue : Pass<"gnn-fuse-gemm-epilogue", "::mlir::func::FuncOp"> {
   }];
 }
 
+def SampleBlocks : Pass<"gnn-sample-blocks", "::mlir::func::FuncOp"> {
+  let summary = "Per-layer message-flow blocks for sampled mini-batch training";
+  let description = [{
+    For a forward whose train block samples mini-batches
+    (`batches = neighbor(...)`), binds every graph operation to the block of
+    its layer: a node tensor's *level* counts the aggregations between it and
+    the input features (level 0: the input nodes of block 0; level L: the
+    seeds), an aggregation, gather or `dst` reading level d uses block d, and
+    an elementwise op mixing levels reads the shallower operands through
+    `gnn.dst` (a block's destinations are the first of its sources). Degree
+    columns take the block of the level they are combined with. The forward
+    gets `gnn.blocks = L`; the train block must give L fanouts. Functions
+    without sampling are left alone (`gnn-distribute` handles them).
+
+    ```mlir
+    %h = gnn.aggregate mean %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
+    %y = gnn.add %h, %x : ...
+    // becomes
+    %b0 = gnn.block %g layer = 0
+    %h = gnn.aggregate mean %b0, %x : tensor<?x16xf32> -> tensor<?x16xf32>
+    %xd = gnn.dst %b0, %x : tensor<?x16xf32> -> tensor<?x16xf32>
+    %y = gnn.add %h, %xd : ...
+    ```
+  }];
+}
+
 def Distribute : Pass<"gnn-distribute", "::mlir::func::FuncOp"> {
   let summary = "Halo exchanges for training on one partition per rank";
   let description = [{

@@ -371,6 +371,9 @@ LogicalResult buildTrainStep(func::FuncOp forward) {
                                forwardType.getInput(1), labelsType, maskType},
                               lossType));
   Block *body = step.addEntryBlock();
+  // A sampled model's step runs on the same blocks as its forward.
+  if (Attribute blocks = forward->getAttr("gnn.blocks"))
+    step->setAttr("gnn.blocks", blocks);
 
   // The forward computation, then the loss.
   IRMapping mapping;

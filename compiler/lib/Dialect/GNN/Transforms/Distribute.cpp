@@ -182,7 +182,13 @@ private:
 };
 
 struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
-  void runOnOperation() override { RowSpaces(getOperation()).run(); }
+  void runOnOperation() override {
+    // Sampled training fetches remote rows while building its blocks
+    // (gnn-sample-blocks bound the forward to them): nothing to exchange.
+    if (getOperation()->hasAttr("gnn.blocks"))
+      return;
+    RowSpaces(getOperation()).run();
+  }
 };
 
 } // namespace
