@@ -1467,14 +1467,20 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
       failed(stepEmitter.emit(cppModel + "_train_step")))
     return failure();
   const bool usesEdgeIds = stepEmitter.readsEdgeIds();
+  int64_t numBlocks = 0;
+  if (auto blocks = forward->getAttrOfType<IntegerAttr>("gnn.blocks"))
+    numBlocks = blocks.getInt();
   // The logits' width, which the trainer checks against the class count.
   os << "int64_t " << cppModel
      << "_output_columns(const DataDims &data) {\n";
   os << "  const int64_t features = data.features, classes = data.classes;\n"
      << "  (void)features;\n  (void)classes;\n"
      << "  // A width can mention row counts (a reshape's); one row will do.\n"
-     << "  const struct { int64_t numSrc = 1, numDst = 1, numEdges = 1; } g;\n"
-     << "  (void)g;\n"
+     << "  struct OneRow { int64_t numSrc = 1, numDst = 1, numEdges = 1; };\n"
+     << "  const OneRow g{};\n"
+     << "  const struct { OneRow blocks[" << std::max<int64_t>(1, numBlocks)
+     << "]; } ctx{};\n"
+     << "  (void)g;\n  (void)ctx;\n"
      << "  return " << forwardEmitter.outputWidth() << ";\n}\n\n";
   os << "} // namespace\n\n";
   os << "int main(int argc, char **argv) {\n";
@@ -1489,8 +1495,8 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   if (usesEdgeIds)
     os << "program.needsEdgeIds = true;\n";
   os << "program.outputColumns = &" << cppModel << "_output_columns;\n";
-  if (auto blocks = forward->getAttrOfType<IntegerAttr>("gnn.blocks"))
-    os << "program.numBlocks = " << blocks.getInt() << ";\n";
+  if (numBlocks > 0)
+    os << "program.numBlocks = " << numBlocks << ";\n";
   os << "program.forwardF32 = &" << cppModel << "_forward<float>;\n";
   os << "program.trainStepF32 = &" << cppModel << "_train_step<float>;\n";
   os << "program.forwardF64 = &" << cppModel << "_forward<double>;\n";
