@@ -249,8 +249,12 @@ TrainingResult train(const CompiledProgram &program,
     record.seconds = secondsSince(start);
     result.trainSeconds += record.seconds;
     if (epoch % every == 0 || epoch == options.epochs) {
+      // The train step's buffers are not needed while forward runs, nor
+      // forward's after: the peak is the larger plan, not their sum.
+      trainCtx.workspace->release();
       record.eval = sampled ? sampled->evaluate(forwardCtx)
                             : evaluate(program, forwardCtx, data, logits, comm);
+      forwardCtx.workspace->release();
       const EpochRecord &best = result.best;
       if (record.eval->valid &&
           (!best.eval || *record.eval->valid > *best.eval->valid))

@@ -208,11 +208,9 @@ void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
   const auto waitStart = std::chrono::steady_clock::now();
   transfer->wait();
   fwd.seconds += since(waitStart);
-  std::vector<T> partial(static_cast<size_t>(owned * width));
+  send = std::vector<T>();
   kernels::aggregate<T>(haloGraph().view(), Reduce::Sum, false, halo.data(),
-                        width, nullptr, 1, partial.data());
-  for (int64_t i = 0; i < owned * width; ++i)
-    out[i] += partial[size_t(i)];
+                        width, nullptr, 1, out, /*accumulate=*/true);
   if (reduce == Reduce::Mean)
     divideByCounts(inDegree, selfLoops, width, out);
 }
@@ -267,7 +265,6 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
                                        const T *x, int64_t width,
                                        T *out) const {
   const int parts = comm.size(), self = comm.rank();
-  const int64_t n = owned * width;
   const int64_t bytes = width * int64_t(sizeof(T));
   // Step k sends `to` the rows it needs and receives `from`'s rows; two
   // steps are in memory at a time, so the next part's rows arrive while
@@ -294,18 +291,20 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
   // Sums first; a mean divides by the whole graph's counts at the end.
   kernels::aggregate<T>(ownedSources.view(), Reduce::Sum, selfLoops, x,
                         width, nullptr, 1, out);
-  std::vector<T> partial(static_cast<size_t>(n));
+  // At most three buffers live: the part being reduced, and the next
+  // step's rows in flight both ways. Each remote share is added to `out`
+  // in place.
   for (int k = 1; k < parts; ++k) {
     RingStep<T> &s = steps[k % 2];
     const auto start = std::chrono::steady_clock::now();
     s.transfer->wait();
     fwd.seconds += since(start);
+    s.send = std::vector<T>();
     if (k + 1 < parts)
       post(k + 1);
     kernels::aggregate<T>(partGraph(s.from).view(), Reduce::Sum, false,
-                          s.recv.data(), width, nullptr, 1, partial.data());
-    for (int64_t i = 0; i < n; ++i)
-      out[i] += partial[size_t(i)];
+                          s.recv.data(), width, nullptr, 1, out,
+                          /*accumulate=*/true);
     s.recv = std::vector<T>(); // this part's rows are done with
   }
   if (reduce == Reduce::Mean)
@@ -319,23 +318,32 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
   const int parts = comm.size(), self = comm.rank();
   const int64_t n = owned * width;
   const int64_t bytes = width * int64_t(sizeof(T));
-  // The adjoint of the final division, then transposed sums.
-  std::vector<T> scaled(dy, dy + n);
-  if (reduce == Reduce::Mean)
-    divideByCounts(inDegree, selfLoops, width, scaled.data());
+  // The adjoint of the final division (a sum needs no copy of dy), then
+  // transposed sums.
+  std::vector<T> scaledCopy;
+  const T *scaled = dy;
+  if (reduce == Reduce::Mean) {
+    scaledCopy.assign(dy, dy + n);
+    divideByCounts(inDegree, selfLoops, width, scaledCopy.data());
+    scaled = scaledCopy.data();
+  }
   // Step k computes the gradient of the rows `to` sent in the forward pass
   // and sends it back, while `from` returns those of the rows this rank
-  // sent it; the next step's gradient is computed while one is in flight.
+  // sent it. The next step's gradient is computed while one is in flight;
+  // its receive buffer is made only once the previous step is done with,
+  // so at most three buffers live.
   RingStep<T> steps[2];
-  auto post = [&](int k) {
+  auto compute = [&](int k) {
     RingStep<T> &s = steps[k % 2];
     s.to = (self + k) % parts;
     s.from = (self - k + parts) % parts;
     const GraphView g = partGraph(s.to).view();
     s.send.assign(size_t(g.numSrc * width), T(0));
-    kernels::aggregateGradInput<T>(g, Reduce::Sum, false, scaled.data(),
-                                   nullptr, nullptr, width, nullptr, 1,
-                                   s.send.data());
+    kernels::aggregateGradInput<T>(g, Reduce::Sum, false, scaled, nullptr,
+                                   nullptr, width, nullptr, 1, s.send.data());
+  };
+  auto start = [&](int k) {
+    RingStep<T> &s = steps[k % 2];
     const int64_t haloRows = recvOffsets[s.to + 1] - recvOffsets[s.to];
     const int64_t ownRows = sendOffsets[s.from + 1] - sendOffsets[s.from];
     s.recv.resize(size_t(ownRows * width));
@@ -346,21 +354,27 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
   };
   auto finish = [&](int k) {
     RingStep<T> &s = steps[k % 2];
-    const auto start = std::chrono::steady_clock::now();
+    const auto waitStart = std::chrono::steady_clock::now();
     s.transfer->wait();
-    bwd.seconds += since(start);
+    bwd.seconds += since(waitStart);
     addRows(sendNodes, sendOffsets[s.from], sendOffsets[s.from + 1],
             s.recv.data(), width, dx);
+    s.send = std::vector<T>();
+    s.recv = std::vector<T>();
   };
-  if (parts > 1)
-    post(1);
+  if (parts > 1) {
+    compute(1);
+    start(1);
+  }
   kernels::aggregateGradInput<T>(ownedSources.view(), Reduce::Sum,
-                                 selfLoops, scaled.data(), nullptr, nullptr,
-                                 width, nullptr, 1, dx);
+                                 selfLoops, scaled, nullptr, nullptr, width,
+                                 nullptr, 1, dx);
   for (int k = 1; k < parts; ++k) {
     if (k + 1 < parts)
-      post(k + 1);
+      compute(k + 1);
     finish(k);
+    if (k + 1 < parts)
+      start(k + 1);
   }
 }
 

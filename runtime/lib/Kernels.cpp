@@ -332,6 +332,8 @@ template <typename T> struct LinearGather {
   const T *rowScale = nullptr;
   int64_t selfRows = 0;
   bool meanOut = false;
+  /// Add to out's rows rather than overwrite them (sums only).
+  bool accumulate = false;
   T *out = nullptr;
 };
 
@@ -349,6 +351,11 @@ public:
   void reset(T *) {
     for (V &v : acc)
       v = V{};
+  }
+  /// Starts from the row's current values.
+  void resume(T *out) {
+    for (int64_t i = 0; i < kVectors; ++i)
+      acc[i] = load(out + i * kLanes);
   }
   void add(const T *row) {
     for (int64_t i = 0; i < kVectors; ++i)
@@ -388,6 +395,11 @@ public:
   void reset(T *out) {
     acc = width <= kLocalWidth ? local : out;
     fillRow(acc, T(0), width);
+  }
+  void resume(T *out) {
+    acc = width <= kLocalWidth ? local : out;
+    if (acc != out)
+      std::memcpy(acc, out, size_t(width) * sizeof(T));
   }
   void add(const T *row) { addRow(acc, row, width); }
   void addScaled(T a, const T *row, int64_t j0, int64_t n) {
@@ -440,7 +452,10 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
   RowAccumulator<T, W> acc(width);
   for (int64_t i = i0; i < i1; ++i) {
     T *o = p.out + i * width;
-    acc.reset(o);
+    if (p.accumulate)
+      acc.resume(o);
+    else
+      acc.reset(o);
     const int64_t begin = offsets[i], end = offsets[i + 1];
     for (int64_t q = begin; q < end; ++q) {
       if (q + distance < qEnd)
@@ -705,7 +720,10 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
 
 template <typename T>
 void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
-               int64_t width, const T *weight, int64_t weightWidth, T *out) {
+               int64_t width, const T *weight, int64_t weightWidth, T *out,
+               bool accumulate) {
+  if (accumulate && reduce != Reduce::Sum)
+    throw std::invalid_argument("aggregate: only a sum can accumulate");
   if (isLinear(reduce)) {
     LinearGather<T> p;
     p.numOut = g.numDst;
@@ -717,6 +735,7 @@ void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
     p.weightWidth = weight ? weightWidth : 1;
     p.selfRows = selfLoops ? g.numDst : 0;
     p.meanOut = reduce == Reduce::Mean;
+    p.accumulate = accumulate;
     p.out = out;
     linearGather(p);
     return;
@@ -1305,7 +1324,7 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
   template void gemm<T>(bool, bool, int64_t, int64_t, int64_t, const T *,      \
                         const T *, T *, bool, const GemmEpilogue &);           \
   template void aggregate<T>(const GraphView &, Reduce, bool, const T *,       \
-                             int64_t, const T *, int64_t, T *);                \
+                             int64_t, const T *, int64_t, T *, bool);          \
   template void aggregateGradInput<T>(const GraphView &, Reduce, bool,         \
                                       const T *, const T *, const T *,         \
                                       int64_t, const T *, int64_t, T *);       \

@@ -58,10 +58,13 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
 /// out[numDst, width]: the reduction over the in-edges of each destination
 /// of the (weighted) source rows; with selfLoops each destination v also
 /// receives its own row x[v] with weight 1 (and counts it for mean).
-/// A destination with no messages gets zeros.
+/// A destination with no messages gets zeros. With `accumulate` (sum only)
+/// the reduction is added to out's rows instead (a partitioned aggregation
+/// adds each remote part's share without a temporary).
 template <typename T>
 void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
-               int64_t width, const T *weight, int64_t weightWidth, T *out);
+               int64_t width, const T *weight, int64_t weightWidth, T *out,
+               bool accumulate = false);
 
 /// dx[numSrc, width] = d(loss)/dx given dy = d(loss)/d(out) of aggregate.
 /// `out` is the forward result (used by max/min to find the winner: the

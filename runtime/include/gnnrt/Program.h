@@ -18,6 +18,7 @@
 #include "gnnrt/GraphView.h"
 #include "gnnrt/HaloExchange.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -49,20 +50,25 @@ public:
   T *get(int slot, int64_t elements) {
     if (slot >= int(slots.size()))
       slots.resize(slot + 1);
-    if (int64_t(slots[slot].size()) < elements)
+    if (int64_t(slots[slot].size()) < elements) {
+      held += (elements - int64_t(slots[slot].size())) * int64_t(sizeof(T));
+      most = std::max(most, held);
       slots[slot].resize(size_t(elements));
+    }
     return slots[slot].data();
   }
-  /// Bytes currently held by all slots (the planned footprint).
-  int64_t bytes() const {
-    int64_t total = 0;
-    for (const auto &s : slots)
-      total += int64_t(s.size() * sizeof(T));
-    return total;
+  /// Frees every buffer (the next call allocates them again), so that two
+  /// entry points that never run together do not both hold theirs.
+  void release() {
+    slots.clear();
+    held = 0;
   }
+  /// The most bytes the slots held at once (the planned footprint).
+  int64_t bytes() const { return most; }
 
 private:
   std::vector<std::vector<T, CacheLineAllocator<T>>> slots;
+  int64_t held = 0, most = 0;
 };
 
 /// Everything an entry point reads and writes.

@@ -447,6 +447,32 @@ TEST(KernelsForward, Aggregate) {
   checkAggregate<float>(1e-5);
 }
 
+// A sum with accumulate adds to the output's rows (what a partitioned
+// aggregation does with each remote part's share), at widths that take the
+// register, vector and in-place accumulators.
+TEST(KernelsForward, AggregateAccumulates) {
+  const GraphStorage storage = randomGraph(300, 200, 2000, 11);
+  const GraphView g = storage.view();
+  for (int64_t width : {3, 16, 40, 300}) {
+    std::vector<float> x(size_t(g.numSrc * width)), base(size_t(g.numDst * width));
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = float(int64_t(i * 37 % 101) - 50) / 8.f;
+    for (size_t i = 0; i < base.size(); ++i)
+      base[i] = float(int64_t(i * 13 % 29) - 14) / 4.f;
+    std::vector<float> sum(base.size()), acc = base;
+    kernels::aggregate<float>(g, Reduce::Sum, true, x.data(), width, nullptr, 1,
+                              sum.data());
+    kernels::aggregate<float>(g, Reduce::Sum, true, x.data(), width, nullptr, 1,
+                              acc.data(), /*accumulate=*/true);
+    for (size_t i = 0; i < acc.size(); ++i)
+      ASSERT_NEAR(acc[i], base[i] + sum[i], 1e-4) << "width " << width;
+  }
+  std::vector<float> x(size_t(g.numSrc)), out(size_t(g.numDst));
+  EXPECT_THROW(kernels::aggregate<float>(g, Reduce::Mean, false, x.data(), 1,
+                                         nullptr, 1, out.data(), true),
+               std::invalid_argument);
+}
+
 TEST(KernelsForward, GatherAndDegree) {
   for (const TestGraph &tg : testGraphs()) {
     const GraphView g = tg.storage.view();

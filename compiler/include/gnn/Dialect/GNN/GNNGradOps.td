@@ -48,7 +48,9 @@ def GNN_UnaryGradOp : GNN_PureOp<"unary_grad",
     `grad * f'(input)` for the unary op named by `kind` (the mnemonic of a
     gnn unary or alpha-unary op), where `output = f(input)` is the forward
     result, used where the derivative is cheapest in terms of it (sigmoid,
-    tanh, exp, sqrt, rsqrt). `alpha` is the forward op's alpha.
+    tanh, exp, sqrt, rsqrt). `alpha` is the forward op's alpha. For relu
+    only the sign of `input` matters, so autodiff passes the output there
+    too and the pre-activation need not be kept for the backward.
     ```mlir
     %dx = gnn.unary_grad "relu" %dy, %x, %y : tensor<?x16xf32>
     ```

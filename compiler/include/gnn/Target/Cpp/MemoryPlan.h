@@ -6,6 +6,10 @@
 // symbolic at compile time (they depend on the dataset), so the plan fixes
 // only the sharing: a slot's buffer is as large as its largest value, which
 // the generated code learns when it runs (gnnrt::Workspace grows on demand).
+// To choose among free slots it estimates sizes from the types (a dynamic
+// leading dim counts as many rows, any other as a narrow width): a value
+// takes the smallest free slot that already holds that much, else grows the
+// largest, so a wide node tensor does not enlarge a slot that held a column.
 //
 // Views do not get buffers: a parameter read, a reshape, `dst` (the leading
 // rows of its input) and, in evaluation, dropout, all alias another value and

@@ -198,9 +198,13 @@ LogicalResult ReverseSweep::differentiate(Operation *op) {
 
   auto same = [&](auto created) { return created.getResult(); };
   auto unaryGrad = [&](StringRef kind, Value x, FloatAttr alpha) {
+    // relu's derivative reads the sign, which its output has too (y > 0
+    // exactly where x > 0): passing y as the input leaves the
+    // pre-activation dead after the forward, so it is never stored.
+    Value input = kind == "relu" ? y : x;
     accumulate(x, same(builder.create<UnaryGradOp>(
-                      loc, x.getType(), builder.getStringAttr(kind), dy, x, y,
-                      alpha)));
+                      loc, x.getType(), builder.getStringAttr(kind), dy, input,
+                      y, alpha)));
     return success();
   };
 
