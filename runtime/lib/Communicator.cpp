@@ -30,9 +30,9 @@ void SerialCommunicator::allToAllV(const void *send,
                 static_cast<const char *>(send) + sendOffsets[0], size_t(n));
 }
 
-void SerialCommunicator::sendRecv(const void *send, int64_t sendBytes, int,
-                                  void *recv, int64_t, int) {
-  if (sendBytes > 0)
+void SerialCommunicator::sendRecv(const void *send, int64_t sendBytes,
+                                  int dest, void *recv, int64_t, int source) {
+  if (sendBytes > 0 && dest != kNoPeer && source != kNoPeer)
     std::memcpy(recv, send, size_t(sendBytes));
 }
 
@@ -159,9 +159,9 @@ public:
     if (sendBytes > INT_MAX || recvBytes > INT_MAX)
       throw CommError("a point-to-point message of more than 2 GiB is not "
                       "supported");
-    check(MPI_Sendrecv(send, int(sendBytes), MPI_BYTE, dest, 0, recv,
-                       int(recvBytes), MPI_BYTE, source, 0, MPI_COMM_WORLD,
-                       MPI_STATUS_IGNORE),
+    check(MPI_Sendrecv(send, int(sendBytes), MPI_BYTE, peer(dest), 0, recv,
+                       int(recvBytes), MPI_BYTE, peer(source), 0,
+                       MPI_COMM_WORLD, MPI_STATUS_IGNORE),
           "send_recv");
   }
 
@@ -173,16 +173,19 @@ public:
       throw CommError("a point-to-point message of more than 2 GiB is not "
                       "supported");
     auto transfer = std::make_unique<MpiTransfer>(*this);
-    check(MPI_Irecv(recv, int(recvBytes), MPI_BYTE, source, 1, MPI_COMM_WORLD,
-                    &transfer->requests[0]),
+    check(MPI_Irecv(recv, int(recvBytes), MPI_BYTE, peer(source), 1,
+                    MPI_COMM_WORLD, &transfer->requests[0]),
           "irecv");
-    check(MPI_Isend(send, int(sendBytes), MPI_BYTE, dest, 1, MPI_COMM_WORLD,
-                    &transfer->requests[1]),
+    check(MPI_Isend(send, int(sendBytes), MPI_BYTE, peer(dest), 1,
+                    MPI_COMM_WORLD, &transfer->requests[1]),
           "isend");
     return transfer;
   }
 
   void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "barrier"); }
+
+  /// kNoPeer as MPI's null process (the transfer completes at once).
+  static int peer(int rank) { return rank < 0 ? MPI_PROC_NULL : rank; }
 
 private:
   void reduce(void *data, int64_t n, MPI_Datatype type, size_t bytes) {

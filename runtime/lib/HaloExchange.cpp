@@ -54,7 +54,10 @@ HaloExchange::HaloExchange(Communicator &comm, int64_t numOwned,
                            std::vector<int64_t> sendOffsets,
                            std::vector<int64_t> sendNodes)
     : comm(comm), owned(numOwned), recvOffsets(std::move(recvOffsets)),
-      sendOffsets(std::move(sendOffsets)), sendNodes(std::move(sendNodes)) {}
+      sendOffsets(std::move(sendOffsets)), sendNodes(std::move(sendNodes)) {
+  if (const char *rows = std::getenv("GNNRT_RING_CHUNK_ROWS"))
+    chunkRows = std::max<int64_t>(1, std::atoll(rows));
+}
 
 template <typename T>
 void HaloExchange::forward(T *rows, int64_t width) const {
@@ -91,6 +94,13 @@ void HaloExchange::splitBySourceOwner(const GraphView &local,
   ownedSources = buildSplit(Split::Owned).front();
 }
 
+int64_t HaloExchange::numChunks(int q) const {
+  if (q == comm.rank())
+    return 0;
+  const int64_t rows = recvOffsets[q + 1] - recvOffsets[q];
+  return (rows + chunkRows - 1) / chunkRows;
+}
+
 std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
   const int parts = comm.size(), self = comm.rank();
   const GraphView &local = localGraph;
@@ -103,45 +113,54 @@ std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
                recvOffsets.begin()) -
            1;
   };
-  // Graph k's edges. Owned: k = 0, sources are owned ids. PerPart: k = q,
-  // sources numbered within q's rows. Halo: k = 0, sources by halo position.
-  const size_t graphs = which == Split::PerPart ? size_t(parts) : 1;
+  // Graph k's edges. Owned: k = 0, sources are owned ids. PerChunk: k =
+  // chunkFirst[q] + i for chunk i of q's halo rows, sources numbered within
+  // the chunk. Halo: k = 0, sources by halo position.
+  std::vector<int64_t> first(size_t(parts) + 1, 0);
+  for (int q = 0; q < parts; ++q)
+    first[size_t(q) + 1] = first[size_t(q)] + numChunks(q);
+  const size_t graphs =
+      which == Split::PerChunk ? size_t(first.back()) : size_t(1);
   std::vector<std::vector<int64_t>> src(graphs), dst(graphs);
   for (int64_t v = 0; v < local.numDst; ++v)
     for (int64_t e = local.inOffsets[v]; e < local.inOffsets[v + 1]; ++e) {
       const int64_t u = local.edgeSrc[e];
       const int q = ownerOf(u);
-      // Owned keeps q == self; PerPart (whose own graph is Owned) and Halo
-      // keep the others.
+      // Owned keeps q == self; PerChunk and Halo keep the others.
       if ((which == Split::Owned) != (q == self))
         continue;
-      const size_t k = which == Split::PerPart ? size_t(q) : 0;
-      src[k].push_back(q == self ? u
-                       : which == Split::Halo
-                           ? u - owned
-                           : u - owned - recvOffsets[q]);
-      dst[k].push_back(v);
+      int64_t k = 0, id = q == self ? u : u - owned;
+      if (which == Split::PerChunk) {
+        const int64_t row = u - owned - recvOffsets[q];
+        k = first[size_t(q)] + row / chunkRows;
+        id = row % chunkRows;
+      }
+      src[size_t(k)].push_back(id);
+      dst[size_t(k)].push_back(v);
     }
   std::vector<GraphStorage> built;
   for (size_t k = 0; k < graphs; ++k) {
-    const int q = int(k);
-    const int64_t rows =
-        which == Split::Owned  ? owned
-        : which == Split::Halo ? numHalo()
-        : q == self            ? owned
-                               : recvOffsets[q + 1] - recvOffsets[q];
+    // GraphStorage wants at least as many sources as destinations;
+    // chunkGraph() narrows the view to the chunk's rows.
+    const int64_t rows = which == Split::Halo ? numHalo() : owned;
     built.push_back(
         GraphStorage::build(std::max(rows, owned), owned, src[k], dst[k]));
+    std::vector<int64_t>().swap(src[k]);
+    std::vector<int64_t>().swap(dst[k]);
   }
+  if (which == Split::PerChunk)
+    chunkFirst = std::move(first);
   return built;
 }
 
-const GraphStorage &HaloExchange::partGraph(int q) const {
-  if (q == comm.rank())
-    return ownedSources;
-  if (byPart.empty())
-    byPart = buildSplit(Split::PerPart);
-  return byPart[size_t(q)];
+GraphView HaloExchange::chunkGraph(int q, int64_t i) const {
+  if (byChunk.empty())
+    byChunk = buildSplit(Split::PerChunk);
+  GraphView g = byChunk[size_t(chunkFirst[size_t(q)] + i)].view();
+  // No self loops here: the chunk's rows are all the sources there are.
+  g.numSrc = std::min(chunkRows,
+                      recvOffsets[q + 1] - recvOffsets[q] - i * chunkRows);
+  return g;
 }
 
 const GraphStorage &HaloExchange::haloGraph() const {
@@ -151,12 +170,20 @@ const GraphStorage &HaloExchange::haloGraph() const {
   return *haloSources;
 }
 
-/// One step of a ring exchange: the rows this rank sends and receives, and
-/// the transfer in flight.
+/// One transfer of the sequential ring: the rows this rank sends and
+/// receives, and the transfer in flight.
 template <typename T> struct RingStep {
   std::vector<T> send, recv;
   std::unique_ptr<PendingTransfer> transfer;
-  int to = 0, from = 0;
+};
+
+/// Transfer t of the ring: in step k (1 .. P-1) a rank sends to rank + k and
+/// receives from rank - k, chunk by chunk. A direction whose chunks are
+/// used up has no peer, so both ends of a pair agree on every message.
+struct RingTransfer {
+  int to = Communicator::kNoPeer, from = Communicator::kNoPeer;
+  int64_t chunk = 0; ///< chunk index within the step
+  int toPart = 0, fromPart = 0;
 };
 
 namespace {
@@ -260,52 +287,94 @@ void HaloExchange::countOneShot(CommTraffic &traffic, int64_t rowBytes,
   traffic.receivedBytes += (toOwners ? sendRows : haloRows) * rowBytes;
 }
 
+namespace {
+
+/// The ring's transfers: per step, as many as the longer direction has
+/// chunks (`sendChunks(to)`, `recvChunks(from)`).
+template <typename SendChunks, typename RecvChunks>
+std::vector<RingTransfer> ringSchedule(int parts, int self,
+                                       SendChunks sendChunks,
+                                       RecvChunks recvChunks) {
+  std::vector<RingTransfer> plan;
+  for (int k = 1; k < parts; ++k) {
+    const int to = (self + k) % parts, from = (self - k + parts) % parts;
+    const int64_t sends = sendChunks(to), recvs = recvChunks(from);
+    for (int64_t i = 0; i < std::max(sends, recvs); ++i) {
+      RingTransfer t;
+      t.to = i < sends ? to : Communicator::kNoPeer;
+      t.from = i < recvs ? from : Communicator::kNoPeer;
+      t.chunk = i;
+      t.toPart = to;
+      t.fromPart = from;
+      plan.push_back(t);
+    }
+  }
+  return plan;
+}
+
+/// Rows [first, last) of chunk i of a run of `rows` rows starting at `base`.
+std::pair<int64_t, int64_t> chunkRange(int64_t base, int64_t rows, int64_t i,
+                                       int64_t chunkRows) {
+  const int64_t begin = std::min(rows, i * chunkRows);
+  return {base + begin, base + std::min(rows, begin + chunkRows)};
+}
+
+} // namespace
+
 template <typename T>
 void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
                                        const T *x, int64_t width,
                                        T *out) const {
   const int parts = comm.size(), self = comm.rank();
   const int64_t bytes = width * int64_t(sizeof(T));
-  // Step k sends `to` the rows it needs and receives `from`'s rows; two
-  // steps are in memory at a time, so the next part's rows arrive while
-  // the current ones are reduced.
+  auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
+  const std::vector<RingTransfer> plan = ringSchedule(
+      parts, self,
+      [&](int to) { return (sendRows(to) + chunkRows - 1) / chunkRows; },
+      [&](int from) { return numChunks(from); });
+  // Transfer t sends `to` a chunk of the rows it needs and receives a chunk
+  // of `from`'s rows. At most three buffers live: the chunk being reduced
+  // and the next transfer's both ways. Each chunk's share is added to `out`
+  // in place.
   RingStep<T> steps[2];
-  auto post = [&](int k) {
-    RingStep<T> &s = steps[k % 2];
-    s.to = (self + k) % parts;
-    s.from = (self - k + parts) % parts;
-    const int64_t sendRows = sendOffsets[s.to + 1] - sendOffsets[s.to];
-    const int64_t recvRows = recvOffsets[s.from + 1] - recvOffsets[s.from];
-    s.send.resize(size_t(sendRows * width));
-    packRows(sendNodes, sendOffsets[s.to], sendOffsets[s.to + 1], x, width,
-             s.send.data());
-    // Sized for the larger of the part graph's sources and the rows sent.
-    s.recv.assign(size_t(std::max(recvRows, owned) * width), T(0));
-    s.transfer = comm.startSendRecv(s.send.data(), sendRows * bytes, s.to,
-                                    s.recv.data(), recvRows * bytes, s.from);
-    fwd.sentBytes += sendRows * bytes;
-    fwd.receivedBytes += recvRows * bytes;
+  auto post = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    RingStep<T> &s = steps[t % 2];
+    int64_t sendBytes = 0, recvBytes = 0;
+    if (r.to != Communicator::kNoPeer) {
+      auto [first, last] = chunkRange(sendOffsets[r.to], sendRows(r.to),
+                                      r.chunk, chunkRows);
+      s.send.resize(size_t((last - first) * width));
+      packRows(sendNodes, first, last, x, width, s.send.data());
+      sendBytes = (last - first) * bytes;
+    }
+    if (r.from != Communicator::kNoPeer) {
+      s.recv.resize(size_t(chunkGraph(r.from, r.chunk).numSrc * width));
+      recvBytes = int64_t(s.recv.size() * sizeof(T));
+    }
+    s.transfer = comm.startSendRecv(s.send.data(), sendBytes, r.to,
+                                    s.recv.data(), recvBytes, r.from);
+    fwd.sentBytes += sendBytes;
+    fwd.receivedBytes += recvBytes;
   };
-  if (parts > 1)
-    post(1);
+  if (!plan.empty())
+    post(0);
   // Sums first; a mean divides by the whole graph's counts at the end.
   kernels::aggregate<T>(ownedSources.view(), Reduce::Sum, selfLoops, x,
                         width, nullptr, 1, out);
-  // At most three buffers live: the part being reduced, and the next
-  // step's rows in flight both ways. Each remote share is added to `out`
-  // in place.
-  for (int k = 1; k < parts; ++k) {
-    RingStep<T> &s = steps[k % 2];
+  for (size_t t = 0; t < plan.size(); ++t) {
+    RingStep<T> &s = steps[t % 2];
     const auto start = std::chrono::steady_clock::now();
     s.transfer->wait();
     fwd.seconds += since(start);
     s.send = std::vector<T>();
-    if (k + 1 < parts)
-      post(k + 1);
-    kernels::aggregate<T>(partGraph(s.from).view(), Reduce::Sum, false,
-                          s.recv.data(), width, nullptr, 1, out,
-                          /*accumulate=*/true);
-    s.recv = std::vector<T>(); // this part's rows are done with
+    if (t + 1 < plan.size())
+      post(t + 1);
+    if (plan[t].from != Communicator::kNoPeer)
+      kernels::aggregate<T>(chunkGraph(plan[t].from, plan[t].chunk),
+                            Reduce::Sum, false, s.recv.data(), width, nullptr,
+                            1, out, /*accumulate=*/true);
+    s.recv = std::vector<T>(); // this chunk's rows are done with
   }
   if (reduce == Reduce::Mean)
     divideByCounts(inDegree, selfLoops, width, out);
@@ -327,54 +396,69 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
     divideByCounts(inDegree, selfLoops, width, scaledCopy.data());
     scaled = scaledCopy.data();
   }
-  // Step k computes the gradient of the rows `to` sent in the forward pass
-  // and sends it back, while `from` returns those of the rows this rank
-  // sent it. The next step's gradient is computed while one is in flight;
-  // its receive buffer is made only once the previous step is done with,
-  // so at most three buffers live.
+  auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
+  // Transfer t returns to `to` the gradient of a chunk of the rows `to`
+  // sent in the forward pass, and receives from `from` that of a chunk of
+  // the rows this rank sent it. The next transfer's gradient is computed
+  // while one is in flight; its receive buffer is made only once the
+  // previous transfer is done with, so at most three buffers live.
+  const std::vector<RingTransfer> plan = ringSchedule(
+      parts, self, [&](int to) { return numChunks(to); },
+      [&](int from) { return (sendRows(from) + chunkRows - 1) / chunkRows; });
   RingStep<T> steps[2];
-  auto compute = [&](int k) {
-    RingStep<T> &s = steps[k % 2];
-    s.to = (self + k) % parts;
-    s.from = (self - k + parts) % parts;
-    const GraphView g = partGraph(s.to).view();
+  auto compute = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    RingStep<T> &s = steps[t % 2];
+    if (r.to == Communicator::kNoPeer)
+      return;
+    const GraphView g = chunkGraph(r.to, r.chunk);
     s.send.assign(size_t(g.numSrc * width), T(0));
     kernels::aggregateGradInput<T>(g, Reduce::Sum, false, scaled, nullptr,
                                    nullptr, width, nullptr, 1, s.send.data());
   };
-  auto start = [&](int k) {
-    RingStep<T> &s = steps[k % 2];
-    const int64_t haloRows = recvOffsets[s.to + 1] - recvOffsets[s.to];
-    const int64_t ownRows = sendOffsets[s.from + 1] - sendOffsets[s.from];
-    s.recv.resize(size_t(ownRows * width));
-    s.transfer = comm.startSendRecv(s.send.data(), haloRows * bytes, s.to,
-                                    s.recv.data(), ownRows * bytes, s.from);
-    bwd.sentBytes += haloRows * bytes;
-    bwd.receivedBytes += ownRows * bytes;
+  auto start = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    RingStep<T> &s = steps[t % 2];
+    int64_t recvRows = 0;
+    if (r.from != Communicator::kNoPeer) {
+      auto [first, last] = chunkRange(0, sendRows(r.from), r.chunk,
+                                      chunkRows);
+      recvRows = last - first;
+    }
+    s.recv.resize(size_t(recvRows * width));
+    const int64_t sendBytes = int64_t(s.send.size() * sizeof(T));
+    s.transfer = comm.startSendRecv(s.send.data(), sendBytes, r.to,
+                                    s.recv.data(), recvRows * bytes, r.from);
+    bwd.sentBytes += sendBytes;
+    bwd.receivedBytes += recvRows * bytes;
   };
-  auto finish = [&](int k) {
-    RingStep<T> &s = steps[k % 2];
+  auto finish = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    RingStep<T> &s = steps[t % 2];
     const auto waitStart = std::chrono::steady_clock::now();
     s.transfer->wait();
     bwd.seconds += since(waitStart);
-    addRows(sendNodes, sendOffsets[s.from], sendOffsets[s.from + 1],
-            s.recv.data(), width, dx);
+    if (r.from != Communicator::kNoPeer) {
+      auto [first, last] = chunkRange(sendOffsets[r.from], sendRows(r.from),
+                                      r.chunk, chunkRows);
+      addRows(sendNodes, first, last, s.recv.data(), width, dx);
+    }
     s.send = std::vector<T>();
     s.recv = std::vector<T>();
   };
-  if (parts > 1) {
-    compute(1);
-    start(1);
+  if (!plan.empty()) {
+    compute(0);
+    start(0);
   }
   kernels::aggregateGradInput<T>(ownedSources.view(), Reduce::Sum,
                                  selfLoops, scaled, nullptr, nullptr, width,
                                  nullptr, 1, dx);
-  for (int k = 1; k < parts; ++k) {
-    if (k + 1 < parts)
-      compute(k + 1);
-    finish(k);
-    if (k + 1 < parts)
-      start(k + 1);
+  for (size_t t = 0; t < plan.size(); ++t) {
+    if (t + 1 < plan.size())
+      compute(t + 1);
+    finish(t);
+    if (t + 1 < plan.size())
+      start(t + 1);
   }
 }
 

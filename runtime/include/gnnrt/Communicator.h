@@ -42,6 +42,8 @@ public:
 
 class Communicator {
 public:
+  /// The peer of a send/receive direction that does not happen.
+  static constexpr int kNoPeer = -1;
   virtual ~Communicator() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
@@ -60,7 +62,8 @@ public:
                          void *recv,
                          const std::vector<int64_t> &recvOffsets) = 0;
   /// Sends `sendBytes` to `dest` while receiving `recvBytes` from `source`
-  /// (a step of a ring: every rank calls it with matching peers).
+  /// (a step of a ring: every rank calls it with matching peers). A
+  /// negative peer (kNoPeer) skips that direction.
   virtual void sendRecv(const void *send, int64_t sendBytes, int dest,
                         void *recv, int64_t recvBytes, int source) = 0;
   /// sendRecv() that returns at once, so that computation overlaps it.

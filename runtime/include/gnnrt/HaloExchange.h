@@ -96,18 +96,27 @@ private:
   std::vector<int64_t> recvOffsets, sendOffsets, sendNodes;
   mutable CommTraffic fwd, bwd;
   /// The local graph split by the owner of each edge's source.
-  enum class Split { Owned, PerPart, Halo };
+  enum class Split { Owned, PerChunk, Halo };
   std::vector<GraphStorage> buildSplit(Split which) const;
-  /// In-edges from part q's nodes, sources numbered within q's rows (the
-  /// owned rows for this rank, else q's halo range); built on first use.
-  const GraphStorage &partGraph(int q) const;
+  /// The sequential ring moves each remote part's rows in chunks of at most
+  /// this many rows, so that its three live buffers stay small whatever
+  /// the part sizes: $GNNRT_RING_CHUNK_ROWS, else 65536.
+  int64_t chunkRows = int64_t(1) << 16;
+  /// Chunks of part q's halo rows (0 for this rank).
+  int64_t numChunks(int q) const;
+  /// In-edges from chunk i of part q's halo rows, sources numbered within
+  /// the chunk (numSrc = the chunk's rows); built on first use.
+  GraphView chunkGraph(int q, int64_t i) const;
   /// In-edges from halo nodes, sources numbered by halo position; built on
   /// first use.
   const GraphStorage &haloGraph() const;
 
   GraphView localGraph;
   GraphStorage ownedSources;
-  mutable std::vector<GraphStorage> byPart;
+  /// Chunk graphs of all parts, part by part; chunkFirst[q] is part q's
+  /// first.
+  mutable std::vector<GraphStorage> byChunk;
+  mutable std::vector<int64_t> chunkFirst;
   mutable std::unique_ptr<GraphStorage> haloSources;
   std::vector<float> inDegree;
 };
