@@ -35,8 +35,8 @@ GNNC="${GNNC:-$ROOT/build/bin/gnnc}"
 GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
 PY="${PYTHON:-python3}" # the floor arithmetic and JSON parsing (stdlib only)
 
-die() { echo "gcn_full_graph: $*" >&2; exit 1; }
-log() { echo "== $*" >&2; }
+NAME=gcn_full_graph
+source "$ROOT/bench/common.sh"
 
 [[ -x "$GNNC" ]] || die "no $GNNC (build first: make)"
 [[ -x "$GNN_DATA" ]] || die "no $GNN_DATA (build first: make)"
@@ -46,24 +46,16 @@ command -v "$PY" >/dev/null || die "no $PY"
 
 mkdir -p "$BENCH_DIR"/{data,bin,run}
 TAG="sbm-n${NODES}-e${EDGES}-f${FEATURES}-c${CLASSES}-s1"
-DATA="$BENCH_DIR/data/$TAG"
 RUN="$BENCH_DIR/run/$TAG-h${HIDDEN}-t${THREADS}"
 mkdir -p "$RUN"
 RESULT="$BENCH_DIR/gcn_full_graph-$TAG-h${HIDDEN}-t${THREADS}.txt"
-load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
 LOAD_START="$(load_avg)"
 
 # Keep the numbers honest: every step below uses THREADS threads.
 export OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
 
 #--- 1. The graph (generated once, cached) -----------------------------------
-if [[ ! -f "$DATA/.bench-complete" ]]; then
-  rm -rf "$DATA"
-  log "generating $TAG"
-  "$GNN_DATA" generate --kind sbm --nodes "$NODES" --edges "$EDGES" \
-    --features "$FEATURES" --classes "$CLASSES" --seed 1 --format npy --out "$DATA" >&2
-  touch "$DATA/.bench-complete"
-fi
+DATA="$(bench_graph)"
 # The edge count the trainer trains on: reverse edges added, duplicates
 # dropped (runtime/lib/Driver.cpp loads with dedupe). This also writes the
 # trainer's binary cache, so its load below is fast.

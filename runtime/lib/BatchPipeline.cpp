@@ -15,21 +15,23 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/Error.h"
 #include "gnnrt/Sampler.h"
+
+#include "gnnrt/Error.h"
 
 #include <chrono>
 #include <exception>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace gnnrt {
 
 struct BatchPipeline::Impl {
   Impl(int64_t numBatches, int capacity, Producer produce)
-      : numBatches(numBatches), capacity(capacity),
-        produce(std::move(produce)), slots(size_t(capacity)),
-        slotBatch(size_t(capacity), -1), slotError(size_t(capacity)) {}
+      : numBatches(numBatches), capacity(capacity), produce(std::move(produce)),
+        slots(size_t(capacity)), slotBatch(size_t(capacity), -1),
+        slotError(size_t(capacity)) {}
 
   /// Stops the workers: each finishes the batch it is producing.
   ~Impl() {
@@ -121,9 +123,9 @@ SampledBatch *BatchPipeline::next() {
   if (impl->slotBatch[slot] != batch) {
     const auto start = std::chrono::steady_clock::now();
     impl->changed.wait(lock, [&] { return impl->slotBatch[slot] == batch; });
-    waited += std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count();
+    waited +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
   }
   if (impl->slotError[slot]) {
     impl->deliveredError = impl->slotError[slot];

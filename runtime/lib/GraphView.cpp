@@ -100,8 +100,7 @@ void checkCsr(int64_t numSrc, int64_t numDst,
                         std::to_string(numSrc) + ")");
       if (k > begin && edgeSrc[k] < edgeSrc[k - 1])
         throwGraphError("edge " + std::to_string(k) + ": sources of " +
-                        "destination " + std::to_string(v) +
-                        " not ascending");
+                        "destination " + std::to_string(v) + " not ascending");
     }
   }
 }
@@ -172,8 +171,8 @@ void GraphStorage::assignCsr(int64_t numSrc, int64_t numDst,
   this->edgeSrc.assign(edgeSrc.begin(), edgeSrc.end());
   edgeDst.resize(edgeSrc.size());
   for (int64_t v = 0; v < numDst; ++v)
-    std::fill(edgeDst.begin() + inOffsets[v], edgeDst.begin() + inOffsets[v + 1],
-              int32_t(v));
+    std::fill(edgeDst.begin() + inOffsets[v],
+              edgeDst.begin() + inOffsets[v + 1], int32_t(v));
   buildTranspose();
 }
 

@@ -133,12 +133,22 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
                                   SampledBatch &out,
                                   SamplingTraffic &traffic) {
   const auto start = std::chrono::steady_clock::now();
-  const int layers = int(fanouts.size());
-  builder.start(seeds.data(), int64_t(seeds.size()), layers, out);
-  // Hop 1 samples the last layer's block, around the seeds.
-  for (int layer = layers - 1; layer >= 0; --layer)
-    sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
-  builder.finish();
+  if (!distributed()) {
+    // One process: the sampler's own loop (prefetching, reused buffers).
+    SamplerOptions options;
+    options.fanouts = fanouts;
+    options.replace = replace;
+    options.seed = key.seed;
+    NeighborSampler(adjacency, numNodes, std::move(options))
+        .sample(seeds.data(), int64_t(seeds.size()), key, builder, out);
+  } else {
+    const int layers = int(fanouts.size());
+    builder.start(seeds.data(), int64_t(seeds.size()), layers, out);
+    // Hop 1 samples the last layer's block, around the seeds.
+    for (int layer = layers - 1; layer >= 0; --layer)
+      sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
+    builder.finish();
+  }
   gatherInputs(out, traffic);
   traffic.batches += 1;
   traffic.seeds += int64_t(seeds.size());
@@ -162,16 +172,6 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
     return k;
   };
   std::vector<int64_t> offsets(size_t(n) + 1, 0), neighbors;
-  if (P == 1) {
-    const SampleKey k = keyOf(0);
-    for (int64_t j = 0; j < n; ++j) {
-      sampleNeighbors(adjacency, frontier[j], frontier[j], fanout, replace, k,
-                      layer, neighbors);
-      offsets[size_t(j) + 1] = int64_t(neighbors.size());
-    }
-    builder.addHop(offsets, neighbors);
-    return;
-  }
 
   // Requests: remote frontier nodes grouped by owner.
   std::vector<int64_t> sendCounts(size_t(P), 0);
