@@ -206,6 +206,17 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
           (s.addSelfLoops ? ", self loops" : "") + ")\n";
   text += "  loss       " + s.loss + "\n";
   text += "  optimizer  " + optimizerSummary(s) + "\n";
+  if (s.fanouts.empty()) {
+    text += "  batches    full graph\n";
+  } else {
+    std::string fanouts;
+    for (size_t i = 0; i < s.fanouts.size(); ++i)
+      fanouts += (i ? ", " : "") + std::to_string(s.fanouts[i]);
+    text += "  batches    " + std::to_string(s.batchSize) +
+            " seeds, fanouts [" + fanouts + "] (layer 0 first)" +
+            (s.replace ? ", with replacement" : "") +
+            (s.shuffle ? "" : ", not shuffled") + "\n";
+  }
   text += "  epochs     " + std::to_string(s.epochs) + "\n";
   // One forward pass yields every split, so all three are always reported.
   text += "  evaluate   train, valid and test every " +

@@ -155,11 +155,21 @@ TEST(CommandLine, UsageListsOptionsAndSettings) {
        {"--help", "--data DIR", "--epochs N", "--lr X", "--seed N",
         "--threads N", "--metrics FILE", "--save FILE", "--load FILE",
         "--predict FILE", "--eval-only", "--stats", "--gradcheck",
-        "--gradcheck-nodes N"})
+        "--gradcheck-nodes N", "--sampler-threads N"})
     EXPECT_NE(usage.find(option), std::string::npos) << option;
   EXPECT_NE(usage.find("optimizer  sgd lr 0.01 momentum 0.9 weight_decay 0"),
             std::string::npos)
       << usage;
+  EXPECT_NE(usage.find("batches    full graph"), std::string::npos) << usage;
   EXPECT_NE(usage.find("epochs     200"), std::string::npos);
   EXPECT_NE(usage.find("seed       7"), std::string::npos);
+  // A sampled program lists its sampler.
+  program.settings.fanouts = {10, -1};
+  program.settings.batchSize = 64;
+  program.settings.replace = true;
+  usage = usageText("sage", program);
+  EXPECT_NE(usage.find("batches    64 seeds, fanouts [10, -1] (layer 0 first), "
+                       "with replacement"),
+            std::string::npos)
+      << usage;
 }
