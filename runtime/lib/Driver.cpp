@@ -364,8 +364,6 @@ int run(const CompiledProgram &program, const DriverOptions &options,
   const bool distributed = comm.size() > 1 || partitionDirectory;
   if (distributed && !options.predictFile.empty())
     throw UsageError("--predict is not supported with several ranks yet");
-  if (program.numBlocks > 0 && !options.predictFile.empty())
-    throw UsageError("--predict is not supported with sampled training yet");
 
   const TrainingData data =
       distributed ? loadPartitionedData(program, options, partitionDirectory, comm)
@@ -419,8 +417,11 @@ int run(const CompiledProgram &program, const DriverOptions &options,
                   formatAccuracy(acc.train).c_str(),
                   formatAccuracy(acc.valid).c_str(),
                   formatAccuracy(acc.test).c_str());
-    if (!options.predictFile.empty())
+    if (!options.predictFile.empty()) {
+      if (sampled)
+        sampled->predict(forwardCtx, logits);
       writePredictions(options.predictFile, logits.data(), nodes, classes);
+    }
     return 0;
   }
 
@@ -428,11 +429,15 @@ int run(const CompiledProgram &program, const DriverOptions &options,
     data.halo->resetTraffic();
   TrainingResult result = train(program, options, params, trainCtx, forwardCtx,
                                 data, logits, comm, sampled.get());
-  // `logits` holds the last epoch's forward, after its update.
+  // `logits` holds the last epoch's forward, after its update (sampled
+  // training evaluates only the split nodes: predict them all).
   if (reporting && !options.saveFile.empty())
     saveCheckpoint(options.saveFile, program.model, params);
-  if (!options.predictFile.empty())
+  if (!options.predictFile.empty()) {
+    if (sampled)
+      sampled->predict(forwardCtx, logits);
     writePredictions(options.predictFile, logits.data(), nodes, classes);
+  }
   if (reporting)
     printSummary(result);
   if (options.stats) {

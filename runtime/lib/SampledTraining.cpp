@@ -164,18 +164,9 @@ double SampledTraining::trainEpoch(
   return lossSum / double(std::max<int64_t>(1, stepsPerEpoch));
 }
 
-Accuracies SampledTraining::evaluate(ExecContext<float> &ctx) {
-  // The evaluated nodes of this rank, each tagged with its splits.
-  const std::vector<int64_t> *splits[3] = {
-      &data.data.trainIdx, &data.data.validIdx, &data.data.testIdx};
-  std::vector<uint8_t> tags(size_t(data.data.numNodes), 0);
-  for (int k = 0; k < 3; ++k)
-    for (int64_t v : *splits[k])
-      tags[size_t(v)] |= uint8_t(1u << k);
-  std::vector<int64_t> local;
-  for (int64_t v = 0; v < data.data.numNodes; ++v)
-    if (tags[size_t(v)])
-      local.push_back(v);
+void SampledTraining::infer(
+    ExecContext<float> &ctx, const std::vector<int64_t> &local,
+    const std::function<void(size_t, size_t, const float *)> &visit) {
   const std::vector<int64_t> global = assembler.globalIds(local);
   const std::vector<int64_t> all(size_t(program.numBlocks), -1);
   const int64_t classes = data.data.numClasses;
@@ -183,8 +174,6 @@ Accuracies SampledTraining::evaluate(ExecContext<float> &ctx) {
   int64_t chunks = 0;
   for (int64_t c : counts)
     chunks = std::max(chunks, ceilDiv(c, kEvalBatch));
-
-  int64_t sums[6] = {0, 0, 0, 0, 0, 0}; // correct, labeled per split
   SampledBatch batch;
   SamplingTraffic traffic;
   std::vector<float> logits;
@@ -201,25 +190,57 @@ Accuracies SampledTraining::evaluate(ExecContext<float> &ctx) {
     logits.resize(seeds.size() * size_t(classes));
     ctx.output = logits.data();
     program.forwardF32(ctx);
-    for (size_t i = 0; i < seeds.size(); ++i) {
-      const int64_t v = local[begin + i], label = data.data.labels[size_t(v)];
+    visit(begin, seeds.size(), logits.data());
+  }
+  releaseBuilder(builder);
+}
+
+Accuracies SampledTraining::evaluate(ExecContext<float> &ctx) {
+  // The evaluated nodes of this rank, each tagged with its splits.
+  const std::vector<int64_t> *splits[3] = {
+      &data.data.trainIdx, &data.data.validIdx, &data.data.testIdx};
+  std::vector<uint8_t> tags(size_t(data.data.numNodes), 0);
+  for (int k = 0; k < 3; ++k)
+    for (int64_t v : *splits[k])
+      tags[size_t(v)] |= uint8_t(1u << k);
+  std::vector<int64_t> local;
+  for (int64_t v = 0; v < data.data.numNodes; ++v)
+    if (tags[size_t(v)])
+      local.push_back(v);
+  const int64_t classes = data.data.numClasses;
+  int64_t sums[6] = {0, 0, 0, 0, 0, 0}; // correct, labeled per split
+  infer(ctx, local, [&](size_t first, size_t count, const float *logits) {
+    for (size_t i = 0; i < count; ++i) {
+      const int64_t v = local[first + i], label = data.data.labels[size_t(v)];
       if (label < 0)
         continue;
       const bool correct =
-          argmaxRow(logits.data() + i * size_t(classes), classes) == label;
+          argmaxRow(logits + i * size_t(classes), classes) == label;
       for (int k = 0; k < 3; ++k)
         if (tags[size_t(v)] & (1u << k)) {
           sums[2 * k] += correct;
           sums[2 * k + 1] += 1;
         }
     }
-  }
-  releaseBuilder(builder);
+  });
   comm.allReduceSum(sums, 6);
   AccuracyCounts acc[3];
   for (int k = 0; k < 3; ++k)
     acc[k] = {sums[2 * k], sums[2 * k + 1]};
   return {acc[0].fraction(), acc[1].fraction(), acc[2].fraction()};
+}
+
+void SampledTraining::predict(ExecContext<float> &ctx,
+                              std::vector<float> &logits) {
+  const int64_t classes = data.data.numClasses;
+  std::vector<int64_t> local(size_t(data.data.numNodes));
+  for (size_t v = 0; v < local.size(); ++v)
+    local[v] = int64_t(v);
+  logits.resize(local.size() * size_t(classes));
+  infer(ctx, local, [&](size_t first, size_t count, const float *rows) {
+    std::copy(rows, rows + count * size_t(classes),
+              logits.begin() + first * size_t(classes));
+  });
 }
 
 void SampledTraining::printStats(std::FILE *out, int64_t epochs) const {

@@ -48,12 +48,19 @@ public:
 
   /// Accuracy on the three splits by full-neighbourhood inference.
   Accuracies evaluate(ExecContext<float> &ctx);
+  /// The logits of every node of this rank [nodes x classes], the same way.
+  void predict(ExecContext<float> &ctx, std::vector<float> &logits);
 
   /// Per rank and epoch: sampled edges, bytes of each collective, remote
   /// rows fetched and the cache hit rate.
   void printStats(std::FILE *out, int64_t epochs) const;
 
 private:
+  /// Full-neighbourhood inference of this rank's nodes `local`, in
+  /// chunks: visit(first, count, logits) gets the logits of
+  /// local[first .. first + count). Collective.
+  void infer(ExecContext<float> &ctx, const std::vector<int64_t> &local,
+             const std::function<void(size_t, size_t, const float *)> &visit);
   /// Points `ctx` at a batch.
   void bind(ExecContext<float> &ctx, const SampledBatch &batch) const;
   BlockBuilder &acquireBuilder();
