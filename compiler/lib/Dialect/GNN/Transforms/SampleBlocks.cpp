@@ -53,7 +53,7 @@ struct Rows {
   /// tensor of level k holds the destinations of block k-1 and the first
   /// sources of block k, so gather(g, x, dst) may mean either. The first
   /// edge tensor of a known block it is combined with decides; otherwise it
-  /// is block k (`level`).
+  /// is block k (`level`), and the gather then reads x's destination prefix.
   Operation *openGather = nullptr;
 };
 
@@ -208,7 +208,14 @@ private:
       return it->second;
     int layer = wanted == r.level - 1 ? wanted : r.level;
     decided[r.openGather] = layer;
-    cast<GatherOp>(r.openGather).getGraphMutable().assign(block(layer));
+    auto gather = cast<GatherOp>(r.openGather);
+    gather.getGraphMutable().assign(block(layer));
+    // Block `level` reads the prefix of its input that are its destinations.
+    if (layer == r.level) {
+      FailureOr<Value> dst = nodeAt(gather.getInput(), layer + 1, gather);
+      if (succeeded(dst))
+        gather.getInputMutable().assign(*dst);
+    }
     return layer;
   }
 
@@ -267,7 +274,10 @@ private:
             set(op, {Rows::Edge, in.level, op});
             return bind(op, g.getGraphMutable(), in.level);
           }
-          if (failed(narrowOperand(g.getInputMutable(), layer, op)))
+          // A destination gather reads the destinations' rows (level
+          // layer + 1), so that its adjoint has their shape too.
+          int level = g.getSide() == EdgeSide::dst ? layer + 1 : layer;
+          if (failed(narrowOperand(g.getInputMutable(), level, op)))
             return failure();
           set(op, {Rows::Edge, layer});
           return bind(op, g.getGraphMutable(), layer);
