@@ -14,9 +14,12 @@ namespace gnnrt {
 
 namespace {
 
-/// Seeds per evaluation batch: large, since full neighbourhoods of nearby
-/// seeds overlap, yet bounded, so that a large graph's inference fits.
-constexpr int64_t kEvalBatch = 65536;
+/// Seeds per inference pass. Full neighbourhoods of a few hops cover most
+/// of a graph, so passes over subsets of the seeds would recompute the same
+/// nodes: one pass over all of them computes each layer once for the nodes
+/// the next layer reads (at most the whole graph per layer). The bound only
+/// splits graphs with more evaluated nodes than this.
+constexpr int64_t kEvalBatch = int64_t(1) << 24;
 
 /// Batches in flight ahead of the training thread.
 constexpr int kPipelineDepth = 4;
