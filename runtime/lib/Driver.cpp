@@ -272,6 +272,19 @@ TrainingResult train(const CompiledProgram &program,
   return result;
 }
 
+/// --predict: the rows of this process's nodes, or, on ranks of a
+/// partitioned graph, every rank's rows gathered to rank 0.
+void writeAllPredictions(const std::string &path,
+                         const std::vector<float> &logits,
+                         const TrainingData &data, Communicator &comm) {
+  const int64_t rows = data.data.numNodes, classes = data.data.numClasses;
+  if (data.nodeIds.empty())
+    writePredictions(path, logits.data(), rows, classes);
+  else
+    writeGatheredPredictions(path, logits.data(), rows, classes,
+                             data.nodeIds.data(), data.numGlobalNodes, comm);
+}
+
 void printSummary(const TrainingResult &result) {
   const EpochRecord &last = result.last, &best = result.best;
   std::printf("final: epoch %lld loss %.4f train_acc %s valid_acc %s "
@@ -362,8 +375,6 @@ int run(const CompiledProgram &program, const DriverOptions &options,
       !options.dataDir.empty() &&
       std::ifstream(options.dataDir + "/manifest.json").good();
   const bool distributed = comm.size() > 1 || partitionDirectory;
-  if (distributed && !options.predictFile.empty())
-    throw UsageError("--predict is not supported with several ranks yet");
 
   const TrainingData data =
       distributed ? loadPartitionedData(program, options, partitionDirectory, comm)
@@ -420,7 +431,7 @@ int run(const CompiledProgram &program, const DriverOptions &options,
     if (!options.predictFile.empty()) {
       if (sampled)
         sampled->predict(forwardCtx, logits);
-      writePredictions(options.predictFile, logits.data(), nodes, classes);
+      writeAllPredictions(options.predictFile, logits, data, comm);
     }
     return 0;
   }
@@ -436,7 +447,7 @@ int run(const CompiledProgram &program, const DriverOptions &options,
   if (!options.predictFile.empty()) {
     if (sampled)
       sampled->predict(forwardCtx, logits);
-    writePredictions(options.predictFile, logits.data(), nodes, classes);
+    writeAllPredictions(options.predictFile, logits, data, comm);
   }
   if (reporting)
     printSummary(result);

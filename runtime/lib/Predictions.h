@@ -9,8 +9,11 @@
 #ifndef GNNRT_LIB_PREDICTIONS_H
 #define GNNRT_LIB_PREDICTIONS_H
 
+#include "gnnrt/Communicator.h"
+
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gnnrt {
 
@@ -18,6 +21,14 @@ namespace gnnrt {
 /// the file cannot be written.
 void writePredictions(const std::string &path, const float *logits,
                       int64_t rows, int64_t classes);
+
+/// A distributed run's predictions: every rank's logits [rows, classes] of
+/// its own nodes (global ids `nodeIds`) go to rank 0, which writes one row
+/// per node of the whole graph (`numGlobalNodes`). Collective.
+void writeGatheredPredictions(const std::string &path, const float *logits,
+                              int64_t rows, int64_t classes,
+                              const int64_t *nodeIds, int64_t numGlobalNodes,
+                              Communicator &comm);
 
 } // namespace gnnrt
 
