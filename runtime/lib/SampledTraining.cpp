@@ -58,23 +58,14 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                     "nodes (partition with balance = [nodes, edges, train])");
   for (int64_t c : counts)
     stepsPerEpoch = std::max(stepsPerEpoch, ceilDiv(c, s.batchSize));
+  // One dedupe table per sampling thread; the training thread uses the
+  // first when no pipeline runs.
+  const int threads = std::max(1, options.samplerThreads);
+  for (int t = 0; t < threads; ++t)
+    builders.push_back(std::make_unique<BlockBuilder>(data.numGlobalNodes));
 }
 
 SampledTraining::~SampledTraining() = default;
-
-BlockBuilder &SampledTraining::acquireBuilder() {
-  std::lock_guard<std::mutex> lock(buildersLock);
-  if (idleBuilders.empty())
-    return *new BlockBuilder(data.numGlobalNodes);
-  BlockBuilder *b = idleBuilders.back().release();
-  idleBuilders.pop_back();
-  return *b;
-}
-
-void SampledTraining::releaseBuilder(BlockBuilder &builder) {
-  std::lock_guard<std::mutex> lock(buildersLock);
-  idleBuilders.emplace_back(&builder);
-}
 
 void SampledTraining::bind(ExecContext<float> &ctx,
                            const SampledBatch &batch) const {
@@ -97,10 +88,11 @@ double SampledTraining::trainEpoch(
   const std::vector<int64_t> order =
       epochSeedOrder(trainNodes, s.shuffle, options.seed, uint64_t(epoch));
   const int64_t batch = s.batchSize, local = int64_t(order.size());
+  // Batch b's seeds are order[begin(b) .. begin(b + 1)).
+  auto begin = [&](int64_t b) { return std::min(local, b * batch); };
   auto seedsOf = [&](int64_t b) {
-    const int64_t begin = std::min(local, b * batch),
-                  end = std::min(local, begin + batch);
-    return std::vector<int64_t>(order.begin() + begin, order.begin() + end);
+    return std::vector<int64_t>(order.begin() + begin(b),
+                                order.begin() + begin(b + 1));
   };
   auto keyOf = [&](int64_t b) {
     return SampleKey{options.seed, uint64_t(epoch), uint64_t(b)};
@@ -108,7 +100,7 @@ double SampledTraining::trainEpoch(
   // The loss of a step is the mean over all ranks' seeds of that step.
   std::vector<int64_t> stepSeeds(static_cast<size_t>(stepsPerEpoch));
   for (int64_t b = 0; b < stepsPerEpoch; ++b)
-    stepSeeds[size_t(b)] = int64_t(seedsOf(b).size());
+    stepSeeds[size_t(b)] = begin(b + 1) - begin(b);
   std::vector<int64_t> globalSeeds = stepSeeds;
   comm.allReduceSum(globalSeeds.data(), stepsPerEpoch);
 
@@ -126,23 +118,13 @@ double SampledTraining::trainEpoch(
   };
 
   if (!assembler.distributed() && options.samplerThreads > 0) {
-    SamplingTraffic epochTraffic;
-    std::mutex trafficLock;
+    std::vector<SamplingTraffic> workerTraffic(builders.size());
     BatchPipeline pipeline(
         stepsPerEpoch, options.samplerThreads, kPipelineDepth,
-        [&](int64_t b, int, SampledBatch &slot) {
-          BlockBuilder &builder = acquireBuilder();
-          SamplingTraffic mine;
-          try {
-            assembler.assemble(seedsOf(b), s.fanouts, keyOf(b), builder, slot,
-                               mine);
-          } catch (...) {
-            releaseBuilder(builder);
-            throw;
-          }
-          releaseBuilder(builder);
-          std::lock_guard<std::mutex> lock(trafficLock);
-          epochTraffic.add(mine);
+        [&](int64_t b, int worker, SampledBatch &slot) {
+          assembler.assemble(seedsOf(b), s.fanouts, keyOf(b),
+                             *builders[size_t(worker)], slot,
+                             workerTraffic[size_t(worker)]);
         });
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
       SampledBatch *sampled = pipeline.next();
@@ -151,18 +133,17 @@ double SampledTraining::trainEpoch(
       run(b, *sampled);
     }
     pipelineWait += pipeline.waitSeconds();
-    trainTraffic.add(epochTraffic);
+    for (const SamplingTraffic &t : workerTraffic)
+      trainTraffic.add(t);
   } else {
     // Distributed sampling is collective: it runs in the training thread,
     // in the same order on every rank.
     SampledBatch sampled;
-    BlockBuilder &builder = acquireBuilder();
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
-      assembler.assemble(seedsOf(b), s.fanouts, keyOf(b), builder, sampled,
-                         trainTraffic);
+      assembler.assemble(seedsOf(b), s.fanouts, keyOf(b), *builders.front(),
+                         sampled, trainTraffic);
       run(b, sampled);
     }
-    releaseBuilder(builder);
   }
   return lossSum / double(std::max<int64_t>(1, stepsPerEpoch));
 }
@@ -180,7 +161,7 @@ void SampledTraining::infer(
   SampledBatch batch;
   SamplingTraffic traffic;
   std::vector<float> logits;
-  BlockBuilder &builder = acquireBuilder();
+  BlockBuilder &builder = *builders.front();
   for (int64_t c = 0; c < chunks; ++c) {
     const size_t begin = std::min(global.size(), size_t(c * kEvalBatch)),
                  end = std::min(global.size(), begin + size_t(kEvalBatch));
@@ -195,7 +176,6 @@ void SampledTraining::infer(
     program.forwardF32(ctx);
     visit(begin, seeds.size(), logits.data());
   }
-  releaseBuilder(builder);
 }
 
 Accuracies SampledTraining::evaluate(ExecContext<float> &ctx) {

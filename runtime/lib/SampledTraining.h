@@ -27,7 +27,6 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
-#include <mutex>
 
 namespace gnnrt {
 
@@ -63,8 +62,6 @@ private:
              const std::function<void(size_t, size_t, const float *)> &visit);
   /// Points `ctx` at a batch.
   void bind(ExecContext<float> &ctx, const SampledBatch &batch) const;
-  BlockBuilder &acquireBuilder();
-  void releaseBuilder(BlockBuilder &builder);
 
   const CompiledProgram &program;
   const DriverOptions &options;
@@ -73,8 +70,9 @@ private:
   MiniBatchAssembler assembler;
   std::vector<int64_t> trainNodes; ///< global ids of this rank's
   int64_t stepsPerEpoch = 0;
-  std::mutex buildersLock;
-  std::vector<std::unique_ptr<BlockBuilder>> idleBuilders;
+  /// One per sampling thread (BatchPipeline's worker index); the training
+  /// thread uses the first.
+  std::vector<std::unique_ptr<BlockBuilder>> builders;
   SamplingTraffic trainTraffic;
   double pipelineWait = 0;
 };
