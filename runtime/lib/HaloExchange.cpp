@@ -200,6 +200,19 @@ void divideByCounts(const std::vector<float> &inDegree, bool selfLoops,
   }
 }
 
+/// The adjoint of a mean's final division: dy divided by the counts, in
+/// `storage`. A sum's is dy itself, read in place.
+template <typename T>
+const T *divisionAdjoint(Reduce reduce, const std::vector<float> &inDegree,
+                         bool selfLoops, const T *dy, int64_t width,
+                         std::vector<T> &storage) {
+  if (reduce != Reduce::Mean)
+    return dy;
+  storage.assign(dy, dy + int64_t(inDegree.size()) * width);
+  divideByCounts(inDegree, selfLoops, width, storage.data());
+  return storage.data();
+}
+
 } // namespace
 
 int64_t HaloExchange::haloBudgetBytes() {
@@ -252,14 +265,14 @@ void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
     return;
   }
   const int64_t bytes = width * int64_t(sizeof(T));
-  std::vector<T> scaledDy(dy, dy + owned * width);
-  if (reduce == Reduce::Mean)
-    divideByCounts(inDegree, selfLoops, width, scaledDy.data());
+  std::vector<T> storage;
+  const T *scaledDy =
+      divisionAdjoint(reduce, inDegree, selfLoops, dy, width, storage);
   // The halo rows' gradients go to their owners while the owned sources'
   // gradient is computed.
   const GraphView h = haloGraph().view();
   std::vector<T> haloGrad(size_t(h.numSrc * width), T(0));
-  kernels::aggregateGradInput<T>(h, Reduce::Sum, false, scaledDy.data(),
+  kernels::aggregateGradInput<T>(h, Reduce::Sum, false, scaledDy,
                                  nullptr, nullptr, width, nullptr, 1,
                                  haloGrad.data());
   std::vector<T> back(sendNodes.size() * size_t(width));
@@ -268,7 +281,7 @@ void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
                           back.data(), scaled(sendOffsets, bytes));
   countOneShot(bwd, bytes, /*toOwners=*/true);
   kernels::aggregateGradInput<T>(ownedSources.view(),
-                                 Reduce::Sum, selfLoops, scaledDy.data(),
+                                 Reduce::Sum, selfLoops, scaledDy,
                                  nullptr, nullptr, width, nullptr, 1, dx);
   const auto waitStart = std::chrono::steady_clock::now();
   transfer->wait();
@@ -385,17 +398,11 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
                                            const T *dy, int64_t width,
                                            T *dx) const {
   const int parts = comm.size(), self = comm.rank();
-  const int64_t n = owned * width;
   const int64_t bytes = width * int64_t(sizeof(T));
-  // The adjoint of the final division (a sum needs no copy of dy), then
-  // transposed sums.
-  std::vector<T> scaledCopy;
-  const T *scaled = dy;
-  if (reduce == Reduce::Mean) {
-    scaledCopy.assign(dy, dy + n);
-    divideByCounts(inDegree, selfLoops, width, scaledCopy.data());
-    scaled = scaledCopy.data();
-  }
+  // The adjoint of the final division, then transposed sums.
+  std::vector<T> storage;
+  const T *scaled =
+      divisionAdjoint(reduce, inDegree, selfLoops, dy, width, storage);
   auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
   // Transfer t returns to `to` the gradient of a chunk of the rows `to`
   // sent in the forward pass, and receives from `from` that of a chunk of
