@@ -259,7 +259,10 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
   }
 
   const int P = comm.size(), me = comm.rank();
-  std::vector<int64_t> sendCounts(size_t(P), 0);
+  // Rows served here (owned or cached) are copied at once; the others are
+  // noted with their owner, to be requested.
+  std::vector<int64_t> sendCounts(size_t(P), 0), remoteRows;
+  std::vector<int32_t> remoteOwners;
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t v = out.nodes[size_t(i)];
     const int q = owner[size_t(v)];
@@ -270,17 +273,16 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
       ++out.cachedRows;
     } else {
       ++sendCounts[size_t(q)];
+      remoteRows.push_back(i);
+      remoteOwners.push_back(q);
     }
   }
   std::vector<int64_t> at = byteOffsets(sendCounts, 1);
-  std::vector<int64_t> requests(size_t(at.back())), rowOf(size_t(at.back()));
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t v = out.nodes[size_t(i)];
-    const int q = owner[size_t(v)];
-    if (q != me && !cacheRow.count(v)) {
-      rowOf[size_t(at[size_t(q)])] = i;
-      requests[size_t(at[size_t(q)]++)] = v;
-    }
+  std::vector<int64_t> requests(remoteRows.size()), rowOf(remoteRows.size());
+  for (size_t k = 0; k < remoteRows.size(); ++k) {
+    const int64_t slot = at[size_t(remoteOwners[k])]++;
+    rowOf[size_t(slot)] = remoteRows[k];
+    requests[size_t(slot)] = out.nodes[size_t(remoteRows[k])];
   }
   out.remoteRows = int64_t(requests.size());
   const std::vector<int64_t> recvCounts =
