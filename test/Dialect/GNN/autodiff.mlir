@@ -40,3 +40,5 @@ func.func @M.forward(%g: !gnn.graph, %x: tensor<?x5xf32>) -> tensor<?x4xf32> {
 // CHECK:   return %[[LOSS]] : tensor<f32>
 
 // NOPARAM: error: 'func.func' op the loss does not depend on any parameter
+// NOPARAM: error: 'gnn.unbroadcast' op has no differentiation rule
+// NOPARAM: error: 'gnn.concat' op cannot be differentiated: the size of concatenated axis 0 is not known at compile time
