@@ -1,8 +1,8 @@
 // RUN: gnn-opt %s | gnn-opt | FileCheck %s
 // RUN: gnn-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 // Every case of the enum attributes (ReduceKind, EdgeSide, InitKind, HaloMode,
-// UnaryKind) prints
-// as its bare keyword in op assembly and as #gnn<kind value> in generic form.
+// UnaryKind) prints as its bare keyword in op assembly and as
+// #gnn<kind value> in generic form.
 
 // CHECK-LABEL: gnn.parameter @p.zeros
 // CHECK-SAME: init zeros

@@ -360,3 +360,15 @@ func.func @unary_grad_no_alpha(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %c = gnn.unary_grad relu %x, %x, %x {alpha = 0.2} : tensor<?x4xf32>
   return %c : tensor<?x4xf32>
 }
+
+// -----
+
+// expected-error @+2 {{invalid an optimizer specification: rmsprop}}
+// expected-error @+1 {{failed to parse GNN_TrainAttr parameter 'optimizer'}}
+func.func @train_optimizer() attributes {gnn.train = #gnn.train<optimizer = rmsprop>} { return }
+
+// -----
+
+// expected-error @+2 {{struct is missing required parameter: fanouts}}
+// expected-error @+1 {{failed to parse GNN_TrainAttr parameter 'sampler'}}
+func.func @train_sampler() attributes {gnn.train = #gnn.train<sampler = <batch = 4>>} { return }

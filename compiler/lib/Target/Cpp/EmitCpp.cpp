@@ -1330,7 +1330,7 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   os << "CompiledProgram program;\n";
   os << "program.model = " << cppString(model) << ";\n";
   os << "program.sourceFile = " << cppString(options.sourceFile) << ";\n";
-  emitTrainSettings(os, forward->getAttrOfType<DictionaryAttr>("gnn.train"));
+  emitTrainSettings(os, TrainAttr::of(forward));
   os << "program.params = &" << cppModel << "_params;\n";
   // Dropout on edges keys its masks by the whole graph's edge ids.
   if (usesEdgeIds)

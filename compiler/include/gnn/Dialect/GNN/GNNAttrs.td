@@ -83,4 +83,6 @@ def GNN_UnaryKind : GNN_I32Enum<"UnaryKind", "differentiated elementwise functio
 ]>;
 def GNN_UnaryKindAttr : GNN_EnumAttr<GNN_UnaryKind, "unary_kind">;
 
+include "gnn/Dialect/GNN/GNNTrainAttrs.td"
+
 #endif // GNN_DIALECT_GNNATTRS_TD

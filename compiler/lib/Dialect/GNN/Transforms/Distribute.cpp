@@ -54,10 +54,18 @@ public:
 
   void run() {
     Block &body = f.getBody().front();
-    if (auto train = f->getAttrOfType<DictionaryAttr>("gnn.train"))
-      if (auto setting = train.getAs<StringAttr>("aggregation"))
-        mode = setting.getValue() == "one_shot" ? HaloMode::one_shot
-                                                : HaloMode::sequential;
+    switch (TrainAttr::of(f).getAggregation()) {
+    case AggregationMode::automatic:
+      mode = HaloMode::automatic;
+      break;
+    case AggregationMode::one_shot:
+      mode = HaloMode::one_shot;
+      break;
+    case AggregationMode::sequential:
+    case AggregationMode::sequential_remat:
+      mode = HaloMode::sequential;
+      break;
+    }
     for (BlockArgument arg : body.getArguments())
       if (isa<GraphType>(arg.getType())) {
         if (!graph)
