@@ -57,7 +57,7 @@ public:
 
 private:
   /// Emits `@<name>.forward` for `model` with the given parameter arguments.
-  /// `train` (may be null) is attached as the `gnn.train` attribute.
+  /// `train` (may be null) is attached as the `#gnn.train` attribute.
   mlir::func::FuncOp emitModel(const ModuleDecl &model,
                                const std::vector<const Expr *> &args,
                                const std::string &name);
@@ -230,7 +230,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
           n ? t.model->name + "_" + std::to_string(n) : t.model->name);
       if (!forward)
         continue;
-      forward->setAttr("gnn.train",
+      forward->setAttr(gnn::TrainAttr::getAttrName(),
                        gnn::mlirgen::trainAttributes(t, sema, builder));
       // Where `batches = ...` is written, for errors found by passes (a
       // fanout list that does not match the model's layers).

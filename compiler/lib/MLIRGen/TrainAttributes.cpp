@@ -1,109 +1,212 @@
-//===- TrainAttributes.cpp - train blocks as MLIR attributes --------------===//
+//===- TrainAttributes.cpp - a train block as #gnn.train ------------------===//
 //
-// A train block's settings and its dataset's source become one dictionary
-// attribute, `gnn.train`, on the model's forward function. The conversion is
-// structural (numbers, strings, names, lists, and calls as dictionaries with
-// a "kind" entry and one entry per argument, named after the builtin's
-// parameter), so the code generator reads settings by name and Sema remains
-// the one place that validates them.
+// Builds the typed `#gnn.train` attribute (GNNTrainAttrs.td) of a checked
+// train block and its dataset's source. Sema has validated every value, so
+// this only reads them; the language's defaults are resolved here, once,
+// and the passes and emitters read typed fields. A choice written as a bare
+// name (`optimizer = sgd`, `partition = random`) means the call with no
+// arguments.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TrainAttributes.h"
+
+#include "gnn/Dialect/GNN/GNNAttrs.h"
 
 #include "mlir/IR/Builders.h"
 
 using namespace gnn::lang;
 using llvm::cast;
 using llvm::dyn_cast;
+using llvm::dyn_cast_or_null;
 
-static mlir::Attribute toAttribute(const Expr *expr, const SemaResult &sema,
-                                   mlir::Builder &b);
+namespace {
 
-/// `adam(lr = 0.01)` -> {kind = "adam", lr = 0.01}; arguments bound to the
-/// builtin's parameter names when Sema resolved the call.
-static mlir::Attribute callAttribute(const CallExpr *call,
-                                     const SemaResult &sema, mlir::Builder &b) {
-  llvm::SmallVector<mlir::NamedAttribute> entries;
-  std::string kind;
-  if (auto *name = dyn_cast<NameExpr>(call->callee.get()))
-    kind = name->name;
-  entries.push_back(b.getNamedAttr("kind", b.getStringAttr(kind)));
-  auto resolved = sema.builtinCalls.find(call);
-  if (resolved != sema.builtinCalls.end()) {
-    const BuiltinCall &info = resolved->second;
+/// Reads the values of one train block's expressions.
+class SettingReader {
+public:
+  SettingReader(const SemaResult &sema, mlir::Builder &b) : sema(sema), b(b) {}
+
+  /// The function a setting names, called or bare (`adam(...)`, `sgd`).
+  static std::string choice(const Expr *e) {
+    if (auto *call = dyn_cast_or_null<CallExpr>(e))
+      e = call->callee.get();
+    if (auto *name = dyn_cast_or_null<NameExpr>(e))
+      return name->name;
+    return "";
+  }
+
+  /// The argument bound to the builtin's parameter `param` of a call
+  /// (null for a bare name or a defaulted argument).
+  const Expr *argument(const Expr *e, llvm::StringRef param) const {
+    auto *call = dyn_cast_or_null<CallExpr>(e);
+    if (!call)
+      return nullptr;
+    auto it = sema.builtinCalls.find(call);
+    if (it == sema.builtinCalls.end())
+      return nullptr;
+    const BuiltinCall &info = it->second;
     for (size_t i = 0; i < info.args.size(); ++i)
-      if (info.args[i])
-        entries.push_back(b.getNamedAttr(info.builtin->params[i].name,
-                                         toAttribute(info.args[i], sema, b)));
-  } else {
-    for (size_t i = 0; i < call->args.size(); ++i)
-      entries.push_back(b.getNamedAttr(
-          call->args[i].name.empty() ? "arg" + std::to_string(i)
-                                     : call->args[i].name,
-          toAttribute(call->args[i].value.get(), sema, b)));
+      if (info.builtin->params[i].name == param)
+        return info.args[i];
+    return nullptr;
   }
-  return b.getDictionaryAttr(entries);
-}
 
-static mlir::Attribute toAttribute(const Expr *expr, const SemaResult &sema,
-                                   mlir::Builder &b) {
-  switch (expr->kind) {
-  case ExprKind::Int:
-    return b.getI64IntegerAttr(cast<IntExpr>(expr)->value);
-  case ExprKind::Float:
-    return b.getF64FloatAttr(cast<FloatExpr>(expr)->value);
-  case ExprKind::String:
-    return b.getStringAttr(cast<StringExpr>(expr)->value);
-  case ExprKind::Bool:
-    return b.getBoolAttr(cast<BoolExpr>(expr)->value);
-  case ExprKind::Name:
-    return b.getStringAttr(cast<NameExpr>(expr)->name);
-  case ExprKind::Neg: {
-    mlir::Attribute inner =
-        toAttribute(cast<NegExpr>(expr)->operand.get(), sema, b);
-    if (auto i = dyn_cast<mlir::IntegerAttr>(inner))
-      return b.getI64IntegerAttr(-i.getInt());
-    if (auto f = dyn_cast<mlir::FloatAttr>(inner))
-      return b.getF64FloatAttr(-f.getValueAsDouble());
-    return inner;
+  static std::optional<double> number(const Expr *e) {
+    if (!e)
+      return std::nullopt;
+    if (auto *neg = dyn_cast<NegExpr>(e)) {
+      std::optional<double> v = number(neg->operand.get());
+      return v ? std::optional<double>(-*v) : std::nullopt;
+    }
+    if (auto *i = dyn_cast<IntExpr>(e))
+      return double(i->value);
+    if (auto *f = dyn_cast<FloatExpr>(e))
+      return f->value;
+    return std::nullopt;
   }
-  case ExprKind::List: {
-    llvm::SmallVector<mlir::Attribute> elements;
-    for (const ExprPtr &e : cast<ListExpr>(expr)->elements)
-      elements.push_back(toAttribute(e.get(), sema, b));
-    return b.getArrayAttr(elements);
+  static std::optional<int64_t> integer(const Expr *e) {
+    if (auto *neg = dyn_cast_or_null<NegExpr>(e)) {
+      std::optional<int64_t> v = integer(neg->operand.get());
+      return v ? std::optional<int64_t>(-*v) : std::nullopt;
+    }
+    if (auto *i = dyn_cast_or_null<IntExpr>(e))
+      return i->value;
+    return std::nullopt;
   }
-  case ExprKind::Call:
-    return callAttribute(cast<CallExpr>(expr), sema, b);
-  case ExprKind::Member: {
-    auto *m = cast<MemberExpr>(expr);
-    mlir::Attribute base = toAttribute(m->base.get(), sema, b);
-    auto s = dyn_cast<mlir::StringAttr>(base);
-    return b.getStringAttr((s ? s.getValue().str() + "." : "") + m->member);
+  static bool flag(const Expr *e, bool fallback) {
+    auto *v = dyn_cast_or_null<BoolExpr>(e);
+    return v ? v->value : fallback;
   }
-  default:
-    return b.getUnitAttr();
+  static std::string string(const Expr *e, llvm::StringRef fallback) {
+    if (auto *s = dyn_cast_or_null<StringExpr>(e))
+      return s->value;
+    if (auto *n = dyn_cast_or_null<NameExpr>(e))
+      return n->name;
+    return fallback.str();
   }
-}
+  /// A name or a list of names as an array of strings.
+  mlir::ArrayAttr names(const Expr *e) const {
+    llvm::SmallVector<mlir::Attribute> out;
+    auto add = [&](const Expr *item) {
+      out.push_back(b.getStringAttr(string(item, "")));
+    };
+    if (auto *list = dyn_cast_or_null<ListExpr>(e)) {
+      for (const ExprPtr &item : list->elements)
+        add(item.get());
+    } else if (e) {
+      add(e);
+    }
+    return b.getArrayAttr(out);
+  }
 
-mlir::DictionaryAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
-                                                   const SemaResult &sema,
-                                                   mlir::Builder &b) {
-  llvm::SmallVector<mlir::NamedAttribute> entries;
-  if (train.dataset) {
-    entries.push_back(
-        b.getNamedAttr("dataset", b.getStringAttr(train.dataset->name)));
-    if (train.dataset->source)
-      entries.push_back(b.getNamedAttr(
-          "source", toAttribute(train.dataset->source.get(), sema, b)));
+private:
+  const SemaResult &sema;
+  mlir::Builder &b;
+};
+
+} // namespace
+
+gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
+                                             const SemaResult &sema,
+                                             mlir::Builder &b) {
+  mlir::MLIRContext *ctx = b.getContext();
+  SettingReader read(sema, b);
+  auto setting = [&](llvm::StringRef key) -> const TrainSetting * {
+    auto it = train.settings.find(key.str());
+    return it == train.settings.end() ? nullptr : it->second;
+  };
+  auto value = [&](llvm::StringRef key) -> const Expr * {
+    const TrainSetting *s = setting(key);
+    return s ? s->value.get() : nullptr;
+  };
+  auto every = [&](llvm::StringRef key, int64_t fallback) {
+    const TrainSetting *s = setting(key);
+    return s ? SettingReader::integer(s->every.get()).value_or(fallback)
+             : fallback;
+  };
+
+  // The dataset and its source.
+  std::string dataset = train.dataset ? train.dataset->name : "";
+  const Expr *source = train.dataset ? train.dataset->source.get() : nullptr;
+  DataSourceKind sourceKind =
+      symbolizeDataSourceKind(SettingReader::choice(source))
+          .value_or(DataSourceKind::ogb);
+  GeneratorAttr generator;
+  if (sourceKind == DataSourceKind::generate) {
+    auto count = [&](llvm::StringRef param) {
+      return SettingReader::integer(read.argument(source, param)).value_or(0);
+    };
+    generator = GeneratorAttr::get(
+        ctx,
+        symbolizeGraphKind(
+            SettingReader::string(read.argument(source, "graph"), "sbm"))
+            .value_or(GraphKind::sbm),
+        count("nodes"), count("edges"), count("features"), count("classes"),
+        SettingReader::integer(read.argument(source, "seed")));
   }
-  for (const auto &[key, setting] : train.settings) {
-    entries.push_back(
-        b.getNamedAttr(key, toAttribute(setting->value.get(), sema, b)));
-    if (setting->every)
-      entries.push_back(b.getNamedAttr(
-          key + "_every", toAttribute(setting->every.get(), sema, b)));
+
+  // The optimizer: AdamW decays by default, the others do not.
+  const Expr *optimizer = value("optimizer");
+  OptimizerKind optimizerKind =
+      symbolizeOptimizerKind(SettingReader::choice(optimizer))
+          .value_or(OptimizerKind::adam);
+  auto hyper = [&](llvm::StringRef param, double fallback) {
+    return llvm::APFloat(SettingReader::number(read.argument(optimizer, param))
+                             .value_or(fallback));
+  };
+
+  // `batches = neighbor(...)`; `full_graph` (or nothing) has no sampler.
+  SamplerAttr sampler;
+  if (const Expr *batches = value("batches");
+      SettingReader::choice(batches) == "neighbor") {
+    llvm::SmallVector<int64_t> fanouts;
+    if (auto *list = dyn_cast_or_null<ListExpr>(read.argument(batches, "fanout")))
+      for (const ExprPtr &f : list->elements)
+        if (std::optional<int64_t> n = SettingReader::integer(f.get()))
+          fanouts.push_back(*n);
+    sampler = SamplerAttr::get(
+        ctx, fanouts,
+        SettingReader::integer(read.argument(batches, "batch")).value_or(0),
+        SettingReader::flag(read.argument(batches, "replace"), false),
+        SettingReader::flag(read.argument(batches, "shuffle"), true));
   }
-  return b.getDictionaryAttr(entries);
+
+  PartitionAttr partition;
+  if (const Expr *p = value("partition")) {
+    mlir::FloatAttr cache;
+    if (std::optional<double> c =
+            SettingReader::number(read.argument(p, "cache")))
+      cache = b.getF64FloatAttr(*c);
+    const Expr *balance = read.argument(p, "balance");
+    partition = PartitionAttr::get(
+        ctx,
+        symbolizePartitionKind(SettingReader::choice(p))
+            .value_or(PartitionKind::metis),
+        cache, balance ? read.names(balance) : mlir::ArrayAttr());
+  }
+
+  const Expr *evaluate = value("evaluate");
+  const Expr *checkpoint = value("checkpoint");
+  return TrainAttr::get(
+      ctx, dataset, sourceKind,
+      SettingReader::string(read.argument(source, "split"), ""),
+      SettingReader::flag(read.argument(source, "add_reverse_edges"), true),
+      SettingReader::flag(read.argument(source, "self_loops"), false),
+      SettingReader::flag(read.argument(source, "normalize_features"), false),
+      generator, optimizerKind, hyper("lr", 0.01),
+      hyper("weight_decay", optimizerKind == OptimizerKind::adamw ? 0.01 : 0.0),
+      hyper("beta1", 0.9), hyper("beta2", 0.999), hyper("eps", 1e-8),
+      hyper("momentum", 0.0), sampler, partition,
+      symbolizeAggregationMode(
+          SettingReader::string(value("aggregation"), "auto"))
+          .value_or(AggregationMode::automatic),
+      SettingReader::string(value("loss"), "cross_entropy"),
+      SettingReader::integer(value("epochs")).value_or(100),
+      evaluate ? read.names(evaluate) : mlir::ArrayAttr(),
+      every("evaluate", 1),
+      uint64_t(SettingReader::integer(value("seed")).value_or(0)),
+      checkpoint ? b.getStringAttr(SettingReader::string(checkpoint, ""))
+                 : mlir::StringAttr(),
+      every("checkpoint", 0));
 }

@@ -2,6 +2,7 @@
 #ifndef GNN_MLIRGEN_TRAINATTRIBUTES_H
 #define GNN_MLIRGEN_TRAINATTRIBUTES_H
 
+#include "gnn/Dialect/GNN/GNNAttrs.h"
 #include "gnn/lang/Sema.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -12,10 +13,8 @@ class Builder;
 
 namespace gnn::mlirgen {
 
-/// The `gnn.train` dictionary of a checked train block: "dataset", "source"
-/// (the dataset's source call), and one entry per setting (plus
-/// "<key>_every" for `every N epochs`).
-mlir::DictionaryAttr trainAttributes(const lang::TrainInfo &train,
+/// The `#gnn.train` attribute of a checked train block, defaults resolved.
+gnn::TrainAttr trainAttributes(const lang::TrainInfo &train,
                                      const lang::SemaResult &sema,
                                      mlir::Builder &builder);
 

@@ -1,7 +1,8 @@
 // RUN: gnn-opt %s | gnn-opt | FileCheck %s
 // RUN: gnn-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
-// Every case of the enum attributes (ReduceKind, EdgeSide, InitKind) prints
-// as its bare keyword in op assembly and as #gnn<kind value> in generic form.
+// Every case of the enum attributes (ReduceKind, EdgeSide, InitKind, HaloMode,
+// UnaryKind) prints as its bare keyword in op assembly and as
+// #gnn<kind value> in generic form.
 
 // CHECK-LABEL: gnn.parameter @p.zeros
 // CHECK-SAME: init zeros
@@ -46,4 +47,48 @@ func.func @edge_sides(%g: !gnn.graph) -> (tensor<?x1xf32>, tensor<?x1xf32>) {
   // GENERIC: side = #gnn<edge_side dst>
   %1 = gnn.degree dst %g : tensor<?x1xf32>
   return %0, %1 : tensor<?x1xf32>, tensor<?x1xf32>
+}
+
+// How a partitioned aggregation fetches remote rows: `auto` is the default
+// and is not printed.
+// CHECK-LABEL: func.func @halo_modes
+func.func @halo_modes(%g: !gnn.graph, %x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) {
+  // CHECK: gnn.halo_aggregate sum %{{.*}}, %{{.*}} {mode = #gnn<halo_mode sequential>}
+  // GENERIC: mode = #gnn<halo_mode sequential>
+  %0 = gnn.halo_aggregate sum %g, %x {mode = #gnn<halo_mode sequential>} : tensor<?x4xf32> -> tensor<?x4xf32>
+  // CHECK: gnn.halo_aggregate sum %{{.*}}, %{{.*}} {mode = #gnn<halo_mode one_shot>}
+  %1 = gnn.halo_aggregate sum %g, %x {mode = #gnn<halo_mode one_shot>} : tensor<?x4xf32> -> tensor<?x4xf32>
+  // CHECK: gnn.halo_aggregate sum %{{.*}}, %{{.*}} :
+  // GENERIC: mode = #gnn<halo_mode auto>
+  %2 = gnn.halo_aggregate sum %g, %x {mode = #gnn<halo_mode auto>} : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %0, %1, %2 : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>
+}
+
+// Every function gnn.unary_grad differentiates.
+// CHECK-LABEL: func.func @unary_kinds
+func.func @unary_kinds(%d: tensor<?x4xf32>, %x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // CHECK: gnn.unary_grad neg
+  // GENERIC: kind = #gnn<unary_kind neg>
+  %0 = gnn.unary_grad neg %d, %x, %y : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad exp
+  %1 = gnn.unary_grad exp %0, %x, %y : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad log
+  %2 = gnn.unary_grad log %1, %x, %y : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad sqrt
+  %3 = gnn.unary_grad sqrt %2, %x, %y : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad rsqrt
+  %4 = gnn.unary_grad rsqrt %3, %x, %y : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad relu
+  %5 = gnn.unary_grad relu %4, %x, %y : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad sigmoid
+  %6 = gnn.unary_grad sigmoid %5, %x, %y : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad tanh
+  %7 = gnn.unary_grad tanh %6, %x, %y : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad abs
+  %8 = gnn.unary_grad abs %7, %x, %y : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad leaky_relu {{.*}} {alpha = 2.000000e-01 : f64}
+  %9 = gnn.unary_grad leaky_relu %8, %x, %y {alpha = 0.2} : tensor<?x4xf32>
+  // CHECK: gnn.unary_grad elu {{.*}} {alpha = 1.000000e+00 : f64}
+  %10 = gnn.unary_grad elu %9, %x, %y {alpha = 1.0} : tensor<?x4xf32>
+  return %10 : tensor<?x4xf32>
 }

@@ -326,3 +326,49 @@ func.func @cross_entropy_labels_type(%l: tensor<4x7xf32>, %y: tensor<4xi32>) -> 
   %loss = gnn.cross_entropy %l, %y : tensor<4x7xf32>, tensor<4xi32> -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+func.func @halo_mode_keyword(%g: !gnn.graph, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+2 {{expected ::gnn::HaloMode to be one of: auto, one_shot, sequential}}
+  // expected-error @+1 {{failed to parse GNN_HaloModeAttr parameter 'value'}}
+  %a = gnn.halo_aggregate sum %g, %x {mode = #gnn<halo_mode ring>} : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %a : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @unary_grad_kind(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+2 {{expected ::gnn::UnaryKind to be one of: neg, exp, log, sqrt, rsqrt, relu, sigmoid, tanh, abs, leaky_relu, elu}}
+  // expected-error @+1 {{failed to parse GNN_UnaryKindAttr parameter 'value'}}
+  %c = gnn.unary_grad swish %x, %x, %x : tensor<?x4xf32>
+  return %c : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @unary_grad_alpha(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.unary_grad' op expects an alpha for 'elu'}}
+  %c = gnn.unary_grad elu %x, %x, %x : tensor<?x4xf32>
+  return %c : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @unary_grad_no_alpha(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.unary_grad' op does not take an alpha for 'relu'}}
+  %c = gnn.unary_grad relu %x, %x, %x {alpha = 0.2} : tensor<?x4xf32>
+  return %c : tensor<?x4xf32>
+}
+
+// -----
+
+// expected-error @+2 {{invalid an optimizer specification: rmsprop}}
+// expected-error @+1 {{failed to parse GNN_TrainAttr parameter 'optimizer'}}
+func.func @train_optimizer() attributes {gnn.train = #gnn.train<optimizer = rmsprop>} { return }
+
+// -----
+
+// expected-error @+2 {{struct is missing required parameter: fanouts}}
+// expected-error @+1 {{failed to parse GNN_TrainAttr parameter 'sampler'}}
+func.func @train_sampler() attributes {gnn.train = #gnn.train<sampler = <batch = 4>>} { return }

@@ -12,7 +12,7 @@ func.func @layer(%s: tensor<?x1xf32>, %h: tensor<?x16xf32>, %b: tensor<16xf32>) 
   %hb = gnn.add %m, %b : tensor<?x16xf32>, tensor<16xf32> -> tensor<?x16xf32>
   %r = gnn.relu %hb : tensor<?x16xf32>
   %dy = gnn.softmax %r axis = 1 : tensor<?x16xf32>
-  %dr = gnn.unary_grad "relu" %dy, %hb, %r : tensor<?x16xf32>
+  %dr = gnn.unary_grad relu %dy, %hb, %r : tensor<?x16xf32>
   %db = gnn.unbroadcast %dr : tensor<?x16xf32> -> tensor<16xf32>
   %dm = gnn.mul %dr, %n : tensor<?x16xf32>, tensor<?x1xf32> -> tensor<?x16xf32>
   return %dm, %db : tensor<?x16xf32>, tensor<16xf32>
@@ -31,7 +31,7 @@ func.func @layer(%s: tensor<?x1xf32>, %h: tensor<?x16xf32>, %b: tensor<16xf32>) 
 // that makes both is placed right after its last input, before it.
 // CHECK:      %[[DY:.*]] = gnn.softmax %[[F]]#1
 // CHECK-NEXT: %[[G:.*]]:2 = gnn.map %[[DY]], %[[F]]#0, %[[F]]#1, %[[N]]
-// CHECK:        gnn.unary_grad "relu"
+// CHECK:        gnn.unary_grad relu
 // CHECK-NEXT:   gnn.mul
 // CHECK-NEXT:   gnn.yield
 // CHECK:      gnn.unbroadcast %[[G]]#0

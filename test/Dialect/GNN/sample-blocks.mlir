@@ -15,7 +15,7 @@
 // CHECK: gnn.dst %[[B1]], %[[H]]
 // CHECK-NOT: gnn.degree {{.*}} %arg0
 func.func @M.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x4xf32>
-    attributes {gnn.train = {batches = {kind = "neighbor", fanout = [5, 5], batch = 16}}} {
+    attributes {gnn.train = #gnn.train<sampler = <fanouts = [5, 5], batch = 16>>} {
   %ds = gnn.degree src %g : tensor<?x1xf32>
   %dd = gnn.degree dst %g : tensor<?x1xf32>
   %a = gnn.mul %ds, %x : tensor<?x1xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
@@ -38,7 +38,7 @@ func.func @M.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x4xf32>
 // CHECK: %[[X2:.*]] = gnn.dst %{{.*}}, %[[X1]]
 // CHECK: gnn.add %{{.*}}, %[[X2]]
 func.func @Skip.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32>
-    attributes {gnn.train = {batches = {kind = "neighbor", fanout = [5, -1], batch = 16}}} {
+    attributes {gnn.train = #gnn.train<sampler = <fanouts = [5, -1], batch = 16>>} {
   %h = gnn.aggregate mean %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
   %o = gnn.aggregate mean %g, %h : tensor<?x8xf32> -> tensor<?x8xf32>
   %y = gnn.add %o, %x : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
@@ -52,7 +52,7 @@ func.func @Skip.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32>
 // CHECK-NOT: gnn.block
 // CHECK-NOT: gnn.blocks
 func.func @Full.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32>
-    attributes {gnn.train = {batches = "full_graph"}} {
+    attributes {gnn.train = #gnn.train<>} {
   %h = gnn.aggregate mean %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
   return %h : tensor<?x8xf32>
 }
@@ -61,7 +61,7 @@ func.func @Full.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32>
 
 // An explicit g[0] on the output of layer 0 contradicts the dataflow.
 func.func @Wrong.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32>
-    attributes {gnn.train = {batches = {kind = "neighbor", fanout = [5, 5], batch = 16}}} {
+    attributes {gnn.train = #gnn.train<sampler = <fanouts = [5, 5], batch = 16>>} {
   %b0 = gnn.block %g layer = 0
   %h = gnn.aggregate mean %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
   // expected-error @+1 {{reads the output of layer 0 as the input of layer 0: a sampled block's sources are the previous layer's output nodes}}
@@ -74,7 +74,7 @@ func.func @Wrong.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32>
 // One fanout for a two-layer model.
 // expected-error @+1 {{neighbor sampling gives 1 fanout, but model Short has 2 layers of message passing: give one fanout per layer}}
 func.func @Short.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32>
-    attributes {gnn.train = {batches = {kind = "neighbor", fanout = [5], batch = 16}}} {
+    attributes {gnn.train = #gnn.train<sampler = <fanouts = [5], batch = 16>>} {
   %h = gnn.aggregate mean %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
   %o = gnn.aggregate mean %g, %h : tensor<?x8xf32> -> tensor<?x8xf32>
   return %o : tensor<?x8xf32>

@@ -507,7 +507,7 @@ std::string elementwiseExpression(Operation *op) {
       })
       .Case<UnaryGradOp>([&](UnaryGradOp o) -> std::string {
         // $0 = incoming gradient, $1 = forward input, $2 = forward output.
-        StringRef k = o.getKind();
+        StringRef k = stringifyUnaryKind(o.getKind());
         std::optional<double> a;
         if (o.getAlpha())
           a = o.getAlpha()->convertToDouble();
@@ -1037,7 +1037,7 @@ std::string FunctionEmitter::kernelCall(Operation *op) {
                    reduceName(h.getReduce()),
                    h.getSelfLoops() ? "true" : "false", name(h.getInput()),
                    width(h.getInput()), out, graph(h.getGraph()),
-                   haloModeName(h.getMode()))
+                   haloModeName(stringifyHaloMode(h.getMode())))
             .str();
       })
       .Case<HaloAggregateGradOp>([&](HaloAggregateGradOp h) {
@@ -1050,7 +1050,7 @@ std::string FunctionEmitter::kernelCall(Operation *op) {
                    reduceName(h.getReduce()),
                    h.getSelfLoops() ? "true" : "false", name(h.getGrad()),
                    width(h.getGrad()), out, graph(h.getGraph()),
-                   haloModeName(h.getMode()))
+                   haloModeName(stringifyHaloMode(h.getMode())))
             .str();
       })
       .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
@@ -1330,7 +1330,7 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   os << "CompiledProgram program;\n";
   os << "program.model = " << cppString(model) << ";\n";
   os << "program.sourceFile = " << cppString(options.sourceFile) << ";\n";
-  emitTrainSettings(os, forward->getAttrOfType<DictionaryAttr>("gnn.train"));
+  emitTrainSettings(os, TrainAttr::of(forward));
   os << "program.params = &" << cppModel << "_params;\n";
   // Dropout on edges keys its masks by the whole graph's edge ids.
   if (usesEdgeIds)

@@ -8,6 +8,8 @@
 #ifndef GNN_TARGET_CPP_EMITSETTINGS_H
 #define GNN_TARGET_CPP_EMITSETTINGS_H
 
+#include "gnn/Dialect/GNN/GNNAttrs.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/StringRef.h"
@@ -23,9 +25,8 @@ std::string cppDouble(double v);
 std::string cppString(llvm::StringRef s);
 
 /// `TrainSettings &s = program.settings;` and one assignment per field, from
-/// the forward's `gnn.train` dictionary (null: every default).
-void emitTrainSettings(mlir::raw_indented_ostream &os,
-                       mlir::DictionaryAttr train);
+/// the forward's `#gnn.train`.
+void emitTrainSettings(mlir::raw_indented_ostream &os, gnn::TrainAttr train);
 
 } // namespace gnn::cpp
 

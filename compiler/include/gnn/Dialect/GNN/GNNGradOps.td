@@ -42,7 +42,8 @@ def GNN_UnbroadcastOp : GNN_PureOp<"unbroadcast"> {
 }
 
 def GNN_UnaryGradOp : GNN_PureOp<"unary_grad",
-    [AllTypesMatch<["grad", "input", "output", "result"]>]> {
+    [AllTypesMatch<["grad", "input", "output", "result"]>,
+     GNN_FusibleElementwise]> {
   let summary = "adjoint of an elementwise unary op";
   let description = [{
     `grad * f'(input)` for the unary op named by `kind` (the mnemonic of a
@@ -52,20 +53,20 @@ def GNN_UnaryGradOp : GNN_PureOp<"unary_grad",
     only the sign of `input` matters, so autodiff passes the output there
     too and the pre-activation need not be kept for the backward.
     ```mlir
-    %dx = gnn.unary_grad "relu" %dy, %x, %y : tensor<?x16xf32>
+    %dx = gnn.unary_grad relu %dy, %x, %y : tensor<?x16xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$kind, GNN_F32Tensor:$grad,
+  let arguments = (ins GNN_UnaryKindAttr:$kind, GNN_F32Tensor:$grad,
                        GNN_F32Tensor:$input, GNN_F32Tensor:$output,
                        OptionalAttr<F64Attr>:$alpha);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = [{
-    $kind $grad `,` $input `,` $output attr-dict `:` type($result)
+    `` $kind $grad `,` $input `,` $output attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
 }
 
-def GNN_MaximumGradOp : GNN_PureOp<"maximum_grad"> {
+def GNN_MaximumGradOp : GNN_PureOp<"maximum_grad", [GNN_FusibleElementwise]> {
   let summary = "routes a gradient to the winning side of a maximum";
   let description = [{
     `grad` where the operand selected by `rhs_side` won the forward maximum
@@ -285,7 +286,8 @@ def GNN_HaloAggregateGradOp : GNN_PureOp<"halo_aggregate_grad"> {
   let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
                        GNN_ReduceKindAttr:$reduce,
                        DefaultValuedAttr<BoolAttr, "false">:$self_loops,
-                       DefaultValuedAttr<StrAttr, "\"auto\"">:$mode);
+                       DefaultValuedAttr<GNN_HaloModeAttr,
+                                         "::gnn::HaloMode::automatic">:$mode);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = [{
     `` $reduce $graph `,` $grad attr-dict `:` type($grad) `->` type($result)

@@ -2,7 +2,7 @@
 //
 // Declares the gnn dialect's operations (::gnn::AggregateOp, ::gnn::MatmulOp,
 // ...). This is the header MLIRGen and the passes include: it pulls in the
-// dialect, its types and its enum attributes.
+// dialect, its types, its enum attributes and its op interfaces.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,7 @@
 
 #include "gnn/Dialect/GNN/GNNAttrs.h"
 #include "gnn/Dialect/GNN/GNNDialect.h"
+#include "gnn/Dialect/GNN/GNNInterfaces.h"
 #include "gnn/Dialect/GNN/GNNTypes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -26,8 +27,8 @@
 
 namespace gnn {
 /// True for the ops a fused body (gnn.map, gnn.edge_map, gnn.matmul_map) may
-/// hold: the broadcasting binary ops, the unary activations and their
-/// adjoints -- each a pure function of one element of each operand.
+/// hold: those with the FusibleElementwise trait (the broadcasting binary
+/// ops, the unary activations and their adjoints).
 bool isFusibleElementwise(mlir::Operation *op);
 } // namespace gnn
 

@@ -16,6 +16,7 @@
 include "gnn/Dialect/GNN/GNNDialect.td"
 include "gnn/Dialect/GNN/GNNTypes.td"
 include "gnn/Dialect/GNN/GNNAttrs.td"
+include "gnn/Dialect/GNN/GNNInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
@@ -62,7 +63,8 @@ def GNN_ParameterOp : GNN_Op<"parameter", [Symbol, HasParent<"::mlir::ModuleOp">
 }
 
 def GNN_ParamOp : GNN_PureOp<"param",
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "reads a trainable parameter";
   let description = [{
     The current value of the `gnn.parameter` named by `name`. The result type
@@ -81,7 +83,9 @@ def GNN_ParamOp : GNN_PureOp<"param",
 // Graph primitives
 //===----------------------------------------------------------------------===//
 
-def GNN_GatherOp : GNN_PureOp<"gather"> {
+def GNN_GatherOp : GNN_PureOp<"gather",
+    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "copies node rows onto edges";
   let description = [{
     For each of the graph's E edges, the row of `input` at the edge's `src` or
@@ -97,10 +101,11 @@ def GNN_GatherOp : GNN_PureOp<"gather"> {
   let assemblyFormat = [{
     `` $side $graph `,` $input attr-dict `:` type($input) `->` type($result)
   }];
-  let hasVerifier = 1;
 }
 
-def GNN_ScatterOp : GNN_PureOp<"scatter"> {
+def GNN_ScatterOp : GNN_PureOp<"scatter",
+    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "reduces edge rows into destination-node rows";
   let description = [{
     For each destination node, the `reduce` of the rows of `input` on its
@@ -117,10 +122,11 @@ def GNN_ScatterOp : GNN_PureOp<"scatter"> {
   let assemblyFormat = [{
     `` $reduce $graph `,` $input attr-dict `:` type($input) `->` type($result)
   }];
-  let hasVerifier = 1;
 }
 
-def GNN_AggregateOp : GNN_PureOp<"aggregate"> {
+def GNN_AggregateOp : GNN_PureOp<"aggregate",
+    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "fused gather(src) + scatter (SpMM)";
   let description = [{
     `scatter(reduce, g, gather(src, g, input) * weight)` without materializing
@@ -151,7 +157,8 @@ def GNN_AggregateOp : GNN_PureOp<"aggregate"> {
 }
 
 def GNN_EdgeSoftmaxOp : GNN_PureOp<"edge_softmax",
-    [AllTypesMatch<["scores", "result"]>]> {
+    [AllTypesMatch<["scores", "result"]>, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "softmax of edge scores over each destination's in-edges";
   let description = [{
     Normalizes `scores` (`[E, H...]`, one score per edge and head) with a
@@ -168,7 +175,7 @@ def GNN_EdgeSoftmaxOp : GNN_PureOp<"edge_softmax",
   let hasVerifier = 1;
 }
 
-def GNN_DegreeOp : GNN_PureOp<"degree"> {
+def GNN_DegreeOp : GNN_PureOp<"degree", [DeclareOpInterfaceMethods<GNN_GraphOpInterface>]> {
   let summary = "node degrees as a column";
   let description = [{
     With `side = dst`, the in-degree of each destination node; with
@@ -185,7 +192,9 @@ def GNN_DegreeOp : GNN_PureOp<"degree"> {
   let hasVerifier = 1;
 }
 
-def GNN_DstOp : GNN_PureOp<"dst"> {
+def GNN_DstOp : GNN_PureOp<"dst",
+    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "rows of the destination nodes of a block";
   let description = [{
     The first `Ndst` rows of a source-node tensor: in a message-flow block the
@@ -201,10 +210,11 @@ def GNN_DstOp : GNN_PureOp<"dst"> {
   let assemblyFormat = [{
     $graph `,` $input attr-dict `:` type($input) `->` type($result)
   }];
-  let hasVerifier = 1;
 }
 
-def GNN_HaloExchangeOp : GNN_PureOp<"halo_exchange"> {
+def GNN_HaloExchangeOp : GNN_PureOp<"halo_exchange",
+    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "destination rows widened to all sources of a partition";
   let description = [{
     `[Ndst, F...] -> [Nsrc, F...]`: on a rank holding one partition, its
@@ -222,29 +232,31 @@ def GNN_HaloExchangeOp : GNN_PureOp<"halo_exchange"> {
   let assemblyFormat = [{
     $graph `,` $input attr-dict `:` type($input) `->` type($result)
   }];
-  let hasVerifier = 1;
 }
 
-def GNN_HaloAggregateOp : GNN_PureOp<"halo_aggregate"> {
+def GNN_HaloAggregateOp : GNN_PureOp<"halo_aggregate",
+    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "aggregation over a partition, one remote part at a time";
   let description = [{
     `aggregate(g, halo_exchange(g, input))` for a sum or mean without edge
     weights, with the exchange overlapped with the reduction of the owned
-    rows. `mode` says how remote rows arrive: "one_shot" (the whole halo at
-    once), "sequential" (SAR: one remote part at a time, each reduced and
+    rows. `mode` says how remote rows arrive: `one_shot` (the whole halo at
+    once), `sequential` (SAR: one remote part at a time, each reduced and
     dropped before the next arrives, so the halo is never held whole) or
-    "auto" (the runtime picks one-shot when the halo buffer fits its memory
-    budget). `input` and the result have a row per owned (destination)
+    `auto`, the default (the runtime picks one-shot when the halo buffer fits
+    its memory budget). `input` and the result have a row per owned (destination)
     node. In a single process it is `aggregate(g, input)`.
 
     ```mlir
-    %h = gnn.halo_aggregate sum %g, %x {self_loops = true} : tensor<?x16xf32> -> tensor<?x16xf32>
+    %h = gnn.halo_aggregate sum %g, %x {mode = #gnn<halo_mode sequential>, self_loops = true} : tensor<?x16xf32> -> tensor<?x16xf32>
     ```
   }];
   let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$input,
                        GNN_ReduceKindAttr:$reduce,
                        DefaultValuedAttr<BoolAttr, "false">:$self_loops,
-                       DefaultValuedAttr<StrAttr, "\"auto\"">:$mode);
+                       DefaultValuedAttr<GNN_HaloModeAttr,
+                                         "::gnn::HaloMode::automatic">:$mode);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = [{
     `` $reduce $graph `,` $input attr-dict `:` type($input) `->` type($result)
@@ -286,7 +298,7 @@ def GNN_BlockOp : GNN_PureOp<"block"> {
 // Dense tensor math
 //===----------------------------------------------------------------------===//
 
-def GNN_MatmulOp : GNN_PureOp<"matmul"> {
+def GNN_MatmulOp : GNN_PureOp<"matmul", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "matrix product";
   let description = [{
     `[M, K] x [K, N] -> [M, N]`. With `transpose_lhs` (`transpose_rhs`) the
@@ -310,7 +322,8 @@ def GNN_MatmulOp : GNN_PureOp<"matmul"> {
 /// Elementwise binary ops with numpy broadcasting. They share one verifier
 /// (verifyBroadcastOp in GNNOps.cpp).
 class GNN_BinaryOp<string mnemonic, string expr, list<Trait> traits = []>
-    : GNN_PureOp<mnemonic, traits> {
+    : GNN_PureOp<mnemonic, !listconcat([GNN_FusibleElementwise,
+        DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>], traits)> {
   let summary = "elementwise `" # expr # "` with broadcasting";
   let description = [{
     Computes `}] # expr # [{` elementwise. Shapes broadcast numpy-style:
@@ -342,7 +355,8 @@ def GNN_MaximumOp : GNN_BinaryOp<"maximum", "max(lhs, rhs)", [Commutative]>;
 
 /// Elementwise unary ops; the result type is the operand type.
 class GNN_UnaryOp<string mnemonic, string expr, list<Trait> traits = []>
-    : GNN_PureOp<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {
+    : GNN_PureOp<mnemonic, !listconcat([SameOperandsAndResultType,
+        GNN_FusibleElementwise, DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>], traits)> {
   let summary = "elementwise `" # expr # "`";
   let description = [{
     Computes `}] # expr # [{` for every element.
@@ -368,7 +382,8 @@ def GNN_AbsOp : GNN_UnaryOp<"abs", "|x|">;
 
 /// Unary activations with a slope/scale parameter `alpha`.
 class GNN_AlphaUnaryOp<string mnemonic, string expr>
-    : GNN_PureOp<mnemonic, [SameOperandsAndResultType]> {
+    : GNN_PureOp<mnemonic, [SameOperandsAndResultType, GNN_FusibleElementwise,
+        DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "elementwise `" # expr # "`";
   let description = [{
     Computes `}] # expr # [{` for every element.
@@ -387,7 +402,8 @@ def GNN_EluOp : GNN_AlphaUnaryOp<"elu", "x > 0 ? x : alpha * (exp(x) - 1)">;
 
 /// Normalizations along one axis.
 class GNN_AxisSoftmaxOp<string mnemonic, string expr>
-    : GNN_PureOp<mnemonic, [SameOperandsAndResultType]> {
+    : GNN_PureOp<mnemonic, [SameOperandsAndResultType,
+        DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = expr # " along one axis";
   let description = [{
     Computes }] # expr # [{ of `input` along `axis` (`0 <= axis < rank`).
@@ -413,7 +429,8 @@ def GNN_LogSoftmaxOp : GNN_AxisSoftmaxOp<"log_softmax", "the log-softmax">;
 
 // Not Pure: each dropout draws its own random mask, so two dropouts of the
 // same value must not be merged by CSE.
-def GNN_DropoutOp : GNN_Op<"dropout", [SameOperandsAndResultType]> {
+def GNN_DropoutOp : GNN_Op<"dropout", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "inverted dropout";
   let description = [{
     In training, zeroes each element with probability `p` and multiplies the
@@ -457,7 +474,7 @@ def GNN_ConstantOp : GNN_PureOp<"constant", [ConstantLike]> {
   let hasFolder = 1;
 }
 
-def GNN_ConcatOp : GNN_PureOp<"concat"> {
+def GNN_ConcatOp : GNN_PureOp<"concat", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "concatenation along one axis";
   let description = [{
     Joins one or more tensors of equal rank along `axis`; all other dims must
@@ -475,7 +492,7 @@ def GNN_ConcatOp : GNN_PureOp<"concat"> {
   let hasVerifier = 1;
 }
 
-def GNN_ReshapeOp : GNN_PureOp<"reshape"> {
+def GNN_ReshapeOp : GNN_PureOp<"reshape", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "reinterprets the shape (row-major)";
   let description = [{
     The same elements in row-major order under a new shape. When both shapes
@@ -491,7 +508,7 @@ def GNN_ReshapeOp : GNN_PureOp<"reshape"> {
   let hasVerifier = 1;
 }
 
-def GNN_ReduceOp : GNN_PureOp<"reduce"> {
+def GNN_ReduceOp : GNN_PureOp<"reduce", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "reduction along one axis";
   let description = [{
     Reduces `input` along `axis` with `kind`; the axis is removed from the
@@ -510,7 +527,7 @@ def GNN_ReduceOp : GNN_PureOp<"reduce"> {
   let hasVerifier = 1;
 }
 
-def GNN_CrossEntropyOp : GNN_PureOp<"cross_entropy"> {
+def GNN_CrossEntropyOp : GNN_PureOp<"cross_entropy", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "mean softmax cross-entropy loss";
   let description = [{
     `mean_i(-log_softmax(logits)[i, labels[i]])` over the rows `i` selected by

@@ -49,11 +49,18 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
   return os.str();
 }
 
-/// Verifies an op that moves rows between node and edge sets of a graph
-/// (gather, scatter, aggregate, dst): input and result have the same rank,
-/// at least 1, and the same feature dims (all but the first).
-static LogicalResult verifyRowMap(Operation *op, RankedTensorType input,
-                                  RankedTensorType result) {
+/// The RowMap trait's verifier (gather, scatter, aggregate, dst, halo
+/// exchange and aggregate): input (the first tensor operand) and result have
+/// the same rank, at least 1, and the same feature dims (all but the first).
+LogicalResult gnn::verifyRowMapTrait(Operation *op) {
+  RankedTensorType input, result;
+  for (Value operand : op->getOperands())
+    if ((input = dyn_cast<RankedTensorType>(operand.getType())))
+      break;
+  if (op->getNumResults() == 1)
+    result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!input || !result)
+    return success(); // The op's own type constraints report it.
   if (input.getRank() < 1)
     return op->emitOpError("expects an input of rank >= 1, got rank 0");
   if (result.getRank() != input.getRank())
@@ -181,38 +188,27 @@ LogicalResult ParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 // Graph primitives
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherOp::verify() {
-  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
-}
-
-LogicalResult ScatterOp::verify() {
-  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
-}
-
-LogicalResult DstOp::verify() {
-  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
-}
-
-LogicalResult HaloExchangeOp::verify() {
-  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
+// The rows each graph op's result has (GraphOpInterface).
+GraphRows GatherOp::getResultRows() { return GraphRows::Edges; }
+GraphRows ScatterOp::getResultRows() { return GraphRows::DstNodes; }
+GraphRows AggregateOp::getResultRows() { return GraphRows::DstNodes; }
+GraphRows EdgeSoftmaxOp::getResultRows() { return GraphRows::Edges; }
+GraphRows DstOp::getResultRows() { return GraphRows::DstNodes; }
+GraphRows HaloExchangeOp::getResultRows() { return GraphRows::SrcNodes; }
+GraphRows HaloAggregateOp::getResultRows() { return GraphRows::DstNodes; }
+GraphRows DegreeOp::getResultRows() {
+  return getSide() == EdgeSide::src ? GraphRows::SrcNodes : GraphRows::DstNodes;
 }
 
 LogicalResult HaloAggregateOp::verify() {
   if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
     return emitOpError("supports sum and mean, got ")
            << stringifyReduceKind(getReduce());
-  if (getMode() != "auto" && getMode() != "one_shot" &&
-      getMode() != "sequential")
-    return emitOpError("mode must be \"auto\", \"one_shot\" or "
-                       "\"sequential\", got \"")
-           << getMode() << "\"";
-  return verifyRowMap(*this, tensorType(getInput()), tensorType(getResult()));
+  return success();
 }
 
 LogicalResult AggregateOp::verify() {
   RankedTensorType input = tensorType(getInput());
-  if (failed(verifyRowMap(*this, input, tensorType(getResult()))))
-    return failure();
   if (!getWeight())
     return success();
   // [E] or [E, d1..dk] with d1..dk a prefix of the input's feature dims.
@@ -399,15 +395,11 @@ LogicalResult UnbroadcastOp::verify() {
 }
 
 LogicalResult UnaryGradOp::verify() {
-  static constexpr llvm::StringLiteral kinds[] = {
-      "neg",  "exp",     "log",  "sqrt",       "rsqrt", "relu",
-      "sigmoid", "tanh", "abs",  "leaky_relu", "elu"};
-  if (!llvm::is_contained(kinds, getKind()))
-    return emitOpError("has no derivative rule for '") << getKind() << "'";
-  bool needsAlpha = getKind() == "leaky_relu" || getKind() == "elu";
+  bool needsAlpha =
+      getKind() == UnaryKind::leaky_relu || getKind() == UnaryKind::elu;
   if (needsAlpha != getAlpha().has_value())
     return emitOpError(needsAlpha ? "expects" : "does not take")
-           << " an alpha for '" << getKind() << "'";
+           << " an alpha for '" << stringifyUnaryKind(getKind()) << "'";
   return success();
 }
 
@@ -416,9 +408,7 @@ LogicalResult UnaryGradOp::verify() {
 //===----------------------------------------------------------------------===//
 
 bool gnn::isFusibleElementwise(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, MaximumOp, NegOp, ExpOp, LogOp,
-             SqrtOp, RsqrtOp, ReluOp, SigmoidOp, TanhOp, AbsOp, LeakyReluOp,
-             EluOp, MaximumGradOp, UnaryGradOp>(op);
+  return op->hasTrait<OpTrait::gnn::FusibleElementwise>();
 }
 
 /// A fused body: `numArgs` rank-0 block arguments, only fusible elementwise

@@ -54,9 +54,18 @@ public:
 
   void run() {
     Block &body = f.getBody().front();
-    if (auto train = f->getAttrOfType<DictionaryAttr>("gnn.train"))
-      if (auto setting = train.getAs<StringAttr>("aggregation"))
-        mode = setting.getValue() == "one_shot" ? "one_shot" : "sequential";
+    switch (TrainAttr::of(f).getAggregation()) {
+    case AggregationMode::automatic:
+      mode = HaloMode::automatic;
+      break;
+    case AggregationMode::one_shot:
+      mode = HaloMode::one_shot;
+      break;
+    case AggregationMode::sequential:
+    case AggregationMode::sequential_remat:
+      mode = HaloMode::sequential;
+      break;
+    }
     for (BlockArgument arg : body.getArguments())
       if (isa<GraphType>(arg.getType())) {
         if (!graph)
@@ -112,40 +121,47 @@ private:
       spaces[r] = s;
   }
 
+  static Space spaceOf(GraphRows rows) {
+    switch (rows) {
+    case GraphRows::SrcNodes:
+      return Space::Src;
+    case GraphRows::DstNodes:
+      return Space::Dst;
+    case GraphRows::Edges:
+      return Space::Edge;
+    }
+    llvm_unreachable("unknown GraphRows");
+  }
+
   void visit(Operation *op) {
+    // Graph ops that read source rows get them widened by a halo exchange
+    // (or, for a linear aggregation, fused with one); every graph op's
+    // result lives where its GraphOpInterface says.
+    if (auto a = dyn_cast<AggregateOp>(op)) {
+      bool linear = a.getReduce() == ReduceKind::sum ||
+                    a.getReduce() == ReduceKind::mean;
+      if (linear && !a.getWeight() && of(a.getInput()) == Space::Dst) {
+        // The exchange fused with the aggregation: it overlaps the
+        // owned rows' reduction and can go one remote part at a time.
+        OpBuilder b(op);
+        Value h = b.create<HaloAggregateOp>(
+            a.getLoc(), a.getType(), a.getGraph(), a.getInput(),
+            a.getReduceAttr(), a.getSelfLoopsAttr(),
+            HaloModeAttr::get(b.getContext(), mode));
+        spaces[h] = Space::Dst;
+        a.replaceAllUsesWith(h);
+        a.erase();
+        return;
+      }
+      a.getInputMutable().assign(asSrc(a.getGraph(), a.getInput()));
+    }
+    // Destinations are the owned prefix of the sources, so a gather of
+    // destinations reads either space.
+    if (auto g = dyn_cast<GatherOp>(op); g && g.getSide() == EdgeSide::src)
+      g.getInputMutable().assign(asSrc(g.getGraph(), g.getInput()));
+    if (auto graphOp = dyn_cast<GraphOpInterface>(op))
+      return set(op, spaceOf(graphOp.getResultRows()));
     TypeSwitch<Operation *>(op)
-        .Case<DegreeOp>([&](DegreeOp d) {
-          set(op, d.getSide() == EdgeSide::src ? Space::Src : Space::Dst);
-        })
-        .Case<AggregateOp>([&](AggregateOp a) {
-          bool linear = a.getReduce() == ReduceKind::sum ||
-                        a.getReduce() == ReduceKind::mean;
-          if (linear && !a.getWeight() && of(a.getInput()) == Space::Dst) {
-            // The exchange fused with the aggregation: it overlaps the
-            // owned rows' reduction and can go one remote part at a time.
-            OpBuilder b(op);
-            Value h = b.create<HaloAggregateOp>(
-                a.getLoc(), a.getType(), a.getGraph(), a.getInput(),
-                a.getReduceAttr(), a.getSelfLoopsAttr(),
-                b.getStringAttr(mode));
-            spaces[h] = Space::Dst;
-            a.replaceAllUsesWith(h);
-            a.erase();
-            return;
-          }
-          a.getInputMutable().assign(asSrc(a.getGraph(), a.getInput()));
-          set(op, Space::Dst);
-        })
-        .Case<ScatterOp>([&](auto) { set(op, Space::Dst); })
-        .Case<GatherOp>([&](GatherOp g) {
-          // Destinations are the owned prefix of the sources, so a gather
-          // of destinations reads either space.
-          if (g.getSide() == EdgeSide::src)
-            g.getInputMutable().assign(asSrc(g.getGraph(), g.getInput()));
-          set(op, Space::Edge);
-        })
-        .Case<EdgeSoftmaxOp>([&](auto) { set(op, Space::Edge); })
-        .Case<DstOp>([&](auto) { set(op, Space::Dst); })
         .Case<MatmulOp>([&](MatmulOp m) { set(op, of(m.getLhs())); })
         .Case<func::ReturnOp>([&](func::ReturnOp r) {
           // The logits: one row per owned node.
@@ -176,7 +192,7 @@ private:
   Value graph;
   /// How halo_aggregate fetches remote rows: the train block's
   /// `aggregation` (sequential_remat is sequential: see above), or "auto".
-  std::string mode = "auto";
+  HaloMode mode = HaloMode::automatic;
   DenseMap<Value, Space> spaces;
   DenseMap<Value, Value> exchanged, narrowed;
 };

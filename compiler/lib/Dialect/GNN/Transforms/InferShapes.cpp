@@ -42,7 +42,8 @@ using Shape = SmallVector<int64_t, 4>;
 /// Returns the type of a value as refined so far (its IR type if unrefined).
 using TypeLookup = llvm::function_ref<RankedTensorType(Value)>;
 
-/// The result shape of a graph row map (gather, scatter, aggregate, dst):
+/// The result shape of a RowMap op (gather, scatter, aggregate, dst, halo
+/// exchange and aggregate), whose input is operand 1 (after the graph):
 /// the input's feature dims; the row count depends on the graph.
 Shape rowMapShape(RankedTensorType input) {
   Shape shape(input.getShape());
@@ -93,11 +94,10 @@ std::optional<Shape> reshapeShape(ReshapeOp op, TypeLookup typeOf) {
 /// The result shape that `op`'s operand types imply, with dynamic dims where
 /// they imply nothing; std::nullopt for ops without a rule.
 std::optional<Shape> inferResultShape(Operation *op, TypeLookup typeOf) {
+  // Row maps keep their input's feature dims; the row count is the graph's.
+  if (op->hasTrait<OpTrait::gnn::RowMap>())
+    return rowMapShape(typeOf(op->getOperand(1)));
   return llvm::TypeSwitch<Operation *, std::optional<Shape>>(op)
-      .Case<GatherOp, ScatterOp, AggregateOp, DstOp>(
-          [&](auto rowMap) -> std::optional<Shape> {
-            return rowMapShape(typeOf(rowMap.getInput()));
-          })
       .Case([&](MatmulOp matmul) -> std::optional<Shape> {
         RankedTensorType lhs = typeOf(matmul.getLhs());
         RankedTensorType rhs = typeOf(matmul.getRhs());

@@ -178,15 +178,10 @@ bool aggregateFirst(AggregateOp a, const DimEstimates &estimates) {
 /// Dataset dims a `generate(...)` source fixes, from the forward's train
 /// attribute.
 void readGeneratedDims(func::FuncOp f, DimEstimates &estimates) {
-  auto train = f->getAttrOfType<DictionaryAttr>("gnn.train");
-  auto source = train ? train.getAs<DictionaryAttr>("source") : nullptr;
-  auto kind = source ? source.getAs<StringAttr>("kind") : nullptr;
-  if (!kind || kind.getValue() != "generate")
-    return;
-  if (auto features = source.getAs<IntegerAttr>("features"))
-    estimates.features = features.getInt();
-  if (auto classes = source.getAs<IntegerAttr>("classes"))
-    estimates.classes = classes.getInt();
+  if (GeneratorAttr generator = TrainAttr::of(f).getGenerator()) {
+    estimates.features = generator.getFeatures();
+    estimates.classes = generator.getClasses();
+  }
 }
 
 struct ReorderPass : gnn::impl::ReorderBase<ReorderPass> {

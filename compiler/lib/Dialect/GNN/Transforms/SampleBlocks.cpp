@@ -381,26 +381,17 @@ private:
   DenseMap<Operation *, int> decided;
 };
 
-/// The train block's `batches = neighbor(...)` dictionary, if any.
-DictionaryAttr samplerOf(func::FuncOp f) {
-  auto train = f->getAttrOfType<DictionaryAttr>("gnn.train");
-  auto batches = train ? train.getAs<DictionaryAttr>("batches") : nullptr;
-  auto kind = batches ? batches.getAs<StringAttr>("kind") : nullptr;
-  return kind && kind.getValue() == "neighbor" ? batches : nullptr;
-}
-
 struct SampleBlocksPass : gnn::impl::SampleBlocksBase<SampleBlocksPass> {
   void runOnOperation() override {
     func::FuncOp f = getOperation();
-    DictionaryAttr sampler = samplerOf(f);
+    SamplerAttr sampler = TrainAttr::of(f).getSampler();
     if (!sampler)
       return;
     BlockBinder binder(f);
     if (failed(binder.run()))
       return signalPassFailure();
     int blocks = binder.numBlocks();
-    auto fanouts = sampler.getAs<ArrayAttr>("fanout");
-    int64_t given = fanouts ? int64_t(fanouts.size()) : 0;
+    int64_t given = int64_t(sampler.getFanouts().size());
     if (given != blocks) {
       // Point at `batches = ...` when MLIRGen recorded where it is.
       Location loc = f.getLoc();

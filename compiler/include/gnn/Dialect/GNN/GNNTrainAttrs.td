@@ -1,0 +1,238 @@
+//===- GNNTrainAttrs.td - a train block as typed attributes -*- tablegen -*-===//
+//
+// `#gnn.train<...>`: what a .gnn train block says, attached to the model's
+// forward as `gnn.train` by MLIRGen with every default resolved there, so
+// that the passes (sampling, distribution, reordering) and the emitters read
+// typed fields instead of looking keys up in a dictionary. The nested
+// attributes are the settings whose presence matters: a sampler
+// (`batches = neighbor(...)`; absent: full-graph training), a partitioner
+// (absent: the runtime's default) and a synthetic-graph generator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNNTRAINATTRS_TD
+#define GNN_DIALECT_GNNTRAINATTRS_TD
+
+include "gnn/Dialect/GNN/GNNDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums of the train block
+//===----------------------------------------------------------------------===//
+
+def GNN_DataSourceKind : I32EnumAttr<"DataSourceKind", "where a dataset comes from", [
+  I32EnumAttrCase<"ogb", 0>,
+  I32EnumAttrCase<"npy", 1>,
+  I32EnumAttrCase<"generate", 2>
+]> {
+  let cppNamespace = "::gnn";
+  let genSpecializedAttr = 0;
+}
+
+def GNN_GraphKind : I32EnumAttr<"GraphKind", "a synthetic graph model", [
+  I32EnumAttrCase<"sbm", 0>,
+  I32EnumAttrCase<"rmat", 1>
+]> {
+  let cppNamespace = "::gnn";
+  let genSpecializedAttr = 0;
+}
+
+def GNN_OptimizerKind : I32EnumAttr<"OptimizerKind", "an optimizer", [
+  I32EnumAttrCase<"adam", 0>,
+  I32EnumAttrCase<"adamw", 1>,
+  I32EnumAttrCase<"sgd", 2>
+]> {
+  let cppNamespace = "::gnn";
+  let genSpecializedAttr = 0;
+}
+
+def GNN_PartitionKind : I32EnumAttr<"PartitionKind", "a partitioner", [
+  I32EnumAttrCase<"metis", 0>,
+  I32EnumAttrCase<"random", 1>,
+  I32EnumAttrCase<"frequency", 2>
+]> {
+  let cppNamespace = "::gnn";
+  let genSpecializedAttr = 0;
+}
+
+/// The train block's `aggregation`; gnn-distribute turns it into each
+/// halo_aggregate's HaloMode (sequential_remat computes as sequential).
+def GNN_AggregationMode : I32EnumAttr<"AggregationMode", "aggregation over partitions", [
+  I32EnumAttrCase<"automatic", 0, "auto">,
+  I32EnumAttrCase<"one_shot", 1>,
+  I32EnumAttrCase<"sequential", 2>,
+  I32EnumAttrCase<"sequential_remat", 3>
+]> {
+  let cppNamespace = "::gnn";
+  let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters MLIR has no parser for
+//===----------------------------------------------------------------------===//
+
+/// A double, held as an APFloat (which MLIR can hash and compare).
+class GNN_DoubleParameter<string value, string desc>
+    : DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(" # value # ")",
+                             desc> {
+  let comparator = "$_lhs.bitwiseIsEqual($_rhs)";
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::APFloat> {
+    double v;
+    if ($_parser.parseFloat(v))
+      return ::mlir::failure();
+    return ::llvm::APFloat(v);
+  }() }];
+  // Exact: the emitter prints these back as C++ literals.
+  let printer = [{ $_printer.printFloat($_self); }];
+}
+
+class GNN_BoolParameter<string value, string desc>
+    : DefaultValuedParameter<"bool", value, desc> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<bool> {
+    if (succeeded($_parser.parseOptionalKeyword("true")))
+      return true;
+    if (succeeded($_parser.parseOptionalKeyword("false")))
+      return false;
+    return $_parser.emitError($_parser.getCurrentLocation(),
+                              "expected true or false");
+  }() }];
+  let printer = [{ $_printer << ($_self ? "true" : "false"); }];
+}
+
+/// A list of integers written in brackets, `[10, -1]`.
+class GNN_IntListParameter<string desc> : ArrayRefParameter<"int64_t", desc> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {
+    ::llvm::SmallVector<int64_t> values;
+    if ($_parser.parseCommaSeparatedList(
+            ::mlir::AsmParser::Delimiter::Square, [&]() {
+              return $_parser.parseInteger(values.emplace_back());
+            }))
+      return ::mlir::failure();
+    return values;
+  }() }];
+  let printer = [{
+    $_printer << '[';
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << ']';
+  }];
+}
+
+class GNN_StringParameter<string value, string desc>
+    : StringRefParameter<desc> {
+  let defaultValue = "\"" # value # "\"";
+  let parser = [{ [&]() -> ::mlir::FailureOr<std::string> {
+    std::string s;
+    if ($_parser.parseString(&s))
+      return ::mlir::failure();
+    return s;
+  }() }];
+}
+
+class GNN_TrainAttrDef<string name, string attrMnemonic>
+    : AttrDef<GNN_Dialect, name> {
+  let mnemonic = attrMnemonic;
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def GNN_GeneratorAttr : GNN_TrainAttrDef<"Generator", "generate"> {
+  let summary = "a deterministic synthetic graph (`generate(...)`)";
+  let description = [{
+    ```mlir
+    #gnn.generate<graph = sbm, nodes = 1000, edges = 8000, features = 16, classes = 4, seed = 3>
+    ```
+  }];
+  let parameters = (ins
+    DefaultValuedParameter<"::gnn::GraphKind", "::gnn::GraphKind::sbm">:$graph,
+    "int64_t":$nodes, "int64_t":$edges, "int64_t":$features,
+    "int64_t":$classes,
+    OptionalParameter<"std::optional<int64_t>", "the generator's seed">:$seed);
+}
+
+def GNN_SamplerAttr : GNN_TrainAttrDef<"Sampler", "neighbor"> {
+  let summary = "neighbor-sampled mini-batches (`neighbor(...)`)";
+  let description = [{
+    One fanout per layer of message passing, layer 0 (the input side) first;
+    -1 takes every neighbour.
+
+    ```mlir
+    #gnn.neighbor<fanouts = [10, 10], batch = 64>
+    ```
+  }];
+  let parameters = (ins
+    GNN_IntListParameter<"sampled neighbours per layer">:$fanouts,
+    "int64_t":$batch,
+    GNN_BoolParameter<"false", "sample with replacement">:$replace,
+    GNN_BoolParameter<"true", "shuffle the seeds every epoch">:$shuffle);
+}
+
+def GNN_PartitionAttr : GNN_TrainAttrDef<"Partition", "partition"> {
+  let summary = "how a distributed run partitions the graph at start-up";
+  let description = [{
+    ```mlir
+    #gnn.partition<kind = metis, balance = ["nodes", "train"]>
+    #gnn.partition<kind = frequency, cache = 2.000000e-01>
+    ```
+  }];
+  let parameters = (ins
+    DefaultValuedParameter<"::gnn::PartitionKind",
+                           "::gnn::PartitionKind::metis">:$kind,
+    OptionalParameter<"::mlir::FloatAttr", "cached share of remote rows">:$cache,
+    OptionalParameter<"::mlir::ArrayAttr", "METIS constraints">:$balance);
+}
+
+def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
+  let summary = "a train block, with its defaults resolved";
+  let description = [{
+    The dataset and its source, the optimizer, batching, partitioning,
+    aggregation mode, loss, epochs, evaluation, seed and checkpointing of one
+    train block. Parameters left out take the language's defaults.
+
+    ```mlir
+    func.func @GCN.forward(...) attributes {gnn.train = #gnn.train<
+        dataset = "cora", optimizer = adam, lr = 1.000000e-02,
+        sampler = #gnn.neighbor<fanouts = [10, 10], batch = 64>, epochs = 200>}
+    ```
+  }];
+  let parameters = (ins
+    GNN_StringParameter<"", "the dataset's name">:$dataset,
+    DefaultValuedParameter<"::gnn::DataSourceKind",
+                           "::gnn::DataSourceKind::ogb">:$source,
+    GNN_StringParameter<"", "the split directory">:$split,
+    GNN_BoolParameter<"true", "add each edge's reverse">:$add_reverse_edges,
+    GNN_BoolParameter<"false", "add self loops">:$self_loops,
+    GNN_BoolParameter<"false", "rows scaled to sum 1">:$normalize_features,
+    OptionalParameter<"::gnn::GeneratorAttr">:$generator,
+    DefaultValuedParameter<"::gnn::OptimizerKind",
+                           "::gnn::OptimizerKind::adam">:$optimizer,
+    GNN_DoubleParameter<"0.01", "learning rate">:$lr,
+    GNN_DoubleParameter<"0.0", "weight decay">:$weight_decay,
+    GNN_DoubleParameter<"0.9", "Adam's beta1">:$beta1,
+    GNN_DoubleParameter<"0.999", "Adam's beta2">:$beta2,
+    GNN_DoubleParameter<"1e-8", "Adam's epsilon">:$eps,
+    GNN_DoubleParameter<"0.0", "SGD's momentum">:$momentum,
+    OptionalParameter<"::gnn::SamplerAttr", "absent: full graph">:$sampler,
+    OptionalParameter<"::gnn::PartitionAttr">:$partition,
+    DefaultValuedParameter<"::gnn::AggregationMode",
+                           "::gnn::AggregationMode::automatic">:$aggregation,
+    GNN_StringParameter<"cross_entropy", "the loss">:$loss,
+    DefaultValuedParameter<"int64_t", "100">:$epochs,
+    OptionalParameter<"::mlir::ArrayAttr", "evaluated splits">:$evaluate,
+    DefaultValuedParameter<"int64_t", "1">:$evaluate_every,
+    DefaultValuedParameter<"uint64_t", "0">:$seed,
+    OptionalParameter<"::mlir::StringAttr", "checkpoint file">:$checkpoint,
+    DefaultValuedParameter<"int64_t", "0">:$checkpoint_every);
+  let extraClassDeclaration = [{
+    /// The name of the attribute on a model's forward (and train step).
+    static constexpr ::llvm::StringLiteral getAttrName() { return "gnn.train"; }
+    /// The train block `op` carries, or every default when it has none (a
+    /// function written by hand).
+    static TrainAttr of(::mlir::Operation *op);
+  }];
+}
+
+#endif // GNN_DIALECT_GNNTRAINATTRS_TD

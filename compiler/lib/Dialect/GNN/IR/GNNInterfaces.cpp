@@ -1,0 +1,11 @@
+//===- GNNInterfaces.cpp - op interfaces of the gnn dialect ---------------===//
+//
+// The generated definitions of the interfaces in GNNInterfaces.td. Each op's
+// implementation lives with the op: its adjoint in GNNAdjoints.cpp, the rows
+// of a graph op's result and the RowMap verifier in GNNOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/GNNInterfaces.h"
+
+#include "gnn/Dialect/GNN/GNNInterfaces.cpp.inc"
