@@ -1,6 +1,7 @@
 //===- SampledTraining.h - the epoch schedule of sampled batches -*- C++ -*-===//
 //
-// Internal to gnnrt. For programs compiled with `batches = neighbor(...)`
+// Internal to gnnrt; the engine of the sampled Schedules (SampledSchedule.h).
+// For programs compiled with `batches = neighbor(...)`
 // (CompiledProgram::numBlocks > 0): each epoch shuffles the rank's training
 // nodes, cuts them into batches, and runs one optimizer step per batch on
 // its sampled blocks. A single process samples the next batches on

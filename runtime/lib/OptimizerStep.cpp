@@ -1,0 +1,75 @@
+//===- OptimizerStep.cpp - one optimizer step over all ranks --------------===//
+//
+// See OptimizerStep.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OptimizerStep.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace gnnrt {
+
+namespace {
+
+OptimizerConfig configOf(const CompiledProgram &program,
+                         const DriverOptions &options) {
+  OptimizerConfig config = OptimizerConfig::fromSettings(program.settings);
+  config.lr = options.lr;
+  return config;
+}
+
+/// Sums the gradients of all ranks, in one all-reduce.
+void allReduceGradients(Communicator &comm, const std::vector<float *> &grads,
+                        const std::vector<int64_t> &sizes,
+                        std::vector<float> &buffer) {
+  if (comm.size() == 1)
+    return;
+  int64_t total = 0;
+  for (int64_t n : sizes)
+    total += n;
+  buffer.resize(size_t(total));
+  int64_t at = 0;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    std::copy(grads[i], grads[i] + sizes[i], buffer.begin() + at);
+    at += sizes[i];
+  }
+  comm.allReduceSum(buffer.data(), total);
+  at = 0;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    std::copy(buffer.begin() + at, buffer.begin() + at + sizes[i], grads[i]);
+    at += sizes[i];
+  }
+}
+
+} // namespace
+
+OptimizerStep::OptimizerStep(const CompiledProgram &program,
+                             const DriverOptions &options,
+                             ParameterStore<float> &params, Communicator &comm)
+    : program(program), params(params), comm(comm),
+      optimizer(configOf(program, options), params.sizes()),
+      values(params.valuePointers()), grads(params.gradPointers()),
+      sizes(params.sizes()) {}
+
+double OptimizerStep::operator()(ExecContext<float> *ctx) {
+  params.zeroGrads();
+  double loss = ctx ? program.trainStepF32(*ctx) : 0.0;
+  if (comm.size() > 1) {
+    // Every rank's loss is its share of the global mean; the gradients
+    // add up the same way. Then all ranks take the same step.
+    const auto reduceStart = std::chrono::steady_clock::now();
+    allReduceGradients(comm, grads, sizes, reduceBuffer);
+    comm.allReduceSum(&loss, 1);
+    reduceSeconds += std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - reduceStart)
+                         .count();
+    reduceBytes +=
+        int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
+  }
+  optimizer.step(values, grads);
+  return loss;
+}
+
+} // namespace gnnrt

@@ -1,0 +1,39 @@
+//===- Schedule.cpp - the choice of the way of training -------------------===//
+//
+// makeSchedule: the one place that decides, from the compiled program and
+// the launch, which Schedule trains it (see Schedule.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Schedule.h"
+
+#include "FullGraphSchedule.h"
+#include "SampledSchedule.h"
+
+#include <fstream>
+
+namespace gnnrt {
+
+std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
+                                       const DriverOptions &options,
+                                       Communicator &comm) {
+  // A gnn-partition output directory holds a manifest.
+  const bool partitionDirectory =
+      !options.dataDir.empty() &&
+      std::ifstream(options.dataDir + "/manifest.json").good();
+  const bool distributed = comm.size() > 1 || partitionDirectory;
+  // Sampled programs were compiled to train on the blocks of mini-batches:
+  // full-graph steps would not match their entry points.
+  const bool sampled = program.numBlocks > 0;
+  if (sampled && distributed)
+    return std::make_unique<DistributedSampledSchedule>(program, options, comm,
+                                                        partitionDirectory);
+  if (sampled)
+    return std::make_unique<SampledSchedule>(program, options, comm);
+  if (distributed)
+    return std::make_unique<DistributedFullGraphSchedule>(
+        program, options, comm, partitionDirectory);
+  return std::make_unique<FullGraphSchedule>(program, options, comm);
+}
+
+} // namespace gnnrt

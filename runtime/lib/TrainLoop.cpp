@@ -1,0 +1,79 @@
+//===- TrainLoop.cpp - the epochs of training, for any Schedule -----------===//
+//
+// See TrainLoop.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TrainLoop.h"
+
+#include "Checkpoint.h"
+#include "Metrics.h"
+#include "OptimizerStep.h"
+#include "Progress.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+
+namespace gnnrt {
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+} // namespace
+
+TrainingResult trainEpochs(const CompiledProgram &program,
+                           const DriverOptions &options, Schedule &schedule,
+                           ParameterStore<float> &params, Communicator &comm) {
+  OptimizerStep step(program, options, params, comm);
+  // Rank 0 reports; the others train silently.
+  const bool reporting = comm.rank() == 0;
+  MetricsLog metrics(reporting ? options.metricsFile : std::string());
+  std::optional<Progress> progress;
+  if (reporting)
+    progress.emplace(stderr, options.epochs, isatty(2) != 0);
+  const TrainSettings &settings = program.settings;
+  const int64_t every = std::max<int64_t>(1, settings.evaluateEvery);
+
+  TrainingResult result;
+  for (int64_t epoch = 1; epoch <= options.epochs; ++epoch) {
+    auto start = std::chrono::steady_clock::now();
+    EpochRecord record;
+    record.epoch = epoch;
+    record.loss = schedule.trainEpoch(epoch, step);
+    const int64_t saveEvery = settings.checkpointEvery;
+    if (reporting && !settings.checkpointFile.empty() &&
+        (epoch == options.epochs || (saveEvery > 0 && epoch % saveEvery == 0)))
+      saveCheckpoint(settings.checkpointFile, program.model, params);
+    record.seconds = secondsSince(start);
+    result.trainSeconds += record.seconds;
+    if (epoch % every == 0 || epoch == options.epochs) {
+      record.eval = schedule.evaluateBetweenEpochs();
+      const EpochRecord &best = result.best;
+      if (record.eval->valid &&
+          (!best.eval || *record.eval->valid > *best.eval->valid))
+        result.best = record;
+    }
+    metrics.append(record);
+    if (progress)
+      progress->report(record);
+    result.last = record;
+    if (!std::isfinite(record.loss))
+      throw std::runtime_error("the loss is " + std::to_string(record.loss) +
+                               " at epoch " + std::to_string(epoch) +
+                               "; training diverged (try a smaller --lr)");
+  }
+  result.allReduceSeconds = step.allReduceSeconds();
+  result.allReduceBytes = step.allReduceBytes();
+  return result;
+}
+
+} // namespace gnnrt
