@@ -13,7 +13,7 @@
 #include "gnn/Target/Cpp/EmitCpp.h"
 
 #include "gnn/Dialect/GNN/GNNOps.h"
-#include "gnn/Target/Cpp/MemoryPlan.h"
+#include "gnn/Target/Common/MemoryPlan.h"
 
 #include "EmitSettings.h"
 
@@ -30,6 +30,8 @@
 using namespace mlir;
 using namespace gnn;
 using namespace gnn::cpp;
+using gnn::target::MemoryPlan;
+using gnn::target::Storage;
 
 namespace {
 
