@@ -1,11 +1,13 @@
 //===- EmitCpp.h - gnn dialect to C++ with OpenMP ---------------*- C++ -*-===//
 //
 // Translates a module holding `@<Model>.forward` and `@<Model>.train_step`
-// (after gnn-autodiff) into one self-contained C++17 translation unit that
-// includes gnnrt/Kernels.h and gnnrt/Program.h: each function becomes a
-// template over the scalar type with a planned workspace, elementwise ops
-// become OpenMP loops, graph ops and GEMMs become gnnrt kernel calls, and a
-// `main` hands the compiled train block to gnnrt::trainMain.
+// (after gnnc's pipeline: autodiff and fusion) into one self-contained C++17
+// translation unit that includes the gnnrt kernels and trainer headers: each
+// function becomes a template over the scalar type with a planned
+// workspace, elementwise ops become OpenMP loops, graph ops and GEMMs become
+// gnnrt kernel calls, and a `main` hands the compiled train block to
+// gnnrt::trainMain. The shapes, names and memory plan come from the
+// target-independent prepare stage (gnn/Target/Common/Prepare.h).
 //
 //===----------------------------------------------------------------------===//
 
