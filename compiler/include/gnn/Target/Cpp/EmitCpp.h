@@ -31,6 +31,11 @@ struct EmitOptions {
 mlir::LogicalResult emitCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
                             const EmitOptions &options);
 
+/// Registers the `--gnn-to-cpp` translation (emitCpp) with MLIR's
+/// translation registry, for gnn-translate. Its option `--gnn-source-file`
+/// sets EmitOptions::sourceFile.
+void registerToCppTranslation();
+
 } // namespace gnn::cpp
 
 #endif // GNN_TARGET_CPP_EMITCPP_H
