@@ -1,14 +1,16 @@
 //===- gnn-opt.cpp - gnn dialect optimizer driver -------------------------===//
 //
 // gnn-opt is mlir-opt restricted to what gnnc uses: it parses and verifies
-// .mlir files in the func and gnn dialects, runs the gnn-* passes and MLIR's
-// generic transformation passes (canonicalize, cse, ...) and prints the
-// result. The lit tests of every gnn pass drive it.
+// .mlir files in the func and gnn dialects, runs the gnn-* passes, gnnc's
+// whole pipeline (--gnn-train-pipeline) and MLIR's generic transformation
+// passes (canonicalize, cse, ...) and prints the result. The lit tests of
+// every gnn pass drive it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Dialect/GNN/GNNDialect.h"
 #include "gnn/Dialect/GNN/Passes.h"
+#include "gnn/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -18,6 +20,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   gnn::registerGNNPasses();
+  gnn::registerGNNPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<gnn::GNNDialect, mlir::func::FuncDialect>();

@@ -3,7 +3,8 @@
 // gnnc reads a .gnn program, checks it, and emits the requested stage:
 //   --emit=ast    the parsed and type-annotated AST
 //   --emit=mlir   the gnn dialect module (each model's forward function)
-//   --emit=train  the module after autodiff and cleanup (forward + train step)
+//   --emit=train  the module after gnnc's pass pipeline (forward + train
+//                 step, fused): gnn-train-pipeline, which gnn-opt also runs
 //   --emit=cpp    the generated C++ trainer
 //   --emit=exe    (default) the trainer executable, built by the host C++
 //                 compiler against the gnnrt runtime
@@ -13,8 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "HostCompiler.h"
 
-#include "gnn/Dialect/GNN/Passes.h"
 #include "gnn/MLIRGen/MLIRGen.h"
+#include "gnn/Pipelines/Pipelines.h"
 #include "gnn/Target/Cpp/EmitCpp.h"
 #include "gnn/lang/Frontend.h"
 
@@ -22,7 +23,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -74,36 +74,24 @@ static cl::opt<int64_t> assumeFeatures(
     "assume-features",
     cl::desc("Input feature width the reordering cost model assumes where "
              "the dataset does not fix it"),
-    cl::init(512));
+    cl::init(gnn::kAssumedFeatures));
 static cl::opt<int64_t> assumeClasses(
     "assume-classes",
     cl::desc("Class count the reordering cost model assumes where the "
              "dataset does not fix it"),
-    cl::init(16));
+    cl::init(gnn::kAssumedClasses));
 static cl::opt<bool>
     noFusion("no-fuse", cl::desc("Emit one loop or kernel call per op"));
 
-/// The passes between MLIRGen and C++: static shapes where the program
-/// fixes them, aggregations moved to the narrow side of their transforms,
-/// halo exchanges for partitioned runs, the train step by autodiff, CSE (the two layers' degree normalizations,
-/// the loss seed and the constants merge), then fusion into kernels.
+/// The passes between MLIRGen and C++ (gnn-train-pipeline, the same that
+/// gnn-opt runs), with the options of this command line.
 static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
+  gnn::TrainPipelineOptions options;
+  options.fuse = !noFusion;
+  options.assumeFeatures = assumeFeatures.getValue();
+  options.assumeClasses = assumeClasses.getValue();
   mlir::PassManager pm(module.getContext());
-  pm.addNestedPass<mlir::func::FuncOp>(gnn::createInferShapes());
-  gnn::ReorderOptions reorder;
-  reorder.featuresEstimate = assumeFeatures;
-  reorder.classesEstimate = assumeClasses;
-  pm.addNestedPass<mlir::func::FuncOp>(gnn::createReorder(reorder));
-  pm.addNestedPass<mlir::func::FuncOp>(gnn::createSampleBlocks());
-  pm.addNestedPass<mlir::func::FuncOp>(gnn::createDistribute());
-  pm.addPass(gnn::createAutodiff());
-  pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::createCanonicalizerPass());
-  if (!noFusion) {
-    pm.addNestedPass<mlir::func::FuncOp>(gnn::createFuseElementwise());
-    pm.addNestedPass<mlir::func::FuncOp>(gnn::createFuseEdges());
-    pm.addNestedPass<mlir::func::FuncOp>(gnn::createFuseGemmEpilogue());
-  }
+  gnn::buildTrainPipeline(pm, options);
   return pm.run(module);
 }
 
