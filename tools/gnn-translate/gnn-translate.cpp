@@ -14,13 +14,20 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Target/Cpp/EmitCpp.h"
+#include "gnn/Version.h"
+
+#include "LLVMOptions.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
 int main(int argc, char **argv) {
+  // Before the translations' options exist: what is registered now is
+  // libLLVM's.
+  gnntools::hideLLVMOptions();
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { gnn::printVersion(os, "gnn-translate"); });
   gnn::cpp::registerToCppTranslation();
-  return mlir::failed(mlir::mlirTranslateMain(argc, argv,
-                                              "gnn translation driver\n"))
-             ? 1
-             : 0;
+  mlir::LogicalResult result =
+      mlir::mlirTranslateMain(argc, argv, "gnn translation driver\n");
+  return mlir::succeeded(result) ? 0 : 1;
 }
