@@ -33,9 +33,9 @@ using llvm::StringLiteral;
 //===----------------------------------------------------------------------===//
 
 /// The kernels' declarations (every `kernels::` function below).
-constexpr StringLiteral kernelsHeader = "gnnrt/Kernels.h";
+constexpr StringLiteral kernelsHeader = "gnnrt/kernels/Kernels.h";
 /// CompiledProgram, ExecContext, trainMain.
-constexpr StringLiteral programHeader = "gnnrt/Program.h";
+constexpr StringLiteral programHeader = "gnnrt/train/Program.h";
 /// The namespace the generated code opens with `using namespace`.
 constexpr StringLiteral runtimeNamespace = "gnnrt";
 
