@@ -3,7 +3,8 @@
 // gnnc reads a .gnn program, checks it, and emits the requested stage:
 //   --emit=ast    the parsed and type-annotated AST
 //   --emit=mlir   the gnn dialect module (each model's forward function)
-//   --emit=train  the module after autodiff and cleanup (forward + train step)
+//   --emit=train  the module after gnnc's pass pipeline (forward + train
+//                 step, fused): gnn-train-pipeline, which gnn-opt also runs
 //   --emit=cpp    the generated C++ trainer
 //   --emit=exe    (default) the trainer executable, built by the host C++
 //                 compiler against the gnnrt runtime
@@ -13,20 +14,20 @@
 //===----------------------------------------------------------------------===//
 #include "HostCompiler.h"
 
-#include "gnn/Dialect/GNN/Passes.h"
 #include "gnn/MLIRGen/MLIRGen.h"
+#include "gnn/Pipelines/Pipelines.h"
 #include "gnn/Target/Cpp/EmitCpp.h"
+#include "gnn/Version.h"
 #include "gnn/lang/Frontend.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,75 +36,74 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string>
-    inputFile(cl::Positional, cl::desc("<input .gnn file>"), cl::Required);
+/// gnnc's own options: the only ones --help lists (libLLVM, loaded with
+/// MLIR, registers a few hundred codegen and target options of its own).
+static cl::OptionCategory gnncCategory("gnnc options");
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input .gnn file>"),
+                                      cl::Required, cl::cat(gnncCategory));
 enum class EmitKind { AST, MLIR, Train, Cpp, Exe };
-static cl::opt<EmitKind> emit(
-    "emit", cl::desc("Stage to produce"), cl::init(EmitKind::Exe),
-    cl::values(
-        clEnumValN(EmitKind::AST, "ast", "the type-checked AST"),
-        clEnumValN(EmitKind::MLIR, "mlir", "the gnn dialect module"),
-        clEnumValN(EmitKind::Train, "train",
-                   "the module after autodiff (forward and train step)"),
-        clEnumValN(EmitKind::Cpp, "cpp", "the generated C++ trainer"),
-        clEnumValN(EmitKind::Exe, "exe",
-                   "the trainer executable (the default)")));
+static cl::opt<EmitKind>
+    emit("emit", cl::desc("Stage to produce"), cl::init(EmitKind::Exe),
+         cl::values(
+             clEnumValN(EmitKind::AST, "ast", "the type-checked AST"),
+             clEnumValN(EmitKind::MLIR, "mlir", "the gnn dialect module"),
+             clEnumValN(EmitKind::Train, "train",
+                        "the module after the pass pipeline (forward and train "
+                        "step)"),
+             clEnumValN(EmitKind::Cpp, "cpp", "the generated C++ trainer"),
+             clEnumValN(EmitKind::Exe, "exe",
+                        "the trainer executable (the default)")),
+         cl::cat(gnncCategory));
 static cl::opt<std::string>
     outputFile("o",
                cl::desc("Output file (default: stdout; for --emit=exe, the "
                         "input's name without .gnn)"),
-               cl::value_desc("file"), cl::init(""));
-static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level of the "
-                                                "host C++ compiler (0-3)"),
-                                  cl::Prefix, cl::init(2));
-static cl::opt<bool> verbose("v",
-                             cl::desc("Print the host compiler's command"));
-static cl::opt<std::string> keepCpp(
-    "save-cpp", cl::desc("With --emit=exe, also keep the generated C++ here"),
-    cl::value_desc("file"), cl::init(""));
+               cl::value_desc("file"), cl::init(""), cl::cat(gnncCategory));
+static cl::opt<unsigned>
+    optLevel("O", cl::desc("Optimization level of the host C++ compiler (0-3)"),
+             cl::Prefix, cl::init(2), cl::cat(gnncCategory));
+static cl::opt<bool> verbose("v", cl::desc("Print the host compiler's command"),
+                             cl::cat(gnncCategory));
+static cl::opt<std::string>
+    keepCpp("save-cpp",
+            cl::desc("With --emit=exe, also keep the generated C++ here"),
+            cl::value_desc("file"), cl::init(""), cl::cat(gnncCategory));
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
-    cl::desc("Check expected-error/-warning/-note comments in the input"));
+    cl::desc("Check expected-error/-warning/-note comments in the input"),
+    cl::cat(gnncCategory));
 static cl::list<std::string>
     importPaths("I", cl::desc("Add a directory to the import search path"),
-                cl::Prefix);
+                cl::Prefix, cl::cat(gnncCategory));
 static cl::opt<bool>
-    noDebugLocs("no-locs", cl::desc("Print MLIR without source locations"));
+    noDebugLocs("no-locs", cl::desc("Print MLIR without source locations"),
+                cl::cat(gnncCategory));
 
 static cl::opt<int64_t> assumeFeatures(
     "assume-features",
     cl::desc("Input feature width the reordering cost model assumes where "
              "the dataset does not fix it"),
-    cl::init(512));
+    cl::init(gnn::kAssumedFeatures), cl::cat(gnncCategory));
 static cl::opt<int64_t> assumeClasses(
     "assume-classes",
     cl::desc("Class count the reordering cost model assumes where the "
              "dataset does not fix it"),
-    cl::init(16));
-static cl::opt<bool>
-    noFusion("no-fuse", cl::desc("Emit one loop or kernel call per op"));
+    cl::init(gnn::kAssumedClasses), cl::cat(gnncCategory));
+static cl::opt<bool> noFusion("no-fuse",
+                              cl::desc("Emit one loop or kernel call per op"),
+                              cl::cat(gnncCategory));
 
-/// The passes between MLIRGen and C++: static shapes where the program
-/// fixes them, aggregations moved to the narrow side of their transforms,
-/// halo exchanges for partitioned runs, the train step by autodiff, CSE (the two layers' degree normalizations,
-/// the loss seed and the constants merge), then fusion into kernels.
+/// The passes between MLIRGen and C++ (gnn-train-pipeline, the same that
+/// gnn-opt runs), with the options of this command line.
 static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
+  gnn::TrainPipelineOptions options;
+  options.fuse = !noFusion;
+  options.assumeFeatures = assumeFeatures.getValue();
+  options.assumeClasses = assumeClasses.getValue();
   mlir::PassManager pm(module.getContext());
-  pm.addNestedPass<mlir::func::FuncOp>(gnn::createInferShapes());
-  gnn::ReorderOptions reorder;
-  reorder.featuresEstimate = assumeFeatures;
-  reorder.classesEstimate = assumeClasses;
-  pm.addNestedPass<mlir::func::FuncOp>(gnn::createReorder(reorder));
-  pm.addNestedPass<mlir::func::FuncOp>(gnn::createSampleBlocks());
-  pm.addNestedPass<mlir::func::FuncOp>(gnn::createDistribute());
-  pm.addPass(gnn::createAutodiff());
-  pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::createCanonicalizerPass());
-  if (!noFusion) {
-    pm.addNestedPass<mlir::func::FuncOp>(gnn::createFuseElementwise());
-    pm.addNestedPass<mlir::func::FuncOp>(gnn::createFuseEdges());
-    pm.addNestedPass<mlir::func::FuncOp>(gnn::createFuseGemmEpilogue());
-  }
+  gnn::buildTrainPipeline(pm, options);
   return pm.run(module);
 }
 
@@ -163,6 +163,11 @@ static bool buildExecutable(gnn::lang::Compilation &compilation) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Hidden even from --help-hidden: only gnnc's options and the generic
+  // ones (--help, --version) are gnnc's interface.
+  cl::HideUnrelatedOptions(gnncCategory);
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { gnn::printVersion(os, "gnnc"); });
   cl::ParseCommandLineOptions(argc, argv, "gnnc: the .gnn compiler\n");
 
   gnn::lang::FrontendOptions options;
@@ -189,8 +194,8 @@ int main(int argc, char **argv) {
     return buildExecutable(compilation) ? 0 : 1;
 
   std::string error;
-  auto out = mlir::openOutputFile(outputFile.empty() ? std::string("-") : outputFile.getValue(),
-                                  &error);
+  auto out = mlir::openOutputFile(
+      outputFile.empty() ? std::string("-") : outputFile.getValue(), &error);
   if (!out) {
     llvm::errs() << "gnnc: error: " << error << "\n";
     return 1;
@@ -219,7 +224,7 @@ int main(int argc, char **argv) {
   }
   mlir::OpPrintingFlags flags;
   if (!noDebugLocs)
-    flags.enableDebugInfo(/*prettyForm=*/true);
+    flags.enableDebugInfo(/*enable=*/true);
   module->print(out->os(), flags);
   out->keep();
   return 0;

@@ -1,11 +1,13 @@
 //===- EmitCpp.h - gnn dialect to C++ with OpenMP ---------------*- C++ -*-===//
 //
 // Translates a module holding `@<Model>.forward` and `@<Model>.train_step`
-// (after gnn-autodiff) into one self-contained C++17 translation unit that
-// includes gnnrt/Kernels.h and gnnrt/Program.h: each function becomes a
-// template over the scalar type with a planned workspace, elementwise ops
-// become OpenMP loops, graph ops and GEMMs become gnnrt kernel calls, and a
-// `main` hands the compiled train block to gnnrt::trainMain.
+// (after gnnc's pipeline: autodiff and fusion) into one self-contained C++17
+// translation unit that includes the gnnrt kernels and trainer headers: each
+// function becomes a template over the scalar type with a planned
+// workspace, elementwise ops become OpenMP loops, graph ops and GEMMs become
+// gnnrt kernel calls, and a `main` hands the compiled train block to
+// gnnrt::trainMain. The shapes, names and memory plan come from the
+// target-independent prepare stage (gnn/Target/Common/Prepare.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +30,11 @@ struct EmitOptions {
 /// diagnostics on the offending op and fails.
 mlir::LogicalResult emitCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
                             const EmitOptions &options);
+
+/// Registers the `--gnn-to-cpp` translation (emitCpp) with MLIR's
+/// translation registry, for gnn-translate. Its option `--gnn-source-file`
+/// sets EmitOptions::sourceFile.
+void registerToCppTranslation();
 
 } // namespace gnn::cpp
 

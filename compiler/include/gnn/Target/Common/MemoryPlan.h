@@ -1,4 +1,4 @@
-//===- MemoryPlan.h - buffer liveness and reuse for one function -*- C++ -*-===//
+//===- MemoryPlan.h - buffer liveness and reuse for one function *- C++ -*-===//
 //
 // Plans the scratch memory of one gnn function (a forward or a train step)
 // before it is emitted. Every value that needs its own buffer gets a slot
@@ -17,15 +17,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GNN_TARGET_CPP_MEMORYPLAN_H
-#define GNN_TARGET_CPP_MEMORYPLAN_H
+#ifndef GNN_TARGET_COMMON_MEMORYPLAN_H
+#define GNN_TARGET_COMMON_MEMORYPLAN_H
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
-namespace gnn::cpp {
+namespace gnn::target {
 
 /// How the emitter materializes a value.
 enum class Storage {
@@ -58,6 +58,6 @@ private:
   int slotCount = 0, bufferedCount = 0;
 };
 
-} // namespace gnn::cpp
+} // namespace gnn::target
 
-#endif // GNN_TARGET_CPP_MEMORYPLAN_H
+#endif // GNN_TARGET_COMMON_MEMORYPLAN_H

@@ -10,13 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnn/Target/Cpp/MemoryPlan.h"
+#include "gnn/Target/Common/MemoryPlan.h"
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/SmallVector.h"
 
 using namespace mlir;
-using namespace gnn::cpp;
+using namespace gnn::target;
 
 namespace {
 

@@ -1,0 +1,214 @@
+//===- RuntimeNames.h - every gnnrt name generated code spells --*- C++ -*-===//
+//
+// The one table of the runtime's names: the headers a generated trainer
+// includes, the types and kernels it uses, the enumerators it passes, and the
+// members of the structs through which the compiled program and the runtime
+// talk (ExecContext, GraphView, HaloExchange, CompiledProgram, DataDims).
+// Emitters write these constants and never spell a runtime name themselves,
+// so renaming something in gnnrt is one edit here, and this file lists
+// everything the generated code depends on. (EmitSettings.cpp, which fills
+// TrainSettings field by field, still spells its fields itself.)
+//
+// The spellings are those of the generated translation unit, which says
+// `using namespace gnnrt;`: kernels are `kernels::<name>`, enumerators
+// `Reduce::Sum`. Members of the entry point's context are spelled with the
+// parameter they are read through (`ctx.labels`); see `local` below for the
+// generated code's own names, which prepared dims refer to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_TARGET_COMMON_RUNTIMENAMES_H
+#define GNN_TARGET_COMMON_RUNTIMENAMES_H
+
+#include "gnn/Dialect/GNN/GNNAttrs.h"
+
+#include "llvm/ADT/StringRef.h"
+
+namespace gnn::target::rt {
+
+using llvm::StringLiteral;
+
+//===----------------------------------------------------------------------===//
+// Headers, namespace, types and the entry point
+//===----------------------------------------------------------------------===//
+
+/// The kernels' declarations (every `kernels::` function below).
+constexpr StringLiteral kernelsHeader = "gnnrt/kernels/Kernels.h";
+/// CompiledProgram, ExecContext, trainMain.
+constexpr StringLiteral programHeader = "gnnrt/train/Program.h";
+/// The namespace the generated code opens with `using namespace`.
+constexpr StringLiteral runtimeNamespace = "gnnrt";
+
+/// `template <typename T> struct ExecContext`: what an entry point reads and
+/// writes (see `ctx` below).
+constexpr StringLiteral execContext = "ExecContext";
+/// `template <typename T> class Workspace`: the planned slots.
+constexpr StringLiteral workspace = "Workspace";
+/// `Workspace<T>::get(slot, elements)`: slot `slot`, grown to `elements`.
+constexpr StringLiteral workspaceGet = "get";
+/// The CSR graph (or sampled block) the graph kernels take.
+constexpr StringLiteral graphView = "GraphView";
+/// A parameter's name, dims and initializer, as the trainer allocates it.
+constexpr StringLiteral paramInfo = "ParamInfo";
+/// The dataset's sizes, known when the trainer has loaded it.
+constexpr StringLiteral dataDims = "DataDims";
+/// What `main` fills and hands to `trainMain`.
+constexpr StringLiteral compiledProgram = "CompiledProgram";
+/// `int trainMain(int argc, char **argv, const CompiledProgram &)`.
+constexpr StringLiteral trainMain = "trainMain";
+
+//===----------------------------------------------------------------------===//
+// Kernels (gnnrt::kernels), each a template over the scalar type
+//===----------------------------------------------------------------------===//
+
+namespace kernels {
+// Dense products.
+constexpr StringLiteral gemm = "kernels::gemm";
+// Aggregation over in-edges, and its adjoints.
+constexpr StringLiteral aggregate = "kernels::aggregate";
+constexpr StringLiteral aggregateGradInput = "kernels::aggregateGradInput";
+constexpr StringLiteral aggregateGradWeight = "kernels::aggregateGradWeight";
+constexpr StringLiteral degree = "kernels::degree";
+// Edge ops.
+constexpr StringLiteral gather = "kernels::gather";
+constexpr StringLiteral gatherGrad = "kernels::gatherGrad";
+constexpr StringLiteral scatter = "kernels::scatter";
+constexpr StringLiteral scatterGrad = "kernels::scatterGrad";
+constexpr StringLiteral edgeSoftmax = "kernels::edgeSoftmax";
+constexpr StringLiteral edgeSoftmaxGrad = "kernels::edgeSoftmaxGrad";
+// Ops along one axis of a dense tensor.
+constexpr StringLiteral softmax = "kernels::softmax";
+constexpr StringLiteral logSoftmax = "kernels::logSoftmax";
+constexpr StringLiteral softmaxGrad = "kernels::softmaxGrad";
+constexpr StringLiteral logSoftmaxGrad = "kernels::logSoftmaxGrad";
+constexpr StringLiteral reduceAxis = "kernels::reduceAxis";
+constexpr StringLiteral reduceAxisGrad = "kernels::reduceAxisGrad";
+constexpr StringLiteral copyIntoAxis = "kernels::copyIntoAxis";
+constexpr StringLiteral sliceAxis = "kernels::sliceAxis";
+constexpr StringLiteral unbroadcast = "kernels::unbroadcast";
+// Dropout: by element, or by row keyed with the whole graph's row ids.
+constexpr StringLiteral dropout = "kernels::dropout";
+constexpr StringLiteral dropoutRows = "kernels::dropoutRows";
+// The loss.
+constexpr StringLiteral crossEntropy = "kernels::crossEntropy";
+constexpr StringLiteral crossEntropyGrad = "kernels::crossEntropyGrad";
+} // namespace kernels
+
+//===----------------------------------------------------------------------===//
+// Enumerators
+//===----------------------------------------------------------------------===//
+
+/// `Reduce::Sum`, ... for a reduction kind.
+llvm::StringRef reduce(ReduceKind kind);
+/// `Side::Src` or `Side::Dst`.
+llvm::StringRef side(EdgeSide side);
+/// `Init::Glorot`, ... for a parameter's initializer.
+llvm::StringRef init(InitKind kind);
+/// `HaloMode::OneShot`, ... for gnn.halo_aggregate's `mode`.
+llvm::StringRef haloMode(HaloMode mode);
+
+//===----------------------------------------------------------------------===//
+// Members
+//===----------------------------------------------------------------------===//
+
+/// ExecContext<T> members, read through the entry point's parameter.
+namespace ctx {
+constexpr StringLiteral workspace = "ctx.workspace";
+constexpr StringLiteral numFeatures = "ctx.numFeatures";
+constexpr StringLiteral numClasses = "ctx.numClasses";
+/// The whole graph, or the rank's partition.
+constexpr StringLiteral graph = "ctx.graph";
+/// Sampled training: the batch's blocks, layer 0 first.
+constexpr StringLiteral blocks = "ctx.blocks";
+constexpr StringLiteral features = "ctx.features";
+constexpr StringLiteral labels = "ctx.labels";
+constexpr StringLiteral lossMask = "ctx.lossMask";
+/// Makes a rank's mean loss its share of the global mean.
+constexpr StringLiteral lossScale = "ctx.lossScale";
+constexpr StringLiteral params = "ctx.params";
+constexpr StringLiteral grads = "ctx.grads";
+/// Where a forward writes its logits.
+constexpr StringLiteral output = "ctx.output";
+/// Reported back: the bytes one buffer per value would have taken.
+constexpr StringLiteral unplannedBytes = "ctx.unplannedBytes";
+// Dropout's counter-based masks.
+constexpr StringLiteral seed = "ctx.seed";
+constexpr StringLiteral step = "ctx.step";
+/// The whole graph's ids of the rows (null in a single full-graph process).
+constexpr StringLiteral nodeIds = "ctx.nodeIds";
+constexpr StringLiteral edgeIds = "ctx.edgeIds";
+/// Distributed runs: the global degrees (null: compute from the graph).
+constexpr StringLiteral srcDegree = "ctx.srcDegree";
+constexpr StringLiteral dstDegree = "ctx.dstDegree";
+/// Distributed runs: the HaloExchange (null in a single process).
+constexpr StringLiteral halo = "ctx.halo";
+} // namespace ctx
+
+/// HaloExchange member functions, called through `ctx.halo->`.
+namespace halo {
+constexpr StringLiteral forward = "forward";
+constexpr StringLiteral backward = "backward";
+constexpr StringLiteral aggregate = "aggregate";
+constexpr StringLiteral aggregateGrad = "aggregateGrad";
+} // namespace halo
+
+/// GraphView members (also of a sampled block).
+namespace graph {
+constexpr StringLiteral numSrc = "numSrc";
+constexpr StringLiteral numDst = "numDst";
+constexpr StringLiteral numEdges = "numEdges";
+/// Per edge, in edge-id order: its source and destination.
+constexpr StringLiteral edgeSrc = "edgeSrc";
+constexpr StringLiteral edgeDst = "edgeDst";
+/// CSR over destinations: the in-edges of `v` are [inOffsets[v], inOffsets[v +
+/// 1]).
+constexpr StringLiteral inOffsets = "inOffsets";
+} // namespace graph
+
+/// DataDims members.
+namespace data {
+constexpr StringLiteral features = "features";
+constexpr StringLiteral classes = "classes";
+} // namespace data
+
+/// CompiledProgram members.
+namespace program {
+constexpr StringLiteral model = "model";
+constexpr StringLiteral sourceFile = "sourceFile";
+constexpr StringLiteral params = "params";
+constexpr StringLiteral needsEdgeIds = "needsEdgeIds";
+constexpr StringLiteral outputColumns = "outputColumns";
+constexpr StringLiteral numBlocks = "numBlocks";
+constexpr StringLiteral forwardF32 = "forwardF32";
+constexpr StringLiteral trainStepF32 = "trainStepF32";
+constexpr StringLiteral forwardF64 = "forwardF64";
+constexpr StringLiteral trainStepF64 = "trainStepF64";
+} // namespace program
+
+//===----------------------------------------------------------------------===//
+// The generated code's own names
+//===----------------------------------------------------------------------===//
+
+/// Not runtime names: the locals every entry point declares, which prepared
+/// dims and names refer to (a dim reads `g.numDst` or `features`).
+namespace local {
+/// `ExecContext<T> &ctx`, the parameter the `ctx::` members are read from.
+constexpr StringLiteral context = "ctx";
+/// `Workspace<T> &ws = *ctx.workspace`.
+constexpr StringLiteral workspace = "ws";
+/// `const GraphView &g = ctx.graph`.
+constexpr StringLiteral graph = "g";
+/// `const T *x = ctx.features`.
+constexpr StringLiteral input = "x";
+/// The dataset's sizes, as parameter dims name them.
+constexpr StringLiteral features = "features";
+constexpr StringLiteral classes = "classes";
+/// `main`'s CompiledProgram (EmitSettings.cpp fills `program.settings`).
+constexpr StringLiteral program = "program";
+/// The DataDims parameter of the parameter list and the output width.
+constexpr StringLiteral data = "data";
+} // namespace local
+
+} // namespace gnn::target::rt
+
+#endif // GNN_TARGET_COMMON_RUNTIMENAMES_H

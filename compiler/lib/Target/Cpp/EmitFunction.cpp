@@ -1,0 +1,191 @@
+//===- EmitFunction.cpp - an entry point's skeleton and op dispatch -------===//
+//
+// Each entry point becomes a function template over the scalar type. Its
+// preamble binds the locals the prepared dims mention (`ws`, `features`,
+// `classes`, `g`, `x`); then every op gets a comment with its source
+// position, a declaration of its result (a workspace slot from the memory
+// plan, a view of another buffer, a parameter, or a scalar), and the code of
+// its family's emitter. The forward copies the returned logits to
+// `ctx.output`; the train step returns the loss. For example
+//
+//   %w = gnn.param @GCN.c1.w : tensor<?x16xf32>
+//   %h = gnn.matmul %x, %w : ... -> tensor<?x16xf32>
+//   gnn.param_grad @GCN.c1.w, %dw : tensor<?x16xf32>
+//
+// becomes
+//
+//   // conv.gnn:13:38 <- gcn_cora.gnn:11:14
+//   const T *c1_w = ctx.params[0];
+//   // conv.gnn:13:31 <- gcn_cora.gnn:11:14
+//   T *h = ws.get(0, (16 * g.numDst));
+//   kernels::gemm<T>(false, false, g.numDst, 16, features, x, c1_w, h);
+//   ...
+//   {
+//     T *grad = ctx.grads[0]; // c1.w
+//     #pragma omp parallel for simd if ((16 * features) > 16384)
+//     for (int64_t i = 0; i < (16 * features); ++i)
+//       grad[i] += d_w[i];
+//   }
+//
+//===----------------------------------------------------------------------===//
+
+#include "FunctionEmitter.h"
+
+#include "EmitSettings.h"
+
+#include "gnn/Target/Common/Naming.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace gnn;
+using namespace gnn::cpp;
+namespace rt = gnn::target::rt;
+using target::Storage;
+
+const llvm::StringSet<> &FunctionEmitter::reservedNames() {
+  static const llvm::StringSet<> names = [] {
+    llvm::StringSet<> set;
+    // Names the generated code itself uses, and C++ keywords a .gnn
+    // variable could be called.
+    for (llvm::StringRef reserved :
+         {rt::local::graph, rt::local::input, rt::local::workspace,
+          rt::local::context, rt::local::features, rt::local::classes})
+      set.insert(reserved);
+    for (const char *reserved :
+         {"i", "labels", "mask", "grad", "from", "to", "T", "int", "double",
+          "float", "new", "delete", "class", "return", "default", "auto",
+          "char", "long", "this"})
+      set.insert(reserved);
+    // Loop variables and element temporaries of fused loops.
+    for (const char *reserved : {"u", "v", "e", "j", "r0", "r1"})
+      set.insert(reserved);
+    for (int k = 0; k < 64; ++k)
+      for (const char *prefix : {"a", "v", "i"})
+        set.insert(prefix + std::to_string(k));
+    return set;
+  }();
+  return names;
+}
+
+LogicalResult gnn::cpp::unsupported(Operation *op) {
+  return op->emitOpError("is not supported by the C++ code generator");
+}
+
+LogicalResult FunctionEmitter::emit(StringRef cppName) {
+  Block &body = fn.getBody();
+  os << "template <typename T>\n"
+     << (fn.isTraining() ? "T " : "void ") << cppName << "(" << rt::execContext
+     << "<T> &" << rt::local::context << ") {\n";
+  os.indent();
+  os << rt::workspace << "<T> &" << rt::local::workspace << " = *"
+     << rt::ctx::workspace << ";\n";
+  os << "const int64_t " << rt::local::features << " = " << rt::ctx::numFeatures
+     << ", " << rt::local::classes << " = " << rt::ctx::numClasses << ";\n";
+  os << "(void)" << rt::local::features << ";\n(void)" << rt::local::classes
+     << ";\n";
+  os << "const " << rt::graphView << " &" << graph(body.getArgument(0)) << " = "
+     << rt::ctx::graph << ";\n";
+  os << "const T *" << name(body.getArgument(1)) << " = " << rt::ctx::features
+     << ";\n";
+  for (Operation &op : body)
+    if (failed(emitOp(&op)))
+      return failure();
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
+void FunctionEmitter::emitReturn(func::ReturnOp ret) {
+  Value v = ret.getOperand(0);
+  ArrayRef<std::string> buffered = fn.bufferedElements();
+  os << rt::ctx::unplannedBytes << " = int64_t(sizeof(T)) * ("
+     << (buffered.empty() ? "0" : llvm::join(buffered, " + ")) << ");\n";
+  if (fn.isTraining())
+    os << "return " << name(v) << "[0];\n";
+  else
+    os << "std::copy(" << name(v) << ", " << name(v) << " + " << numel(v)
+       << ", " << rt::ctx::output << ");\n";
+}
+
+LogicalResult FunctionEmitter::emitOp(Operation *op) {
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    emitReturn(ret);
+    return success();
+  }
+  if (std::string location = target::describeLocation(op->getLoc());
+      !location.empty())
+    os << "// " << location << "\n";
+
+  // Declare the results: slots and views here, parameters and scalars in
+  // their ops' cases below. A graph value (a sampled block) is only a name.
+  if (op->getNumResults() > 0) {
+    Value res = op->getResult(0);
+    if (isa<GraphType>(res.getType()))
+      return success();
+    switch (fn.storage(res)) {
+    case Storage::View:
+      os << "const T *" << name(res) << " = " << name(fn.viewOf(res))
+         << "; // view\n";
+      return success();
+    case Storage::Slot:
+      for (Value r : op->getResults())
+        os << "T *" << name(r) << " = " << rt::local::workspace << "."
+           << rt::workspaceGet << "(" << fn.slot(r) << ", " << numel(r)
+           << ");\n";
+      break;
+    case Storage::External:
+    case Storage::Scalar:
+      break;
+    }
+  }
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      // Parameters, their gradients and constants: here.
+      .Case<ParamOp>([&](ParamOp p) {
+        os << "const T *" << name(p) << " = " << rt::ctx::params << "["
+           << params.index.lookup(p.getName()) << "];\n";
+        return success();
+      })
+      .Case<ParamGradOp>([&](ParamGradOp pg) {
+        // Accumulated: a parameter read several times has one param_grad
+        // per read.
+        Value g = pg.getGrad();
+        os << "{\n  T *grad = " << rt::ctx::grads << "["
+           << params.index.lookup(pg.getName()) << "]; // "
+           << pg.getName().drop_front(pg.getName().find('.') + 1) << "\n";
+        os << "  #pragma omp parallel for simd if (" << numel(g)
+           << " > 16384)\n";
+        os << "  for (int64_t i = 0; i < " << numel(g) << "; ++i)\n";
+        os << "    grad[i] += " << name(g) << "[i];\n}\n";
+        return success();
+      })
+      .Case<ConstantOp>([&](ConstantOp c) {
+        os << "const T " << name(c) << "[1] = {T("
+           << cppDouble(c.getValue().convertToDouble()) << ")};\n";
+        return success();
+      })
+      // Elementwise ops, alone or fused into gnn.map: EmitElementwise.cpp.
+      .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp, NegOp, ExpOp, LogOp, SqrtOp,
+            RsqrtOp, ReluOp, SigmoidOp, TanhOp, AbsOp, LeakyReluOp, EluOp,
+            MaximumGradOp, UnaryGradOp, MapOp>(
+          [&](Operation *op) { return emitElementwiseOp(*this, op); })
+      // Gathers, scatters, edge softmax and gnn.edge_map: EmitEdges.cpp.
+      .Case<GatherOp, GatherGradOp, ScatterOp, ScatterGradOp, EdgeSoftmaxOp,
+            EdgeSoftmaxGradOp, EdgeMapOp>(
+          [&](Operation *op) { return emitEdgeOp(*this, op); })
+      // Products and gnn.matmul_map: EmitMatmul.cpp.
+      .Case<MatmulOp, MatmulMapOp>(
+          [&](Operation *op) { return emitMatmulOp(*this, op); })
+      // Aggregations, degrees, halo exchanges: EmitGraph.cpp.
+      .Case<AggregateOp, AggregateGradOp, AggregateWeightGradOp, DegreeOp,
+            DstGradOp, HaloExchangeOp, HaloExchangeGradOp, HaloAggregateOp,
+            HaloAggregateGradOp>(
+          [&](Operation *op) { return emitGraphOp(*this, op); })
+      // Axis ops, dropout and the loss: EmitTensor.cpp.
+      .Case<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp, ReduceOp,
+            ReduceGradOp, ConcatOp, SliceOp, UnbroadcastOp, DropoutOp,
+            CrossEntropyOp, CrossEntropyGradOp>(
+          [&](Operation *op) { return emitTensorOp(*this, op); })
+      .Default([](Operation *op) { return unsupported(op); });
+}

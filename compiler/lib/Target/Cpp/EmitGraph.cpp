@@ -1,0 +1,148 @@
+//===- EmitGraph.cpp - aggregations, degrees, halo exchanges --------------===//
+//
+// Message passing over in-edges is the runtime's aggregate kernel (and its
+// adjoints), with optional per-edge weights and self loops:
+//
+//   %a = gnn.aggregate mean %g, %h : tensor<?x16xf32> -> tensor<?x16xf32>
+//   // kernels::aggregate<T>(g, Reduce::Mean, false, h, 16, nullptr, 1, a);
+//
+// In a distributed run the graph is the rank's partition, and a few values
+// come from the context instead: the global degrees, and the HaloExchange
+// that moves halo rows. Each halo op falls back to its single-process
+// meaning when `ctx.halo` is null, so one trainer runs both ways:
+//
+//   %s = gnn.halo_aggregate sum %g, %h : tensor<?x16xf32> -> tensor<?x16xf32>
+//   // if (ctx.halo)
+//   //   ctx.halo->aggregate(Reduce::Sum, false, h, 16, s, HaloMode::Auto);
+//   // else
+//   //   kernels::aggregate<T>(g, Reduce::Sum, false, h, 16, nullptr, 1, s);
+//
+//===----------------------------------------------------------------------===//
+
+#include "FunctionEmitter.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace gnn;
+using namespace gnn::cpp;
+namespace rt = gnn::target::rt;
+
+namespace {
+
+/// `ctx.halo-><member>(args...);` and a newline.
+std::string haloStmt(llvm::StringRef member, ArrayRef<std::string> args) {
+  return (rt::ctx::halo + "->" + member + "(").str() + llvm::join(args, ", ") +
+         ");\n";
+}
+
+/// `std::copy(from, from + count, to);` and a newline.
+std::string copyStmt(const std::string &from, const std::string &count,
+                     const std::string &to) {
+  return "std::copy(" + from + ", " + from + " + " + count + ", " + to + ");\n";
+}
+
+} // namespace
+
+LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
+  Value res = op->getResult(0);
+  std::string out = e.name(res);
+  // An edge weight's width (1: scalar weights or none).
+  auto weightWidth = [&](Value w) {
+    return w ? product(e.features(w)) : std::string("1");
+  };
+  std::string code =
+      llvm::TypeSwitch<Operation *, std::string>(op)
+          .Case<AggregateOp>([&](AggregateOp a) {
+            return kernelStmt(
+                rt::kernels::aggregate,
+                {e.graph(a.getGraph()), rt::reduce(a.getReduce()).str(),
+                 cppBool(a.getSelfLoops()), e.name(a.getInput()),
+                 e.width(a.getInput()), e.ptrOrNull(a.getWeight()),
+                 weightWidth(a.getWeight()), out});
+          })
+          .Case<AggregateGradOp, AggregateWeightGradOp>([&](auto a) {
+            return kernelStmt(
+                isa<AggregateGradOp>(op) ? rt::kernels::aggregateGradInput
+                                         : rt::kernels::aggregateGradWeight,
+                {e.graph(a.getGraph()), rt::reduce(a.getReduce()).str(),
+                 cppBool(a.getSelfLoops()), e.name(a.getGrad()),
+                 e.name(a.getInput()), e.name(a.getOutput()),
+                 e.width(a.getInput()), e.ptrOrNull(a.getWeight()),
+                 weightWidth(a.getWeight()), out});
+          })
+          .Case<DegreeOp>([&](DegreeOp d) {
+            // A partition sees only its own edges: distributed runs pass
+            // the global degrees.
+            std::string given =
+                (d.getSide() == EdgeSide::src ? rt::ctx::srcDegree
+                                              : rt::ctx::dstDegree)
+                    .str();
+            return "if (" + given + ")\n  " +
+                   copyStmt(given, e.numel(res), out) + "else\n  " +
+                   kernelStmt(rt::kernels::degree,
+                              {e.graph(d.getGraph()),
+                               rt::side(d.getSide()).str(), out});
+          })
+          .Case<DstGradOp>([&](DstGradOp d) {
+            // The destinations are the leading sources; the rest get 0.
+            std::string dstElems =
+                product({e.member(d.getGraph(), rt::graph::numDst),
+                         e.width(d.getGrad())});
+            return copyStmt(e.name(d.getGrad()), dstElems, out) + "std::fill(" +
+                   out + " + " + dstElems + ", " + out + " + " + e.numel(res) +
+                   ", T(0));\n";
+          })
+          .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
+            std::string owned =
+                product({e.member(h.getGraph(), rt::graph::numDst),
+                         e.width(h.getInput())});
+            return copyStmt(e.name(h.getInput()), owned, out) + "if (" +
+                   rt::ctx::halo.str() + ")\n  " +
+                   haloStmt(rt::halo::forward, {out, e.width(h.getInput())});
+          })
+          .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
+            std::string owned =
+                product({e.member(h.getGraph(), rt::graph::numDst),
+                         e.width(h.getGrad())});
+            return copyStmt(e.name(h.getGrad()), owned, out) + "if (" +
+                   rt::ctx::halo.str() + ")\n  " +
+                   haloStmt(rt::halo::backward,
+                            {e.name(h.getGrad()), e.width(h.getGrad()), out});
+          })
+          .Case<HaloAggregateOp>([&](HaloAggregateOp h) {
+            // In a single process the sources are the destinations.
+            std::string reduce = rt::reduce(h.getReduce()).str(),
+                        selfLoops = cppBool(h.getSelfLoops()),
+                        input = e.name(h.getInput()),
+                        width = e.width(h.getInput());
+            return "if (" + rt::ctx::halo.str() + ")\n  " +
+                   haloStmt(rt::halo::aggregate,
+                            {reduce, selfLoops, input, width, out,
+                             rt::haloMode(h.getMode()).str()}) +
+                   "else\n  " +
+                   kernelStmt(rt::kernels::aggregate,
+                              {e.graph(h.getGraph()), reduce, selfLoops, input,
+                               width, "nullptr", "1", out});
+          })
+          .Case<HaloAggregateGradOp>([&](HaloAggregateGradOp h) {
+            std::string reduce = rt::reduce(h.getReduce()).str(),
+                        selfLoops = cppBool(h.getSelfLoops()),
+                        grad = e.name(h.getGrad()),
+                        width = e.width(h.getGrad());
+            return "if (" + rt::ctx::halo.str() + ")\n  " +
+                   haloStmt(rt::halo::aggregateGrad,
+                            {reduce, selfLoops, grad, width, out,
+                             rt::haloMode(h.getMode()).str()}) +
+                   "else\n  " +
+                   kernelStmt(rt::kernels::aggregateGradInput,
+                              {e.graph(h.getGraph()), reduce, selfLoops, grad,
+                               "nullptr", "nullptr", width, "nullptr", "1",
+                               out});
+          })
+          .Default([](Operation *) { return ""; });
+  if (code.empty())
+    return unsupported(op);
+  e.os << code;
+  return success();
+}

@@ -1,0 +1,152 @@
+//===- FunctionEmitter.h - one entry point as a C++ template ----*- C++ -*-===//
+//
+// Internal to the C++ target. A FunctionEmitter prints one prepared entry
+// point (Target/Common/Prepare.h): the function skeleton, the declaration
+// of each value's buffer, and then, per op, the code its family's emitter
+// writes. Families live one per file, each with an IR-to-C++ example in its
+// opening comment:
+//   EmitFunction.cpp    the skeleton, buffers and views, parameters and
+//                       constants, the op dispatch
+//   EmitElementwise.cpp elementwise ops, alone or fused into gnn.map
+//   LoopNest.cpp        the OpenMP loop nests elementwise code runs in
+//   EmitEdges.cpp       gather, scatter, edge softmax and gnn.edge_map
+//   EmitMatmul.cpp      gnn.matmul and gnn.matmul_map (GEMM + epilogue)
+//   EmitGraph.cpp       aggregations, degrees, halo exchanges
+//   EmitTensor.cpp      axis ops, concat/slice/unbroadcast, dropout, loss
+// A family emitter is called after the op's result buffers are declared
+// and writes the code that fills them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_TARGET_CPP_FUNCTIONEMITTER_H
+#define GNN_TARGET_CPP_FUNCTIONEMITTER_H
+
+#include "gnn/Target/Common/Prepare.h"
+#include "gnn/Target/Common/RuntimeNames.h"
+
+#include "mlir/Support/IndentedOstream.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <string>
+
+namespace gnn::cpp {
+
+using target::Dims;
+using target::product;
+
+/// An operand of a loop nest: its buffer and dims, and the C++ expression
+/// of the row it is read at (empty: numpy broadcasting over all dims, rows
+/// included).
+struct LoopOperand {
+  std::string buffer;
+  Dims dims;
+  std::string row;
+};
+
+/// How a loop nest iterates over its output's rows. The feature dims are
+/// always inner loops from 0.
+struct LoopNest {
+  /// The rows `[rowBegin, rowEnd)` (loop variable `i0`).
+  std::string rowBegin = "0", rowEnd;
+  /// An OpenMP parallel loop over rows (else the caller's thread runs it).
+  bool parallel = true;
+  /// Statements at the start and end of each row iteration.
+  std::string rowPrologue, rowEpilogue;
+  /// An inner loop between the row and the feature loops (the in-edges of
+  /// a destination row): its opening and closing text.
+  std::string innerOpen, innerClose;
+};
+
+class FunctionEmitter {
+public:
+  FunctionEmitter(const target::PreparedFunction &fn,
+                  const target::ParameterTable &params,
+                  mlir::raw_indented_ostream &os)
+      : fn(fn), params(params), os(os) {}
+
+  /// Writes `template <typename T> ... cppName(ExecContext<T> &ctx)`.
+  mlir::LogicalResult emit(llvm::StringRef cppName);
+
+  /// The identifiers the generated functions use themselves (locals, loop
+  /// variables, temporaries, C++ keywords a .gnn variable could be called),
+  /// which the prepare stage must give no value.
+  static const llvm::StringSet<> &reservedNames();
+
+  //===--------------------------------------------------------------------===//
+  // For the family emitters
+  //===--------------------------------------------------------------------===//
+
+  const target::PreparedFunction &fn;
+  const target::ParameterTable &params;
+  mlir::raw_indented_ostream &os;
+
+  std::string name(mlir::Value v) const { return fn.name(v).str(); }
+  const Dims &dims(mlir::Value v) const { return fn.dims(v); }
+  Dims features(mlir::Value v) const { return fn.features(v); }
+  std::string width(mlir::Value v) const { return fn.width(v); }
+  std::string numel(mlir::Value v) const { return fn.numel(v); }
+  std::string graph(mlir::Value g) const { return fn.graph(g).str(); }
+  /// A nullable pointer argument: the value's buffer or `nullptr`.
+  std::string ptrOrNull(mlir::Value v) const { return v ? name(v) : "nullptr"; }
+  /// A graph size, `g.numDst`.
+  std::string member(mlir::Value g, llvm::StringRef member) const {
+    return graph(g) + "." + member.str();
+  }
+
+  /// Writes a loop nest over `out` (LoopNest.cpp). In `body`, `$k` stands
+  /// for operand k's element and `@` for the output element's flat index.
+  void emitLoop(const Dims &out, llvm::ArrayRef<LoopOperand> operands,
+                llvm::StringRef body, const LoopNest &loop);
+
+private:
+  mlir::LogicalResult emitOp(mlir::Operation *op);
+  void emitReturn(mlir::func::ReturnOp ret);
+};
+
+//===----------------------------------------------------------------------===//
+// Code fragments
+//===----------------------------------------------------------------------===//
+
+/// `kernels::<name><T>(args...)`: a kernel call as an expression.
+inline std::string kernelCall(llvm::StringRef kernel,
+                              llvm::ArrayRef<std::string> args) {
+  return kernel.str() + "<T>(" + llvm::join(args, ", ") + ")";
+}
+
+/// `kernels::<name><T>(args...);` and a newline: a kernel call statement.
+inline std::string kernelStmt(llvm::StringRef kernel,
+                              llvm::ArrayRef<std::string> args) {
+  return kernelCall(kernel, args) + ";\n";
+}
+
+/// A C++ bool literal.
+inline std::string cppBool(bool b) { return b ? "true" : "false"; }
+
+/// The C++ expression of an elementwise op over its operands' elements `$0`,
+/// `$1`, ...; "" if `op` is not elementwise (EmitElementwise.cpp).
+std::string elementwiseExpression(mlir::Operation *op);
+
+/// The per-element code of a fused op's region (EmitElementwise.cpp): each
+/// block argument k is loaded once as `const T ak = $k;` (before any result
+/// is written: a matmul_map overwrites its accumulator in place), then one
+/// `const T vN = ...;` per op. Sets `yielded` to the yielded values' names.
+std::string fusedBodyCode(mlir::Operation *op,
+                          llvm::SmallVectorImpl<std::string> &yielded);
+
+//===----------------------------------------------------------------------===//
+// The op families: each writes the computation of one op of its family into
+// the result buffers already declared, or fails with an error on the op.
+//===----------------------------------------------------------------------===//
+
+mlir::LogicalResult emitElementwiseOp(FunctionEmitter &e, mlir::Operation *op);
+mlir::LogicalResult emitEdgeOp(FunctionEmitter &e, mlir::Operation *op);
+mlir::LogicalResult emitMatmulOp(FunctionEmitter &e, mlir::Operation *op);
+mlir::LogicalResult emitGraphOp(FunctionEmitter &e, mlir::Operation *op);
+mlir::LogicalResult emitTensorOp(FunctionEmitter &e, mlir::Operation *op);
+
+/// The error every family gives for an op it has no code for.
+mlir::LogicalResult unsupported(mlir::Operation *op);
+
+} // namespace gnn::cpp
+
+#endif // GNN_TARGET_CPP_FUNCTIONEMITTER_H
