@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ToolArgs.h"
-#include "gnnrt/Dataset.h"
-#include "gnnrt/Error.h"
-#include "gnnrt/Generator.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/support/Error.h"
+#include "gnnrt/data/Generator.h"
 
 #include <algorithm>
 #include <chrono>

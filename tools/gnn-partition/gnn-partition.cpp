@@ -17,9 +17,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ToolArgs.h"
-#include "gnnrt/Dataset.h"
-#include "gnnrt/Error.h"
-#include "gnnrt/Partition.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/support/Error.h"
+#include "gnnrt/partition/Partition.h"
 
 #include <algorithm>
 #include <cerrno>
