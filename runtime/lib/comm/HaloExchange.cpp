@@ -2,6 +2,8 @@
 
 #include "gnnrt/comm/HaloExchange.h"
 
+#include "gnnrt/kernels/Aggregate.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>

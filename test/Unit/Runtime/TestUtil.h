@@ -11,10 +11,8 @@
 #define GNNRT_TEST_TESTUTIL_H
 
 #include "gnnrt/data/Dataset.h"
-#include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/Generator.h"
 #include "gnnrt/support/Error.h"
-#include "gnnrt/data/Generator.h"
-#include "gnnrt/data/Generator.h"
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@
 
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/graph/GraphView.h"
-#include "gnnrt/kernels/Kernels.h"
+#include "gnnrt/kernels/Types.h"
 
 #include <cstdint>
 #include <memory>

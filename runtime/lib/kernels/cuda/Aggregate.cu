@@ -1,109 +1,117 @@
-//===- Aggregate.cu - CSR aggregation kernels -----------------------------===//
+//===- Aggregate.cu - aggregate on CUDA devices ---------------------------===//
 //
-// One warp per destination row: lanes stride over the feature columns, so
-// each gathered source row is read with coalesced loads, and the neighbor
-// list is walked once per row. Empty rows produce zeros (as PyG's scatter).
+// kernels::cuda::aggregate, the CUDA half of gnnrt/kernels/Aggregate.h. One
+// warp per destination row: lanes stride over the feature columns, so each
+// gathered source row is read with coalesced loads, and the neighbour list
+// is walked once per row. Each lane reduces its column over the messages in
+// the order Aggregate.h fixes (edge order, self loop last, mean as a
+// multiply by the reciprocal), with round-to-nearest intrinsics that nvcc
+// never fuses into a multiply-add, so the result has the CPU kernel's bits.
 //
 //===----------------------------------------------------------------------===//
-#include "gnnrt/kernels/CudaAggregate.h"
+
+#include "gnnrt/kernels/Aggregate.h"
+
+#include "CudaCheck.h"
 
 #include <cuda_runtime.h>
 
-#include <cfloat>
+#include <cstdint>
+#include <stdexcept>
 
-namespace gnnrt::cuda {
+namespace gnnrt::kernels::cuda {
 namespace {
 
 constexpr int kWarp = 32;
 constexpr int kWarpsPerBlock = 8;
 
-template <Reduce R>
-__global__ void aggregateKernel(int64_t numDst, const int64_t *__restrict__ offsets,
-                                const int32_t *__restrict__ sources,
-                                int64_t numFeatures, const float *__restrict__ x,
-                                float *__restrict__ out) {
-  int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
-  int lane = threadIdx.x % kWarp;
-  if (row >= numDst)
+// IEEE multiply and add, each rounded on its own: what the CPU computes
+// for `acc += a * v` without FMA.
+__device__ inline float mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ inline double mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ inline float add(float a, float b) { return __fadd_rn(a, b); }
+__device__ inline double add(double a, double b) { return __dadd_rn(a, b); }
+
+/// The arguments of one aggregate call, by value into the kernel.
+template <typename T> struct AggregateArgs {
+  int64_t numDst;
+  const int64_t *offsets;
+  const int32_t *sources;
+  Reduce reduce;
+  bool selfLoops;
+  const T *x;
+  int64_t width;
+  const T *weight;
+  int64_t weightWidth;
+  bool accumulate;
+  T *out;
+};
+
+template <typename T>
+__global__ void aggregateKernel(const AggregateArgs<T> p) {
+  const int64_t row =
+      (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+  const int lane = threadIdx.x % kWarp;
+  if (row >= p.numDst)
     return;
-  int64_t begin = offsets[row], end = offsets[row + 1];
-  for (int64_t f = lane; f < numFeatures; f += kWarp) {
-    float acc = R == Reduce::Max ? -FLT_MAX : 0.0f;
+  const int64_t begin = p.offsets[row], end = p.offsets[row + 1];
+  const int64_t count = end - begin + (p.selfLoops ? 1 : 0);
+  const int64_t groupWidth = p.width / p.weightWidth;
+  const bool linear = p.reduce == Reduce::Sum || p.reduce == Reduce::Mean;
+  for (int64_t j = lane; j < p.width; j += kWarp) {
+    T *o = p.out + row * p.width + j;
+    const int64_t group = j / groupWidth;
+    T acc = p.accumulate ? *o : T(0);
+    bool first = true;
+    // Message m of edge e (or of the self loop): combined as the CPU's
+    // linear gather (sum, mean) or reduceMessages (max, min) does.
+    auto combine = [&](T m) {
+      if (linear)
+        acc = add(acc, m);
+      else if (first)
+        acc = m;
+      else if (p.reduce == Reduce::Max)
+        acc = m > acc ? m : acc;
+      else
+        acc = m < acc ? m : acc;
+      first = false;
+    };
     for (int64_t e = begin; e < end; ++e) {
-      float v = x[static_cast<int64_t>(sources[e]) * numFeatures + f];
-      acc = R == Reduce::Max ? fmaxf(acc, v) : acc + v;
+      const T v = p.x[static_cast<int64_t>(p.sources[e]) * p.width + j];
+      combine(p.weight ? mul(p.weight[e * p.weightWidth + group], v) : v);
     }
-    if (R == Reduce::Mean && end > begin)
-      acc /= static_cast<float>(end - begin);
-    if (end == begin)
-      acc = 0.0f;
-    out[row * numFeatures + f] = acc;
+    if (p.selfLoops)
+      combine(p.x[row * p.width + j]);
+    if (p.reduce == Reduce::Mean && count > 0)
+      acc = mul(acc, T(1) / T(count));
+    *o = acc;
   }
 }
-
-/// Frees device buffers on every exit path.
-struct DeviceBuffers {
-  void *ptrs[4] = {nullptr, nullptr, nullptr, nullptr};
-  ~DeviceBuffers() {
-    for (void *p : ptrs)
-      if (p)
-        cudaFree(p);
-  }
-};
 
 } // namespace
 
-int deviceCount() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+template <typename T>
+void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
+               int64_t width, const T *weight, int64_t weightWidth, T *out,
+               bool accumulate) {
+  if (accumulate && reduce != Reduce::Sum)
+    throw std::invalid_argument("aggregate: only a sum can accumulate");
+  if (g.numDst == 0 || width == 0)
+    return;
+  const AggregateArgs<T> args{g.numDst,  g.inOffsets, g.edgeSrc,
+                              reduce,    selfLoops,   x,
+                              width,     weight,      weight ? weightWidth : 1,
+                              accumulate, out};
+  const int64_t blocks = (g.numDst + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  aggregateKernel<T><<<static_cast<unsigned>(blocks), kWarp * kWarpsPerBlock>>>(
+      args);
+  detail::check(cudaGetLastError(), "aggregate launch");
 }
 
-std::string aggregateHost(Reduce reduce, int64_t numDst, const int64_t *offsets,
-                          const int32_t *sources, int64_t numEdges,
-                          int64_t numSrc, int64_t numFeatures, const float *x,
-                          float *out) {
-  DeviceBuffers buf;
-  size_t offsetBytes = (numDst + 1) * sizeof(int64_t);
-  size_t sourceBytes = numEdges * sizeof(int32_t);
-  size_t xBytes = numSrc * numFeatures * sizeof(float);
-  size_t outBytes = numDst * numFeatures * sizeof(float);
-  cudaError_t err = cudaSuccess;
-  auto check = [&](cudaError_t e) {
-    if (err == cudaSuccess)
-      err = e;
-    return err == cudaSuccess;
-  };
-  if (!check(cudaMalloc(&buf.ptrs[0], offsetBytes)) ||
-      !check(cudaMalloc(&buf.ptrs[1], sourceBytes > 0 ? sourceBytes : 1)) ||
-      !check(cudaMalloc(&buf.ptrs[2], xBytes > 0 ? xBytes : 1)) ||
-      !check(cudaMalloc(&buf.ptrs[3], outBytes > 0 ? outBytes : 1)) ||
-      !check(cudaMemcpy(buf.ptrs[0], offsets, offsetBytes, cudaMemcpyHostToDevice)) ||
-      !check(cudaMemcpy(buf.ptrs[1], sources, sourceBytes, cudaMemcpyHostToDevice)) ||
-      !check(cudaMemcpy(buf.ptrs[2], x, xBytes, cudaMemcpyHostToDevice)))
-    return cudaGetErrorString(err);
-  int threads = kWarp * kWarpsPerBlock;
-  int64_t blocks = (numDst + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  auto *o = static_cast<const int64_t *>(buf.ptrs[0]);
-  auto *s = static_cast<const int32_t *>(buf.ptrs[1]);
-  auto *xd = static_cast<const float *>(buf.ptrs[2]);
-  auto *od = static_cast<float *>(buf.ptrs[3]);
-  if (blocks > 0) {
-    switch (reduce) {
-    case Reduce::Sum:
-      aggregateKernel<Reduce::Sum><<<blocks, threads>>>(numDst, o, s, numFeatures, xd, od);
-      break;
-    case Reduce::Mean:
-      aggregateKernel<Reduce::Mean><<<blocks, threads>>>(numDst, o, s, numFeatures, xd, od);
-      break;
-    case Reduce::Max:
-      aggregateKernel<Reduce::Max><<<blocks, threads>>>(numDst, o, s, numFeatures, xd, od);
-      break;
-    }
-  }
-  if (!check(cudaGetLastError()) ||
-      !check(cudaMemcpy(out, od, outBytes, cudaMemcpyDeviceToHost)))
-    return cudaGetErrorString(err);
-  return {};
-}
+template void aggregate<float>(const GraphView &, Reduce, bool, const float *,
+                               int64_t, const float *, int64_t, float *, bool);
+template void aggregate<double>(const GraphView &, Reduce, bool,
+                                const double *, int64_t, const double *,
+                                int64_t, double *, bool);
 
-} // namespace gnnrt::cuda
+} // namespace gnnrt::kernels::cuda
