@@ -1,5 +1,4 @@
-//===- CsvReader.cpp - Streaming numeric csv(.gz) reader
-//--------------------===//
+//===- CsvReader.cpp - Streaming numeric csv(.gz) reader ------------------===//
 //
 // Implementation of CsvReader and the hand-written number parsers. The
 // parsers handle the common short forms ("0", "17", "-0.0579") with integer

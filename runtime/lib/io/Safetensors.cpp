@@ -10,7 +10,7 @@
 #include "gnnrt/io/Safetensors.h"
 
 #include "gnnrt/io/AtomicFile.h"
-#include "Json.h"
+#include "gnnrt/io/Json.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Shape.h"
 
@@ -38,11 +38,14 @@ std::string formatOffsets(int64_t begin, int64_t end) {
 
 /// A JSON number that is a non-negative integer exactly representable in
 /// a double, or -1.
-int64_t asCount(const json::Value &v) {
-  if (!v.isNumber() || v.number < 0 || v.number > 9007199254740992.0 ||
-      std::floor(v.number) != v.number)
+int64_t asCount(const Json &v) {
+  if (!v.is_number())
     return -1;
-  return int64_t(v.number);
+  const double number = v.get<double>();
+  if (number < 0 || number > 9007199254740992.0 ||
+      std::floor(number) != number)
+    return -1;
+  return int64_t(number);
 }
 
 /// One parsed header entry before its bytes are copied out.
@@ -53,33 +56,34 @@ struct Entry {
 };
 
 Entry parseEntry(const std::string &file, const std::string &name,
-                 const json::Value &v) {
+                 const Json &v) {
   auto bad = [&](const std::string &what) {
     throwDataError(file, 0, "tensor '" + name + "': " + what);
   };
-  if (!v.isObject())
+  if (!v.is_object())
     bad("expected an object with dtype, shape and data_offsets");
-  const json::Value *dtype = v.find("dtype");
-  const json::Value *shape = v.find("shape");
-  const json::Value *offsets = v.find("data_offsets");
-  if (!dtype || !dtype->isString())
+  const auto dtype = v.find("dtype");
+  const auto shape = v.find("shape");
+  const auto offsets = v.find("data_offsets");
+  if (dtype == v.end() || !dtype->is_string())
     bad("missing string 'dtype'");
-  if (dtype->string != "F32")
-    bad("dtype is " + dtype->string + "; only F32 is supported");
-  if (!shape || !shape->isArray())
+  const std::string &dtypeName = dtype->get_ref<const std::string &>();
+  if (dtypeName != "F32")
+    bad("dtype is " + dtypeName + "; only F32 is supported");
+  if (shape == v.end() || !shape->is_array())
     bad("missing array 'shape'");
-  if (!offsets || !offsets->isArray() || offsets->array.size() != 2)
+  if (offsets == v.end() || !offsets->is_array() || offsets->size() != 2)
     bad("'data_offsets' must be an array of two byte offsets");
   Entry entry;
   entry.name = name;
-  for (const json::Value &d : shape->array) {
+  for (const Json &d : *shape) {
     int64_t dim = asCount(d);
     if (dim < 0)
       bad("shape entries must be non-negative integers");
     entry.shape.push_back(dim);
   }
-  entry.begin = asCount(offsets->array[0]);
-  entry.end = asCount(offsets->array[1]);
+  entry.begin = asCount((*offsets)[0]);
+  entry.end = asCount((*offsets)[1]);
   if (entry.begin < 0 || entry.end < entry.begin)
     bad("bad data_offsets");
   int64_t expected = numElements(entry.shape) * int64_t(sizeof(float));
@@ -102,31 +106,27 @@ const StoredTensor *SafetensorsContents::find(const std::string &name) const {
 std::string
 safetensorsHeader(const std::vector<TensorRef> &tensors,
                   const std::map<std::string, std::string> &metadata) {
-  std::string header = "{";
+  // Compact JSON with keys in this order: the reference writer's layout.
+  Json header = Json::object();
   if (!metadata.empty()) {
-    header += "\"__metadata__\":{";
-    const char *sep = "";
-    for (const auto &[key, value] : metadata) {
-      header += sep + json::quote(key) + ":" + json::quote(value);
-      sep = ",";
-    }
-    header += "}";
+    Json &meta = header["__metadata__"] = Json::object();
+    for (const auto &[key, value] : metadata)
+      meta[key] = value;
   }
   int64_t offset = 0;
   for (const TensorRef &t : tensors) {
-    if (header.size() > 1)
-      header += ",";
-    header += json::quote(t.name) + ":{\"dtype\":\"F32\",\"shape\":[";
-    for (size_t i = 0; i < t.shape.size(); ++i)
-      header += (i ? "," : "") + std::to_string(t.shape[i]);
     int64_t end = offset + numElements(t.shape) * int64_t(sizeof(float));
-    header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
-              std::to_string(end) + "]}";
+    Json entry = Json::object();
+    entry["dtype"] = "F32";
+    entry["shape"] = t.shape;
+    entry["data_offsets"] = {offset, end};
+    header[t.name] = std::move(entry);
     offset = end;
   }
-  header += "}";
-  header.append((8 - header.size() % 8) % 8, ' ');
-  return header;
+  std::string text =
+      header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text.append((8 - text.size() % 8) % 8, ' ');
+  return text;
 }
 
 void writeSafetensors(const std::string &path,
@@ -163,31 +163,41 @@ SafetensorsContents readSafetensors(const std::string &path) {
                    "not a safetensors file (header length " +
                        std::to_string(headerBytes) + " exceeds the file size " +
                        std::to_string(bytes.size()) + ")");
-  json::Value header;
+  // nlohmann-json keeps the last of repeated keys; a tensor named twice is
+  // an error, caught as the key is read.
+  std::set<std::string> seen;
+  auto rejectRepeats = [&](int depth, Json::parse_event_t event,
+                           Json &parsed) {
+    if (event == Json::parse_event_t::key && depth == 1 &&
+        !seen.insert(parsed.get<std::string>()).second)
+      throwDataError(path, 0,
+                     "tensor '" + parsed.get<std::string>() +
+                         "' appears twice");
+    return true;
+  };
+  Json header;
   try {
-    header = json::parse(std::string_view(bytes).substr(8, headerBytes));
-  } catch (const json::ParseError &e) {
+    header = parseJson(std::string_view(bytes).substr(8, headerBytes),
+                       rejectRepeats);
+  } catch (const JsonSyntaxError &e) {
     throwDataError(path, 0, std::string("malformed header: ") + e.what());
   }
-  if (!header.isObject())
+  if (!header.is_object())
     throwDataError(path, 0, "malformed header: expected a JSON object");
 
   SafetensorsContents contents;
   std::vector<Entry> entries;
-  std::set<std::string> seen;
-  for (const auto &[name, value] : header.object) {
-    if (!seen.insert(name).second)
-      throwDataError(path, 0, "tensor '" + name + "' appears twice");
+  for (const auto &[name, value] : header.items()) {
     if (name != "__metadata__") {
       entries.push_back(parseEntry(path, name, value));
       continue;
     }
-    if (!value.isObject())
+    if (!value.is_object())
       throwDataError(path, 0, "__metadata__ must be an object of strings");
-    for (const auto &[key, text] : value.object) {
-      if (!text.isString())
+    for (const auto &[key, text] : value.items()) {
+      if (!text.is_string())
         throwDataError(path, 0, "__metadata__ must be an object of strings");
-      contents.metadata[key] = text.string;
+      contents.metadata[key] = text.get<std::string>();
     }
   }
 

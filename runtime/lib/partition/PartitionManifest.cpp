@@ -8,11 +8,16 @@
 // balance without opening any part. It is written with a fixed key order and
 // no timestamps, so the same partitioning gives the same bytes.
 //
+// nlohmann-json (gnnrt/io/Json.h) parses it and quotes its strings; the
+// layout, one field per line with short arrays and the dataset inline and
+// one line per part, is laid out here, because the library's pretty printer
+// puts every array element on a line of its own.
+//
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/partition/Partition.h"
 
-#include "../io/Json.h" // replaced by nlohmann-json below
+#include "gnnrt/io/Json.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -57,52 +62,54 @@ std::string realText(double v) {
 /// manifest: ..." naming the file.
 class Fields {
 public:
-  Fields(const std::string &file, const json::Value &object,
+  Fields(const std::string &file, const Json &object,
          std::string where = "")
       : file(file), object(object), where(std::move(where)) {}
 
   [[noreturn]] void fail(const std::string &what) const {
     throwDataError(file, 0, "corrupt manifest: " + what);
   }
-  const json::Value &get(const char *key) const {
-    const json::Value *v = object.find(key);
-    if (!v)
+  const Json &get(const char *key) const {
+    const auto v = object.find(key);
+    if (v == object.end())
       fail("missing field '" + where + key + "'");
     return *v;
   }
   int64_t integer(const char *key, int64_t min = 0) const {
-    const json::Value &v = get(key);
-    // Doubles hold every integer below 2^53 exactly.
-    if (!v.isNumber() || std::floor(v.number) != v.number ||
-        v.number < double(min) || v.number > 9007199254740992.0)
+    const Json &v = get(key);
+    // Counts are read as doubles, which hold every integer below 2^53
+    // exactly (and 4.0 is 4, as any JSON reader may write it).
+    const double number = v.is_number() ? v.get<double>() : 0.5;
+    if (!v.is_number() || std::floor(number) != number ||
+        number < double(min) || number > 9007199254740992.0)
       fail("field '" + where + key +
            "' must be an integer >= " + std::to_string(min));
-    return int64_t(v.number);
+    return int64_t(number);
   }
   bool boolean(const char *key) const {
-    const json::Value &v = get(key);
-    if (v.kind != json::Value::Kind::Bool)
+    const Json &v = get(key);
+    if (!v.is_boolean())
       fail("field '" + where + key + "' must be true or false");
-    return v.boolean;
+    return v.get<bool>();
   }
   double real(const char *key, double min, double max) const {
-    const json::Value &v = get(key);
-    if (!v.isNumber() || !(v.number >= min && v.number <= max))
+    const Json &v = get(key);
+    if (!v.is_number() || !(v.get<double>() >= min && v.get<double>() <= max))
       fail("field '" + where + key + "' must be a number in [" + realText(min) +
            ", " + realText(max) + "]");
-    return v.number;
+    return v.get<double>();
   }
-  bool has(const char *key) const { return object.find(key) != nullptr; }
+  bool has(const char *key) const { return object.contains(key); }
   std::string string(const char *key) const {
-    const json::Value &v = get(key);
-    if (!v.isString())
+    const Json &v = get(key);
+    if (!v.is_string())
       fail("field '" + where + key + "' must be a string");
-    return v.string;
+    return v.get<std::string>();
   }
 
 private:
   const std::string &file;
-  const json::Value &object;
+  const Json &object;
   std::string where; // "parts[3]." for nested objects, in messages
 };
 } // namespace
@@ -130,23 +137,23 @@ void fillManifestCounts(PartitionManifest &manifest, const Dataset &ds,
 std::string manifestToJson(const PartitionManifest &m) {
   std::string out = "{\n";
   auto field = [&](const char *key, const std::string &value) {
-    out += std::string("  ") + json::quote(key) + ": " + value + ",\n";
+    out += std::string("  ") + quoteJson(key) + ": " + value + ",\n";
   };
   auto num = [](int64_t v) { return std::to_string(v); };
-  field("format", json::quote(kFormat));
+  field("format", quoteJson(kFormat));
   field("version", num(m.version));
-  field("method", json::quote(partitionMethodName(m.method)));
+  field("method", quoteJson(partitionMethodName(m.method)));
   field("num_parts", num(m.numParts));
   std::string balance = "[";
   for (size_t i = 0; i < m.balance.size(); ++i)
     balance +=
-        (i ? ", " : "") + json::quote(balanceConstraintName(m.balance[i]));
+        (i ? ", " : "") + quoteJson(balanceConstraintName(m.balance[i]));
   field("balance", balance + "]");
-  field("edge_assign", json::quote(edgeAssignName(m.edgeAssign)));
+  field("edge_assign", quoteJson(edgeAssignName(m.edgeAssign)));
   field("seed", std::to_string(m.seed));
   field("ufactor", num(m.ufactor));
   field("metis_objective", num(m.metisObjective));
-  field("assignment_file", json::quote(m.assignmentFile));
+  field("assignment_file", quoteJson(m.assignmentFile));
   std::string fanouts = "[";
   for (size_t i = 0; i < m.fanouts.size(); ++i)
     fanouts += (i ? ", " : "") + num(m.fanouts[i]);
@@ -154,8 +161,8 @@ std::string manifestToJson(const PartitionManifest &m) {
   field("batch_size", num(m.batchSize));
   field("cache_ratio", realText(m.cacheRatio));
   field("dataset",
-        "{\"path\": " + json::quote(m.dataset) +
-            ", \"split\": " + json::quote(m.split) +
+        "{\"path\": " + quoteJson(m.dataset) +
+            ", \"split\": " + quoteJson(m.split) +
             ", \"add_reverse_edges\": " + boolText(m.addReverseEdges) +
             ", \"self_loops\": " + boolText(m.addSelfLoops) +
             ", \"dedupe\": " + boolText(m.dedupe) + "}");
@@ -170,9 +177,9 @@ std::string manifestToJson(const PartitionManifest &m) {
   out += "  \"parts\": [";
   for (size_t k = 0; k < m.parts.size(); ++k) {
     out += k ? ",\n    {" : "\n    {";
-    out += "\"dir\": " + json::quote(partDirectoryName(int(k)));
+    out += "\"dir\": " + quoteJson(partDirectoryName(int(k)));
     for (const CountField &f : kCountFields)
-      out += std::string(", ") + json::quote(f.key) + ": " +
+      out += std::string(", ") + quoteJson(f.key) + ": " +
              num(m.parts[k].*f.field);
     out += "}";
   }
@@ -182,13 +189,13 @@ std::string manifestToJson(const PartitionManifest &m) {
 
 PartitionManifest manifestFromJson(const std::string &file,
                                    const std::string &text) {
-  json::Value root;
+  Json root;
   try {
-    root = json::parse(text);
-  } catch (const json::ParseError &e) {
+    root = parseJson(text);
+  } catch (const JsonSyntaxError &e) {
     throwDataError(file, 0, std::string("corrupt manifest: ") + e.what());
   }
-  if (!root.isObject())
+  if (!root.is_object())
     throwDataError(file, 0, "corrupt manifest: expected a JSON object");
   Fields top(file, root);
   if (top.string("format") != kFormat)
@@ -212,12 +219,13 @@ PartitionManifest manifestFromJson(const std::string &file,
   if (numParts > (int64_t(1) << 30))
     top.fail("field 'num_parts' is too large");
   m.numParts = int(numParts);
-  const json::Value &balance = top.get("balance");
-  if (!balance.isArray())
+  const Json &balance = top.get("balance");
+  if (!balance.is_array())
     top.fail("field 'balance' must be an array");
-  for (const json::Value &c : balance.array) {
+  for (const Json &c : balance) {
     std::optional<BalanceConstraint> parsed =
-        c.isString() ? balanceConstraintFromName(c.string) : std::nullopt;
+        c.is_string() ? balanceConstraintFromName(c.get<std::string>())
+                      : std::nullopt;
     if (!parsed)
       top.fail("field 'balance' holds an unknown constraint");
     m.balance.push_back(*parsed);
@@ -233,14 +241,15 @@ PartitionManifest manifestFromJson(const std::string &file,
   m.assignmentFile = top.string("assignment_file");
   // The pre-sampling fields; absent from manifests written before them.
   if (top.has("fanouts")) {
-    const json::Value &fanouts = top.get("fanouts");
-    if (!fanouts.isArray())
+    const Json &fanouts = top.get("fanouts");
+    if (!fanouts.is_array())
       top.fail("field 'fanouts' must be an array");
-    for (const json::Value &f : fanouts.array) {
-      if (!f.isNumber() || std::floor(f.number) != f.number ||
-          (f.number < 1 && f.number != -1) || f.number > 1e15)
+    for (const Json &f : fanouts) {
+      const double number = f.is_number() ? f.get<double>() : 0.5;
+      if (!f.is_number() || std::floor(number) != number ||
+          (number < 1 && number != -1) || number > 1e15)
         top.fail("field 'fanouts' must hold integers > 0 or -1");
-      m.fanouts.push_back(int64_t(f.number));
+      m.fanouts.push_back(int64_t(number));
     }
   }
   if (top.has("batch_size"))
@@ -254,8 +263,8 @@ PartitionManifest manifestFromJson(const std::string &file,
                              : "a cache ratio") +
              " needs the 'fanouts' it sampled with");
 
-  const json::Value &dataset = top.get("dataset");
-  if (!dataset.isObject())
+  const Json &dataset = top.get("dataset");
+  if (!dataset.is_object())
     top.fail("field 'dataset' must be an object");
   Fields ds(file, dataset, "dataset.");
   m.dataset = ds.string("path");
@@ -273,17 +282,17 @@ PartitionManifest manifestFromJson(const std::string &file,
   m.numTest = top.integer("num_test");
   m.edgeCut = top.integer("edge_cut");
 
-  const json::Value &parts = top.get("parts");
-  if (!parts.isArray())
+  const Json &parts = top.get("parts");
+  if (!parts.is_array())
     top.fail("field 'parts' must be an array");
-  if (int64_t(parts.array.size()) != numParts)
-    top.fail("'parts' lists " + std::to_string(parts.array.size()) +
+  if (int64_t(parts.size()) != numParts)
+    top.fail("'parts' lists " + std::to_string(parts.size()) +
              " parts but num_parts is " + std::to_string(numParts));
   PartCounts total;
-  for (size_t k = 0; k < parts.array.size(); ++k) {
-    const json::Value &entry = parts.array[k];
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const Json &entry = parts[k];
     std::string where = "parts[" + std::to_string(k) + "].";
-    if (!entry.isObject())
+    if (!entry.is_object())
       top.fail("'parts[" + std::to_string(k) + "]' must be an object");
     Fields part(file, entry, where);
     if (part.string("dir") != partDirectoryName(int(k)))

@@ -1,4 +1,12 @@
 //===- Metrics.cpp - Accuracy and the per-epoch metrics log ---------------===//
+//
+// The metrics log is JSON lines of constant keys and numbers, written here
+// rather than through nlohmann-json (gnnrt/io/Json.h): there is no string
+// to escape, and numbers are printed at the precision they have (%.9g, a
+// float's round trip; seconds to %.6g) where a JSON library writes every
+// double's 17 digits.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Metrics.h"
 

@@ -1,11 +1,14 @@
 //===- CsvReader.h - Streaming reader for numeric csv(.gz) files -*- C++ -*-=//
 //
-// Internal to gnnrt. OGB ships its tables as gzip-compressed csv of plain
-// numbers, millions of rows long; iostreams and strtod are several times too
-// slow for that, so this reader streams through zlib (which also reads
-// uncompressed files transparently) into a large buffer, hands out one line
-// at a time without copying, and parses numbers by hand. All errors are
-// DataErrors carrying `file:line:`.
+// OGB ships its tables as gzip-compressed csv of plain numbers, millions of
+// rows long; iostreams and strtod are several times too slow for that, so
+// this reader streams through zlib (which also reads uncompressed files
+// transparently) into a large buffer, hands out one line at a time without
+// copying, and parses numbers by hand. It stays hand-written for that speed:
+// a CSV library (Debian's libcsv, fast-cpp-csv-parser) would add quoting
+// rules these files never use and still leave the gzip stream and the
+// number parsing to us. The dataset readers, METIS's files and the command
+// line use it. All errors are DataErrors carrying `file:line:`.
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,7 +5,9 @@
 // 'shape': (N, F), } padded with spaces to a 64-byte boundary, then the raw
 // elements. gnnrt reads versions 1.0-3.0, little-endian or byte-order-free
 // numeric dtypes, in C order; anything else is a DataError naming the file,
-// because silently reinterpreting bytes would corrupt a dataset.
+// because silently reinterpreting bytes would corrupt a dataset. The format
+// is small enough (one header dict, then raw bytes) to read by hand, and
+// Debian packages no C++ library for it.
 //
 //===----------------------------------------------------------------------===//
 

@@ -12,12 +12,12 @@
 
 #include "gnnrt/train/Program.h"
 
-#include "io/Json.h"
 #include "TestUtil.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/Generator.h"
-#include "gnnrt/support/Random.h"
+#include "gnnrt/io/Json.h"
 #include "gnnrt/io/Safetensors.h"
+#include "gnnrt/support/Random.h"
 
 #include <cmath>
 #include <filesystem>
@@ -212,15 +212,15 @@ TEST_F(Driver, TrainsAndWritesMetrics) {
   ASSERT_EQ(lines.size(), 30u);
   std::vector<double> losses;
   for (size_t i = 0; i < lines.size(); ++i) {
-    json::Value record = json::parse(lines[i]);
-    ASSERT_TRUE(record.isObject()) << lines[i];
-    EXPECT_EQ(record.find("epoch")->number, double(i + 1));
-    ASSERT_TRUE(record.find("loss") && record.find("loss")->isNumber());
-    losses.push_back(record.find("loss")->number);
-    EXPECT_GE(record.find("epoch_seconds")->number, 0.0);
+    Json record = parseJson(lines[i]);
+    ASSERT_TRUE(record.is_object()) << lines[i];
+    EXPECT_EQ(record["epoch"].get<double>(), double(i + 1));
+    ASSERT_TRUE(record.contains("loss") && record["loss"].is_number());
+    losses.push_back(record["loss"].get<double>());
+    EXPECT_GE(record["epoch_seconds"].get<double>(), 0.0);
     bool evaluated = (i + 1) % 5 == 0;
     for (const char *key : {"train_acc", "valid_acc", "test_acc"})
-      EXPECT_EQ(record.find(key) != nullptr, evaluated)
+      EXPECT_EQ(record.contains(key), evaluated)
           << key << " in " << lines[i];
   }
   EXPECT_LT(losses.back(), 0.7 * losses.front());
