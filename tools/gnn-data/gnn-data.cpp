@@ -11,8 +11,8 @@
 
 #include "ToolArgs.h"
 #include "gnnrt/data/Dataset.h"
-#include "gnnrt/support/Error.h"
 #include "gnnrt/data/Generator.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <chrono>

@@ -18,8 +18,12 @@
 
 #include "ToolArgs.h"
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/partition/PartitionDirectory.h"
+#include "gnnrt/partition/PartitionManifest.h"
+#include "gnnrt/partition/PartitionPlan.h"
+#include "gnnrt/partition/PartitionSampling.h"
+#include "gnnrt/partition/Partitioner.h"
 #include "gnnrt/support/Error.h"
-#include "gnnrt/partition/Partition.h"
 
 #include <algorithm>
 #include <cerrno>

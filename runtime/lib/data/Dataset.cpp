@@ -10,8 +10,8 @@
 #include "gnnrt/data/Dataset.h"
 
 #include "gnnrt/data/DatasetCache.h"
-#include "gnnrt/support/Error.h"
 #include "gnnrt/graph/Graph.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <filesystem>

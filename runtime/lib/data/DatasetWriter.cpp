@@ -10,8 +10,8 @@
 
 #include "gnnrt/data/Dataset.h"
 
-#include "gnnrt/support/Error.h"
 #include "gnnrt/io/Npy.h"
+#include "gnnrt/support/Error.h"
 
 #include <charconv>
 #include <cstring>

@@ -9,8 +9,8 @@
 
 #include "gnnrt/data/Generator.h"
 
-#include "gnnrt/support/Error.h"
 #include "gnnrt/graph/Graph.h"
+#include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
 
 #include <algorithm>

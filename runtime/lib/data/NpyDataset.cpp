@@ -9,8 +9,8 @@
 
 #include "gnnrt/data/Dataset.h"
 
-#include "gnnrt/support/Error.h"
 #include "gnnrt/io/Npy.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -13,8 +13,8 @@
 
 #include "gnnrt/graph/GraphView.h"
 
-#include "gnnrt/support/Error.h"
 #include "gnnrt/graph/Graph.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <string>

@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/partition/Partition.h"
+#include "gnnrt/partition/Partitioner.h"
 
 #include "gnnrt/support/Error.h"
 

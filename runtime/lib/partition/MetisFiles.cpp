@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/partition/Partition.h"
+#include "gnnrt/partition/Partitioner.h"
 
+#include "MetisGraph.h"
 #include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/io/CsvReader.h"
-#include "MetisGraph.h"
 #include "gnnrt/support/Error.h"
 
 #include <charconv>

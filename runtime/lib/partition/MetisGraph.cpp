@@ -13,6 +13,7 @@
 
 #include "MetisGraph.h"
 
+#include "gnnrt/partition/Partitioner.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>

@@ -11,7 +11,8 @@
 #ifndef GNNRT_LIB_PARTITION_METISGRAPH_H
 #define GNNRT_LIB_PARTITION_METISGRAPH_H
 
-#include "gnnrt/partition/Partition.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/partition/PartitionOptions.h"
 
 #include <cstdint>
 #include <vector>

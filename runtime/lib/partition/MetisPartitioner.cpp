@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/partition/Partition.h"
+#include "gnnrt/partition/Partitioner.h"
 
 #include "MetisGraph.h"
 #include "gnnrt/support/Error.h"

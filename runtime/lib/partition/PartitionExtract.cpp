@@ -12,8 +12,8 @@
 
 #include "gnnrt/partition/Partition.h"
 
-#include "gnnrt/support/Error.h"
 #include "gnnrt/graph/Graph.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <cstring>

@@ -15,9 +15,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/partition/Partition.h"
+#include "gnnrt/partition/PartitionManifest.h"
 
 #include "gnnrt/io/Json.h"
+#include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>

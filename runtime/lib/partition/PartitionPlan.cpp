@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/partition/Partition.h"
+#include "gnnrt/partition/PartitionPlan.h"
 
-#include "gnnrt/support/Error.h"
 #include "gnnrt/graph/Graph.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 

@@ -9,11 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/partition/Partition.h"
+#include "gnnrt/partition/PartitionDirectory.h"
 
 #include "PartitionFiles.h"
-#include "gnnrt/support/Error.h"
 #include "gnnrt/io/Npy.h"
+#include "gnnrt/support/Error.h"
 
 #include <cstring>
 #include <filesystem>

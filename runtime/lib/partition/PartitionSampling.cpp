@@ -20,12 +20,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/partition/Partition.h"
+#include "gnnrt/partition/PartitionPlan.h"
+#include "gnnrt/partition/PartitionSampling.h"
 
-#include "gnnrt/support/Error.h"
 #include "gnnrt/graph/Graph.h"
-#include "gnnrt/support/Random.h"
 #include "gnnrt/sample/Sampler.h"
+#include "gnnrt/support/Error.h"
+#include "gnnrt/support/Random.h"
 
 #include <algorithm>
 #include <charconv>

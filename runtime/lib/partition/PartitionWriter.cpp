@@ -10,12 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/partition/Partition.h"
+#include "gnnrt/partition/PartitionDirectory.h"
 
-#include "gnnrt/io/AtomicFile.h"
 #include "PartitionFiles.h"
-#include "gnnrt/support/Error.h"
+#include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/io/Npy.h"
+#include "gnnrt/support/Error.h"
 
 #include <cerrno>
 #include <cstdlib>

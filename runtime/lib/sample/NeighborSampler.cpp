@@ -26,8 +26,8 @@
 
 #include "gnnrt/sample/Sampler.h"
 
-#include "gnnrt/support/Prefetch.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/Prefetch.h"
 #include "gnnrt/support/Random.h"
 
 #include <algorithm>

@@ -2,8 +2,8 @@
 
 #include "Checkpoint.h"
 
-#include "gnnrt/support/Error.h"
 #include "gnnrt/io/Safetensors.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 

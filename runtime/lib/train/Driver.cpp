@@ -24,6 +24,8 @@
 #include "TrainingData.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/comm/Communicator.h"
+#include "gnnrt/partition/PartitionDirectory.h"
+#include "gnnrt/partition/Partitioner.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/train/Optimizer.h"
 #include "gnnrt/train/ParamInit.h"

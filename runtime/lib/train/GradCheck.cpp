@@ -14,10 +14,10 @@
 #include "GradCheck.h"
 
 #include "ParameterStore.h"
-#include "gnnrt/sample/Sampler.h"
 #include "gnnrt/data/Dataset.h"
-#include "gnnrt/train/ParamInit.h"
+#include "gnnrt/sample/Sampler.h"
 #include "gnnrt/support/Random.h"
+#include "gnnrt/train/ParamInit.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,8 +10,8 @@
 #ifndef GNNRT_LIB_TRAIN_PARAMETERSTORE_H
 #define GNNRT_LIB_TRAIN_PARAMETERSTORE_H
 
-#include "gnnrt/train/Program.h"
 #include "gnnrt/support/Shape.h"
+#include "gnnrt/train/Program.h"
 
 #include <algorithm>
 #include <vector>

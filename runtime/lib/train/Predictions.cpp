@@ -2,8 +2,8 @@
 
 #include "Predictions.h"
 
-#include "gnnrt/io/AtomicFile.h"
 #include "Metrics.h"
+#include "gnnrt/io/AtomicFile.h"
 
 namespace gnnrt {
 

@@ -12,10 +12,10 @@
 #define GNNRT_LIB_TRAIN_TRAININGDATA_H
 
 #include "gnnrt/comm/Communicator.h"
+#include "gnnrt/comm/HaloExchange.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/graph/GraphView.h"
-#include "gnnrt/comm/HaloExchange.h"
 #include "gnnrt/partition/Partition.h"
 #include "gnnrt/train/Program.h"
 

@@ -14,9 +14,9 @@
 #ifndef GNNRT_TRAIN_PROGRAM_H
 #define GNNRT_TRAIN_PROGRAM_H
 
+#include "gnnrt/comm/HaloExchange.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/graph/GraphView.h"
-#include "gnnrt/comm/HaloExchange.h"
 
 #include <algorithm>
 #include <cstddef>

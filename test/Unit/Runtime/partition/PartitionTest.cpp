@@ -11,6 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/partition/Partition.h"
+#include "gnnrt/partition/PartitionDirectory.h"
+#include "gnnrt/partition/PartitionManifest.h"
+#include "gnnrt/partition/PartitionPlan.h"
+#include "gnnrt/partition/Partitioner.h"
 
 #include "TestUtil.h"
 #include "gnnrt/data/Generator.h"
