@@ -1,4 +1,4 @@
-//===- LayeringTest.cpp - runtime folders include only folders below -----===//
+//===- LayeringTest.cpp - runtime folders include only folders below ------===//
 //
 // runtime/ is one folder per concern, each a library that links only the
 // concerns below it (runtime/CMakeLists.txt's gnnrt_add_library DEPENDS

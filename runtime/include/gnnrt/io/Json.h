@@ -1,4 +1,4 @@
-//===- Json.h - JSON through nlohmann-json, errors the runtime's way -*- C++ -*-===//
+//===- Json.h - JSON through nlohmann-json, the runtime's way ---*- C++ -*-===//
 //
 // The runtime reads and writes JSON (partition manifests, safetensors
 // headers, the metrics log) with nlohmann-json (Debian's
@@ -34,7 +34,8 @@ public:
 /// whitespace allowed). `callback`, if given, is nlohmann's parser callback
 /// (it sees every key and value as it is read, e.g. to reject repeated
 /// keys, which the library otherwise merges). Throws JsonSyntaxError.
-Json parseJson(std::string_view text, Json::parser_callback_t callback = nullptr);
+Json parseJson(std::string_view text,
+               Json::parser_callback_t callback = nullptr);
 
 /// `text` as a JSON string literal, quotes included (bytes that are not
 /// UTF-8 become U+FFFD).
