@@ -35,7 +35,7 @@ def peak_rss_mib():
 
 
 def load(data_dir):
-    """The arrays gnn-data writes (see runtime/lib/NpyDataset.cpp)."""
+    """The arrays gnn-data writes (see runtime/lib/data/NpyDataset.cpp)."""
     def arr(name):
         return np.load(os.path.join(data_dir, name))
 

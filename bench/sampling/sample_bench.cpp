@@ -24,10 +24,10 @@
 // --export DIR writes the loaded graph for the Python peer and exits:
 // indptr.npy (N+1 int64) and indices.npy (E int64), the in-neighbour CSR
 // (row v lists the sources of v's in-edges), and train.npy (int64).
-#include "gnnrt/Dataset.h"
-#include "gnnrt/Graph.h"
-#include "gnnrt/Npy.h"
-#include "gnnrt/Sampler.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/graph/Graph.h"
+#include "gnnrt/io/Npy.h"
+#include "gnnrt/sample/Sampler.h"
 
 #include <algorithm>
 #include <chrono>

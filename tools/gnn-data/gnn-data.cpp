@@ -1,8 +1,8 @@
 //===- gnn-data.cpp - Generate and inspect graph datasets -----------------===//
 //
 // `gnn-data generate` writes a deterministic synthetic node-classification
-// dataset (SBM or RMAT, see gnnrt/Generator.h) in the OGB raw layout or as
-// .npy arrays; `gnn-data info` loads any dataset directory the runtime
+// dataset (SBM or RMAT, see gnnrt/data/Generator.h) in the OGB raw layout or
+// as .npy arrays; `gnn-data info` loads any dataset directory the runtime
 // understands and prints its sizes, split and degree statistics. Every
 // failure prints `gnn-data: error: <message>` on stderr and exits 1, so
 // scripts and tests can rely on both.
@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ToolArgs.h"
-#include "gnnrt/Dataset.h"
-#include "gnnrt/Error.h"
-#include "gnnrt/Generator.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/Generator.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <chrono>

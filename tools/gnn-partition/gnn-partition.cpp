@@ -17,9 +17,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "ToolArgs.h"
-#include "gnnrt/Dataset.h"
-#include "gnnrt/Error.h"
-#include "gnnrt/Partition.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/partition/PartitionDirectory.h"
+#include "gnnrt/partition/PartitionManifest.h"
+#include "gnnrt/partition/PartitionPlan.h"
+#include "gnnrt/partition/PartitionSampling.h"
+#include "gnnrt/partition/Partitioner.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <cerrno>

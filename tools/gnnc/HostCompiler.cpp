@@ -3,7 +3,9 @@
 // The runtime's location and link line are fixed when gnnc is built
 // (GNNRT_INCLUDE_DIR, GNNRT_LIBRARY, GNNRT_LINK_LIBRARIES); GNNRT_LIBRARY and
 // GNNRT_INCLUDE_DIR in the environment override them, for an installed or
-// relocated runtime.
+// relocated runtime. GNNRT_LIBRARY is one archive holding every runtime
+// library (libgnnrt.a); generated code includes gnnrt/kernels/Kernels.h and
+// gnnrt/train/Program.h from GNNRT_INCLUDE_DIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +40,7 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
   std::string includeDir =
       fromEnvironment("GNNRT_INCLUDE_DIR", GNNRT_INCLUDE_DIR);
   std::string library = fromEnvironment("GNNRT_LIBRARY", GNNRT_LIBRARY);
-  if (!sys::fs::exists(includeDir + "/gnnrt/Program.h")) {
+  if (!sys::fs::exists(includeDir + "/gnnrt/train/Program.h")) {
     errs() << "gnnc: error: the gnnrt headers are not in '" << includeDir
            << "' (set GNNRT_INCLUDE_DIR)\n";
     return false;

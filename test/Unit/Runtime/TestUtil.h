@@ -10,11 +10,9 @@
 #ifndef GNNRT_TEST_TESTUTIL_H
 #define GNNRT_TEST_TESTUTIL_H
 
-#include "gnnrt/Dataset.h"
-#include "gnnrt/Dataset.h"
-#include "gnnrt/Error.h"
-#include "gnnrt/Generator.h"
-#include "gnnrt/Generator.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/Generator.h"
+#include "gnnrt/support/Error.h"
 
 #include <gtest/gtest.h>
 

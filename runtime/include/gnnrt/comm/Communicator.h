@@ -1,0 +1,117 @@
+//===- Communicator.h - collectives between training ranks ------*- C++ -*-===//
+//
+// The interface the trainer and the halo exchange talk to. MpiCommunicator
+// implements it over MPI; an NCCL implementation can fill the same
+// interface for GPUs. A single-process run uses SerialCommunicator, so the
+// trainer has one code path. Every collective throws CommError when the
+// transport reports a failure (a rank died), so a run never hangs silently.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_COMM_COMMUNICATOR_H
+#define GNNRT_COMM_COMMUNICATOR_H
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// A failed collective: the message names the operation and the transport's
+/// error.
+class CommError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Bytes a rank sent and received, per phase of an epoch.
+struct CommTraffic {
+  int64_t sentBytes = 0, receivedBytes = 0;
+  double seconds = 0;
+};
+
+/// A non-blocking transfer in flight; wait() completes it (the buffers must
+/// stay alive until then). Destroying it waits too.
+class PendingTransfer {
+public:
+  virtual ~PendingTransfer() = default;
+  virtual void wait() = 0;
+};
+
+class Communicator {
+public:
+  /// The peer of a send/receive direction that does not happen.
+  static constexpr int kNoPeer = -1;
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  /// Element-wise sums across ranks, in place. Every rank gets the same
+  /// result, summed in rank order (deterministic for a given rank count).
+  virtual void allReduceSum(float *data, int64_t n) = 0;
+  virtual void allReduceSum(double *data, int64_t n) = 0;
+  virtual void allReduceSum(int64_t *data, int64_t n) = 0;
+  /// Copies `root`'s buffer to every rank.
+  virtual void broadcast(float *data, int64_t n, int root) = 0;
+  /// Personalized exchange of bytes: rank r sends
+  /// send[sendOffsets[q] .. sendOffsets[q + 1]) to q and receives what q
+  /// sends it into recv[recvOffsets[q] ..]. Offsets have size() + 1 entries.
+  virtual void allToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
+                         void *recv,
+                         const std::vector<int64_t> &recvOffsets) = 0;
+  /// Sends `sendBytes` to `dest` while receiving `recvBytes` from `source`
+  /// (a step of a ring: every rank calls it with matching peers). A
+  /// negative peer (kNoPeer) skips that direction.
+  virtual void sendRecv(const void *send, int64_t sendBytes, int dest,
+                        void *recv, int64_t recvBytes, int source) = 0;
+  /// sendRecv() that returns at once, so that computation overlaps it.
+  virtual std::unique_ptr<PendingTransfer>
+  startSendRecv(const void *send, int64_t sendBytes, int dest, void *recv,
+                int64_t recvBytes, int source) = 0;
+  /// allToAllV() that returns at once.
+  virtual std::unique_ptr<PendingTransfer>
+  startAllToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
+                 void *recv, const std::vector<int64_t> &recvOffsets) = 0;
+  virtual void barrier() = 0;
+};
+
+/// The one-rank communicator: every collective is the identity.
+class SerialCommunicator : public Communicator {
+public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  void allReduceSum(float *, int64_t) override {}
+  void allReduceSum(double *, int64_t) override {}
+  void allReduceSum(int64_t *, int64_t) override {}
+  void broadcast(float *, int64_t, int) override {}
+  void allToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
+                 void *recv, const std::vector<int64_t> &recvOffsets) override;
+  void sendRecv(const void *send, int64_t sendBytes, int, void *recv,
+                int64_t, int) override;
+  std::unique_ptr<PendingTransfer> startSendRecv(const void *send,
+                                                 int64_t sendBytes, int dest,
+                                                 void *recv, int64_t recvBytes,
+                                                 int source) override;
+  std::unique_ptr<PendingTransfer>
+  startAllToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
+                 void *recv, const std::vector<int64_t> &recvOffsets) override;
+  void barrier() override {}
+};
+
+/// Whether this process was started by an MPI launcher (mpirun sets the
+/// rank variables); a plain run never touches MPI.
+bool launchedUnderMpi();
+
+/// MPI_COMM_WORLD. Initializes MPI on construction (errors returned, not
+/// fatal, so that they become CommError) and finalizes it on destruction.
+std::unique_ptr<Communicator> makeMpiCommunicator();
+
+/// Ends every rank's process after an error on one: MPI_Abort under MPI,
+/// so that no rank waits forever in a collective.
+void abortAllRanks(Communicator &comm, int exitCode);
+
+} // namespace gnnrt
+
+#endif // GNNRT_COMM_COMMUNICATOR_H

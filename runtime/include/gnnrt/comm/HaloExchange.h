@@ -1,0 +1,126 @@
+//===- HaloExchange.h - boundary rows between partitions --------*- C++ -*-===//
+//
+// A rank's node tensors in the source space have one row per local node:
+// its owned nodes first, then its halo (remote sources of its in-edges).
+// forward() fills the halo rows from their owners, as each aggregation over
+// a partitioned graph needs; backward() is its adjoint: each halo row's
+// gradient goes back to its owner and is added to the owner's row. Each
+// boundary row crosses the network once per remote part that needs it: the
+// halo lower bound.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_COMM_HALOEXCHANGE_H
+#define GNNRT_COMM_HALOEXCHANGE_H
+
+#include "gnnrt/comm/Communicator.h"
+#include "gnnrt/graph/GraphView.h"
+#include "gnnrt/kernels/Types.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace gnnrt {
+
+/// How HaloExchange::aggregate() fetches remote rows (gnn.halo_aggregate's
+/// mode): the whole halo at once, one remote part at a time, or the former
+/// when the halo buffer fits the memory budget.
+enum class HaloMode { OneShot, Sequential, Auto };
+
+class HaloExchange {
+public:
+  /// `recvOffsets` (size + 1): halo positions received from each rank;
+  /// `sendOffsets`/`sendNodes`: the owned local ids each rank receives, in
+  /// its halo order (gnnrt::Partition's exchange lists).
+  HaloExchange(Communicator &comm, int64_t numOwned,
+               std::vector<int64_t> recvOffsets,
+               std::vector<int64_t> sendOffsets,
+               std::vector<int64_t> sendNodes);
+
+  int64_t numOwned() const { return owned; }
+  int64_t numHalo() const { return recvOffsets.back(); }
+
+  /// rows [numOwned + numHalo, width]: fills the halo rows.
+  template <typename T> void forward(T *rows, int64_t width) const;
+  /// grad [numOwned + numHalo, width]: adds each halo row into its owner's
+  /// row of `ownedGrad` [numOwned, width] (on the owning rank).
+  template <typename T>
+  void backward(const T *grad, int64_t width, T *ownedGrad) const;
+
+  /// Prepares aggregate() and aggregateGrad(): splits the rank's local
+  /// graph (destinations = owned nodes, sources = owned then halo) by the
+  /// owner of each edge's source. `inDegree` holds the owned nodes' in-edge
+  /// counts over the whole graph (what mean divides by).
+  void splitBySourceOwner(const GraphView &local,
+                          std::vector<float> inDegree);
+
+  /// aggregate(local graph, forward(x)) for a destination-space tensor x
+  /// [numOwned, width] (sum or mean), with the transfers overlapping the
+  /// owned sources' reduction. OneShot fetches the whole halo at once;
+  /// Sequential (SAR) fetches one remote part at a time around a ring and
+  /// drops its rows once reduced; Auto is OneShot when the halo buffer is
+  /// within haloBudgetBytes().
+  template <typename T>
+  void aggregate(Reduce reduce, bool selfLoops, const T *x, int64_t width,
+                 T *out, HaloMode mode = HaloMode::Auto) const;
+  /// Its adjoint: dx [numOwned, width] from dy [numOwned, width], the
+  /// remote parts' shares sent back the same way.
+  template <typename T>
+  void aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
+                     int64_t width, T *dx,
+                     HaloMode mode = HaloMode::Auto) const;
+
+  /// The largest halo buffer Auto fetches at once: $GNNRT_HALO_BUDGET_MB,
+  /// else an eighth of physical memory shared by the node's ranks.
+  static int64_t haloBudgetBytes();
+
+  /// Traffic of forward() and backward() calls so far.
+  const CommTraffic &forwardTraffic() const { return fwd; }
+  const CommTraffic &backwardTraffic() const { return bwd; }
+  void resetTraffic() const { fwd = bwd = CommTraffic(); }
+
+private:
+  template <typename T>
+  void aggregateSequential(Reduce reduce, bool selfLoops, const T *x,
+                           int64_t width, T *out) const;
+  template <typename T>
+  void aggregateGradSequential(Reduce reduce, bool selfLoops, const T *dy,
+                               int64_t width, T *dx) const;
+  /// Adds one one-shot exchange's bytes (forward: owners to halo holders).
+  void countOneShot(CommTraffic &traffic, int64_t rowBytes,
+                    bool toOwners) const;
+
+  Communicator &comm;
+  int64_t owned;
+  std::vector<int64_t> recvOffsets, sendOffsets, sendNodes;
+  mutable CommTraffic fwd, bwd;
+  /// The local graph split by the owner of each edge's source.
+  enum class Split { Owned, PerChunk, Halo };
+  std::vector<GraphStorage> buildSplit(Split which) const;
+  /// The sequential ring moves each remote part's rows in chunks of at most
+  /// this many rows, so that its three live buffers stay small whatever
+  /// the part sizes: $GNNRT_RING_CHUNK_ROWS, else 65536.
+  int64_t chunkRows = int64_t(1) << 16;
+  /// Chunks of part q's halo rows (0 for this rank).
+  int64_t numChunks(int q) const;
+  /// In-edges from chunk i of part q's halo rows, sources numbered within
+  /// the chunk (numSrc = the chunk's rows); built on first use.
+  GraphView chunkGraph(int q, int64_t i) const;
+  /// In-edges from halo nodes, sources numbered by halo position; built on
+  /// first use.
+  const GraphStorage &haloGraph() const;
+
+  GraphView localGraph;
+  GraphStorage ownedSources;
+  /// Chunk graphs of all parts, part by part; chunkFirst[q] is part q's
+  /// first.
+  mutable std::vector<GraphStorage> byChunk;
+  mutable std::vector<int64_t> chunkFirst;
+  mutable std::unique_ptr<GraphStorage> haloSources;
+  std::vector<float> inDegree;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_COMM_HALOEXCHANGE_H

@@ -1,0 +1,81 @@
+//===- Npy.h - Reading and writing NumPy .npy arrays ------------*- C++ -*-===//
+//
+// The .npy format (numpy/lib/format.py): a magic string, a version, a header
+// that is a Python dict literal {'descr': '<f4', 'fortran_order': False,
+// 'shape': (N, F), } padded with spaces to a 64-byte boundary, then the raw
+// elements. gnnrt reads versions 1.0-3.0, little-endian or byte-order-free
+// numeric dtypes, in C order; anything else is a DataError naming the file,
+// because silently reinterpreting bytes would corrupt a dataset. The format
+// is small enough (one header dict, then raw bytes) to read by hand, and
+// Debian packages no C++ library for it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_IO_NPY_H
+#define GNNRT_IO_NPY_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// Element types gnnrt understands (the numpy dtype in parentheses).
+enum class NpyType {
+  Bool,
+  Int8,
+  UInt8,
+  Int16,
+  UInt16,
+  Int32,
+  UInt32,
+  Int64,
+  UInt64,
+  Float32,
+  Float64
+};
+
+/// The parsed header of an .npy file.
+struct NpyHeader {
+  NpyType type = NpyType::Float32;
+  std::vector<int64_t> shape; ///< empty for a 0-d array
+  size_t dataOffset = 0;      ///< byte offset of the first element
+
+  /// Product of the shape (1 for a 0-d array).
+  int64_t numElements() const;
+};
+
+/// Bytes per element of a type.
+size_t npyTypeSize(NpyType type);
+/// The numpy descr string for a type, e.g. "<f4".
+const char *npyDescr(NpyType type);
+
+/// Parses the header at the start of `bytes` (at least the whole header).
+/// `file` only names the source in error messages.
+NpyHeader parseNpyHeader(const std::string &file, const char *bytes,
+                         size_t size);
+
+/// An .npy array read into memory.
+struct NpyArray {
+  NpyHeader header;
+  std::vector<char> data; ///< the elements' raw little-endian bytes
+
+  /// The elements converted to int64; a float element that is not an
+  /// integer is an error unless `nanValue` is given, which replaces NaN.
+  std::vector<int64_t> toInt64(const std::string &file,
+                               const int64_t *nanValue = nullptr) const;
+  /// The elements converted to float32.
+  std::vector<float> toFloat32() const;
+};
+
+/// Reads a whole .npy file. Throws DataError for a missing or malformed file.
+NpyArray readNpy(const std::string &path);
+
+/// Writes `data` (numElements(shape) elements of `type`, native = little
+/// endian) as a version 1.0 .npy file, or 2.0 if the header needs it.
+void writeNpy(const std::string &path, NpyType type,
+              const std::vector<int64_t> &shape, const void *data);
+
+} // namespace gnnrt
+
+#endif // GNNRT_IO_NPY_H

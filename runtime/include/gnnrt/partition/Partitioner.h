@@ -1,0 +1,84 @@
+//===- Partitioner.h - Who owns each node -----------------------*- C++ -*-===//
+//
+// Step 1 of partitioning (see Partition.h): every node is assigned to a
+// part, with METIS (multi-constraint k-way, balancing any of nodes, edges
+// and training nodes, as DistDGL's --balance_edges --balance_train), at
+// random (a seeded balanced shuffle, as GLT's RandomPartitioner), by access
+// frequency (GLT's FrequencyPartitioner: each part pre-samples an epoch from
+// its share of the training nodes and keeps the nodes its batches read
+// most), or from an external assignment file (gpmetis's output format).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_PARTITION_PARTITIONER_H
+#define GNNRT_PARTITION_PARTITIONER_H
+
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/partition/PartitionOptions.h"
+#include "gnnrt/partition/PartitionSampling.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// Each node's weight per constraint, row-major [numNodes x balance.size()]
+/// (METIS's vwgt layout).
+std::vector<int64_t>
+constraintWeights(const Dataset &ds,
+                  const std::vector<BalanceConstraint> &balance,
+                  EdgeAssign assign);
+
+/// GLT's RandomPartitioner: a random permutation of the nodes (Philox,
+/// stream-separated from every other use of `seed`) cut into numParts
+/// contiguous chunks whose sizes differ by at most one. Deterministic.
+std::vector<int32_t> randomPartition(int64_t numNodes, int numParts,
+                                     uint64_t seed);
+
+/// METIS_PartGraphKway on the dataset's edges made undirected, without self
+/// loops or repeats, with one vertex-weight column per options.balance and
+/// options.ufactor / options.seed. An undirected edge is weighted by how
+/// many directed edges it stands for, unless all weigh the same (the usual
+/// symmetric graph), when METIS gets unit weights. `objective`, if given,
+/// receives METIS's edge cut of that graph (what gpmetis prints).
+/// Throws DataError if a constraint has zero total weight (e.g. balancing
+/// training nodes of a dataset without any) or METIS fails.
+std::vector<int32_t> metisPartition(const Dataset &ds,
+                                    const PartitionOptions &options,
+                                    int64_t *objective = nullptr);
+
+/// Dispatches on options.method. Throws DataError for numParts < 1 or
+/// numParts > numNodes, or invalid sampling options
+/// (checkSamplingOptions).
+std::vector<int32_t> partitionNodes(const Dataset &ds,
+                                    const PartitionOptions &options,
+                                    int64_t *metisObjective = nullptr);
+
+/// Writes the graph metisPartition would partition, in METIS's graph file
+/// format (1-based, "n m fmt ncon" header), for running gpmetis on it.
+void writeMetisGraph(const std::string &path, const Dataset &ds,
+                     const std::vector<BalanceConstraint> &balance,
+                     EdgeAssign assign);
+
+/// Reads an assignment in gpmetis's output format: numNodes lines, line i
+/// the part of node i-1, each in [0, numParts). Errors name file and line.
+std::vector<int32_t> readPartitionAssignment(const std::string &path,
+                                             int64_t numNodes, int numParts);
+
+/// GLT's FrequencyPartitioner. The training nodes are split among the parts
+/// at random (balanced, seeded); each part pre-samples an epoch from its
+/// share (sampleAccessCounts). Training nodes stay with the part that
+/// sampled them; every other node, hottest first, goes to the part that
+/// accessed it most among those below the capacity ceil(N / P) x (1 +
+/// ufactor / 1000); ties and never-accessed nodes go to the least loaded
+/// part. Deterministic in options.seed. `hotness`, if given, receives the
+/// access counts (valid for the returned assignment: its training nodes
+/// are where the counts sampled them).
+std::vector<int32_t> frequencyPartition(const Dataset &ds,
+                                        const PartitionOptions &options,
+                                        AccessCounts *hotness = nullptr);
+
+} // namespace gnnrt
+
+#endif // GNNRT_PARTITION_PARTITIONER_H

@@ -1,0 +1,195 @@
+//===- Sampler.h - Neighbor sampling into message-flow blocks ----*- C++ -*-===//
+//
+// Mini-batch training samples, for a batch of seed nodes, a fixed number of
+// in-neighbours per node and layer (GraphSAGE's fanouts) and trains on the
+// resulting message-flow graphs ("blocks"), one per layer:
+//
+//   level L  = the seeds (the batch),
+//   level d  = level d+1's nodes, then the new nodes sampled for them,
+//   block d  = bipartite, sources = level d, destinations = level d+1,
+//              edges = the in-neighbours sampled for each destination.
+//
+// Because every level starts with the next level's nodes, a block's
+// destinations are the first numDst of its sources (GraphView's contract),
+// every level is a prefix of level 0, and one list of global ids (level 0's)
+// names the rows of every layer. Sampling goes hop by hop from the seeds
+// outward: hop 1 samples block L-1, hop L samples block 0.
+//
+// Randomness: the neighbours drawn for node v in layer i are a pure function
+// of (seed, epoch, batch key, layer, v), so a batch is the same whichever
+// thread (or, distributed, whichever rank) samples it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_SAMPLE_SAMPLER_H
+#define GNNRT_SAMPLE_SAMPLER_H
+
+#include "gnnrt/graph/GraphView.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace gnnrt {
+
+/// The in-neighbours of a set of nodes, as a CSR: row r's neighbours are
+/// neighbors[offsets[r] .. offsets[r + 1]). Neighbours are row-space ids
+/// mapped to global ids through `globalIds` (null: the identity, as for a
+/// whole graph). A whole graph's GraphView gives it directly (inOffsets,
+/// edgeSrc); a partition's local CSR with its local-to-global id list.
+struct Adjacency {
+  int64_t numRows = 0;
+  const int64_t *offsets = nullptr;
+  const int32_t *neighbors = nullptr;
+  const int64_t *globalIds = nullptr;
+
+  static Adjacency of(const GraphView &g) {
+    return {g.numDst, g.inOffsets, g.edgeSrc, nullptr};
+  }
+  int64_t degree(int64_t row) const { return offsets[row + 1] - offsets[row]; }
+  int64_t neighbor(int64_t k) const {
+    return globalIds ? globalIds[neighbors[k]] : int64_t(neighbors[k]);
+  }
+};
+
+struct SamplerOptions {
+  /// Neighbours per destination, layer 0 (the input side) first; one entry
+  /// per block. -1: all in-neighbours.
+  std::vector<int64_t> fanouts;
+  /// With replacement: exactly fanout draws per node (repeats possible),
+  /// none for a node without in-neighbours. Without: min(fanout, degree)
+  /// distinct in-edges, uniformly.
+  bool replace = false;
+  uint64_t seed = 0;
+};
+
+/// Where a node's draws come from: (seed, epoch, batch key, layer, node).
+struct SampleKey {
+  uint64_t seed = 0, epoch = 0, batch = 0;
+};
+
+/// Appends to `out` the global ids of the in-neighbours sampled for `row` of
+/// `adj` (the node with global id `node`) in layer `layer`. Deterministic in
+/// (key, layer, node).
+void sampleNeighbors(const Adjacency &adj, int64_t row, int64_t node,
+                     int64_t fanout, bool replace, const SampleKey &key,
+                     int layer, std::vector<int64_t> &out);
+
+/// One sampled mini-batch: the blocks and the inputs a train step reads.
+struct SampledBatch {
+  /// Global ids of level 0's nodes; level d is the prefix of levelSizes[d].
+  std::vector<int64_t> nodes;
+  /// numLayers + 1 entries, non-increasing; levelSizes.back() = seeds.
+  std::vector<int64_t> levelSizes;
+  /// blocks[i]: numSrc = levelSizes[i], numDst = levelSizes[i + 1].
+  std::vector<GraphStorage> blocks;
+  std::vector<GraphView> views; ///< views of `blocks`, same order
+  /// Input rows [levelSizes[0] x features] and the seeds' labels, filled by
+  /// whoever gathers (the trainer's pipeline), not by the sampler.
+  std::vector<float> features;
+  std::vector<int64_t> labels;
+  /// Distributed: rows of `features` that came from another rank, and how
+  /// many of the remote rows a feature cache served.
+  int64_t remoteRows = 0, cachedRows = 0;
+
+  int64_t numSeeds() const { return levelSizes.empty() ? 0 : levelSizes.back(); }
+  int64_t numLayers() const { return int64_t(blocks.size()); }
+  int64_t sampledEdges() const;
+};
+
+/// Assembles a batch hop by hop from the seeds outward, deduplicating nodes
+/// with a table over the global id space (reset after each batch, touching
+/// only the ids it set). One per thread.
+class BlockBuilder {
+public:
+  explicit BlockBuilder(int64_t numGlobalNodes);
+
+  /// Starts a batch of `numLayers` blocks with these seeds (distinct ids).
+  void start(const int64_t *seeds, int64_t numSeeds, int numLayers,
+             SampledBatch &out);
+  /// The destinations of the next hop's block: all nodes gathered so far
+  /// (global ids), in level order. Valid until addHop.
+  const int64_t *frontier() const;
+  int64_t frontierSize() const;
+  /// Adds the next hop: frontier node j's sampled neighbours are
+  /// neighbors[offsets[j] .. offsets[j + 1]) (global ids; offsets has
+  /// frontierSize() + 1 entries). Builds the block and extends the level.
+  void addHop(const std::vector<int64_t> &offsets,
+              const std::vector<int64_t> &neighbors);
+  /// Completes the batch (views set) and clears the dedupe table.
+  void finish();
+
+private:
+  friend class NeighborSampler;
+
+  std::vector<int32_t> localOf; ///< global id -> local id, -1 = unseen
+  SampledBatch *batch = nullptr;
+  int layersLeft = 0;
+  /// Per-hop buffers (NeighborSampler's offsets and neighbours, addHop's
+  /// local sources), kept here, one builder per thread, so that their
+  /// memory is reused from batch to batch.
+  std::vector<int64_t> hopOffsets, hopNeighbors;
+  std::vector<int32_t> hopSources;
+};
+
+/// Single-process sampling over one adjacency (the whole graph).
+class NeighborSampler {
+public:
+  NeighborSampler(Adjacency adj, int64_t numGlobalNodes,
+                  SamplerOptions options);
+  /// Samples the blocks of `seeds` into `out` (features/labels untouched).
+  /// Thread-safe when each thread passes its own builder.
+  void sample(const int64_t *seeds, int64_t numSeeds, const SampleKey &key,
+              BlockBuilder &builder, SampledBatch &out) const;
+  const SamplerOptions &options() const { return opts; }
+
+private:
+  Adjacency adj;
+  int64_t numNodes;
+  SamplerOptions opts;
+};
+
+/// The seeds of every batch of an epoch: the training nodes, shuffled by
+/// (seed, epoch) when `shuffle`. Batch b of size batchSize takes positions
+/// [b * batchSize, (b + 1) * batchSize) (the last one may be smaller).
+std::vector<int64_t> epochSeedOrder(const std::vector<int64_t> &trainNodes,
+                                    bool shuffle, uint64_t seed,
+                                    uint64_t epoch);
+
+/// GLT-style concurrent sampling: `workers` background threads produce
+/// batches 0 .. numBatches-1 (batch b by calling produce(b, worker, slot),
+/// worker in [0, workers) naming the calling thread, e.g. to pick its
+/// BlockBuilder) into a ring of `capacity` slots, at most `capacity` batches
+/// ahead of the consumer; next() hands them out in order. The order and
+/// content of the batches do not depend on the thread count as long as
+/// produce() depends on `batch` alone. An exception in produce() is rethrown
+/// by next() in that batch's turn (and by every later call). Destruction
+/// stops the workers (each finishes the batch it is producing). Throws
+/// DataError if workers or capacity is below 1.
+class BatchPipeline {
+public:
+  using Producer =
+      std::function<void(int64_t batch, int worker, SampledBatch &slot)>;
+  BatchPipeline(int64_t numBatches, int workers, int capacity,
+                Producer produce);
+  ~BatchPipeline();
+  BatchPipeline(const BatchPipeline &) = delete;
+  BatchPipeline &operator=(const BatchPipeline &) = delete;
+  /// The next batch in order; the previous one's slot is recycled.
+  /// Returns null after the last batch.
+  SampledBatch *next();
+  /// Seconds next() spent waiting for a batch (the pipeline's stall time).
+  double waitSeconds() const { return waited; }
+
+private:
+  struct Impl;
+  Impl *impl;
+  double waited = 0;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_SAMPLE_SAMPLER_H

@@ -1,0 +1,63 @@
+//===- Optimizer.h - Adam, AdamW and SGD with PyTorch semantics -*- C++ -*-===//
+//
+// The optimizers a train block can name, with the update rules of
+// torch.optim (defaults: no amsgrad, no Nesterov, no dampening) so that a
+// .gnn model trains like its PyTorch counterpart step for step:
+//  - Adam:  g += wd * p (L2 penalty in the gradient); m, v moving averages;
+//           p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps).
+//  - AdamW: p *= 1 - lr * wd (decoupled decay), then Adam with wd = 0.
+//  - SGD:   g += wd * p; with momentum, buf = g on the first step and
+//           buf = momentum * buf + g afterwards, g = buf; p -= lr * g.
+// State is float32 like the parameters (as in PyTorch); updates are
+// elementwise, so results do not depend on the thread count.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_TRAIN_OPTIMIZER_H
+#define GNNRT_TRAIN_OPTIMIZER_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+struct TrainSettings;
+
+enum class OptimizerKind { Adam, AdamW, Sgd };
+
+struct OptimizerConfig {
+  OptimizerKind kind = OptimizerKind::Adam;
+  double lr = 0.01, weightDecay = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
+         momentum = 0;
+
+  /// The train block's optimizer; throws DataError for an unknown name.
+  static OptimizerConfig fromSettings(const TrainSettings &settings);
+};
+
+class Optimizer {
+public:
+  /// An optimizer for tensors of the given element counts, with zero state.
+  Optimizer(const OptimizerConfig &config, std::vector<int64_t> sizes);
+
+  /// One update of every tensor: params[i] and grads[i] hold sizes[i]
+  /// values. Gradients are read only.
+  void step(const std::vector<float *> &params,
+            const std::vector<float *> &grads);
+
+  /// Updates taken so far (PyTorch's `step` in the state).
+  int64_t steps() const { return stepCount; }
+  const OptimizerConfig &config() const { return cfg; }
+
+private:
+  OptimizerConfig cfg;
+  std::vector<int64_t> sizes;
+  /// Adam/AdamW: first and second moments; SGD: the momentum buffer in
+  /// `first` (allocated only when momentum != 0).
+  std::vector<std::vector<float>> first, second;
+  int64_t stepCount = 0;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_TRAIN_OPTIMIZER_H

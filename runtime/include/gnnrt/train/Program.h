@@ -1,0 +1,202 @@
+//===- Program.h - The contract between generated code and gnnrt -*- C++ -*-===//
+//
+// gnnc compiles a train block into a CompiledProgram: the model's parameters
+// (with their shapes as functions of the dataset's sizes), the train block's
+// settings, and two entry points per scalar type, `forward` (evaluation:
+// dropout is the identity) and `trainStep` (forward, loss and backward in one
+// function, so that memory planning and fusion see both). The generated
+// `main` fills a CompiledProgram and hands it to gnnrt::trainMain, which owns
+// everything else: the command line, data loading, parameter initialization,
+// the optimizer, the epoch loop, metrics, checkpoints and predictions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_TRAIN_PROGRAM_H
+#define GNNRT_TRAIN_PROGRAM_H
+
+#include "gnnrt/comm/HaloExchange.h"
+#include "gnnrt/data/Generator.h"
+#include "gnnrt/graph/GraphView.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// Scratch buffers of one entry point, numbered by the slots of gnnc's memory
+/// plan: values whose lifetimes do not overlap share a slot. Buffers grow on
+/// demand and are kept across calls, so steady-state steps allocate nothing.
+/// Allocates on cache-line boundaries, so that rows of 16 floats (and
+/// every multiple) start on a line of their own.
+template <typename T> struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <typename U> CacheLineAllocator(const CacheLineAllocator<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(::operator new(n * sizeof(T), std::align_val_t(64)));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  bool operator==(const CacheLineAllocator &) const { return true; }
+  bool operator!=(const CacheLineAllocator &) const { return false; }
+};
+
+template <typename T> class Workspace {
+public:
+  /// The buffer of `slot` with room for at least `elements` values.
+  T *get(int slot, int64_t elements) {
+    if (slot >= int(slots.size()))
+      slots.resize(slot + 1);
+    if (int64_t(slots[slot].size()) < elements) {
+      held += (elements - int64_t(slots[slot].size())) * int64_t(sizeof(T));
+      most = std::max(most, held);
+      slots[slot].resize(size_t(elements));
+    }
+    return slots[slot].data();
+  }
+  /// Frees every buffer (the next call allocates them again), so that two
+  /// entry points that never run together do not both hold theirs.
+  void release() {
+    slots.clear();
+    held = 0;
+  }
+  /// The most bytes the slots held at once (the planned footprint).
+  int64_t bytes() const { return most; }
+
+private:
+  std::vector<std::vector<T, CacheLineAllocator<T>>> slots;
+  int64_t held = 0, most = 0;
+};
+
+/// Everything an entry point reads and writes.
+template <typename T> struct ExecContext {
+  GraphView graph;
+  /// Input features [graph.numDst, numFeatures] (a single process: every
+  /// node; a rank of a distributed run: its owned nodes).
+  const T *features = nullptr;
+  int64_t numFeatures = 0, numClasses = 0;
+  /// Labels of the destination nodes (-1: unlabeled) and the loss mask
+  /// (non-zero: the row counts in the loss; null: every labeled row).
+  const int64_t *labels = nullptr;
+  const uint8_t *lossMask = nullptr;
+  /// Parameter values and gradients, in CompiledProgram::params order.
+  /// trainStep accumulates (+=) into grads; the caller zeroes them.
+  std::vector<T *> params, grads;
+  /// Dropout masks are a function of (seed, step, dropout op): the same step
+  /// reproduces the same masks.
+  uint64_t seed = 0, step = 0;
+  Workspace<T> *workspace = nullptr;
+  /// Sampled programs: the batch's blocks, layer 0 first (CompiledProgram::
+  /// numBlocks of them). The input features have a row per source of
+  /// blocks[0]; the output and labels a row per seed (the last block's
+  /// destinations).
+  const GraphView *blocks = nullptr;
+  /// forward writes the model output [graph.numDst, numClasses] here.
+  T *output = nullptr;
+  /// Bytes the entry point would use with one buffer per value (set by the
+  /// generated code on every call; for reporting the memory plan).
+  int64_t unplannedBytes = 0;
+
+  /// Distributed runs (null / defaults in a single process):
+  /// the halo exchange of this rank's partition (gnn.halo_exchange);
+  const HaloExchange *halo = nullptr;
+  /// the global id of each local node, for dropout masks that do not depend
+  /// on the partitioning ([graph.numSrc]);
+  const int64_t *nodeIds = nullptr;
+  /// the whole graph's id of each local edge (its position in the
+  /// single-process CSR), for dropout on edges ([graph.numEdges]);
+  const int64_t *edgeIds = nullptr;
+  /// global out-degrees of the source nodes (a partition sees only its own
+  /// edges) and in-degrees of the destinations, for gnn.degree;
+  const T *srcDegree = nullptr, *dstDegree = nullptr;
+  /// local loss rows / global loss rows: the loss is a mean over all ranks'
+  /// rows, which the all-reduce of the rank losses completes.
+  double lossScale = 1.0;
+};
+
+/// How a parameter is initialized (gnn.parameter's `init`).
+enum class Init : int {
+  Zeros = 0, Ones = 1, Glorot = 2, Kaiming = 3, Uniform = 4, Normal = 5,
+  Constant = 6
+};
+
+struct ParamInfo {
+  /// Dotted path of the parameter in the model: `c1.w`.
+  std::string name;
+  std::vector<int64_t> shape;
+  Init init = Init::Glorot;
+  std::vector<double> initArgs;
+};
+
+/// The dataset sizes parameter shapes may depend on.
+struct DataDims {
+  int64_t features = 0, classes = 0;
+};
+
+/// The train block's settings, as written (defaults filled in by gnnc).
+struct TrainSettings {
+  std::string dataset;      ///< dataset name, e.g. "cora"
+  std::string source;       ///< "ogb", "npy" or "generate"
+  std::string split;        ///< split directory ("" = default)
+  bool addReverseEdges = false, addSelfLoops = false;
+  /// Scale each feature row to sum 1 after loading.
+  bool normalizeFeatures = false;
+  std::string loss = "cross_entropy";
+  std::string optimizer = "adam"; ///< "adam", "adamw" or "sgd"
+  double lr = 0.01, weightDecay = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
+         momentum = 0;
+  int64_t epochs = 100;
+  std::vector<std::string> evaluate; ///< subset of {"train", "valid", "test"}
+  int64_t evaluateEvery = 1;
+  uint64_t seed = 0;
+  /// How a distributed run without a partition directory partitions the
+  /// graph at start-up: "metis" or "random", and METIS's constraints
+  /// ("nodes", "edges", "train").
+  std::string partition = "metis";
+  /// `checkpoint = "FILE" every N epochs`: weights saved to FILE (rank 0)
+  /// every N epochs (0: after the last epoch only) and after the last.
+  std::string checkpointFile;
+  int64_t checkpointEvery = 0;
+  std::vector<std::string> partitionBalance;
+  /// For source "generate": the synthetic dataset (used unless --data).
+  GeneratorOptions generator;
+  /// `batches = neighbor(fanout = [...], batch = N, replace?, shuffle?)`:
+  /// sampled neighbours per layer (layer 0, the input side, first; -1 =
+  /// all), seeds per batch. Empty fanouts: full-graph training.
+  std::vector<int64_t> fanouts;
+  int64_t batchSize = 0;
+  bool replace = false, shuffle = true;
+  /// `partition = frequency(cache = R)`: the share of a rank's node count
+  /// whose hottest remote features it caches.
+  double cacheRatio = 0;
+};
+
+/// One compiled train block.
+struct CompiledProgram {
+  std::string model;      ///< the model's name, e.g. "GCN"
+  std::string sourceFile; ///< the .gnn file it was compiled from
+  TrainSettings settings;
+  std::vector<ParamInfo> (*params)(const DataDims &) = nullptr;
+  /// Whether the entry points read ExecContext::edgeIds (dropout on edges).
+  bool needsEdgeIds = false;
+  /// Sampled training: the entry points run on this many blocks
+  /// (ExecContext::blocks); 0: on the whole graph (or partition).
+  int numBlocks = 0;
+  /// Columns per node of the forward's result (the logits).
+  int64_t (*outputColumns)(const DataDims &) = nullptr;
+  void (*forwardF32)(ExecContext<float> &) = nullptr;
+  float (*trainStepF32)(ExecContext<float> &) = nullptr;
+  void (*forwardF64)(ExecContext<double> &) = nullptr;
+  double (*trainStepF64)(ExecContext<double> &) = nullptr;
+};
+
+/// The generated program's main: parses the command line, trains, and
+/// returns the process exit code (errors are printed, never thrown).
+int trainMain(int argc, char **argv, const CompiledProgram &program);
+
+} // namespace gnnrt
+
+#endif // GNNRT_TRAIN_PROGRAM_H

@@ -1,0 +1,492 @@
+//===- HaloExchange.cpp - boundary rows between partitions ----------------===//
+
+#include "gnnrt/comm/HaloExchange.h"
+
+#include "gnnrt/kernels/Aggregate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace gnnrt {
+
+namespace {
+
+std::vector<int64_t> scaled(const std::vector<int64_t> &offsets,
+                            int64_t bytesPerRow) {
+  std::vector<int64_t> out(offsets.size());
+  for (size_t i = 0; i < offsets.size(); ++i)
+    out[i] = offsets[i] * bytesPerRow;
+  return out;
+}
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+/// Copies rows ids[first .. last) of x into `out`, one after another.
+template <typename T>
+void packRows(const std::vector<int64_t> &ids, int64_t first, int64_t last,
+              const T *x, int64_t width, T *out) {
+  for (int64_t i = first; i < last; ++i)
+    std::copy(x + ids[size_t(i)] * width, x + (ids[size_t(i)] + 1) * width,
+              out + (i - first) * width);
+}
+
+/// Adds the consecutive rows of `rows` into rows ids[first .. last) of
+/// `out`, in that order (so the sum order is fixed).
+template <typename T>
+void addRows(const std::vector<int64_t> &ids, int64_t first, int64_t last,
+             const T *rows, int64_t width, T *out) {
+  for (int64_t i = first; i < last; ++i) {
+    T *row = out + ids[size_t(i)] * width;
+    const T *add = rows + (i - first) * width;
+    for (int64_t j = 0; j < width; ++j)
+      row[j] += add[j];
+  }
+}
+
+} // namespace
+
+HaloExchange::HaloExchange(Communicator &comm, int64_t numOwned,
+                           std::vector<int64_t> recvOffsets,
+                           std::vector<int64_t> sendOffsets,
+                           std::vector<int64_t> sendNodes)
+    : comm(comm), owned(numOwned), recvOffsets(std::move(recvOffsets)),
+      sendOffsets(std::move(sendOffsets)), sendNodes(std::move(sendNodes)) {
+  if (const char *rows = std::getenv("GNNRT_RING_CHUNK_ROWS"))
+    chunkRows = std::max<int64_t>(1, std::atoll(rows));
+}
+
+template <typename T>
+void HaloExchange::forward(T *rows, int64_t width) const {
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t rowBytes = width * int64_t(sizeof(T));
+  std::vector<T> send(sendNodes.size() * size_t(width));
+  packRows(sendNodes, 0, int64_t(sendNodes.size()), rows, width, send.data());
+  // Halo rows arrive straight into place: they are contiguous, by owner.
+  comm.allToAllV(send.data(), scaled(sendOffsets, rowBytes),
+                 rows + owned * width, scaled(recvOffsets, rowBytes));
+  countOneShot(fwd, rowBytes, /*toOwners=*/false);
+  fwd.seconds += since(start);
+}
+
+template <typename T>
+void HaloExchange::backward(const T *grad, int64_t width, T *ownedGrad) const {
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t rowBytes = width * int64_t(sizeof(T));
+  std::vector<T> recv(sendNodes.size() * size_t(width));
+  comm.allToAllV(grad + owned * width, scaled(recvOffsets, rowBytes),
+                 recv.data(), scaled(sendOffsets, rowBytes));
+  addRows(sendNodes, 0, int64_t(sendNodes.size()), recv.data(), width,
+          ownedGrad);
+  countOneShot(bwd, rowBytes, /*toOwners=*/true);
+  bwd.seconds += since(start);
+}
+
+void HaloExchange::splitBySourceOwner(const GraphView &local,
+                                      std::vector<float> degrees) {
+  localGraph = local;
+  inDegree = std::move(degrees);
+  // The owned sources' edges serve every mode; the per-part and whole-halo
+  // graphs are built on first use, for the modes that need them.
+  ownedSources = buildSplit(Split::Owned).front();
+}
+
+int64_t HaloExchange::numChunks(int q) const {
+  if (q == comm.rank())
+    return 0;
+  const int64_t rows = recvOffsets[q + 1] - recvOffsets[q];
+  return (rows + chunkRows - 1) / chunkRows;
+}
+
+std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
+  const int parts = comm.size(), self = comm.rank();
+  const GraphView &local = localGraph;
+  // The part owning local source u.
+  auto ownerOf = [&](int64_t u) {
+    if (u < owned)
+      return self;
+    const int64_t h = u - owned;
+    return int(std::upper_bound(recvOffsets.begin(), recvOffsets.end(), h) -
+               recvOffsets.begin()) -
+           1;
+  };
+  // Graph k's edges. Owned: k = 0, sources are owned ids. PerChunk: k =
+  // chunkFirst[q] + i for chunk i of q's halo rows, sources numbered within
+  // the chunk. Halo: k = 0, sources by halo position.
+  std::vector<int64_t> first(size_t(parts) + 1, 0);
+  for (int q = 0; q < parts; ++q)
+    first[size_t(q) + 1] = first[size_t(q)] + numChunks(q);
+  const size_t graphs =
+      which == Split::PerChunk ? size_t(first.back()) : size_t(1);
+  std::vector<std::vector<int64_t>> src(graphs), dst(graphs);
+  for (int64_t v = 0; v < local.numDst; ++v)
+    for (int64_t e = local.inOffsets[v]; e < local.inOffsets[v + 1]; ++e) {
+      const int64_t u = local.edgeSrc[e];
+      const int q = ownerOf(u);
+      // Owned keeps q == self; PerChunk and Halo keep the others.
+      if ((which == Split::Owned) != (q == self))
+        continue;
+      int64_t k = 0, id = q == self ? u : u - owned;
+      if (which == Split::PerChunk) {
+        const int64_t row = u - owned - recvOffsets[q];
+        k = first[size_t(q)] + row / chunkRows;
+        id = row % chunkRows;
+      }
+      src[size_t(k)].push_back(id);
+      dst[size_t(k)].push_back(v);
+    }
+  std::vector<GraphStorage> built;
+  for (size_t k = 0; k < graphs; ++k) {
+    // GraphStorage wants at least as many sources as destinations;
+    // chunkGraph() narrows the view to the chunk's rows.
+    const int64_t rows = which == Split::Halo ? numHalo() : owned;
+    built.push_back(
+        GraphStorage::build(std::max(rows, owned), owned, src[k], dst[k]));
+    std::vector<int64_t>().swap(src[k]);
+    std::vector<int64_t>().swap(dst[k]);
+  }
+  if (which == Split::PerChunk)
+    chunkFirst = std::move(first);
+  return built;
+}
+
+GraphView HaloExchange::chunkGraph(int q, int64_t i) const {
+  if (byChunk.empty())
+    byChunk = buildSplit(Split::PerChunk);
+  GraphView g = byChunk[size_t(chunkFirst[size_t(q)] + i)].view();
+  // No self loops here: the chunk's rows are all the sources there are.
+  g.numSrc = std::min(chunkRows,
+                      recvOffsets[q + 1] - recvOffsets[q] - i * chunkRows);
+  return g;
+}
+
+const GraphStorage &HaloExchange::haloGraph() const {
+  if (!haloSources)
+    haloSources = std::make_unique<GraphStorage>(
+        std::move(buildSplit(Split::Halo).front()));
+  return *haloSources;
+}
+
+/// One transfer of the sequential ring: the rows this rank sends and
+/// receives, and the transfer in flight.
+template <typename T> struct RingStep {
+  std::vector<T> send, recv;
+  std::unique_ptr<PendingTransfer> transfer;
+};
+
+/// Transfer t of the ring: in step k (1 .. P-1) a rank sends to rank + k and
+/// receives from rank - k, chunk by chunk. A direction whose chunks are
+/// used up has no peer, so both ends of a pair agree on every message.
+struct RingTransfer {
+  int to = Communicator::kNoPeer, from = Communicator::kNoPeer;
+  int64_t chunk = 0; ///< chunk index within the step
+  int toPart = 0, fromPart = 0;
+};
+
+namespace {
+
+/// out[v] /= the number of messages v reduced (mean), or dy's adjoint.
+template <typename T>
+void divideByCounts(const std::vector<float> &inDegree, bool selfLoops,
+                    int64_t width, T *rows) {
+  for (size_t v = 0; v < inDegree.size(); ++v) {
+    const T count = T(inDegree[v] + (selfLoops ? 1 : 0));
+    if (count > 0)
+      for (int64_t j = 0; j < width; ++j)
+        rows[int64_t(v) * width + j] /= count;
+  }
+}
+
+/// The adjoint of a mean's final division: dy divided by the counts, in
+/// `storage`. A sum's is dy itself, read in place.
+template <typename T>
+const T *divisionAdjoint(Reduce reduce, const std::vector<float> &inDegree,
+                         bool selfLoops, const T *dy, int64_t width,
+                         std::vector<T> &storage) {
+  if (reduce != Reduce::Mean)
+    return dy;
+  storage.assign(dy, dy + int64_t(inDegree.size()) * width);
+  divideByCounts(inDegree, selfLoops, width, storage.data());
+  return storage.data();
+}
+
+} // namespace
+
+int64_t HaloExchange::haloBudgetBytes() {
+  if (const char *mb = std::getenv("GNNRT_HALO_BUDGET_MB"))
+    return int64_t(std::atoll(mb)) << 20;
+  const int64_t memory =
+      int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGE_SIZE));
+  int64_t ranksHere = 1;
+  if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    ranksHere = std::max<int64_t>(1, std::atoll(local));
+  return memory / 8 / ranksHere;
+}
+
+template <typename T>
+void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
+                             int64_t width, T *out, HaloMode mode) const {
+  const int64_t haloBytes = numHalo() * width * int64_t(sizeof(T));
+  if (mode == HaloMode::Sequential ||
+      (mode == HaloMode::Auto && haloBytes > haloBudgetBytes())) {
+    aggregateSequential(reduce, selfLoops, x, width, out);
+    return;
+  }
+  // One-shot: the whole halo arrives while the owned sources are reduced.
+  const int64_t bytes = width * int64_t(sizeof(T));
+  std::vector<T> send(sendNodes.size() * size_t(width));
+  packRows(sendNodes, 0, int64_t(sendNodes.size()), x, width, send.data());
+  std::vector<T> halo(size_t(std::max(numHalo(), owned) * width), T(0));
+  auto transfer = comm.startAllToAllV(send.data(), scaled(sendOffsets, bytes),
+                                      halo.data(), scaled(recvOffsets, bytes));
+  countOneShot(fwd, bytes, /*toOwners=*/false);
+  kernels::aggregate<T>(ownedSources.view(), Reduce::Sum,
+                        selfLoops, x, width, nullptr, 1, out);
+  const auto waitStart = std::chrono::steady_clock::now();
+  transfer->wait();
+  fwd.seconds += since(waitStart);
+  send = std::vector<T>();
+  kernels::aggregate<T>(haloGraph().view(), Reduce::Sum, false, halo.data(),
+                        width, nullptr, 1, out, /*accumulate=*/true);
+  if (reduce == Reduce::Mean)
+    divideByCounts(inDegree, selfLoops, width, out);
+}
+
+template <typename T>
+void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
+                                 int64_t width, T *dx, HaloMode mode) const {
+  const int64_t haloBytes = numHalo() * width * int64_t(sizeof(T));
+  if (mode == HaloMode::Sequential ||
+      (mode == HaloMode::Auto && haloBytes > haloBudgetBytes())) {
+    aggregateGradSequential(reduce, selfLoops, dy, width, dx);
+    return;
+  }
+  const int64_t bytes = width * int64_t(sizeof(T));
+  std::vector<T> storage;
+  const T *scaledDy =
+      divisionAdjoint(reduce, inDegree, selfLoops, dy, width, storage);
+  // The halo rows' gradients go to their owners while the owned sources'
+  // gradient is computed.
+  const GraphView h = haloGraph().view();
+  std::vector<T> haloGrad(size_t(h.numSrc * width), T(0));
+  kernels::aggregateGradInput<T>(h, Reduce::Sum, false, scaledDy,
+                                 nullptr, nullptr, width, nullptr, 1,
+                                 haloGrad.data());
+  std::vector<T> back(sendNodes.size() * size_t(width));
+  auto transfer =
+      comm.startAllToAllV(haloGrad.data(), scaled(recvOffsets, bytes),
+                          back.data(), scaled(sendOffsets, bytes));
+  countOneShot(bwd, bytes, /*toOwners=*/true);
+  kernels::aggregateGradInput<T>(ownedSources.view(),
+                                 Reduce::Sum, selfLoops, scaledDy,
+                                 nullptr, nullptr, width, nullptr, 1, dx);
+  const auto waitStart = std::chrono::steady_clock::now();
+  transfer->wait();
+  bwd.seconds += since(waitStart);
+  addRows(sendNodes, 0, int64_t(sendNodes.size()), back.data(), width, dx);
+}
+
+void HaloExchange::countOneShot(CommTraffic &traffic, int64_t rowBytes,
+                                bool toOwners) const {
+  const int self = comm.rank();
+  const int64_t sendRows =
+      sendOffsets.back() - (sendOffsets[self + 1] - sendOffsets[self]);
+  const int64_t haloRows =
+      recvOffsets.back() - (recvOffsets[self + 1] - recvOffsets[self]);
+  traffic.sentBytes += (toOwners ? haloRows : sendRows) * rowBytes;
+  traffic.receivedBytes += (toOwners ? sendRows : haloRows) * rowBytes;
+}
+
+namespace {
+
+/// The ring's transfers: per step, as many as the longer direction has
+/// chunks (`sendChunks(to)`, `recvChunks(from)`).
+template <typename SendChunks, typename RecvChunks>
+std::vector<RingTransfer> ringSchedule(int parts, int self,
+                                       SendChunks sendChunks,
+                                       RecvChunks recvChunks) {
+  std::vector<RingTransfer> plan;
+  for (int k = 1; k < parts; ++k) {
+    const int to = (self + k) % parts, from = (self - k + parts) % parts;
+    const int64_t sends = sendChunks(to), recvs = recvChunks(from);
+    for (int64_t i = 0; i < std::max(sends, recvs); ++i) {
+      RingTransfer t;
+      t.to = i < sends ? to : Communicator::kNoPeer;
+      t.from = i < recvs ? from : Communicator::kNoPeer;
+      t.chunk = i;
+      t.toPart = to;
+      t.fromPart = from;
+      plan.push_back(t);
+    }
+  }
+  return plan;
+}
+
+/// Rows [first, last) of chunk i of a run of `rows` rows starting at `base`.
+std::pair<int64_t, int64_t> chunkRange(int64_t base, int64_t rows, int64_t i,
+                                       int64_t chunkRows) {
+  const int64_t begin = std::min(rows, i * chunkRows);
+  return {base + begin, base + std::min(rows, begin + chunkRows)};
+}
+
+} // namespace
+
+template <typename T>
+void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
+                                       const T *x, int64_t width,
+                                       T *out) const {
+  const int parts = comm.size(), self = comm.rank();
+  const int64_t bytes = width * int64_t(sizeof(T));
+  auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
+  const std::vector<RingTransfer> plan = ringSchedule(
+      parts, self,
+      [&](int to) { return (sendRows(to) + chunkRows - 1) / chunkRows; },
+      [&](int from) { return numChunks(from); });
+  // Transfer t sends `to` a chunk of the rows it needs and receives a chunk
+  // of `from`'s rows. At most three buffers live: the chunk being reduced
+  // and the next transfer's both ways. Each chunk's share is added to `out`
+  // in place.
+  RingStep<T> steps[2];
+  auto post = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    RingStep<T> &s = steps[t % 2];
+    int64_t sendBytes = 0, recvBytes = 0;
+    if (r.to != Communicator::kNoPeer) {
+      auto [first, last] = chunkRange(sendOffsets[r.to], sendRows(r.to),
+                                      r.chunk, chunkRows);
+      s.send.resize(size_t((last - first) * width));
+      packRows(sendNodes, first, last, x, width, s.send.data());
+      sendBytes = (last - first) * bytes;
+    }
+    if (r.from != Communicator::kNoPeer) {
+      s.recv.resize(size_t(chunkGraph(r.from, r.chunk).numSrc * width));
+      recvBytes = int64_t(s.recv.size() * sizeof(T));
+    }
+    s.transfer = comm.startSendRecv(s.send.data(), sendBytes, r.to,
+                                    s.recv.data(), recvBytes, r.from);
+    fwd.sentBytes += sendBytes;
+    fwd.receivedBytes += recvBytes;
+  };
+  if (!plan.empty())
+    post(0);
+  // Sums first; a mean divides by the whole graph's counts at the end.
+  kernels::aggregate<T>(ownedSources.view(), Reduce::Sum, selfLoops, x,
+                        width, nullptr, 1, out);
+  for (size_t t = 0; t < plan.size(); ++t) {
+    RingStep<T> &s = steps[t % 2];
+    const auto start = std::chrono::steady_clock::now();
+    s.transfer->wait();
+    fwd.seconds += since(start);
+    s.send = std::vector<T>();
+    if (t + 1 < plan.size())
+      post(t + 1);
+    if (plan[t].from != Communicator::kNoPeer)
+      kernels::aggregate<T>(chunkGraph(plan[t].from, plan[t].chunk),
+                            Reduce::Sum, false, s.recv.data(), width, nullptr,
+                            1, out, /*accumulate=*/true);
+    s.recv = std::vector<T>(); // this chunk's rows are done with
+  }
+  if (reduce == Reduce::Mean)
+    divideByCounts(inDegree, selfLoops, width, out);
+}
+
+template <typename T>
+void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
+                                           const T *dy, int64_t width,
+                                           T *dx) const {
+  const int parts = comm.size(), self = comm.rank();
+  const int64_t bytes = width * int64_t(sizeof(T));
+  // The adjoint of the final division, then transposed sums.
+  std::vector<T> storage;
+  const T *scaled =
+      divisionAdjoint(reduce, inDegree, selfLoops, dy, width, storage);
+  auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
+  // Transfer t returns to `to` the gradient of a chunk of the rows `to`
+  // sent in the forward pass, and receives from `from` that of a chunk of
+  // the rows this rank sent it. The next transfer's gradient is computed
+  // while one is in flight; its receive buffer is made only once the
+  // previous transfer is done with, so at most three buffers live.
+  const std::vector<RingTransfer> plan = ringSchedule(
+      parts, self, [&](int to) { return numChunks(to); },
+      [&](int from) { return (sendRows(from) + chunkRows - 1) / chunkRows; });
+  RingStep<T> steps[2];
+  auto compute = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    RingStep<T> &s = steps[t % 2];
+    if (r.to == Communicator::kNoPeer)
+      return;
+    const GraphView g = chunkGraph(r.to, r.chunk);
+    s.send.assign(size_t(g.numSrc * width), T(0));
+    kernels::aggregateGradInput<T>(g, Reduce::Sum, false, scaled, nullptr,
+                                   nullptr, width, nullptr, 1, s.send.data());
+  };
+  auto start = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    RingStep<T> &s = steps[t % 2];
+    int64_t recvRows = 0;
+    if (r.from != Communicator::kNoPeer) {
+      auto [first, last] = chunkRange(0, sendRows(r.from), r.chunk,
+                                      chunkRows);
+      recvRows = last - first;
+    }
+    s.recv.resize(size_t(recvRows * width));
+    const int64_t sendBytes = int64_t(s.send.size() * sizeof(T));
+    s.transfer = comm.startSendRecv(s.send.data(), sendBytes, r.to,
+                                    s.recv.data(), recvRows * bytes, r.from);
+    bwd.sentBytes += sendBytes;
+    bwd.receivedBytes += recvRows * bytes;
+  };
+  auto finish = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    RingStep<T> &s = steps[t % 2];
+    const auto waitStart = std::chrono::steady_clock::now();
+    s.transfer->wait();
+    bwd.seconds += since(waitStart);
+    if (r.from != Communicator::kNoPeer) {
+      auto [first, last] = chunkRange(sendOffsets[r.from], sendRows(r.from),
+                                      r.chunk, chunkRows);
+      addRows(sendNodes, first, last, s.recv.data(), width, dx);
+    }
+    s.send = std::vector<T>();
+    s.recv = std::vector<T>();
+  };
+  if (!plan.empty()) {
+    compute(0);
+    start(0);
+  }
+  kernels::aggregateGradInput<T>(ownedSources.view(), Reduce::Sum,
+                                 selfLoops, scaled, nullptr, nullptr, width,
+                                 nullptr, 1, dx);
+  for (size_t t = 0; t < plan.size(); ++t) {
+    if (t + 1 < plan.size())
+      compute(t + 1);
+    finish(t);
+    if (t + 1 < plan.size())
+      start(t + 1);
+  }
+}
+
+template void HaloExchange::forward<float>(float *, int64_t) const;
+template void HaloExchange::forward<double>(double *, int64_t) const;
+template void HaloExchange::backward<float>(const float *, int64_t,
+                                            float *) const;
+template void HaloExchange::backward<double>(const double *, int64_t,
+                                             double *) const;
+template void HaloExchange::aggregate<float>(Reduce, bool, const float *,
+                                             int64_t, float *, HaloMode) const;
+template void HaloExchange::aggregate<double>(Reduce, bool, const double *,
+                                              int64_t, double *,
+                                              HaloMode) const;
+template void HaloExchange::aggregateGrad<float>(Reduce, bool, const float *,
+                                                 int64_t, float *,
+                                                 HaloMode) const;
+template void HaloExchange::aggregateGrad<double>(Reduce, bool,
+                                                  const double *, int64_t,
+                                                  double *, HaloMode) const;
+
+} // namespace gnnrt

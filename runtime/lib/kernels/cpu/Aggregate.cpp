@@ -1,0 +1,463 @@
+//===- Aggregate.cpp - aggregate and its adjoints on the CPU --------------===//
+//
+// Sum and mean (and their input adjoint) are linear gathers: a
+// prefetching walk over each output row's list of rows that accumulates in
+// registers. Max and min reduce the messages of Messages.h and route each
+// gradient element to the first message that won it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/kernels/Aggregate.h"
+
+#include "Common.h"
+#include "Messages.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+namespace gnnrt::kernels {
+
+using namespace detail;
+
+namespace {
+
+/// visit(k, v) for the out-edges k of source u, ascending, with their
+/// destinations v. The destinations are random, so the walk prefetches the
+/// destination id of the edge 2 * kPrefetchEdges ahead and, for the edge
+/// kPrefetchEdges ahead (whose id has arrived by then), its row of
+/// `dstRows` and, if `readsOffsets`, its inOffsets entry.
+template <typename T, typename Visit>
+void walkOutEdges(const GraphView &g, int64_t u, const T *dstRows,
+                  int64_t width, bool readsOffsets, Visit &&visit) {
+  // GraphView::outDst, when present, lists the destinations directly.
+  auto dstAt = [&](int64_t i) -> int64_t {
+    return g.outDst ? g.outDst[i] : g.edgeDst[g.outEdges[i]];
+  };
+  for (int64_t i = g.outOffsets[u]; i < g.outOffsets[u + 1]; ++i) {
+    if (!g.outDst && i + 2 * kPrefetchEdges < g.numEdges)
+      prefetchLine(g.edgeDst + g.outEdges[i + 2 * kPrefetchEdges]);
+    if (i + kPrefetchEdges < g.numEdges) {
+      const int64_t ahead = dstAt(i + kPrefetchEdges);
+      prefetchRow(dstRows + ahead * width, width);
+      if (readsOffsets)
+        prefetchLine(g.inOffsets + ahead);
+    }
+    visit(g.outEdges[i], dstAt(i));
+  }
+}
+
+/// GraphView::outDst, or, for a view without it, the same list derived
+/// into `storage`.
+const int32_t *outDestinations(const GraphView &g,
+                               std::vector<int32_t> &storage) {
+  if (g.outDst || g.numEdges == 0)
+    return g.outDst;
+  storage.resize(size_t(g.numEdges));
+  const bool threaded = worthThreads(g.numEdges);
+#pragma omp parallel for schedule(static) if (threaded)
+  for (int64_t i = 0; i < g.numEdges; ++i)
+    storage[i] = g.edgeDst[g.outEdges[i]];
+  return storage.data();
+}
+
+//===--- Linear gathers: sum and mean, forward and input adjoint ----------===//
+//
+// Sum and mean of aggregate, and their adjoint with respect to the input,
+// are one pattern: output row i adds up gathered rows, one per position p of
+// its list [offsets[i], offsets[i + 1]) (in-edges forward, out-edges
+// backward), then optionally its own row (the self loop). The rows lie at
+// random places, so the walk keeps a fixed number of cache lines requested
+// ahead of it (a fixed number of rows ahead leaves memory idle on narrow
+// rows), accumulates a row of width <= kLocalWidth in registers or a local
+// buffer that is written to the output once, and walks the backward pass's
+// destinations through GraphView::outDst (no edge id lookup per edge).
+
+/// Cache lines of gathered rows a thread keeps requested ahead of its walk,
+/// and the bounds of that distance in positions: 14 rows of 128 floats,
+/// 64 rows of 16 (measured on 1M nodes / 40M random edges, 2 threads:
+/// 64 lines ahead or 8 rows of any width are slower).
+constexpr int64_t kGatherLinesAhead = 128;
+constexpr int64_t kMinGatherDistance = 4;
+constexpr int64_t kMaxGatherDistance = 64;
+/// Rows up to this many values accumulate in a local buffer.
+constexpr int64_t kLocalWidth = 256;
+
+/// Positions a walk prefetches ahead for rows of rowBytes bytes (a row that
+/// does not start on a cache line spans one line more).
+int64_t gatherDistance(int64_t rowBytes) {
+  const int64_t lines = (rowBytes + kCacheLine - 1) / kCacheLine + 1;
+  return std::clamp(kGatherLinesAhead / lines, kMinGatherDistance,
+                    kMaxGatherDistance);
+}
+
+/// Output row i = sum over p in [offsets[i], offsets[i + 1]) of
+/// c(p) * rows[ids[p]], plus, for i < selfRows, rowScale(i) * rows[i];
+/// then, with meanOut, times 1 / (number of terms) if there are any.
+/// c(p) = rowScale(ids[p]) * weight[edge(p)] (per weight group), where a
+/// missing rowScale or weight is 1 and edge(p) is edgeIds[p], or p itself
+/// when edgeIds is null. The terms are added in list order, self row last,
+/// to a zero row: the same operations, in the same order, as the message
+/// loop of reduceMessages.
+template <typename T> struct LinearGather {
+  int64_t numOut = 0;
+  const int64_t *offsets = nullptr;
+  const int32_t *ids = nullptr;
+  const int64_t *edgeIds = nullptr;
+  const T *rows = nullptr;
+  int64_t width = 0;
+  const T *weight = nullptr;
+  int64_t weightWidth = 1;
+  const T *rowScale = nullptr;
+  int64_t selfRows = 0;
+  bool meanOut = false;
+  /// Add to out's rows rather than overwrite them (sums only).
+  bool accumulate = false;
+  T *out = nullptr;
+};
+
+/// The accumulator of one output row of compile-time width W > 0 (W a
+/// multiple of 16 bytes of T), or, for W == 0, of any width (up to
+/// kLocalWidth values locally, wider rows in place in the output row).
+/// The fixed widths are written with GCC vector types so that the sum stays
+/// in vector registers next to the prefetch statements of the gather loop
+/// (with them the auto-vectorizer broke a 16-wide row into scalars); each
+/// lane does the same IEEE operations, in the same order, as the scalar
+/// loops, so both give the same bits.
+template <typename T, int64_t W> class RowAccumulator {
+public:
+  explicit RowAccumulator(int64_t) {}
+  void reset(T *) {
+    for (V &v : acc)
+      v = V{};
+  }
+  /// Starts from the row's current values.
+  void resume(T *out) {
+    for (int64_t i = 0; i < kVectors; ++i)
+      acc[i] = load(out + i * kLanes);
+  }
+  void add(const T *row) {
+    for (int64_t i = 0; i < kVectors; ++i)
+      acc[i] += load(row + i * kLanes);
+  }
+  void addScaled(T a, const T *row, int64_t j0, int64_t n) {
+    // W > 0 has one weight group: j0 == 0 and n == W.
+    (void)j0;
+    (void)n;
+    for (int64_t i = 0; i < kVectors; ++i)
+      acc[i] += a * load(row + i * kLanes);
+  }
+  void scale(T a) {
+    for (V &v : acc)
+      v *= a;
+  }
+  void store(T *out) const {
+    for (int64_t i = 0; i < kVectors; ++i)
+      *reinterpret_cast<Unaligned *>(out + i * kLanes) = acc[i];
+  }
+
+private:
+  typedef T V __attribute__((vector_size(16)));
+  /// V at any address of a T (rows need not be 16-byte aligned).
+  typedef T Unaligned
+      __attribute__((vector_size(16), aligned(alignof(T)), may_alias));
+  static constexpr int64_t kLanes = int64_t(16 / sizeof(T));
+  static constexpr int64_t kVectors = W / kLanes;
+  static_assert(W % kLanes == 0, "W must fill whole vectors");
+  static V load(const T *p) { return *reinterpret_cast<const Unaligned *>(p); }
+  V acc[kVectors];
+};
+
+template <typename T> class RowAccumulator<T, 0> {
+public:
+  explicit RowAccumulator(int64_t width) : width(width) {}
+  void reset(T *out) {
+    acc = width <= kLocalWidth ? local : out;
+    fillRow(acc, T(0), width);
+  }
+  void resume(T *out) {
+    acc = width <= kLocalWidth ? local : out;
+    if (acc != out)
+      std::memcpy(acc, out, size_t(width) * sizeof(T));
+  }
+  void add(const T *row) { addRow(acc, row, width); }
+  void addScaled(T a, const T *row, int64_t j0, int64_t n) {
+    axpyRow(acc + j0, a, row + j0, n);
+  }
+  void scale(T a) { scaleRow(acc, a, width); }
+  void store(T *out) const {
+    if (acc != out)
+      std::memcpy(out, acc, size_t(width) * sizeof(T));
+  }
+
+private:
+  int64_t width;
+  T *acc = nullptr;
+  alignas(64) T local[kLocalWidth];
+};
+
+/// Output rows [i0, i1) of LinearGather `p` (a copy: its fields stay in
+/// registers) with width W (0: p.width, any) and coefficients (Scaled:
+/// weights or row scales; otherwise every coefficient is 1 and skipped,
+/// since 1 * x == x exactly). W > 0 requires p.weightWidth == 1.
+template <typename T, int64_t W, bool Scaled>
+void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
+                      int64_t distance) {
+  const int64_t width = W > 0 ? W : p.width;
+  const int64_t groups = Scaled && p.weight ? p.weightWidth : 1;
+  const int64_t groupWidth = width / groups;
+  const int64_t *const offsets = p.offsets;
+  const int32_t *const ids = p.ids;
+  const T *const rows = p.rows;
+  auto coefficient = [&](int64_t q, int64_t group) {
+    const T norm = p.rowScale ? p.rowScale[ids[q]] : T(1);
+    const int64_t k = p.edgeIds ? p.edgeIds[q] : q;
+    return norm * (p.weight ? p.weight[k * p.weightWidth + group] : T(1));
+  };
+  auto prefetch = [&](int64_t q) {
+    prefetchRow(rows + int64_t(ids[q]) * width, width);
+    if constexpr (Scaled) {
+      if (p.weight && p.edgeIds)
+        prefetchLine(p.weight + p.edgeIds[q] * p.weightWidth);
+      if (p.rowScale)
+        prefetchLine(p.rowScale + ids[q]);
+    }
+  };
+  const int64_t qEnd = offsets[i1];
+  // Start the first rows; the walk requests the rest as it goes.
+  for (int64_t q = offsets[i0]; q < std::min(qEnd, offsets[i0] + distance);
+       ++q)
+    prefetch(q);
+  RowAccumulator<T, W> acc(width);
+  for (int64_t i = i0; i < i1; ++i) {
+    T *o = p.out + i * width;
+    if (p.accumulate)
+      acc.resume(o);
+    else
+      acc.reset(o);
+    const int64_t begin = offsets[i], end = offsets[i + 1];
+    for (int64_t q = begin; q < end; ++q) {
+      if (q + distance < qEnd)
+        prefetch(q + distance);
+      const T *row = rows + int64_t(ids[q]) * width;
+      if constexpr (!Scaled) {
+        acc.add(row);
+      } else {
+        for (int64_t group = 0; group < groups; ++group)
+          acc.addScaled(coefficient(q, group), row, group * groupWidth,
+                        groupWidth);
+      }
+    }
+    const bool self = i < p.selfRows;
+    if (self) {
+      if (Scaled && p.rowScale)
+        acc.addScaled(p.rowScale[i], rows + i * width, 0, width);
+      else
+        acc.add(rows + i * width);
+    }
+    const int64_t count = end - begin + (self ? 1 : 0);
+    if (p.meanOut && count > 0)
+      acc.scale(T(1) / T(count));
+    acc.store(o);
+  }
+}
+
+/// LinearGather over all output rows, in parallel chunks of rows.
+template <typename T, int64_t W, bool Scaled>
+void runLinearGather(const LinearGather<T> &p) {
+  const int64_t width = W > 0 ? W : p.width;
+  const int64_t distance = gatherDistance(width * int64_t(sizeof(T)));
+  const int64_t chunks = (p.numOut + kNodeChunk - 1) / kNodeChunk;
+  const bool threaded =
+      worthThreads((p.offsets[p.numOut] + p.numOut) * width);
+#pragma omp parallel for schedule(dynamic, 1) if (threaded)
+  for (int64_t c = 0; c < chunks; ++c)
+    linearGatherRows<T, W, Scaled>(
+        p, c * kNodeChunk, std::min(p.numOut, (c + 1) * kNodeChunk),
+        distance);
+}
+
+template <typename T> void linearGather(const LinearGather<T> &p) {
+  if (p.numOut == 0)
+    return;
+  if (p.weight && p.weightWidth > 1) {
+    runLinearGather<T, 0, true>(p);
+    return;
+  }
+  auto run = [&](auto scaled) {
+    constexpr bool Scaled = decltype(scaled)::value;
+    switch (p.width) {
+    case 16:
+      return runLinearGather<T, 16, Scaled>(p);
+    case 32:
+      return runLinearGather<T, 32, Scaled>(p);
+    case 64:
+      return runLinearGather<T, 64, Scaled>(p);
+    case 128:
+      return runLinearGather<T, 128, Scaled>(p);
+    default:
+      return runLinearGather<T, 0, Scaled>(p);
+    }
+  };
+  if (p.weight || p.rowScale)
+    run(std::true_type());
+  else
+    run(std::false_type());
+}
+
+} // namespace
+
+//===--- Graph primitives and their adjoints ------------------------------===//
+
+template <typename T>
+void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
+               int64_t width, const T *weight, int64_t weightWidth, T *out,
+               bool accumulate) {
+  if (accumulate && reduce != Reduce::Sum)
+    throw std::invalid_argument("aggregate: only a sum can accumulate");
+  if (isLinear(reduce)) {
+    LinearGather<T> p;
+    p.numOut = g.numDst;
+    p.offsets = g.inOffsets;
+    p.ids = g.edgeSrc;
+    p.rows = x;
+    p.width = width;
+    p.weight = weight;
+    p.weightWidth = weight ? weightWidth : 1;
+    p.selfRows = selfLoops ? g.numDst : 0;
+    p.meanOut = reduce == Reduce::Mean;
+    p.accumulate = accumulate;
+    p.out = out;
+    linearGather(p);
+    return;
+  }
+  reduceMessages(aggregateMessages(g, selfLoops, x, width, weight, weightWidth),
+                 reduce, out);
+}
+
+template <typename T>
+void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
+                        const T *dy, const T *x, const T *out, int64_t width,
+                        const T *weight, int64_t weightWidth, T *dx) {
+  if (isLinear(reduce)) {
+    // Source u adds, per out-edge k -> v, norm(v) * weight(k) * dy[v], and
+    // its self loop's norm(u) * dy[u]; norm is 1 / count(v) for mean.
+    std::vector<int32_t> derivedDst;
+    const int32_t *outDst = outDestinations(g, derivedDst);
+    std::vector<T> norm;
+    if (reduce == Reduce::Mean) {
+      const Messages<T> m =
+          aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
+      norm.resize(size_t(g.numDst));
+      const bool threaded = worthThreads(g.numDst);
+#pragma omp parallel for schedule(static) if (threaded)
+      for (int64_t v = 0; v < g.numDst; ++v)
+        norm[v] = m.meanScale(v);
+    }
+    LinearGather<T> p;
+    p.numOut = g.numSrc;
+    p.offsets = g.outOffsets;
+    p.ids = outDst;
+    p.edgeIds = g.outEdges;
+    p.rows = dy;
+    p.width = width;
+    p.weight = weight;
+    p.weightWidth = weight ? weightWidth : 1;
+    p.rowScale = norm.empty() ? nullptr : norm.data();
+    p.selfRows = selfLoops ? g.numDst : 0;
+    p.out = dx;
+    linearGather(p);
+    return;
+  }
+  const Messages<T> m =
+      aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
+  // Max/min route each output element to one message; record which, per
+  // destination, so the source-major pass below can look it up.
+  std::vector<int32_t> winners(size_t(g.numDst * width));
+  {
+    const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel for schedule(dynamic, kNodeChunk) if (threaded)
+    for (int64_t v = 0; v < g.numDst; ++v)
+      findWinners(m, v, out + v * width, winners.data() + v * width);
+  }
+  // The adjoint of message k with respect to its source row: the weighted
+  // dy row of its destination, masked to the columns it won.
+  auto accumulate = [&](T *d, int64_t k, int64_t v) {
+    const T *dyRow = dy + v * width;
+    const int64_t index = k == kSelfLoop ? g.inOffsets[v + 1] - g.inOffsets[v]
+                                         : k - g.inOffsets[v];
+    const int32_t *won = winners.data() + v * width;
+    m.forEachGroup(k, [&](int64_t j0, int64_t n, T a) {
+      for (int64_t j = j0; j < j0 + n; ++j)
+        d[j] += won[j] == index ? a * dyRow[j] : T(0);
+    });
+  };
+  const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel for schedule(dynamic, kNodeChunk) if (threaded)
+  for (int64_t u = 0; u < g.numSrc; ++u) {
+    T *d = dx + u * width;
+    fillRow(d, T(0), width);
+    walkOutEdges(g, u, dy, width, true,
+                 [&](int64_t k, int64_t v) { accumulate(d, k, v); });
+    if (selfLoops && u < g.numDst)
+      accumulate(d, kSelfLoop, u);
+  }
+}
+
+template <typename T>
+void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
+                         const T *dy, const T *x, const T *out, int64_t width,
+                         const T *weight, int64_t weightWidth, T *dweight) {
+  const Messages<T> m =
+      aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
+  const int64_t groupWidth = m.groupWidth();
+  const bool threaded = worthThreads(graphWork(g, width));
+#pragma omp parallel if (threaded)
+  {
+    std::vector<int32_t> winner(isLinear(reduce) ? 0 : size_t(width));
+#pragma omp for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < g.numDst; ++v) {
+      const T *dyRow = dy + v * width;
+      if (!isLinear(reduce))
+        findWinners(m, v, out + v * width, winner.data());
+      const T norm = reduce == Reduce::Mean ? m.meanScale(v) : T(1);
+      m.forEach(v, [&](int64_t index, int64_t k, const T *row) {
+        if (k == kSelfLoop)
+          return; // unweighted
+        for (int64_t group = 0; group < m.weightWidth; ++group) {
+          const int64_t j0 = group * groupWidth;
+          T grad = 0;
+          if (isLinear(reduce)) {
+            grad = norm * dotRow(dyRow + j0, row + j0, groupWidth);
+          } else {
+            for (int64_t j = j0; j < j0 + groupWidth; ++j)
+              grad += winner[j] == index ? dyRow[j] * row[j] : T(0);
+          }
+          dweight[k * m.weightWidth + group] = grad;
+        }
+      });
+    }
+  }
+}
+
+//===--- Instantiations ---------------------------------------------------===//
+
+#define GNNRT_INSTANTIATE(T)                                                   \
+  template void aggregate<T>(const GraphView &, Reduce, bool, const T *,       \
+                             int64_t, const T *, int64_t, T *, bool);          \
+  template void aggregateGradInput<T>(const GraphView &, Reduce, bool,         \
+                                      const T *, const T *, const T *,         \
+                                      int64_t, const T *, int64_t, T *);       \
+  template void aggregateGradWeight<T>(const GraphView &, Reduce, bool,        \
+                                       const T *, const T *, const T *,        \
+                                       int64_t, const T *, int64_t, T *);
+
+GNNRT_INSTANTIATE(float)
+GNNRT_INSTANTIATE(double)
+
+#undef GNNRT_INSTANTIATE
+
+} // namespace gnnrt::kernels

@@ -1,0 +1,121 @@
+//===- Common.h - What the CPU kernels share --------------------*- C++ -*-===//
+//
+// Internal to lib/kernels/cpu: the thresholds that decide when a kernel
+// goes parallel and how far ahead it prefetches, and the row primitives
+// every family's inner loops are made of.
+//
+// Determinism without atomics: every parallel loop gives each output row (a
+// destination, a source, an edge, a tile of an axis) to exactly one
+// iteration, which accumulates it in a fixed order, so results are bitwise
+// independent of the thread count. Adjoints that reduce onto sources walk
+// the source-major out-edge lists (GraphView::outEdges) for the same reason.
+//
+// Graph kernels are memory bound: they stream one row per edge from random
+// places, so the inner loops are plain row operations the compiler
+// vectorizes, and gathers prefetch the rows of edges a few steps ahead.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_KERNELS_CPU_COMMON_H
+#define GNNRT_LIB_KERNELS_CPU_COMMON_H
+
+#include "gnnrt/graph/GraphView.h"
+#include "gnnrt/kernels/Types.h"
+#include "gnnrt/support/Prefetch.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace gnnrt::kernels::detail {
+
+/// Destinations (or sources) per dynamically scheduled chunk: enough to
+/// amortize scheduling, few enough to balance power-law degrees.
+inline constexpr int64_t kNodeChunk = 64;
+/// How many edges ahead a gather prefetches, and at most how much of a row.
+inline constexpr int64_t kPrefetchEdges = 8;
+inline constexpr int64_t kPrefetchBytes = 2048;
+inline constexpr int64_t kCacheLine = 64;
+/// Below this many elements of work a kernel runs on the calling thread:
+/// waking the thread team would cost more than it saves (small graphs, and
+/// the many tiny calls of a gradient check).
+inline constexpr int64_t kMinThreadedWork = int64_t(1) << 15;
+
+inline bool worthThreads(int64_t work) { return work >= kMinThreadedWork; }
+
+/// The elements a graph kernel touches, for worthThreads.
+inline int64_t graphWork(const GraphView &g, int64_t width) {
+  return (g.numEdges + g.numSrc) * width;
+}
+
+inline bool isLinear(Reduce reduce) {
+  return reduce == Reduce::Sum || reduce == Reduce::Mean;
+}
+
+//===--- Row primitives (the vectorized inner loops) ----------------------===//
+
+template <typename T> void fillRow(T *y, T value, int64_t n) {
+  std::fill(y, y + n, value);
+}
+
+template <typename T> void scaleRow(T *y, T a, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    y[j] *= a;
+}
+
+template <typename T>
+void addRow(T *__restrict y, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    y[j] += x[j];
+}
+
+template <typename T>
+void axpyRow(T *__restrict y, T a, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    y[j] += a * x[j];
+}
+
+template <typename T>
+void scaledCopyRow(T *__restrict y, T a, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    y[j] = a * x[j];
+}
+
+template <typename T>
+void maxScaledRow(T *__restrict y, T a, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    T m = a * x[j];
+    y[j] = m > y[j] ? m : y[j];
+  }
+}
+
+template <typename T>
+void minScaledRow(T *__restrict y, T a, const T *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    T m = a * x[j];
+    y[j] = m < y[j] ? m : y[j];
+  }
+}
+
+template <typename T> T dotRow(const T *a, const T *b, int64_t n) {
+  T acc = 0;
+  for (int64_t j = 0; j < n; ++j)
+    acc += a[j] * b[j];
+  return acc;
+}
+
+/// Requests the cache lines of a row that a later iteration gathers: rows
+/// selected by edge endpoints lie at random places, which no hardware
+/// prefetcher predicts.
+template <typename T> void prefetchRow(const T *row, int64_t width) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(row);
+  const uintptr_t end =
+      begin +
+      uintptr_t(std::min<int64_t>(width * int64_t(sizeof(T)), kPrefetchBytes));
+  for (uintptr_t line = begin & ~uintptr_t(kCacheLine - 1); line < end;
+       line += kCacheLine)
+    prefetchLine(reinterpret_cast<const void *>(line));
+}
+
+} // namespace gnnrt::kernels::detail
+
+#endif // GNNRT_LIB_KERNELS_CPU_COMMON_H

@@ -1,0 +1,163 @@
+//===- PartitionWriter.cpp - Writing a partition directory atomically -----===//
+//
+// A partitioning is many files that are only meaningful together, so it is
+// written into a temporary sibling directory (same file system, hence
+// rename-able) and moved into place when complete. Any error on the way
+// removes the temporary directory; the target is never half-written, and an
+// earlier partitioning under that name survives a failed run. Parts are
+// extracted and written one at a time, so peak memory is the dataset plus
+// the plan plus one part.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/partition/PartitionDirectory.h"
+
+#include "PartitionFiles.h"
+#include "gnnrt/io/AtomicFile.h"
+#include "gnnrt/io/Npy.h"
+#include "gnnrt/support/Error.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace gnnrt {
+
+namespace {
+namespace files = partition_files;
+
+/// Removes a directory tree at scope exit unless released.
+class TreeGuard {
+public:
+  explicit TreeGuard(std::string dir) : dir(std::move(dir)) {}
+  ~TreeGuard() {
+    if (!dir.empty()) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  }
+  void release() { dir.clear(); }
+
+private:
+  std::string dir;
+};
+
+/// A new empty directory next to `target`, named .<name>.<tag>-XXXXXX.
+std::string makeSibling(const fs::path &target, const char *tag) {
+  fs::path parent = target.parent_path();
+  std::string pattern = (parent.empty() ? fs::path(".") : parent).string() +
+                        "/." + target.filename().string() + "." + tag +
+                        "-XXXXXX";
+  if (!mkdtemp(pattern.data()))
+    throwDataError(target.string(), 0,
+                   std::string("cannot create a directory beside it: ") +
+                       std::strerror(errno));
+  return pattern;
+}
+
+void writeInt64(const std::string &path, const std::vector<int64_t> &v) {
+  writeNpy(path, NpyType::Int64, {int64_t(v.size())}, v.data());
+}
+void writeInt32(const std::string &path, const std::vector<int32_t> &v) {
+  writeNpy(path, NpyType::Int32, {int64_t(v.size())}, v.data());
+}
+
+void writePart(const std::string &dir, const Partition &p, bool withCache) {
+  std::error_code ec;
+  fs::create_directory(dir, ec);
+  if (ec)
+    throwDataError(dir, 0, "cannot create directory: " + ec.message());
+  auto at = [&](const char *name) { return dir + "/" + name; };
+  writeInt64(at(files::kNodes), p.ownedNodes);
+  writeInt64(at(files::kHaloNodes), p.haloNodes);
+  writeInt32(at(files::kHaloOwner), p.haloOwners);
+  writeInt64(at(files::kIndptr), p.indptr);
+  writeInt32(at(files::kIndices), p.indices);
+  writeInt64(at(files::kEdgeIds), p.edgeIds);
+  writeInt64(at(files::kRecvOffsets), p.recvOffsets);
+  writeInt64(at(files::kSendOffsets), p.sendOffsets);
+  writeInt64(at(files::kSendNodes), p.sendNodes);
+  if (p.numFeatures > 0)
+    writeNpy(at(files::kFeatures), NpyType::Float32,
+             {p.numOwned(), p.numFeatures}, p.features.data());
+  writeInt64(at(files::kLabels), p.labels);
+  writeInt64(at(files::kTrainIdx), p.trainIdx);
+  writeInt64(at(files::kValidIdx), p.validIdx);
+  writeInt64(at(files::kTestIdx), p.testIdx);
+  if (withCache) {
+    writeInt64(at(files::kCachedNodes), p.cachedNodes);
+    if (p.numFeatures > 0)
+      writeNpy(at(files::kCachedFeatures), NpyType::Float32,
+               {p.numCached(), p.numFeatures}, p.cachedFeatures.data());
+  }
+}
+} // namespace
+
+void writePartitions(const std::string &outDir, const Dataset &ds,
+                     const PartitionPlan &plan,
+                     const PartitionManifest &manifest) {
+  // The cache files exist exactly when the manifest announces a cache.
+  if ((manifest.cacheRatio > 0) != (plan.cacheRatio > 0) ||
+      manifest.parts != plan.counts)
+    throw DataError("partition: the manifest does not describe the plan "
+                    "(fill it with fillManifestCounts)");
+  std::string outName = outDir;
+  while (outName.size() > 1 && outName.back() == '/')
+    outName.pop_back();
+  const fs::path target(outName);
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    if (!fs::is_directory(target, ec))
+      throwDataError(outName, 0, "exists and is not a directory");
+    if (!fs::is_empty(target, ec) && !fs::exists(target / files::kManifest, ec))
+      throwDataError(outName, 0,
+                     "refusing to replace a non-empty directory that holds "
+                     "no partition manifest");
+  } else if (!target.parent_path().empty()) {
+    fs::create_directories(target.parent_path(), ec);
+    if (ec)
+      throwDataError(target.parent_path().string(), 0,
+                     "cannot create directory: " + ec.message());
+  }
+
+  std::string temp = makeSibling(target, "tmp");
+  TreeGuard removeTemp(temp);
+  writeInt32(temp + "/" + files::kNodeOwner, plan.owner);
+  for (int k = 0; k < plan.numParts; ++k)
+    writePart(temp + "/" + partDirectoryName(k), extractPartition(ds, plan, k),
+              manifest.cacheRatio > 0);
+  {
+    AtomicFile file(temp + "/" + files::kManifest);
+    std::string text = manifestToJson(manifest);
+    file.write(text.data(), text.size());
+    file.commit();
+  }
+
+  // Move the finished tree into place. POSIX rename replaces an empty
+  // directory; a previous partitioning is first moved aside, then removed.
+  std::string aside;
+  if (fs::exists(target, ec) && !fs::is_empty(target, ec)) {
+    aside = makeSibling(target, "old");
+    fs::rename(target, aside, ec);
+    if (ec) {
+      std::string problem = ec.message();
+      fs::remove(aside, ec);
+      throwDataError(outName, 0, "cannot replace: " + problem);
+    }
+  }
+  fs::rename(temp, target, ec);
+  if (ec) {
+    std::string problem = ec.message();
+    if (!aside.empty())
+      fs::rename(aside, target, ec); // put the old one back
+    throwDataError(outName, 0, "cannot write: " + problem);
+  }
+  removeTemp.release();
+  if (!aside.empty())
+    fs::remove_all(aside, ec);
+}
+
+} // namespace gnnrt

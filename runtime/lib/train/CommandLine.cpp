@@ -1,0 +1,228 @@
+//===- CommandLine.cpp - The command line of a generated trainer ----------===//
+
+#include "CommandLine.h"
+
+#include "gnnrt/io/CsvReader.h" // parseInt64
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace gnnrt {
+
+namespace {
+
+int64_t integerValue(const std::string &option, const std::string &text,
+                     int64_t minimum, const char *expected) {
+  int64_t value;
+  if (!parseInt64(text, value))
+    throw UsageError(option + " expects an integer, got '" + text + "'");
+  if (value < minimum)
+    throw UsageError(option + " expects " + expected + ", got '" + text + "'");
+  return value;
+}
+
+double positiveNumber(const std::string &option, const std::string &text) {
+  const char *begin = text.c_str();
+  char *end = nullptr;
+  double value = std::strtod(begin, &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value))
+    throw UsageError(option + " expects a number, got '" + text + "'");
+  if (value <= 0)
+    throw UsageError(option + " expects a positive number, got '" + text + "'");
+  return value;
+}
+
+struct OptionSpec {
+  const char *name;
+  const char *valueName; ///< null for a flag
+  const char *help;
+  void (*apply)(DriverOptions &, const std::string &name,
+                const std::string &value);
+};
+
+const OptionSpec kOptions[] = {
+    {"--help", nullptr, "print this help and exit",
+     [](DriverOptions &o, auto &, auto &) { o.help = true; }},
+    {"--data", "DIR",
+     "dataset directory: OGB raw layout or .npy arrays (required unless the "
+     "dataset is generated)",
+     [](DriverOptions &o, auto &, auto &v) { o.dataDir = v; }},
+    {"--epochs", "N", "number of training epochs",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.epochs = integerValue(n, v, 1, "a positive integer");
+     }},
+    {"--lr", "X", "learning rate",
+     [](DriverOptions &o, auto &n, auto &v) { o.lr = positiveNumber(n, v); }},
+    {"--seed", "N", "random seed (initialization, dropout)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.seed = uint64_t(integerValue(n, v, 0, "a non-negative integer"));
+     }},
+    {"--threads", "N", "OpenMP and OpenBLAS threads (default: all cores)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.threads = int(integerValue(n, v, 1, "a positive integer"));
+     }},
+    {"--sampler-threads", "N",
+     "sampled training: background threads that sample and gather the "
+     "next batches while one trains (default 1; 0: sample in the "
+     "training thread)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.samplerThreads = int(integerValue(n, v, 0, "a non-negative integer"));
+     }},
+    {"--metrics", "FILE",
+     "write one JSON line per epoch: loss, accuracies, epoch_seconds",
+     [](DriverOptions &o, auto &, auto &v) { o.metricsFile = v; }},
+    {"--save", "FILE", "save the trained weights (safetensors)",
+     [](DriverOptions &o, auto &, auto &v) { o.saveFile = v; }},
+    {"--load", "FILE", "start from the weights in FILE (safetensors)",
+     [](DriverOptions &o, auto &, auto &v) { o.loadFile = v; }},
+    {"--predict", "FILE",
+     "write the predicted class of every node as CSV (node,prediction)",
+     [](DriverOptions &o, auto &, auto &v) { o.predictFile = v; }},
+    {"--eval-only", nullptr, "with --load: evaluate without training",
+     [](DriverOptions &o, auto &, auto &) { o.evalOnly = true; }},
+    {"--stats", nullptr,
+     "print parameter count, memory plan and mean epoch time",
+     [](DriverOptions &o, auto &, auto &) { o.stats = true; }},
+    {"--gradcheck", nullptr,
+     "check the compiled gradients against finite differences in float64 "
+     "on a small random graph, then exit",
+     [](DriverOptions &o, auto &, auto &) { o.gradcheck = true; }},
+    {"--gradcheck-nodes", "N", "nodes of the --gradcheck graph (default 12)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.gradcheckNodes = integerValue(n, v, 2, "an integer >= 2");
+     }},
+};
+
+const OptionSpec *findOption(const std::string &name) {
+  for (const OptionSpec &spec : kOptions)
+    if (name == spec.name)
+      return &spec;
+  return nullptr;
+}
+
+/// `flag`, then `help` from column kHelpColumn, wrapped before column 80.
+std::string wrapHelp(const std::string &flag, const std::string &help) {
+  constexpr size_t kHelpColumn = 24, kWidth = 79;
+  std::string text, line = flag;
+  if (line.size() + 2 > kHelpColumn) { // a long flag gets a line of its own
+    text = line + "\n";
+    line.clear();
+  }
+  line.resize(kHelpColumn, ' ');
+  std::istringstream words(help);
+  for (std::string word; words >> word;) {
+    if (line.size() > kHelpColumn && line.size() + 1 + word.size() > kWidth) {
+      text += line + "\n";
+      line.assign(kHelpColumn, ' ');
+    }
+    line += (line.size() > kHelpColumn ? " " : "") + word;
+  }
+  return text + line + "\n";
+}
+
+std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+std::string optimizerSummary(const TrainSettings &s) {
+  std::string text = s.optimizer + " lr " + formatNumber(s.lr);
+  if (s.optimizer == "sgd")
+    text += " momentum " + formatNumber(s.momentum);
+  else
+    text += " beta1 " + formatNumber(s.beta1) + " beta2 " +
+            formatNumber(s.beta2) + " eps " + formatNumber(s.eps);
+  return text + " weight_decay " + formatNumber(s.weightDecay);
+}
+
+} // namespace
+
+std::string programName(const char *argv0) {
+  std::string name = argv0 && *argv0 ? argv0 : "trainer";
+  size_t slash = name.find_last_of('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+DriverOptions parseCommandLine(const std::vector<std::string> &args,
+                               const TrainSettings &settings) {
+  DriverOptions o;
+  o.epochs = settings.epochs;
+  o.lr = settings.lr;
+  o.seed = settings.seed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string name = args[i], value;
+    if (name.rfind("--", 0) != 0)
+      throw UsageError("unexpected argument '" + name + "'");
+    size_t equals = name.find('=');
+    bool inlineValue = equals != std::string::npos;
+    if (inlineValue) {
+      value = name.substr(equals + 1);
+      name.resize(equals);
+    }
+    const OptionSpec *spec = findOption(name);
+    if (!spec)
+      throw UsageError("unknown option '" + name + "'");
+    if (!spec->valueName && inlineValue)
+      throw UsageError(name + " takes no value");
+    if (spec->valueName && !inlineValue) {
+      // An option name is never a value: `--data --epochs 5` lost the DIR.
+      if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
+        throw UsageError(name + " expects a value (" + spec->valueName + ")");
+      value = args[++i];
+    }
+    spec->apply(o, name, value);
+  }
+  if (o.help)
+    return o;
+  if (o.evalOnly && o.loadFile.empty())
+    throw UsageError("--eval-only needs --load FILE");
+  if (o.evalOnly && o.gradcheck)
+    throw UsageError("--eval-only and --gradcheck cannot be combined");
+  if (o.dataDir.empty() && settings.source != "generate" && !o.gradcheck)
+    throw UsageError("--data DIR is required (the directory of dataset '" +
+                     settings.dataset + "')");
+  return o;
+}
+
+std::string usageText(const std::string &name, const CompiledProgram &program) {
+  const TrainSettings &s = program.settings;
+  std::string text =
+      "usage: " + name + " [options]\n\nTrains model " + program.model;
+  if (!program.sourceFile.empty())
+    text += " (compiled from " + program.sourceFile + ")";
+  text += " on dataset " + s.dataset + ".\n\noptions:\n";
+  for (const OptionSpec &spec : kOptions) {
+    std::string flag = std::string("  ") + spec.name;
+    if (spec.valueName)
+      flag += std::string(" ") + spec.valueName;
+    text += wrapHelp(flag, spec.help);
+  }
+  text += "\ncompiled-in settings:\n";
+  text += "  dataset    " + s.dataset + " (" + s.source +
+          (s.split.empty() ? "" : ", split " + s.split) +
+          (s.addReverseEdges ? ", reverse edges" : "") +
+          (s.addSelfLoops ? ", self loops" : "") + ")\n";
+  text += "  loss       " + s.loss + "\n";
+  text += "  optimizer  " + optimizerSummary(s) + "\n";
+  if (s.fanouts.empty()) {
+    text += "  batches    full graph\n";
+  } else {
+    std::string fanouts;
+    for (size_t i = 0; i < s.fanouts.size(); ++i)
+      fanouts += (i ? ", " : "") + std::to_string(s.fanouts[i]);
+    text += "  batches    " + std::to_string(s.batchSize) +
+            " seeds, fanouts [" + fanouts + "] (layer 0 first)" +
+            (s.replace ? ", with replacement" : "") +
+            (s.shuffle ? "" : ", not shuffled") + "\n";
+  }
+  text += "  epochs     " + std::to_string(s.epochs) + "\n";
+  // One forward pass yields every split, so all three are always reported.
+  text += "  evaluate   train, valid and test every " +
+          std::to_string(s.evaluateEvery) + " epochs and after the last\n";
+  text += "  seed       " + std::to_string(s.seed) + "\n";
+  return text;
+}
+
+} // namespace gnnrt

@@ -1,0 +1,61 @@
+//===- CommandLine.h - The command line of a generated trainer --*- C++ -*-===//
+//
+// Internal to gnnrt. Every generated trainer takes the same options; their
+// defaults come from the compiled train block, so `--epochs` overrides
+// `epochs = 200` and leaving it out trains as written. Options are listed
+// once, in a table that both the parser and `--help` read.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_COMMANDLINE_H
+#define GNNRT_LIB_TRAIN_COMMANDLINE_H
+
+#include "gnnrt/train/Program.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// A bad command line; what() is the message without the program name.
+/// The trainer exits with status 2.
+class UsageError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct DriverOptions {
+  bool help = false;
+  std::string dataDir;
+  /// Defaults from the train block.
+  int64_t epochs = 0;
+  double lr = 0;
+  uint64_t seed = 0;
+  int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
+  /// Sampled training's background sampler threads (0: none).
+  int samplerThreads = 1;
+  std::string metricsFile, saveFile, loadFile, predictFile;
+  bool evalOnly = false, stats = false;
+  bool gradcheck = false;
+  int64_t gradcheckNodes = 12;
+};
+
+/// The program name to print: argv[0] without its directory.
+std::string programName(const char *argv0);
+
+/// Parses the arguments after argv[0]; accepts `--opt value` and
+/// `--opt=value`. Throws UsageError for an unknown option, a missing or
+/// malformed value, or a combination that cannot work.
+DriverOptions parseCommandLine(const std::vector<std::string> &args,
+                               const TrainSettings &settings);
+
+/// The `--help` text: every option, then the model and train settings
+/// compiled into `program`.
+std::string usageText(const std::string &programName,
+                      const CompiledProgram &program);
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_COMMANDLINE_H

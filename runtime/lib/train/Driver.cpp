@@ -1,0 +1,207 @@
+//===- Driver.cpp - trainMain: the generated trainer's main ---------------===//
+//
+// The generated trainer's main, as a table of contents: parse the command
+// line, pick the Schedule (the way of training: full graph or sampled, in
+// one process or distributed) once from the program and the launch, let it
+// load this process's data, initialize or load the parameters, then either
+// evaluate them (--eval-only) or run the epoch loop, and write the outputs:
+// the trained weights, the predictions, the summary and --stats. Outputs
+// (metrics, checkpoint, predictions) are opened only after the data loaded,
+// so a bad dataset leaves none.
+//
+// Exit status: 0 on success, 1 for an error in the data, files or training
+// (and a failed --gradcheck), 2 for a bad command line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Checkpoint.h"
+#include "CommandLine.h"
+#include "GradCheck.h"
+#include "ParameterStore.h"
+#include "Predictions.h"
+#include "Schedule.h"
+#include "TrainLoop.h"
+#include "TrainingData.h"
+#include "gnnrt/comm/Communicator.h"
+#include "gnnrt/support/Error.h"
+#include "gnnrt/train/ParamInit.h"
+#include "gnnrt/train/Program.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace gnnrt {
+
+namespace {
+
+std::string formatAccuracy(const std::optional<double> &acc) {
+  if (!acc)
+    return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", *acc);
+  return text;
+}
+
+void setThreads(int threads) {
+  // The kernels split GEMMs over OpenMP threads themselves; OpenBLAS's own
+  // pool would only compete with OpenMP's for the same cores.
+  openblas_set_num_threads(1);
+  if (threads <= 0)
+    return;
+#ifdef _OPENMP
+  omp_set_num_threads(threads);
+#endif
+}
+
+/// --load's weights, or the program's initializers; then every rank takes
+/// rank 0's (collective).
+void loadOrInitParameters(const CompiledProgram &program,
+                          const DriverOptions &options,
+                          ParameterStore<float> &params, Communicator &comm) {
+  if (!options.loadFile.empty()) {
+    loadCheckpoint(options.loadFile, program.model, params);
+  } else {
+    for (size_t i = 0; i < params.size(); ++i)
+      initParameter(params.info[i], options.seed, paramInitStream(int64_t(i)),
+                    params.values[i].data());
+  }
+  for (auto &values : params.values)
+    comm.broadcast(values.data(), int64_t(values.size()), 0);
+}
+
+/// --predict: the rows of this process's nodes, or, on ranks of a
+/// partitioned graph, every rank's rows gathered to rank 0.
+void writeAllPredictions(const std::string &path,
+                         const std::vector<float> &logits,
+                         const TrainingData &data, Communicator &comm) {
+  const int64_t rows = data.data.numNodes, classes = data.data.numClasses;
+  if (data.nodeIds.empty())
+    writePredictions(path, logits.data(), rows, classes);
+  else
+    writeGatheredPredictions(path, logits.data(), rows, classes,
+                             data.nodeIds.data(), data.numGlobalNodes, comm);
+}
+
+/// --eval-only: the accuracies of the loaded weights, and their predictions.
+void evaluateOnly(const DriverOptions &options, Schedule &schedule,
+                  Communicator &comm) {
+  const Accuracies acc = schedule.evaluate();
+  if (comm.rank() == 0)
+    std::printf("eval: train_acc %s valid_acc %s test_acc %s\n",
+                formatAccuracy(acc.train).c_str(),
+                formatAccuracy(acc.valid).c_str(),
+                formatAccuracy(acc.test).c_str());
+  if (!options.predictFile.empty())
+    writeAllPredictions(options.predictFile, schedule.predict(),
+                        schedule.data(), comm);
+}
+
+void printSummary(const TrainingResult &result) {
+  const EpochRecord &last = result.last, &best = result.best;
+  std::printf("final: epoch %lld loss %.4f train_acc %s valid_acc %s "
+              "test_acc %s\n",
+              (long long)last.epoch, last.loss,
+              formatAccuracy(last.eval->train).c_str(),
+              formatAccuracy(last.eval->valid).c_str(),
+              formatAccuracy(last.eval->test).c_str());
+  if (best.eval)
+    std::printf("best_valid: epoch %lld valid_acc %s test_acc %s\n",
+                (long long)best.epoch, formatAccuracy(best.eval->valid).c_str(),
+                formatAccuracy(best.eval->test).c_str());
+}
+
+int run(const CompiledProgram &program, const DriverOptions &options,
+        Communicator &comm) {
+  if (!program.params || !program.forwardF32 || !program.trainStepF32)
+    throw std::runtime_error("the CompiledProgram lacks its float32 entry "
+                             "points or parameter list");
+  setThreads(options.threads);
+  if (options.gradcheck) {
+    GradCheckOptions check;
+    check.nodes = options.gradcheckNodes;
+    check.seed = options.seed;
+    return runGradCheck(program, check, stdout) ? 0 : 1;
+  }
+
+  const std::unique_ptr<Schedule> schedule =
+      makeSchedule(program, options, comm);
+  schedule->prepare();
+  const TrainingData &data = schedule->data();
+  ParameterStore<float> params(
+      program.params({data.data.numFeatures, data.data.numClasses}));
+  loadOrInitParameters(program, options, params, comm);
+  schedule->bind(params);
+
+  if (options.evalOnly) {
+    evaluateOnly(options, *schedule, comm);
+    return 0;
+  }
+  const TrainingResult result =
+      trainEpochs(program, options, *schedule, params, comm);
+  // The last epoch was evaluated after its update: its parameters are the
+  // ones saved and predicted with.
+  const bool reporting = comm.rank() == 0;
+  if (reporting && !options.saveFile.empty())
+    saveCheckpoint(options.saveFile, program.model, params);
+  if (!options.predictFile.empty())
+    writeAllPredictions(options.predictFile, schedule->predict(), data, comm);
+  if (reporting)
+    printSummary(result);
+  if (options.stats)
+    schedule->printStats(result);
+  return 0;
+}
+
+} // namespace
+
+int trainMain(int argc, char **argv, const CompiledProgram &program) {
+  const std::string name = programName(argc > 0 ? argv[0] : nullptr);
+  std::unique_ptr<Communicator> comm;
+  // Under several ranks every message names the rank it comes from.
+  auto where = [&]() {
+    return comm && comm->size() > 1
+               ? name + ": rank " + std::to_string(comm->rank())
+               : name;
+  };
+  int status;
+  try {
+    comm = launchedUnderMpi() ? makeMpiCommunicator()
+                              : std::make_unique<SerialCommunicator>();
+    DriverOptions options = parseCommandLine(
+        std::vector<std::string>(argv + std::min(argc, 1), argv + argc),
+        program.settings);
+    if (options.help) {
+      if (comm->rank() == 0)
+        std::fputs(usageText(name, program).c_str(), stdout);
+      status = 0;
+    } else {
+      status = run(program, options, *comm);
+    }
+  } catch (const UsageError &e) {
+    std::fprintf(stderr, "%s: %s\n(run '%s --help' for the options)\n",
+                 where().c_str(), e.what(), name.c_str());
+    status = 2;
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "%s: error: out of memory\n", where().c_str());
+    status = 1;
+  } catch (const std::exception &e) {
+    // DataError, CommError and the rest: what() is the complete message.
+    std::fprintf(stderr, "%s: error: %s\n", where().c_str(), e.what());
+    status = 1;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // One rank's failure ends all of them: none waits in a collective.
+  if (status != 0 && comm)
+    abortAllRanks(*comm, status);
+  return status;
+}
+
+} // namespace gnnrt

@@ -1,0 +1,106 @@
+//===- Metrics.cpp - Accuracy and the per-epoch metrics log ---------------===//
+//
+// The metrics log is JSON lines of constant keys and numbers, written here
+// rather than through nlohmann-json (gnnrt/io/Json.h): there is no string
+// to escape, and numbers are printed at the precision they have (%.9g, a
+// float's round trip; seconds to %.6g) where a JSON library writes every
+// double's 17 digits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Metrics.h"
+
+#include "gnnrt/support/Error.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+namespace gnnrt {
+
+int64_t argmaxRow(const float *row, int64_t classes) {
+  int64_t best = 0;
+  for (int64_t c = 1; c < classes; ++c)
+    if (row[c] > row[best])
+      best = c;
+  return best;
+}
+
+AccuracyCounts accuracyCounts(const float *logits, int64_t classes,
+                              const int64_t *labels,
+                              const std::vector<int64_t> &nodes) {
+  const int64_t n = int64_t(nodes.size());
+  int64_t labeled = 0, correct = 0;
+#pragma omp parallel for reduction(+ : labeled, correct) if (n >= (1 << 14))
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t v = nodes[size_t(k)];
+    if (labels[v] < 0)
+      continue;
+    ++labeled;
+    correct += argmaxRow(logits + v * classes, classes) == labels[v];
+  }
+  return {correct, labeled};
+}
+
+std::optional<double> AccuracyCounts::fraction() const {
+  if (labeled == 0)
+    return std::nullopt;
+  return double(correct) / double(labeled);
+}
+
+std::optional<double> accuracy(const float *logits, int64_t classes,
+                               const int64_t *labels,
+                               const std::vector<int64_t> &nodes) {
+  return accuracyCounts(logits, classes, labels, nodes).fraction();
+}
+
+namespace {
+std::string number(double value, const char *format = "%.9g") {
+  if (!std::isfinite(value))
+    return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+} // namespace
+
+std::string metricsJson(const EpochRecord &record) {
+  std::string line = "{\"epoch\":" + std::to_string(record.epoch) +
+                     ",\"loss\":" + number(record.loss);
+  if (record.eval) {
+    auto field = [&](const char *key, const std::optional<double> &acc) {
+      if (acc)
+        line += std::string(",\"") + key + "\":" + number(*acc);
+    };
+    field("train_acc", record.eval->train);
+    field("valid_acc", record.eval->valid);
+    field("test_acc", record.eval->test);
+  }
+  return line + ",\"epoch_seconds\":" + number(record.seconds, "%.6g") + "}";
+}
+
+MetricsLog::MetricsLog(const std::string &filePath) : path(filePath) {
+  if (path.empty())
+    return;
+  file = std::fopen(path.c_str(), "w");
+  if (!file)
+    throwDataError(path, 0,
+                   std::string("cannot create file: ") + std::strerror(errno));
+}
+
+MetricsLog::~MetricsLog() {
+  if (file)
+    std::fclose(file);
+}
+
+void MetricsLog::append(const EpochRecord &record) {
+  if (!file)
+    return;
+  std::string line = metricsJson(record) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), file) != line.size() ||
+      std::fflush(file) != 0)
+    throwDataError(path, 0,
+                   std::string("cannot write file: ") + std::strerror(errno));
+}
+
+} // namespace gnnrt

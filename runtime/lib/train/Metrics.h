@@ -1,0 +1,75 @@
+//===- Metrics.h - Accuracy and the per-epoch metrics log -------*- C++ -*-===//
+//
+// Internal to gnnrt. What one epoch produced (loss, time and, on evaluation
+// epochs, split accuracies) and the `--metrics` file: JSON lines, one object
+// per epoch, flushed as written so a running job can be followed with
+// `tail -f`. A split without labeled nodes has no accuracy and its key is
+// left out; a non-finite loss is written as null (JSON has no NaN).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_METRICS_H
+#define GNNRT_LIB_TRAIN_METRICS_H
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// The first index of the largest of row[0..classes).
+int64_t argmaxRow(const float *row, int64_t classes);
+
+/// Correct and labeled rows of a split: what ranks sum to get the accuracy
+/// of the whole graph.
+struct AccuracyCounts {
+  int64_t correct = 0, labeled = 0;
+  std::optional<double> fraction() const; ///< none without labeled rows
+};
+AccuracyCounts accuracyCounts(const float *logits, int64_t classes,
+                              const int64_t *labels,
+                              const std::vector<int64_t> &nodes);
+
+/// The fraction of `nodes` with a label >= 0 whose logits' argmax equals the
+/// label; none if no node of `nodes` is labeled.
+std::optional<double> accuracy(const float *logits, int64_t classes,
+                               const int64_t *labels,
+                               const std::vector<int64_t> &nodes);
+
+struct Accuracies {
+  std::optional<double> train, valid, test;
+};
+
+struct EpochRecord {
+  int64_t epoch = 0; ///< 1-based
+  double loss = 0;
+  double seconds = 0;             ///< training step + optimizer update
+  std::optional<Accuracies> eval; ///< set on evaluation epochs
+};
+
+/// {"epoch":1,"loss":...,"train_acc":...,"valid_acc":...,"test_acc":...,
+/// "epoch_seconds":...} without a trailing newline.
+std::string metricsJson(const EpochRecord &record);
+
+/// Appends metricsJson lines to a file.
+class MetricsLog {
+public:
+  /// Creates (truncates) `path`, throwing DataError if it cannot; an empty
+  /// path makes a log that writes nothing.
+  explicit MetricsLog(const std::string &path);
+  ~MetricsLog();
+  MetricsLog(const MetricsLog &) = delete;
+  MetricsLog &operator=(const MetricsLog &) = delete;
+
+  void append(const EpochRecord &record);
+
+private:
+  std::string path;
+  std::FILE *file = nullptr;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_METRICS_H

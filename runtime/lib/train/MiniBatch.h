@@ -1,0 +1,94 @@
+//===- MiniBatch.h - sampled batches of one rank's training data -*- C++ -*-===//
+//
+// Internal to gnnrt. Turns seed nodes into a SampledBatch a train step can
+// run on: the blocks, the input features of level 0 and the seeds' labels.
+//
+// A single process samples its whole graph and copies feature rows. A rank
+// of a distributed run owns some nodes and their in-edges, so each hop of
+// sampling and the final feature fetch are collectives (SAR's approach
+// rather than DistDGL's RPC): frontier nodes owned elsewhere are sent to
+// their owners with one all_to_all, the owners sample them with the same
+// random draws the requester would have made (draws are keyed by node, not
+// by who samples), and the neighbour lists come back with a second one.
+// Remote input rows are fetched the same way unless the rank's feature
+// cache (frequency partitioning) holds them. Every rank calls assemble()
+// the same number of times, with an empty seed list when it has no batch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_MINIBATCH_H
+#define GNNRT_LIB_TRAIN_MINIBATCH_H
+
+#include "TrainingData.h"
+#include "gnnrt/comm/Communicator.h"
+#include "gnnrt/sample/Sampler.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace gnnrt {
+
+/// What assembling batches moved, per rank (summed over calls).
+struct SamplingTraffic {
+  int64_t batches = 0, seeds = 0, sampledEdges = 0;
+  /// all_to_all bytes sent + received: neighbour requests and replies,
+  /// feature requests and feature rows.
+  int64_t sampleRequestBytes = 0, sampleReplyBytes = 0;
+  int64_t featureRequestBytes = 0, featureReplyBytes = 0;
+  /// Input rows owned by another rank, and how many the cache served.
+  int64_t remoteRows = 0, cachedRows = 0;
+  double seconds = 0;
+  void add(const SamplingTraffic &o);
+};
+
+class MiniBatchAssembler {
+public:
+  /// `data`: this rank's nodes (a partition, or the whole graph);
+  /// `numGlobalNodes`: the id space. Collective (builds the partition book)
+  /// in a distributed run.
+  MiniBatchAssembler(const TrainingData &data, int64_t numGlobalNodes,
+                     bool replace, uint64_t seed, Communicator &comm);
+
+  /// The global ids of this rank's nodes of a split.
+  std::vector<int64_t> globalIds(const std::vector<int64_t> &localIds) const;
+
+  /// Samples `fanouts` (layer 0 first; -1 = all) around `seeds` (global ids
+  /// owned here) and gathers the inputs into `out`. Collective when
+  /// distributed; thread-safe (with a builder per thread) when not.
+  void assemble(const std::vector<int64_t> &seeds,
+                const std::vector<int64_t> &fanouts, const SampleKey &key,
+                BlockBuilder &builder, SampledBatch &out,
+                SamplingTraffic &traffic);
+
+  int64_t numGlobalNodes() const { return numNodes; }
+  bool distributed() const { return comm.size() > 1; }
+
+private:
+  int64_t localRow(int64_t globalId) const;
+  void sampleHop(BlockBuilder &builder, int layer, int64_t fanout,
+                 const SampleKey &key, SamplingTraffic &traffic);
+  void gatherInputs(SampledBatch &out, SamplingTraffic &traffic);
+
+  const TrainingData &data;
+  int64_t numNodes;
+  bool replace;
+  uint64_t seed;
+  Communicator &comm;
+  Adjacency adjacency;
+  /// The partition book (distributed only): each node's owner and its row
+  /// among the owner's nodes.
+  std::vector<int32_t> owner;
+  std::vector<int64_t> ownerRow;
+  /// Cached remote feature rows, by global id.
+  std::unordered_map<int64_t, int64_t> cacheRow;
+};
+
+/// Each rank's value of `local` (collective).
+std::vector<int64_t> gatherCounts(Communicator &comm, int64_t local);
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_MINIBATCH_H

@@ -1,0 +1,106 @@
+//===- Optimizer.cpp - Adam, AdamW and SGD with PyTorch semantics ---------===//
+//
+// Each update is written in the operation order of torch.optim's
+// single-tensor (foreach=False) implementation, in float32 with the scalar
+// coefficients computed in double once per step, so results match PyTorch
+// to float rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/train/Optimizer.h"
+
+#include "gnnrt/support/Error.h"
+#include "gnnrt/train/Program.h"
+
+#include <cmath>
+
+namespace gnnrt {
+
+namespace {
+/// Below this many elements a parallel region costs more than the update.
+constexpr int64_t kParallelThreshold = 1 << 15;
+} // namespace
+
+OptimizerConfig OptimizerConfig::fromSettings(const TrainSettings &settings) {
+  OptimizerConfig config;
+  if (settings.optimizer == "adam")
+    config.kind = OptimizerKind::Adam;
+  else if (settings.optimizer == "adamw")
+    config.kind = OptimizerKind::AdamW;
+  else if (settings.optimizer == "sgd")
+    config.kind = OptimizerKind::Sgd;
+  else
+    throw DataError("unknown optimizer '" + settings.optimizer +
+                    "' (expected adam, adamw or sgd)");
+  config.lr = settings.lr;
+  config.weightDecay = settings.weightDecay;
+  config.beta1 = settings.beta1;
+  config.beta2 = settings.beta2;
+  config.eps = settings.eps;
+  config.momentum = settings.momentum;
+  return config;
+}
+
+Optimizer::Optimizer(const OptimizerConfig &config, std::vector<int64_t> sz)
+    : cfg(config), sizes(std::move(sz)) {
+  bool adam = cfg.kind != OptimizerKind::Sgd;
+  for (int64_t n : sizes) {
+    first.emplace_back(adam || cfg.momentum != 0 ? size_t(n) : 0, 0.0f);
+    second.emplace_back(adam ? size_t(n) : 0, 0.0f);
+  }
+}
+
+void Optimizer::step(const std::vector<float *> &params,
+                     const std::vector<float *> &grads) {
+  ++stepCount;
+  const float lr = float(cfg.lr), wd = float(cfg.weightDecay);
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    float *p = params[t];
+    const float *g = grads[t];
+    const int64_t n = sizes[t];
+    if (cfg.kind == OptimizerKind::Sgd) {
+      const float mu = float(cfg.momentum);
+      float *buf = first[t].data();
+      const bool firstStep = stepCount == 1;
+#pragma omp parallel for schedule(static) if (n >= kParallelThreshold)
+      for (int64_t i = 0; i < n; ++i) {
+        float d = g[i];
+        if (wd != 0)
+          d += wd * p[i];
+        if (mu != 0) {
+          buf[i] = firstStep ? d : mu * buf[i] + d;
+          d = buf[i];
+        }
+        p[i] -= lr * d;
+      }
+      continue;
+    }
+    const bool decoupled = cfg.kind == OptimizerKind::AdamW;
+    // Like torch, take 1 - beta in double before rounding to float:
+    // 1 - float(0.999) would be off by 1e-5 relative.
+    const float b2 = float(cfg.beta2);
+    const float oneMinusB1 = float(1 - cfg.beta1),
+                oneMinusB2 = float(1 - cfg.beta2);
+    const float eps = float(cfg.eps);
+    const double bias1 = 1 - std::pow(cfg.beta1, double(stepCount));
+    const double bias2 = 1 - std::pow(cfg.beta2, double(stepCount));
+    const float stepSize = float(cfg.lr / bias1);
+    const float bias2Sqrt = float(std::sqrt(bias2));
+    const float decay = float(1 - cfg.lr * cfg.weightDecay);
+    float *m = first[t].data(), *v = second[t].data();
+#pragma omp parallel for schedule(static) if (n >= kParallelThreshold)
+    for (int64_t i = 0; i < n; ++i) {
+      float d = g[i];
+      if (decoupled)
+        p[i] *= decay;
+      else if (wd != 0)
+        d += wd * p[i];
+      m[i] += (d - m[i]) * oneMinusB1; // torch's lerp_(grad, 1 - beta1)
+      v[i] = b2 * v[i] + oneMinusB2 * d * d;
+      float denom = std::sqrt(v[i]) / bias2Sqrt + eps;
+      p[i] -= stepSize * m[i] / denom;
+    }
+  }
+}
+
+} // namespace gnnrt

@@ -1,0 +1,57 @@
+//===- OptimizerStep.h - one optimizer step over all ranks ------*- C++ -*-===//
+//
+// Internal to gnnrt. The step every schedule takes per batch or per
+// full-graph pass: zero the gradients, run the compiled trainStep, sum the
+// gradients and the loss over the ranks (one all-reduce each), then update
+// the parameters with the optimizer. Every rank takes the same number of
+// steps, so the all-reduces pair up; a rank with no rows in a step passes
+// no context and only joins them. The all-reduce's time and bytes are
+// counted for --stats.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_OPTIMIZERSTEP_H
+#define GNNRT_LIB_OPTIMIZERSTEP_H
+
+#include "CommandLine.h"
+#include "ParameterStore.h"
+#include "gnnrt/comm/Communicator.h"
+#include "gnnrt/train/Optimizer.h"
+#include "gnnrt/train/Program.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace gnnrt {
+
+class OptimizerStep {
+public:
+  /// The optimizer of the program's train block at --lr, over `params`.
+  OptimizerStep(const CompiledProgram &program, const DriverOptions &options,
+                ParameterStore<float> &params, Communicator &comm);
+
+  /// One step on `ctx`'s rows (null: this rank has none this step). Returns
+  /// the loss summed over ranks: each rank's is its share of the global
+  /// mean (ExecContext::lossScale), so the sum is the step's loss.
+  /// Collective.
+  double operator()(ExecContext<float> *ctx);
+
+  /// Time in, and bytes per rank through, the all-reduces so far.
+  double allReduceSeconds() const { return reduceSeconds; }
+  int64_t allReduceBytes() const { return reduceBytes; }
+
+private:
+  const CompiledProgram &program;
+  ParameterStore<float> &params;
+  Communicator &comm;
+  Optimizer optimizer;
+  const std::vector<float *> values, grads;
+  const std::vector<int64_t> sizes;
+  std::vector<float> reduceBuffer; ///< all gradients, packed
+  double reduceSeconds = 0;
+  int64_t reduceBytes = 0;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_OPTIMIZERSTEP_H

@@ -1,0 +1,255 @@
+//===- SampledTraining.cpp - the epoch schedule of sampled batches --------===//
+//
+// See SampledTraining.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SampledTraining.h"
+
+#include "gnnrt/support/Error.h"
+
+#include <algorithm>
+
+namespace gnnrt {
+
+namespace {
+
+/// Seeds per inference pass. Full neighbourhoods of a few hops cover most
+/// of a graph, so passes over subsets of the seeds would recompute the same
+/// nodes: one pass over all of them computes each layer once for the nodes
+/// the next layer reads (at most the whole graph per layer). The bound only
+/// splits graphs with more evaluated nodes than this.
+constexpr int64_t kEvalBatch = int64_t(1) << 24;
+
+/// Batches in flight ahead of the training thread.
+constexpr int kPipelineDepth = 4;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+} // namespace
+
+SampledTraining::SampledTraining(const CompiledProgram &program,
+                                 const DriverOptions &options,
+                                 const TrainingData &data, Communicator &comm)
+    : program(program), options(options), data(data), comm(comm),
+      assembler(data, data.numGlobalNodes, program.settings.replace,
+                options.seed, comm) {
+  const TrainSettings &s = program.settings;
+  if (int64_t(s.fanouts.size()) != program.numBlocks)
+    throw DataError("the program samples " + std::to_string(s.fanouts.size()) +
+                    " layers but its model has " +
+                    std::to_string(program.numBlocks));
+  if (s.batchSize <= 0)
+    throw DataError("the batch size must be positive");
+  trainNodes = assembler.globalIds(data.data.trainIdx);
+  // Each rank draws seeds from its own training nodes: one without any
+  // would have nothing to train on.
+  const std::vector<int64_t> counts =
+      gatherCounts(comm, int64_t(trainNodes.size()));
+  for (size_t r = 0; r < counts.size(); ++r)
+    if (counts[r] == 0)
+      throw DataError(
+          comm.size() == 1
+              ? std::string("the training split is empty: sampled training "
+                            "needs seed nodes")
+              : "rank " + std::to_string(r) +
+                    " has no training nodes in its partition; sampled "
+                    "training draws each rank's seeds from its own training "
+                    "nodes (partition with balance = [nodes, edges, train])");
+  for (int64_t c : counts)
+    stepsPerEpoch = std::max(stepsPerEpoch, ceilDiv(c, s.batchSize));
+  // One dedupe table per sampling thread; the training thread uses the
+  // first when no pipeline runs.
+  const int threads = std::max(1, options.samplerThreads);
+  for (int t = 0; t < threads; ++t)
+    builders.push_back(std::make_unique<BlockBuilder>(data.numGlobalNodes));
+}
+
+SampledTraining::~SampledTraining() = default;
+
+void SampledTraining::bind(ExecContext<float> &ctx,
+                           const SampledBatch &batch) const {
+  ctx.blocks = batch.views.data();
+  ctx.graph = batch.views.back();
+  ctx.features = batch.features.data();
+  ctx.labels = batch.labels.data();
+  ctx.lossMask = nullptr;
+  // Level 0's global ids name the rows of every level (each is a prefix).
+  ctx.nodeIds = batch.nodes.data();
+  ctx.edgeIds = nullptr;
+  ctx.srcDegree = ctx.dstDegree = nullptr;
+  ctx.halo = nullptr;
+}
+
+double SampledTraining::trainEpoch(
+    int64_t epoch, ExecContext<float> &ctx,
+    const std::function<double(ExecContext<float> *)> &step) {
+  const TrainSettings &s = program.settings;
+  const std::vector<int64_t> order =
+      epochSeedOrder(trainNodes, s.shuffle, options.seed, uint64_t(epoch));
+  const int64_t batch = s.batchSize, local = int64_t(order.size());
+  // Batch b's seeds are order[begin(b) .. begin(b + 1)).
+  auto begin = [&](int64_t b) { return std::min(local, b * batch); };
+  auto seedsOf = [&](int64_t b) {
+    return std::vector<int64_t>(order.begin() + begin(b),
+                                order.begin() + begin(b + 1));
+  };
+  auto keyOf = [&](int64_t b) {
+    return SampleKey{options.seed, uint64_t(epoch), uint64_t(b)};
+  };
+  // The loss of a step is the mean over all ranks' seeds of that step.
+  std::vector<int64_t> stepSeeds(static_cast<size_t>(stepsPerEpoch));
+  for (int64_t b = 0; b < stepsPerEpoch; ++b)
+    stepSeeds[size_t(b)] = begin(b + 1) - begin(b);
+  std::vector<int64_t> globalSeeds = stepSeeds;
+  comm.allReduceSum(globalSeeds.data(), stepsPerEpoch);
+
+  double lossSum = 0;
+  auto run = [&](int64_t b, SampledBatch &sampled) {
+    ctx.step = uint64_t((epoch - 1) * stepsPerEpoch + b);
+    ctx.lossScale = double(stepSeeds[size_t(b)]) /
+                    double(std::max<int64_t>(1, globalSeeds[size_t(b)]));
+    if (sampled.numSeeds() == 0) {
+      lossSum += step(nullptr);
+      return;
+    }
+    bind(ctx, sampled);
+    lossSum += step(&ctx);
+  };
+
+  if (!assembler.distributed() && options.samplerThreads > 0) {
+    std::vector<SamplingTraffic> workerTraffic(builders.size());
+    BatchPipeline pipeline(
+        stepsPerEpoch, options.samplerThreads, kPipelineDepth,
+        [&](int64_t b, int worker, SampledBatch &slot) {
+          assembler.assemble(seedsOf(b), s.fanouts, keyOf(b),
+                             *builders[size_t(worker)], slot,
+                             workerTraffic[size_t(worker)]);
+        });
+    for (int64_t b = 0; b < stepsPerEpoch; ++b) {
+      SampledBatch *sampled = pipeline.next();
+      if (!sampled)
+        throw std::logic_error("the batch pipeline ended early");
+      run(b, *sampled);
+    }
+    pipelineWait += pipeline.waitSeconds();
+    for (const SamplingTraffic &t : workerTraffic)
+      trainTraffic.add(t);
+  } else {
+    // Distributed sampling is collective: it runs in the training thread,
+    // in the same order on every rank.
+    SampledBatch sampled;
+    for (int64_t b = 0; b < stepsPerEpoch; ++b) {
+      assembler.assemble(seedsOf(b), s.fanouts, keyOf(b), *builders.front(),
+                         sampled, trainTraffic);
+      run(b, sampled);
+    }
+  }
+  return lossSum / double(std::max<int64_t>(1, stepsPerEpoch));
+}
+
+void SampledTraining::infer(
+    ExecContext<float> &ctx, const std::vector<int64_t> &local,
+    const std::function<void(size_t, size_t, const float *)> &visit) {
+  const std::vector<int64_t> global = assembler.globalIds(local);
+  const std::vector<int64_t> all(size_t(program.numBlocks), -1);
+  const int64_t classes = data.data.numClasses;
+  const std::vector<int64_t> counts = gatherCounts(comm, int64_t(local.size()));
+  int64_t chunks = 0;
+  for (int64_t c : counts)
+    chunks = std::max(chunks, ceilDiv(c, kEvalBatch));
+  SampledBatch batch;
+  SamplingTraffic traffic;
+  std::vector<float> logits;
+  BlockBuilder &builder = *builders.front();
+  for (int64_t c = 0; c < chunks; ++c) {
+    const size_t begin = std::min(global.size(), size_t(c * kEvalBatch)),
+                 end = std::min(global.size(), begin + size_t(kEvalBatch));
+    std::vector<int64_t> seeds(global.begin() + begin, global.begin() + end);
+    assembler.assemble(seeds, all, SampleKey{options.seed, 0, uint64_t(c)},
+                       builder, batch, traffic);
+    if (seeds.empty())
+      continue;
+    bind(ctx, batch);
+    logits.resize(seeds.size() * size_t(classes));
+    ctx.output = logits.data();
+    program.forwardF32(ctx);
+    visit(begin, seeds.size(), logits.data());
+  }
+}
+
+Accuracies SampledTraining::evaluate(ExecContext<float> &ctx) {
+  // The evaluated nodes of this rank, each tagged with its splits.
+  const std::vector<int64_t> *splits[3] = {
+      &data.data.trainIdx, &data.data.validIdx, &data.data.testIdx};
+  std::vector<uint8_t> tags(size_t(data.data.numNodes), 0);
+  for (int k = 0; k < 3; ++k)
+    for (int64_t v : *splits[k])
+      tags[size_t(v)] |= uint8_t(1u << k);
+  std::vector<int64_t> local;
+  for (int64_t v = 0; v < data.data.numNodes; ++v)
+    if (tags[size_t(v)])
+      local.push_back(v);
+  const int64_t classes = data.data.numClasses;
+  int64_t sums[6] = {0, 0, 0, 0, 0, 0}; // correct, labeled per split
+  infer(ctx, local, [&](size_t first, size_t count, const float *logits) {
+    for (size_t i = 0; i < count; ++i) {
+      const int64_t v = local[first + i], label = data.data.labels[size_t(v)];
+      if (label < 0)
+        continue;
+      const bool correct =
+          argmaxRow(logits + i * size_t(classes), classes) == label;
+      for (int k = 0; k < 3; ++k)
+        if (tags[size_t(v)] & (1u << k)) {
+          sums[2 * k] += correct;
+          sums[2 * k + 1] += 1;
+        }
+    }
+  });
+  comm.allReduceSum(sums, 6);
+  AccuracyCounts acc[3];
+  for (int k = 0; k < 3; ++k)
+    acc[k] = {sums[2 * k], sums[2 * k + 1]};
+  return {acc[0].fraction(), acc[1].fraction(), acc[2].fraction()};
+}
+
+void SampledTraining::predict(ExecContext<float> &ctx,
+                              std::vector<float> &logits) {
+  const int64_t classes = data.data.numClasses;
+  std::vector<int64_t> local(size_t(data.data.numNodes));
+  for (size_t v = 0; v < local.size(); ++v)
+    local[v] = int64_t(v);
+  logits.resize(local.size() * size_t(classes));
+  infer(ctx, local, [&](size_t first, size_t count, const float *rows) {
+    std::copy(rows, rows + count * size_t(classes),
+              logits.begin() + first * size_t(classes));
+  });
+}
+
+void SampledTraining::printStats(std::FILE *out, int64_t epochs) const {
+  const double e = double(std::max<int64_t>(1, epochs));
+  const SamplingTraffic &t = trainTraffic;
+  const int r = comm.rank();
+  auto perEpoch = [&](int64_t v) { return (long long)(double(v) / e); };
+  std::fprintf(out,
+               "stats: rank %d sampling %lld batches/epoch, %lld seeds, "
+               "%lld sampled edges/epoch, %.6f s/epoch sampling, %.6f s/epoch "
+               "waiting for batches\n",
+               r, perEpoch(t.batches), perEpoch(t.seeds),
+               perEpoch(t.sampledEdges), t.seconds / e, pipelineWait / e);
+  if (!assembler.distributed())
+    return;
+  const int64_t remote = t.remoteRows + t.cachedRows;
+  std::fprintf(out,
+               "stats: rank %d sampling all_to_all bytes/epoch: neighbour "
+               "requests %lld replies %lld, feature requests %lld rows %lld\n",
+               r, perEpoch(t.sampleRequestBytes), perEpoch(t.sampleReplyBytes),
+               perEpoch(t.featureRequestBytes), perEpoch(t.featureReplyBytes));
+  std::fprintf(out,
+               "stats: rank %d remote feature rows fetched %lld/epoch, cache "
+               "hits %lld/epoch (hit rate %.4f)\n",
+               r, perEpoch(t.remoteRows), perEpoch(t.cachedRows),
+               remote ? double(t.cachedRows) / double(remote) : 0.0);
+}
+
+} // namespace gnnrt

@@ -1,0 +1,83 @@
+//===- SampledTraining.h - the epoch schedule of sampled batches -*- C++ -*-===//
+//
+// Internal to gnnrt; the engine of the sampled Schedules (SampledSchedule.h).
+// For programs compiled with `batches = neighbor(...)`
+// (CompiledProgram::numBlocks > 0): each epoch shuffles the rank's training
+// nodes, cuts them into batches, and runs one optimizer step per batch on
+// its sampled blocks. A single process samples the next batches on
+// background threads (BatchPipeline) while the current one trains; ranks of
+// a distributed run sample collectively, in lockstep, so every rank takes
+// the same number of steps (a rank out of seeds takes empty ones).
+//
+// Evaluation after sampled training is exact full-graph inference computed
+// only where it is needed (SAR): the blocks of the evaluated nodes with all
+// their in-neighbours (fanout -1 per layer), layer by layer, so each layer
+// computes only the nodes the next one reads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_SAMPLEDTRAINING_H
+#define GNNRT_LIB_SAMPLEDTRAINING_H
+
+#include "CommandLine.h"
+#include "Metrics.h"
+#include "MiniBatch.h"
+#include "TrainingData.h"
+#include "gnnrt/train/Program.h"
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+
+namespace gnnrt {
+
+class SampledTraining {
+public:
+  /// Checks the sampling settings against the data (every rank needs
+  /// training nodes). Collective in a distributed run.
+  SampledTraining(const CompiledProgram &program, const DriverOptions &options,
+                  const TrainingData &data, Communicator &comm);
+  ~SampledTraining();
+
+  /// One epoch (1-based): `step` runs once per batch, on every rank the
+  /// same number of times, with the batch's context, or with null where
+  /// this rank has no batch left (it only joins the collectives). Returns
+  /// the mean of the steps' losses.
+  double trainEpoch(int64_t epoch, ExecContext<float> &ctx,
+                    const std::function<double(ExecContext<float> *)> &step);
+
+  /// Accuracy on the three splits by full-neighbourhood inference.
+  Accuracies evaluate(ExecContext<float> &ctx);
+  /// The logits of every node of this rank [nodes x classes], the same way.
+  void predict(ExecContext<float> &ctx, std::vector<float> &logits);
+
+  /// Per rank and epoch: sampled edges, bytes of each collective, remote
+  /// rows fetched and the cache hit rate.
+  void printStats(std::FILE *out, int64_t epochs) const;
+
+private:
+  /// Full-neighbourhood inference of this rank's nodes `local`, in
+  /// chunks: visit(first, count, logits) gets the logits of
+  /// local[first .. first + count). Collective.
+  void infer(ExecContext<float> &ctx, const std::vector<int64_t> &local,
+             const std::function<void(size_t, size_t, const float *)> &visit);
+  /// Points `ctx` at a batch.
+  void bind(ExecContext<float> &ctx, const SampledBatch &batch) const;
+
+  const CompiledProgram &program;
+  const DriverOptions &options;
+  const TrainingData &data;
+  Communicator &comm;
+  MiniBatchAssembler assembler;
+  std::vector<int64_t> trainNodes; ///< global ids of this rank's
+  int64_t stepsPerEpoch = 0;
+  /// One per sampling thread (BatchPipeline's worker index); the training
+  /// thread uses the first.
+  std::vector<std::unique_ptr<BlockBuilder>> builders;
+  SamplingTraffic trainTraffic;
+  double pipelineWait = 0;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_SAMPLEDTRAINING_H

@@ -1,0 +1,153 @@
+//===- ScheduleBase.cpp - what every Schedule shares ----------------------===//
+//
+// See ScheduleBase.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScheduleBase.h"
+
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/partition/PartitionDirectory.h"
+#include "gnnrt/partition/Partitioner.h"
+#include "gnnrt/support/Error.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sys/resource.h>
+
+namespace gnnrt {
+
+namespace {
+
+/// The process's peak resident set (getrusage: KiB on Linux).
+long peakRssKiB() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+/// The dataset with the train block's preprocessing, before it is split
+/// between ranks or prepared for one process.
+Dataset preprocessedDataset(const CompiledProgram &program,
+                            const DriverOptions &options) {
+  const TrainSettings &settings = program.settings;
+  LoadOptions load;
+  load.addReverseEdges = settings.addReverseEdges;
+  load.addSelfLoops = settings.addSelfLoops;
+  load.dedupe = true;
+  load.splitName = settings.split;
+  load.useCache = true;
+  Dataset ds;
+  if (!options.dataDir.empty()) {
+    ds = loadDataset(options.dataDir, load);
+  } else {
+    ds = generateDataset(settings.generator);
+    load.numClasses = settings.generator.numClasses;
+    finalizeDataset(ds, load);
+  }
+  if (settings.normalizeFeatures)
+    normalizeRows(ds.features, ds.numFeatures);
+  return ds;
+}
+
+} // namespace
+
+TrainingData loadWholeGraph(const CompiledProgram &program,
+                            const DriverOptions &options) {
+  return prepareWholeGraph(preprocessedDataset(program, options));
+}
+
+TrainingData loadRankPartition(const CompiledProgram &program,
+                               const DriverOptions &options,
+                               bool partitionDirectory, Communicator &comm) {
+  const TrainSettings &settings = program.settings;
+  if (partitionDirectory)
+    return preparePartition(
+        readPartition(options.dataDir, comm.rank(), comm.size()), comm,
+        settings.normalizeFeatures, program.needsEdgeIds);
+  Dataset ds = preprocessedDataset(program, options);
+  PartitionOptions partition;
+  partition.numParts = comm.size();
+  partition.method = partitionMethodFromName(settings.partition)
+                         .value_or(PartitionMethod::Metis);
+  if (!settings.partitionBalance.empty()) {
+    partition.balance.clear();
+    for (const std::string &name : settings.partitionBalance)
+      if (auto c = balanceConstraintFromName(name))
+        partition.balance.push_back(*c);
+  }
+  // Sampled training's fanouts drive frequency partitioning and the cache.
+  partition.fanouts = settings.fanouts;
+  partition.batchSize = std::max<int64_t>(1, settings.batchSize);
+  partition.cacheRatio = settings.cacheRatio;
+  PartitionPlan plan = buildPartitionPlan(ds, partitionNodes(ds, partition),
+                                          comm.size(), EdgeAssign::Dst);
+  if (partition.cacheRatio > 0)
+    addFeatureCache(plan, ds, partition);
+  return preparePartition(extractPartition(ds, plan, comm.rank()), comm,
+                          /*normalizeFeatures=*/false, program.needsEdgeIds);
+}
+
+void ScheduleBase::prepare() {
+  trainingData = loadData();
+  if (!program.outputColumns)
+    return;
+  const int64_t classes = trainingData.data.numClasses;
+  const int64_t columns =
+      program.outputColumns({trainingData.data.numFeatures, classes});
+  if (columns != classes)
+    throw DataError(
+        "model " + program.model + " outputs " + std::to_string(columns) +
+        " columns per node, but the dataset has " + std::to_string(classes) +
+        " classes: the last layer's width must be the class "
+        "count");
+}
+
+void ScheduleBase::bind(ParameterStore<float> &store) {
+  params = &store;
+  trainCtx = makeContext(trainingData, options.seed, trainWorkspace);
+  forwardCtx = makeContext(trainingData, options.seed, forwardWorkspace);
+  store.bind(trainCtx);
+  store.bind(forwardCtx);
+  logits.resize(
+      size_t(trainingData.data.numNodes * trainingData.data.numClasses));
+}
+
+Accuracies ScheduleBase::evaluateBetweenEpochs() {
+  // The train step's buffers are not needed while forward runs, nor
+  // forward's after: the peak is the larger plan, not their sum.
+  trainCtx.workspace->release();
+  Accuracies acc = evaluate();
+  forwardCtx.workspace->release();
+  return acc;
+}
+
+void ScheduleBase::printPlanStats(const TrainingResult &result) const {
+  if (comm.rank() != 0)
+    return;
+  std::printf("stats: parameters %lld in %zu tensors\n",
+              (long long)params->totalElements(), params->size());
+  std::printf("stats: trainStep workspace %lld bytes (unplanned %lld)\n",
+              (long long)trainWorkspace.bytes(),
+              (long long)trainCtx.unplannedBytes);
+  std::printf("stats: forward workspace %lld bytes (unplanned %lld)\n",
+              (long long)forwardWorkspace.bytes(),
+              (long long)forwardCtx.unplannedBytes);
+  std::printf("stats: mean epoch %.6f s over %lld epochs\n",
+              result.trainSeconds / double(result.last.epoch),
+              (long long)result.last.epoch);
+}
+
+void ScheduleBase::printRankStats(const TrainingResult &result,
+                                  double otherCommSeconds) const {
+  const double epochs = double(std::max<int64_t>(1, result.last.epoch));
+  const double commSeconds = otherCommSeconds + result.allReduceSeconds;
+  std::printf("stats: rank %d all_reduce %lld bytes/epoch\n", comm.rank(),
+              (long long)(result.allReduceBytes / epochs));
+  std::printf("stats: rank %d seconds compute %.6f communication %.6f\n",
+              comm.rank(), result.trainSeconds - commSeconds, commSeconds);
+  std::printf("stats: rank %d peak RSS %lld KiB\n", comm.rank(),
+              (long long)peakRssKiB());
+}
+
+} // namespace gnnrt

@@ -1,0 +1,180 @@
+//===- TrainingData.cpp - the dataset as the entry points read it ---------===//
+
+#include "TrainingData.h"
+
+#include "gnnrt/support/Error.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace gnnrt {
+
+void normalizeRows(std::vector<float> &features, int64_t width) {
+  const int64_t rows = width > 0 ? int64_t(features.size()) / width : 0;
+  for (int64_t v = 0; v < rows; ++v) {
+    float *row = features.data() + v * width;
+    double sum = 0;
+    for (int64_t j = 0; j < width; ++j)
+      sum += row[j];
+    if (sum != 0)
+      for (int64_t j = 0; j < width; ++j)
+        row[j] = float(row[j] / sum);
+  }
+}
+
+TrainingData prepareWholeGraph(Dataset ds) {
+  if (ds.numClasses <= 0)
+    throw DataError("the dataset has no labeled nodes to train on");
+  TrainingData t;
+  t.graph = GraphStorage::build(ds.numNodes, ds.numNodes, ds.src, ds.dst);
+  t.trainMask.assign(size_t(ds.numNodes), 0);
+  for (int64_t v : ds.trainIdx)
+    t.trainMask[size_t(v)] = 1;
+  t.numGlobalNodes = ds.numNodes;
+  t.data = std::move(ds);
+  return t;
+}
+
+namespace {
+
+/// Each local edge's position in the whole graph's destination-major CSR
+/// (in-edges of a node ordered by source id), which is what a single
+/// process numbers edges by.
+std::vector<int64_t> globalEdgeIds(const GraphView &g,
+                                   const std::vector<int64_t> &nodeIds,
+                                   int64_t numGlobalNodes,
+                                   Communicator &comm) {
+  std::vector<int64_t> offsets(size_t(numGlobalNodes) + 1, 0);
+  for (int64_t v = 0; v < g.numDst; ++v)
+    offsets[size_t(nodeIds[size_t(v)]) + 1] =
+        g.inOffsets[v + 1] - g.inOffsets[v];
+  comm.allReduceSum(offsets.data() + 1, numGlobalNodes);
+  for (int64_t v = 0; v < numGlobalNodes; ++v)
+    offsets[size_t(v) + 1] += offsets[size_t(v)];
+  std::vector<int64_t> ids(size_t(g.numEdges));
+  std::vector<std::pair<int64_t, int64_t>> byGlobalSource;
+  for (int64_t v = 0; v < g.numDst; ++v) {
+    byGlobalSource.clear();
+    for (int64_t e = g.inOffsets[v]; e < g.inOffsets[v + 1]; ++e)
+      byGlobalSource.push_back({nodeIds[size_t(g.edgeSrc[e])], e});
+    std::sort(byGlobalSource.begin(), byGlobalSource.end());
+    const int64_t first = offsets[size_t(nodeIds[size_t(v)])];
+    for (size_t k = 0; k < byGlobalSource.size(); ++k)
+      ids[size_t(byGlobalSource[k].second)] = first + int64_t(k);
+  }
+  return ids;
+}
+
+} // namespace
+
+TrainingData preparePartition(Partition part, Communicator &comm,
+                              bool normalizeFeatures, bool withEdgeIds) {
+  if (part.numClasses <= 0)
+    throw DataError("the dataset has no labeled nodes to train on");
+  const int64_t owned = part.numOwned(), local = part.numLocal();
+  const int64_t f = part.numFeatures;
+  TrainingData t;
+  t.numGlobalNodes = part.numGlobalNodes;
+  t.halo = std::make_unique<HaloExchange>(comm, owned, part.recvOffsets,
+                                          part.sendOffsets, part.sendNodes);
+
+  // The local graph: in-edges of the owned nodes, sources over all local
+  // nodes (edges are assigned to their destination's owner).
+  if (part.edgeAssign != EdgeAssign::Dst)
+    throw DataError("training needs edges assigned to their destination's "
+                    "owner (gnn-partition --edge-assign dst)");
+  // Degrees over the whole graph: in-degrees are complete locally; each
+  // rank counts out-edges of its local sources, the owners sum the counts,
+  // and the halo copies come back.
+  t.dstDegree.assign(size_t(owned), 0.f);
+  for (int64_t v = 0; v < owned; ++v)
+    t.dstDegree[size_t(v)] = float(part.indptr[v + 1] - part.indptr[v]);
+  std::vector<float> counts(size_t(local), 0.f);
+  for (int32_t s : part.indices)
+    counts[size_t(s)] += 1.f;
+  {
+    // The part's own edge arrays go as soon as the local graph has them:
+    // they would otherwise set the peak memory of the load.
+    std::vector<int64_t> src, dst;
+    src.reserve(part.indices.size());
+    dst.reserve(part.indices.size());
+    for (int64_t v = 0; v < owned; ++v)
+      for (int64_t k = part.indptr[v]; k < part.indptr[v + 1]; ++k) {
+        src.push_back(part.indices[size_t(k)]);
+        dst.push_back(v);
+      }
+    std::vector<int32_t>().swap(part.indices);
+    std::vector<int64_t>().swap(part.edgeIds);
+    t.graph = GraphStorage::build(local, owned, src, dst);
+  }
+  t.srcDegree = counts;
+  std::fill(t.srcDegree.begin() + owned, t.srcDegree.end(), 0.f);
+  t.halo->backward(counts.data(), 1, t.srcDegree.data());
+  t.halo->forward(t.srcDegree.data(), 1);
+  t.halo->splitBySourceOwner(t.graph.view(), t.dstDegree);
+
+  // Features of the owned rows only: programs exchange what they compute
+  // from them (gnn-distribute).
+  Dataset &ds = t.data;
+  ds.numNodes = owned;
+  ds.numFeatures = f;
+  ds.numClasses = part.numClasses;
+  ds.features = std::move(part.features);
+  if (normalizeFeatures)
+    normalizeRows(ds.features, f);
+  ds.labels = std::move(part.labels);
+  ds.trainIdx = std::move(part.trainIdx);
+  ds.validIdx = std::move(part.validIdx);
+  ds.testIdx = std::move(part.testIdx);
+  t.trainMask.assign(size_t(owned), 0);
+  for (int64_t v : ds.trainIdx)
+    t.trainMask[size_t(v)] = 1;
+
+  // The feature cache holds input rows too: scaled like the owned ones.
+  t.cachedNodes = std::move(part.cachedNodes);
+  t.cachedFeatures = std::move(part.cachedFeatures);
+  if (normalizeFeatures)
+    normalizeRows(t.cachedFeatures, f);
+
+  t.nodeIds = std::move(part.ownedNodes);
+  t.nodeIds.insert(t.nodeIds.end(), part.haloNodes.begin(),
+                   part.haloNodes.end());
+
+  if (withEdgeIds)
+    t.edgeIds = globalEdgeIds(t.graph.view(), t.nodeIds, part.numGlobalNodes,
+                              comm);
+
+  int64_t train[2] = {int64_t(ds.trainIdx.size()), 0};
+  train[1] = train[0];
+  comm.allReduceSum(&train[1], 1);
+  if (train[1] == 0)
+    throw DataError("the training split is empty on every rank");
+  t.lossScale = double(train[0]) / double(train[1]);
+  return t;
+}
+
+ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,
+                               Workspace<float> &workspace) {
+  ExecContext<float> ctx;
+  ctx.graph = t.graph.view();
+  ctx.features = t.data.features.data();
+  ctx.numFeatures = t.data.numFeatures;
+  ctx.numClasses = t.data.numClasses;
+  ctx.labels = t.data.labels.data();
+  ctx.lossMask = t.trainMask.data();
+  ctx.seed = seed;
+  ctx.workspace = &workspace;
+  ctx.halo = t.halo.get();
+  if (!t.nodeIds.empty())
+    ctx.nodeIds = t.nodeIds.data();
+  if (!t.edgeIds.empty())
+    ctx.edgeIds = t.edgeIds.data();
+  if (t.halo) {
+    ctx.srcDegree = t.srcDegree.data();
+    ctx.dstDegree = t.dstDegree.data();
+  }
+  ctx.lossScale = t.lossScale;
+  return ctx;
+}
+
+} // namespace gnnrt

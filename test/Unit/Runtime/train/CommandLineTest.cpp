@@ -1,0 +1,175 @@
+//===- CommandLineTest.cpp - Options of generated trainers ----------------===//
+//
+// Defaults come from the train block, options override them, and each kind
+// of mistake has its own exact message (the user-visible behaviour).
+//
+//===----------------------------------------------------------------------===//
+
+#include "train/CommandLine.h"
+
+#include <gtest/gtest.h>
+
+using namespace gnnrt;
+
+namespace {
+
+TrainSettings settings() {
+  TrainSettings s;
+  s.dataset = "cora";
+  s.source = "ogb";
+  s.epochs = 200;
+  s.lr = 0.01;
+  s.seed = 7;
+  return s;
+}
+
+DriverOptions parse(std::vector<std::string> args,
+                    const TrainSettings &s = settings()) {
+  return parseCommandLine(args, s);
+}
+
+std::string usageErrorOf(std::vector<std::string> args,
+                         const TrainSettings &s = settings()) {
+  try {
+    parseCommandLine(args, s);
+  } catch (const UsageError &e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+} // namespace
+
+TEST(CommandLine, DefaultsComeFromTheTrainBlock) {
+  DriverOptions o = parse({"--data", "d"});
+  EXPECT_EQ(o.dataDir, "d");
+  EXPECT_EQ(o.epochs, 200);
+  EXPECT_EQ(o.lr, 0.01);
+  EXPECT_EQ(o.seed, 7u);
+  EXPECT_EQ(o.threads, 0);
+  EXPECT_FALSE(o.evalOnly || o.gradcheck || o.stats || o.help);
+}
+
+TEST(CommandLine, EveryOption) {
+  DriverOptions o = parse({"--data",
+                           "d",
+                           "--epochs",
+                           "5",
+                           "--lr",
+                           "1e-3",
+                           "--seed",
+                           "42",
+                           "--threads=3",
+                           "--metrics",
+                           "m.jsonl",
+                           "--save",
+                           "s.safetensors",
+                           "--load",
+                           "l.safetensors",
+                           "--predict",
+                           "p.csv",
+                           "--eval-only",
+                           "--stats",
+                           "--gradcheck-nodes",
+                           "20"});
+  EXPECT_EQ(o.epochs, 5);
+  EXPECT_EQ(o.lr, 1e-3);
+  EXPECT_EQ(o.seed, 42u);
+  EXPECT_EQ(o.threads, 3);
+  EXPECT_EQ(o.metricsFile, "m.jsonl");
+  EXPECT_EQ(o.saveFile, "s.safetensors");
+  EXPECT_EQ(o.loadFile, "l.safetensors");
+  EXPECT_EQ(o.predictFile, "p.csv");
+  EXPECT_TRUE(o.evalOnly);
+  EXPECT_TRUE(o.stats);
+  EXPECT_EQ(o.gradcheckNodes, 20);
+}
+
+TEST(CommandLine, HelpNeedsNothingElse) {
+  EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_TRUE(parse({"--eval-only", "--help"}).help);
+}
+
+TEST(CommandLine, DataIsOptionalForGeneratedDatasetsAndGradcheck) {
+  TrainSettings generated = settings();
+  generated.source = "generate";
+  EXPECT_EQ(parse({}, generated).dataDir, "");
+  EXPECT_TRUE(parse({"--gradcheck"}).gradcheck);
+}
+
+TEST(CommandLine, Errors) {
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--epochs", "abc"}),
+            "--epochs expects an integer, got 'abc'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--epochs", "0"}),
+            "--epochs expects a positive integer, got '0'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--epochs", "99999999999999999999"}),
+            "--epochs expects an integer, got '99999999999999999999'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--lr", "fast"}),
+            "--lr expects a number, got 'fast'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--lr", "-1"}),
+            "--lr expects a positive number, got '-1'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--lr", "nan"}),
+            "--lr expects a number, got 'nan'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--seed", "-3"}),
+            "--seed expects a non-negative integer, got '-3'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--threads", "0"}),
+            "--threads expects a positive integer, got '0'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--gradcheck-nodes", "1"}),
+            "--gradcheck-nodes expects an integer >= 2, got '1'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--epcohs", "5"}),
+            "unknown option '--epcohs'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "extra"}),
+            "unexpected argument 'extra'");
+  EXPECT_EQ(usageErrorOf({"--data"}), "--data expects a value (DIR)");
+  EXPECT_EQ(usageErrorOf({"--data", "--epochs", "5"}),
+            "--data expects a value (DIR)");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--stats=yes"}),
+            "--stats takes no value");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--eval-only"}),
+            "--eval-only needs --load FILE");
+  EXPECT_EQ(usageErrorOf({"--eval-only", "--load", "f", "--gradcheck"}),
+            "--eval-only and --gradcheck cannot be combined");
+  EXPECT_EQ(usageErrorOf({"--epochs", "5"}),
+            "--data DIR is required (the directory of dataset 'cora')");
+}
+
+TEST(CommandLine, ProgramName) {
+  EXPECT_EQ(programName("./build/gcn"), "gcn");
+  EXPECT_EQ(programName("gcn"), "gcn");
+  EXPECT_EQ(programName(nullptr), "trainer");
+}
+
+TEST(CommandLine, UsageListsOptionsAndSettings) {
+  CompiledProgram program;
+  program.model = "GCN";
+  program.sourceFile = "gcn_cora.gnn";
+  program.settings = settings();
+  program.settings.optimizer = "sgd";
+  program.settings.momentum = 0.9;
+  std::string usage = usageText("gcn", program);
+  EXPECT_EQ(usage.rfind("usage: gcn [options]\n", 0), 0u) << usage;
+  EXPECT_NE(usage.find("Trains model GCN (compiled from gcn_cora.gnn) on "
+                       "dataset cora."),
+            std::string::npos);
+  for (const char *option :
+       {"--help", "--data DIR", "--epochs N", "--lr X", "--seed N",
+        "--threads N", "--metrics FILE", "--save FILE", "--load FILE",
+        "--predict FILE", "--eval-only", "--stats", "--gradcheck",
+        "--gradcheck-nodes N", "--sampler-threads N"})
+    EXPECT_NE(usage.find(option), std::string::npos) << option;
+  EXPECT_NE(usage.find("optimizer  sgd lr 0.01 momentum 0.9 weight_decay 0"),
+            std::string::npos)
+      << usage;
+  EXPECT_NE(usage.find("batches    full graph"), std::string::npos) << usage;
+  EXPECT_NE(usage.find("epochs     200"), std::string::npos);
+  EXPECT_NE(usage.find("seed       7"), std::string::npos);
+  // A sampled program lists its sampler.
+  program.settings.fanouts = {10, -1};
+  program.settings.batchSize = 64;
+  program.settings.replace = true;
+  usage = usageText("sage", program);
+  EXPECT_NE(usage.find("batches    64 seeds, fanouts [10, -1] (layer 0 first), "
+                       "with replacement"),
+            std::string::npos)
+      << usage;
+}

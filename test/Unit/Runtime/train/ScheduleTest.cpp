@@ -1,0 +1,104 @@
+//===- ScheduleTest.cpp - makeSchedule picks the way of training ----------===//
+//
+// The trainer picks its Schedule once, from the compiled program (sampled
+// when it has blocks) and the launch (distributed on several ranks or on a
+// partition directory). A wrong pick is a user-visible mistake -- a sampled
+// program trained full-graph, a partition trained as if it were the whole
+// graph -- so every combination is checked here. makeSchedule must not
+// communicate: the communicator below fails any collective.
+//
+//===----------------------------------------------------------------------===//
+
+#include "train/Schedule.h"
+
+#include "TestUtil.h"
+
+#include <fstream>
+#include <string>
+
+using namespace gnnrt;
+using namespace gnnrt::test;
+
+namespace {
+
+/// A communicator of `ranks` ranks that only answers rank() and size().
+class CountOnlyCommunicator : public Communicator {
+public:
+  explicit CountOnlyCommunicator(int ranks) : ranks(ranks) {}
+  int rank() const override { return 0; }
+  int size() const override { return ranks; }
+  void allReduceSum(float *, int64_t) override { fail(); }
+  void allReduceSum(double *, int64_t) override { fail(); }
+  void allReduceSum(int64_t *, int64_t) override { fail(); }
+  void broadcast(float *, int64_t, int) override { fail(); }
+  void allToAllV(const void *, const std::vector<int64_t> &, void *,
+                 const std::vector<int64_t> &) override {
+    fail();
+  }
+  void sendRecv(const void *, int64_t, int, void *, int64_t, int) override {
+    fail();
+  }
+  std::unique_ptr<PendingTransfer>
+  startSendRecv(const void *, int64_t, int, void *, int64_t, int) override {
+    fail();
+  }
+  std::unique_ptr<PendingTransfer>
+  startAllToAllV(const void *, const std::vector<int64_t> &, void *,
+                 const std::vector<int64_t> &) override {
+    fail();
+  }
+  void barrier() override { fail(); }
+
+private:
+  [[noreturn]] static void fail() {
+    throw std::logic_error("choosing a schedule must not communicate");
+  }
+  int ranks;
+};
+
+enum class Data { Generated, DatasetDirectory, PartitionDirectory };
+
+/// The name of the schedule makeSchedule picks for a program with
+/// `numBlocks` sampled blocks on `ranks` ranks with `data` as --data.
+std::string chosen(int numBlocks, int ranks, Data data) {
+  TempDir dir;
+  DriverOptions options;
+  if (data == Data::DatasetDirectory)
+    options.dataDir = coraDir();
+  if (data == Data::PartitionDirectory) {
+    // gnn-partition's output is recognised by its manifest alone.
+    std::ofstream(dir / "manifest.json") << "{}\n";
+    options.dataDir = dir.path();
+  }
+  CompiledProgram program;
+  program.numBlocks = numBlocks;
+  CountOnlyCommunicator comm(ranks);
+  return makeSchedule(program, options, comm)->name();
+}
+
+TEST(ScheduleTest, FullGraphProgramInOneProcess) {
+  EXPECT_EQ(chosen(0, 1, Data::Generated), "full_graph");
+  EXPECT_EQ(chosen(0, 1, Data::DatasetDirectory), "full_graph");
+}
+
+TEST(ScheduleTest, FullGraphProgramDistributed) {
+  EXPECT_EQ(chosen(0, 2, Data::Generated), "distributed_full_graph");
+  EXPECT_EQ(chosen(0, 4, Data::DatasetDirectory), "distributed_full_graph");
+  EXPECT_EQ(chosen(0, 2, Data::PartitionDirectory), "distributed_full_graph");
+  // One process on a partition directory trains that partition.
+  EXPECT_EQ(chosen(0, 1, Data::PartitionDirectory), "distributed_full_graph");
+}
+
+TEST(ScheduleTest, SampledProgramInOneProcess) {
+  EXPECT_EQ(chosen(2, 1, Data::Generated), "sampled");
+  EXPECT_EQ(chosen(1, 1, Data::DatasetDirectory), "sampled");
+}
+
+TEST(ScheduleTest, SampledProgramDistributed) {
+  EXPECT_EQ(chosen(2, 2, Data::Generated), "distributed_sampled");
+  EXPECT_EQ(chosen(2, 4, Data::DatasetDirectory), "distributed_sampled");
+  EXPECT_EQ(chosen(3, 2, Data::PartitionDirectory), "distributed_sampled");
+  EXPECT_EQ(chosen(2, 1, Data::PartitionDirectory), "distributed_sampled");
+}
+
+} // namespace
