@@ -9,7 +9,7 @@ module {
     %d = gnn.degree dst %g : tensor<?x1xf32> loc("deg")
     %a = gnn.aggregate mean %g, %x : tensor<?x?xf32> -> tensor<?x?xf32> loc("a")
     %xs = gnn.halo_exchange %g, %a : tensor<?x?xf32> -> tensor<?x?xf32> loc("a_src")
-    %h = gnn.halo_aggregate sum %g, %xs {mode = "one_shot", self_loops = true} : tensor<?x?xf32> -> tensor<?x?xf32> loc("h")
+    %h = gnn.halo_aggregate sum %g, %xs {mode = #gnn<halo_mode one_shot>, self_loops = true} : tensor<?x?xf32> -> tensor<?x?xf32> loc("h")
     %o = gnn.mul %h, %d : tensor<?x?xf32>, tensor<?x1xf32> -> tensor<?x?xf32> loc("o")
     return %o : tensor<?x?xf32> loc(unknown)
   }
