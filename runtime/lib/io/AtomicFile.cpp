@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
+#include <unistd.h>
 
 namespace gnnrt {
 
@@ -31,6 +33,12 @@ void AtomicFile::commit() {
   // (a full disk often shows up only then).
   bool writeFailed = std::ferror(file) != 0;
   int writeErrno = errno;
+  // On disk before the rename, so that a crash never leaves the new name on
+  // a file whose data was still in the page cache (a torn checkpoint).
+  if (!writeFailed && (std::fflush(file) != 0 || ::fsync(fileno(file)) != 0)) {
+    writeFailed = true;
+    writeErrno = errno;
+  }
   if (std::fclose(file) != 0 && !writeFailed) {
     writeFailed = true;
     writeErrno = errno;
@@ -42,8 +50,16 @@ void AtomicFile::commit() {
   } else {
     std::error_code ec;
     std::filesystem::rename(tempPath, path, ec);
-    if (!ec)
+    if (!ec) {
+      // The rename itself is durable once its directory is synced.
+      std::string dir = std::filesystem::path(path).parent_path().string();
+      int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+      if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+      }
       return;
+    }
     problem = ec.message();
   }
   std::error_code ignored;

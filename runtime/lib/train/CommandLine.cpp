@@ -76,6 +76,15 @@ const OptionSpec kOptions[] = {
      [](DriverOptions &o, auto &, auto &v) { o.saveFile = v; }},
     {"--load", "FILE", "start from the weights in FILE (safetensors)",
      [](DriverOptions &o, auto &, auto &v) { o.loadFile = v; }},
+    {"--checkpoint", "FILE",
+     "write a resumable checkpoint (weights, optimizer state, epoch) to FILE "
+     "after the last epoch, and every N epochs with the train block's "
+     "`checkpoint = ... every N epochs` (default: its file)",
+     [](DriverOptions &o, auto &, auto &v) { o.checkpointFile = v; }},
+    {"--resume", "FILE",
+     "continue exactly where the resumable checkpoint FILE left off, up to "
+     "--epochs; the metrics file is appended to",
+     [](DriverOptions &o, auto &, auto &v) { o.resumeFile = v; }},
     {"--predict", "FILE",
      "write the predicted class of every node as CSV (node,prediction)",
      [](DriverOptions &o, auto &, auto &v) { o.predictFile = v; }},
@@ -178,6 +187,11 @@ DriverOptions parseCommandLine(const std::vector<std::string> &args,
     return o;
   if (o.evalOnly && o.loadFile.empty())
     throw UsageError("--eval-only needs --load FILE");
+  if (!o.resumeFile.empty() && !o.loadFile.empty())
+    throw UsageError("--resume and --load cannot be combined (--resume "
+                     "restores the weights too)");
+  if (!o.resumeFile.empty() && o.evalOnly)
+    throw UsageError("--eval-only takes --load FILE, not --resume");
   if (o.evalOnly && o.gradcheck)
     throw UsageError("--eval-only and --gradcheck cannot be combined");
   if (o.dataDir.empty() && settings.source != "generate" && !o.gradcheck)

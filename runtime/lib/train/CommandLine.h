@@ -37,6 +37,9 @@ struct DriverOptions {
   /// Sampled training's background sampler threads (0: none).
   int samplerThreads = 1;
   std::string metricsFile, saveFile, loadFile, predictFile;
+  /// Resumable checkpoints: where to write them (default: the train
+  /// block's `checkpoint = ...`), and the one to continue from.
+  std::string checkpointFile, resumeFile;
   bool evalOnly = false, stats = false;
   bool gradcheck = false;
   int64_t gradcheckNodes = 12;

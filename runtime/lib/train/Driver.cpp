@@ -60,12 +60,15 @@ void setThreads(int threads) {
 #endif
 }
 
-/// --load's weights, or the program's initializers; then every rank takes
-/// rank 0's (collective).
+/// --resume's or --load's weights, or the program's initializers; then every
+/// rank takes rank 0's (collective).
 void loadOrInitParameters(const CompiledProgram &program,
                           const DriverOptions &options,
-                          ParameterStore<float> &params, Communicator &comm) {
-  if (!options.loadFile.empty()) {
+                          ParameterStore<float> &params, Communicator &comm,
+                          const ResumableCheckpoint *resume) {
+  if (resume) {
+    resume->restoreParameters(params);
+  } else if (!options.loadFile.empty()) {
     loadCheckpoint(options.loadFile, program.model, params);
   } else {
     for (size_t i = 0; i < params.size(); ++i)
@@ -117,7 +120,7 @@ void printSummary(const TrainingResult &result) {
                 formatAccuracy(best.eval->test).c_str());
 }
 
-int run(const CompiledProgram &program, const DriverOptions &options,
+int run(const CompiledProgram &program, DriverOptions options,
         Communicator &comm) {
   if (!program.params || !program.forwardF32 || !program.trainStepF32)
     throw std::runtime_error("the CompiledProgram lacks its float32 entry "
@@ -130,21 +133,35 @@ int run(const CompiledProgram &program, const DriverOptions &options,
     return runGradCheck(program, check, stdout) ? 0 : 1;
   }
 
+  // A resumed run continues the checkpoint's: same seed (dropout masks,
+  // shuffles and samples depend on it), next epoch.
+  std::optional<ResumableCheckpoint> resume;
+  if (!options.resumeFile.empty()) {
+    resume.emplace(options.resumeFile, program.model);
+    options.seed = resume->point().seed;
+    if (resume->point().epoch >= options.epochs)
+      throw UsageError("the checkpoint " + options.resumeFile +
+                       " is at epoch " +
+                       std::to_string(resume->point().epoch) + "; --epochs " +
+                       std::to_string(options.epochs) +
+                       " leaves nothing to train (give the total epoch count)");
+  }
   const std::unique_ptr<Schedule> schedule =
       makeSchedule(program, options, comm);
   schedule->prepare();
   const TrainingData &data = schedule->data();
   ParameterStore<float> params(
       program.params({data.data.numFeatures, data.data.numClasses}));
-  loadOrInitParameters(program, options, params, comm);
+  loadOrInitParameters(program, options, params, comm,
+                       resume ? &*resume : nullptr);
   schedule->bind(params);
 
   if (options.evalOnly) {
     evaluateOnly(options, *schedule, comm);
     return 0;
   }
-  const TrainingResult result =
-      trainEpochs(program, options, *schedule, params, comm);
+  const TrainingResult result = trainEpochs(program, options, *schedule, params,
+                                           comm, resume ? &*resume : nullptr);
   // The last epoch was evaluated after its update: its parameters are the
   // ones saved and predicted with.
   const bool reporting = comm.rank() == 0;

@@ -79,10 +79,11 @@ std::string metricsJson(const EpochRecord &record) {
   return line + ",\"epoch_seconds\":" + number(record.seconds, "%.6g") + "}";
 }
 
-MetricsLog::MetricsLog(const std::string &filePath) : path(filePath) {
+MetricsLog::MetricsLog(const std::string &filePath, bool append)
+    : path(filePath) {
   if (path.empty())
     return;
-  file = std::fopen(path.c_str(), "w");
+  file = std::fopen(path.c_str(), append ? "a" : "w");
   if (!file)
     throwDataError(path, 0,
                    std::string("cannot create file: ") + std::strerror(errno));

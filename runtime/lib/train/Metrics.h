@@ -56,9 +56,9 @@ std::string metricsJson(const EpochRecord &record);
 /// Appends metricsJson lines to a file.
 class MetricsLog {
 public:
-  /// Creates (truncates) `path`, throwing DataError if it cannot; an empty
-  /// path makes a log that writes nothing.
-  explicit MetricsLog(const std::string &path);
+  /// Creates (truncates, or with `append` extends) `path`, throwing
+  /// DataError if it cannot; an empty path makes a log that writes nothing.
+  explicit MetricsLog(const std::string &path, bool append = false);
   ~MetricsLog();
   MetricsLog(const MetricsLog &) = delete;
   MetricsLog &operator=(const MetricsLog &) = delete;

@@ -50,6 +50,14 @@ Optimizer::Optimizer(const OptimizerConfig &config, std::vector<int64_t> sz)
   }
 }
 
+std::vector<Optimizer::StateKind> Optimizer::state() {
+  if (cfg.kind != OptimizerKind::Sgd)
+    return {{"exp_avg", &first}, {"exp_avg_sq", &second}};
+  if (cfg.momentum != 0)
+    return {{"momentum_buffer", &first}};
+  return {};
+}
+
 void Optimizer::step(const std::vector<float *> &params,
                      const std::vector<float *> &grads) {
   ++stepCount;

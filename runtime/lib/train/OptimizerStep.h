@@ -36,6 +36,9 @@ public:
   /// Collective.
   double operator()(ExecContext<float> *ctx);
 
+  /// The optimizer, for checkpoints of its state.
+  Optimizer &state() { return optimizer; }
+
   /// Time in, and bytes per rank through, the all-reduces so far.
   double allReduceSeconds() const { return reduceSeconds; }
   int64_t allReduceBytes() const { return reduceBytes; }

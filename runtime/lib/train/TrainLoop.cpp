@@ -32,27 +32,34 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 TrainingResult trainEpochs(const CompiledProgram &program,
                            const DriverOptions &options, Schedule &schedule,
-                           ParameterStore<float> &params, Communicator &comm) {
+                           ParameterStore<float> &params, Communicator &comm,
+                           const ResumableCheckpoint *resume) {
   OptimizerStep step(program, options, params, comm);
+  TrainingResult result;
+  int64_t first = 1;
+  if (resume) {
+    resume->restoreOptimizer(params, step.state());
+    first = resume->point().epoch + 1;
+    result.best = resume->point().best;
+  }
   // Rank 0 reports; the others train silently.
   const bool reporting = comm.rank() == 0;
-  MetricsLog metrics(reporting ? options.metricsFile : std::string());
+  MetricsLog metrics(reporting ? options.metricsFile : std::string(),
+                     /*append=*/resume != nullptr);
   std::optional<Progress> progress;
   if (reporting)
     progress.emplace(stderr, options.epochs, isatty(2) != 0);
   const TrainSettings &settings = program.settings;
   const int64_t every = std::max<int64_t>(1, settings.evaluateEvery);
+  const std::string &checkpointFile = options.checkpointFile.empty()
+                                          ? settings.checkpointFile
+                                          : options.checkpointFile;
 
-  TrainingResult result;
-  for (int64_t epoch = 1; epoch <= options.epochs; ++epoch) {
+  for (int64_t epoch = first; epoch <= options.epochs; ++epoch) {
     auto start = std::chrono::steady_clock::now();
     EpochRecord record;
     record.epoch = epoch;
     record.loss = schedule.trainEpoch(epoch, step);
-    const int64_t saveEvery = settings.checkpointEvery;
-    if (reporting && !settings.checkpointFile.empty() &&
-        (epoch == options.epochs || (saveEvery > 0 && epoch % saveEvery == 0)))
-      saveCheckpoint(settings.checkpointFile, program.model, params);
     record.seconds = secondsSince(start);
     result.trainSeconds += record.seconds;
     if (epoch % every == 0 || epoch == options.epochs) {
@@ -62,6 +69,13 @@ TrainingResult trainEpochs(const CompiledProgram &program,
           (!best.eval || *record.eval->valid > *best.eval->valid))
         result.best = record;
     }
+    // After the evaluation, so that a resumed run knows the best epoch.
+    const int64_t saveEvery = settings.checkpointEvery;
+    if (reporting && !checkpointFile.empty() &&
+        (epoch == options.epochs || (saveEvery > 0 && epoch % saveEvery == 0)))
+      saveResumableCheckpoint(
+          checkpointFile, program.model, params, step.state(),
+          {epoch, options.seed, comm.size(), result.best});
     metrics.append(record);
     if (progress)
       progress->report(record);

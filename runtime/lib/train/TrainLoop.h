@@ -11,6 +11,7 @@
 #ifndef GNNRT_LIB_TRAINLOOP_H
 #define GNNRT_LIB_TRAINLOOP_H
 
+#include "Checkpoint.h"
 #include "CommandLine.h"
 #include "ParameterStore.h"
 #include "Schedule.h"
@@ -19,13 +20,15 @@
 
 namespace gnnrt {
 
-/// Trains `params` for options.epochs epochs of `schedule` (prepared and
-/// bound to `params`). Rank 0 writes the metrics, the checkpoints and the
-/// progress; the others train silently. Throws std::runtime_error when the
-/// loss diverges. Collective.
+/// Trains `params` up to epoch options.epochs of `schedule` (prepared and
+/// bound to `params`), from epoch 1 or, with `resume`, from the epoch after
+/// the checkpoint's with its optimizer state. Rank 0 writes the metrics,
+/// the checkpoints and the progress; the others train silently. Throws
+/// std::runtime_error when the loss diverges. Collective.
 TrainingResult trainEpochs(const CompiledProgram &program,
                            const DriverOptions &options, Schedule &schedule,
-                           ParameterStore<float> &params, Communicator &comm);
+                           ParameterStore<float> &params, Communicator &comm,
+                           const ResumableCheckpoint *resume = nullptr);
 
 } // namespace gnnrt
 

@@ -49,6 +49,20 @@ public:
   int64_t steps() const { return stepCount; }
   const OptimizerConfig &config() const { return cfg; }
 
+  /// One kind of per-tensor state, named as torch.optim names it:
+  /// "exp_avg" and "exp_avg_sq" (Adam, AdamW), "momentum_buffer" (SGD with
+  /// momentum). `tensors[i]` belongs to the i-th parameter.
+  struct StateKind {
+    const char *name;
+    std::vector<std::vector<float>> *tensors;
+  };
+  /// The state a checkpoint must hold to continue exactly (empty for plain
+  /// SGD); writable, for restoring.
+  std::vector<StateKind> state();
+  /// Continues after `steps` updates (the bias corrections and SGD's first
+  /// step depend on it); the caller has filled state().
+  void setSteps(int64_t steps) { stepCount = steps; }
+
 private:
   OptimizerConfig cfg;
   std::vector<int64_t> sizes;
