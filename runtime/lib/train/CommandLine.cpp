@@ -22,15 +22,21 @@ int64_t integerValue(const std::string &option, const std::string &text,
   return value;
 }
 
-double positiveNumber(const std::string &option, const std::string &text) {
+/// A finite number of at least (or, `strict`, above) `minimum`.
+double numberValue(const std::string &option, const std::string &text,
+                   double minimum, const char *expected, bool strict = false) {
   const char *begin = text.c_str();
   char *end = nullptr;
   double value = std::strtod(begin, &end);
   if (text.empty() || *end != '\0' || !std::isfinite(value))
     throw UsageError(option + " expects a number, got '" + text + "'");
-  if (value <= 0)
-    throw UsageError(option + " expects a positive number, got '" + text + "'");
+  if (strict ? value <= minimum : value < minimum)
+    throw UsageError(option + " expects " + expected + ", got '" + text + "'");
   return value;
+}
+
+double positiveNumber(const std::string &option, const std::string &text) {
+  return numberValue(option, text, 0, "a positive number", /*strict=*/true);
 }
 
 struct OptionSpec {
@@ -90,6 +96,12 @@ const OptionSpec kOptions[] = {
      [](DriverOptions &o, auto &, auto &v) { o.predictFile = v; }},
     {"--eval-only", nullptr, "with --load: evaluate without training",
      [](DriverOptions &o, auto &, auto &) { o.evalOnly = true; }},
+    {"--progress-every", "SECONDS",
+     "when stderr is not a terminal, print where a long (sampled) epoch is "
+     "every SECONDS (default 5; 0: only a line per epoch)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.progressEvery = numberValue(n, v, 0, "a non-negative number");
+     }},
     {"--stats", nullptr,
      "print parameter count, memory plan and mean epoch time",
      [](DriverOptions &o, auto &, auto &) { o.stats = true; }},

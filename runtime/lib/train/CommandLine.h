@@ -43,6 +43,8 @@ struct DriverOptions {
   bool evalOnly = false, stats = false;
   bool gradcheck = false;
   int64_t gradcheckNodes = 12;
+  /// Seconds between the batch lines of a long epoch on a non-terminal.
+  double progressEvery = 5.0;
 };
 
 /// The program name to print: argv[0] without its directory.

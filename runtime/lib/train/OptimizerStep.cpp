@@ -69,6 +69,8 @@ double OptimizerStep::operator()(ExecContext<float> *ctx) {
         int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
   }
   optimizer.step(values, grads);
+  if (observer)
+    observer();
   return loss;
 }
 

@@ -20,6 +20,7 @@
 #include "gnnrt/train/Program.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace gnnrt {
@@ -35,6 +36,11 @@ public:
   /// mean (ExecContext::lossScale), so the sum is the step's loss.
   /// Collective.
   double operator()(ExecContext<float> *ctx);
+
+  /// Called after every step (the progress report of long epochs).
+  void observe(std::function<void()> afterStep) {
+    observer = std::move(afterStep);
+  }
 
   /// The optimizer, for checkpoints of its state.
   Optimizer &state() { return optimizer; }
@@ -53,6 +59,7 @@ private:
   std::vector<float> reduceBuffer; ///< all gradients, packed
   double reduceSeconds = 0;
   int64_t reduceBytes = 0;
+  std::function<void()> observer;
 };
 
 } // namespace gnnrt

@@ -20,6 +20,36 @@ std::string bar(int64_t done, int64_t total) {
 }
 } // namespace
 
+void Progress::beginEpoch(int64_t e, int64_t steps) {
+  epoch = e;
+  stepsDone = 0;
+  stepsTotal = steps;
+  epochStart = lastLine = std::chrono::steady_clock::now();
+}
+
+void Progress::step() {
+  ++stepsDone;
+  // A one-step epoch is reported by report() alone; the last step too.
+  if (stepsTotal <= 1 || stepsDone >= stepsTotal)
+    return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!interactive &&
+      (every <= 0 ||
+       std::chrono::duration<double>(now - lastLine).count() < every))
+    return;
+  lastLine = now;
+  const double elapsed =
+      std::chrono::duration<double>(now - epochStart).count();
+  const double rate = elapsed > 0 ? double(stepsDone) / elapsed : 0;
+  const double eta = rate > 0 ? double(stepsTotal - stepsDone) / rate : 0;
+  std::fprintf(out, "%sepoch %lld/%lld batch %lld/%lld (%.1f batches/s, ETA %.0f s)%s",
+               interactive ? "\r " : "", (long long)epoch, (long long)epochs,
+               (long long)stepsDone, (long long)stepsTotal, rate, eta,
+               interactive ? "\x1b[K" : "\n");
+  lineOpen = interactive;
+  std::fflush(out);
+}
+
 void Progress::report(const EpochRecord &r) {
   if (r.eval && r.eval->valid)
     lastValid = r.eval->valid;

@@ -30,6 +30,10 @@ void SampledSchedule::bind(ParameterStore<float> &params) {
       std::make_unique<SampledTraining>(program, options, trainingData, comm);
 }
 
+int64_t SampledSchedule::stepsPerEpoch() const {
+  return training ? training->batchesPerEpoch() : 1;
+}
+
 double SampledSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   return training->trainEpoch(epoch, trainCtx, std::ref(step));
 }

@@ -34,6 +34,7 @@ public:
   /// sampler (collective: every rank needs training nodes).
   void bind(ParameterStore<float> &params) override;
   double trainEpoch(int64_t epoch, OptimizerStep &step) override;
+  int64_t stepsPerEpoch() const override;
   Accuracies evaluate() override;
   /// Infers every node of this process (evaluation covers only the splits).
   const std::vector<float> &predict() override;

@@ -51,6 +51,9 @@ public:
   /// The logits of every node of this rank [nodes x classes], the same way.
   void predict(ExecContext<float> &ctx, std::vector<float> &logits);
 
+  /// Steps (batches) per epoch, the same on every rank.
+  int64_t batchesPerEpoch() const { return stepsPerEpoch; }
+
   /// Per rank and epoch: sampled edges, bytes of each collective, remote
   /// rows fetched and the cache hit rate.
   void printStats(std::FILE *out, int64_t epochs) const;

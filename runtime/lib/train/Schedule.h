@@ -83,6 +83,9 @@ public:
   /// Trains epoch `epoch` (1-based) and returns its loss: the mean over
   /// all ranks' loss rows, averaged over the epoch's steps. Collective.
   virtual double trainEpoch(int64_t epoch, OptimizerStep &step) = 0;
+  /// Optimizer steps per epoch (after bind): one for a full graph, one per
+  /// batch when sampled; the progress report counts them.
+  virtual int64_t stepsPerEpoch() const { return 1; }
   /// Accuracies on the three splits with the current parameters, over
   /// all ranks. Collective.
   virtual Accuracies evaluate() = 0;

@@ -47,8 +47,11 @@ TrainingResult trainEpochs(const CompiledProgram &program,
   MetricsLog metrics(reporting ? options.metricsFile : std::string(),
                      /*append=*/resume != nullptr);
   std::optional<Progress> progress;
-  if (reporting)
-    progress.emplace(stderr, options.epochs, isatty(2) != 0);
+  if (reporting) {
+    progress.emplace(stderr, options.epochs, isatty(2) != 0,
+                     options.progressEvery);
+    step.observe([&] { progress->step(); });
+  }
   const TrainSettings &settings = program.settings;
   const int64_t every = std::max<int64_t>(1, settings.evaluateEvery);
   const std::string &checkpointFile = options.checkpointFile.empty()
@@ -59,6 +62,8 @@ TrainingResult trainEpochs(const CompiledProgram &program,
     auto start = std::chrono::steady_clock::now();
     EpochRecord record;
     record.epoch = epoch;
+    if (progress)
+      progress->beginEpoch(epoch, schedule.stepsPerEpoch());
     record.loss = schedule.trainEpoch(epoch, step);
     record.seconds = secondsSince(start);
     result.trainSeconds += record.seconds;
