@@ -33,6 +33,10 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if shutil.which("gpmetis"):
     config.available_features.add("gpmetis")
 
+# Vim, to check tools/editor/vim's syntax file.
+if shutil.which("vim"):
+    config.available_features.add("vim")
+
 if config.gnnc_have_cuda:
     config.available_features.add("cuda")
 
