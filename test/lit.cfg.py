@@ -26,7 +26,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
 llvm_config.use_default_substitutions()  # FileCheck, not, count from llvm_tools_dir
 
 tool_dirs = [config.gnnc_tools_dir, config.llvm_tools_dir]
-tools = ["gnnc", "gnn-opt", "gnn-data", "gnn-partition", "gnn-lsp", "not"]
+tools = ["gnnc", "gnn-opt", "gnn-data", "gnn-partition", "gnn-lsp", "gnn-plot", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Debian's METIS command-line programs (package metis), to compare with.
