@@ -26,10 +26,18 @@ using namespace gnn::lang;
 
 namespace {
 
+/// The line and character of an LSP position (unsigned integers).
+std::pair<size_t, size_t> lineAndCharacter(const json &position) {
+  const json &line = position.at("line"), &character = position.at("character");
+  if (!line.is_number_unsigned() || !character.is_number_unsigned())
+    throw RequestError{InvalidParams, "a position's line and character must "
+                                      "be non-negative integers"};
+  return {line.get<size_t>(), character.get<size_t>()};
+}
+
 /// The SourceLoc of an LSP position in `doc`'s main file.
 SourceLoc toLoc(const Document &doc, const json &position) {
-  size_t line = position.at("line").get<size_t>();
-  size_t character = position.at("character").get<size_t>();
+  auto [line, character] = lineAndCharacter(position);
   TextLines lines(doc.text);
   std::string_view text = lines.line(line);
   size_t byte = utf16ToByte(text, character);
@@ -72,8 +80,8 @@ std::string sourceText(const SourceManager &sources, SourceLoc begin,
   size_t b = offsetOf(sources, begin), e = offsetOf(sources, end);
   if (e <= b)
     return {};
-  std::string s = collapse(std::string_view(sources.text(begin.fileId))
-                               .substr(b, e - b));
+  std::string s =
+      collapse(std::string_view(sources.text(begin.fileId)).substr(b, e - b));
   if (s.size() > limit)
     s = s.substr(0, limit - 3) + "...";
   return s;
@@ -339,10 +347,10 @@ json Server::hover(Document &doc, const json &position) {
           if (auto sub = info->second.subLayers.find(name);
               sub != info->second.subLayers.end() && sub->second.layer &&
               (isCallee || e->type.kind == TypeKind::Module))
-            return markdown(moduleHover(sources, *sub->second.layer, sema) + result);
+            return markdown(moduleHover(sources, *sub->second.layer, sema) +
+                            result);
       }
-      if (e->type.kind == TypeKind::Function || isCallee ||
-          e->type.isError())
+      if (e->type.kind == TypeKind::Function || isCallee || e->type.isError())
         if (auto it = sema.modules.find(name); it != sema.modules.end())
           return markdown(moduleHover(sources, *it->second, sema) + result);
       if (e->type.kind == TypeKind::Function)
@@ -350,10 +358,9 @@ json Server::hover(Document &doc, const json &position) {
           return markdown(builtinHover(*b));
       if (e->type.kind == TypeKind::Dataset)
         if (auto it = sema.datasets.find(name); it != sema.datasets.end())
-          return markdown(codeBlock(
-              "dataset " + name + " = " +
-              sourceText(sources, it->second->source->loc,
-                         it->second->source->endLoc)));
+          return markdown(codeBlock("dataset " + name + " = " +
+                                    sourceText(sources, it->second->source->loc,
+                                               it->second->source->endLoc)));
     }
     if (e->type.isError())
       return nullptr;
@@ -383,8 +390,8 @@ json Server::hover(Document &doc, const json &position) {
         if (onName(loc, path.forward->params[i].loc, name) &&
             path.forward->params[i].name == name &&
             i < info->forwardParamTypes.size())
-          return markdown(codeBlock(
-              name + ": " + typeText(info->forwardParamTypes[i])));
+          return markdown(
+              codeBlock(name + ": " + typeText(info->forwardParamTypes[i])));
     if (info)
       for (size_t i = 0; i < m->params.size() && i < info->paramTypes.size();
            ++i)
@@ -402,8 +409,7 @@ json Server::hover(Document &doc, const json &position) {
       if (auto it = sema.modules.find(t->model); it != sema.modules.end())
         return markdown(moduleHover(sources, *it->second, sema));
     if (onName(loc, t->datasetLoc, t->dataset))
-      if (auto it = sema.datasets.find(t->dataset);
-          it != sema.datasets.end())
+      if (auto it = sema.datasets.find(t->dataset); it != sema.datasets.end())
         return markdown(codeBlock(headerText(sources, it->second->beginLoc)));
     if (path.setting && onName(loc, path.setting->loc, path.setting->key))
       return markdown(codeBlock("train setting " + path.setting->key));
@@ -434,11 +440,10 @@ json Server::definition(Document &doc, const json &position) {
       json locations = json::array();
       for (const std::string &file :
            c.resolveImport(decl, sources.name(program->fileId)))
-        locations.push_back(
-            {{"uri", pathToUri(file)},
-             {"range",
-              {{"start", {{"line", 0}, {"character", 0}}},
-               {"end", {{"line", 0}, {"character", 0}}}}}});
+        locations.push_back({{"uri", pathToUri(file)},
+                             {"range",
+                              {{"start", {{"line", 0}, {"character", 0}}},
+                               {"end", {{"line", 0}, {"character", 0}}}}}});
       return locations.empty() ? json(nullptr) : locations;
     }
 
@@ -461,11 +466,9 @@ json Server::definition(Document &doc, const json &position) {
       if (!onName(loc, t->modelLoc, t->model) &&
           !onName(loc, t->datasetLoc, t->dataset))
         return nullptr;
-    } else if (!name.empty()) {
-      // A declaration's own name: its definition is itself.
-      SourceLoc start;
-      wordAt(sources, loc, &start);
-      return location(sources, start);
+    } else if (path.stmt && onName(loc, path.stmt->loc, path.stmt->name)) {
+      // An assignment's target defines itself.
+      return location(sources, path.stmt->loc);
     }
   }
   if (name.empty())
@@ -500,8 +503,7 @@ struct Token {
 
 /// Tokens of text[0, end), comments skipped. `open` is set when `end` lies
 /// inside a string or comment (no completion there).
-std::vector<Token> scanTokens(const std::string &text, size_t end,
-                              bool &open) {
+std::vector<Token> scanTokens(const std::string &text, size_t end, bool &open) {
   std::vector<Token> out;
   open = false;
   size_t i = 0;
@@ -556,7 +558,8 @@ public:
   explicit Items(std::string prefix) : prefix(std::move(prefix)) {}
   void add(const std::string &label, int kind, const std::string &detail = {},
            const std::string &insert = {}) {
-    if (label.compare(0, prefix.size(), prefix) != 0 || !seen.insert(label).second)
+    if (label.compare(0, prefix.size(), prefix) != 0 ||
+        !seen.insert(label).second)
       return;
     json item = {{"label", label}, {"kind", kind}};
     if (!detail.empty())
@@ -594,9 +597,8 @@ std::vector<std::string> settingValues(const std::string &key) {
 
 json Server::completion(Document &doc, const json &position) {
   TextLines lines(doc.text);
-  size_t line = position.at("line").get<size_t>();
-  size_t cursor =
-      lines.offsetOf(line, position.at("character").get<size_t>());
+  auto [line, character] = lineAndCharacter(position);
+  size_t cursor = lines.offsetOf(line, character);
   bool open = false;
   std::vector<Token> toks = scanTokens(doc.text, cursor, open);
   std::string prefix;
@@ -613,6 +615,7 @@ json Server::completion(Document &doc, const json &position) {
                                   : std::string();
   };
   const Program *program = doc.program();
+  const SourceLoc cursorLoc = toLoc(doc, position);
   const SemaResult *sema = doc.compilation ? &doc.compilation->sema() : nullptr;
   const SourceManager *sources =
       doc.compilation ? &doc.compilation->sources() : nullptr;
@@ -630,8 +633,8 @@ json Server::completion(Document &doc, const json &position) {
   };
 
   // After `x.`: an import alias's layers, a dataset's or a graph's sizes.
-  if (tok(1) == "." && toks.size() >= 2 && toks[toks.size() - 2].kind ==
-                                               Token::Ident) {
+  if (tok(1) == "." && toks.size() >= 2 &&
+      toks[toks.size() - 2].kind == Token::Ident) {
     std::string base = tok(2);
     bool alias = false;
     if (program)
@@ -686,7 +689,8 @@ json Server::completion(Document &doc, const json &position) {
 
   // Inside a call's parentheses at an argument's start: named arguments.
   if (paren && toks[*paren].text == "(" && *paren > 0 &&
-      toks[*paren - 1].kind == Token::Ident && (tok(1) == "(" || tok(1) == ",")) {
+      toks[*paren - 1].kind == Token::Ident &&
+      (tok(1) == "(" || tok(1) == ",")) {
     const std::string callee = toks[*paren - 1].text;
     // Arguments already given: by name, or by position before any name.
     std::set<std::string> given;
@@ -718,20 +722,20 @@ json Server::completion(Document &doc, const json &position) {
     bool isTrain = *paren >= 2 && toks[*paren - 2].text == "train";
     BuiltinContext context = block == "train"     ? BuiltinContext::TrainSetting
                              : block == "forward" ? BuiltinContext::Forward
-                             : block.empty()      ? BuiltinContext::DatasetSource
-                                                  : BuiltinContext::Initializer;
+                             : block.empty() ? BuiltinContext::DatasetSource
+                                             : BuiltinContext::Initializer;
     if (module && (isTrain || block == "layer" || block == "model")) {
       addParams(module->params, callee);
     } else if (const Builtin *b = anyBuiltin(callee, context)) {
       for (size_t i = positional; i < b->params.size(); ++i)
         if (const BuiltinParam &p = b->params[i]; !given.count(p.name))
           items.add(p.name, KField,
-                    std::string(kindName(p.kind)) + " (argument of " +
-                        b->name + ")",
+                    std::string(kindName(p.kind)) + " (argument of " + b->name +
+                        ")",
                     std::string(p.name) + " = ");
     } else if (program && sema) {
       // Calling a sub-layer: its forward's parameters.
-      ASTPath path = findPath(*program, toLoc(doc, position));
+      ASTPath path = findPath(*program, cursorLoc);
       if (path.module)
         for (const SubLayerDecl &s : path.module->subLayers)
           if (s.name == callee)
@@ -801,14 +805,14 @@ json Server::completion(Document &doc, const json &position) {
 
   // Inside a forward (or a dataset body): values.
   if (program && sema) {
-    ASTPath path = findPath(*program, toLoc(doc, position));
+    ASTPath path = findPath(*program, cursorLoc);
     if (const ModuleDecl *m = path.module) {
       if (m->forward)
         for (const FormalParam &p : m->forward->params)
           items.add(p.name, KVariable, "forward parameter");
       if (m->forward)
         for (const Stmt &s : m->forward->body)
-          if (s.kind == Stmt::Kind::Assign && s.loc.line < toLoc(doc, position).line)
+          if (s.kind == Stmt::Kind::Assign && s.loc.line < cursorLoc.line)
             items.add(s.name, KVariable,
                       s.value && !s.value->type.isError()
                           ? s.value->type.str()
@@ -830,7 +834,8 @@ json Server::completion(Document &doc, const json &position) {
       items.add(b.name, KFunction, builtinSignature(b));
   for (SymbolCategory cat : {SymbolCategory::Reduce, SymbolCategory::Side})
     for (const std::string &s : builtinSymbols(cat))
-      items.add(s, KEnumMember, cat == SymbolCategory::Reduce ? "reduce" : "side");
+      items.add(s, KEnumMember,
+                cat == SymbolCategory::Reduce ? "reduce" : "side");
   return items.list();
 }
 
@@ -875,9 +880,8 @@ json Server::documentSymbols(Document &doc) {
   const SourceManager &sources = doc.compilation->sources();
   std::vector<std::pair<SourceLoc, json>> items;
   for (const DatasetDecl &d : program->datasets)
-    items.push_back(
-        {d.loc, symbol(sources, d.name, SVariable, "dataset", d.loc,
-                       d.beginLoc, d.endLoc)});
+    items.push_back({d.loc, symbol(sources, d.name, SVariable, "dataset", d.loc,
+                                   d.beginLoc, d.endLoc)});
   for (const auto &m : program->modules) {
     json s = symbol(sources, m->name, m->isModel ? SStruct : SClass,
                     m->kindName(), m->loc, m->beginLoc, m->endLoc);
@@ -891,10 +895,9 @@ json Server::documentSymbols(Document &doc) {
       children.push_back(
           symbol(sources, sub.name, SProperty, "sub-layer", sub.loc));
     if (m->forward)
-      children.push_back(symbol(sources, "forward", SMethod,
-                                headerText(sources, m->forward->loc),
-                                m->forward->loc, m->forward->loc,
-                                m->forward->endLoc));
+      children.push_back(symbol(
+          sources, "forward", SMethod, headerText(sources, m->forward->loc),
+          m->forward->loc, m->forward->loc, m->forward->endLoc));
     s["children"] = children;
     items.push_back({m->loc, s});
   }
@@ -903,18 +906,18 @@ json Server::documentSymbols(Document &doc) {
                     "train", t.loc, t.loc, t.endLoc);
     json children = json::array();
     for (const TrainSetting &setting : t.settings)
-      children.push_back(symbol(sources, setting.key, SKey,
-                                setting.value
-                                    ? sourceText(sources, setting.value->loc,
-                                                 setting.value->endLoc)
-                                    : std::string(),
-                                setting.loc));
+      children.push_back(symbol(
+          sources, setting.key, SKey,
+          setting.value
+              ? sourceText(sources, setting.value->loc, setting.value->endLoc)
+              : std::string(),
+          setting.loc));
     s["children"] = children;
     items.push_back({t.loc, s});
   }
-  std::stable_sort(items.begin(), items.end(), [](const auto &a, const auto &b) {
-    return isBefore(a.first, b.first);
-  });
+  std::stable_sort(
+      items.begin(), items.end(),
+      [](const auto &a, const auto &b) { return isBefore(a.first, b.first); });
   for (auto &[loc, s] : items)
     result.push_back(std::move(s));
   return result;

@@ -235,8 +235,8 @@ std::string gnnlsp::pathToUri(const std::string &path) {
   std::string uri = "file://";
   static const char *hex = "0123456789ABCDEF";
   for (unsigned char c : abs) {
-    if (std::isalnum(c) || std::string_view("/-._~").find(c) !=
-                               std::string_view::npos)
+    if (std::isalnum(c) ||
+        std::string_view("/-._~").find(c) != std::string_view::npos)
       uri += static_cast<char>(c);
     else {
       uri += '%';

@@ -120,14 +120,13 @@ json Server::handleRequest(const std::string &method, const json &params) {
           importPaths.insert(importPaths.begin(), p.get<std::string>());
     }
     initialized = true;
-    return {
-        {"capabilities",
-         {{"textDocumentSync", {{"openClose", true}, {"change", 1}}},
-          {"hoverProvider", true},
-          {"definitionProvider", true},
-          {"completionProvider", {{"triggerCharacters", {".", "(", ","}}}},
-          {"documentSymbolProvider", true}}},
-        {"serverInfo", {{"name", "gnn-lsp"}, {"version", "0.1"}}}};
+    return {{"capabilities",
+             {{"textDocumentSync", {{"openClose", true}, {"change", 1}}},
+              {"hoverProvider", true},
+              {"definitionProvider", true},
+              {"completionProvider", {{"triggerCharacters", {".", "(", ","}}}},
+              {"documentSymbolProvider", true}}},
+            {"serverInfo", {{"name", "gnn-lsp"}, {"version", "0.1"}}}};
   }
   if (method == "shutdown") {
     shutdownRequested = true;
@@ -144,8 +143,7 @@ json Server::handleRequest(const std::string &method, const json &params) {
   throw RequestError{MethodNotFound, "unknown method '" + method + "'"};
 }
 
-void Server::handleNotification(const std::string &method,
-                                const json &params) {
+void Server::handleNotification(const std::string &method, const json &params) {
   if (method == "exit") {
     exitRequested = true;
     return;

@@ -37,15 +37,16 @@ struct ASTPath {
   /// Expressions whose extent contains the position, outermost first.
   std::vector<const Expr *> exprs;
 
-  const Expr *innermost() const { return exprs.empty() ? nullptr : exprs.back(); }
+  const Expr *innermost() const {
+    return exprs.empty() ? nullptr : exprs.back();
+  }
 };
 
 /// What encloses `loc` (1-based line and column) in `program`.
 ASTPath findPath(const Program &program, SourceLoc loc);
 
 /// Calls `visit` on `expr` and every expression under it, parents first.
-void walkExpr(const Expr *expr,
-              const std::function<void(const Expr *)> &visit);
+void walkExpr(const Expr *expr, const std::function<void(const Expr *)> &visit);
 
 /// Calls `visit` on every expression of `program` (defaults, tensor type
 /// dimensions, initializers, sub-layers, statements, dataset sources, train
