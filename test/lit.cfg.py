@@ -26,12 +26,17 @@ llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
 llvm_config.use_default_substitutions()  # FileCheck, not, count from llvm_tools_dir
 
 tool_dirs = [config.gnnc_tools_dir, config.llvm_tools_dir]
-tools = ["gnnc", "gnn-opt", "gnn-translate", "gnn-data", "gnn-partition", "not"]
+tools = ["gnnc", "gnn-opt", "gnn-translate", "gnn-data", "gnn-partition", "gnn-lsp",
+         "gnn-plot", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Debian's METIS command-line programs (package metis), to compare with.
 if shutil.which("gpmetis"):
     config.available_features.add("gpmetis")
+
+# Vim, to check tools/editor/vim's syntax file.
+if shutil.which("vim"):
+    config.available_features.add("vim")
 
 if config.gnnc_have_cuda:
     config.available_features.add("cuda")

@@ -8,7 +8,7 @@ PACKAGES=(
   llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools
   antlr4 libantlr4-runtime-dev
   libmetis-dev metis libopenmpi-dev openmpi-bin libopenblas-dev zlib1g-dev
-  nlohmann-json3-dev
+  nlohmann-json3-dev python3-matplotlib
   libgtest-dev
 )
 

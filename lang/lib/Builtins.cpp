@@ -210,6 +210,18 @@ static const std::map<SymbolCategory, std::vector<std::string>> &symbolTable() {
   return table;
 }
 
+const std::vector<std::string> &
+gnn::lang::builtinSymbols(SymbolCategory category) {
+  return symbolTable().at(category);
+}
+
+const std::vector<std::string> &gnn::lang::trainSettingKeys() {
+  static const std::vector<std::string> keys = {
+      "partition", "batches",    "loss", "optimizer",  "epochs",
+      "evaluate",  "checkpoint", "seed", "aggregation"};
+  return keys;
+}
+
 bool gnn::lang::isBuiltinSymbol(const std::string &name,
                                 SymbolCategory category) {
   const auto &names = symbolTable().at(category);

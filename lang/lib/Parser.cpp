@@ -116,9 +116,9 @@ public:
       else if (auto *d = item->datasetDecl())
         buildDataset(d, *program);
       else if (auto *d = item->layerDecl())
-        buildModule(false, d->ID(), d->paramList(), d->member(), *program);
+        buildModule(false, d, d->ID(), d->paramList(), d->member(), *program);
       else if (auto *d = item->modelDecl())
-        buildModule(true, d->ID(), d->paramList(), d->member(), *program);
+        buildModule(true, d, d->ID(), d->paramList(), d->member(), *program);
       else if (auto *d = item->trainDecl())
         buildTrain(d, *program);
     }
@@ -137,6 +137,19 @@ private:
   }
   SourceLoc loc(TerminalNode *node) const {
     return node ? loc(node->getSymbol()) : SourceLoc{};
+  }
+  /// One past the last character of `ctx` (its stop token), for editor
+  /// queries; invalid when recovery left no stop token.
+  SourceLoc endLoc(antlr4::ParserRuleContext *ctx) const {
+    antlr4::Token *stop = ctx ? ctx->getStop() : nullptr;
+    if (!stop || stop->getType() == antlr4::Token::EOF ||
+        stop->getTokenIndex() == static_cast<size_t>(-1))
+      return {};
+    SourceLoc end = loc(stop);
+    // Token text is UTF-8; columns count code points, as ANTLR's do.
+    for (unsigned char c : stop->getText())
+      end.column += (c & 0xC0) != 0x80;
+    return end;
   }
   /// The text of a terminal, or empty when recovery left it missing.
   static std::string text(TerminalNode *node) {
@@ -166,6 +179,8 @@ private:
     DatasetDecl decl;
     decl.name = text(ctx->ID());
     decl.loc = loc(ctx->ID());
+    decl.beginLoc = loc(ctx);
+    decl.endLoc = endLoc(ctx);
     decl.source = buildExpr(ctx->expr());
     if (decl.name.empty())
       return;
@@ -188,13 +203,16 @@ private:
     program.datasets.push_back(std::move(decl));
   }
 
-  void buildModule(bool isModel, TerminalNode *id, G::ParamListContext *params,
+  void buildModule(bool isModel, antlr4::ParserRuleContext *ctx,
+                   TerminalNode *id, G::ParamListContext *params,
                    const std::vector<G::MemberContext *> &members,
                    Program &program) {
     auto decl = std::make_unique<ModuleDecl>();
     decl->isModel = isModel;
     decl->name = text(id);
     decl->loc = loc(id);
+    decl->beginLoc = loc(ctx);
+    decl->endLoc = endLoc(ctx);
     if (decl->name.empty())
       return;
     decl->params = buildParams(params);
@@ -219,6 +237,7 @@ private:
         }
         ForwardDecl fwd;
         fwd.loc = loc(f);
+        fwd.endLoc = endLoc(f);
         fwd.params = buildParams(f->paramList());
         fwd.result = buildType(f->type());
         if (auto *b = f->block())
@@ -289,6 +308,7 @@ private:
   void buildTrain(G::TrainDeclContext *ctx, Program &program) {
     TrainDecl decl;
     decl.loc = loc(ctx);
+    decl.endLoc = endLoc(ctx);
     std::vector<TerminalNode *> ids = ctx->ID();
     if (ids.size() != 2 || text(ids[0]).empty() || text(ids[1]).empty())
       return;
@@ -372,6 +392,9 @@ private:
     ++depth;
     ExprPtr result = buildExprImpl(ctx);
     --depth;
+    // A parenthesized expression keeps the inner extent (set first).
+    if (result && !result->endLoc.isValid())
+      result->endLoc = endLoc(ctx);
     return result;
   }
 

@@ -728,9 +728,7 @@ void Sema::checkSampler(const CallExpr *call) {
 }
 
 void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
-  static const std::vector<std::string> keys = {
-      "partition", "batches",    "loss", "optimizer",  "epochs",
-      "evaluate",  "checkpoint", "seed", "aggregation"};
+  const std::vector<std::string> &keys = trainSettingKeys();
   const std::string &key = setting.key;
   Expr *value = setting.value.get();
   Scope scope;

@@ -46,6 +46,9 @@ const char *spelling(BinaryOp op);
 struct Expr {
   ExprKind kind;
   SourceLoc loc;
+  /// One past the expression's last character (set by the parser; invalid
+  /// for expressions Sema synthesizes). Editor queries use [loc, endLoc).
+  SourceLoc endLoc;
   /// Filled by Sema; Error until then.
   Type type;
 
@@ -211,6 +214,7 @@ struct Stmt {
 
 struct ForwardDecl {
   SourceLoc loc;
+  SourceLoc endLoc; ///< One past the closing brace.
   std::vector<FormalParam> params;
   std::optional<TypeRef> result;
   std::vector<Stmt> body;
@@ -222,6 +226,8 @@ struct ModuleDecl {
   bool isModel = false;
   std::string name;
   SourceLoc loc;
+  /// The `layer`/`model` keyword, and one past the closing brace.
+  SourceLoc beginLoc, endLoc;
   std::vector<FormalParam> params;
   std::vector<WeightDecl> weights;
   std::vector<SubLayerDecl> subLayers;
@@ -245,6 +251,8 @@ struct RelationDecl {
 struct DatasetDecl {
   std::string name;
   SourceLoc loc;
+  /// The `dataset` keyword, and one past the declaration's last character.
+  SourceLoc beginLoc, endLoc;
   ExprPtr source;
   std::vector<NodeTypeDecl> nodeTypes;
   std::vector<RelationDecl> relations;
@@ -260,6 +268,7 @@ struct TrainSetting {
 
 struct TrainDecl {
   SourceLoc loc;
+  SourceLoc endLoc; ///< One past the closing brace.
   std::string model;
   SourceLoc modelLoc;
   std::vector<Arg> modelArgs;

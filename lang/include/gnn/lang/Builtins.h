@@ -65,6 +65,10 @@ enum class SymbolCategory {
   Aggregation, ///< one_shot sequential sequential_remat
   Generator,   ///< sbm rmat
 };
+/// The names of one category, in the order messages list them.
+const std::vector<std::string> &builtinSymbols(SymbolCategory category);
+/// The keys a `train` block accepts (partition, batches, loss, ...).
+const std::vector<std::string> &trainSettingKeys();
 /// True when `name` is a builtin symbol of `category`.
 bool isBuiltinSymbol(const std::string &name, SymbolCategory category);
 /// The names of one category, for "expected one of" messages.

@@ -42,12 +42,18 @@ public:
     return programs.empty() ? nullptr : programs.front().get();
   }
   const SemaResult &sema() const { return semaResult; }
+  /// Every parsed program: the main file first, then each import once.
+  const std::vector<std::unique_ptr<Program>> &allPrograms() const {
+    return programs;
+  }
+  /// The files `decl` names when imported from the file `importer` (empty
+  /// when none exists), as loading resolves them.
+  std::vector<std::string> resolveImport(const ImportDecl &decl,
+                                         const std::string &importer);
 
 private:
   bool process(uint32_t mainFile);
   void loadImports(const Program &program);
-  std::vector<std::string> resolveImport(const ImportDecl &decl,
-                                         const std::string &importer);
 
   FrontendOptions options;
   SourceManager sourceManager;
