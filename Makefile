@@ -28,7 +28,7 @@ test: build
 	@test/run-tests.sh $(BUILD)
 
 fuzz: deps
-	tools/fuzz/run-fuzzer.sh $(or $(SECONDS),60)
+	FUZZ_TARGET=$(or $(TARGET),frontend) tools/fuzz/run-fuzzer.sh $(or $(SECONDS),60)
 
 clean:
 	rm -rf $(BUILD)

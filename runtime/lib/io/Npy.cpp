@@ -253,9 +253,23 @@ NpyArray readNpy(const std::string &path) {
 
   NpyArray array;
   array.header = parseNpyHeader(path, head.data(), headGot);
-  size_t bytes =
-      size_t(array.header.numElements()) * npyTypeSize(array.header.type);
-  array.data.resize(bytes);
+  // Check the header's shape against the file before allocating: a corrupt
+  // or hostile shape must not make the reader ask for terabytes.
+  uint64_t bytes = npyTypeSize(array.header.type);
+  for (int64_t d : array.header.shape)
+    if (d < 0 || __builtin_mul_overflow(bytes, uint64_t(d), &bytes))
+      throwDataError(path, 0, "the header's shape does not fit in memory");
+  std::fseek(f.get(), 0, SEEK_END);
+  const long fileSize = std::ftell(f.get());
+  const uint64_t available =
+      fileSize > long(array.header.dataOffset)
+          ? uint64_t(fileSize) - uint64_t(array.header.dataOffset)
+          : 0;
+  if (bytes > available)
+    throwDataError(path, 0,
+                   "truncated: expected " + std::to_string(bytes) +
+                       " data bytes, found " + std::to_string(available));
+  array.data.resize(size_t(bytes));
   std::fseek(f.get(), long(array.header.dataOffset), SEEK_SET);
   size_t dataGot = std::fread(array.data.data(), 1, bytes, f.get());
   if (dataGot != bytes)

@@ -107,6 +107,26 @@ TEST(Npy, BigEndianIsAnError) {
             tmp / "b.npy" + ": big-endian dtype '>i4' is not supported");
 }
 
+// A header whose shape claims more data than the file holds is an error
+// before anything is allocated: the reader used to allocate the claimed
+// 16 GB (the fuzzer found it), and an overflowing shape wrapped around.
+TEST(Npy, ShapeLargerThanTheFileAllocatesNothing) {
+  TempDir tmp;
+  writeFile(tmp / "h.npy",
+            npyBytes("{'descr': '<f4', 'fortran_order': False, "
+                     "'shape': (4000000000,), }",
+                     raw<float>({1, 2, 3, 4})));
+  EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "h.npy"); }),
+            tmp / "h.npy" +
+                ": truncated: expected 16000000000 data bytes, found 16");
+  writeFile(tmp / "o.npy",
+            npyBytes("{'descr': '<f8', 'fortran_order': False, "
+                     "'shape': (4294967296, 4294967296), }",
+                     raw<double>({1})));
+  EXPECT_EQ(dataErrorOf([&] { readNpy(tmp / "o.npy"); }),
+            tmp / "o.npy" + ": the header's shape does not fit in memory");
+}
+
 TEST(Npy, MalformedFiles) {
   TempDir tmp;
   writeFile(tmp / "x.npy", "not numpy at all");
