@@ -10,6 +10,7 @@
 #ifndef GNNRT_LIB_TRAIN_COMMANDLINE_H
 #define GNNRT_LIB_TRAIN_COMMANDLINE_H
 
+#include "gnnrt/comm/Communicator.h" // kDefaultCommTimeoutSeconds
 #include "gnnrt/train/Program.h"
 
 #include <cstdint>
@@ -40,6 +41,8 @@ struct DriverOptions {
   bool evalOnly = false, stats = false;
   bool gradcheck = false;
   int64_t gradcheckNodes = 12;
+  /// --comm-timeout: seconds a rank waits for the others (0: forever).
+  double commTimeout = kDefaultCommTimeoutSeconds;
 };
 
 /// The program name to print: argv[0] without its directory.
