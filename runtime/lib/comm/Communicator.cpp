@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace gnnrt {
 
@@ -432,19 +433,20 @@ private:
   };
 };
 
-/// Slurm's task count for this step, or 0 outside srun/sbatch.
-int64_t slurmTaskCount() {
+/// Slurm's task count for this step and the variable it came from, or 0
+/// outside srun/sbatch.
+std::pair<int64_t, const char *> slurmTaskCount() {
   if (!std::getenv("SLURM_PROCID"))
-    return 0;
+    return {0, nullptr};
   for (const char *var : {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS",
                           "SLURM_NPROCS"})
     if (const char *value = std::getenv(var)) {
       char *end = nullptr;
       long long n = std::strtoll(value, &end, 10);
       if (end != value && *end == '\0' && n > 0)
-        return n;
+        return {n, var};
     }
-  return 0;
+  return {0, nullptr};
 }
 
 } // namespace
@@ -454,9 +456,10 @@ std::unique_ptr<Communicator> makeCommunicator() {
   // wired through PMIx instead and sets no OMPI_ variables.
   const bool byMpirun = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
   const char *ignore = std::getenv("GNNRT_IGNORE_SLURM");
-  const int64_t slurmTasks =
-      byMpirun || (ignore && std::strcmp(ignore, "1") == 0) ? 0
-                                                            : slurmTaskCount();
+  const auto [slurmTasks, countVariable] =
+      byMpirun || (ignore && std::strcmp(ignore, "1") == 0)
+          ? std::pair<int64_t, const char *>{0, nullptr}
+          : slurmTaskCount();
   std::unique_ptr<Communicator> comm =
       launchedUnderMpi() ? makeMpiCommunicator()
                          : std::make_unique<SerialCommunicator>();
@@ -464,7 +467,8 @@ std::unique_ptr<Communicator> makeCommunicator() {
     const std::string procid = std::getenv("SLURM_PROCID");
     throw CommError(
         "Slurm started this process as task " + procid + " of " +
-        std::to_string(slurmTasks) + " (SLURM_PROCID, SLURM_NTASKS), but " +
+        std::to_string(slurmTasks) + " (SLURM_PROCID, " + countVariable +
+        "), but " +
         (comm->size() == 1
              ? std::string("it is not part of an MPI world with the others")
              : "its MPI world has " + std::to_string(comm->size()) +
