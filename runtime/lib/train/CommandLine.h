@@ -34,6 +34,8 @@ struct DriverOptions {
   int64_t epochs = 0;
   double lr = 0;
   uint64_t seed = 0;
+  /// --comm-timeout: seconds a rank waits for the others (0: forever).
+  double commTimeout = kDefaultCommTimeoutSeconds;
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
   /// Sampled training's background sampler threads (0: none).
   int samplerThreads = 1;
@@ -41,8 +43,6 @@ struct DriverOptions {
   bool evalOnly = false, stats = false;
   bool gradcheck = false;
   int64_t gradcheckNodes = 12;
-  /// --comm-timeout: seconds a rank waits for the others (0: forever).
-  double commTimeout = kDefaultCommTimeoutSeconds;
 };
 
 /// The program name to print: argv[0] without its directory.
