@@ -247,8 +247,8 @@ private:
     for (int64_t done = 0; done < n;) {
       const int count = int(std::min<int64_t>(n - done, INT_MAX / 2));
       MPI_Request request = MPI_REQUEST_NULL;
-      check(MPI_Iallreduce(MPI_IN_PLACE, p + done * int64_t(bytes), count,
-                           type, MPI_SUM, MPI_COMM_WORLD, &request),
+      check(MPI_Iallreduce(MPI_IN_PLACE, p + done * int64_t(bytes), count, type,
+                           MPI_SUM, MPI_COMM_WORLD, &request),
             "all_reduce");
       complete(1, &request, "all_reduce");
       done += count;
@@ -310,8 +310,7 @@ private:
       }
       Answer &answer = answers[size_t(from)];
       answer.waitNumber = waitNumber;
-      std::snprintf(answer.operation, sizeof answer.operation, "%s",
-                    waitingIn);
+      std::snprintf(answer.operation, sizeof answer.operation, "%s", waitingIn);
       MPI_Isend(&answer, int(sizeof answer), MPI_BYTE, from, kAnswerTag,
                 watchComm, &pending);
     }
@@ -363,10 +362,10 @@ private:
         continue;
       }
       const Answer &a = received[size_t(q)];
-      waiting += "; rank " + std::to_string(q) + " waits in " +
-                 std::string(a.operation, strnlen(a.operation,
-                                                  sizeof a.operation)) +
-                 " #" + std::to_string(a.waitNumber);
+      waiting +=
+          "; rank " + std::to_string(q) + " waits in " +
+          std::string(a.operation, strnlen(a.operation, sizeof a.operation)) +
+          " #" + std::to_string(a.waitNumber);
     }
     std::string message = std::string(what) + " made no progress for " +
                           formatSeconds(std::floor(waited * 10) / 10) +
@@ -438,8 +437,8 @@ private:
 std::pair<int64_t, const char *> slurmTaskCount() {
   if (!std::getenv("SLURM_PROCID"))
     return {0, nullptr};
-  for (const char *var : {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS",
-                          "SLURM_NPROCS"})
+  for (const char *var :
+       {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "SLURM_NPROCS"})
     if (const char *value = std::getenv(var)) {
       char *end = nullptr;
       long long n = std::strtoll(value, &end, 10);
@@ -471,8 +470,7 @@ std::unique_ptr<Communicator> makeCommunicator() {
         "), but " +
         (comm->size() == 1
              ? std::string("it is not part of an MPI world with the others")
-             : "its MPI world has " + std::to_string(comm->size()) +
-                   " ranks") +
+             : "its MPI world has " + std::to_string(comm->size()) + " ranks") +
         ": each task would train alone. Start the ranks with `srun "
         "--mpi=pmix` (Open MPI is wired through PMIx) or with mpirun "
         "(GNNRT_IGNORE_SLURM=1 skips this check)");
