@@ -49,3 +49,8 @@ if shutil.which("mpirun"):
     config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
     config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
+
+# A real single-node Slurm (Debian's slurm-wlm): test/Distributed/slurm.test
+# starts its own slurmctld and slurmd through slurm-cluster.sh.
+if all(shutil.which(t) for t in ("slurmctld", "slurmd", "srun", "sinfo")):
+    config.available_features.add("slurm")

@@ -2,7 +2,11 @@
 //
 // MPI stays inside this file: generated code and the rest of gnnrt see only
 // the Communicator interface. Counts above 2^31 are split into chunks, since
-// MPI's counts are int.
+// MPI's counts are int. Every wait is a non-blocking call completed by a
+// polling loop with a deadline (MPI_Wait cannot be interrupted): a rank that
+// stops (SIGSTOP, a deadlock) makes the others throw CommError naming it
+// instead of waiting forever. The same reduction (MPI_SUM in the library's
+// own order) runs either way, so results do not change.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,9 +18,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
+#include <utility>
 
 namespace gnnrt {
 
@@ -68,6 +77,38 @@ bool launchedUnderMpi() {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// "5 s", "0.5 s": a duration as a person reads it.
+std::string formatSeconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
+}
+
+/// A wait shorter than this only polls, as MPI's blocking calls do: the
+/// collectives of an epoch finish well within it, so the normal path costs
+/// no sleeping. Longer waits sleep between polls, backing off to kMaxSleep,
+/// so a rank waiting for a slow peer does not burn a core. (Non-blocking
+/// collectives advance only inside MPI_Test, so the cap also bounds how
+/// much a late collective is slowed.)
+constexpr double kSpinSeconds = 0.01;
+constexpr std::chrono::microseconds kFirstSleep{20}, kMaxSleep{1000};
+
+/// The liveness check's messages, on a communicator of their own so that
+/// they never match the training's.
+constexpr int kPingTag = 1, kAnswerTag = 2;
+
+/// What a rank answers to a liveness check: the wait it is in.
+struct Answer {
+  int64_t waitNumber = 0; ///< how many waits this rank has begun
+  char operation[24] = {};
+};
+
 class MpiCommunicator : public Communicator {
 public:
   MpiCommunicator() {
@@ -80,6 +121,10 @@ public:
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &myRank);
     MPI_Comm_size(MPI_COMM_WORLD, &mySize);
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &watchComm), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(watchComm, MPI_ERRORS_RETURN);
+    answers.resize(size_t(mySize));
+    answerRequests.assign(size_t(mySize), MPI_REQUEST_NULL);
   }
   ~MpiCommunicator() override {
     int finalized = 0;
@@ -90,6 +135,7 @@ public:
 
   int rank() const override { return myRank; }
   int size() const override { return mySize; }
+  void setTimeout(double seconds) override { timeoutSeconds = seconds; }
 
   void allReduceSum(float *data, int64_t n) override {
     reduce(data, n, MPI_FLOAT, sizeof(float));
@@ -104,8 +150,11 @@ public:
   void broadcast(float *data, int64_t n, int root) override {
     for (int64_t done = 0; done < n;) {
       const int count = int(std::min<int64_t>(n - done, INT_MAX / 2));
-      check(MPI_Bcast(data + done, count, MPI_FLOAT, root, MPI_COMM_WORLD),
+      MPI_Request request = MPI_REQUEST_NULL;
+      check(MPI_Ibcast(data + done, count, MPI_FLOAT, root, MPI_COMM_WORLD,
+                       &request),
             "broadcast");
+      complete(1, &request, "broadcast");
       done += count;
     }
   }
@@ -133,17 +182,14 @@ public:
   void allToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
                  void *recv,
                  const std::vector<int64_t> &recvOffsets) override {
-    Layout l = layout(sendOffsets, recvOffsets);
-    check(MPI_Alltoallv(send, l.sc.data(), l.sd.data(), MPI_BYTE, recv,
-                        l.rc.data(), l.rd.data(), MPI_BYTE, MPI_COMM_WORLD),
-          "all_to_all");
+    startAllToAllV(send, sendOffsets, recv, recvOffsets)->wait();
   }
 
   std::unique_ptr<PendingTransfer>
   startAllToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
                  void *recv,
                  const std::vector<int64_t> &recvOffsets) override {
-    auto transfer = std::make_unique<MpiTransfer>(*this);
+    auto transfer = std::make_unique<MpiTransfer>(*this, "all_to_all");
     // The counts must outlive the request.
     transfer->layout = layout(sendOffsets, recvOffsets);
     Layout &l = transfer->layout;
@@ -159,10 +205,14 @@ public:
     if (sendBytes > INT_MAX || recvBytes > INT_MAX)
       throw CommError("a point-to-point message of more than 2 GiB is not "
                       "supported");
-    check(MPI_Sendrecv(send, int(sendBytes), MPI_BYTE, peer(dest), 0, recv,
-                       int(recvBytes), MPI_BYTE, peer(source), 0,
-                       MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    check(MPI_Irecv(recv, int(recvBytes), MPI_BYTE, peer(source), 0,
+                    MPI_COMM_WORLD, &requests[0]),
           "send_recv");
+    check(MPI_Isend(send, int(sendBytes), MPI_BYTE, peer(dest), 0,
+                    MPI_COMM_WORLD, &requests[1]),
+          "send_recv");
+    complete(2, requests, "send_recv");
   }
 
   std::unique_ptr<PendingTransfer> startSendRecv(const void *send,
@@ -172,7 +222,7 @@ public:
     if (sendBytes > INT_MAX || recvBytes > INT_MAX)
       throw CommError("a point-to-point message of more than 2 GiB is not "
                       "supported");
-    auto transfer = std::make_unique<MpiTransfer>(*this);
+    auto transfer = std::make_unique<MpiTransfer>(*this, "send_recv");
     check(MPI_Irecv(recv, int(recvBytes), MPI_BYTE, peer(source), 1,
                     MPI_COMM_WORLD, &transfer->requests[0]),
           "irecv");
@@ -182,7 +232,11 @@ public:
     return transfer;
   }
 
-  void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "barrier"); }
+  void barrier() override {
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "barrier");
+    complete(1, &request, "barrier");
+  }
 
   /// kNoPeer as MPI's null process (the transfer completes at once).
   static int peer(int rank) { return rank < 0 ? MPI_PROC_NULL : rank; }
@@ -192,11 +246,141 @@ private:
     char *p = static_cast<char *>(data);
     for (int64_t done = 0; done < n;) {
       const int count = int(std::min<int64_t>(n - done, INT_MAX / 2));
-      check(MPI_Allreduce(MPI_IN_PLACE, p + done * int64_t(bytes), count, type,
-                          MPI_SUM, MPI_COMM_WORLD),
+      MPI_Request request = MPI_REQUEST_NULL;
+      check(MPI_Iallreduce(MPI_IN_PLACE, p + done * int64_t(bytes), count, type,
+                           MPI_SUM, MPI_COMM_WORLD, &request),
             "all_reduce");
+      complete(1, &request, "all_reduce");
       done += count;
     }
+  }
+
+  /// Waits for `requests` as MPI_Waitall does, but bounded: while it waits
+  /// it answers other ranks' liveness checks, and after timeoutSeconds
+  /// without completion it throws CommError naming the silent ranks.
+  void complete(int count, MPI_Request *requests, const char *what) {
+    int done = 0;
+    check(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), what);
+    if (done)
+      return;
+    ++waitNumber;
+    waitingIn = what;
+    const Clock::time_point start = Clock::now();
+    std::chrono::microseconds sleep = kFirstSleep;
+    for (;;) {
+      check(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), what);
+      if (done)
+        return;
+      const double waited = secondsSince(start);
+      if (waited < kSpinSeconds)
+        continue;
+      answerLivenessChecks();
+      if (timeoutSeconds > 0 && waited >= timeoutSeconds) {
+        timedOut = true;
+        throw CommError(findSilentRanks(what, waited));
+      }
+      std::this_thread::sleep_for(sleep);
+      sleep = std::min(sleep * 2, kMaxSleep);
+    }
+  }
+
+  /// Answers every liveness check that has arrived with the wait this rank
+  /// is in. A rank answers only while it waits: a stopped or deadlocked one
+  /// (or one computing outside communication) stays silent.
+  void answerLivenessChecks() {
+    for (;;) {
+      int arrived = 0;
+      MPI_Status status;
+      if (MPI_Iprobe(MPI_ANY_SOURCE, kPingTag, watchComm, &arrived, &status) !=
+              MPI_SUCCESS ||
+          !arrived)
+        return;
+      const int from = status.MPI_SOURCE;
+      int64_t token = 0;
+      MPI_Recv(&token, 1, MPI_INT64_T, from, kPingTag, watchComm,
+               MPI_STATUS_IGNORE);
+      // One answer buffer per peer: the previous answer to it must have
+      // gone before the buffer is reused.
+      MPI_Request &pending = answerRequests[size_t(from)];
+      if (pending != MPI_REQUEST_NULL) {
+        int sent = 0;
+        MPI_Test(&pending, &sent, MPI_STATUS_IGNORE);
+        if (!sent)
+          continue;
+      }
+      Answer &answer = answers[size_t(from)];
+      answer.waitNumber = waitNumber;
+      std::snprintf(answer.operation, sizeof answer.operation, "%s", waitingIn);
+      MPI_Isend(&answer, int(sizeof answer), MPI_BYTE, from, kAnswerTag,
+                watchComm, &pending);
+    }
+  }
+
+  /// After a timed-out wait: asks every other rank whether it is there, for
+  /// a short grace period (answering the others' checks meanwhile, since
+  /// they time out too), and returns the error message: which ranks were
+  /// silent, or, when all answered, where each waits (a deadlock).
+  std::string findSilentRanks(const char *what, double waited) {
+    const double grace = std::clamp(timeoutSeconds / 10, 0.5, 5.0);
+    std::vector<MPI_Request> pings(size_t(mySize), MPI_REQUEST_NULL),
+        replies(size_t(mySize), MPI_REQUEST_NULL);
+    std::vector<Answer> received(static_cast<size_t>(mySize));
+    std::vector<char> answered(size_t(mySize), 0);
+    static const int64_t token = 0;
+    for (int q = 0; q < mySize; ++q) {
+      if (q == myRank)
+        continue;
+      MPI_Irecv(&received[size_t(q)], int(sizeof(Answer)), MPI_BYTE, q,
+                kAnswerTag, watchComm, &replies[size_t(q)]);
+      MPI_Isend(&token, 1, MPI_INT64_T, q, kPingTag, watchComm,
+                &pings[size_t(q)]);
+    }
+    const Clock::time_point start = Clock::now();
+    int missing = mySize - 1;
+    while (missing > 0 && secondsSince(start) < grace) {
+      answerLivenessChecks();
+      for (int q = 0; q < mySize; ++q) {
+        if (q == myRank || answered[size_t(q)])
+          continue;
+        int got = 0;
+        MPI_Test(&replies[size_t(q)], &got, MPI_STATUS_IGNORE);
+        if (got) {
+          answered[size_t(q)] = 1;
+          --missing;
+        }
+      }
+      std::this_thread::sleep_for(kMaxSleep);
+    }
+    // The unanswered requests stay posted: the run ends after this error.
+    std::string silent, waiting;
+    int numSilent = 0;
+    for (int q = 0; q < mySize; ++q) {
+      if (q == myRank)
+        continue;
+      if (!answered[size_t(q)]) {
+        silent += (numSilent++ ? ", " : "") + std::to_string(q);
+        continue;
+      }
+      const Answer &a = received[size_t(q)];
+      waiting +=
+          "; rank " + std::to_string(q) + " waits in " +
+          std::string(a.operation, strnlen(a.operation, sizeof a.operation)) +
+          " #" + std::to_string(a.waitNumber);
+    }
+    std::string message = std::string(what) + " made no progress for " +
+                          formatSeconds(std::floor(waited * 10) / 10) +
+                          " (--comm-timeout " + formatSeconds(timeoutSeconds) +
+                          "): ";
+    if (numSilent > 0)
+      message += (numSilent == 1 ? "rank " + silent + " went silent"
+                                 : "ranks " + silent + " went silent") +
+                 " (no answer within " + formatSeconds(grace) +
+                 ": stopped, hung or busy outside communication)";
+    else
+      message += "every rank answered, so the ranks wait for each other "
+                 "(a deadlock); this rank waits in " +
+                 std::string(what) + " #" + std::to_string(waitNumber);
+    return message + waiting;
   }
 
   void check(int code, const char *what) {
@@ -211,25 +395,88 @@ private:
   }
 
   int myRank = 0, mySize = 1;
+  double timeoutSeconds = kDefaultCommTimeoutSeconds;
+  /// Set once a wait timed out: the run is ending, and transfers destroyed
+  /// on the way out no longer wait.
+  bool timedOut = false;
+  /// The liveness check's channel (MPI_COMM_WORLD duplicated), this rank's
+  /// answers in flight (one per peer) and the wait it is in.
+  MPI_Comm watchComm = MPI_COMM_NULL;
+  std::vector<Answer> answers;
+  std::vector<MPI_Request> answerRequests;
+  int64_t waitNumber = 0;
+  const char *waitingIn = "";
 
   struct MpiTransfer : PendingTransfer {
-    explicit MpiTransfer(MpiCommunicator &comm) : comm(comm) {}
+    MpiTransfer(MpiCommunicator &comm, const char *what)
+        : comm(comm), what(what) {}
     ~MpiTransfer() override {
-      if (!done)
-        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+      // Unwinding from an error: wait (bounded) so that MPI no longer
+      // writes into the buffers, but throw nothing from a destructor.
+      if (done || comm.timedOut)
+        return;
+      try {
+        comm.complete(2, requests, what);
+      } catch (const CommError &) {
+      }
     }
     void wait() override {
       done = true;
-      comm.check(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "wait");
+      comm.complete(2, requests, what);
     }
     MpiCommunicator &comm;
+    const char *what;
     MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     Layout layout;
     bool done = false;
   };
 };
 
+/// Slurm's task count for this step and the variable it came from, or 0
+/// outside srun/sbatch.
+std::pair<int64_t, const char *> slurmTaskCount() {
+  if (!std::getenv("SLURM_PROCID"))
+    return {0, nullptr};
+  for (const char *var :
+       {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "SLURM_NPROCS"})
+    if (const char *value = std::getenv(var)) {
+      char *end = nullptr;
+      long long n = std::strtoll(value, &end, 10);
+      if (end != value && *end == '\0' && n > 0)
+        return {n, var};
+    }
+  return {0, nullptr};
+}
+
 } // namespace
+
+std::unique_ptr<Communicator> makeCommunicator() {
+  // mpirun sets this before the process starts; under srun Open MPI is
+  // wired through PMIx instead and sets no OMPI_ variables.
+  const bool byMpirun = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  const char *ignore = std::getenv("GNNRT_IGNORE_SLURM");
+  const auto [slurmTasks, countVariable] =
+      byMpirun || (ignore && std::strcmp(ignore, "1") == 0)
+          ? std::pair<int64_t, const char *>{0, nullptr}
+          : slurmTaskCount();
+  std::unique_ptr<Communicator> comm =
+      launchedUnderMpi() ? makeMpiCommunicator()
+                         : std::make_unique<SerialCommunicator>();
+  if (slurmTasks > 0 && comm->size() != slurmTasks) {
+    const std::string procid = std::getenv("SLURM_PROCID");
+    throw CommError(
+        "Slurm started this process as task " + procid + " of " +
+        std::to_string(slurmTasks) + " (SLURM_PROCID, " + countVariable +
+        "), but " +
+        (comm->size() == 1
+             ? std::string("it is not part of an MPI world with the others")
+             : "its MPI world has " + std::to_string(comm->size()) + " ranks") +
+        ": each task would train alone. Start the ranks with `srun "
+        "--mpi=pmix` (Open MPI is wired through PMIx) or with mpirun "
+        "(GNNRT_IGNORE_SLURM=1 skips this check)");
+  }
+  return comm;
+}
 
 std::unique_ptr<Communicator> makeMpiCommunicator() {
   return std::make_unique<MpiCommunicator>();

@@ -109,6 +109,13 @@ const OptionSpec kOptions[] = {
      "check the compiled gradients against finite differences in float64 "
      "on a small random graph, then exit",
      [](DriverOptions &o, auto &, auto &) { o.gradcheck = true; }},
+    {"--comm-timeout", "SECONDS",
+     "several ranks: a rank that waits this long for the others (one "
+     "stopped or deadlocked) ends the run, naming the silent ranks "
+     "(default 60; 0: wait forever)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.commTimeout = v == "0" ? 0 : positiveNumber(n, v);
+     }},
     {"--gradcheck-nodes", "N", "nodes of the --gradcheck graph (default 12)",
      [](DriverOptions &o, auto &n, auto &v) {
        o.gradcheckNodes = integerValue(n, v, 2, "an integer >= 2");

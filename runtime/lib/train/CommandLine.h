@@ -10,6 +10,7 @@
 #ifndef GNNRT_LIB_TRAIN_COMMANDLINE_H
 #define GNNRT_LIB_TRAIN_COMMANDLINE_H
 
+#include "gnnrt/comm/Communicator.h" // kDefaultCommTimeoutSeconds
 #include "gnnrt/train/Program.h"
 
 #include <cstdint>
@@ -33,6 +34,8 @@ struct DriverOptions {
   int64_t epochs = 0;
   double lr = 0;
   uint64_t seed = 0;
+  /// --comm-timeout: seconds a rank waits for the others (0: forever).
+  double commTimeout = kDefaultCommTimeoutSeconds;
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
   /// Sampled training's background sampler threads (0: none).
   int samplerThreads = 1;

@@ -189,17 +189,21 @@ int trainMain(int argc, char **argv, const CompiledProgram &program) {
   };
   int status;
   try {
-    comm = launchedUnderMpi() ? makeMpiCommunicator()
-                              : std::make_unique<SerialCommunicator>();
+    comm = makeCommunicator();
     DriverOptions options = parseCommandLine(
         std::vector<std::string>(argv + std::min(argc, 1), argv + argc),
         program.settings);
+    comm->setTimeout(options.commTimeout);
     if (options.help) {
       if (comm->rank() == 0)
         std::fputs(usageText(name, program).c_str(), stdout);
       status = 0;
     } else {
       status = run(program, options, *comm);
+      // MPI_Finalize waits for every rank without a deadline: meet first
+      // under the timeout, so a rank that stops at the end is named too.
+      if (status == 0)
+        comm->barrier();
     }
   } catch (const UsageError &e) {
     std::fprintf(stderr, "%s: %s\n(run '%s --help' for the options)\n",

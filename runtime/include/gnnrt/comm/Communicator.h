@@ -4,7 +4,9 @@
 // implements it over MPI; an NCCL implementation can fill the same
 // interface for GPUs. A single-process run uses SerialCommunicator, so the
 // trainer has one code path. Every collective throws CommError when the
-// transport reports a failure (a rank died), so a run never hangs silently.
+// transport reports a failure (a rank died) or when it makes no progress for
+// the communication timeout (a rank stopped or deadlocked), so a run never
+// hangs silently.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,7 +77,15 @@ public:
   startAllToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
                  void *recv, const std::vector<int64_t> &recvOffsets) = 0;
   virtual void barrier() = 0;
+  /// Bounds every wait of a collective or transfer: one that makes no
+  /// progress for `seconds` checks which ranks still answer and throws
+  /// CommError naming the silent ones. 0 waits forever. A communicator of
+  /// one rank never waits, so the default ignores it.
+  virtual void setTimeout(double seconds) { (void)seconds; }
 };
+
+/// The timeout a communicator starts with (`--comm-timeout`'s default).
+constexpr double kDefaultCommTimeoutSeconds = 60;
 
 /// The one-rank communicator: every collective is the identity.
 class SerialCommunicator : public Communicator {
@@ -103,6 +113,16 @@ public:
 /// Whether this process was started by an MPI launcher (mpirun sets the
 /// rank variables); a plain run never touches MPI.
 bool launchedUnderMpi();
+
+/// The communicator of this launch: MPI_COMM_WORLD under an MPI launcher,
+/// SerialCommunicator otherwise. Throws CommError when Slurm's variables
+/// (SLURM_PROCID with SLURM_STEP_NUM_TASKS or SLURM_NTASKS) describe tasks
+/// that the MPI world does not match, e.g. copies started by hand with
+/// SLURM_PROCID=0/1 or `srun` without PMIx wiring: each would otherwise
+/// train the whole graph alone. Under mpirun (which sets
+/// OMPI_COMM_WORLD_SIZE) Slurm's counts describe mpirun's daemons, not the
+/// ranks, and are not checked. GNNRT_IGNORE_SLURM=1 turns the check off.
+std::unique_ptr<Communicator> makeCommunicator();
 
 /// MPI_COMM_WORLD. Initializes MPI on construction (errors returned, not
 /// fatal, so that they become CommError) and finalizes it on destruction.
