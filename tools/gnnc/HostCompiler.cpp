@@ -16,6 +16,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -62,6 +63,8 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
     return false;
   }
 
+  // Removed if SIGTERM or SIGINT ends gnnc while the compiler runs.
+  sys::RemoveFileOnSignal(temporary);
   std::vector<std::string> args = {*compiler,
                                    "-std=c++17",
                                    "-O" + std::to_string(options.optLevel),
@@ -86,13 +89,16 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
                                    /*Redirects=*/{}, 0, 0, &error);
   if (status != 0) {
     sys::fs::remove(temporary);
+    sys::DontRemoveFileOnSignal(temporary);
     errs() << "gnnc: error: the C++ compiler failed"
            << (error.empty() ? " (exit " + std::to_string(status) + ")"
                              : ": " + error)
            << "; rerun with -v to see its command line\n";
     return false;
   }
-  if (std::error_code ec = sys::fs::rename(temporary, options.outputFile)) {
+  std::error_code renamed = sys::fs::rename(temporary, options.outputFile);
+  sys::DontRemoveFileOnSignal(temporary);
+  if (std::error_code ec = renamed) {
     sys::fs::remove(temporary);
     errs() << "gnnc: error: cannot write '" << options.outputFile
            << "': " << ec.message() << "\n";
