@@ -76,10 +76,13 @@ void checkOutputPaths(const DriverOptions &options,
     if (!path.empty())
       outputs.push_back({option, path});
   };
-  add("--metrics", options.metricsFile);
-  add("--save", options.saveFile);
+  // --eval-only writes the predictions only.
+  if (!options.evalOnly) {
+    add("--metrics", options.metricsFile);
+    add("--save", options.saveFile);
+    add("checkpoint", settings.checkpointFile);
+  }
   add("--predict", options.predictFile);
-  add("checkpoint", settings.checkpointFile);
 
   std::vector<std::string> inputs;
   if (!options.dataDir.empty())
@@ -92,9 +95,10 @@ void checkOutputPaths(const DriverOptions &options,
     for (const std::string &input : inputs)
       if (sameFile(out.path, input))
         fail(out, "it is the dataset file " + input);
-    // --save over --load replaces the weights with their trained version,
-    // as intended; predictions or metrics over them would lose them.
-    if (out.option != "--save" && !options.loadFile.empty() &&
+    // --save or the checkpoint over --load replaces the weights with their
+    // trained version, as intended; predictions or metrics would lose them.
+    if ((out.option == "--predict" || out.option == "--metrics") &&
+        !options.loadFile.empty() &&
         sameFile(out.path, options.loadFile))
       fail(out, "it is the --load file");
     for (size_t j = 0; j < i; ++j)
