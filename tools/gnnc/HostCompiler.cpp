@@ -19,7 +19,11 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+#include <csignal>
 #include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace llvm;
@@ -27,6 +31,22 @@ using namespace llvm;
 static std::string fromEnvironment(const char *name, const char *fallback) {
   const char *value = std::getenv(name);
   return value && *value ? value : fallback;
+}
+
+/// The running host compiler and its output, for the interrupt handler.
+static std::atomic<sys::procid_t> compilerPid{0};
+static std::string tempForSignal;
+
+/// Runs in the signal handler (LLVM has already restored the default
+/// dispositions and removed the files registered with RemoveFileOnSignal):
+/// only async-signal-safe calls.
+static void stopCompilerAndExit() {
+  if (sys::procid_t pid = compilerPid.load()) {
+    ::kill(pid, SIGTERM);
+    ::waitpid(pid, nullptr, 0);
+    ::unlink(tempForSignal.c_str());
+  }
+  ::raise(SIGTERM);
 }
 
 bool gnnc::compileTrainer(const HostCompileOptions &options) {
@@ -85,8 +105,21 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
   }
   std::vector<StringRef> argv(args.begin(), args.end());
   std::string error;
-  int status = sys::ExecuteAndWait(*compiler, argv, /*Env=*/std::nullopt,
-                                   /*Redirects=*/{}, 0, 0, &error);
+  int status = -1;
+  sys::ProcessInfo child = sys::ExecuteNoWait(
+      *compiler, argv, /*Env=*/std::nullopt, /*Redirects=*/{}, 0, &error);
+  if (child.Pid != sys::ProcessInfo::InvalidPid) {
+    // SIGTERM or SIGINT sent to gnnc alone would leave the compiler running,
+    // and the linker would write the temporary after gnnc removed it: stop
+    // the compiler, wait for it, then remove what it wrote.
+    compilerPid.store(child.Pid);
+    tempForSignal = std::string(temporary);
+    sys::SetInterruptFunction(stopCompilerAndExit);
+    sys::ProcessInfo done = sys::Wait(child, std::nullopt, &error);
+    sys::SetInterruptFunction(nullptr);
+    compilerPid.store(0);
+    status = done.ReturnCode;
+  }
   if (status != 0) {
     sys::fs::remove(temporary);
     sys::DontRemoveFileOnSignal(temporary);
