@@ -619,11 +619,73 @@ bool screenTokens(std::vector<std::unique_ptr<antlr4::Token>> &tokens,
   return true;
 }
 
+/// The first byte of `text` that is not well-formed UTF-8 (or is NUL), as a
+/// located error; ANTLR's input stream would throw on it and lose the
+/// location. Columns count code points, as ANTLR's do. Returns false after
+/// reporting.
+bool checkEncoding(const std::string &text, uint32_t fileId,
+                   DiagnosticEngine &diags) {
+  uint32_t line = 1, column = 1;
+  const auto *bytes = reinterpret_cast<const unsigned char *>(text.data());
+  const size_t size = text.size();
+  for (size_t i = 0; i < size;) {
+    const unsigned char lead = bytes[i];
+    size_t length = 0;
+    uint32_t min = 0, codePoint = 0;
+    if (lead == 0) {
+      diags.error(SourceLoc{fileId, line, column},
+                  "NUL byte in the source: not a .gnn program (it must be "
+                  "UTF-8 text)");
+      return false;
+    }
+    if (lead < 0x80) {
+      length = 1;
+      codePoint = lead;
+    } else if ((lead & 0xE0) == 0xC0) {
+      length = 2, min = 0x80, codePoint = lead & 0x1F;
+    } else if ((lead & 0xF0) == 0xE0) {
+      length = 3, min = 0x800, codePoint = lead & 0x0F;
+    } else if ((lead & 0xF8) == 0xF0) {
+      length = 4, min = 0x10000, codePoint = lead & 0x07;
+    }
+    bool valid = length != 0 && i + length <= size;
+    for (size_t k = 1; valid && k < length; ++k) {
+      valid = (bytes[i + k] & 0xC0) == 0x80;
+      codePoint = (codePoint << 6) | (bytes[i + k] & 0x3F);
+    }
+    // Overlong forms, UTF-16 surrogates and values past U+10FFFF are not
+    // UTF-8 either.
+    valid = valid && codePoint >= min && codePoint <= 0x10FFFF &&
+            !(codePoint >= 0xD800 && codePoint <= 0xDFFF);
+    if (!valid) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", lead);
+      diags.error(SourceLoc{fileId, line, column},
+                  std::string("invalid UTF-8: byte ") + hex +
+                      " (the source must be UTF-8 text)");
+      return false;
+    }
+    if (lead == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += length;
+  }
+  return true;
+}
+
 } // namespace
 
 std::unique_ptr<Program> gnn::lang::parseProgram(uint32_t fileId,
                                                  const SourceManager &sources,
                                                  DiagnosticEngine &diags) {
+  if (!checkEncoding(sources.text(fileId), fileId, diags)) {
+    auto empty = std::make_unique<Program>();
+    empty->fileId = fileId;
+    return empty;
+  }
   try {
     antlr4::ANTLRInputStream input(sources.text(fileId));
     gnn_antlr::GnnLexer lexer(&input);

@@ -346,6 +346,14 @@ ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
         diags.error(p.defaultValue->loc, "default value of '" + p.name +
                                              "' has type " + def.str() +
                                              ", expected " + type.str());
+      // Integer parameters are sizes (they become dims, as in
+      // `[heads, out]`), and an argument must be positive (checked where a
+      // layer is instantiated): so must a default, which no call checks.
+      else if (type.kind == TypeKind::Int && def.intValue &&
+               def.intValue->isConstant() && def.intValue->constantValue() <= 0)
+        diags.error(p.defaultValue->loc,
+                    "default value of '" + p.name + "' must be positive, got " +
+                        def.intValue->str());
     }
     if (type.kind == TypeKind::Tensor || type.kind == TypeKind::Graph) {
       diags.error(p.loc, std::string(decl.kindName()) + " parameter '" +

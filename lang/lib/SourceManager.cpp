@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 using namespace gnn::lang;
 
@@ -31,13 +30,25 @@ std::optional<uint32_t> SourceManager::addFile(const std::string &path,
     error = "cannot open '" + path + "': " + std::strerror(errno);
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Read in chunks up to the limit: `gnnc /dev/zero`, a pipe that never
+  // ends or a data file given by mistake must stop with a message, not
+  // exhaust memory.
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, size_t(in.gcount()));
+    if (text.size() > kMaxSourceBytes) {
+      error = "'" + path + "' is larger than " +
+              std::to_string(kMaxSourceBytes >> 20) +
+              " MiB: not a .gnn program";
+      return std::nullopt;
+    }
+  }
   if (in.bad()) {
     error = "cannot read '" + path + "'";
     return std::nullopt;
   }
-  return addBuffer(path, text.str());
+  return addBuffer(path, std::move(text));
 }
 
 uint32_t SourceManager::addBuffer(std::string name, std::string text) {

@@ -16,9 +16,14 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+#include <csignal>
 #include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace llvm;
@@ -26,6 +31,22 @@ using namespace llvm;
 static std::string fromEnvironment(const char *name, const char *fallback) {
   const char *value = std::getenv(name);
   return value && *value ? value : fallback;
+}
+
+/// The running host compiler and its output, for the interrupt handler.
+static std::atomic<sys::procid_t> compilerPid{0};
+static std::string tempForSignal;
+
+/// Runs in the signal handler (LLVM has already restored the default
+/// dispositions and removed the files registered with RemoveFileOnSignal):
+/// only async-signal-safe calls.
+static void stopCompilerAndExit() {
+  if (sys::procid_t pid = compilerPid.load()) {
+    ::kill(pid, SIGTERM);
+    ::waitpid(pid, nullptr, 0);
+    ::unlink(tempForSignal.c_str());
+  }
+  ::raise(SIGTERM);
 }
 
 bool gnnc::compileTrainer(const HostCompileOptions &options) {
@@ -62,6 +83,8 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
     return false;
   }
 
+  // Removed if SIGTERM or SIGINT ends gnnc while the compiler runs.
+  sys::RemoveFileOnSignal(temporary);
   std::vector<std::string> args = {*compiler,
                                    "-std=c++17",
                                    "-O" + std::to_string(options.optLevel),
@@ -82,17 +105,33 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
   }
   std::vector<StringRef> argv(args.begin(), args.end());
   std::string error;
-  int status = sys::ExecuteAndWait(*compiler, argv, /*Env=*/std::nullopt,
-                                   /*Redirects=*/{}, 0, 0, &error);
+  int status = -1;
+  sys::ProcessInfo child = sys::ExecuteNoWait(
+      *compiler, argv, /*Env=*/std::nullopt, /*Redirects=*/{}, 0, &error);
+  if (child.Pid != sys::ProcessInfo::InvalidPid) {
+    // SIGTERM or SIGINT sent to gnnc alone would leave the compiler running,
+    // and the linker would write the temporary after gnnc removed it: stop
+    // the compiler, wait for it, then remove what it wrote.
+    compilerPid.store(child.Pid);
+    tempForSignal = std::string(temporary);
+    sys::SetInterruptFunction(stopCompilerAndExit);
+    sys::ProcessInfo done = sys::Wait(child, std::nullopt, &error);
+    sys::SetInterruptFunction(nullptr);
+    compilerPid.store(0);
+    status = done.ReturnCode;
+  }
   if (status != 0) {
     sys::fs::remove(temporary);
+    sys::DontRemoveFileOnSignal(temporary);
     errs() << "gnnc: error: the C++ compiler failed"
            << (error.empty() ? " (exit " + std::to_string(status) + ")"
                              : ": " + error)
            << "; rerun with -v to see its command line\n";
     return false;
   }
-  if (std::error_code ec = sys::fs::rename(temporary, options.outputFile)) {
+  std::error_code renamed = sys::fs::rename(temporary, options.outputFile);
+  sys::DontRemoveFileOnSignal(temporary);
+  if (std::error_code ec = renamed) {
     sys::fs::remove(temporary);
     errs() << "gnnc: error: cannot write '" << options.outputFile
            << "': " << ec.message() << "\n";

@@ -28,6 +28,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -141,6 +142,9 @@ static bool buildExecutable(gnn::lang::Compilation &compilation) {
                  << ec.message() << "\n";
     return false;
   }
+  // SIGTERM or SIGINT during the host compile (the long part) must not
+  // leave the generated C++ in /tmp: InitLLVM's handlers remove it.
+  llvm::sys::RemoveFileOnSignal(cppFile);
   bool ok = false;
   {
     std::error_code ec;
@@ -158,7 +162,36 @@ static bool buildExecutable(gnn::lang::Compilation &compilation) {
     ok = gnnc::compileTrainer(options);
   }
   llvm::sys::fs::remove(cppFile);
+  llvm::sys::DontRemoveFileOnSignal(cppFile);
   return ok;
+}
+
+/// The outputs must not be the input (`gnnc p.gnn -o p.gnn`, or another
+/// spelling of the same file, would replace the program with the binary)
+/// and their directory must exist: checked before compiling, so that the
+/// error names the path at once. Returns false after printing the error.
+static bool checkOutputPath(const std::string &path, const char *option) {
+  if (path.empty() || path == "-")
+    return true;
+  bool same = false;
+  if (!llvm::sys::fs::equivalent(inputFile, path, same) && same) {
+    llvm::errs() << "gnnc: error: " << option << " " << path
+                 << ": is the input file " << inputFile
+                 << " (it would be overwritten)\n";
+    return false;
+  }
+  if (llvm::sys::fs::is_directory(path)) {
+    llvm::errs() << "gnnc: error: " << option << " " << path
+                 << ": is a directory\n";
+    return false;
+  }
+  llvm::StringRef dir = llvm::sys::path::parent_path(path);
+  if (!dir.empty() && !llvm::sys::fs::is_directory(dir)) {
+    llvm::errs() << "gnnc: error: " << option << " " << path
+                 << ": directory '" << dir << "' does not exist\n";
+    return false;
+  }
+  return true;
 }
 
 int main(int argc, char **argv) {
@@ -175,6 +208,10 @@ int main(int argc, char **argv) {
     options.importPaths.push_back(p);
   options.importPaths.push_back(GNNC_STDLIB_DIR);
   options.verifyDiagnostics = verifyDiagnostics;
+  if (!verifyDiagnostics &&
+      (!checkOutputPath(outputFile, "-o") ||
+       !checkOutputPath(keepCpp, "--save-cpp")))
+    return 1;
   gnn::lang::Compilation compilation(options);
   bool ok = compilation.run(inputFile);
 

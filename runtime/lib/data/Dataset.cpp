@@ -94,7 +94,7 @@ Dataset loadDataset(const std::string &path, const LoadOptions &options,
                                             : readNpyDataset(dir, options);
   finalizeDataset(ds, options);
   if (options.useCache)
-    writeDatasetCache(cacheFile, ds);
+    writeDatasetCache(cacheFile, ds, sources);
   return ds;
 }
 

@@ -1,21 +1,35 @@
 //===- DatasetCache.cpp - Binary dataset cache ----------------------------===//
 //
-// Cache file layout (native little-endian): the 8-byte magic "GNNRTDS1",
-// nine int64 counts (nodes, features, classes, edges, train, valid, test,
-// feature values, labels), then the arrays features (float32), labels,
-// train, valid, test, src, dst (int64). The exact expected size is checked
-// before anything is trusted, so a truncated or foreign file is simply
-// ignored and the sources are parsed again.
+// Cache file layout (native little-endian):
+//   the 8-byte magic "GNNRTDS2" (the format version: a file of another
+//     version is simply rebuilt),
+//   int64 source count, then per source file: int64 path length, the path,
+//     int64 size, int64 modification time (ns),
+//   nine int64 counts (nodes, features, classes, edges, train, valid, test,
+//     feature values, labels),
+//   the arrays features (float32), labels, train, valid, test, src, dst
+//     (int64),
+//   a uint64 checksum of the counts and the arrays.
+// Nothing is trusted before it is checked: the sources must be the same
+// files with the same sizes and times, the file size must be exact, the
+// checksum must match, and the arrays must be consistent with the counts
+// (features = nodes x width, labels < classes, ids < nodes). Any mismatch
+// (an edited, foreign, torn or stale cache) means the sources are parsed
+// again and the cache rewritten; a bad cache is never an error and never
+// garbage.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/data/DatasetCache.h"
+
+#include "gnnrt/support/TempFiles.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -23,7 +37,7 @@ namespace fs = std::filesystem;
 namespace gnnrt {
 
 namespace {
-constexpr char kMagic[8] = {'G', 'N', 'N', 'R', 'T', 'D', 'S', '1'};
+constexpr char kMagic[8] = {'G', 'N', 'N', 'R', 'T', 'D', 'S', '2'};
 constexpr int kNumCounts = 9;
 
 struct FileCloser {
@@ -37,6 +51,67 @@ uint64_t fnv1a(const std::string &text) {
   for (unsigned char c : text)
     h = (h ^ c) * 0x100000001b3ull;
   return h;
+}
+
+/// FNV-1a over 8-byte words (then the tail bytes): a checksum of the cache's
+/// payload that keeps up with the disk on a 100 MB cache.
+class Checksum {
+public:
+  void add(const void *data, size_t bytes) {
+    const unsigned char *p = static_cast<const unsigned char *>(data);
+    size_t words = bytes / 8;
+    for (size_t i = 0; i < words; ++i) {
+      uint64_t w;
+      std::memcpy(&w, p + 8 * i, 8);
+      h = (h ^ w) * 0x100000001b3ull;
+    }
+    for (size_t i = 8 * words; i < bytes; ++i)
+      h = (h ^ p[i]) * 0x100000001b3ull;
+  }
+  uint64_t value() const { return h; }
+
+private:
+  uint64_t h = 0xcbf29ce484222325ull;
+};
+
+/// What the cache records of one source file.
+struct SourceStamp {
+  std::string path;
+  int64_t size = 0, mtimeNs = 0;
+};
+
+bool stampSources(const std::vector<std::string> &sources,
+                  std::vector<SourceStamp> &stamps) {
+  stamps.clear();
+  for (const std::string &source : sources) {
+    struct stat info;
+    if (::stat(source.c_str(), &info) != 0)
+      return false;
+    stamps.push_back({source, int64_t(info.st_size),
+                      int64_t(info.st_mtim.tv_sec) * 1000000000 +
+                          int64_t(info.st_mtim.tv_nsec)});
+  }
+  return true;
+}
+
+/// The arrays agree with the counts and with each other: what the trainer
+/// indexes with is in range.
+bool consistent(const Dataset &ds) {
+  const int64_t n = ds.numNodes;
+  if (n < 0 || ds.numFeatures < 0 || ds.numClasses < 0 ||
+      int64_t(ds.features.size()) != n * ds.numFeatures ||
+      (!ds.labels.empty() && int64_t(ds.labels.size()) != n) ||
+      ds.src.size() != ds.dst.size())
+    return false;
+  for (int64_t label : ds.labels)
+    if (label < -1 || label >= ds.numClasses)
+      return false;
+  auto inRange = [n](const std::vector<int64_t> &ids) {
+    return std::all_of(ids.begin(), ids.end(),
+                       [n](int64_t v) { return v >= 0 && v < n; });
+  };
+  return inRange(ds.trainIdx) && inRange(ds.validIdx) &&
+         inRange(ds.testIdx) && inRange(ds.src) && inRange(ds.dst);
 }
 } // namespace
 
@@ -82,31 +157,49 @@ std::optional<Dataset>
 readDatasetCache(const std::string &cacheFile,
                  const std::vector<std::string> &sources) {
   std::error_code ec;
-  auto cacheTime = fs::last_write_time(cacheFile, ec);
-  if (ec)
-    return std::nullopt;
-  for (const std::string &source : sources) {
-    auto sourceTime = fs::last_write_time(source, ec);
-    if (ec || !(cacheTime > sourceTime))
-      return std::nullopt;
-  }
   uintmax_t fileSize = fs::file_size(cacheFile, ec);
   if (ec)
     return std::nullopt;
   FilePtr f(std::fopen(cacheFile.c_str(), "rb"));
   if (!f)
     return std::nullopt;
+  auto readInt = [&](int64_t &value) {
+    return std::fread(&value, sizeof value, 1, f.get()) == 1;
+  };
   char magic[8];
-  int64_t c[kNumCounts];
   if (std::fread(magic, 1, 8, f.get()) != 8 ||
-      std::memcmp(magic, kMagic, 8) != 0 ||
-      std::fread(c, sizeof(int64_t), kNumCounts, f.get()) != kNumCounts)
+      std::memcmp(magic, kMagic, 8) != 0)
+    return std::nullopt;
+
+  // The same source files, unchanged since the cache was written.
+  std::vector<SourceStamp> now;
+  if (!stampSources(sources, now))
+    return std::nullopt;
+  int64_t numSources;
+  if (!readInt(numSources) || numSources != int64_t(now.size()))
+    return std::nullopt;
+  uintmax_t headerBytes = 16;
+  for (const SourceStamp &stamp : now) {
+    int64_t length, size, mtime;
+    if (!readInt(length) || length != int64_t(stamp.path.size()))
+      return std::nullopt;
+    std::string path(size_t(length), '\0');
+    if (std::fread(path.data(), 1, path.size(), f.get()) != path.size() ||
+        path != stamp.path || !readInt(size) || size != stamp.size ||
+        !readInt(mtime) || mtime != stamp.mtimeNs)
+      return std::nullopt;
+    headerBytes += 24 + path.size();
+  }
+
+  int64_t c[kNumCounts];
+  if (std::fread(c, sizeof(int64_t), kNumCounts, f.get()) != kNumCounts)
     return std::nullopt;
   for (int64_t count : c)
     if (count < 0 || count > (int64_t(1) << 40))
       return std::nullopt;
-  uintmax_t expected = 8 + 8 * kNumCounts + 4 * uintmax_t(c[7]) +
-                       8 * uintmax_t(c[8] + c[4] + c[5] + c[6] + 2 * c[3]);
+  uintmax_t expected = headerBytes + 8 * kNumCounts + 4 * uintmax_t(c[7]) +
+                       8 * uintmax_t(c[8] + c[4] + c[5] + c[6] + 2 * c[3]) +
+                       8;
   if (fileSize != expected)
     return std::nullopt;
 
@@ -121,24 +214,42 @@ readDatasetCache(const std::string &cacheFile,
   ds.testIdx.resize(size_t(c[6]));
   ds.src.resize(size_t(c[3]));
   ds.dst.resize(size_t(c[3]));
+  Checksum sum;
+  sum.add(c, sizeof c);
   auto read = [&](auto &v) {
-    return std::fread(v.data(), sizeof(v[0]), v.size(), f.get()) == v.size();
+    if (std::fread(v.data(), sizeof(v[0]), v.size(), f.get()) != v.size())
+      return false;
+    sum.add(v.data(), v.size() * sizeof(v[0]));
+    return true;
   };
+  uint64_t stored;
   if (!read(ds.features) || !read(ds.labels) || !read(ds.trainIdx) ||
-      !read(ds.validIdx) || !read(ds.testIdx) || !read(ds.src) || !read(ds.dst))
+      !read(ds.validIdx) || !read(ds.testIdx) || !read(ds.src) ||
+      !read(ds.dst) || std::fread(&stored, 8, 1, f.get()) != 1 ||
+      stored != sum.value() || !consistent(ds))
     return std::nullopt;
   return ds;
 }
 
-bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds) {
+bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
+                       const std::vector<std::string> &sources) {
+  std::vector<SourceStamp> stamps;
+  if (!stampSources(sources, stamps))
+    return false;
   // A per-process temp name: ranks sharing a file system may race to write
-  // the same cache; each renames a complete file, the last one wins.
+  // the same cache; each renames a complete file, the last one wins. A
+  // temporary is never read (only the exact name is), so a writer killed
+  // halfway leaves no cache, only the temporary, which SIGTERM and SIGINT
+  // remove as well.
   std::string temp = cacheFile + ".tmp." + std::to_string(::getpid());
+  registerTempFile(temp);
   bool ok;
   {
     FilePtr f(std::fopen(temp.c_str(), "wb"));
-    if (!f)
+    if (!f) {
+      unregisterTempFile(temp);
       return false;
+    }
     int64_t c[kNumCounts] = {ds.numNodes,
                              ds.numFeatures,
                              ds.numClasses,
@@ -148,23 +259,39 @@ bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds) {
                              int64_t(ds.testIdx.size()),
                              int64_t(ds.features.size()),
                              int64_t(ds.labels.size())};
+    Checksum sum;
+    sum.add(c, sizeof c);
+    auto writeInt = [&](int64_t value) {
+      return std::fwrite(&value, sizeof value, 1, f.get()) == 1;
+    };
     auto write = [&](const auto &v) {
-      return std::fwrite(v.data(), sizeof(v[0]), v.size(), f.get()) == v.size();
+      sum.add(v.data(), v.size() * sizeof(v[0]));
+      return std::fwrite(v.data(), sizeof(v[0]), v.size(), f.get()) ==
+             v.size();
     };
     ok = std::fwrite(kMagic, 1, 8, f.get()) == 8 &&
+         writeInt(int64_t(stamps.size()));
+    for (const SourceStamp &stamp : stamps)
+      ok = ok && writeInt(int64_t(stamp.path.size())) &&
+           std::fwrite(stamp.path.data(), 1, stamp.path.size(), f.get()) ==
+               stamp.path.size() &&
+           writeInt(stamp.size) && writeInt(stamp.mtimeNs);
+    ok = ok &&
          std::fwrite(c, sizeof(int64_t), kNumCounts, f.get()) == kNumCounts &&
          write(ds.features) && write(ds.labels) && write(ds.trainIdx) &&
          write(ds.validIdx) && write(ds.testIdx) && write(ds.src) &&
-         write(ds.dst) && std::fflush(f.get()) == 0;
+         write(ds.dst);
+    const uint64_t checksum = sum.value();
+    ok = ok && std::fwrite(&checksum, 8, 1, f.get()) == 1 &&
+         std::fflush(f.get()) == 0;
   }
   std::error_code ec;
   if (ok)
     fs::rename(temp, cacheFile, ec);
-  if (!ok || ec) {
+  if (!ok || ec)
     fs::remove(temp, ec);
-    return false;
-  }
-  return true;
+  unregisterTempFile(temp);
+  return ok && !ec;
 }
 
 } // namespace gnnrt

@@ -13,6 +13,7 @@
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -107,6 +108,15 @@ Dataset readNpyDataset(const std::string &dir, const LoadOptions &options) {
     ds.numNodes = a.header.shape[0];
     ds.numFeatures = a.header.shape[1];
     ds.features = a.toFloat32();
+    // nan or inf would surface epochs later as "training diverged".
+    for (size_t k = 0; k < ds.features.size(); ++k)
+      if (!std::isfinite(ds.features[k]))
+        throwDataError(featFile, 0,
+                       "feature " + std::to_string(int64_t(k) % ds.numFeatures) +
+                           " of node (row) " +
+                           std::to_string(int64_t(k) / ds.numFeatures) +
+                           " is " + (std::isnan(ds.features[k]) ? "nan" : "inf") +
+                           " (features must be finite numbers)");
     nodeSource = "features.npy";
   }
   std::string labelFile = dir + "/labels.npy";

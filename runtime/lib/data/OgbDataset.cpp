@@ -113,8 +113,15 @@ static void readFeatures(const std::string &path, Dataset &ds) {
       ds.features.reserve(size_t(ds.numNodes * ds.numFeatures));
     }
     if (rows < ds.numNodes)
-      for (std::string_view field : fields)
-        ds.features.push_back(in.floatField(field));
+      for (size_t column = 0; column < fields.size(); ++column) {
+        float value = in.floatField(fields[column]);
+        // nan or inf would surface epochs later as "training diverged".
+        if (!std::isfinite(value))
+          in.fail("feature " + std::to_string(column) + " of node " +
+                  std::to_string(rows) + " is " + quoteToken(fields[column]) +
+                  " (features must be finite numbers)");
+        ds.features.push_back(value);
+      }
     ++rows;
   }
   if (rows != ds.numNodes)

@@ -3,29 +3,50 @@
 #include "gnnrt/io/AtomicFile.h"
 
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/TempFiles.h"
 
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <unistd.h>
+#include <sys/stat.h>
 
 namespace gnnrt {
 
-AtomicFile::AtomicFile(std::string target)
-    : path(std::move(target)), tempPath(path + ".tmp") {
-  file = std::fopen(tempPath.c_str(), "wb");
-  if (!file)
+AtomicFile::AtomicFile(std::string target) : path(std::move(target)) {
+  // A device, FIFO or socket (/dev/stdout, /dev/null, a pipe) is written in
+  // place: renaming a regular file over it would replace the device node.
+  struct stat info;
+  const bool special = ::stat(path.c_str(), &info) == 0 &&
+                       !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode);
+  if (!special) {
+    tempPath = path + ".tmp";
+    registerTempFile(tempPath);
+  }
+  file = std::fopen(special ? path.c_str() : tempPath.c_str(), "wb");
+  if (!file) {
+    int error = errno;
+    if (!special)
+      unregisterTempFile(tempPath);
     throwDataError(path, 0,
-                   std::string("cannot create file: ") + std::strerror(errno));
+                   std::string("cannot create file: ") + std::strerror(error));
+  }
 }
 
 AtomicFile::~AtomicFile() {
   if (!file)
     return;
   std::fclose(file);
+  removeTemp();
+}
+
+void AtomicFile::removeTemp() {
+  if (tempPath.empty())
+    return;
   std::error_code ec;
   std::filesystem::remove(tempPath, ec);
+  unregisterTempFile(tempPath);
 }
 
 void AtomicFile::commit() {
@@ -34,8 +55,11 @@ void AtomicFile::commit() {
   bool writeFailed = std::ferror(file) != 0;
   int writeErrno = errno;
   // On disk before the rename, so that a crash never leaves the new name on
-  // a file whose data was still in the page cache (a torn checkpoint).
-  if (!writeFailed && (std::fflush(file) != 0 || ::fsync(fileno(file)) != 0)) {
+  // a file whose data was still in the page cache (a torn checkpoint). A
+  // device or pipe written in place has nothing to sync (fsync fails there).
+  if (!writeFailed &&
+      (std::fflush(file) != 0 ||
+       (!tempPath.empty() && ::fsync(fileno(file)) != 0))) {
     writeFailed = true;
     writeErrno = errno;
   }
@@ -47,6 +71,8 @@ void AtomicFile::commit() {
   std::string problem;
   if (writeFailed) {
     problem = std::strerror(writeErrno);
+  } else if (tempPath.empty()) {
+    return; // written in place
   } else {
     std::error_code ec;
     std::filesystem::rename(tempPath, path, ec);
@@ -58,12 +84,12 @@ void AtomicFile::commit() {
         ::fsync(fd);
         ::close(fd);
       }
+      unregisterTempFile(tempPath);
       return;
     }
     problem = ec.message();
   }
-  std::error_code ignored;
-  std::filesystem::remove(tempPath, ignored);
+  removeTemp();
   throwDataError(path, 0, "cannot write file: " + problem);
 }
 

@@ -174,11 +174,17 @@ bool CsvReader::fill() {
     buffer.resize(buffer.size() * 2); // a line longer than the buffer
   size_t room = std::min(buffer.size() - end, size_t(INT_MAX));
   int n = gzread(static_cast<gzFile>(gz), buffer.data() + end, unsigned(room));
-  if (n < 0) {
-    int code;
-    const char *msg = gzerror(static_cast<gzFile>(gz), &code);
-    throwDataError(file, 0, std::string("read error: ") + msg);
-  }
+  // A gzip stream cut short (a copy interrupted, a full disk) makes gzread
+  // return the bytes it could inflate and note Z_BUF_ERROR, "unexpected end
+  // of file": taken as the end, it would read as a shorter, valid file.
+  int code = Z_OK;
+  const char *msg = gzerror(static_cast<gzFile>(gz), &code);
+  if (n < 0 || (code != Z_OK && code != Z_STREAM_END))
+    throwDataError(file, 0,
+                   code == Z_BUF_ERROR
+                       ? "the compressed file is truncated (the gzip "
+                         "stream ends early)"
+                       : std::string("read error: ") + msg);
   if (n == 0)
     eof = true;
   end += size_t(n);

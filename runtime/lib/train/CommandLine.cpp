@@ -251,8 +251,12 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
             (s.shuffle ? "" : ", not shuffled") + "\n";
   }
   text += "  epochs     " + std::to_string(s.epochs) + "\n";
-  // One forward pass yields every split, so all three are always reported.
-  text += "  evaluate   train, valid and test every " +
+  // The splits `evaluate = [...]` names (every split if none).
+  std::string splits = s.evaluate.empty() ? "train, valid and test" : "";
+  for (size_t i = 0; i < s.evaluate.size(); ++i)
+    splits += (i == 0 ? "" : i + 1 == s.evaluate.size() ? " and " : ", ") +
+              s.evaluate[i];
+  text += "  evaluate   " + splits + " every " +
           std::to_string(s.evaluateEvery) + " epochs and after the last\n";
   text += "  seed       " + std::to_string(s.seed) + "\n";
   return text;

@@ -6,8 +6,8 @@
 // load this process's data, initialize or load the parameters, then either
 // evaluate them (--eval-only) or run the epoch loop, and write the outputs:
 // the trained weights, the predictions, the summary and --stats. Outputs
-// (metrics, checkpoint, predictions) are opened only after the data loaded,
-// so a bad dataset leaves none.
+// (metrics, checkpoint, predictions) are checked before the data loads and
+// opened only after it loaded, so a bad dataset leaves none.
 //
 // Exit status: 0 on success, 1 for an error in the data, files or training
 // (and a failed --gradcheck), 2 for a bad command line.
@@ -17,6 +17,7 @@
 #include "Checkpoint.h"
 #include "CommandLine.h"
 #include "GradCheck.h"
+#include "OutputPaths.h"
 #include "ParameterStore.h"
 #include "Predictions.h"
 #include "Schedule.h"
@@ -133,6 +134,8 @@ int run(const CompiledProgram &program, DriverOptions options,
     return runGradCheck(program, check, stdout) ? 0 : 1;
   }
 
+  // Before the data loads: a typo in an output's directory fails now.
+  checkOutputPaths(options, program.settings);
   // A resumed run continues the checkpoint's: same seed (dropout masks,
   // shuffles and samples depend on it), next epoch.
   std::optional<ResumableCheckpoint> resume;

@@ -28,10 +28,14 @@ Accuracies FullGraphSchedule::evaluate() {
   const TrainingData &t = trainingData;
   const int64_t classes = t.data.numClasses;
   const int64_t *labels = t.data.labels.data();
-  AccuracyCounts counts[3] = {
-      accuracyCounts(logits.data(), classes, labels, t.data.trainIdx),
-      accuracyCounts(logits.data(), classes, labels, t.data.validIdx),
-      accuracyCounts(logits.data(), classes, labels, t.data.testIdx)};
+  // Only the splits `evaluate = [...]` names; the others stay n/a.
+  const std::array<bool, 3> named = evaluatedSplits(program.settings);
+  const std::vector<int64_t> *splits[3] = {
+      &t.data.trainIdx, &t.data.validIdx, &t.data.testIdx};
+  AccuracyCounts counts[3];
+  for (int i = 0; i < 3; ++i)
+    if (named[size_t(i)])
+      counts[i] = accuracyCounts(logits.data(), classes, labels, *splits[i]);
   int64_t sums[6];
   for (int i = 0; i < 3; ++i) {
     sums[2 * i] = counts[i].correct;

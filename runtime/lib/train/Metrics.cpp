@@ -54,6 +54,17 @@ std::optional<double> accuracy(const float *logits, int64_t classes,
   return accuracyCounts(logits, classes, labels, nodes).fraction();
 }
 
+std::array<bool, 3> evaluatedSplits(const TrainSettings &settings) {
+  if (settings.evaluate.empty())
+    return {true, true, true};
+  std::array<bool, 3> named = {false, false, false};
+  const char *names[3] = {"train", "valid", "test"};
+  for (const std::string &split : settings.evaluate)
+    for (int k = 0; k < 3; ++k)
+      named[size_t(k)] = named[size_t(k)] || split == names[k];
+  return named;
+}
+
 namespace {
 std::string number(double value, const char *format = "%.9g") {
   if (!std::isfinite(value))

@@ -4,13 +4,17 @@
 // epochs, split accuracies) and the `--metrics` file: JSON lines, one object
 // per epoch, flushed as written so a running job can be followed with
 // `tail -f`. A split without labeled nodes has no accuracy and its key is
-// left out; a non-finite loss is written as null (JSON has no NaN).
+// left out, and so is a split the train block's `evaluate = [...]` does not
+// name; a non-finite loss is written as null (JSON has no NaN).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_LIB_TRAIN_METRICS_H
 #define GNNRT_LIB_TRAIN_METRICS_H
 
+#include "gnnrt/train/Program.h"
+
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -31,6 +35,11 @@ struct AccuracyCounts {
 AccuracyCounts accuracyCounts(const float *logits, int64_t classes,
                               const int64_t *labels,
                               const std::vector<int64_t> &nodes);
+
+/// Which of train, valid and test (in that order) the train block's
+/// `evaluate = [...]` names; every split when it names none. The others are
+/// not evaluated and print as n/a.
+std::array<bool, 3> evaluatedSplits(const TrainSettings &settings);
 
 /// The fraction of `nodes` with a label >= 0 whose logits' argmax equals the
 /// label; none if no node of `nodes` is labeled.

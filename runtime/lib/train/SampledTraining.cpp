@@ -182,9 +182,12 @@ Accuracies SampledTraining::evaluate(ExecContext<float> &ctx) {
   // The evaluated nodes of this rank, each tagged with its splits.
   const std::vector<int64_t> *splits[3] = {
       &data.data.trainIdx, &data.data.validIdx, &data.data.testIdx};
+  // Only the splits `evaluate = [...]` names are inferred: a node of an
+  // unnamed split alone is not sampled at all, and its split stays n/a.
+  const std::array<bool, 3> named = evaluatedSplits(program.settings);
   std::vector<uint8_t> tags(size_t(data.data.numNodes), 0);
   for (int k = 0; k < 3; ++k)
-    for (int64_t v : *splits[k])
+    for (int64_t v : named[size_t(k)] ? *splits[k] : std::vector<int64_t>())
       tags[size_t(v)] |= uint8_t(1u << k);
   std::vector<int64_t> local;
   for (int64_t v = 0; v < data.data.numNodes; ++v)

@@ -45,6 +45,13 @@ Dataset preprocessedDataset(const CompiledProgram &program,
     load.numClasses = settings.generator.numClasses;
     finalizeDataset(ds, load);
   }
+  // Without a train node the loss is 0 and training "succeeds": an empty
+  // or missing train split is an error before the first epoch.
+  if (ds.trainIdx.empty() && !options.evalOnly)
+    throw DataError(
+        (options.dataDir.empty() ? "the generated dataset" : options.dataDir) +
+        ": the train split is empty (no node ids in split/<name>/train.csv"
+        "[.gz] or train_idx.npy)");
   if (settings.normalizeFeatures)
     normalizeRows(ds.features, ds.numFeatures);
   return ds;

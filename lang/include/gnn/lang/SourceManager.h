@@ -29,8 +29,13 @@ struct SourceLoc {
 /// The files of one compilation.
 class SourceManager {
 public:
+  /// The largest source file read: a program is a few KiB, so anything
+  /// larger is not one (and `/dev/zero` never ends).
+  static constexpr size_t kMaxSourceBytes = size_t(16) << 20;
+
   /// Reads `path` from disk; returns its id, or std::nullopt (with `error` set)
-  /// when it cannot be read. Reading the same path twice returns the same id.
+  /// when it cannot be read or is larger than kMaxSourceBytes. Reading the
+  /// same path twice returns the same id.
   std::optional<uint32_t> addFile(const std::string &path, std::string &error);
   /// Registers in-memory text under a display name (used by the fuzzer and
   /// tests).

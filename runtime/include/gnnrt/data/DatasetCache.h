@@ -4,10 +4,12 @@
 // tokens; ogbn-products: 250M), so after the first load gnnrt stores the
 // final Dataset as one flat binary file, `.gnnrt-cache-<hash>.bin`, where
 // <hash> covers the load options and the cache format version. A cache is
-// used only if it is newer than every source file of the dataset and its
-// header and size check out; otherwise the data is parsed again. Files are
-// written to a temporary name and renamed, so a crash or a concurrent rank
-// never leaves a truncated cache behind under the real name.
+// used only if it records the dataset's source files with their current
+// sizes and modification times, its size is exact, its checksum matches and
+// its arrays agree with its counts; otherwise the data is parsed again and
+// the cache rewritten. Files are written to a temporary name and renamed,
+// so a crash or a concurrent rank never leaves a truncated cache behind
+// under the real name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,17 +32,19 @@ std::string datasetCachePath(const std::string &dir,
 /// checks: raw/* and split/*/* for OGB, *.npy for NumPy.
 std::vector<std::string> datasetSourceFiles(const std::string &dir);
 
-/// Reads a cache file if it exists, is newer than every file in `sources`
-/// and is well formed; std::nullopt otherwise (never throws for a bad cache:
-/// the caller re-parses the sources).
+/// Reads a cache file if it exists, was written from exactly `sources` as
+/// they are now (paths, sizes, modification times) and passes its checksum
+/// and consistency checks; std::nullopt otherwise (never throws for a bad
+/// cache: the caller re-parses the sources).
 std::optional<Dataset>
 readDatasetCache(const std::string &cacheFile,
                  const std::vector<std::string> &sources);
 
-/// Writes `ds` to `cacheFile` atomically (temp file + rename). Returns false
-/// if the file cannot be written (e.g. a read-only dataset directory), which
-/// only costs the next load its speed-up.
-bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds);
+/// Writes `ds`, parsed from `sources`, to `cacheFile` atomically (temp file
+/// + rename). Returns false if the file cannot be written (e.g. a read-only
+/// dataset directory), which only costs the next load its speed-up.
+bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
+                       const std::vector<std::string> &sources);
 
 } // namespace gnnrt
 

@@ -4,7 +4,10 @@
 // predictions) are written to `<path>.tmp` and renamed into place only when
 // complete, so a crash, a full disk or an error halfway never leaves a
 // truncated file under the real name. An AtomicFile destroyed before
-// commit() removes its temporary file.
+// commit() removes its temporary file, and so does SIGTERM or SIGINT
+// (support/TempFiles.h). A path that names a device, FIFO or socket
+// (/dev/stdout, /dev/null) is written in place instead: renaming over it
+// would replace the device with a regular file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +22,8 @@ namespace gnnrt {
 
 class AtomicFile {
 public:
-  /// Creates `<path>.tmp`; throws DataError naming `path` if it cannot.
+  /// Creates `<path>.tmp` (or opens `path` itself if it is not a regular
+  /// file); throws DataError naming `path` if it cannot.
   explicit AtomicFile(std::string path);
   ~AtomicFile();
   AtomicFile(const AtomicFile &) = delete;
@@ -36,7 +40,10 @@ public:
   void commit();
 
 private:
-  std::string path, tempPath;
+  void removeTemp();
+
+  std::string path;
+  std::string tempPath; ///< empty when writing a special file in place
   std::FILE *file = nullptr;
 };
 

@@ -12,6 +12,7 @@
 #include "gnnrt/io/Npy.h"
 
 #include <filesystem>
+#include <limits>
 
 using namespace gnnrt;
 using namespace gnnrt::test;
@@ -189,4 +190,43 @@ TEST(BadNpyDataset, LabelRowsAndEdgeRange) {
   EXPECT_EQ(dataErrorOf([&] { loadDataset(tmp.path(), options); }),
             tmp / "edge_index.npy: expected an integer array of shape "
                   "[2, E], found [4] of <i8");
+}
+
+TEST_F(BadDataset, TruncatedGzipIsAnError) {
+  // The edge list cut inside its gzip stream: zlib reports an early end,
+  // which must not read as a shorter (and valid) edge list.
+  std::string edges;
+  for (int i = 0; i < 4000; ++i)
+    edges += "0,1\n1,2\n";
+  std::filesystem::remove(tmp / "raw/edge.csv");
+  put("raw/edge.csv.gz", edges);
+  std::string whole = tmp / "raw/edge.csv.gz";
+  std::filesystem::resize_file(whole, std::filesystem::file_size(whole) - 12);
+  EXPECT_EQ(load(), whole + ": the compressed file is truncated (the gzip "
+                            "stream ends early)");
+}
+
+TEST_F(BadDataset, NonFiniteFeatureNamesTheRow) {
+  put("raw/node-feat.csv", "0.5,1\n1,0\n0,nan\n1,1\n");
+  EXPECT_EQ(load(), tmp / "raw/node-feat.csv:3: feature 1 of node 2 is "
+                          "\"nan\" (features must be finite numbers)");
+  put("raw/node-feat.csv", "0.5,1\n1,0\n0,0\n-inf,1\n");
+  EXPECT_EQ(load(), tmp / "raw/node-feat.csv:4: feature 0 of node 3 is "
+                          "\"-inf\" (features must be finite numbers)");
+}
+
+TEST(BadNpyDataset, NonFiniteFeatureNamesTheRow) {
+  TempDir tmp;
+  std::vector<int64_t> edges = {0, 1, 1, 0};
+  std::vector<float> feats = {1.f, 2.f, std::numeric_limits<float>::infinity(),
+                              0.f};
+  writeNpy(tmp / "edge_index.npy", NpyType::Int64, {2, 2}, edges.data());
+  writeNpy(tmp / "features.npy", NpyType::Float32, {2, 2}, feats.data());
+  EXPECT_EQ(dataErrorOf([&] {
+              LoadOptions options;
+              options.useCache = false;
+              loadDataset(tmp.path(), options);
+            }),
+            tmp / "features.npy: feature 0 of node (row) 1 is inf (features "
+                  "must be finite numbers)");
 }

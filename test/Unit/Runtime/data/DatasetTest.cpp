@@ -14,6 +14,7 @@
 #include "gnnrt/data/Generator.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -200,4 +201,54 @@ TEST(Dataset, WritersRoundTrip) {
   }
   writeNpyDataset(tmp / "npy", ds);
   expectSameDataset(ds, loadDataset(tmp / "npy", noCache()));
+}
+
+/// Cache files that pass the old size-only check but hold other data: each
+/// is rebuilt from the sources, never trusted.
+TEST(Dataset, EditedCacheIsRebuilt) {
+  TempDir tmp;
+  std::string dir = tmp / "cora";
+  fs::copy(coraDir(), dir, fs::copy_options::recursive);
+  Dataset parsed = loadDataset(dir);
+  std::string cache = datasetCachePath(dir, LoadOptions());
+  ASSERT_TRUE(readDatasetCache(cache, datasetSourceFiles(dir)));
+  const std::string original = readBytes(cache);
+  auto patched = [&](size_t offsetFromEnd, int64_t value) {
+    std::string bytes = original;
+    std::memcpy(&bytes[bytes.size() - offsetFromEnd], &value, sizeof value);
+    writeFile(cache, bytes);
+  };
+  // The last dst id out of range (it is just before the checksum), then a
+  // flipped checksum: both are rejected, and a load rebuilds an equal cache.
+  patched(16, int64_t(1) << 40);
+  EXPECT_FALSE(readDatasetCache(cache, datasetSourceFiles(dir)));
+  patched(8, 12345);
+  EXPECT_FALSE(readDatasetCache(cache, datasetSourceFiles(dir)));
+  bool fromCache = true;
+  expectSameDataset(parsed, loadDataset(dir, LoadOptions(), &fromCache));
+  EXPECT_FALSE(fromCache);
+  EXPECT_EQ(readBytes(cache), original);
+  // A source file touched (same content, new time) or gone: rebuilt.
+  fs::last_write_time(dir + "/raw/node-label.csv.gz",
+                      fs::last_write_time(dir + "/raw/node-label.csv.gz") -
+                          std::chrono::seconds(10));
+  EXPECT_FALSE(readDatasetCache(cache, datasetSourceFiles(dir)));
+  loadDataset(dir);
+  ASSERT_TRUE(readDatasetCache(cache, datasetSourceFiles(dir)));
+  std::vector<std::string> fewer = datasetSourceFiles(dir);
+  fewer.pop_back();
+  EXPECT_FALSE(readDatasetCache(cache, fewer));
+}
+
+/// A cache written by an older gnnrt (format 1, no header of sources) is
+/// rebuilt, not read.
+TEST(Dataset, OldFormatCacheIsRebuilt) {
+  TempDir tmp;
+  writeFile(tmp / "raw/num-node-list.csv", "3\n");
+  writeFile(tmp / "raw/edge.csv", "0,1\n1,2\n");
+  std::string cache = datasetCachePath(tmp.path(), LoadOptions());
+  std::string old = "GNNRTDS1" + std::string(9 * 8, '\0');
+  writeFile(cache, old);
+  EXPECT_FALSE(readDatasetCache(cache, datasetSourceFiles(tmp.path())));
+  EXPECT_EQ(loadDataset(tmp.path()).numEdges(), 2);
 }

@@ -22,6 +22,8 @@
 #include <cmath>
 #include <filesystem>
 #include <sstream>
+#include <sys/stat.h>
+#include <thread>
 
 using namespace gnnrt;
 using namespace gnnrt::test;
@@ -127,7 +129,7 @@ template <int BiasGradScale = 1> CompiledProgram linearProgram() {
   s.lr = 0.05;
   s.weightDecay = 5e-4;
   s.epochs = 30;
-  s.evaluate = {"valid", "test"};
+  s.evaluate = {"train", "valid", "test"};
   s.evaluateEvery = 5;
   s.seed = 1;
   p.params = linearParams;
@@ -423,4 +425,85 @@ TEST_F(Driver, GradcheckCapsElementsPerParameter) {
   RunResult r = runTrainer(program, {"--gradcheck"});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("(64 elements)\n"), std::string::npos) << r.out;
+}
+
+TEST_F(Driver, OutputPathsAreCheckedBeforeLoading) {
+  // The dataset directory is missing too: the output's error comes first,
+  // before any data is read.
+  std::string typo = tmp / "no-such-dir/p.csv";
+  RunResult r = runTrainer(linearProgram(), {"--data", tmp / "nowhere",
+                                             "--predict", typo});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "linear: error: --predict " + typo +
+                       ": cannot write: directory '" + tmp / "no-such-dir" +
+                       "' does not exist\n");
+  r = runTrainer(linearProgram(), args({"--metrics", tmp.path()}));
+  EXPECT_EQ(r.err, "linear: error: --metrics " + tmp.path() +
+                       ": cannot write: it is a directory\n");
+  // Two outputs, one file (spelled differently): one would destroy the other.
+  std::string metrics = tmp / "m.jsonl";
+  r = runTrainer(linearProgram(), args({"--metrics", metrics, "--predict",
+                                        tmp / "./m.jsonl"}));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "linear: error: --predict " + tmp / "./m.jsonl" +
+                       ": cannot write: it is also the --metrics file\n");
+  // An output over a dataset file or the --load file.
+  std::string edges = data + "/raw/edge.csv";
+  r = runTrainer(linearProgram(), args({"--predict", edges}));
+  EXPECT_EQ(r.err, "linear: error: --predict " + edges +
+                       ": cannot write: it is the dataset file " + edges +
+                       "\n");
+  std::string weights = tmp / "w.safetensors";
+  ASSERT_EQ(runTrainer(linearProgram(), args({"--save", weights})).status, 0);
+  r = runTrainer(linearProgram(),
+                 args({"--load", weights, "--eval-only", "--predict", weights}));
+  EXPECT_EQ(r.err, "linear: error: --predict " + weights +
+                       ": cannot write: it is the --load file\n");
+  EXPECT_FALSE(fs::exists(metrics));
+  EXPECT_TRUE(fs::exists(weights));
+}
+
+TEST_F(Driver, OutputsIntoFifosAreWrittenInPlace) {
+  // A FIFO stands for /dev/stdout or a pipe: renaming a regular file over
+  // it would replace it. One FIFO per output, each with its reader.
+  std::string fifos[2] = {tmp / "metrics.fifo", tmp / "predict.fifo"};
+  std::string received[2];
+  std::vector<std::thread> readers;
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_EQ(::mkfifo(fifos[k].c_str(), 0600), 0);
+    readers.emplace_back([&, k] {
+      std::ifstream in(fifos[k], std::ios::binary);
+      received[k] = std::string(std::istreambuf_iterator<char>(in), {});
+    });
+  }
+  RunResult r = runTrainer(linearProgram(),
+                           args({"--epochs", "2", "--metrics", fifos[0],
+                                 "--predict", fifos[1]}));
+  // A failed run would leave the readers waiting: open the FIFOs to end it.
+  if (r.status != 0)
+    for (const std::string &fifo : fifos)
+      std::ofstream(fifo).put('\n');
+  for (std::thread &reader : readers)
+    reader.join();
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const std::string &fifo : fifos) {
+    struct stat info;
+    ASSERT_EQ(::stat(fifo.c_str(), &info), 0);
+    EXPECT_TRUE(S_ISFIFO(info.st_mode)) << fifo;
+    EXPECT_FALSE(fs::exists(fifo + ".tmp")) << fifo;
+  }
+  EXPECT_EQ(received[0].rfind("{\"epoch\":1,", 0), 0u) << received[0];
+  EXPECT_EQ(received[1].rfind("node,prediction\n0,", 0), 0u) << received[1];
+}
+
+TEST_F(Driver, EmptyTrainSplitIsAnError) {
+  writeFile(data + "/split/random/train.csv", "");
+  std::string metrics = tmp / "m.jsonl";
+  RunResult r = runTrainer(linearProgram(), args({"--metrics", metrics}));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "linear: error: " + data +
+                       ": the train split is empty (no node ids in "
+                       "split/<name>/train.csv[.gz] or train_idx.npy)\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(metrics));
 }

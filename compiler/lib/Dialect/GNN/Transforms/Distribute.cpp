@@ -52,7 +52,9 @@ class RowSpaces {
 public:
   explicit RowSpaces(func::FuncOp f) : f(f) {}
 
-  void run() {
+  /// Places every value; fails (after an error at the model) if the model
+  /// returns a value with one row per edge.
+  LogicalResult run() {
     Block &body = f.getBody().front();
     switch (TrainAttr::of(f).getAggregation()) {
     case AggregationMode::automatic:
@@ -77,9 +79,10 @@ public:
         spaces[arg] = Space::Dst;
       }
     if (!graph)
-      return;
+      return success();
     for (Operation &op : llvm::make_early_inc_range(body))
       visit(&op);
+    return failure(returnsEdgeRows);
   }
 
 private:
@@ -164,9 +167,20 @@ private:
     TypeSwitch<Operation *>(op)
         .Case<MatmulOp>([&](MatmulOp m) { set(op, of(m.getLhs())); })
         .Case<func::ReturnOp>([&](func::ReturnOp r) {
-          // The logits: one row per owned node.
-          for (OpOperand &operand : r->getOpOperands())
+          // The logits: one row per owned node. A value with one row per
+          // edge (a gather, an edge softmax) is not logits: the trainer
+          // would read E rows as N and die, so it is an error here.
+          for (OpOperand &operand : r->getOpOperands()) {
+            if (of(operand.get()) == Space::Edge) {
+              f.emitError("the model's output has one row per edge, but it "
+                          "must have one row per node: reduce the edge "
+                          "values to their destination nodes (scatter or "
+                          "aggregate)");
+              returnsEdgeRows = true;
+              continue;
+            }
             operand.set(asDst(operand.get()));
+          }
         })
         .Default([&](Operation *other) {
           // Row-wise ops (elementwise, dropout, reshape, softmax, concat...)
@@ -195,6 +209,7 @@ private:
   HaloMode mode = HaloMode::automatic;
   DenseMap<Value, Space> spaces;
   DenseMap<Value, Value> exchanged, narrowed;
+  bool returnsEdgeRows = false;
 };
 
 struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
@@ -203,7 +218,8 @@ struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
     // (gnn-sample-blocks bound the forward to them): nothing to exchange.
     if (getOperation()->hasAttr("gnn.blocks"))
       return;
-    RowSpaces(getOperation()).run();
+    if (failed(RowSpaces(getOperation()).run()))
+      signalPassFailure();
   }
 };
 
