@@ -49,6 +49,14 @@ std::vector<std::string> cacheFiles(const std::string &dir) {
       found.push_back(entry.path().string());
   return found;
 }
+
+/// A copy of the bundled Cora without the caches earlier runs left beside
+/// it (of other load options, or of an older cache format).
+void copyCora(const std::string &dir) {
+  copyCora(dir);
+  for (const std::string &cache : cacheFiles(dir))
+    fs::remove(cache);
+}
 } // namespace
 
 TEST(Dataset, LoadsCora) {
@@ -101,7 +109,7 @@ TEST(Dataset, EdgeOptions) {
 TEST(Dataset, CacheRoundTrip) {
   TempDir tmp;
   std::string dir = tmp / "cora";
-  fs::copy(coraDir(), dir, fs::copy_options::recursive);
+  copyCora(dir);
   LoadOptions options;
   options.addReverseEdges = true;
   options.dedupe = true;
@@ -208,7 +216,7 @@ TEST(Dataset, WritersRoundTrip) {
 TEST(Dataset, EditedCacheIsRebuilt) {
   TempDir tmp;
   std::string dir = tmp / "cora";
-  fs::copy(coraDir(), dir, fs::copy_options::recursive);
+  copyCora(dir);
   Dataset parsed = loadDataset(dir);
   std::string cache = datasetCachePath(dir, LoadOptions());
   ASSERT_TRUE(readDatasetCache(cache, datasetSourceFiles(dir)));
