@@ -53,7 +53,7 @@ std::vector<std::string> cacheFiles(const std::string &dir) {
 /// A copy of the bundled Cora without the caches earlier runs left beside
 /// it (of other load options, or of an older cache format).
 void copyCora(const std::string &dir) {
-  copyCora(dir);
+  fs::copy(coraDir(), dir, fs::copy_options::recursive);
   for (const std::string &cache : cacheFiles(dir))
     fs::remove(cache);
 }
