@@ -25,17 +25,14 @@
 
 namespace {
 
-/// A per-process scratch file under /dev/shm (or /tmp) holding the input.
-const std::string &scratch(const char *suffix) {
-  static std::string base = [] {
+/// The per-process scratch file holding the input, named with the suffix
+/// the reader dispatches on (under /dev/shm when it is writable).
+std::string scratch(const char *suffix) {
+  static const std::string base = [] {
     const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     return std::string(dir) + "/gnn-fuzz-readers-" + std::to_string(getpid());
   }();
-  static std::string paths[4];
-  static int next = 0;
-  std::string &path = paths[next++ % 4];
-  path = base + suffix;
-  return path;
+  return base + suffix;
 }
 
 void writeFile(const std::string &path, const uint8_t *data, size_t size) {
@@ -72,19 +69,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
     switch (which) {
     case 0: {
-      const std::string &path = scratch(".npy");
+      const std::string path = scratch(".npy");
       writeFile(path, data, size);
       gnnrt::readNpy(path);
       break;
     }
     case 1: {
-      const std::string &path = scratch(".safetensors");
+      const std::string path = scratch(".safetensors");
       writeFile(path, data, size);
       gnnrt::readSafetensors(path);
       break;
     }
     case 2: {
-      const std::string &path = scratch(".csv");
+      const std::string path = scratch(".csv");
       writeFile(path, data, size);
       readCsv(path);
       break;
@@ -92,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 3: {
       // The same reader behind a .gz name: zlib's transparent mode reads
       // raw bytes, and gzip streams (the corpus has some) get inflated.
-      const std::string &path = scratch(".csv.gz");
+      const std::string path = scratch(".csv.gz");
       writeFile(path, data, size);
       readCsv(path);
       break;

@@ -23,18 +23,6 @@ constexpr const char *kFormatKey = "gnnc.checkpoint";
 constexpr const char *kFormatResumable = "resumable-1";
 constexpr const char *kOptimizerPrefix = "optimizer.";
 
-const char *optimizerName(OptimizerKind kind) {
-  switch (kind) {
-  case OptimizerKind::Adam:
-    return "adam";
-  case OptimizerKind::AdamW:
-    return "adamw";
-  case OptimizerKind::Sgd:
-    return "sgd";
-  }
-  return "adam";
-}
-
 std::string optimizerTensorName(const char *kind, const std::string &param) {
   return std::string(kOptimizerPrefix) + kind + "." + param;
 }

@@ -21,15 +21,28 @@ namespace {
 constexpr int64_t kParallelThreshold = 1 << 15;
 } // namespace
 
+const char *optimizerName(OptimizerKind kind) {
+  switch (kind) {
+  case OptimizerKind::Adam:
+    return "adam";
+  case OptimizerKind::AdamW:
+    return "adamw";
+  case OptimizerKind::Sgd:
+    return "sgd";
+  }
+  return "adam";
+}
+
 OptimizerConfig OptimizerConfig::fromSettings(const TrainSettings &settings) {
   OptimizerConfig config;
-  if (settings.optimizer == "adam")
-    config.kind = OptimizerKind::Adam;
-  else if (settings.optimizer == "adamw")
-    config.kind = OptimizerKind::AdamW;
-  else if (settings.optimizer == "sgd")
-    config.kind = OptimizerKind::Sgd;
-  else
+  bool known = false;
+  for (OptimizerKind kind :
+       {OptimizerKind::Adam, OptimizerKind::AdamW, OptimizerKind::Sgd})
+    if (settings.optimizer == optimizerName(kind)) {
+      config.kind = kind;
+      known = true;
+    }
+  if (!known)
     throw DataError("unknown optimizer '" + settings.optimizer +
                     "' (expected adam, adamw or sgd)");
   config.lr = settings.lr;

@@ -32,8 +32,6 @@ std::string gnn::cpp::cppString(StringRef s) {
   return out + "\"";
 }
 
-static const char *cppBool(bool b) { return b ? "true" : "false"; }
-
 void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
   os << "TrainSettings &s = program.settings;\n";
   os << "s.dataset = " << cppString(train.getDataset()) << ";\n";

@@ -24,6 +24,9 @@ std::string cppDouble(double v);
 /// A string literal with quotes and backslashes escaped.
 std::string cppString(llvm::StringRef s);
 
+/// A bool literal.
+inline const char *cppBool(bool b) { return b ? "true" : "false"; }
+
 /// `TrainSettings &s = program.settings;` and one assignment per field, from
 /// the forward's `#gnn.train`.
 void emitTrainSettings(mlir::raw_indented_ostream &os, gnn::TrainAttr train);

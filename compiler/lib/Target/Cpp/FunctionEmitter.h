@@ -24,6 +24,8 @@
 #include "gnn/Target/Common/Prepare.h"
 #include "gnn/Target/Common/RuntimeNames.h"
 
+#include "EmitSettings.h"
+
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -118,9 +120,6 @@ inline std::string kernelStmt(llvm::StringRef kernel,
                               llvm::ArrayRef<std::string> args) {
   return kernelCall(kernel, args) + ";\n";
 }
-
-/// A C++ bool literal.
-inline std::string cppBool(bool b) { return b ? "true" : "false"; }
 
 /// The C++ expression of an elementwise op over its operands' elements `$0`,
 /// `$1`, ...; "" if `op` is not elementwise (EmitElementwise.cpp).

@@ -26,6 +26,9 @@ struct TrainSettings;
 
 enum class OptimizerKind { Adam, AdamW, Sgd };
 
+/// The name a train block gives `kind`: "adam", "adamw" or "sgd".
+const char *optimizerName(OptimizerKind kind);
+
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::Adam;
   double lr = 0.01, weightDecay = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
