@@ -822,5 +822,10 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
   } else if (key == "checkpoint") {
     if (!isa<StringExpr>(value))
       diags.error(value->loc, "checkpoint expects a file name string");
+  } else if (key == "comm_timeout") {
+    // Seconds, as --comm-timeout takes them; a negative number is NegExpr.
+    if (!isa<IntExpr>(value) && !isa<FloatExpr>(value))
+      diags.error(value->loc, "'comm_timeout' must be a non-negative number "
+                              "of seconds (0: wait forever)");
   }
 }
