@@ -22,6 +22,9 @@ config.substitutions.append(("%gnnc_src", config.gnnc_src_root))
 config.substitutions.append(("%stdlib", os.path.join(config.gnnc_src_root, "stdlib")))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%examples", os.path.join(config.gnnc_src_root, "examples")))
+# Test-only programs (test/Distributed/Helpers), built beside the tests.
+config.substitutions.append(
+    ("%helpers", os.path.join(config.gnnc_obj_root, "test", "Distributed", "Helpers")))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
 llvm_config.use_default_substitutions()  # FileCheck, not, count from llvm_tools_dir
