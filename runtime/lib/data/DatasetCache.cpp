@@ -264,7 +264,11 @@ int removeStaleCacheTemporaries(const std::string &cacheFile) {
   if (ec)
     return 0;
   int removed = 0;
-  for (const fs::directory_entry &entry : it) {
+  // increment(ec), not ++: an unreadable directory ends the scan quietly.
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec)
+      break;
+    const fs::directory_entry &entry = *it;
     const std::string name = entry.path().filename().string();
     if (name.compare(0, prefix.size(), prefix) != 0)
       continue;
