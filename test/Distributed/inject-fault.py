@@ -5,7 +5,8 @@ launcher end:
 
 COMMAND starts the ranks, each writing its pid to PIDDIR/pid.<rank> before
 it execs the trainer. Once METRICS (rank 0's --metrics file) shows EPOCHS
-epochs, the shell command FAULT runs (`ip link set host2 down`: a cut link).
+epochs, the shell command FAULT runs: `kill -STOP $(cat PIDDIR/pid.1)` (a
+hung rank), `ip link set host2 down` (a cut link, netns-cluster.sh).
 Prints, for each rank and for the launcher, whether it exited within LIMIT
 seconds of the fault (the launcher with its status), then kills whatever is
 left and reports it, so that the test never leaves a process behind. The
@@ -61,7 +62,10 @@ if launcher.poll() is not None or epochs_done() < epochs:
     launcher.kill()
     sys.exit(1)
 ranks = pids()
-subprocess.run(fault, shell=True, check=True)
+if subprocess.run(fault, shell=True).returncode != 0:
+    print(f"the fault failed: {fault}")
+    launcher.kill()
+    sys.exit(1)
 start = time.monotonic()
 print(f"fault after {epochs} epochs: {fault}")
 
