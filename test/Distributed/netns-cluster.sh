@@ -58,12 +58,10 @@ remove() {
 trap remove EXIT
 trap 'remove; exit 143' TERM INT HUP
 
-if ! ip netns add "$head" 2> "$dir.err"; then
-  echo "netns-cluster: skipped: cannot create a network namespace (needs root or CAP_NET_ADMIN): $(cat "$dir.err")"
-  rm -f "$dir.err"
+if ! error=$(ip netns add "$head" 2>&1); then
+  echo "netns-cluster: skipped: cannot create a network namespace (needs root or CAP_NET_ADMIN): $error"
   exit 77
 fi
-rm -f "$dir.err"
 made+=("$head")
 set -e
 ip -n "$head" link set lo up
