@@ -1,6 +1,7 @@
 # lit configuration for gnnc's FileCheck suites (.gnn, .mlir, .test files).
 import os
 import shutil
+import subprocess
 import sys
 import lit.formats
 from lit.llvm import llvm_config
@@ -21,6 +22,9 @@ config.substitutions.append(("%gnnc_src", config.gnnc_src_root))
 config.substitutions.append(("%stdlib", os.path.join(config.gnnc_src_root, "stdlib")))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%examples", os.path.join(config.gnnc_src_root, "examples")))
+# Test-only programs (test/Distributed/Helpers), built beside the tests.
+config.substitutions.append(
+    ("%helpers", os.path.join(config.gnnc_obj_root, "test", "Distributed", "Helpers")))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
 llvm_config.use_default_substitutions()  # FileCheck, not, count from llvm_tools_dir
@@ -54,3 +58,25 @@ if shutil.which("mpirun"):
 # starts its own slurmctld and slurmd through slurm-cluster.sh.
 if all(shutil.which(t) for t in ("slurmctld", "slurmd", "srun", "sinfo")):
     config.available_features.add("slurm")
+
+
+# Hosts built as network namespaces (test/Distributed/netns-cluster.sh): needs
+# `ip` and `unshare`, and the right to create a namespace (root or
+# CAP_NET_ADMIN), which only trying shows.
+def can_make_network_namespaces():
+    if not (shutil.which("ip") and shutil.which("unshare")):
+        return "ip (iproute2) or unshare (util-linux) is not installed"
+    probe = "gnnc-probe-%d" % os.getpid()
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if made.returncode != 0:
+        return "cannot create a network namespace (needs root or CAP_NET_ADMIN): " + \
+            made.stderr.strip()
+    subprocess.run(["ip", "netns", "delete", probe], capture_output=True)
+    return None
+
+
+why_not = can_make_network_namespaces()
+if why_not is None:
+    config.available_features.add("netns")
+else:
+    lit_config.note("tests across network-namespace hosts are skipped: " + why_not)

@@ -11,6 +11,7 @@ PACKAGES=(
   nlohmann-json3-dev python3-matplotlib
   libgtest-dev
   slurmctld slurmd slurm-client # test/Distributed/slurm.test: a one-node Slurm
+  iproute2 # test/Distributed/link-cut.test: hosts as network namespaces (ip netns)
 )
 
 missing=()

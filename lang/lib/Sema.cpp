@@ -415,8 +415,36 @@ ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
                               "' has no forward");
   else
     checkForward(info, scope);
+  // The defaults of dropout probabilities (arguments are checked where the
+  // module is instantiated).
+  for (const FormalParam &p : decl.params)
+    if (auto use = info.dropoutParams.find(p.name);
+        use != info.dropoutParams.end() && p.defaultValue)
+      checkDropoutArgument(p.defaultValue.get(), p.defaultValue->type,
+                           use->second, scope);
   info.state = ModuleInfo::State::Done;
   return info;
+}
+
+void Sema::checkDropoutArgument(const Expr *value, const Type &type,
+                                SourceLoc use, Scope &scope) {
+  std::optional<double> p = type.floatValue;
+  if (!p && type.intValue && type.intValue->isConstant())
+    p = static_cast<double>(type.intValue->constantValue());
+  if (p) {
+    if (*p < 0 || *p >= 1) {
+      diags.error(value->loc, "dropout probability must be in [0, 1), got " +
+                                  std::to_string(*p));
+      diags.note(use, "used as a dropout probability here");
+    }
+    return;
+  }
+  auto *name = dyn_cast<NameExpr>(value);
+  if (!name || !scope.module || scope.locals.count(name->name))
+    return;
+  for (const FormalParam &param : scope.module->decl->params)
+    if (param.name == name->name)
+      scope.module->dropoutParams.emplace(param.name, use);
 }
 
 void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
@@ -488,6 +516,9 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
                       "' expects " + expected.str() + ", got " + actual.str());
       continue;
     }
+    if (auto use = callee.dropoutParams.find(p.name);
+        use != callee.dropoutParams.end())
+      checkDropoutArgument(sub.args[i], actual, use->second, scope);
     if (expected.kind == TypeKind::Int && actual.intValue) {
       if (actual.intValue->isConstant() &&
           actual.intValue->constantValue() <= 0)
@@ -684,6 +715,9 @@ void Sema::checkTrain(const TrainDecl &decl) {
           diags.error(info.modelArgs[i]->loc,
                       "argument '" + params[i].name + "' of '" +
                           info.model->name + "' must be a constant integer");
+        else if (auto use = model.dropoutParams.find(params[i].name);
+                 use != model.dropoutParams.end())
+          checkDropoutArgument(info.modelArgs[i], actual, use->second, scope);
       }
     }
   }
@@ -822,5 +856,10 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
   } else if (key == "checkpoint") {
     if (!isa<StringExpr>(value))
       diags.error(value->loc, "checkpoint expects a file name string");
+  } else if (key == "comm_timeout") {
+    // Seconds, as --comm-timeout takes them; a negative number is NegExpr.
+    if (!isa<IntExpr>(value) && !isa<FloatExpr>(value))
+      diags.error(value->loc, "'comm_timeout' must be a non-negative number "
+                              "of seconds (0: wait forever)");
   }
 }

@@ -792,6 +792,9 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
                                  std::to_string(*p));
       return Type::error();
     }
+    // A parameter: its value is checked where the module is instantiated.
+    if (!p)
+      checkDropoutArgument(call.args[1], types[1], argLoc(1), scope);
   }
   if (name == "softmax" || name == "log_softmax") {
     if (!types[0].isTensor() || types[0].rank() == 0) {

@@ -77,6 +77,11 @@ public:
                 const std::vector<FormalParam> &params,
                 const std::vector<Arg> &args, std::vector<const Expr *> &bound);
   void checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info, Scope &scope);
+  /// A dropout probability `value` (of type `type`) bound to a parameter
+  /// used as one at `use`: reports a constant outside [0, 1) at `value`, and
+  /// records a parameter of the enclosing module as one in turn.
+  void checkDropoutArgument(const Expr *value, const Type &type, SourceLoc use,
+                            Scope &scope);
 
   // Expressions (SemaExpr.cpp).
   Type checkExpr(Expr *expr, Scope &scope);

@@ -4,10 +4,11 @@
 #   slurm-cluster.sh DIR COMMAND...
 #
 # slurmctld and slurmd start from a slurm.conf generated in DIR (state,
-# spool, logs and pid files there too, ports picked at random so concurrent
-# runs do not meet), COMMAND runs with SLURM_CONF pointing at it, and both
-# daemons are stopped afterwards, whatever COMMAND did. Authentication is
-# auth/none: the cluster is one machine and one user, and needs no munged.
+# spool, temporary files, logs and pid files there too, ports picked at
+# random so concurrent runs do not meet), COMMAND runs with SLURM_CONF
+# pointing at it, and both daemons are stopped afterwards, whatever COMMAND
+# did. Authentication is auth/none: the cluster is one machine and one
+# user, and needs no munged.
 # Exits 77 with a message on stdout when this machine cannot run Slurm
 # (no slurmctld/slurmd/srun, or the node never comes up).
 set -u
@@ -19,7 +20,7 @@ for tool in slurmctld slurmd srun sinfo; do
     exit 77
   fi
 done
-rm -rf "$dir" && mkdir -p "$dir/state" "$dir/spool"
+rm -rf "$dir" && mkdir -p "$dir/state" "$dir/spool" "$dir/tmp"
 node=$(hostname -s)
 cpus=$(nproc)
 port=$((20000 + RANDOM % 20000))
@@ -35,6 +36,11 @@ AuthType=auth/none
 CredType=cred/none
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
+# PMIx's per-step directories (spmix_appdir_<uid>_<job>.<step>) go under
+# TmpFS: every test cluster numbers its jobs from 1, so in a shared /tmp two
+# clusters at once would both need spmix_appdir_0_1.0, and the second
+# step's launch fails.
+TmpFS=$dir/tmp
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log

@@ -9,7 +9,9 @@
 //   --emit=exe    (default) the trainer executable, built by the host C++
 //                 compiler against the gnnrt runtime
 // --verify-diagnostics checks `// expected-error {{...}}` comments instead of
-// printing diagnostics. Exit status: 0 on success, 1 on any error.
+// printing diagnostics: the front end's, and (up to --emit, at most the
+// train pipeline) those of MLIRGen and the passes. Exit status: 0 on
+// success, 1 on any error.
 //
 //===----------------------------------------------------------------------===//
 #include "HostCompiler.h"
@@ -125,6 +127,33 @@ static void printDiagnostics(mlir::MLIRContext &context) {
   });
 }
 
+/// --verify-diagnostics: the passes' diagnostics join the front end's, each
+/// at the source location it names, to be matched against the comments.
+static void collectDiagnostics(mlir::MLIRContext &context,
+                               gnn::lang::Compilation &compilation) {
+  auto sourceLoc = [&compilation](mlir::Location where) {
+    gnn::lang::SourceLoc loc;
+    if (auto file = where->findInstanceOf<mlir::FileLineColLoc>())
+      for (uint32_t id = 1; id <= compilation.sources().size(); ++id)
+        if (compilation.sources().name(id) == file.getFilename().strref())
+          loc = {id, file.getLine(), file.getColumn()};
+    return loc;
+  };
+  context.getDiagEngine().registerHandler(
+      [&compilation, sourceLoc](mlir::Diagnostic &diag) {
+        gnn::lang::Severity severity =
+            diag.getSeverity() == mlir::DiagnosticSeverity::Error
+                ? gnn::lang::Severity::Error
+            : diag.getSeverity() == mlir::DiagnosticSeverity::Warning
+                ? gnn::lang::Severity::Warning
+                : gnn::lang::Severity::Note;
+        // Attached notes are left out, as printDiagnostics prints none.
+        compilation.diagnostics().report(
+            severity, sourceLoc(diag.getLocation()), diag.str());
+        return mlir::success();
+      });
+}
+
 /// --emit=exe: lower, emit C++ to a temporary file and build it.
 static bool buildExecutable(gnn::lang::Compilation &compilation) {
   mlir::MLIRContext context;
@@ -216,6 +245,16 @@ int main(int argc, char **argv) {
   bool ok = compilation.run(inputFile);
 
   if (verifyDiagnostics) {
+    // A checked program goes on through MLIRGen and, unless --emit stops
+    // before, the train pipeline: the errors those find are verified too.
+    if (ok && emit != EmitKind::AST) {
+      mlir::MLIRContext context;
+      collectDiagnostics(context, compilation);
+      mlir::OwningOpRef<mlir::ModuleOp> module =
+          gnn::mlirgen::emitModule(context, compilation);
+      if (module && emit != EmitKind::MLIR)
+        (void)lowerForTraining(*module);
+    }
     bool matched = gnn::lang::verifyDiagnostics(
         compilation.sources(), compilation.diagnostics(), std::cerr);
     return matched ? 0 : 1;

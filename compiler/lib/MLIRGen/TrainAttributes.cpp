@@ -188,6 +188,9 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
 
   const Expr *evaluate = value("evaluate");
   const Expr *checkpoint = value("checkpoint");
+  mlir::FloatAttr commTimeout;
+  if (std::optional<double> t = SettingReader::number(value("comm_timeout")))
+    commTimeout = b.getF64FloatAttr(*t);
   return TrainAttr::get(
       ctx, dataset, sourceKind,
       SettingReader::string(read.argument(source, "split"), ""),
@@ -201,7 +204,7 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
       symbolizeAggregationMode(
           SettingReader::string(value("aggregation"), "auto"))
           .value_or(AggregationMode::automatic),
-      SettingReader::string(value("loss"), "cross_entropy"),
+      commTimeout, SettingReader::string(value("loss"), "cross_entropy"),
       SettingReader::integer(value("epochs")).value_or(100),
       evaluate ? read.names(evaluate) : mlir::ArrayAttr(),
       every("evaluate", 1),

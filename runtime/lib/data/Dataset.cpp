@@ -83,6 +83,7 @@ Dataset loadDataset(const std::string &path, const LoadOptions &options,
   std::vector<std::string> sources;
   if (options.useCache) {
     cacheFile = datasetCachePath(dir, options);
+    removeStaleCacheTemporaries(cacheFile);
     sources = datasetSourceFiles(dir);
     if (std::optional<Dataset> cached = readDatasetCache(cacheFile, sources)) {
       if (fromCache)

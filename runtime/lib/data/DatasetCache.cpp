@@ -25,7 +25,11 @@
 #include "gnnrt/support/TempFiles.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -39,6 +43,9 @@ namespace gnnrt {
 namespace {
 constexpr char kMagic[8] = {'G', 'N', 'N', 'R', 'T', 'D', 'S', '2'};
 constexpr int kNumCounts = 9;
+/// How long a temporary of another host's writer may stay unchanged before
+/// it is taken for a leftover.
+constexpr std::chrono::hours kForeignTemporaryLifetime{24};
 
 struct FileCloser {
   void operator()(FILE *f) const { std::fclose(f); }
@@ -92,6 +99,22 @@ bool stampSources(const std::vector<std::string> &sources,
                           int64_t(info.st_mtim.tv_nsec)});
   }
   return true;
+}
+
+std::string hostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0)
+    return "localhost";
+  // The name is a field of the temporary's name: '/' cannot occur in it.
+  std::string host = name;
+  std::replace(host.begin(), host.end(), '/', '_');
+  return host;
+}
+
+/// `CACHE.tmp.HOST.PID`: who writes it, so that a later load can tell a
+/// temporary whose writer is gone.
+std::string temporaryName(const std::string &cacheFile) {
+  return cacheFile + ".tmp." + hostName() + "." + std::to_string(::getpid());
 }
 
 /// The arrays agree with the counts and with each other: what the trainer
@@ -231,6 +254,53 @@ readDatasetCache(const std::string &cacheFile,
   return ds;
 }
 
+int removeStaleCacheTemporaries(const std::string &cacheFile) {
+  const fs::path cache(cacheFile);
+  const std::string prefix = cache.filename().string() + ".tmp.";
+  const std::string host = hostName();
+  std::error_code ec;
+  fs::directory_iterator it(
+      cache.has_parent_path() ? cache.parent_path() : fs::path("."), ec);
+  if (ec)
+    return 0;
+  int removed = 0;
+  // increment(ec), not ++: an unreadable directory ends the scan quietly.
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec)
+      break;
+    const fs::directory_entry &entry = *it;
+    const std::string name = entry.path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    // HOST.PID (or PID alone, as older versions named it).
+    const std::string writer = name.substr(prefix.size());
+    const size_t dot = writer.rfind('.');
+    const std::string pidText =
+        dot == std::string::npos ? writer : writer.substr(dot + 1);
+    const std::string writerHost =
+        dot == std::string::npos ? host : writer.substr(0, dot);
+    char *end = nullptr;
+    const long pid = std::strtol(pidText.c_str(), &end, 10);
+    if (pidText.empty() || *end || pid <= 0)
+      continue;
+    bool stale;
+    if (writerHost == host) {
+      stale = ::kill(pid_t(pid), 0) != 0 && errno == ESRCH;
+    } else {
+      // Another host's writer cannot be asked; one that is alive keeps
+      // writing, so a day without a change means it is gone.
+      std::error_code timeError;
+      const fs::file_time_type written = fs::last_write_time(entry, timeError);
+      stale = !timeError && fs::file_time_type::clock::now() - written >
+                                kForeignTemporaryLifetime;
+    }
+    std::error_code removeError;
+    if (stale && fs::remove(entry.path(), removeError))
+      ++removed;
+  }
+  return removed;
+}
+
 bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
                        const std::vector<std::string> &sources) {
   std::vector<SourceStamp> stamps;
@@ -240,8 +310,9 @@ bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
   // the same cache; each renames a complete file, the last one wins. A
   // temporary is never read (only the exact name is), so a writer killed
   // halfway leaves no cache, only the temporary, which SIGTERM and SIGINT
-  // remove as well.
-  std::string temp = cacheFile + ".tmp." + std::to_string(::getpid());
+  // remove as well, and after SIGKILL the next load
+  // (removeStaleCacheTemporaries).
+  std::string temp = temporaryName(cacheFile);
   registerTempFile(temp);
   bool ok;
   {

@@ -112,7 +112,7 @@ const OptionSpec kOptions[] = {
     {"--comm-timeout", "SECONDS",
      "several ranks: a rank that waits this long for the others (one "
      "stopped or deadlocked) ends the run, naming the silent ranks "
-     "(default 60; 0: wait forever)",
+     "(default: the train block's comm_timeout, else 60; 0: wait forever)",
      [](DriverOptions &o, auto &n, auto &v) {
        o.commTimeout = v == "0" ? 0 : positiveNumber(n, v);
      }},
@@ -179,6 +179,7 @@ DriverOptions parseCommandLine(const std::vector<std::string> &args,
   o.epochs = settings.epochs;
   o.lr = settings.lr;
   o.seed = settings.seed;
+  o.commTimeout = settings.commTimeout;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string name = args[i], value;
     if (name.rfind("--", 0) != 0)
@@ -259,6 +260,10 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
   text += "  evaluate   " + splits + " every " +
           std::to_string(s.evaluateEvery) + " epochs and after the last\n";
   text += "  seed       " + std::to_string(s.seed) + "\n";
+  text += "  comm_timeout " +
+          (s.commTimeout > 0 ? formatNumber(s.commTimeout) + " s"
+                             : std::string("none (wait forever)")) +
+          "\n";
   return text;
 }
 

@@ -34,7 +34,8 @@ struct DriverOptions {
   int64_t epochs = 0;
   double lr = 0;
   uint64_t seed = 0;
-  /// --comm-timeout: seconds a rank waits for the others (0: forever).
+  /// --comm-timeout (default: the train block's comm_timeout): seconds a
+  /// rank waits for the others (0: forever).
   double commTimeout = kDefaultCommTimeoutSeconds;
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
   /// Sampled training's background sampler threads (0: none).

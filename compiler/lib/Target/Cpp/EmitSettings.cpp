@@ -93,4 +93,7 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
       os << "s.evaluate.push_back(" << cppString(split) << ");\n";
   os << "s.evaluateEvery = " << train.getEvaluateEvery() << ";\n";
   os << "s.seed = " << train.getSeed() << ";\n";
+  if (FloatAttr commTimeout = train.getCommTimeout())
+    os << "s.commTimeout = " << cppDouble(commTimeout.getValueAsDouble())
+       << ";\n";
 }

@@ -45,6 +45,11 @@ struct ModuleInfo {
   Type forwardResult;
   /// Free names of the forward signature (inferred per call site).
   std::set<std::string> freeSymbols;
+  /// Parameters that are a dropout probability (`dropout(x, p)` in the
+  /// forward, or passed on to such a parameter of a layer), with that use:
+  /// their values, known only where the module is instantiated, and their
+  /// defaults are checked to be in [0, 1).
+  std::map<std::string, SourceLoc> dropoutParams;
   enum class State { Unchecked, InProgress, Done } state = State::Unchecked;
 };
 

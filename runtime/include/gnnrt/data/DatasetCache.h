@@ -9,7 +9,8 @@
 // its arrays agree with its counts; otherwise the data is parsed again and
 // the cache rewritten. Files are written to a temporary name and renamed,
 // so a crash or a concurrent rank never leaves a truncated cache behind
-// under the real name.
+// under the real name; a temporary left by a killed load is removed by the
+// next one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,8 +41,16 @@ std::optional<Dataset>
 readDatasetCache(const std::string &cacheFile,
                  const std::vector<std::string> &sources);
 
+/// Removes the temporaries of `cacheFile` whose writers are gone: a load
+/// killed with SIGKILL (which no handler sees) leaves its partial cache,
+/// hundreds of MB for a large graph, under `CACHE.tmp.HOST.PID`. One of this
+/// host whose process no longer exists is removed, one of another host (a
+/// shared file system) once unchanged for a day. Returns how many were
+/// removed; never throws.
+int removeStaleCacheTemporaries(const std::string &cacheFile);
+
 /// Writes `ds`, parsed from `sources`, to `cacheFile` atomically (temp file
-/// + rename). Returns false if the file cannot be written (e.g. a read-only
+/// + rename to `cacheFile`). Returns false if the file cannot be written (e.g. a read-only
 /// dataset directory), which only costs the next load its speed-up.
 bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
                        const std::vector<std::string> &sources);

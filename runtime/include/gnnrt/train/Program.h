@@ -14,6 +14,7 @@
 #ifndef GNNRT_TRAIN_PROGRAM_H
 #define GNNRT_TRAIN_PROGRAM_H
 
+#include "gnnrt/comm/Communicator.h"
 #include "gnnrt/comm/HaloExchange.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/graph/GraphView.h"
@@ -156,6 +157,10 @@ struct TrainSettings {
   /// graph at start-up: "metis" or "random", and METIS's constraints
   /// ("nodes", "edges", "train").
   std::string partition = "metis";
+  /// `comm_timeout = SECONDS`: how long a rank waits for the others before
+  /// it names the silent ones and ends the run (0: forever); --comm-timeout
+  /// overrides it.
+  double commTimeout = kDefaultCommTimeoutSeconds;
   /// `checkpoint = "FILE" every N epochs`: weights saved to FILE (rank 0)
   /// every N epochs (0: after the last epoch only) and after the last.
   std::string checkpointFile;

@@ -3,7 +3,8 @@
 // Loads the bundled cora (OGB raw layout, gzip) and checks the published
 // sizes and a few known values; then the edge options, the binary cache
 // (equal round trip, invalidation when a source changes, corrupt caches
-// ignored) and that both writers read back to the same dataset.
+// ignored, killed writers' temporaries removed) and that both writers read
+// back to the same dataset.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,8 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace gnnrt;
 using namespace gnnrt::test;
@@ -158,6 +161,51 @@ TEST(Dataset, CorruptCacheIsIgnored) {
   Dataset ds = loadDataset(tmp.path());
   EXPECT_EQ(ds.numEdges(), 2);
   EXPECT_TRUE(readDatasetCache(cache, datasetSourceFiles(tmp.path())));
+}
+
+/// The pid of a process that has exited (and been reaped).
+pid_t exitedPid() {
+  pid_t child = ::fork();
+  if (child == 0)
+    ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+TEST(Dataset, KilledWritersTemporariesAreRemoved) {
+  // A load killed with SIGKILL leaves CACHE.tmp.HOST.PID (hundreds of MB on
+  // a large graph): the next load removes it, and only what is stale.
+  TempDir tmp;
+  writeFile(tmp / "raw/num-node-list.csv", "3\n");
+  writeFile(tmp / "raw/edge.csv", "0,1\n1,2\n");
+  const std::string cache = datasetCachePath(tmp.path(), LoadOptions());
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const std::string dead = std::to_string(exitedPid());
+  const std::string killed = cache + ".tmp." + host + "." + dead;
+  const std::string older = cache + ".tmp." + dead; // an older version's name
+  // A live writer: the test's parent (this process's own name is the one
+  // the load writes and renames).
+  const std::string writing =
+      cache + ".tmp." + host + "." + std::to_string(::getppid());
+  const std::string remote = cache + ".tmp.other-host." + dead;
+  const std::string abandoned = cache + ".tmp.another-host." + dead;
+  for (const std::string &path : {killed, older, writing, remote, abandoned})
+    writeFile(path, "partial cache");
+  fs::last_write_time(abandoned, fs::file_time_type::clock::now() -
+                                     std::chrono::hours(25));
+  Dataset ds = loadDataset(tmp.path());
+  EXPECT_EQ(ds.numEdges(), 2);
+  EXPECT_FALSE(fs::exists(killed));
+  EXPECT_FALSE(fs::exists(older));
+  EXPECT_FALSE(fs::exists(abandoned));
+  EXPECT_TRUE(fs::exists(writing)) << "its writer is alive";
+  EXPECT_TRUE(fs::exists(remote)) << "another host's writer may be alive";
+  EXPECT_TRUE(fs::exists(cache));
+  // Nothing else is touched, and a second pass finds nothing to remove.
+  EXPECT_EQ(removeStaleCacheTemporaries(cache), 0);
+  fs::remove(writing);
+  fs::remove(remote);
 }
 
 TEST(Dataset, SharedCacheDirectory) {

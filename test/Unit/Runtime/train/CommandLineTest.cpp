@@ -47,7 +47,20 @@ TEST(CommandLine, DefaultsComeFromTheTrainBlock) {
   EXPECT_EQ(o.lr, 0.01);
   EXPECT_EQ(o.seed, 7u);
   EXPECT_EQ(o.threads, 0);
+  EXPECT_EQ(o.commTimeout, kDefaultCommTimeoutSeconds);
   EXPECT_FALSE(o.evalOnly || o.gradcheck || o.stats || o.help);
+}
+
+TEST(CommandLine, CommTimeoutFlagOverridesTheSetting) {
+  TrainSettings s = settings();
+  s.commTimeout = 30; // comm_timeout = 30
+  EXPECT_EQ(parse({"--data", "d"}, s).commTimeout, 30);
+  EXPECT_EQ(parse({"--data", "d", "--comm-timeout", "2.5"}, s).commTimeout,
+            2.5);
+  EXPECT_EQ(parse({"--data", "d", "--comm-timeout=0"}, s).commTimeout, 0);
+  s.commTimeout = 0; // comm_timeout = 0: wait forever unless the flag says
+  EXPECT_EQ(parse({"--data", "d"}, s).commTimeout, 0);
+  EXPECT_EQ(parse({"--data", "d", "--comm-timeout", "7"}, s).commTimeout, 7);
 }
 
 TEST(CommandLine, EveryOption) {
@@ -163,6 +176,10 @@ TEST(CommandLine, UsageListsOptionsAndSettings) {
   EXPECT_NE(usage.find("batches    full graph"), std::string::npos) << usage;
   EXPECT_NE(usage.find("epochs     200"), std::string::npos);
   EXPECT_NE(usage.find("seed       7"), std::string::npos);
+  EXPECT_NE(usage.find("comm_timeout 60 s"), std::string::npos) << usage;
+  program.settings.commTimeout = 0;
+  EXPECT_NE(usageText("gcn", program).find("comm_timeout none (wait forever)"),
+            std::string::npos);
   // A sampled program lists its sampler.
   program.settings.fanouts = {10, -1};
   program.settings.batchSize = 64;

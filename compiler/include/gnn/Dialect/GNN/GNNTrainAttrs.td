@@ -189,8 +189,8 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
   let summary = "a train block, with its defaults resolved";
   let description = [{
     The dataset and its source, the optimizer, batching, partitioning,
-    aggregation mode, loss, epochs, evaluation, seed and checkpointing of one
-    train block. Parameters left out take the language's defaults.
+    aggregation mode, loss, epochs, evaluation, seed, checkpointing and
+    communication timeout of one train block. Parameters left out take the language's defaults.
 
     ```mlir
     func.func @GCN.forward(...) attributes {gnn.train = #gnn.train<
@@ -219,6 +219,9 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
     OptionalParameter<"::gnn::PartitionAttr">:$partition,
     DefaultValuedParameter<"::gnn::AggregationMode",
                            "::gnn::AggregationMode::automatic">:$aggregation,
+    OptionalParameter<"::mlir::FloatAttr",
+                      "seconds a rank waits for the others (0: forever); "
+                      "absent: the runtime's default">:$comm_timeout,
     GNN_StringParameter<"cross_entropy", "the loss">:$loss,
     DefaultValuedParameter<"int64_t", "100">:$epochs,
     OptionalParameter<"::mlir::ArrayAttr", "evaluated splits">:$evaluate,

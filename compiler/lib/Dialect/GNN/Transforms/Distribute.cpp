@@ -29,6 +29,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OutputRows.h"
+
 #include "gnn/Dialect/GNN/GNNOps.h"
 #include "gnn/Dialect/GNN/Passes.h"
 
@@ -172,10 +174,7 @@ private:
           // would read E rows as N and die, so it is an error here.
           for (OpOperand &operand : r->getOpOperands()) {
             if (of(operand.get()) == Space::Edge) {
-              f.emitError("the model's output has one row per edge, but it "
-                          "must have one row per node: reduce the edge "
-                          "values to their destination nodes (scatter or "
-                          "aggregate)");
+              f.emitError(kEdgeRowsOutputError);
               returnsEdgeRows = true;
               continue;
             }

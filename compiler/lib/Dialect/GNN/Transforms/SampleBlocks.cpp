@@ -24,6 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OutputRows.h"
+
 #include "gnn/Dialect/GNN/GNNOps.h"
 #include "gnn/Dialect/GNN/Passes.h"
 
@@ -307,6 +309,8 @@ private:
         })
         .Case<func::ReturnOp>([&](func::ReturnOp r) -> LogicalResult {
           Rows out = of(r.getOperand(0));
+          if (out.kind == Rows::Edge)
+            return r.emitError(kEdgeRowsOutputError);
           if (out.kind != Rows::Node)
             return r.emitError("a sampled model must return one row per "
                                "seed node, computed from the input features");
