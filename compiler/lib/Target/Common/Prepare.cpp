@@ -45,6 +45,8 @@ std::optional<std::string> translateDim(StringRef text) {
         out += rt::local::features;
       else if (field == rt::data::classes)
         out += rt::local::classes;
+      else if (field == rt::data::relations)
+        out += rt::local::relations;
       else
         return std::nullopt;
       i = end;
@@ -64,6 +66,14 @@ std::optional<std::string> translateDim(StringRef text) {
 
 } // namespace
 
+bool ParameterTable::usesRelations() const {
+  for (const auto &entry : dims)
+    for (const std::string &dim : entry.getValue())
+      if (StringRef(dim).contains(rt::local::relations))
+        return true;
+  return false;
+}
+
 LogicalResult ParameterTable::build(ModuleOp module) {
   for (auto p : module.getOps<ParameterOp>()) {
     Dims d;
@@ -73,7 +83,7 @@ LogicalResult ParameterTable::build(ModuleOp module) {
       if (!dim)
         return p.emitOpError("has a dim '")
                << text << "' that is not an expression in literals and a "
-               << "dataset's features or classes";
+               << "dataset's features, classes or relations";
       d.push_back(*dim);
     }
     index[p.getSymName()] = params.size();
@@ -172,7 +182,7 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
         fn.returnedWidth = fn.width(ret.getOperand(0));
       continue;
     }
-    if (isa<ParamGradOp>(op))
+    if (isa<ParamGradOp, InputGradOp>(op))
       continue;
     if (isa<MapOp, EdgeMapOp, MatmulMapOp>(op)) {
       if (failed(fn.computeFusedDims(&op)))

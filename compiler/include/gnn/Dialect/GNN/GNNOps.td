@@ -156,6 +156,32 @@ def GNN_AggregateOp : GNN_PureOp<"aggregate",
   let hasVerifier = 1;
 }
 
+def GNN_AggregateRelationsOp : GNN_PureOp<"aggregate_relations",
+    [DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+  let summary = "relation-batched aggregation and transform (R-GCN)";
+  let description = [{
+    For a graph whose edges carry relation ids (a heterogeneous graph's
+    homogeneous view): every destination sums, over the relations `r` of its
+    in-edges, the `reduce` (sum or mean) of its relation-`r` source rows times
+    that relation's matrix `weight[r]`:
+    `[Nsrc, In] x [R, In, Out] -> [Ndst, Out]`. One kernel covers all
+    relations, with no `[N, R, In]` intermediate.
+
+    ```mlir
+    %h = gnn.aggregate_relations mean %g, %x, %w : tensor<?x16xf32>, tensor<?x16x4xf32> -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$input,
+                       GNN_F32Tensor:$weight, GNN_ReduceKindAttr:$reduce);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $input `,` $weight attr-dict `:` type($input) `,`
+    type($weight) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def GNN_EdgeSoftmaxOp : GNN_PureOp<"edge_softmax",
     [AllTypesMatch<["scores", "result"]>, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {

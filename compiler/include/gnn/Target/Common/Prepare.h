@@ -48,6 +48,9 @@ struct ParameterTable {
   /// Fills the table from `module`. Fails, with an error on the parameter,
   /// on a dim that is not a polynomial in literals and dataset sizes.
   mlir::LogicalResult build(mlir::ModuleOp module);
+  /// Whether some parameter's shape mentions a heterogeneous dataset's
+  /// relation count (the generated code then binds `relations`).
+  bool usesRelations() const;
 };
 
 /// What a value's leading dim counts, which decides how row-wise random
