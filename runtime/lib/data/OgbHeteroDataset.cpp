@@ -117,11 +117,13 @@ void readRelationEdges(const std::string &dir, int32_t relation,
     checkEdgeCount(*countFile, ds.numEdges() - first, in.path());
 }
 
-/// raw/triplet-type-list: one relation per row, then each relation's edges.
+/// raw/triplet-type-list: one relation per row, all checked (types known,
+/// directories present) before any edge is read; then each relation's edges.
 void readRelations(const std::string &raw, Dataset &ds) {
   CsvReader in(requireTable(raw, "triplet-type-list"));
   std::vector<std::string_view> fields;
   std::map<std::string, int64_t> firstLine;
+  std::vector<std::string> relationDirs;
   while (in.nextLine()) {
     in.split(fields, 3);
     int32_t types[2];
@@ -142,13 +144,15 @@ void readRelations(const std::string &raw, Dataset &ds) {
     if (!fresh)
       in.fail("relation " + triplet + " is listed twice (first on line " +
               std::to_string(it->second) + ")");
-    std::string relationDir = raw + "/relations/" + triplet;
+    relationDirs.push_back(raw + "/relations/" + triplet);
     std::error_code ec;
-    if (!fs::is_directory(relationDir, ec))
-      in.fail("relation " + triplet + " has no directory " + relationDir);
+    if (!fs::is_directory(relationDirs.back(), ec))
+      in.fail("relation " + triplet + " has no directory " +
+              relationDirs.back());
     ds.relations.push_back({name, types[0], types[1], -1});
-    readRelationEdges(relationDir, int32_t(ds.relations.size() - 1), ds);
   }
+  for (size_t r = 0; r < relationDirs.size(); ++r)
+    readRelationEdges(relationDirs[r], int32_t(r), ds);
 }
 
 /// raw/node-feat/<type>/node-feat: the global matrix, zero rows for the
