@@ -111,8 +111,8 @@ void printTypes(const Dataset &ds) {
   };
   for (size_t r = 0; r < ds.relations.size(); ++r) {
     const RelationType &rel = ds.relations[r];
-    std::string triplet = typeName(rel.srcType) + " -" + rel.name + "-> " +
-                          typeName(rel.dstType);
+    std::string triplet =
+        typeName(rel.srcType) + " -" + rel.name + "-> " + typeName(rel.dstType);
     std::printf("  %-3zu %-50s %10lld edges", r, triplet.c_str(),
                 (long long)edges[r]);
     if (rel.inverseOf >= 0)
@@ -173,10 +173,10 @@ int generate(int argc, char **argv) {
   std::string out = args.required("--out");
   std::string format = args.get("--format");
   if (format.empty())
-    format = mag || (o.numEdges <= 2000000 &&
-                     o.numNodes * o.numFeatures <= 50000000)
-                 ? "ogb"
-                 : "npy";
+    format =
+        mag || (o.numEdges <= 2000000 && o.numNodes * o.numFeatures <= 50000000)
+            ? "ogb"
+            : "npy";
   if (format != "ogb" && format != "npy")
     throw UsageError("--format must be ogb or npy, found '" + format + "'");
   if (mag && format != "ogb")

@@ -86,8 +86,8 @@ void addInverseRelations(Dataset &ds) {
   const size_t numRelations = ds.relations.size();
   for (size_t r = 0; r < numRelations; ++r) {
     const RelationType forward = ds.relations[r];
-    ds.relations.push_back({forward.name + "_inv", forward.dstType,
-                            forward.srcType, int32_t(r)});
+    ds.relations.push_back(
+        {forward.name + "_inv", forward.dstType, forward.srcType, int32_t(r)});
   }
   const size_t e = ds.edgeType.size();
   ds.edgeType.reserve(2 * e);

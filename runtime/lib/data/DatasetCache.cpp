@@ -33,8 +33,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <type_traits>
 #include <sys/stat.h>
+#include <type_traits>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -150,8 +150,7 @@ bool parseDescription(const std::string &bytes, Dataset &ds) {
   };
   auto text = [&](std::string &s) {
     int64_t length;
-    if (!integer(length) || length < 0 ||
-        uint64_t(length) > bytes.size() - pos)
+    if (!integer(length) || length < 0 || uint64_t(length) > bytes.size() - pos)
       return false;
     s.assign(bytes, pos, size_t(length));
     pos += size_t(length);
@@ -225,8 +224,8 @@ bool consistent(const Dataset &ds) {
     return std::all_of(ids.begin(), ids.end(),
                        [n](int64_t v) { return v >= 0 && v < n; });
   };
-  return inRange(ds.trainIdx) && inRange(ds.validIdx) &&
-         inRange(ds.testIdx) && inRange(ds.src) && inRange(ds.dst);
+  return inRange(ds.trainIdx) && inRange(ds.validIdx) && inRange(ds.testIdx) &&
+         inRange(ds.src) && inRange(ds.dst);
 }
 } // namespace
 
@@ -387,8 +386,7 @@ bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
     };
     auto write = [&](const auto &v) {
       sum.add(v.data(), v.size() * sizeof(v[0]));
-      return std::fwrite(v.data(), sizeof(v[0]), v.size(), f.get()) ==
-             v.size();
+      return std::fwrite(v.data(), sizeof(v[0]), v.size(), f.get()) == v.size();
     };
     ok = std::fwrite(kMagic, 1, 8, f.get()) == 8 &&
          writeInt(int64_t(stamps.size()));

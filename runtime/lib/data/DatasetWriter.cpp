@@ -2,9 +2,9 @@
 //
 // The inverse of the readers (OGB homogeneous and heterogeneous, NumPy), used
 // by gnn-data to materialize generated graphs. Output must be byte-identical
-// for identical datasets (tests and benchmarks compare files), so numbers are formatted with std::to_chars
-// (shortest round-trip, locale-free) and gzip headers carry no timestamp
-// (zlib's gzwrite writes mtime 0).
+// for identical datasets (tests and benchmarks compare files), so numbers are
+// formatted with std::to_chars (shortest round-trip, locale-free) and gzip
+// headers carry no timestamp (zlib's gzwrite writes mtime 0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,10 +190,10 @@ void writeOgbHeteroDataset(const std::string &dir, const Dataset &ds,
     return;
   const NodeType &target = ds.nodeTypes[size_t(ds.targetType)];
   makeDirectory(raw + "/node-label/" + target.name);
-  writeColumn(raw + "/node-label/" + target.name + "/node-label" + ext, gzip,
-              std::vector<int64_t>(ds.labels.begin() + target.offset,
-                                   ds.labels.begin() + target.offset +
-                                       target.count));
+  writeColumn(
+      raw + "/node-label/" + target.name + "/node-label" + ext, gzip,
+      std::vector<int64_t>(ds.labels.begin() + target.offset,
+                           ds.labels.begin() + target.offset + target.count));
   const std::string split = dir + "/split/" + splitName + "/" + target.name;
   makeDirectory(split);
   writeSplits(split, ext, gzip, ds, target.offset);

@@ -74,8 +74,8 @@ void sbmEdges(const GeneratorOptions &o, Dataset &ds) {
   }
   ds.src.resize(size_t(o.numEdges));
   ds.dst.resize(size_t(o.numEdges));
-  classAffineEdges(ds.labels, ds.labels, intra, c, /*noSelfLoops=*/true,
-                   o.seed, kEdgeStream, ds.src, ds.dst);
+  classAffineEdges(ds.labels, ds.labels, intra, c, /*noSelfLoops=*/true, o.seed,
+                   kEdgeStream, ds.src, ds.dst);
 }
 
 void rmatEdges(const GeneratorOptions &o, Dataset &ds) {
@@ -135,9 +135,9 @@ Dataset generateDataset(const GeneratorOptions &options) {
   ds.features.resize(size_t(options.numNodes * options.numFeatures));
   classFeatures(ds.labels, options.numClasses, options.numFeatures,
                 options.signal, options.seed, ds.features.data());
-  randomSplits(options.numNodes, options.trainFraction,
-               options.validFraction, options.testFraction, options.seed,
-               ds.trainIdx, ds.validIdx, ds.testIdx);
+  randomSplits(options.numNodes, options.trainFraction, options.validFraction,
+               options.testFraction, options.seed, ds.trainIdx, ds.validIdx,
+               ds.testIdx);
   return ds;
 }
 

@@ -110,9 +110,8 @@ void classFeatures(const std::vector<int64_t> &classOf, int64_t classes,
     float *row = out + i * f;
     float noise[4];
     for (int64_t j = 0; j < f; j += 4) {
-      gaussians(
-          randomBits(seed, kFeatureStream, uint64_t(i * paddedF + j) / 4),
-          noise);
+      gaussians(randomBits(seed, kFeatureStream, uint64_t(i * paddedF + j) / 4),
+                noise);
       for (int64_t k = j; k < std::min(j + 4, f); ++k)
         row[k] = mean[k] + noise[k - j];
     }

@@ -101,8 +101,8 @@ Dataset generateMagDataset(const GeneratorOptions &o) {
   std::vector<std::vector<int64_t>> classOf(kNumMagTypes);
   int64_t offset = 0;
   for (int t = 0; t < kNumMagTypes; ++t) {
-    ds.nodeTypes.push_back(
-        {kMagTypes[t].name, offset, counts[size_t(t)], t == kPaper && width > 0});
+    ds.nodeTypes.push_back({kMagTypes[t].name, offset, counts[size_t(t)],
+                            t == kPaper && width > 0});
     offset += counts[size_t(t)];
     classOf[size_t(t)] = uniformClasses(
         counts[size_t(t)], classes, o.seed,

@@ -92,8 +92,7 @@ int32_t findNodeType(const Dataset &ds, std::string_view name) {
 }
 
 /// One relation's edge list, ids local to its endpoint types.
-void readRelationEdges(const std::string &dir, int32_t relation,
-                       Dataset &ds) {
+void readRelationEdges(const std::string &dir, int32_t relation, Dataset &ds) {
   const RelationType &r = ds.relations[size_t(relation)];
   const NodeType &from = ds.nodeTypes[size_t(r.srcType)];
   const NodeType &to = ds.nodeTypes[size_t(r.dstType)];
@@ -132,14 +131,13 @@ void readRelations(const std::string &raw, Dataset &ds) {
       types[side] = findNodeType(ds, name);
       if (types[side] < 0)
         in.fail("unknown node type " + inQuotes(std::string(name)) +
-                " (the types of raw/num-node-dict are " + typeNames(ds) +
-                ")");
+                " (the types of raw/num-node-dict are " + typeNames(ds) + ")");
     }
     std::string name(fields[1]);
     if (name.empty())
       in.fail("relation with an empty name");
-    std::string triplet = std::string(fields[0]) + "___" + name + "___" +
-                          std::string(fields[2]);
+    std::string triplet =
+        std::string(fields[0]) + "___" + name + "___" + std::string(fields[2]);
     auto [it, fresh] = firstLine.emplace(triplet, in.lineNumber());
     if (!fresh)
       in.fail("relation " + triplet + " is listed twice (first on line " +
@@ -178,20 +176,18 @@ void readFeatures(const std::string &raw, Dataset &ds) {
       // The first featured type fixes the width: the featureless types
       // before it get their zero rows now.
       ds.numFeatures = width;
-      ds.features.insert(ds.features.begin(), size_t(type.offset * width),
-                         0.f);
+      ds.features.insert(ds.features.begin(), size_t(type.offset * width), 0.f);
       widthType = int32_t(t);
       widthSource = *path;
     } else if (width != ds.numFeatures) {
-      throwDataError(*path, 0,
-                     "node type " + inQuotes(type.name) + " has " +
-                         std::to_string(width) + " features per node, but " +
-                         "node type " +
-                         inQuotes(ds.nodeTypes[size_t(widthType)].name) +
-                         " has " + std::to_string(ds.numFeatures) + " (" +
-                         widthSource +
-                         "): every node type with features must have the "
-                         "same width");
+      throwDataError(
+          *path, 0,
+          "node type " + inQuotes(type.name) + " has " + std::to_string(width) +
+              " features per node, but " + "node type " +
+              inQuotes(ds.nodeTypes[size_t(widthType)].name) + " has " +
+              std::to_string(ds.numFeatures) + " (" + widthSource +
+              "): every node type with features must have the "
+              "same width");
     }
   }
   if (widthType < 0)
@@ -217,8 +213,8 @@ int32_t splitTargetType(const std::string &split, const Dataset &ds) {
   if (type < 0)
     throwDataError(split + "/" + names[0], 0,
                    "unknown node type " + inQuotes(names[0]) +
-                       " (the types of raw/num-node-dict are " +
-                       typeNames(ds) + ")");
+                       " (the types of raw/num-node-dict are " + typeNames(ds) +
+                       ")");
   return type;
 }
 
@@ -246,8 +242,8 @@ Dataset readOgbHeteroDataset(const std::string &dir,
   readFeatures(raw, ds);
 
   std::string split = chooseSplitDirectory(dir, options);
-  ds.targetType = split.empty() ? labeledType(raw, ds)
-                                : splitTargetType(split, ds);
+  ds.targetType =
+      split.empty() ? labeledType(raw, ds) : splitTargetType(split, ds);
   ds.labels.assign(size_t(ds.numNodes), -1);
   ds.hasSplits = {false, false, false};
   ds.splitSource = split.empty() ? dir : split;

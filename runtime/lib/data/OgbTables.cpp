@@ -152,7 +152,7 @@ std::vector<int64_t> readSplitTable(const std::string &path, int64_t n,
 /// Reads the splits of directory `split` ("" for none); an absent file is
 /// an absent split (see Dataset::hasSplits).
 void readSplitDirectory(const std::string &split, int64_t n,
-                    const std::string &rangeNote, Dataset &ds) {
+                        const std::string &rangeNote, Dataset &ds) {
   std::vector<int64_t> *ids[3] = {&ds.trainIdx, &ds.validIdx, &ds.testIdx};
   for (size_t k = 0; k < 3; ++k) {
     std::optional<std::string> path;

@@ -40,9 +40,10 @@ struct NodeType {
 /// not be unique (aifb has a `name` relation from four node types): a
 /// relation is identified by its id, or by its (src, name, dst) triplet.
 struct RelationType {
-  std::string name;          ///< "cites", "writes_inv", "self", ...
+  std::string name;                   ///< "cites", "writes_inv", "self", ...
   int32_t srcType = -1, dstType = -1; ///< -1: any type (the self loops)
-  int32_t inverseOf = -1; ///< for an added reverse relation: the one it reverses
+  int32_t inverseOf =
+      -1; ///< for an added reverse relation: the one it reverses
 };
 
 /// The node splits, in the order of Dataset's trainIdx, validIdx, testIdx.
@@ -72,7 +73,7 @@ struct Dataset {
   std::string splitSource;
 
   /// Heterogeneous datasets only (homogeneous ones leave them empty).
-  std::vector<NodeType> nodeTypes;     ///< in raw/num-node-dict.csv order
+  std::vector<NodeType> nodeTypes; ///< in raw/num-node-dict.csv order
   /// In raw/triplet-type-list.csv order, then the added inverses, then the
   /// added `self` relation.
   std::vector<RelationType> relations;

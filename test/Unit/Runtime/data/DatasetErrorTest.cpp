@@ -133,7 +133,9 @@ TEST_F(BadDataset, AbsentSplitFile) {
   EXPECT_FALSE(ds.hasSplit("valid"));
   EXPECT_TRUE(ds.validIdx.empty());
   EXPECT_EQ(dataErrorOf([&] { requireSplits(ds, {"test"}); }), "<no error>");
-  EXPECT_EQ(dataErrorOf([&] { requireSplits(ds, {"test", "valid"}); }),
+  EXPECT_EQ(dataErrorOf([&] {
+              requireSplits(ds, {"test", "valid"});
+            }),
             "split 'valid' is not in " + tmp / "split/s" +
                 ": the dataset has train, test");
   std::filesystem::remove_all(tmp / "split");

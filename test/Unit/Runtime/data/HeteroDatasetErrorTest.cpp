@@ -48,8 +48,7 @@ TEST_F(BadHeteroDataset, ValidBaselineLoads) {
   EXPECT_EQ(ds.numNodes, 5);
   EXPECT_EQ(ds.targetType, 0);
   EXPECT_EQ(ds.labels, (std::vector<int64_t>{0, 1, -1, -1, -1}));
-  EXPECT_EQ(ds.features,
-            (std::vector<float>{1, 2, 3, 4, 5, 6, 0, 0, 0, 0}));
+  EXPECT_EQ(ds.features, (std::vector<float>{1, 2, 3, 4, 5, 6, 0, 0, 0, 0}));
   EXPECT_EQ(ds.src, (std::vector<int64_t>{0, 2, 4}));
   EXPECT_EQ(ds.dst, (std::vector<int64_t>{4, 3, 2}));
   EXPECT_EQ(ds.edgeType, (std::vector<int32_t>{0, 0, 1}));
@@ -140,7 +139,9 @@ TEST_F(BadHeteroDataset, SplitMustNameOneType) {
 
 TEST_F(BadHeteroDataset, EvaluatingAnAbsentSplit) {
   Dataset ds = loadDataset(tmp.path(), options);
-  EXPECT_EQ(dataErrorOf([&] { requireSplits(ds, {"valid", "test"}); }),
+  EXPECT_EQ(dataErrorOf([&] {
+              requireSplits(ds, {"valid", "test"});
+            }),
             "split 'valid' is not in " + tmp / "split/s/a" +
                 ": the dataset has train, test");
 }

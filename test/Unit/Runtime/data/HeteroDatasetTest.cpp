@@ -157,12 +157,16 @@ TEST(HeteroDataset, SplitPresence) {
   EXPECT_EQ(tuning.trainIdx.size(), 112u);
   EXPECT_EQ(tuning.validIdx.size(), 28u);
   EXPECT_EQ(tuning.testIdx.size(), 36u);
-  EXPECT_EQ(dataErrorOf([&] { requireSplits(tuning, {"valid", "test"}); }),
+  EXPECT_EQ(dataErrorOf([&] {
+              requireSplits(tuning, {"valid", "test"});
+            }),
             "<no error>");
 
   Dataset rdf = loadDataset(aifbDir(), noCache());
   EXPECT_EQ(dataErrorOf([&] { requireSplits(rdf, {"test"}); }), "<no error>");
-  EXPECT_EQ(dataErrorOf([&] { requireSplits(rdf, {"valid", "test"}); }),
+  EXPECT_EQ(dataErrorOf([&] {
+              requireSplits(rdf, {"valid", "test"});
+            }),
             "split 'valid' is not in " + aifbDir() +
                 "/split/rdf/Personen: the dataset has train, test");
 }

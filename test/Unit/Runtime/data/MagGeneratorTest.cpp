@@ -150,7 +150,8 @@ TEST(MagGenerator, LabelsAreLearnable) {
   for (int64_t v : ds.trainIdx) {
     count[size_t(ds.labels[size_t(v)])] += 1;
     for (int64_t j = 0; j < f; ++j)
-      mean[size_t(ds.labels[size_t(v)] * f + j)] += ds.features[size_t(v * f + j)];
+      mean[size_t(ds.labels[size_t(v)] * f + j)] +=
+          ds.features[size_t(v * f + j)];
   }
   for (int64_t k = 0; k < c * f; ++k)
     mean[size_t(k)] /= count[size_t(k / f)];
