@@ -224,8 +224,8 @@ bool consistent(const Dataset &ds) {
     return std::all_of(ids.begin(), ids.end(),
                        [n](int64_t v) { return v >= 0 && v < n; });
   };
-  return inRange(ds.trainIdx) && inRange(ds.validIdx) && inRange(ds.testIdx) &&
-         inRange(ds.src) && inRange(ds.dst);
+  return inRange(ds.trainIdx) && inRange(ds.validIdx) &&
+         inRange(ds.testIdx) && inRange(ds.src) && inRange(ds.dst);
 }
 } // namespace
 
@@ -386,7 +386,8 @@ bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
     };
     auto write = [&](const auto &v) {
       sum.add(v.data(), v.size() * sizeof(v[0]));
-      return std::fwrite(v.data(), sizeof(v[0]), v.size(), f.get()) == v.size();
+      return std::fwrite(v.data(), sizeof(v[0]), v.size(), f.get()) ==
+             v.size();
     };
     ok = std::fwrite(kMagic, 1, 8, f.get()) == 8 &&
          writeInt(int64_t(stamps.size()));

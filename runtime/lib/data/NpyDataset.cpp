@@ -111,13 +111,12 @@ Dataset readNpyDataset(const std::string &dir, const LoadOptions &options) {
     // nan or inf would surface epochs later as "training diverged".
     for (size_t k = 0; k < ds.features.size(); ++k)
       if (!std::isfinite(ds.features[k]))
-        throwDataError(
-            featFile, 0,
-            "feature " + std::to_string(int64_t(k) % ds.numFeatures) +
-                " of node (row) " +
-                std::to_string(int64_t(k) / ds.numFeatures) + " is " +
-                (std::isnan(ds.features[k]) ? "nan" : "inf") +
-                " (features must be finite numbers)");
+        throwDataError(featFile, 0,
+                       "feature " + std::to_string(int64_t(k) % ds.numFeatures) +
+                           " of node (row) " +
+                           std::to_string(int64_t(k) / ds.numFeatures) +
+                           " is " + (std::isnan(ds.features[k]) ? "nan" : "inf") +
+                           " (features must be finite numbers)");
     nodeSource = "features.npy";
   }
   std::string labelFile = dir + "/labels.npy";
