@@ -45,6 +45,9 @@ Dataset preprocessedDataset(const CompiledProgram &program,
     load.numClasses = settings.generator.numClasses;
     finalizeDataset(ds, load);
   }
+  // A split the program evaluates must be in the data (aifb's `rdf` split
+  // has no valid.csv): an error now, not an n/a column after training.
+  requireSplits(ds, settings.evaluate);
   // Without a train node the loss is 0 and training "succeeds": an empty
   // or missing train split is an error before the first epoch.
   if (ds.trainIdx.empty() && !options.evalOnly)
