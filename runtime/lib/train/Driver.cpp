@@ -154,7 +154,8 @@ int run(const CompiledProgram &program, DriverOptions options,
   schedule->prepare();
   const TrainingData &data = schedule->data();
   ParameterStore<float> params(
-      program.params({data.data.numFeatures, data.data.numClasses}));
+      program.params({data.data.numFeatures, data.data.numClasses,
+                      int64_t(data.data.relations.size())}));
   loadOrInitParameters(program, options, params, comm,
                        resume ? &*resume : nullptr);
   schedule->bind(params);

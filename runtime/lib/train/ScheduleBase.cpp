@@ -55,6 +55,14 @@ Dataset preprocessedDataset(const CompiledProgram &program,
         (options.dataDir.empty() ? "the generated dataset" : options.dataDir) +
         ": the train split is empty (no node ids in split/<name>/train.csv"
         "[.gz] or train_idx.npy)");
+  const std::string where =
+      options.dataDir.empty() ? "the generated dataset" : options.dataDir;
+  if (settings.embedDim > 0)
+    addLearnedRows(ds, settings.embedDim, options.seed, where);
+  else if (ds.isHeterogeneous() && ds.numFeatures == 0)
+    throw DataError(where + ": no node type has features: give the "
+                    "featureless types learned inputs with embed = D in the "
+                    "dataset's ogb(...)");
   if (settings.normalizeFeatures)
     normalizeRows(ds.features, ds.numFeatures);
   return ds;
@@ -104,7 +112,8 @@ void ScheduleBase::prepare() {
     return;
   const int64_t classes = trainingData.data.numClasses;
   const int64_t columns =
-      program.outputColumns({trainingData.data.numFeatures, classes});
+      program.outputColumns({trainingData.data.numFeatures, classes,
+                             int64_t(trainingData.data.relations.size())});
   if (columns != classes)
     throw DataError(
         "model " + program.model + " outputs " + std::to_string(columns) +
@@ -119,6 +128,11 @@ void ScheduleBase::bind(ParameterStore<float> &store) {
   forwardCtx = makeContext(trainingData, options.seed, forwardWorkspace);
   store.bind(trainCtx);
   store.bind(forwardCtx);
+  TrainingData &t = trainingData;
+  if (program.settings.embedDim > 0 && t.data.isHeterogeneous())
+    learned = std::make_unique<LearnedInputs>(
+        t.data.features, t.data.numFeatures, t.data.numNodes, t.data.nodeTypes,
+        t.nodeIds.empty() ? nullptr : t.nodeIds.data());
   logits.resize(
       size_t(trainingData.data.numNodes * trainingData.data.numClasses));
 }
