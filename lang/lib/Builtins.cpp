@@ -32,6 +32,13 @@ const std::vector<Builtin> &gnn::lang::builtins() {
         {"reduce", K::Reduce, false}},
        "per relation r, sum/mean of its source rows times w[r], summed over "
        "relations"},
+      {"aggregate_relation_rows",
+       C::Forward,
+       {{"g", K::Graph, true},
+        {"w", K::Tensor, true},
+        {"reduce", K::Reduce, false}},
+       "per relation r, sum/mean of the rows w[r][j] of the source nodes j "
+       "(one-hot inputs), summed over relations"},
       {"gather",
        C::Forward,
        {{"g", K::Graph, true},

@@ -740,6 +740,24 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
     }
     return withRows(types[1], g.dst);
   }
+  if (name == "aggregate_relation_rows") {
+    const Type &w = types[1];
+    if (!w.isTensor() || w.rank() != 3) {
+      diags.error(argLoc(1), "'w' of 'aggregate_relation_rows' must be one "
+                             "table per relation, [relations, nodes, out], "
+                             "got " +
+                                 show(w, scope));
+      return Type::error();
+    }
+    std::string reduce = types[2].kind == TypeKind::Symbol ? types[2].name : "";
+    if (reduce == "max" || reduce == "min") {
+      diags.error(argLoc(2), "'aggregate_relation_rows' supports sum and "
+                             "mean, not " +
+                                 reduce);
+      return Type::error();
+    }
+    return Type::tensor({graphOf(0).dst, w.shape[2]});
+  }
   if (name == "aggregate_relations") {
     if (!needRows(1))
       return Type::error();

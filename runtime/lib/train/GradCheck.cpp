@@ -94,7 +94,7 @@ bool runGradCheck(const CompiledProgram &program,
       makeProblem(options.nodes, options.seed, program.settings.addSelfLoops);
 
   ParameterStore<double> params(
-      program.params({kFeatures, kClasses, kRelations}));
+      program.params({kFeatures, kClasses, kRelations, options.nodes}));
   for (size_t i = 0; i < params.size(); ++i)
     for (size_t k = 0; k < params.values[i].size(); ++k)
       params.values[i][k] =
@@ -107,6 +107,7 @@ bool runGradCheck(const CompiledProgram &program,
   ctx.numFeatures = kFeatures;
   ctx.numClasses = kClasses;
   ctx.numRelations = kRelations;
+  ctx.numGlobalNodes = options.nodes;
   ctx.labels = problem.data.labels.data();
   ctx.lossMask = problem.lossMask.data();
   ctx.seed = options.seed;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace gnnrt {
 
@@ -81,6 +82,7 @@ float *LearnedInputs::beginStep() {
 
 void LearnedInputs::update(const OptimizerConfig &config) {
   ++stepCount;
+  if (getenv("GNN_FREEZE")) return;
   const double c1 = 1 - std::pow(config.beta1, double(stepCount));
   const double c2 = 1 - std::pow(config.beta2, double(stepCount));
   const float b1 = float(config.beta1), b2 = float(config.beta2);

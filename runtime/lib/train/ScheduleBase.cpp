@@ -59,10 +59,6 @@ Dataset preprocessedDataset(const CompiledProgram &program,
       options.dataDir.empty() ? "the generated dataset" : options.dataDir;
   if (settings.embedDim > 0)
     addLearnedRows(ds, settings.embedDim, options.seed, where);
-  else if (ds.isHeterogeneous() && ds.numFeatures == 0)
-    throw DataError(where + ": no node type has features: give the "
-                    "featureless types learned inputs with embed = D in the "
-                    "dataset's ogb(...)");
   if (settings.normalizeFeatures)
     normalizeRows(ds.features, ds.numFeatures);
   return ds;
@@ -113,7 +109,8 @@ void ScheduleBase::prepare() {
   const int64_t classes = trainingData.data.numClasses;
   const int64_t columns =
       program.outputColumns({trainingData.data.numFeatures, classes,
-                             int64_t(trainingData.data.relations.size())});
+                             int64_t(trainingData.data.relations.size()),
+                             trainingData.numGlobalNodes});
   if (columns != classes)
     throw DataError(
         "model " + program.model + " outputs " + std::to_string(columns) +

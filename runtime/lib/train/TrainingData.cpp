@@ -165,6 +165,7 @@ ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,
   ctx.numFeatures = t.data.numFeatures;
   ctx.numClasses = t.data.numClasses;
   ctx.numRelations = int64_t(t.data.relations.size());
+  ctx.numGlobalNodes = t.numGlobalNodes;
   ctx.labels = t.data.labels.data();
   ctx.lossMask = t.trainMask.data();
   ctx.seed = seed;

@@ -51,6 +51,12 @@ LogicalResult PreparedFunction::computeDims(Operation *op,
           .Case<ScatterOp, AggregateOp, DstOp>([&](auto o) {
             return rows(numNodes(o.getGraph(), EdgeSide::dst), o.getInput());
           })
+          .Case<AggregateRelationRowsOp>([&](AggregateRelationRowsOp a) {
+            return Dims{numNodes(a.getGraph(), EdgeSide::dst),
+                        dims(a.getTable())[2]};
+          })
+          .Case<AggregateRelationRowsGradOp>(
+              [&](AggregateRelationRowsGradOp o) { return dims(o.getTable()); })
           .Case<AggregateRelationsOp>([&](AggregateRelationsOp a) {
             return Dims{numNodes(a.getGraph(), EdgeSide::dst),
                         dims(a.getWeight())[2]};

@@ -42,10 +42,10 @@ void setProgram(raw_indented_ostream &os, llvm::StringRef member,
 }
 
 /// `const int64_t features = data.features, classes = data.classes;` and
-/// the casts that keep an unused one from warning; `relations` too where a
-/// heterogeneous program's parameters need it.
+/// the casts that keep an unused one from warning; `relations` and `nodes`
+/// too where a program's parameters need them.
 void bindDataDims(raw_indented_ostream &os, llvm::StringRef indent,
-                  bool relations = false) {
+                  bool relations = false, bool nodes = false) {
   os << indent << "const int64_t " << rt::local::features << " = "
      << rt::local::data << "." << rt::data::features << ", "
      << rt::local::classes << " = " << rt::local::data << "."
@@ -55,6 +55,9 @@ void bindDataDims(raw_indented_ostream &os, llvm::StringRef indent,
   if (relations)
     os << indent << "const int64_t " << rt::local::relations << " = "
        << rt::local::data << "." << rt::data::relations << ";\n";
+  if (nodes)
+    os << indent << "const int64_t " << rt::local::nodes << " = "
+       << rt::local::data << "." << rt::data::nodes << ";\n";
 }
 
 
@@ -63,7 +66,8 @@ void emitParams(raw_indented_ostream &os, const target::ParameterTable &params,
   os << "std::vector<" << rt::paramInfo << "> " << cppModel << "_params(const "
      << rt::dataDims << " &" << rt::local::data << ") {\n";
   os.indent();
-  bindDataDims(os, "", params.usesRelations());
+  bindDataDims(os, "", params.uses(rt::local::relations),
+               params.uses(rt::local::nodes));
   os << "return {\n";
   for (ParameterOp p : params.params) {
     StringRef sym = p.getSymName();

@@ -50,7 +50,8 @@ const llvm::StringSet<> &FunctionEmitter::reservedNames() {
     // variable could be called.
     for (llvm::StringRef reserved :
          {rt::local::graph, rt::local::input, rt::local::workspace,
-          rt::local::context, rt::local::features, rt::local::classes})
+          rt::local::context, rt::local::features, rt::local::classes,
+          rt::local::relations, rt::local::nodes})
       set.insert(reserved);
     for (const char *reserved :
          {"i", "labels", "mask", "grad", "from", "to", "T", "int", "double",
@@ -85,12 +86,15 @@ LogicalResult FunctionEmitter::emit(StringRef cppName) {
   os << "(void)" << rt::local::features << ";\n(void)" << rt::local::classes
      << ";\n";
   // Relation matrices and their gradients are sized by the relations.
-  bool relational = params.usesRelations();
+  bool relational = params.uses(rt::local::relations);
   body.walk([&](AggregateRelationsWeightGradOp) { relational = true; });
   if (relational)
     os << "const int64_t " << rt::local::relations << " = "
        << rt::ctx::numRelations << ";\n(void)" << rt::local::relations
        << ";\n";
+  if (params.uses(rt::local::nodes))
+    os << "const int64_t " << rt::local::nodes << " = " << rt::ctx::numGlobalNodes
+       << ";\n(void)" << rt::local::nodes << ";\n";
   os << "const " << rt::graphView << " &" << graph(body.getArgument(0)) << " = "
      << rt::ctx::graph << ";\n";
   os << "const T *" << name(body.getArgument(1)) << " = " << rt::ctx::features
@@ -197,6 +201,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       // Aggregations, degrees, halo exchanges: EmitGraph.cpp.
       .Case<AggregateOp, AggregateGradOp, AggregateWeightGradOp,
             AggregateRelationsOp, AggregateRelationsGradOp,
+            AggregateRelationRowsOp, AggregateRelationRowsGradOp,
             AggregateRelationsWeightGradOp, DegreeOp, DstGradOp,
             HaloExchangeOp, HaloExchangeGradOp, HaloAggregateOp,
             HaloAggregateGradOp>(

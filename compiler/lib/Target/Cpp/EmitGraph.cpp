@@ -71,6 +71,25 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                  e.width(a.getInput()), e.ptrOrNull(a.getWeight()),
                  weightWidth(a.getWeight()), out});
           })
+          .Case<AggregateRelationRowsOp>([&](AggregateRelationRowsOp a) {
+            // Table rows are the sources' whole-graph ids (ctx.nodeIds; null
+            // in a single full-graph process, where ids are rows).
+            return kernelStmt(rt::kernels::aggregateRelationRows,
+                              {e.graph(a.getGraph()),
+                               rt::reduce(a.getReduce()).str(),
+                               e.name(a.getTable()), e.dims(a.getTable())[1],
+                               e.width(res), rt::ctx::nodeIds.str(), out});
+          })
+          .Case<AggregateRelationRowsGradOp>(
+              [&](AggregateRelationRowsGradOp a) {
+                return kernelStmt(rt::kernels::aggregateRelationRowsGrad,
+                                  {e.graph(a.getGraph()),
+                                   rt::reduce(a.getReduce()).str(),
+                                   e.name(a.getGrad()),
+                                   e.dims(a.getTable())[1],
+                                   e.width(a.getGrad()), rt::ctx::nodeIds.str(),
+                                   out});
+              })
           .Case<AggregateRelationsOp>([&](AggregateRelationsOp a) {
             return kernelStmt(rt::kernels::aggregateRelations,
                               {e.graph(a.getGraph()),

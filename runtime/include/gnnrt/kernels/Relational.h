@@ -51,6 +51,24 @@ void aggregateRelationsGradWeight(const GraphView &g, Reduce reduce,
                                   const T *dy, const T *x, int64_t inWidth,
                                   int64_t outWidth, T *dw);
 
+/// R-GCN's input layer for featureless nodes (a one-hot input per node):
+/// out[numDst, width] = sum_r reduce_{k in in(v), type(k) = r}
+/// table[r][id(src(k))], where table is [numRelations, tableRows, width]
+/// and id(u) is nodeIds[u] (the whole graph's id of a partition's or a
+/// block's node), or u itself when nodeIds is null. Throws
+/// std::out_of_range for an id at or beyond tableRows.
+template <typename T>
+void aggregateRelationRows(const GraphView &g, Reduce reduce, const T *table,
+                           int64_t tableRows, int64_t width,
+                           const int64_t *nodeIds, T *out);
+
+/// dtable[numRelations, tableRows, width] of aggregateRelationRows: the rows
+/// of the graph's sources get their messages' gradients, all others 0.
+template <typename T>
+void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
+                               int64_t tableRows, int64_t width,
+                               const int64_t *nodeIds, T *dtable);
+
 } // namespace gnnrt::kernels
 
 #endif // GNNRT_KERNELS_RELATIONAL_H

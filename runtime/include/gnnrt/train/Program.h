@@ -78,8 +78,9 @@ template <typename T> struct ExecContext {
   /// node; a rank of a distributed run: its owned nodes).
   const T *features = nullptr;
   int64_t numFeatures = 0, numClasses = 0;
-  /// A heterogeneous graph's relation count (0: homogeneous).
-  int64_t numRelations = 0;
+  /// A heterogeneous graph's relation count (0: homogeneous), and the whole
+  /// graph's node count (a rank's or a batch's rows are fewer).
+  int64_t numRelations = 0, numGlobalNodes = 0;
   /// Labels of the destination nodes (-1: unlabeled) and the loss mask
   /// (non-zero: the row counts in the loss; null: every labeled row).
   const int64_t *labels = nullptr;
@@ -141,6 +142,8 @@ struct DataDims {
   int64_t features = 0, classes = 0;
   /// A heterogeneous dataset's relations (inverses and self loops included).
   int64_t relations = 0;
+  /// The whole graph's nodes (tables with a row per node).
+  int64_t nodes = 0;
 };
 
 /// The train block's settings, as written (defaults filled in by gnnc).

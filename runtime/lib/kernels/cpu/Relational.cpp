@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gnnrt::kernels {
@@ -277,6 +278,88 @@ void aggregateRelationsGradWeight(const GraphView &g, Reduce reduce,
   }
 }
 
+namespace {
+
+/// The table row of source u: its whole-graph id, checked against the rows.
+int64_t tableRow(const int64_t *nodeIds, int64_t u, int64_t tableRows) {
+  const int64_t id = nodeIds ? nodeIds[u] : u;
+  if (id < 0 || id >= tableRows)
+    throw std::out_of_range("aggregateRelationRows: node " +
+                            std::to_string(id) + " has no row in a table of " +
+                            std::to_string(tableRows) + " rows");
+  return id;
+}
+
+/// Per edge, 1 / (messages of its pair) for a mean, else empty.
+template <typename T>
+std::vector<T> meanScales(const GraphView &g, Reduce reduce) {
+  std::vector<T> scale;
+  if (reduce != Reduce::Mean)
+    return scale;
+  const RelationPairs pairs = relationPairs(g);
+  scale.resize(size_t(g.numEdges));
+  for (int64_t p = 0; p < pairs.size(); ++p)
+    for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i)
+      scale[pairs.edges[i]] = T(1) / T(pairs.count(p));
+  return scale;
+}
+
+} // namespace
+
+template <typename T>
+void aggregateRelationRows(const GraphView &g, Reduce reduce, const T *table,
+                           int64_t tableRows, int64_t width,
+                           const int64_t *nodeIds, T *out) {
+  checkTyped(g, reduce, "aggregateRelationRows");
+  for (int64_t u = 0; u < g.numSrc; ++u)
+    tableRow(nodeIds, u, tableRows);
+  const RelationPairs pairs = relationPairs(g);
+  const int64_t matrix = tableRows * width;
+#pragma omp parallel if (worthThreads(g.numEdges * width))
+  {
+    std::vector<T> row(static_cast<size_t>(width));
+#pragma omp for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < g.numDst; ++v) {
+      T *y = out + v * width;
+      fillRow(y, T(0), width);
+      for (int64_t p = pairs.dstPairs[v]; p < pairs.dstPairs[v + 1]; ++p) {
+        const T *rows = table + pairs.relation[p] * matrix;
+        fillRow(row.data(), T(0), width);
+        for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i) {
+          const int64_t u = g.edgeSrc[pairs.edges[i]];
+          addRow(row.data(), rows + (nodeIds ? nodeIds[u] : u) * width, width);
+        }
+        if (reduce == Reduce::Mean)
+          scaleRow(row.data(), T(1) / T(pairs.count(p)), width);
+        addRow(y, row.data(), width);
+      }
+    }
+  }
+}
+
+template <typename T>
+void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
+                               int64_t tableRows, int64_t width,
+                               const int64_t *nodeIds, T *dtable) {
+  checkTyped(g, reduce, "aggregateRelationRowsGrad");
+  for (int64_t u = 0; u < g.numSrc; ++u)
+    tableRow(nodeIds, u, tableRows);
+  const std::vector<T> scale = meanScales<T>(g, reduce);
+  const int64_t matrix = tableRows * width;
+  fillRow(dtable, T(0), g.numRelations * matrix);
+  // Source u alone writes the rows id(u) of every relation's table.
+#pragma omp parallel for schedule(dynamic, kNodeChunk) if (worthThreads(g.numEdges * width))
+  for (int64_t u = 0; u < g.numSrc; ++u) {
+    const int64_t id = nodeIds ? nodeIds[u] : u;
+    for (int64_t i = g.outOffsets[u]; i < g.outOffsets[u + 1]; ++i) {
+      const int64_t k = g.outEdges[i];
+      axpyRow(dtable + g.edgeType[k] * matrix + id * width,
+              scale.empty() ? T(1) : scale[k],
+              dy + int64_t(g.edgeDst[k]) * width, width);
+    }
+  }
+}
+
 //===--- Instantiations ---------------------------------------------------===//
 
 #define GNNRT_INSTANTIATE(T)                                                   \
@@ -285,7 +368,13 @@ void aggregateRelationsGradWeight(const GraphView &g, Reduce reduce,
   template void aggregateRelationsGradInput<T>(                                \
       const GraphView &, Reduce, const T *, const T *, int64_t, int64_t, T *); \
   template void aggregateRelationsGradWeight<T>(                               \
-      const GraphView &, Reduce, const T *, const T *, int64_t, int64_t, T *);
+      const GraphView &, Reduce, const T *, const T *, int64_t, int64_t, T *); \
+  template void aggregateRelationRows<T>(const GraphView &, Reduce, const T *, \
+                                         int64_t, int64_t, const int64_t *,    \
+                                         T *);                                 \
+  template void aggregateRelationRowsGrad<T>(const GraphView &, Reduce,        \
+                                             const T *, int64_t, int64_t,      \
+                                             const int64_t *, T *);
 
 GNNRT_INSTANTIATE(float)
 GNNRT_INSTANTIATE(double)

@@ -178,6 +178,52 @@ TEST_P(RelationalTest, ResultsDoNotDependOnTheThreadCount) {
   EXPECT_EQ(one, two);
 }
 
+/// aggregateRelationRows is aggregateRelations on one-hot inputs: with x the
+/// identity over the table's rows (through nodeIds) and w the table.
+TEST_P(RelationalTest, RelationRowsAreOneHotAggregation) {
+  const Reduce reduce = GetParam();
+  for (const TypedGraph &tg : typedGraphs()) {
+    GraphView g = tg.storage.view();
+    const int64_t R = g.numRelations, rows = g.numSrc + 3, width = 3;
+    // Sources map to table rows in reverse, leaving 3 rows unread.
+    std::vector<int64_t> ids(size_t(g.numSrc));
+    for (int64_t u = 0; u < g.numSrc; ++u)
+      ids[size_t(u)] = rows - 1 - u;
+    Vec table = randomVector(R * rows * width, 7);
+    Vec onehot(size_t(g.numSrc * rows), 0.0);
+    for (int64_t u = 0; u < g.numSrc; ++u)
+      onehot[size_t(u * rows + ids[size_t(u)])] = 1.0;
+    Vec expected = reference(g, reduce, onehot, rows, table, width);
+    Vec y(size_t(g.numDst * width));
+    kernels::aggregateRelationRows<double>(g, reduce, table.data(), rows, width,
+                                           ids.data(), y.data());
+    expectNear(y, expected, 1e-12, tg.name);
+    if (g.numEdges > 100)
+      continue;
+    Vec c = randomVector(g.numDst * width, 8), dtable(table.size());
+    kernels::aggregateRelationRowsGrad<double>(g, reduce, c.data(), rows, width,
+                                               ids.data(), dtable.data());
+    expectGradient(
+        table, dtable,
+        [&] {
+          Vec out(size_t(g.numDst * width));
+          kernels::aggregateRelationRows<double>(g, reduce, table.data(), rows,
+                                                 width, ids.data(), out.data());
+          return dot(c, out);
+        },
+        tg.name + " dtable");
+  }
+}
+
+TEST(RelationalErrors, RelationRowsCheckTheTableSize) {
+  GraphStorage typed = GraphStorage::build(3, 3, {0, 2}, {1, 0}, {0, 1}, 2);
+  std::vector<float> table(2 * 2 * 1), y(3);
+  EXPECT_THROW(kernels::aggregateRelationRows<float>(typed.view(), Reduce::Sum,
+                                                     table.data(), 2, 1,
+                                                     nullptr, y.data()),
+               std::out_of_range);
+}
+
 INSTANTIATE_TEST_SUITE_P(Reductions, RelationalTest,
                          ::testing::Values(Reduce::Sum, Reduce::Mean),
                          [](const auto &info) { return reduceName(info.param); });

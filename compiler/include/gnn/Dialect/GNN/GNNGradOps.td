@@ -188,6 +188,27 @@ def GNN_AggregateRelationsWeightGradOp
   }];
 }
 
+def GNN_AggregateRelationRowsGradOp
+    : GNN_PureOp<"aggregate_relation_rows_grad"> {
+  let summary = "adjoint of aggregate_relation_rows with respect to its table";
+  let description = [{
+    The gradient of the tables `[R, Nodes, Out]`: row `table[r][id(j)]` gets
+    the gradients of the destinations `j` sends relation-`r` messages to
+    (divided by the pair's message count for a mean); rows of nodes outside
+    the graph get 0. `table` is read for its shape only.
+    ```mlir
+    %dw = gnn.aggregate_relation_rows_grad mean %g, %dy, %w : tensor<?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$table, GNN_ReduceKindAttr:$reduce);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $grad `,` $table attr-dict `:` type($grad) `,`
+    type($table) `->` type($result)
+  }];
+}
+
 def GNN_GatherGradOp : GNN_PureOp<"gather_grad"> {
   let summary = "adjoint of gather: sums edge rows into their endpoint nodes";
   let description = [{

@@ -182,6 +182,30 @@ def GNN_AggregateRelationsOp : GNN_PureOp<"aggregate_relations",
   let hasVerifier = 1;
 }
 
+def GNN_AggregateRelationRowsOp : GNN_PureOp<"aggregate_relation_rows",
+    [DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+  let summary = "R-GCN's featureless input layer: rows of per-relation tables";
+  let description = [{
+    `aggregate_relations` of one-hot node inputs without materializing them:
+    every destination sums, over the relations `r` of its in-edges, the
+    `reduce` (sum or mean) of rows `table[r][id(j)]` of its relation-`r`
+    sources `j`, where `id(j)` is the source's whole-graph node id:
+    `[R, Nodes, Out] -> [Ndst, Out]`.
+
+    ```mlir
+    %h = gnn.aggregate_relation_rows mean %g, %w : tensor<?x?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$table,
+                       GNN_ReduceKindAttr:$reduce);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $table attr-dict `:` type($table) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def GNN_EdgeSoftmaxOp : GNN_PureOp<"edge_softmax",
     [AllTypesMatch<["scores", "result"]>, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {

@@ -73,6 +73,9 @@ constexpr StringLiteral aggregateRelationsGradInput =
     "kernels::aggregateRelationsGradInput";
 constexpr StringLiteral aggregateRelationsGradWeight =
     "kernels::aggregateRelationsGradWeight";
+constexpr StringLiteral aggregateRelationRows = "kernels::aggregateRelationRows";
+constexpr StringLiteral aggregateRelationRowsGrad =
+    "kernels::aggregateRelationRowsGrad";
 constexpr StringLiteral degree = "kernels::degree";
 // Edge ops.
 constexpr StringLiteral gather = "kernels::gather";
@@ -122,6 +125,7 @@ constexpr StringLiteral workspace = "ctx.workspace";
 constexpr StringLiteral numFeatures = "ctx.numFeatures";
 constexpr StringLiteral numClasses = "ctx.numClasses";
 constexpr StringLiteral numRelations = "ctx.numRelations";
+constexpr StringLiteral numGlobalNodes = "ctx.numGlobalNodes";
 /// The whole graph, or the rank's partition.
 constexpr StringLiteral graph = "ctx.graph";
 /// Sampled training: the batch's blocks, layer 0 first.
@@ -179,6 +183,7 @@ namespace data {
 constexpr StringLiteral features = "features";
 constexpr StringLiteral classes = "classes";
 constexpr StringLiteral relations = "relations";
+constexpr StringLiteral nodes = "nodes";
 } // namespace data
 
 /// CompiledProgram members.
@@ -213,8 +218,10 @@ constexpr StringLiteral input = "x";
 /// The dataset's sizes, as parameter dims name them.
 constexpr StringLiteral features = "features";
 constexpr StringLiteral classes = "classes";
-/// A heterogeneous dataset's relation count (bound only where used).
+/// A heterogeneous dataset's relation count and the whole graph's node
+/// count (each bound only where a parameter's shape uses it).
 constexpr StringLiteral relations = "relations";
+constexpr StringLiteral nodes = "nodes";
 /// `main`'s CompiledProgram (EmitSettings.cpp fills `program.settings`).
 constexpr StringLiteral program = "program";
 /// The DataDims parameter of the parameter list and the output width.

@@ -282,6 +282,15 @@ LogicalResult AggregateRelationsOp::buildAdjoint(AdjointBuilder &adjoints,
   return success();
 }
 
+LogicalResult AggregateRelationRowsOp::buildAdjoint(AdjointBuilder &adjoints,
+                                                   Value dy) {
+  Value table = getTable();
+  adjoints.accumulate(table, adjoints.builder().create<AggregateRelationRowsGradOp>(
+                                 adjoints.loc(), table.getType(), getGraph(),
+                                 dy, table, getReduceAttr()));
+  return success();
+}
+
 LogicalResult GatherOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
   adjoints.accumulate(getInput(), adjoints.builder().create<GatherGradOp>(
                                       adjoints.loc(), getInput().getType(),
