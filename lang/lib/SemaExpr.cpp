@@ -749,7 +749,7 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
                                  show(w, scope));
       return Type::error();
     }
-    std::string reduce = types[2].kind == TypeKind::Symbol ? types[2].name : "";
+    std::string reduce = sideOf(2, "sum");
     if (reduce == "max" || reduce == "min") {
       diags.error(argLoc(2), "'aggregate_relation_rows' supports sum and "
                              "mean, not " +
@@ -775,7 +775,7 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
       return Type::error();
     }
     // A layer's `reduce` parameter is checked where it is bound (MLIRGen).
-    std::string reduce = types[3].kind == TypeKind::Symbol ? types[3].name : "";
+    std::string reduce = sideOf(3, "sum");
     if (reduce == "max" || reduce == "min") {
       diags.error(argLoc(3), "'aggregate_relations' supports sum and mean, "
                              "not " +
