@@ -57,6 +57,13 @@ Dataset preprocessedDataset(const CompiledProgram &program,
         "[.gz] or train_idx.npy)");
   const std::string where =
       options.dataDir.empty() ? "the generated dataset" : options.dataDir;
+  // Typed graphs train full-graph in one process so far: sampled blocks
+  // and partitions do not carry relations yet.
+  if (ds.isHeterogeneous() && !settings.fanouts.empty())
+    throw DataError(where + ": a heterogeneous dataset (" +
+                    std::to_string(ds.relations.size()) +
+                    " relations) cannot be trained on sampled batches yet: "
+                    "use batches = full_graph");
   if (settings.embedDim > 0)
     addLearnedRows(ds, settings.embedDim, options.seed, where);
   if (settings.normalizeFeatures)
@@ -80,6 +87,11 @@ TrainingData loadRankPartition(const CompiledProgram &program,
         readPartition(options.dataDir, comm.rank(), comm.size()), comm,
         settings.normalizeFeatures, program.needsEdgeIds);
   Dataset ds = preprocessedDataset(program, options);
+  if (ds.isHeterogeneous())
+    throw DataError(options.dataDir + ": a heterogeneous dataset (" +
+                    std::to_string(ds.relations.size()) +
+                    " relations) cannot be partitioned between ranks yet: "
+                    "train it in one process");
   PartitionOptions partition;
   partition.numParts = comm.size();
   partition.method = partitionMethodFromName(settings.partition)
