@@ -277,11 +277,12 @@ Type Sema::checkMember(MemberExpr *expr, Scope &scope) {
     return base;
   if (base.kind == TypeKind::Dataset) {
     static const std::vector<std::string> attrs = {"features", "classes",
-                                                   "nodes"};
+                                                   "nodes", "relations"};
     if (std::find(attrs.begin(), attrs.end(), expr->member) == attrs.end()) {
       diags.error(expr->memberLoc,
                   "dataset '" + base.name + "' has no attribute '" +
-                      expr->member + "'; expected features, classes or nodes");
+                      expr->member +
+                      "'; expected features, classes, nodes or relations");
       return Type::error();
     }
     Type t = Type::scalar(TypeKind::Int);
@@ -738,6 +739,55 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
                        scope);
     }
     return withRows(types[1], g.dst);
+  }
+  if (name == "aggregate_relation_rows") {
+    const Type &w = types[1];
+    if (!w.isTensor() || w.rank() != 3) {
+      diags.error(argLoc(1), "'w' of 'aggregate_relation_rows' must be one "
+                             "table per relation, [relations, nodes, out], "
+                             "got " +
+                                 show(w, scope));
+      return Type::error();
+    }
+    std::string reduce = sideOf(2, "sum");
+    if (reduce == "max" || reduce == "min") {
+      diags.error(argLoc(2), "'aggregate_relation_rows' supports sum and "
+                             "mean, not " +
+                                 reduce);
+      return Type::error();
+    }
+    return Type::tensor({graphOf(0).dst, w.shape[2]});
+  }
+  if (name == "aggregate_relations") {
+    if (!needRows(1))
+      return Type::error();
+    const Type &x = types[1], &w = types[2];
+    if (x.rank() != 2) {
+      diags.error(argLoc(1), "'x' of 'aggregate_relations' must be [g.src, "
+                             "in], got " +
+                                 show(x, scope));
+      return Type::error();
+    }
+    if (!w.isTensor() || w.rank() != 3) {
+      diags.error(argLoc(2), "'w' of 'aggregate_relations' must be one matrix "
+                             "per relation, [relations, in, out], got " +
+                                 show(w, scope));
+      return Type::error();
+    }
+    // A layer's `reduce` parameter is checked where it is bound (MLIRGen).
+    std::string reduce = sideOf(3, "sum");
+    if (reduce == "max" || reduce == "min") {
+      diags.error(argLoc(3), "'aggregate_relations' supports sum and mean, "
+                             "not " +
+                                 reduce);
+      return Type::error();
+    }
+    const GraphShape &g = graphOf(0);
+    unifyOrError(x.shape[0], g.src, argLoc(1),
+                 "row count of the aggregated tensor", scope);
+    unifyOrError(w.shape[1], x.shape[1], argLoc(2),
+                 "input width of the relation matrices", scope);
+    return Type::tensor({g.dst, w.shape[2]});
   }
   if (name == "gather") {
     if (!needRows(1))

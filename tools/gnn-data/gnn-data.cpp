@@ -1,9 +1,11 @@
 //===- gnn-data.cpp - Generate and inspect graph datasets -----------------===//
 //
 // `gnn-data generate` writes a deterministic synthetic node-classification
-// dataset (SBM or RMAT, see gnnrt/data/Generator.h) in the OGB raw layout or
-// as .npy arrays; `gnn-data info` loads any dataset directory the runtime
-// understands and prints its sizes, split and degree statistics. Every
+// dataset (SBM, RMAT or the heterogeneous ogbn-mag shape, see
+// gnnrt/data/Generator.h) in the OGB raw layout or as .npy arrays;
+// `gnn-data info` loads any dataset directory the runtime understands and
+// prints its sizes, split and degree statistics, and for a heterogeneous
+// one its node types and relations. Every
 // failure prints `gnn-data: error: <message>` on stderr and exits 1, so
 // scripts and tests can rely on both.
 //
@@ -31,15 +33,20 @@ namespace {
 
 const char *kUsage = R"(usage:
   gnn-data generate --kind sbm|rmat --nodes N --edges E --out DIR [options]
+  gnn-data generate --kind mag --nodes N [--edges E] --out DIR [options]
   gnn-data info [--no-cache] [--reverse] [--self-loops] [--dedupe]
                 [--split NAME] DIR
 
 generate options:
-  --kind sbm|rmat     stochastic block model (homophilous) or R-MAT (power law)
-  --nodes N           number of nodes (required)
-  --edges E           number of directed edges written (required)
-  --features F        feature width (default 16)
-  --classes C         number of classes (default 4)
+  --kind sbm|rmat|mag stochastic block model (homophilous), R-MAT (power law)
+                      or an ogbn-mag-shaped heterogeneous graph (node types
+                      author, field_of_study, institution, paper; relations
+                      affiliated_with, writes, cites, has_topic)
+  --nodes N           number of nodes (required; mag: all types together)
+  --edges E           number of directed edges written (required; mag:
+                      default ogbn-mag's density, about 10.9 per node)
+  --features F        feature width (default 16; mag: 128, on papers)
+  --classes C         number of classes (default 4; mag: 349, of papers)
   --seed S            random seed; same seed, same bytes (default 0)
   --out DIR           output directory (required)
   --format ogb|npy    OGB raw layout with gzip csv, or .npy arrays (default:
@@ -51,6 +58,8 @@ generate options:
   --rmat A,B,C,D      R-MAT quadrant probabilities (default 0.57,0.19,0.19,0.05)
   --signal S          distance between class feature means, in noise standard
                       deviations (default 3.0)
+  --homophily H       mag: probability that an edge's endpoints share a class
+                      (default 0.8)
 
 info options:
   --no-cache          neither read nor write the binary cache
@@ -58,11 +67,65 @@ info options:
                       load options, as a trainer would apply them
 )";
 
+/// "train 140, valid 500, test 1000"; an absent split reads "valid none".
+std::string splitSizes(const Dataset &ds) {
+  const std::vector<int64_t> *ids[3] = {&ds.trainIdx, &ds.validIdx,
+                                        &ds.testIdx};
+  std::string text;
+  for (size_t k = 0; k < 3; ++k)
+    text += std::string(k ? ", " : "") + kSplitNames[k] + " " +
+            (ds.hasSplits[k] ? std::to_string(ids[k]->size()) : "none");
+  return text;
+}
+
+/// A heterogeneous dataset's node types (global id ranges, features,
+/// labels) and relations (endpoints, edge counts).
+void printTypes(const Dataset &ds) {
+  std::vector<int64_t> labeled(ds.nodeTypes.size(), 0);
+  for (size_t t = 0; t < ds.nodeTypes.size(); ++t) {
+    const NodeType &type = ds.nodeTypes[t];
+    labeled[t] = std::count_if(ds.labels.begin() + type.offset,
+                               ds.labels.begin() + type.offset + type.count,
+                               [](int64_t l) { return l >= 0; });
+  }
+  std::printf("node types  %zu, target %s\n", ds.nodeTypes.size(),
+              ds.targetType >= 0
+                  ? ds.nodeTypes[size_t(ds.targetType)].name.c_str()
+                  : "(none)");
+  for (size_t t = 0; t < ds.nodeTypes.size(); ++t) {
+    const NodeType &type = ds.nodeTypes[t];
+    std::printf("  %-3zu %-24s %10lld nodes  ids [%lld, %lld)  %s", t,
+                type.name.c_str(), (long long)type.count,
+                (long long)type.offset, (long long)(type.offset + type.count),
+                type.hasFeatures ? "features" : "no features");
+    if (labeled[t])
+      std::printf(", %lld labeled", (long long)labeled[t]);
+    std::printf("\n");
+  }
+  std::vector<int64_t> edges(ds.relations.size(), 0);
+  for (int32_t r : ds.edgeType)
+    ++edges[size_t(r)];
+  std::printf("relations   %zu\n", ds.relations.size());
+  auto typeName = [&](int32_t t) {
+    return t < 0 ? std::string("*") : ds.nodeTypes[size_t(t)].name;
+  };
+  for (size_t r = 0; r < ds.relations.size(); ++r) {
+    const RelationType &rel = ds.relations[r];
+    std::string triplet =
+        typeName(rel.srcType) + " -" + rel.name + "-> " + typeName(rel.dstType);
+    std::printf("  %-3zu %-50s %10lld edges", r, triplet.c_str(),
+                (long long)edges[r]);
+    if (rel.inverseOf >= 0)
+      std::printf("  (inverse of %d)", rel.inverseOf);
+    std::printf("\n");
+  }
+}
+
 int generate(int argc, char **argv) {
   Args args(argc, argv, 2, {},
             {"--kind", "--nodes", "--edges", "--features", "--classes",
              "--seed", "--out", "--format", "--train", "--valid", "--test",
-             "--p-in", "--p-out", "--rmat", "--signal"});
+             "--p-in", "--p-out", "--rmat", "--signal", "--homophily"});
   if (!args.positional.empty())
     throw UsageError("unexpected argument '" + args.positional[0] + "'");
   GeneratorOptions o;
@@ -71,14 +134,20 @@ int generate(int argc, char **argv) {
     o.kind = GraphKind::Sbm;
   else if (kind == "rmat")
     o.kind = GraphKind::Rmat;
+  else if (kind == "mag")
+    o.kind = GraphKind::Mag;
   else
-    throw UsageError("--kind must be sbm or rmat, found '" + kind + "'");
+    throw UsageError("--kind must be sbm, rmat or mag, found '" + kind + "'");
+  const bool mag = o.kind == GraphKind::Mag;
   args.required("--nodes");
-  args.required("--edges");
+  if (!mag)
+    args.required("--edges");
   o.numNodes = args.integer("--nodes", 0);
-  o.numEdges = args.integer("--edges", 0);
-  o.numFeatures = args.integer("--features", 16);
-  o.numClasses = args.integer("--classes", 4);
+  o.numEdges = args.integer("--edges", mag ? -1 : 0);
+  // The mag defaults are ogbn-mag's paper features and venues.
+  o.numFeatures = args.integer("--features", mag ? 128 : 16);
+  o.numClasses = args.integer("--classes", mag ? 349 : 4);
+  o.homophily = args.real("--homophily", o.homophily);
   o.seed = uint64_t(args.integer("--seed", 0));
   o.trainFraction = args.real("--train", o.trainFraction);
   o.validFraction = args.real("--valid", o.validFraction);
@@ -104,11 +173,15 @@ int generate(int argc, char **argv) {
   std::string out = args.required("--out");
   std::string format = args.get("--format");
   if (format.empty())
-    format = o.numEdges <= 2000000 && o.numNodes * o.numFeatures <= 50000000
-                 ? "ogb"
-                 : "npy";
+    format =
+        mag || (o.numEdges <= 2000000 && o.numNodes * o.numFeatures <= 50000000)
+            ? "ogb"
+            : "npy";
   if (format != "ogb" && format != "npy")
     throw UsageError("--format must be ogb or npy, found '" + format + "'");
+  if (mag && format != "ogb")
+    throw UsageError("--kind mag is written in the OGB heterogeneous layout "
+                     "only (--format ogb)");
 
   auto start = std::chrono::steady_clock::now();
   Dataset ds = generateDataset(o);
@@ -125,6 +198,8 @@ int generate(int argc, char **argv) {
               (long long)ds.numEdges(), (long long)ds.numFeatures,
               (long long)ds.numClasses, ds.trainIdx.size(), ds.validIdx.size(),
               ds.testIdx.size(), genTime, secondsSince(start));
+  if (ds.isHeterogeneous())
+    printTypes(ds);
   return 0;
 }
 
@@ -152,8 +227,7 @@ int info(int argc, char **argv) {
   options.addSelfLoops = args.has("--self-loops");
   options.dedupe = args.has("--dedupe");
   options.splitName = args.get("--split");
-  const char *format =
-      detectDatasetFormat(dir) == DatasetFormat::Ogb ? "ogb" : "npy";
+  const char *format = datasetFormatName(detectDatasetFormat(dir));
 
   auto start = std::chrono::steady_clock::now();
   bool fromCache = false;
@@ -177,11 +251,12 @@ int info(int argc, char **argv) {
   std::printf("features    %lld\n", (long long)ds.numFeatures);
   std::printf("classes     %lld\n", (long long)ds.numClasses);
   std::printf("labeled     %lld\n", (long long)labeled);
-  std::printf("split       train %zu, valid %zu, test %zu\n",
-              ds.trainIdx.size(), ds.validIdx.size(), ds.testIdx.size());
+  std::printf("split       %s\n", splitSizes(ds).c_str());
   printDegrees("in-degree", inDeg, ds.numEdges());
   printDegrees("out-degree", outDeg, ds.numEdges());
   std::printf("isolated    %lld\n", (long long)isolated);
+  if (ds.isHeterogeneous())
+    printTypes(ds);
   std::printf("load        %.1f ms (%s)\n", loadTime * 1e3,
               fromCache ? "from cache" : "parsed");
   return 0;

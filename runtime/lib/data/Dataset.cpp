@@ -1,9 +1,9 @@
 //===- Dataset.cpp - Format detection, post-processing, cached loading ----===//
 //
 // The entry point loadDataset: detect the layout, try the binary cache, else
-// parse and post-process (reverse edges, self loops, dedupe) and store the
-// result in the cache. The cache holds the post-processed dataset, which is
-// why its name hashes the load options.
+// parse and post-process (reverse edges, self loops, dedupe; on typed graphs
+// as added relations) and store the result in the cache. The cache holds the
+// post-processed dataset, which is why its name hashes the load options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,10 +20,54 @@ namespace fs = std::filesystem;
 
 namespace gnnrt {
 
+bool Dataset::hasSplit(const std::string &name) const {
+  for (size_t k = 0; k < kSplitNames.size(); ++k)
+    if (name == kSplitNames[k])
+      return hasSplits[k];
+  return false;
+}
+
+int32_t Dataset::nodeTypeOf(int64_t v) const {
+  // Types are few (aifb 7, ogbn-mag 4): a linear scan over the offsets.
+  for (size_t t = nodeTypes.size(); t-- > 0;)
+    if (v >= nodeTypes[t].offset)
+      return int32_t(t);
+  return -1;
+}
+
+void requireSplits(const Dataset &ds, const std::vector<std::string> &names) {
+  for (const std::string &name : names) {
+    if (ds.hasSplit(name))
+      continue;
+    std::string present;
+    for (size_t k = 0; k < kSplitNames.size(); ++k)
+      if (ds.hasSplits[k])
+        present += (present.empty() ? "" : ", ") + std::string(kSplitNames[k]);
+    throw DataError("split '" + name + "' is not in " + ds.splitSource +
+                    ": the dataset has " +
+                    (present.empty() ? std::string("no splits") : present));
+  }
+}
+
+const char *datasetFormatName(DatasetFormat format) {
+  switch (format) {
+  case DatasetFormat::Ogb:
+    return "ogb";
+  case DatasetFormat::OgbHetero:
+    return "ogb-hetero";
+  case DatasetFormat::Npy:
+    return "npy";
+  }
+  return "?";
+}
+
 DatasetFormat detectDatasetFormat(const std::string &dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throwDataError(dir, 0, "no such dataset directory");
+  if (fs::is_regular_file(dir + "/raw/num-node-dict.csv.gz", ec) ||
+      fs::is_regular_file(dir + "/raw/num-node-dict.csv", ec))
+    return DatasetFormat::OgbHetero;
   if (fs::is_directory(dir + "/raw", ec))
     return DatasetFormat::Ogb;
   if (fs::is_regular_file(dir + "/edge_index.npy", ec) ||
@@ -34,6 +78,54 @@ DatasetFormat detectDatasetFormat(const std::string &dir) {
                  "edge_index.npy)");
 }
 
+namespace {
+/// DGL's reverse relations: R (S -> D) gains R_inv (D -> S) with id
+/// R + (number of relations); its edges follow all originals, in the same
+/// order.
+void addInverseRelations(Dataset &ds) {
+  const size_t numRelations = ds.relations.size();
+  for (size_t r = 0; r < numRelations; ++r) {
+    const RelationType forward = ds.relations[r];
+    ds.relations.push_back(
+        {forward.name + "_inv", forward.dstType, forward.srcType, int32_t(r)});
+  }
+  const size_t e = ds.edgeType.size();
+  ds.edgeType.reserve(2 * e);
+  for (size_t k = 0; k < e; ++k)
+    ds.edgeType.push_back(ds.edgeType[k] + int32_t(numRelations));
+}
+
+/// Removes repeated edges, sorting them by (relation, src, dst) on a typed
+/// graph and by (src, dst) on an untyped one: an LSD radix sort, O(N + E).
+void dedupeEdges(Dataset &ds) {
+  const int64_t n = ds.numNodes;
+  const bool typed = !ds.edgeType.empty();
+  std::vector<int64_t> order =
+      countingSortOrder(n, ds.src, countingSortOrder(n, ds.dst));
+  if (typed)
+    order = countingSortOrder(
+        int64_t(ds.relations.size()),
+        std::vector<int64_t>(ds.edgeType.begin(), ds.edgeType.end()), order);
+  std::vector<int64_t> src, dst;
+  std::vector<int32_t> type;
+  src.reserve(order.size());
+  dst.reserve(order.size());
+  type.reserve(typed ? order.size() : 0);
+  for (int64_t e : order) {
+    if (!src.empty() && src.back() == ds.src[e] && dst.back() == ds.dst[e] &&
+        (!typed || type.back() == ds.edgeType[e]))
+      continue;
+    src.push_back(ds.src[e]);
+    dst.push_back(ds.dst[e]);
+    if (typed)
+      type.push_back(ds.edgeType[e]);
+  }
+  ds.src = std::move(src);
+  ds.dst = std::move(dst);
+  ds.edgeType = std::move(type);
+}
+} // namespace
+
 void finalizeDataset(Dataset &ds, const LoadOptions &options) {
   const int64_t n = ds.numNodes;
   if (options.addReverseEdges) {
@@ -42,29 +134,21 @@ void finalizeDataset(Dataset &ds, const LoadOptions &options) {
     ds.dst.reserve(2 * e);
     ds.src.insert(ds.src.end(), ds.dst.begin(), ds.dst.begin() + e);
     ds.dst.insert(ds.dst.end(), ds.src.begin(), ds.src.begin() + e);
+    if (ds.isHeterogeneous())
+      addInverseRelations(ds);
   }
   if (options.addSelfLoops) {
     for (int64_t v = 0; v < n; ++v) {
       ds.src.push_back(v);
       ds.dst.push_back(v);
     }
-  }
-  if (options.dedupe) {
-    // LSD radix sort to (src, dst) order, then drop repeats: O(N + E).
-    std::vector<int64_t> order =
-        countingSortOrder(n, ds.src, countingSortOrder(n, ds.dst));
-    std::vector<int64_t> src, dst;
-    src.reserve(order.size());
-    dst.reserve(order.size());
-    for (int64_t e : order) {
-      if (!src.empty() && src.back() == ds.src[e] && dst.back() == ds.dst[e])
-        continue;
-      src.push_back(ds.src[e]);
-      dst.push_back(ds.dst[e]);
+    if (ds.isHeterogeneous()) {
+      ds.relations.push_back({"self", -1, -1, -1});
+      ds.edgeType.resize(ds.src.size(), int32_t(ds.relations.size() - 1));
     }
-    ds.src = std::move(src);
-    ds.dst = std::move(dst);
   }
+  if (options.dedupe)
+    dedupeEdges(ds);
   int64_t maxLabel = -1;
   for (int64_t label : ds.labels)
     maxLabel = std::max(maxLabel, label);
@@ -92,7 +176,9 @@ Dataset loadDataset(const std::string &path, const LoadOptions &options,
     }
   }
   Dataset ds = format == DatasetFormat::Ogb ? readOgbDataset(dir, options)
-                                            : readNpyDataset(dir, options);
+               : format == DatasetFormat::OgbHetero
+                   ? readOgbHeteroDataset(dir, options)
+                   : readNpyDataset(dir, options);
   finalizeDataset(ds, options);
   if (options.useCache)
     writeDatasetCache(cacheFile, ds, sources);

@@ -1,15 +1,18 @@
 //===- DatasetCache.cpp - Binary dataset cache ----------------------------===//
 //
 // Cache file layout (native little-endian):
-//   the 8-byte magic "GNNRTDS2" (the format version: a file of another
+//   the 8-byte magic "GNNRTDS3" (the format version: a file of another
 //     version is simply rebuilt),
 //   int64 source count, then per source file: int64 path length, the path,
 //     int64 size, int64 modification time (ns),
-//   nine int64 counts (nodes, features, classes, edges, train, valid, test,
-//     feature values, labels),
+//   eleven int64 counts (nodes, features, classes, edges, train, valid,
+//     test, feature values, labels, edge types, description bytes),
 //   the arrays features (float32), labels, train, valid, test, src, dst
-//     (int64),
-//   a uint64 checksum of the counts and the arrays.
+//     (int64), edge types (int32),
+//   the description: the split presence flags and source, the target type,
+//     the node types and the relations (int64 fields, strings as an int64
+//     length and the bytes),
+//   a uint64 checksum of the counts, the arrays and the description.
 // Nothing is trusted before it is checked: the sources must be the same
 // files with the same sizes and times, the file size must be exact, the
 // checksum must match, and the arrays must be consistent with the counts
@@ -28,12 +31,14 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <sys/stat.h>
+#include <type_traits>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -41,8 +46,8 @@ namespace fs = std::filesystem;
 namespace gnnrt {
 
 namespace {
-constexpr char kMagic[8] = {'G', 'N', 'N', 'R', 'T', 'D', 'S', '2'};
-constexpr int kNumCounts = 9;
+constexpr char kMagic[8] = {'G', 'N', 'N', 'R', 'T', 'D', 'S', '3'};
+constexpr int kNumCounts = 11;
 /// How long a temporary of another host's writer may stay unchanged before
 /// it is taken for a leftover.
 constexpr std::chrono::hours kForeignTemporaryLifetime{24};
@@ -115,6 +120,113 @@ std::string hostName() {
 /// temporary whose writer is gone.
 std::string temporaryName(const std::string &cacheFile) {
   return cacheFile + ".tmp." + hostName() + "." + std::to_string(::getpid());
+/// The fields of a Dataset that are not arrays of numbers, as bytes.
+std::string describe(const Dataset &ds) {
+  std::string out;
+  auto integer = [&](int64_t v) {
+    out.append(reinterpret_cast<const char *>(&v), sizeof v);
+  };
+  auto text = [&](const std::string &s) {
+    integer(int64_t(s.size()));
+    out += s;
+  };
+  for (bool present : ds.hasSplits)
+    integer(present);
+  text(ds.splitSource);
+  integer(ds.targetType);
+  integer(int64_t(ds.nodeTypes.size()));
+  for (const NodeType &t : ds.nodeTypes) {
+    text(t.name);
+    integer(t.offset);
+    integer(t.count);
+    integer(t.hasFeatures);
+  }
+  integer(int64_t(ds.relations.size()));
+  for (const RelationType &r : ds.relations) {
+    text(r.name);
+    integer(r.srcType);
+    integer(r.dstType);
+    integer(r.inverseOf);
+  }
+  return out;
+}
+
+/// The inverse of describe(); false if `bytes` is not exactly one
+/// description (consistent() checks the values).
+bool parseDescription(const std::string &bytes, Dataset &ds) {
+  size_t pos = 0;
+  auto integer = [&](int64_t &v) {
+    if (bytes.size() - pos < sizeof v)
+      return false;
+    std::memcpy(&v, bytes.data() + pos, sizeof v);
+    pos += sizeof v;
+    return true;
+  };
+  auto small = [&](auto &field) {
+    int64_t v;
+    if (!integer(v) || v < INT32_MIN || v > INT32_MAX)
+      return false;
+    field = static_cast<std::remove_reference_t<decltype(field)>>(v);
+    return true;
+  };
+  auto text = [&](std::string &s) {
+    int64_t length;
+    if (!integer(length) || length < 0 || uint64_t(length) > bytes.size() - pos)
+      return false;
+    s.assign(bytes, pos, size_t(length));
+    pos += size_t(length);
+    return true;
+  };
+  for (size_t k = 0; k < ds.hasSplits.size(); ++k) {
+    int64_t present;
+    if (!integer(present))
+      return false;
+    ds.hasSplits[k] = present != 0;
+  }
+  int64_t numTypes, numRelations;
+  if (!text(ds.splitSource) || !small(ds.targetType) || !integer(numTypes) ||
+      numTypes < 0 || uint64_t(numTypes) > bytes.size())
+    return false;
+  ds.nodeTypes.resize(size_t(numTypes));
+  for (NodeType &t : ds.nodeTypes)
+    if (!text(t.name) || !integer(t.offset) || !integer(t.count) ||
+        !small(t.hasFeatures))
+      return false;
+  if (!integer(numRelations) || numRelations < 0 ||
+      uint64_t(numRelations) > bytes.size())
+    return false;
+  ds.relations.resize(size_t(numRelations));
+  for (RelationType &r : ds.relations)
+    if (!text(r.name) || !small(r.srcType) || !small(r.dstType) ||
+        !small(r.inverseOf))
+      return false;
+  return pos == bytes.size();
+}
+
+/// The node types tile [0, numNodes) in order and every type or relation
+/// id is in range.
+bool consistentTypes(const Dataset &ds) {
+  const int64_t numTypes = int64_t(ds.nodeTypes.size());
+  const int64_t numRelations = int64_t(ds.relations.size());
+  if (ds.targetType < -1 || ds.targetType >= numTypes)
+    return false;
+  if (numTypes == 0)
+    return numRelations == 0 && ds.edgeType.empty();
+  int64_t next = 0;
+  for (const NodeType &t : ds.nodeTypes) {
+    if (t.offset != next || t.count < 0)
+      return false;
+    next += t.count;
+  }
+  if (next != ds.numNodes || ds.edgeType.size() != ds.src.size())
+    return false;
+  for (const RelationType &r : ds.relations)
+    if (r.srcType < -1 || r.srcType >= numTypes || r.dstType < -1 ||
+        r.dstType >= numTypes || r.inverseOf < -1 ||
+        r.inverseOf >= numRelations)
+      return false;
+  return std::all_of(ds.edgeType.begin(), ds.edgeType.end(),
+                     [&](int32_t r) { return r >= 0 && r < numRelations; });
 }
 
 /// The arrays agree with the counts and with each other: what the trainer
@@ -124,7 +236,7 @@ bool consistent(const Dataset &ds) {
   if (n < 0 || ds.numFeatures < 0 || ds.numClasses < 0 ||
       int64_t(ds.features.size()) != n * ds.numFeatures ||
       (!ds.labels.empty() && int64_t(ds.labels.size()) != n) ||
-      ds.src.size() != ds.dst.size())
+      ds.src.size() != ds.dst.size() || !consistentTypes(ds))
     return false;
   for (int64_t label : ds.labels)
     if (label < -1 || label >= ds.numClasses)
@@ -222,7 +334,7 @@ readDatasetCache(const std::string &cacheFile,
       return std::nullopt;
   uintmax_t expected = headerBytes + 8 * kNumCounts + 4 * uintmax_t(c[7]) +
                        8 * uintmax_t(c[8] + c[4] + c[5] + c[6] + 2 * c[3]) +
-                       8;
+                       4 * uintmax_t(c[9]) + uintmax_t(c[10]) + 8;
   if (fileSize != expected)
     return std::nullopt;
 
@@ -237,6 +349,8 @@ readDatasetCache(const std::string &cacheFile,
   ds.testIdx.resize(size_t(c[6]));
   ds.src.resize(size_t(c[3]));
   ds.dst.resize(size_t(c[3]));
+  ds.edgeType.resize(size_t(c[9]));
+  std::string description(size_t(c[10]), '\0');
   Checksum sum;
   sum.add(c, sizeof c);
   auto read = [&](auto &v) {
@@ -248,8 +362,9 @@ readDatasetCache(const std::string &cacheFile,
   uint64_t stored;
   if (!read(ds.features) || !read(ds.labels) || !read(ds.trainIdx) ||
       !read(ds.validIdx) || !read(ds.testIdx) || !read(ds.src) ||
-      !read(ds.dst) || std::fread(&stored, 8, 1, f.get()) != 1 ||
-      stored != sum.value() || !consistent(ds))
+      !read(ds.dst) || !read(ds.edgeType) || !read(description) ||
+      std::fread(&stored, 8, 1, f.get()) != 1 || stored != sum.value() ||
+      !parseDescription(description, ds) || !consistent(ds))
     return std::nullopt;
   return ds;
 }
@@ -321,6 +436,7 @@ bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
       unregisterTempFile(temp);
       return false;
     }
+    const std::string description = describe(ds);
     int64_t c[kNumCounts] = {ds.numNodes,
                              ds.numFeatures,
                              ds.numClasses,
@@ -329,7 +445,9 @@ bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
                              int64_t(ds.validIdx.size()),
                              int64_t(ds.testIdx.size()),
                              int64_t(ds.features.size()),
-                             int64_t(ds.labels.size())};
+                             int64_t(ds.labels.size()),
+                             int64_t(ds.edgeType.size()),
+                             int64_t(description.size())};
     Checksum sum;
     sum.add(c, sizeof c);
     auto writeInt = [&](int64_t value) {
@@ -351,7 +469,7 @@ bool writeDatasetCache(const std::string &cacheFile, const Dataset &ds,
          std::fwrite(c, sizeof(int64_t), kNumCounts, f.get()) == kNumCounts &&
          write(ds.features) && write(ds.labels) && write(ds.trainIdx) &&
          write(ds.validIdx) && write(ds.testIdx) && write(ds.src) &&
-         write(ds.dst);
+         write(ds.dst) && write(ds.edgeType) && write(description);
     const uint64_t checksum = sum.value();
     ok = ok && std::fwrite(&checksum, 8, 1, f.get()) == 1 &&
          std::fflush(f.get()) == 0;

@@ -1,10 +1,10 @@
 //===- DatasetWriter.cpp - Writing datasets in the OGB and NumPy layouts --===//
 //
-// The inverse of the two readers, used by gnn-data to materialize generated
-// graphs. Output must be byte-identical for identical datasets (tests and
-// benchmarks compare files), so numbers are formatted with std::to_chars
-// (shortest round-trip, locale-free) and gzip headers carry no timestamp
-// (zlib's gzwrite writes mtime 0).
+// The inverse of the readers (OGB homogeneous and heterogeneous, NumPy), used
+// by gnn-data to materialize generated graphs. Output must be byte-identical
+// for identical datasets (tests and benchmarks compare files), so numbers are
+// formatted with std::to_chars (shortest round-trip, locale-free) and gzip
+// headers carry no timestamp (zlib's gzwrite writes mtime 0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +50,7 @@ public:
     buffer.append(text, result.ptr);
   }
   void put(char c) { buffer.push_back(c); }
+  void text(const std::string &s) { buffer += s; }
   /// Ends a row; flushes the buffer when it is large.
   void endRow() {
     buffer.push_back('\n');
@@ -94,10 +95,115 @@ void writeColumn(const std::string &path, bool gzip,
   }
   out.close();
 }
+
+/// The splits `ds` has, as `<dir>/<name><ext>`, ids shifted by -offset
+/// (local ids of the target type in the heterogeneous layout).
+void writeSplits(const std::string &dir, const std::string &ext, bool gzip,
+                 const Dataset &ds, int64_t offset) {
+  const std::vector<int64_t> *ids[3] = {&ds.trainIdx, &ds.validIdx,
+                                        &ds.testIdx};
+  for (size_t k = 0; k < 3; ++k) {
+    if (!ds.hasSplits[k])
+      continue;
+    std::vector<int64_t> local(*ids[k]);
+    for (int64_t &id : local)
+      id -= offset;
+    writeColumn(dir + "/" + kSplitNames[k] + ext, gzip, local);
+  }
+}
+
+/// Rows [first, first + count) of the feature matrix.
+void writeFeatureRows(const std::string &path, bool gzip, const Dataset &ds,
+                      int64_t first, int64_t count) {
+  TableWriter feats(path, gzip);
+  const float *row = ds.features.data() + first * ds.numFeatures;
+  for (int64_t v = 0; v < count; ++v, row += ds.numFeatures) {
+    for (int64_t f = 0; f < ds.numFeatures; ++f) {
+      if (f)
+        feats.put(',');
+      feats.real(row[f]);
+    }
+    feats.endRow();
+  }
+  feats.close();
+}
+
+/// The heterogeneous layout (see readOgbHeteroDataset).
+void writeOgbHeteroDataset(const std::string &dir, const Dataset &ds,
+                           const std::string &splitName, bool gzip) {
+  const std::string ext = gzip ? ".csv.gz" : ".csv";
+  const std::string raw = dir + "/raw";
+  makeDirectory(raw);
+
+  TableWriter names(raw + "/num-node-dict" + ext, gzip);
+  for (size_t t = 0; t < ds.nodeTypes.size(); ++t) {
+    if (t)
+      names.put(',');
+    names.text(ds.nodeTypes[t].name);
+  }
+  names.endRow();
+  for (size_t t = 0; t < ds.nodeTypes.size(); ++t) {
+    if (t)
+      names.put(',');
+    names.integer(ds.nodeTypes[t].count);
+  }
+  names.endRow();
+  names.close();
+
+  // Each relation's edges in their order in ds, ids local to their types.
+  std::vector<std::vector<int64_t>> edgesOf(ds.relations.size());
+  for (int64_t e = 0; e < ds.numEdges(); ++e)
+    edgesOf[size_t(ds.edgeType[size_t(e)])].push_back(e);
+  TableWriter triplets(raw + "/triplet-type-list" + ext, gzip);
+  for (size_t r = 0; r < ds.relations.size(); ++r) {
+    const RelationType &rel = ds.relations[r];
+    // Inverses and self loops are load options, not data.
+    if (rel.inverseOf >= 0 || rel.srcType < 0 || rel.dstType < 0)
+      continue;
+    const NodeType &from = ds.nodeTypes[size_t(rel.srcType)];
+    const NodeType &to = ds.nodeTypes[size_t(rel.dstType)];
+    const std::string triplet = from.name + "___" + rel.name + "___" + to.name;
+    triplets.text(from.name + "," + rel.name + "," + to.name);
+    triplets.endRow();
+    const std::string relationDir = raw + "/relations/" + triplet;
+    makeDirectory(relationDir);
+    TableWriter edges(relationDir + "/edge" + ext, gzip);
+    for (int64_t e : edgesOf[r]) {
+      edges.integer(ds.src[size_t(e)] - from.offset);
+      edges.put(',');
+      edges.integer(ds.dst[size_t(e)] - to.offset);
+      edges.endRow();
+    }
+    edges.close();
+    writeColumn(relationDir + "/num-edge-list" + ext, gzip,
+                {int64_t(edgesOf[r].size())});
+  }
+  triplets.close();
+
+  for (const NodeType &type : ds.nodeTypes)
+    if (type.hasFeatures && ds.numFeatures > 0) {
+      makeDirectory(raw + "/node-feat/" + type.name);
+      writeFeatureRows(raw + "/node-feat/" + type.name + "/node-feat" + ext,
+                       gzip, ds, type.offset, type.count);
+    }
+  if (ds.targetType < 0)
+    return;
+  const NodeType &target = ds.nodeTypes[size_t(ds.targetType)];
+  makeDirectory(raw + "/node-label/" + target.name);
+  writeColumn(
+      raw + "/node-label/" + target.name + "/node-label" + ext, gzip,
+      std::vector<int64_t>(ds.labels.begin() + target.offset,
+                           ds.labels.begin() + target.offset + target.count));
+  const std::string split = dir + "/split/" + splitName + "/" + target.name;
+  makeDirectory(split);
+  writeSplits(split, ext, gzip, ds, target.offset);
+}
 } // namespace
 
 void writeOgbDataset(const std::string &dir, const Dataset &ds,
                      const std::string &splitName, bool gzip) {
+  if (ds.isHeterogeneous())
+    return writeOgbHeteroDataset(dir, ds, splitName, gzip);
   std::string ext = gzip ? ".csv.gz" : ".csv";
   std::string raw = dir + "/raw", split = dir + "/split/" + splitName;
   makeDirectory(raw);
@@ -111,28 +217,19 @@ void writeOgbDataset(const std::string &dir, const Dataset &ds,
     edges.endRow();
   }
   edges.close();
-  if (ds.numFeatures > 0) {
-    TableWriter feats(raw + "/node-feat" + ext, gzip);
-    const float *row = ds.features.data();
-    for (int64_t v = 0; v < ds.numNodes; ++v, row += ds.numFeatures) {
-      for (int64_t f = 0; f < ds.numFeatures; ++f) {
-        if (f)
-          feats.put(',');
-        feats.real(row[f]);
-      }
-      feats.endRow();
-    }
-    feats.close();
-  }
+  if (ds.numFeatures > 0)
+    writeFeatureRows(raw + "/node-feat" + ext, gzip, ds, 0, ds.numNodes);
   writeColumn(raw + "/node-label" + ext, gzip, ds.labels);
   writeColumn(raw + "/num-node-list" + ext, gzip, {ds.numNodes});
   writeColumn(raw + "/num-edge-list" + ext, gzip, {ds.numEdges()});
-  writeColumn(split + "/train" + ext, gzip, ds.trainIdx);
-  writeColumn(split + "/valid" + ext, gzip, ds.validIdx);
-  writeColumn(split + "/test" + ext, gzip, ds.testIdx);
+  writeSplits(split, ext, gzip, ds, 0);
 }
 
 void writeNpyDataset(const std::string &dir, const Dataset &ds) {
+  if (ds.isHeterogeneous())
+    throwDataError(dir, 0,
+                   "a heterogeneous dataset cannot be written as .npy arrays "
+                   "(they have no node or edge types): use the OGB layout");
   makeDirectory(dir);
   std::vector<int64_t> edgeIndex(ds.src);
   edgeIndex.insert(edgeIndex.end(), ds.dst.begin(), ds.dst.end());
@@ -143,12 +240,12 @@ void writeNpyDataset(const std::string &dir, const Dataset &ds) {
              {ds.numNodes, ds.numFeatures}, ds.features.data());
   writeNpy(dir + "/labels.npy", NpyType::Int64, {int64_t(ds.labels.size())},
            ds.labels.data());
-  writeNpy(dir + "/train_idx.npy", NpyType::Int64,
-           {int64_t(ds.trainIdx.size())}, ds.trainIdx.data());
-  writeNpy(dir + "/valid_idx.npy", NpyType::Int64,
-           {int64_t(ds.validIdx.size())}, ds.validIdx.data());
-  writeNpy(dir + "/test_idx.npy", NpyType::Int64, {int64_t(ds.testIdx.size())},
-           ds.testIdx.data());
+  const std::vector<int64_t> *ids[3] = {&ds.trainIdx, &ds.validIdx,
+                                        &ds.testIdx};
+  for (size_t k = 0; k < 3; ++k)
+    if (ds.hasSplits[k])
+      writeNpy(dir + "/" + kSplitNames[k] + "_idx.npy", NpyType::Int64,
+               {int64_t(ids[k]->size())}, ids[k]->data());
 }
 
 } // namespace gnnrt

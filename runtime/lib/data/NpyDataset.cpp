@@ -167,9 +167,12 @@ Dataset readNpyDataset(const std::string &dir, const LoadOptions &options) {
   } splits[] = {{"train_idx.npy", &ds.trainIdx},
                 {"valid_idx.npy", &ds.validIdx},
                 {"test_idx.npy", &ds.testIdx}};
-  for (auto &split : splits) {
+  ds.splitSource = dir;
+  for (size_t k = 0; k < 3; ++k) {
+    auto &split = splits[k];
     std::string path = dir + "/" + split.name;
-    if (!exists(path))
+    ds.hasSplits[k] = exists(path);
+    if (!ds.hasSplits[k])
       continue;
     *split.ids = readIds(path);
     checkIds(path, *split.ids, ds.numNodes, true);

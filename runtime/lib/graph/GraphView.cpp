@@ -133,8 +133,25 @@ void GraphStorage::buildTranspose() {
 GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
                                  const std::vector<int64_t> &src,
                                  const std::vector<int64_t> &dst) {
+  return build(numSrc, numDst, src, dst, {}, 0);
+}
+
+GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
+                                 const std::vector<int64_t> &src,
+                                 const std::vector<int64_t> &dst,
+                                 const std::vector<int32_t> &edgeType,
+                                 int32_t numRelations) {
   checkEdgeList(numSrc, numDst, src, dst);
   const int64_t numEdges = int64_t(src.size());
+  const bool typed = numRelations > 0;
+  if (typed && int64_t(edgeType.size()) != numEdges)
+    throwGraphError("edge type list has " + std::to_string(edgeType.size()) +
+                    " entries for " + std::to_string(numEdges) + " edges");
+  for (int64_t i = 0; typed && i < numEdges; ++i)
+    if (edgeType[i] < 0 || edgeType[i] >= numRelations)
+      throwGraphError("edge " + std::to_string(i) + ": relation " +
+                      std::to_string(edgeType[i]) + " out of range [0, " +
+                      std::to_string(numRelations) + ")");
 
   GraphStorage g;
   g.nSrc = numSrc;
@@ -148,6 +165,12 @@ GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
   for (int64_t k = 0; k < numEdges; ++k) {
     g.edgeSrc[k] = int32_t(src[inputEdgeAt[k]]);
     g.edgeDst[k] = int32_t(dst[inputEdgeAt[k]]);
+  }
+  if (typed) {
+    g.numRelations = numRelations;
+    g.edgeType.resize(size_t(numEdges));
+    for (int64_t k = 0; k < numEdges; ++k)
+      g.edgeType[k] = edgeType[inputEdgeAt[k]];
   }
   g.buildTranspose();
   return g;
@@ -165,6 +188,8 @@ void GraphStorage::assignCsr(int64_t numSrc, int64_t numDst,
                              const std::vector<int64_t> &inOffsets,
                              const std::vector<int32_t> &edgeSrc) {
   checkCsr(numSrc, numDst, inOffsets, edgeSrc);
+  edgeType.clear();
+  numRelations = 0;
   nSrc = numSrc;
   nDst = numDst;
   this->inOffsets.assign(inOffsets.begin(), inOffsets.end());
@@ -187,6 +212,8 @@ GraphView GraphStorage::view() const {
   v.outOffsets = outOffsets.data();
   v.outEdges = outEdges.data();
   v.outDst = outDst.data();
+  v.edgeType = edgeType.empty() ? nullptr : edgeType.data();
+  v.numRelations = numRelations;
   return v;
 }
 

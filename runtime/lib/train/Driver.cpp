@@ -154,7 +154,23 @@ int run(const CompiledProgram &program, DriverOptions options,
   schedule->prepare();
   const TrainingData &data = schedule->data();
   ParameterStore<float> params(
-      program.params({data.data.numFeatures, data.data.numClasses}));
+      program.params({data.data.numFeatures, data.data.numClasses,
+                      int64_t(data.data.relations.size()),
+                      data.numGlobalNodes}));
+  // A weight sized by the features of a dataset without any is empty: say
+  // why rather than train a model that ignores its input.
+  for (const ParamInfo &info : params.info)
+    for (int64_t d : info.shape)
+      if (d <= 0)
+        throw DataError(
+            "parameter " + info.name + " of model " + program.model +
+            " has an empty dimension" +
+            (data.data.numFeatures == 0
+                 ? ": the dataset has no node features (give featureless "
+                   "node types learned inputs with embed = D in the "
+                   "dataset's ogb(...), or use R-GCN's one-hot input layer, "
+                   "RGCNInputConv)"
+                 : ""));
   loadOrInitParameters(program, options, params, comm,
                        resume ? &*resume : nullptr);
   schedule->bind(params);

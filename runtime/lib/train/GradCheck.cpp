@@ -28,6 +28,9 @@ namespace gnnrt {
 namespace {
 
 constexpr int64_t kFeatures = 5, kClasses = 3;
+/// Every problem graph is typed (homogeneous programs ignore the types), so
+/// relation-batched ops are checked too.
+constexpr int32_t kRelations = 4;
 constexpr int64_t kMaxElementsPerParam = 64;
 constexpr double kStep = 1e-6;
 /// Stream tag ("GRAD") of the random problem's graph, features and labels.
@@ -63,7 +66,9 @@ Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops) {
   options.dedupe = true;
   options.numClasses = kClasses;
   finalizeDataset(ds, options);
-  p.graph = GraphStorage::build(n, n, ds.src, ds.dst);
+  for (size_t e = 0; e < ds.src.size(); ++e)
+    ds.edgeType.push_back(int32_t(rng.nextBelow(uint32_t(kRelations))));
+  p.graph = GraphStorage::build(n, n, ds.src, ds.dst, ds.edgeType, kRelations);
   for (int64_t i = 0; i < n * kFeatures; ++i)
     p.features.push_back(normal(seed, kProblemStream + 1, uint64_t(i)));
   return p;
@@ -88,7 +93,8 @@ bool runGradCheck(const CompiledProgram &program,
   Problem problem =
       makeProblem(options.nodes, options.seed, program.settings.addSelfLoops);
 
-  ParameterStore<double> params(program.params({kFeatures, kClasses}));
+  ParameterStore<double> params(
+      program.params({kFeatures, kClasses, kRelations, options.nodes}));
   for (size_t i = 0; i < params.size(); ++i)
     for (size_t k = 0; k < params.values[i].size(); ++k)
       params.values[i][k] =
@@ -100,6 +106,8 @@ bool runGradCheck(const CompiledProgram &program,
   ctx.features = problem.features.data();
   ctx.numFeatures = kFeatures;
   ctx.numClasses = kClasses;
+  ctx.numRelations = kRelations;
+  ctx.numGlobalNodes = options.nodes;
   ctx.labels = problem.data.labels.data();
   ctx.lossMask = problem.lossMask.data();
   ctx.seed = options.seed;
@@ -136,16 +144,37 @@ bool runGradCheck(const CompiledProgram &program,
     ctx.nodeIds = batch.nodes.data();
   }
 
+  // Learned input rows (`embed`): their gradient is checked as if the
+  // features were one more parameter, named "input".
+  const bool learnedInputs =
+      program.settings.embedDim > 0 && program.numBlocks == 0;
+  std::vector<double> inputGrad;
+  if (learnedInputs) {
+    inputGrad.assign(problem.features.size(), 0.0);
+    ctx.inputGrad = inputGrad.data();
+  }
   params.zeroGrads();
   double loss = program.trainStepF64(ctx);
+  ctx.inputGrad = nullptr;
   // Later calls accumulate into the gradient buffers; keep this one.
   std::vector<std::vector<double>> analytic = params.grads;
+  std::vector<std::vector<double> *> values;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < params.size(); ++i) {
+    values.push_back(&params.values[i]);
+    names.push_back(params.info[i].name);
+  }
+  if (learnedInputs) {
+    values.push_back(&problem.features);
+    names.push_back("input");
+    analytic.push_back(inputGrad);
+  }
 
   double worst = 0;
   std::string worstWhere; // " at <param>[k]: ..." of the worst element
   bool finite = std::isfinite(loss);
-  for (size_t i = 0; i < params.size() && finite; ++i) {
-    std::vector<double> &value = params.values[i];
+  for (size_t i = 0; i < values.size() && finite; ++i) {
+    std::vector<double> &value = *values[i];
     double paramWorst = 0;
     std::vector<int64_t> elements = checkedElements(int64_t(value.size()));
     std::vector<double> numerics;
@@ -179,12 +208,12 @@ bool runGradCheck(const CompiledProgram &program,
         char where[160];
         std::snprintf(where, sizeof where,
                       " at %s[%lld]: analytic %.6g, numeric %.6g",
-                      params.info[i].name.c_str(), (long long)k, a, numeric);
+                      names[i].c_str(), (long long)k, a, numeric);
         worstWhere = where;
       }
     }
     std::fprintf(out, "gradcheck %s max_rel_err %.1e (%zu elements)\n",
-                 params.info[i].name.c_str(), paramWorst, elements.size());
+                 names[i].c_str(), paramWorst, elements.size());
   }
   bool pass = finite && worst < options.tolerance;
   if (!finite)

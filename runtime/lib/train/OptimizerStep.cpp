@@ -55,6 +55,8 @@ OptimizerStep::OptimizerStep(const CompiledProgram &program,
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {
   params.zeroGrads();
+  if (learned && ctx)
+    ctx->inputGrad = learned->beginStep();
   double loss = ctx ? program.trainStepF32(*ctx) : 0.0;
   if (comm.size() > 1) {
     // Every rank's loss is its share of the global mean; the gradients
@@ -69,6 +71,9 @@ double OptimizerStep::operator()(ExecContext<float> *ctx) {
         int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
   }
   optimizer.step(values, grads);
+  // Each rank updates the learned rows it owns, from its own gradient.
+  if (learned && ctx)
+    learned->update(optimizer.config());
   if (observer)
     observer();
   return loss;

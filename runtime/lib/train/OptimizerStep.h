@@ -14,6 +14,7 @@
 #define GNNRT_LIB_OPTIMIZERSTEP_H
 
 #include "CommandLine.h"
+#include "LearnedInputs.h"
 #include "ParameterStore.h"
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/train/Optimizer.h"
@@ -42,6 +43,9 @@ public:
     observer = std::move(afterStep);
   }
 
+  /// Learned input rows to update after each step (null: none).
+  void learnInputs(LearnedInputs *inputs) { learned = inputs; }
+
   /// The optimizer, for checkpoints of its state.
   Optimizer &state() { return optimizer; }
 
@@ -60,6 +64,7 @@ private:
   double reduceSeconds = 0;
   int64_t reduceBytes = 0;
   std::function<void()> observer;
+  LearnedInputs *learned = nullptr;
 };
 
 } // namespace gnnrt

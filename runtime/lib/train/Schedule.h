@@ -49,6 +49,7 @@
 namespace gnnrt {
 
 class OptimizerStep;
+class LearnedInputs;
 
 /// What the epoch loop measured, for the summary and --stats.
 struct TrainingResult {
@@ -86,6 +87,8 @@ public:
   /// Optimizer steps per epoch (after bind): one for a full graph, one per
   /// batch when sampled; the progress report counts them.
   virtual int64_t stepsPerEpoch() const { return 1; }
+  /// The learned input rows (`embed`) the steps update, or null.
+  virtual LearnedInputs *learnedInputs() { return nullptr; }
   /// Accuracies on the three splits with the current parameters, over
   /// all ranks. Collective.
   virtual Accuracies evaluate() = 0;

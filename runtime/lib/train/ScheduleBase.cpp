@@ -45,6 +45,9 @@ Dataset preprocessedDataset(const CompiledProgram &program,
     load.numClasses = settings.generator.numClasses;
     finalizeDataset(ds, load);
   }
+  // A split the program evaluates must be in the data (aifb's `rdf` split
+  // has no valid.csv): an error now, not an n/a column after training.
+  requireSplits(ds, settings.evaluate);
   // Without a train node the loss is 0 and training "succeeds": an empty
   // or missing train split is an error before the first epoch.
   if (ds.trainIdx.empty() && !options.evalOnly)
@@ -52,6 +55,17 @@ Dataset preprocessedDataset(const CompiledProgram &program,
         (options.dataDir.empty() ? "the generated dataset" : options.dataDir) +
         ": the train split is empty (no node ids in split/<name>/train.csv"
         "[.gz] or train_idx.npy)");
+  const std::string where =
+      options.dataDir.empty() ? "the generated dataset" : options.dataDir;
+  // Typed graphs train full-graph in one process so far: sampled blocks
+  // and partitions do not carry relations yet.
+  if (ds.isHeterogeneous() && !settings.fanouts.empty())
+    throw DataError(where + ": a heterogeneous dataset (" +
+                    std::to_string(ds.relations.size()) +
+                    " relations) cannot be trained on sampled batches yet: "
+                    "use batches = full_graph");
+  if (settings.embedDim > 0)
+    addLearnedRows(ds, settings.embedDim, options.seed, where);
   if (settings.normalizeFeatures)
     normalizeRows(ds.features, ds.numFeatures);
   return ds;
@@ -73,6 +87,11 @@ TrainingData loadRankPartition(const CompiledProgram &program,
         readPartition(options.dataDir, comm.rank(), comm.size()), comm,
         settings.normalizeFeatures, program.needsEdgeIds);
   Dataset ds = preprocessedDataset(program, options);
+  if (ds.isHeterogeneous())
+    throw DataError(options.dataDir + ": a heterogeneous dataset (" +
+                    std::to_string(ds.relations.size()) +
+                    " relations) cannot be partitioned between ranks yet: "
+                    "train it in one process");
   PartitionOptions partition;
   partition.numParts = comm.size();
   partition.method = partitionMethodFromName(settings.partition)
@@ -101,7 +120,9 @@ void ScheduleBase::prepare() {
     return;
   const int64_t classes = trainingData.data.numClasses;
   const int64_t columns =
-      program.outputColumns({trainingData.data.numFeatures, classes});
+      program.outputColumns({trainingData.data.numFeatures, classes,
+                             int64_t(trainingData.data.relations.size()),
+                             trainingData.numGlobalNodes});
   if (columns != classes)
     throw DataError(
         "model " + program.model + " outputs " + std::to_string(columns) +
@@ -116,6 +137,11 @@ void ScheduleBase::bind(ParameterStore<float> &store) {
   forwardCtx = makeContext(trainingData, options.seed, forwardWorkspace);
   store.bind(trainCtx);
   store.bind(forwardCtx);
+  TrainingData &t = trainingData;
+  if (program.settings.embedDim > 0 && t.data.isHeterogeneous())
+    learned = std::make_unique<LearnedInputs>(
+        t.data.features, t.data.numFeatures, t.data.numNodes, t.data.nodeTypes,
+        t.nodeIds.empty() ? nullptr : t.nodeIds.data());
   logits.resize(
       size_t(trainingData.data.numNodes * trainingData.data.numClasses));
 }

@@ -14,7 +14,10 @@
 #ifndef GNNRT_LIB_SCHEDULEBASE_H
 #define GNNRT_LIB_SCHEDULEBASE_H
 
+#include "LearnedInputs.h"
 #include "Schedule.h"
+
+#include <memory>
 
 namespace gnnrt {
 
@@ -26,6 +29,7 @@ public:
   /// the logits. Implementations extend it with their own set-up.
   void bind(ParameterStore<float> &params) override;
   Accuracies evaluateBetweenEpochs() final;
+  LearnedInputs *learnedInputs() final { return learned.get(); }
 
 protected:
   ScheduleBase(const CompiledProgram &program, const DriverOptions &options,
@@ -57,6 +61,8 @@ protected:
   /// [nodes x classes] of this process: forward's output, what predict()
   /// returns.
   std::vector<float> logits;
+  /// The featureless types' learned rows (`embed`), made by bind().
+  std::unique_ptr<LearnedInputs> learned;
 };
 
 /// The whole dataset of --data (or the train block's generator) for one

@@ -35,6 +35,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
                            ParameterStore<float> &params, Communicator &comm,
                            const ResumableCheckpoint *resume) {
   OptimizerStep step(program, options, params, comm);
+  step.learnInputs(schedule.learnedInputs());
   TrainingResult result;
   int64_t first = 1;
   if (resume) {

@@ -26,7 +26,11 @@ TrainingData prepareWholeGraph(Dataset ds) {
   if (ds.numClasses <= 0)
     throw DataError("the dataset has no labeled nodes to train on");
   TrainingData t;
-  t.graph = GraphStorage::build(ds.numNodes, ds.numNodes, ds.src, ds.dst);
+  t.graph =
+      ds.isHeterogeneous()
+          ? GraphStorage::build(ds.numNodes, ds.numNodes, ds.src, ds.dst,
+                                ds.edgeType, int32_t(ds.relations.size()))
+          : GraphStorage::build(ds.numNodes, ds.numNodes, ds.src, ds.dst);
   t.trainMask.assign(size_t(ds.numNodes), 0);
   for (int64_t v : ds.trainIdx)
     t.trainMask[size_t(v)] = 1;
@@ -160,6 +164,8 @@ ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,
   ctx.features = t.data.features.data();
   ctx.numFeatures = t.data.numFeatures;
   ctx.numClasses = t.data.numClasses;
+  ctx.numRelations = int64_t(t.data.relations.size());
+  ctx.numGlobalNodes = t.numGlobalNodes;
   ctx.labels = t.data.labels.data();
   ctx.lossMask = t.trainMask.data();
   ctx.seed = seed;

@@ -372,3 +372,27 @@ func.func @train_optimizer() attributes {gnn.train = #gnn.train<optimizer = rmsp
 // expected-error @+2 {{struct is missing required parameter: fanouts}}
 // expected-error @+1 {{failed to parse GNN_TrainAttr parameter 'sampler'}}
 func.func @train_sampler() attributes {gnn.train = #gnn.train<sampler = <batch = 4>>} { return }
+
+// -----
+
+func.func @aggregate_relations_max(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?x16x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.aggregate_relations' op supports sum and mean, got max}}
+  %h = gnn.aggregate_relations max %g, %x, %w : tensor<?x16xf32>, tensor<?x16x4xf32> -> tensor<?x4xf32>
+  return %h : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @aggregate_relations_width(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?x8x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.aggregate_relations' op expects weight dim 1 (8) to match the input width (16)}}
+  %h = gnn.aggregate_relations sum %g, %x, %w : tensor<?x16xf32>, tensor<?x8x4xf32> -> tensor<?x4xf32>
+  return %h : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @aggregate_relation_rows_rank(%g: !gnn.graph, %t: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.aggregate_relation_rows' op expects a table [R, Nodes, Out] and a result [N, Out], got ranks 2 -> 2}}
+  %h = gnn.aggregate_relation_rows sum %g, %t : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %h : tensor<?x4xf32>
+}

@@ -65,3 +65,12 @@ func.func @relation_and_block(%g: !gnn.graph) -> (!gnn.graph, !gnn.graph) {
   %b0 = gnn.block %g layer = 0
   return %b, %b0 : !gnn.graph, !gnn.graph
 }
+
+// CHECK-LABEL: func.func @relations
+func.func @relations(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?x16x4xf32>, %t: tensor<?x?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  // CHECK: gnn.aggregate_relations mean %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x16xf32>, tensor<?x16x4xf32> -> tensor<?x4xf32>
+  %h = gnn.aggregate_relations mean %g, %x, %w : tensor<?x16xf32>, tensor<?x16x4xf32> -> tensor<?x4xf32>
+  // CHECK: gnn.aggregate_relation_rows sum %{{.*}}, %{{.*}} : tensor<?x?x4xf32> -> tensor<?x4xf32>
+  %r = gnn.aggregate_relation_rows sum %g, %t : tensor<?x?x4xf32> -> tensor<?x4xf32>
+  return %h, %r : tensor<?x4xf32>, tensor<?x4xf32>
+}

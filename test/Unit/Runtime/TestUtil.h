@@ -50,6 +50,7 @@ inline Dataset loadedGraph(int64_t nodes, int64_t edges, uint64_t seed,
 
 inline std::string sourceDir() { return GNNRT_SOURCE_DIR; }
 inline std::string coraDir() { return sourceDir() + "/examples/data/cora"; }
+inline std::string aifbDir() { return sourceDir() + "/examples/data/aifb"; }
 
 /// A fresh directory under $TMPDIR, removed with its contents at scope exit.
 class TempDir {

@@ -45,6 +45,10 @@ std::optional<std::string> translateDim(StringRef text) {
         out += rt::local::features;
       else if (field == rt::data::classes)
         out += rt::local::classes;
+      else if (field == rt::data::relations)
+        out += rt::local::relations;
+      else if (field == rt::data::nodes)
+        out += rt::local::nodes;
       else
         return std::nullopt;
       i = end;
@@ -64,6 +68,25 @@ std::optional<std::string> translateDim(StringRef text) {
 
 } // namespace
 
+bool ParameterTable::uses(StringRef size) const {
+  for (const auto &entry : dims)
+    for (const std::string &dim : entry.getValue())
+      for (StringRef rest = dim; !rest.empty();) {
+        // A whole identifier, not a part of one.
+        size_t at = rest.find(size);
+        if (at == StringRef::npos)
+          break;
+        auto isIdent = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+        bool before = at > 0 && isIdent(rest[at - 1]);
+        bool after = at + size.size() < rest.size() &&
+                     isIdent(rest[at + size.size()]);
+        if (!before && !after)
+          return true;
+        rest = rest.drop_front(at + size.size());
+      }
+  return false;
+}
+
 LogicalResult ParameterTable::build(ModuleOp module) {
   for (auto p : module.getOps<ParameterOp>()) {
     Dims d;
@@ -73,7 +96,7 @@ LogicalResult ParameterTable::build(ModuleOp module) {
       if (!dim)
         return p.emitOpError("has a dim '")
                << text << "' that is not an expression in literals and a "
-               << "dataset's features or classes";
+               << "dataset's features, classes, nodes or relations";
       d.push_back(*dim);
     }
     index[p.getSymName()] = params.size();
@@ -172,7 +195,7 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
         fn.returnedWidth = fn.width(ret.getOperand(0));
       continue;
     }
-    if (isa<ParamGradOp>(op))
+    if (isa<ParamGradOp, InputGradOp>(op))
       continue;
     if (isa<MapOp, EdgeMapOp, MatmulMapOp>(op)) {
       if (failed(fn.computeFusedDims(&op)))

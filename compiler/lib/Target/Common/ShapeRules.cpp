@@ -51,6 +51,16 @@ LogicalResult PreparedFunction::computeDims(Operation *op,
           .Case<ScatterOp, AggregateOp, DstOp>([&](auto o) {
             return rows(numNodes(o.getGraph(), EdgeSide::dst), o.getInput());
           })
+          .Case<AggregateRelationRowsOp>([&](AggregateRelationRowsOp a) {
+            return Dims{numNodes(a.getGraph(), EdgeSide::dst),
+                        dims(a.getTable())[2]};
+          })
+          .Case<AggregateRelationRowsGradOp>(
+              [&](AggregateRelationRowsGradOp o) { return dims(o.getTable()); })
+          .Case<AggregateRelationsOp>([&](AggregateRelationsOp a) {
+            return Dims{numNodes(a.getGraph(), EdgeSide::dst),
+                        dims(a.getWeight())[2]};
+          })
           .Case<DegreeOp>([&](DegreeOp d) {
             return Dims{numNodes(d.getGraph(), d.getSide()), "1"};
           })
@@ -142,6 +152,21 @@ LogicalResult PreparedFunction::computeDims(Operation *op,
               [&](auto o) { return dims(o.getInput()); })
           .Case<AggregateWeightGradOp>(
               [&](AggregateWeightGradOp o) { return dims(o.getWeight()); })
+          .Case<AggregateRelationsGradOp>([&](AggregateRelationsGradOp o) {
+            return Dims{numNodes(o.getGraph(), EdgeSide::src),
+                        dims(o.getWeight())[1]};
+          })
+          .Case<AggregateRelationsWeightGradOp>(
+              [&](AggregateRelationsWeightGradOp o) {
+                // The weight's dims are the parameter's: [R, In, Out].
+                auto type = cast<RankedTensorType>(o.getType());
+                Dims d{rt::local::relations.str(), dims(o.getInput())[1],
+                       dims(o.getGrad())[1]};
+                for (int64_t i = 0; i < 3; ++i)
+                  if (!type.isDynamicDim(i))
+                    d[i] = std::to_string(type.getDimSize(i));
+                return d;
+              })
           .Case<GatherGradOp>([&](GatherGradOp g) {
             return rows(numNodes(g.getGraph(), g.getSide()), g.getGrad());
           })

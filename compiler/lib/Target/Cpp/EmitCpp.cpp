@@ -42,22 +42,32 @@ void setProgram(raw_indented_ostream &os, llvm::StringRef member,
 }
 
 /// `const int64_t features = data.features, classes = data.classes;` and
-/// the casts that keep an unused one from warning.
-void bindDataDims(raw_indented_ostream &os, llvm::StringRef indent) {
+/// the casts that keep an unused one from warning; `relations` and `nodes`
+/// too where a program's parameters need them.
+void bindDataDims(raw_indented_ostream &os, llvm::StringRef indent,
+                  bool relations = false, bool nodes = false) {
   os << indent << "const int64_t " << rt::local::features << " = "
      << rt::local::data << "." << rt::data::features << ", "
      << rt::local::classes << " = " << rt::local::data << "."
      << rt::data::classes << ";\n"
      << indent << "(void)" << rt::local::features << ";\n"
      << indent << "(void)" << rt::local::classes << ";\n";
+  if (relations)
+    os << indent << "const int64_t " << rt::local::relations << " = "
+       << rt::local::data << "." << rt::data::relations << ";\n";
+  if (nodes)
+    os << indent << "const int64_t " << rt::local::nodes << " = "
+       << rt::local::data << "." << rt::data::nodes << ";\n";
 }
+
 
 void emitParams(raw_indented_ostream &os, const target::ParameterTable &params,
                 StringRef model, StringRef cppModel) {
   os << "std::vector<" << rt::paramInfo << "> " << cppModel << "_params(const "
      << rt::dataDims << " &" << rt::local::data << ") {\n";
   os.indent();
-  bindDataDims(os, "");
+  bindDataDims(os, "", params.uses(rt::local::relations),
+               params.uses(rt::local::nodes));
   os << "return {\n";
   for (ParameterOp p : params.params) {
     StringRef sym = p.getSymName();

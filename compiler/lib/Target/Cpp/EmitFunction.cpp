@@ -50,7 +50,8 @@ const llvm::StringSet<> &FunctionEmitter::reservedNames() {
     // variable could be called.
     for (llvm::StringRef reserved :
          {rt::local::graph, rt::local::input, rt::local::workspace,
-          rt::local::context, rt::local::features, rt::local::classes})
+          rt::local::context, rt::local::features, rt::local::classes,
+          rt::local::relations, rt::local::nodes})
       set.insert(reserved);
     for (const char *reserved :
          {"i", "labels", "mask", "grad", "from", "to", "T", "int", "double",
@@ -84,6 +85,16 @@ LogicalResult FunctionEmitter::emit(StringRef cppName) {
      << ", " << rt::local::classes << " = " << rt::ctx::numClasses << ";\n";
   os << "(void)" << rt::local::features << ";\n(void)" << rt::local::classes
      << ";\n";
+  // Relation matrices and their gradients are sized by the relations.
+  bool relational = params.uses(rt::local::relations);
+  body.walk([&](AggregateRelationsWeightGradOp) { relational = true; });
+  if (relational)
+    os << "const int64_t " << rt::local::relations << " = "
+       << rt::ctx::numRelations << ";\n(void)" << rt::local::relations
+       << ";\n";
+  if (params.uses(rt::local::nodes))
+    os << "const int64_t " << rt::local::nodes << " = " << rt::ctx::numGlobalNodes
+       << ";\n(void)" << rt::local::nodes << ";\n";
   os << "const " << rt::graphView << " &" << graph(body.getArgument(0)) << " = "
      << rt::ctx::graph << ";\n";
   os << "const T *" << name(body.getArgument(1)) << " = " << rt::ctx::features
@@ -147,6 +158,16 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
            << params.index.lookup(p.getName()) << "];\n";
         return success();
       })
+      .Case<InputGradOp>([&](InputGradOp ig) {
+        // Learned input rows: the trainer passes a buffer when it wants it.
+        Value g = ig.getGrad();
+        os << "if (T *grad = " << rt::ctx::inputGrad << ") {\n";
+        os << "  #pragma omp parallel for simd if (" << numel(g)
+           << " > 16384)\n";
+        os << "  for (int64_t i = 0; i < " << numel(g) << "; ++i)\n";
+        os << "    grad[i] += " << name(g) << "[i];\n}\n";
+        return success();
+      })
       .Case<ParamGradOp>([&](ParamGradOp pg) {
         // Accumulated: a parameter read several times has one param_grad
         // per read.
@@ -178,8 +199,11 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Case<MatmulOp, MatmulMapOp>(
           [&](Operation *op) { return emitMatmulOp(*this, op); })
       // Aggregations, degrees, halo exchanges: EmitGraph.cpp.
-      .Case<AggregateOp, AggregateGradOp, AggregateWeightGradOp, DegreeOp,
-            DstGradOp, HaloExchangeOp, HaloExchangeGradOp, HaloAggregateOp,
+      .Case<AggregateOp, AggregateGradOp, AggregateWeightGradOp,
+            AggregateRelationsOp, AggregateRelationsGradOp,
+            AggregateRelationRowsOp, AggregateRelationRowsGradOp,
+            AggregateRelationsWeightGradOp, DegreeOp, DstGradOp,
+            HaloExchangeOp, HaloExchangeGradOp, HaloAggregateOp,
             HaloAggregateGradOp>(
           [&](Operation *op) { return emitGraphOp(*this, op); })
       // Axis ops, dropout and the loss: EmitTensor.cpp.

@@ -71,6 +71,48 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                  e.width(a.getInput()), e.ptrOrNull(a.getWeight()),
                  weightWidth(a.getWeight()), out});
           })
+          .Case<AggregateRelationRowsOp>([&](AggregateRelationRowsOp a) {
+            // Table rows are the sources' whole-graph ids (ctx.nodeIds; null
+            // in a single full-graph process, where ids are rows).
+            return kernelStmt(rt::kernels::aggregateRelationRows,
+                              {e.graph(a.getGraph()),
+                               rt::reduce(a.getReduce()).str(),
+                               e.name(a.getTable()), e.dims(a.getTable())[1],
+                               e.width(res), rt::ctx::nodeIds.str(), out});
+          })
+          .Case<AggregateRelationRowsGradOp>(
+              [&](AggregateRelationRowsGradOp a) {
+                return kernelStmt(rt::kernels::aggregateRelationRowsGrad,
+                                  {e.graph(a.getGraph()),
+                                   rt::reduce(a.getReduce()).str(),
+                                   e.name(a.getGrad()),
+                                   e.dims(a.getTable())[1],
+                                   e.width(a.getGrad()), rt::ctx::nodeIds.str(),
+                                   out});
+              })
+          .Case<AggregateRelationsOp>([&](AggregateRelationsOp a) {
+            return kernelStmt(rt::kernels::aggregateRelations,
+                              {e.graph(a.getGraph()),
+                               rt::reduce(a.getReduce()).str(),
+                               e.name(a.getInput()), e.width(a.getInput()),
+                               e.name(a.getWeight()), e.width(res), out});
+          })
+          .Case<AggregateRelationsGradOp>([&](AggregateRelationsGradOp a) {
+            return kernelStmt(rt::kernels::aggregateRelationsGradInput,
+                              {e.graph(a.getGraph()),
+                               rt::reduce(a.getReduce()).str(),
+                               e.name(a.getGrad()), e.name(a.getWeight()),
+                               e.width(res), e.width(a.getGrad()), out});
+          })
+          .Case<AggregateRelationsWeightGradOp>(
+              [&](AggregateRelationsWeightGradOp a) {
+                return kernelStmt(rt::kernels::aggregateRelationsGradWeight,
+                                  {e.graph(a.getGraph()),
+                                   rt::reduce(a.getReduce()).str(),
+                                   e.name(a.getGrad()), e.name(a.getInput()),
+                                   e.width(a.getInput()), e.width(a.getGrad()),
+                                   out});
+              })
           .Case<DegreeOp>([&](DegreeOp d) {
             // A partition sees only its own edges: distributed runs pass
             // the global degrees.

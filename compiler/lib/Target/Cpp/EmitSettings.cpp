@@ -45,6 +45,8 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
   os << "s.addSelfLoops = " << cppBool(train.getSelfLoops()) << ";\n";
   os << "s.normalizeFeatures = " << cppBool(train.getNormalizeFeatures())
      << ";\n";
+  if (train.getEmbed() > 0)
+    os << "s.embedDim = " << train.getEmbed() << ";\n";
   if (GeneratorAttr generator = train.getGenerator()) {
     // `generate(...)`: the trainer makes the graph when no --data is given.
     os << "s.generator.kind = "

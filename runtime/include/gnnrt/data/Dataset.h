@@ -2,23 +2,53 @@
 //
 // A Dataset is everything a node-classification trainer needs from disk: the
 // edge list, a dense float32 feature matrix, one int64 label per node and the
-// train/valid/test node ids. It is read from either the OGB raw node-property
-// layout (csv or csv.gz, as unpacked from an OGB download) or a directory of
-// NumPy arrays, validated (every id in range, every row the right width) so
-// that the kernels downstream never bounds-check, post-processed by
-// LoadOptions (reverse edges, self loops, dedupe) and cached in a binary file
-// next to the data so that the next run skips parsing text entirely.
+// train/valid/test node ids. It is read from the OGB raw node-property layout
+// (csv or csv.gz, as unpacked from an OGB download), OGB's raw heterogeneous
+// layout (ogbn-mag's) or a directory of NumPy arrays, validated (every id in
+// range, every row the right width) so that the kernels downstream never
+// bounds-check, post-processed by LoadOptions (reverse edges, self loops,
+// dedupe) and cached in a binary file next to the data so that the next run
+// skips parsing text entirely.
+//
+// A heterogeneous dataset is stored as its *homogeneous view*: node types
+// occupy consecutive ranges of global ids (in raw/num-node-dict order), every
+// array indexed by node (features, labels, splits, src/dst) uses global ids,
+// and edgeType gives each edge its relation. Code that ignores the types sees
+// an ordinary graph; code that needs them reads nodeTypes and relations.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_DATA_DATASET_H
 #define GNNRT_DATA_DATASET_H
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace gnnrt {
+
+/// A node type of a heterogeneous dataset: global node ids
+/// [offset, offset + count).
+struct NodeType {
+  std::string name;
+  int64_t offset = 0, count = 0;
+  bool hasFeatures = false; ///< rows of a featureless type are zero
+};
+
+/// A relation (edge type) from srcType nodes to dstType nodes. Names need
+/// not be unique (aifb has a `name` relation from four node types): a
+/// relation is identified by its id, or by its (src, name, dst) triplet.
+struct RelationType {
+  std::string name;                   ///< "cites", "writes_inv", "self", ...
+  int32_t srcType = -1, dstType = -1; ///< -1: any type (the self loops)
+  int32_t inverseOf =
+      -1; ///< for an added reverse relation: the one it reverses
+};
+
+/// The node splits, in the order of Dataset's trainIdx, validIdx, testIdx.
+inline constexpr std::array<const char *, 3> kSplitNames = {"train", "valid",
+                                                            "test"};
 
 /// A loaded node-classification dataset. Node ids are 0..numNodes-1.
 struct Dataset {
@@ -34,18 +64,50 @@ struct Dataset {
   /// Edge e goes from src[e] to dst[e] (messages flow src -> dst).
   std::vector<int64_t> src, dst;
 
+  /// Which splits the data has (kSplitNames order): false when the split's
+  /// file is absent, as aifb's `rdf` split has no valid.csv, which differs
+  /// from a present, empty one. Generated datasets have all three.
+  std::array<bool, 3> hasSplits = {true, true, true};
+  /// Where the splits were read from (e.g. "DIR/split/rdf/Personen"), for
+  /// messages about them.
+  std::string splitSource;
+
+  /// Heterogeneous datasets only (homogeneous ones leave them empty).
+  std::vector<NodeType> nodeTypes; ///< in raw/num-node-dict.csv order
+  /// In raw/triplet-type-list.csv order, then the added inverses, then the
+  /// added `self` relation.
+  std::vector<RelationType> relations;
+  std::vector<int32_t> edgeType; ///< one relation id per edge
+  int32_t targetType = -1; ///< the node type that carries labels and splits
+
   int64_t numEdges() const { return int64_t(src.size()); }
+  bool isHeterogeneous() const { return !nodeTypes.empty(); }
+  /// Whether the split named "train", "valid" or "test" is present.
+  bool hasSplit(const std::string &name) const;
+  /// The node type of global node id `v` (heterogeneous datasets only).
+  int32_t nodeTypeOf(int64_t v) const;
 };
+
+/// Throws DataError unless `ds` has every split in `names` ("train",
+/// "valid", "test"), e.g. "split 'valid' is not in DIR/split/rdf/Personen:
+/// the dataset has train, test". A trainer calls it with the splits its
+/// program evaluates, so that a missing one fails at load time.
+void requireSplits(const Dataset &ds, const std::vector<std::string> &names);
 
 /// How to post-process and cache a dataset. Edge options apply in the order
 /// listed: reverse edges, then self loops, then dedupe.
 struct LoadOptions {
   /// Append (v, u) for every edge (u, v), as OGB's add_inverse_edge does:
   /// the result has 2E edges, the reversed copies after the originals.
+  /// Heterogeneous: relation R (S -> D) gains an inverse `R_inv` (D -> S)
+  /// with id R + (number of relations), as DGL adds them.
   bool addReverseEdges = false;
-  /// Append (v, v) for every node.
+  /// Append (v, v) for every node. Heterogeneous: as one more relation,
+  /// `self`, whose endpoint types are -1 (every type).
   bool addSelfLoops = false;
   /// Remove repeated (src, dst) pairs; the result is sorted by (src, dst).
+  /// Heterogeneous: repeated (src, dst, relation) triples; the result is
+  /// sorted by (relation, src, dst).
   bool dedupe = false;
   /// The split directory under split/ (OGB layout). Empty: "public" if it
   /// exists, else the first directory in name order, else no split.
@@ -60,11 +122,15 @@ struct LoadOptions {
 };
 
 /// The on-disk layout of a dataset directory.
-enum class DatasetFormat { Ogb, Npy };
+enum class DatasetFormat { Ogb, OgbHetero, Npy };
 
-/// Detects the layout of `dir`: Ogb if raw/edge.csv[.gz] exists, Npy if
-/// edge_index.npy or src.npy does. Throws DataError otherwise.
+/// Detects the layout of `dir`: OgbHetero if raw/num-node-dict.csv[.gz]
+/// exists, else Ogb if raw/ does, Npy if edge_index.npy or src.npy does.
+/// Throws DataError otherwise.
 DatasetFormat detectDatasetFormat(const std::string &dir);
+
+/// "ogb", "ogb-hetero" or "npy".
+const char *datasetFormatName(DatasetFormat format);
 
 /// Loads a dataset of either layout, through the cache when enabled.
 /// Throws DataError with a user-facing message for any problem. If
@@ -78,6 +144,19 @@ Dataset loadDataset(const std::string &dir, const LoadOptions &options = {},
 /// split/<name>/{train,valid,test}.csv; each file may also be .csv.gz.
 /// Labels may be -1 or nan for unlabeled nodes.
 Dataset readOgbDataset(const std::string &dir, const LoadOptions &options);
+
+/// Parses OGB's raw heterogeneous layout (ogbn-mag's) without cache or
+/// post-processing, into the homogeneous view described above:
+///   raw/num-node-dict.csv      a header of node type names, a row of counts
+///   raw/triplet-type-list.csv  rows src_type,relation,dst_type
+///   raw/relations/S___R___D/{edge,num-edge-list}.csv  ids local to each type
+///   raw/node-feat/<type>/node-feat.csv     optional, one width for all types
+///   raw/node-label/<type>/node-label.csv   optional; -1 or nan unlabeled
+///   split/<name>/<type>/{train,valid,test}.csv  local ids of the target type
+/// each file also .csv.gz. The target type is the one directory under the
+/// split (else the one type with labels); only its labels are kept.
+Dataset readOgbHeteroDataset(const std::string &dir,
+                             const LoadOptions &options);
 
 /// Parses a directory of .npy arrays without cache or post-processing:
 /// edge_index.npy ([2, E]) or src.npy + dst.npy ([E]), integer typed;
@@ -95,11 +174,16 @@ void finalizeDataset(Dataset &ds, const LoadOptions &options);
 /// Writes `ds` in the OGB raw layout with split name `splitName`; gzip
 /// compresses every file (.csv.gz) unless `gzip` is false (.csv). Output is
 /// a deterministic function of `ds` (floats in shortest round-trip form).
+/// Only the splits `ds` has are written. A heterogeneous `ds` is written in
+/// the heterogeneous layout (readOgbHeteroDataset), without the relations a
+/// load added (inverses, self loops: they are load options).
 void writeOgbDataset(const std::string &dir, const Dataset &ds,
                      const std::string &splitName = "random", bool gzip = true);
 
 /// Writes `ds` as edge_index.npy (int64 [2, E]), features.npy (float32
-/// [N, F]), labels.npy (int64 [N]) and {train,valid,test}_idx.npy (int64).
+/// [N, F]), labels.npy (int64 [N]) and {train,valid,test}_idx.npy (int64,
+/// the splits `ds` has). Throws DataError for a heterogeneous `ds` (the
+/// NumPy layout has no node or edge types).
 void writeNpyDataset(const std::string &dir, const Dataset &ds);
 
 } // namespace gnnrt

@@ -12,7 +12,17 @@
 //    probabilities a, b, c, d gives a power-law degree distribution; labels
 //    are the contiguous id blocks of the recursion (the communities that
 //    a + d > b + c makes denser inside).
-// Features are class-correlated in both: a per-class Gaussian mean vector
+//  - Mag: a heterogeneous graph shaped like ogbn-mag (Hu et al., NeurIPS
+//    2020) at any scale: node types author, field_of_study, institution and
+//    paper in ogbn-mag's proportions, relations affiliated_with
+//    (author -> institution), writes (author -> paper), cites
+//    (paper -> paper) and has_topic (paper -> field_of_study) with its
+//    per-relation edge densities, in ogbn-mag's file order. Papers carry the
+//    labels, the features and the split. Every node has a latent class
+//    (papers: their label) and an edge's endpoints share it with
+//    probability `homophily`: citations are homophilous, an author writes
+//    mostly in one class, at institutions and on topics of that class.
+// Features are class-correlated in all: a per-class Gaussian mean vector
 // plus unit Gaussian noise, scaled so that `signal` is the expected distance
 // between two class means in noise standard deviations. Accuracy above
 // chance therefore needs the features, and above a feature-only model needs
@@ -29,13 +39,16 @@
 
 namespace gnnrt {
 
-enum class GraphKind { Sbm, Rmat };
+enum class GraphKind { Sbm, Rmat, Mag };
 
 /// Parameters of a synthetic dataset.
 struct GeneratorOptions {
   GraphKind kind = GraphKind::Sbm;
-  int64_t numNodes = 1000;
-  int64_t numEdges = 10000; ///< directed edges written (duplicates possible)
+  int64_t numNodes = 1000; ///< Mag: all types together
+  /// Directed edges written (duplicates possible). Mag: -1 for ogbn-mag's
+  /// density at this node count, else split between the relations in
+  /// ogbn-mag's proportions.
+  int64_t numEdges = 10000;
   int64_t numFeatures = 16;
   int64_t numClasses = 4;
   uint64_t seed = 0;
@@ -45,14 +58,17 @@ struct GeneratorOptions {
   double a = 0.57, b = 0.19, c = 0.19, d = 0.05;
   /// Expected distance between class means, in noise standard deviations.
   double signal = 3.0;
-  /// Split fractions; nodes are shuffled and cut in this order, the rest
-  /// of the nodes (1 - train - valid - test) belongs to no split.
+  /// Mag: the probability that an edge's endpoints share a class.
+  double homophily = 0.8;
+  /// Split fractions; nodes (Mag: papers) are shuffled and cut in this
+  /// order, the rest (1 - train - valid - test) belongs to no split.
   double trainFraction = 0.6, validFraction = 0.2, testFraction = 0.2;
 };
 
-/// Generates a dataset. Throws DataError for invalid options (non-positive
-/// sizes, more classes than nodes, fractions outside [0, 1] or summing above
-/// 1, negative probabilities).
+/// Generates a dataset (Mag: heterogeneous, see Dataset.h). Throws
+/// DataError for invalid options (non-positive sizes, more classes than
+/// nodes or papers, fractions outside [0, 1] or summing above 1, negative
+/// probabilities).
 Dataset generateDataset(const GeneratorOptions &options);
 
 } // namespace gnnrt

@@ -40,6 +40,10 @@ struct GraphView {
   /// numEdges, parallel to outEdges: outDst[i] == edgeDst[outEdges[i]].
   /// Optional (null in a view built by hand); kernels then derive it.
   const int32_t *outDst = nullptr;
+  /// Heterogeneous graphs: numEdges relation ids (edge k belongs to relation
+  /// edgeType[k] of numRelations); null for a homogeneous graph.
+  const int32_t *edgeType = nullptr;
+  int32_t numRelations = 0;
 };
 
 /// Owns the arrays of a GraphView.
@@ -52,6 +56,14 @@ public:
   static GraphStorage build(int64_t numSrc, int64_t numDst,
                             const std::vector<int64_t> &src,
                             const std::vector<int64_t> &dst);
+  /// build() for a heterogeneous graph: edge i also has relation
+  /// edgeType[i] of numRelations, which follows it into CSR order. Throws
+  /// DataError for a relation id out of range or a list of another length.
+  static GraphStorage build(int64_t numSrc, int64_t numDst,
+                            const std::vector<int64_t> &src,
+                            const std::vector<int64_t> &dst,
+                            const std::vector<int32_t> &edgeType,
+                            int32_t numRelations);
   /// Builds the same layout from the destination-major CSR itself: the
   /// in-edges of destination v have sources edgeSrc[inOffsets[v] ..
   /// inOffsets[v + 1]), ascending within v (parallel edges allowed). The
@@ -80,6 +92,8 @@ private:
   int64_t nSrc = 0, nDst = 0;
   std::vector<int64_t> inOffsets, outOffsets, outEdges;
   std::vector<int32_t> edgeSrc, edgeDst, outDst;
+  std::vector<int32_t> edgeType; ///< empty for a homogeneous graph
+  int32_t numRelations = 0;
 };
 
 } // namespace gnnrt

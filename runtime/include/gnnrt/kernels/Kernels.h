@@ -21,6 +21,7 @@
 #include "gnnrt/kernels/Edge.h"
 #include "gnnrt/kernels/Gemm.h"
 #include "gnnrt/kernels/Loss.h"
+#include "gnnrt/kernels/Relational.h"
 #include "gnnrt/kernels/Types.h"
 
 #endif // GNNRT_KERNELS_KERNELS_H

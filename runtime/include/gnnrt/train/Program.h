@@ -79,6 +79,9 @@ template <typename T> struct ExecContext {
   /// node; a rank of a distributed run: its owned nodes).
   const T *features = nullptr;
   int64_t numFeatures = 0, numClasses = 0;
+  /// A heterogeneous graph's relation count (0: homogeneous), and the whole
+  /// graph's node count (a rank's or a batch's rows are fewer).
+  int64_t numRelations = 0, numGlobalNodes = 0;
   /// Labels of the destination nodes (-1: unlabeled) and the loss mask
   /// (non-zero: the row counts in the loss; null: every labeled row).
   const int64_t *labels = nullptr;
@@ -86,6 +89,9 @@ template <typename T> struct ExecContext {
   /// Parameter values and gradients, in CompiledProgram::params order.
   /// trainStep accumulates (+=) into grads; the caller zeroes them.
   std::vector<T *> params, grads;
+  /// Learned input rows (`embed`): trainStep adds d(loss)/d(features) here
+  /// ([rows of features, numFeatures]) when non-null.
+  T *inputGrad = nullptr;
   /// Dropout masks are a function of (seed, step, dropout op): the same step
   /// reproduces the same masks.
   uint64_t seed = 0, step = 0;
@@ -135,6 +141,10 @@ struct ParamInfo {
 /// The dataset sizes parameter shapes may depend on.
 struct DataDims {
   int64_t features = 0, classes = 0;
+  /// A heterogeneous dataset's relations (inverses and self loops included).
+  int64_t relations = 0;
+  /// The whole graph's nodes (tables with a row per node).
+  int64_t nodes = 0;
 };
 
 /// The train block's settings, as written (defaults filled in by gnnc).
@@ -145,6 +155,9 @@ struct TrainSettings {
   bool addReverseEdges = false, addSelfLoops = false;
   /// Scale each feature row to sum 1 after loading.
   bool normalizeFeatures = false;
+  /// Heterogeneous data: the node types without features get a learned
+  /// input row of this width each (0: none), trained with sparse Adam.
+  int64_t embedDim = 0;
   std::string loss = "cross_entropy";
   std::string optimizer = "adam"; ///< "adam", "adamw" or "sgd"
   double lr = 0.01, weightDecay = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,

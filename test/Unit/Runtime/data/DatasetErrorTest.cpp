@@ -122,9 +122,27 @@ TEST_F(BadDataset, SplitIndexDuplicated) {
 TEST_F(BadDataset, MissingFile) {
   std::filesystem::remove(tmp / "raw/edge.csv");
   EXPECT_EQ(load(), tmp / "raw/edge.csv[.gz]: no such file");
-  std::filesystem::remove(tmp / "split/s/test.csv");
-  put("raw/edge.csv", "0,1\n");
-  EXPECT_EQ(load(), tmp / "split/s/test.csv[.gz]: no such file");
+}
+
+/// A split file that is absent is an absent split (aifb's `rdf` has no
+/// valid.csv), not a load error; evaluating it is one.
+TEST_F(BadDataset, AbsentSplitFile) {
+  std::filesystem::remove(tmp / "split/s/valid.csv");
+  Dataset ds = loadDataset(tmp.path(), options);
+  EXPECT_TRUE(ds.hasSplit("train"));
+  EXPECT_FALSE(ds.hasSplit("valid"));
+  EXPECT_TRUE(ds.validIdx.empty());
+  EXPECT_EQ(dataErrorOf([&] { requireSplits(ds, {"test"}); }), "<no error>");
+  EXPECT_EQ(dataErrorOf([&] {
+              requireSplits(ds, {"test", "valid"});
+            }),
+            "split 'valid' is not in " + tmp / "split/s" +
+                ": the dataset has train, test");
+  std::filesystem::remove_all(tmp / "split");
+  ds = loadDataset(tmp.path(), options);
+  EXPECT_EQ(dataErrorOf([&] { requireSplits(ds, {"train"}); }),
+            "split 'train' is not in " + tmp.path() +
+                ": the dataset has no splits");
 }
 
 TEST_F(BadDataset, MissingSplitName) {

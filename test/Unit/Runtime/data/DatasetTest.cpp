@@ -296,7 +296,8 @@ TEST(Dataset, EditedCacheIsRebuilt) {
   EXPECT_FALSE(readDatasetCache(cache, fewer));
 }
 
-/// A cache written by an older gnnrt (format 1, no header of sources) is
+/// A cache written by an older gnnrt (format 1, no header of sources; format
+/// 2, no types) is
 /// rebuilt, not read.
 TEST(Dataset, OldFormatCacheIsRebuilt) {
   TempDir tmp;
@@ -307,4 +308,11 @@ TEST(Dataset, OldFormatCacheIsRebuilt) {
   writeFile(cache, old);
   EXPECT_FALSE(readDatasetCache(cache, datasetSourceFiles(tmp.path())));
   EXPECT_EQ(loadDataset(tmp.path()).numEdges(), 2);
+  // Format 2 had no node or edge types: a file of it is rebuilt too.
+  writeFile(cache, "GNNRTDS2" + readBytes(cache).substr(8));
+  EXPECT_FALSE(readDatasetCache(cache, datasetSourceFiles(tmp.path())));
+  bool fromCache = true;
+  EXPECT_EQ(loadDataset(tmp.path(), LoadOptions(), &fromCache).numEdges(), 2);
+  EXPECT_FALSE(fromCache);
+  EXPECT_EQ(readBytes(cache).substr(0, 8), "GNNRTDS3");
 }

@@ -25,6 +25,21 @@ def GNN_ParamGradOp : GNN_Op<"param_grad",
   let assemblyFormat = "$name `,` $grad attr-dict `:` type($grad)";
 }
 
+def GNN_InputGradOp : GNN_Op<"input_grad"> {
+  let summary = "accumulates into the gradient of the model's input rows";
+  let description = [{
+    Adds `grad` (`[N, F]`, the adjoint of the forward's feature argument) to
+    the gradient of the input rows. Emitted only when some input rows are
+    learned (a heterogeneous dataset's `embed`): the trainer updates the
+    learned rows from it, and ignores the rest.
+    ```mlir
+    gnn.input_grad %dx : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Tensor:$grad);
+  let assemblyFormat = "$grad attr-dict `:` type($grad)";
+}
+
 def GNN_UnbroadcastOp : GNN_PureOp<"unbroadcast"> {
   let summary = "sums a gradient over the dims its operand was broadcast along";
   let description = [{
@@ -129,6 +144,68 @@ def GNN_AggregateWeightGradOp : GNN_PureOp<"aggregate_weight_grad"> {
     `` $reduce $graph `,` $grad `,` $input `,` $output `weight` $weight
     attr-dict `:` type($grad) `,` type($input) `,` type($output) `,`
     type($weight) `->` type($result)
+  }];
+}
+
+def GNN_AggregateRelationsGradOp : GNN_PureOp<"aggregate_relations_grad"> {
+  let summary = "adjoint of aggregate_relations with respect to its input";
+  let description = [{
+    Given `grad` (`[Ndst, Out]`, of the result), the gradient of the input
+    `[Nsrc, In]`: each source receives, per out-edge of relation `r`, the
+    destination's gradient times `weight[r]` transposed (divided by the
+    pair's message count for a mean).
+    ```mlir
+    %dx = gnn.aggregate_relations_grad mean %g, %dy, %w : tensor<?x4xf32>, tensor<?x16x4xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$weight, GNN_ReduceKindAttr:$reduce);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $grad `,` $weight attr-dict `:` type($grad) `,`
+    type($weight) `->` type($result)
+  }];
+}
+
+def GNN_AggregateRelationsWeightGradOp
+    : GNN_PureOp<"aggregate_relations_weight_grad"> {
+  let summary = "adjoint of aggregate_relations with respect to its weight";
+  let description = [{
+    Given `grad` of the result and the forward `input`, the gradient of the
+    relation matrices `[R, In, Out]`: per relation, the sum over its
+    (destination, relation) pairs of the reduced input row's outer product
+    with the destination's gradient.
+    ```mlir
+    %dw = gnn.aggregate_relations_weight_grad mean %g, %dy, %x : tensor<?x4xf32>, tensor<?x16xf32> -> tensor<?x16x4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$input, GNN_ReduceKindAttr:$reduce);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $grad `,` $input attr-dict `:` type($grad) `,`
+    type($input) `->` type($result)
+  }];
+}
+
+def GNN_AggregateRelationRowsGradOp
+    : GNN_PureOp<"aggregate_relation_rows_grad"> {
+  let summary = "adjoint of aggregate_relation_rows with respect to its table";
+  let description = [{
+    The gradient of the tables `[R, Nodes, Out]`: row `table[r][id(j)]` gets
+    the gradients of the destinations `j` sends relation-`r` messages to
+    (divided by the pair's message count for a mean); rows of nodes outside
+    the graph get 0. `table` is read for its shape only.
+    ```mlir
+    %dw = gnn.aggregate_relation_rows_grad mean %g, %dy, %w : tensor<?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$table, GNN_ReduceKindAttr:$reduce);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $grad `,` $table attr-dict `:` type($grad) `,`
+    type($table) `->` type($result)
   }];
 }
 

@@ -156,6 +156,56 @@ def GNN_AggregateOp : GNN_PureOp<"aggregate",
   let hasVerifier = 1;
 }
 
+def GNN_AggregateRelationsOp : GNN_PureOp<"aggregate_relations",
+    [DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+  let summary = "relation-batched aggregation and transform (R-GCN)";
+  let description = [{
+    For a graph whose edges carry relation ids (a heterogeneous graph's
+    homogeneous view): every destination sums, over the relations `r` of its
+    in-edges, the `reduce` (sum or mean) of its relation-`r` source rows times
+    that relation's matrix `weight[r]`:
+    `[Nsrc, In] x [R, In, Out] -> [Ndst, Out]`. One kernel covers all
+    relations, with no `[N, R, In]` intermediate.
+
+    ```mlir
+    %h = gnn.aggregate_relations mean %g, %x, %w : tensor<?x16xf32>, tensor<?x16x4xf32> -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$input,
+                       GNN_F32Tensor:$weight, GNN_ReduceKindAttr:$reduce);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $input `,` $weight attr-dict `:` type($input) `,`
+    type($weight) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_AggregateRelationRowsOp : GNN_PureOp<"aggregate_relation_rows",
+    [DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+  let summary = "R-GCN's featureless input layer: rows of per-relation tables";
+  let description = [{
+    `aggregate_relations` of one-hot node inputs without materializing them:
+    every destination sums, over the relations `r` of its in-edges, the
+    `reduce` (sum or mean) of rows `table[r][id(j)]` of its relation-`r`
+    sources `j`, where `id(j)` is the source's whole-graph node id:
+    `[R, Nodes, Out] -> [Ndst, Out]`.
+
+    ```mlir
+    %h = gnn.aggregate_relation_rows mean %g, %w : tensor<?x?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$table,
+                       GNN_ReduceKindAttr:$reduce);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $table attr-dict `:` type($table) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def GNN_EdgeSoftmaxOp : GNN_PureOp<"edge_softmax",
     [AllTypesMatch<["scores", "result"]>, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {

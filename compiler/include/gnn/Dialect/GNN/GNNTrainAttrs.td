@@ -206,6 +206,9 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
     GNN_BoolParameter<"true", "add each edge's reverse">:$add_reverse_edges,
     GNN_BoolParameter<"false", "add self loops">:$self_loops,
     GNN_BoolParameter<"false", "rows scaled to sum 1">:$normalize_features,
+    DefaultValuedParameter<"int64_t", "0",
+        "heterogeneous data: width of the learned rows of featureless node "
+        "types (0: none)">:$embed,
     OptionalParameter<"::gnn::GeneratorAttr">:$generator,
     DefaultValuedParameter<"::gnn::OptimizerKind",
                            "::gnn::OptimizerKind::adam">:$optimizer,

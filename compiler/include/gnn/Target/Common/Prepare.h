@@ -48,6 +48,10 @@ struct ParameterTable {
   /// Fills the table from `module`. Fails, with an error on the parameter,
   /// on a dim that is not a polynomial in literals and dataset sizes.
   mlir::LogicalResult build(mlir::ModuleOp module);
+  /// Whether some parameter's shape mentions the dataset size whose local
+  /// name is `size` (rt::local::relations or nodes); the generated code
+  /// binds those only where used.
+  bool uses(llvm::StringRef size) const;
 };
 
 /// What a value's leading dim counts, which decides how row-wise random

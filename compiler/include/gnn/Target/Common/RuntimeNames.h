@@ -68,6 +68,14 @@ constexpr StringLiteral gemm = "kernels::gemm";
 constexpr StringLiteral aggregate = "kernels::aggregate";
 constexpr StringLiteral aggregateGradInput = "kernels::aggregateGradInput";
 constexpr StringLiteral aggregateGradWeight = "kernels::aggregateGradWeight";
+constexpr StringLiteral aggregateRelations = "kernels::aggregateRelations";
+constexpr StringLiteral aggregateRelationsGradInput =
+    "kernels::aggregateRelationsGradInput";
+constexpr StringLiteral aggregateRelationsGradWeight =
+    "kernels::aggregateRelationsGradWeight";
+constexpr StringLiteral aggregateRelationRows = "kernels::aggregateRelationRows";
+constexpr StringLiteral aggregateRelationRowsGrad =
+    "kernels::aggregateRelationRowsGrad";
 constexpr StringLiteral degree = "kernels::degree";
 // Edge ops.
 constexpr StringLiteral gather = "kernels::gather";
@@ -116,6 +124,8 @@ namespace ctx {
 constexpr StringLiteral workspace = "ctx.workspace";
 constexpr StringLiteral numFeatures = "ctx.numFeatures";
 constexpr StringLiteral numClasses = "ctx.numClasses";
+constexpr StringLiteral numRelations = "ctx.numRelations";
+constexpr StringLiteral numGlobalNodes = "ctx.numGlobalNodes";
 /// The whole graph, or the rank's partition.
 constexpr StringLiteral graph = "ctx.graph";
 /// Sampled training: the batch's blocks, layer 0 first.
@@ -127,6 +137,9 @@ constexpr StringLiteral lossMask = "ctx.lossMask";
 constexpr StringLiteral lossScale = "ctx.lossScale";
 constexpr StringLiteral params = "ctx.params";
 constexpr StringLiteral grads = "ctx.grads";
+/// Where a train step adds the gradient of its input rows (null: not
+/// wanted).
+constexpr StringLiteral inputGrad = "ctx.inputGrad";
 /// Where a forward writes its logits.
 constexpr StringLiteral output = "ctx.output";
 /// Reported back: the bytes one buffer per value would have taken.
@@ -169,6 +182,8 @@ constexpr StringLiteral inOffsets = "inOffsets";
 namespace data {
 constexpr StringLiteral features = "features";
 constexpr StringLiteral classes = "classes";
+constexpr StringLiteral relations = "relations";
+constexpr StringLiteral nodes = "nodes";
 } // namespace data
 
 /// CompiledProgram members.
@@ -203,6 +218,10 @@ constexpr StringLiteral input = "x";
 /// The dataset's sizes, as parameter dims name them.
 constexpr StringLiteral features = "features";
 constexpr StringLiteral classes = "classes";
+/// A heterogeneous dataset's relation count and the whole graph's node
+/// count (each bound only where a parameter's shape uses it).
+constexpr StringLiteral relations = "relations";
+constexpr StringLiteral nodes = "nodes";
 /// `main`'s CompiledProgram (EmitSettings.cpp fills `program.settings`).
 constexpr StringLiteral program = "program";
 /// The DataDims parameter of the parameter list and the output width.

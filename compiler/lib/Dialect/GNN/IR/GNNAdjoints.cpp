@@ -265,6 +265,32 @@ LogicalResult AggregateOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
   return success();
 }
 
+LogicalResult AggregateRelationsOp::buildAdjoint(AdjointBuilder &adjoints,
+                                                Value dy) {
+  // Both adjoints re-reduce from the forward's input and weight: no
+  // per-pair rows are kept from the forward.
+  OpBuilder &b = adjoints.builder();
+  Value x = getInput(), w = getWeight();
+  if (adjoints.isActive(x))
+    adjoints.accumulate(x, b.create<AggregateRelationsGradOp>(
+                               adjoints.loc(), x.getType(), getGraph(), dy, w,
+                               getReduceAttr()));
+  if (adjoints.isActive(w))
+    adjoints.accumulate(w, b.create<AggregateRelationsWeightGradOp>(
+                               adjoints.loc(), w.getType(), getGraph(), dy, x,
+                               getReduceAttr()));
+  return success();
+}
+
+LogicalResult AggregateRelationRowsOp::buildAdjoint(AdjointBuilder &adjoints,
+                                                   Value dy) {
+  Value table = getTable();
+  adjoints.accumulate(table, adjoints.builder().create<AggregateRelationRowsGradOp>(
+                                 adjoints.loc(), table.getType(), getGraph(),
+                                 dy, table, getReduceAttr()));
+  return success();
+}
+
 LogicalResult GatherOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
   adjoints.accumulate(getInput(), adjoints.builder().create<GatherGradOp>(
                                       adjoints.loc(), getInput().getType(),

@@ -192,6 +192,10 @@ LogicalResult ParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 GraphRows GatherOp::getResultRows() { return GraphRows::Edges; }
 GraphRows ScatterOp::getResultRows() { return GraphRows::DstNodes; }
 GraphRows AggregateOp::getResultRows() { return GraphRows::DstNodes; }
+GraphRows AggregateRelationsOp::getResultRows() { return GraphRows::DstNodes; }
+GraphRows AggregateRelationRowsOp::getResultRows() {
+  return GraphRows::DstNodes;
+}
 GraphRows EdgeSoftmaxOp::getResultRows() { return GraphRows::Edges; }
 GraphRows DstOp::getResultRows() { return GraphRows::DstNodes; }
 GraphRows HaloExchangeOp::getResultRows() { return GraphRows::SrcNodes; }
@@ -223,6 +227,46 @@ LogicalResult AggregateOp::verify() {
              << i << " (" << formatDim(weight.getDimSize(i))
              << ") to match input dim " << i << " ("
              << formatDim(input.getDimSize(i)) << ")";
+  return success();
+}
+
+LogicalResult AggregateRelationsOp::verify() {
+  if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
+    return emitOpError("supports sum and mean, got ")
+           << stringifyReduceKind(getReduce());
+  RankedTensorType input = tensorType(getInput());
+  RankedTensorType weight = tensorType(getWeight());
+  RankedTensorType result = tensorType(getResult());
+  if (input.getRank() != 2 || weight.getRank() != 3 || result.getRank() != 2)
+    return emitOpError("expects input [N, In], weight [R, In, Out] and result "
+                       "[N, Out], got ranks ")
+           << input.getRank() << ", " << weight.getRank() << " -> "
+           << result.getRank();
+  if (!dimsCompatible(weight.getDimSize(1), input.getDimSize(1)))
+    return emitOpError("expects weight dim 1 (")
+           << formatDim(weight.getDimSize(1)) << ") to match the input width ("
+           << formatDim(input.getDimSize(1)) << ")";
+  if (!dimsCompatible(weight.getDimSize(2), result.getDimSize(1)))
+    return emitOpError("expects weight dim 2 (")
+           << formatDim(weight.getDimSize(2)) << ") to match the result width ("
+           << formatDim(result.getDimSize(1)) << ")";
+  return success();
+}
+
+LogicalResult AggregateRelationRowsOp::verify() {
+  if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
+    return emitOpError("supports sum and mean, got ")
+           << stringifyReduceKind(getReduce());
+  RankedTensorType table = tensorType(getTable());
+  RankedTensorType result = tensorType(getResult());
+  if (table.getRank() != 3 || result.getRank() != 2)
+    return emitOpError("expects a table [R, Nodes, Out] and a result [N, Out], "
+                       "got ranks ")
+           << table.getRank() << " -> " << result.getRank();
+  if (!dimsCompatible(table.getDimSize(2), result.getDimSize(1)))
+    return emitOpError("expects table dim 2 (")
+           << formatDim(table.getDimSize(2)) << ") to match the result width ("
+           << formatDim(result.getDimSize(1)) << ")";
   return success();
 }
 

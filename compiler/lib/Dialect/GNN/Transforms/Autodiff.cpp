@@ -40,7 +40,13 @@ class ReverseSweep : public AdjointBuilder {
 public:
   ReverseSweep(OpBuilder &builder) : opBuilder(builder) {}
 
-  /// Marks the values that depend on a parameter read.
+  /// Marks `v` as depending on something trained (a learned input).
+  void markActive(Value v) { activeValues.insert(v); }
+  /// The adjoint built for `v`, or null if nothing reached it.
+  Value adjointOf(Value v) const { return adjoints.lookup(v); }
+
+  /// Marks the values that depend on a parameter read (or an input marked
+  /// active).
   void findActiveValues(Block &body) {
     for (Operation &op : body) {
       bool active = isa<ParamOp>(op);
@@ -168,8 +174,13 @@ LogicalResult buildTrainStep(func::FuncOp forward) {
       NameLoc::get(builder.getStringAttr("loss"), loc), logits,
       step.getArgument(2), step.getArgument(3));
 
-  // The reverse sweep, seeded with d(loss)/d(loss) = 1.
+  // The reverse sweep, seeded with d(loss)/d(loss) = 1. Learned input rows
+  // (`embed`) make the features an active value too.
   ReverseSweep sweep(builder);
+  TrainAttr train = TrainAttr::of(forward);
+  const bool learnedInputs = train && train.getEmbed() > 0;
+  if (learnedInputs)
+    sweep.markActive(step.getArgument(1));
   sweep.findActiveValues(*body);
   if (!sweep.isActive(loss))
     return forward.emitOpError("the loss does not depend on any parameter");
@@ -181,6 +192,10 @@ LogicalResult buildTrainStep(func::FuncOp forward) {
     if (failed(sweep.differentiate(op)))
       return failure();
   builder.setInsertionPointToEnd(body);
+  if (learnedInputs)
+    if (Value dx = sweep.adjointOf(step.getArgument(1)))
+      builder.create<InputGradOp>(NameLoc::get(builder.getStringAttr("d_x"), loc),
+                                  dx);
   builder.create<func::ReturnOp>(loc, loss);
   return success();
 }

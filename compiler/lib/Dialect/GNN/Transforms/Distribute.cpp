@@ -160,6 +160,9 @@ private:
       }
       a.getInputMutable().assign(asSrc(a.getGraph(), a.getInput()));
     }
+    // Each relation's messages come from any source, halo ones included.
+    if (auto a = dyn_cast<AggregateRelationsOp>(op))
+      a.getInputMutable().assign(asSrc(a.getGraph(), a.getInput()));
     // Destinations are the owned prefix of the sources, so a gather of
     // destinations reads either space.
     if (auto g = dyn_cast<GatherOp>(op); g && g.getSide() == EdgeSide::src)

@@ -260,6 +260,21 @@ private:
           set(op, {Rows::Node, layer + 1});
           return bind(op, a.getGraphMutable(), layer);
         })
+        .Case<AggregateRelationRowsOp>(
+            [&](AggregateRelationRowsOp a) -> LogicalResult {
+              // The input layer: its table is indexed by node ids, not rows.
+              int layer = explicitLayer(a.getGraph()).value_or(0);
+              set(op, {Rows::Node, layer + 1});
+              return bind(op, a.getGraphMutable(), layer);
+            })
+        .Case<AggregateRelationsOp>(
+            [&](AggregateRelationsOp a) -> LogicalResult {
+              int layer = layerOf(a.getGraph(), a.getInput());
+              if (failed(narrowOperand(a.getInputMutable(), layer, op)))
+                return failure();
+              set(op, {Rows::Node, layer + 1});
+              return bind(op, a.getGraphMutable(), layer);
+            })
         .Case<DstOp>([&](DstOp d) -> LogicalResult {
           int layer = layerOf(d.getGraph(), d.getInput());
           if (failed(narrowOperand(d.getInputMutable(), layer, op)))

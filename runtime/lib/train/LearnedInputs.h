@@ -1,0 +1,69 @@
+//===- LearnedInputs.h - learned input rows of featureless node types -*- C++ -*-===//
+//
+// Internal to gnnrt. A heterogeneous dataset read with `embed = D` gives
+// every node of a type without features a learned input row of width D: an
+// embedding table per such type, as R-GCN and DistDGL use for featureless
+// types. The rows live where the model reads its input, in the feature
+// matrix itself (featured types keep their features there), so full-graph,
+// partitioned and sampled training read them like any feature; the
+// compiled train step adds d(loss)/d(input) into a buffer
+// (ExecContext::inputGrad), and this class applies a sparse Adam update
+// (PyTorch's SparseAdam, DistDGL's SparseAdam) to the learned rows a step
+// read, and to no other: a step costs the rows it touched, not the table.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_LEARNEDINPUTS_H
+#define GNNRT_LIB_TRAIN_LEARNEDINPUTS_H
+
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/train/Optimizer.h"
+#include "gnnrt/train/Program.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace gnnrt {
+
+/// Gives the featureless node types of a heterogeneous `ds` learned rows of
+/// width `dim`: sets ds.numFeatures = dim, widens an empty feature matrix,
+/// and draws each learned element from N(0, 1) keyed by (seed, global node
+/// id, column), so every partitioning starts from the same table. Throws
+/// DataError when `ds` is homogeneous, has no featureless type, or has
+/// featured types of another width.
+void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
+                    const std::string &where);
+
+class LearnedInputs {
+public:
+  /// The learned rows among the first `rows` rows of `features`
+  /// ([rows, dim], updated in place): those whose global id (`nodeIds[row]`,
+  /// or the row itself when null) lies in a featureless type of `types`.
+  LearnedInputs(std::vector<float> &features, int64_t dim, int64_t rows,
+                const std::vector<NodeType> &types, const int64_t *nodeIds);
+
+  /// The gradient buffer for one step ([rows, dim], zeroed), to pass as
+  /// ExecContext::inputGrad.
+  float *beginStep();
+  /// One sparse Adam step on the learned rows (the step's gradient in the
+  /// buffer), with `config`'s lr, betas, eps and weight decay (L2 for Adam,
+  /// decoupled for AdamW, on the updated rows only).
+  void update(const OptimizerConfig &config);
+
+  int64_t learnedRows() const { return int64_t(learned.size()); }
+  int64_t steps() const { return stepCount; }
+
+private:
+  std::vector<float> &features;
+  int64_t dim, rows;
+  /// Row indices (into features) of the learned rows, ascending.
+  std::vector<int64_t> learned;
+  std::vector<float> grad;
+  /// Adam's moments, [learned.size(), dim].
+  std::vector<float> expAvg, expAvgSq;
+  int64_t stepCount = 0;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_LEARNEDINPUTS_H
