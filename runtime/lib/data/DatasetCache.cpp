@@ -106,20 +106,6 @@ bool stampSources(const std::vector<std::string> &sources,
   return true;
 }
 
-std::string hostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0)
-    return "localhost";
-  // The name is a field of the temporary's name: '/' cannot occur in it.
-  std::string host = name;
-  std::replace(host.begin(), host.end(), '/', '_');
-  return host;
-}
-
-/// `CACHE.tmp.HOST.PID`: who writes it, so that a later load can tell a
-/// temporary whose writer is gone.
-std::string temporaryName(const std::string &cacheFile) {
-  return cacheFile + ".tmp." + hostName() + "." + std::to_string(::getpid());
 /// The fields of a Dataset that are not arrays of numbers, as bytes.
 std::string describe(const Dataset &ds) {
   std::string out;
@@ -227,6 +213,22 @@ bool consistentTypes(const Dataset &ds) {
       return false;
   return std::all_of(ds.edgeType.begin(), ds.edgeType.end(),
                      [&](int32_t r) { return r >= 0 && r < numRelations; });
+}
+
+std::string hostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0)
+    return "localhost";
+  // The name is a field of the temporary's name: '/' cannot occur in it.
+  std::string host = name;
+  std::replace(host.begin(), host.end(), '/', '_');
+  return host;
+}
+
+/// `CACHE.tmp.HOST.PID`: who writes it, so that a later load can tell a
+/// temporary whose writer is gone.
+std::string temporaryName(const std::string &cacheFile) {
+  return cacheFile + ".tmp." + hostName() + "." + std::to_string(::getpid());
 }
 
 /// The arrays agree with the counts and with each other: what the trainer
