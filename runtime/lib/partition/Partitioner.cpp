@@ -34,6 +34,12 @@ constraintColumns(const Dataset &ds,
   return columns;
 }
 
+std::vector<BalanceConstraint> defaultBalance(const Dataset &ds) {
+  if (ds.isHeterogeneous() && !ds.trainIdx.empty())
+    return {BalanceConstraint::Nodes, BalanceConstraint::Train};
+  return {BalanceConstraint::Nodes};
+}
+
 std::vector<int64_t>
 constraintWeights(const Dataset &ds,
                   const std::vector<BalanceConstraint> &balance,

@@ -32,6 +32,11 @@ std::vector<std::string>
 constraintColumns(const Dataset &ds,
                   const std::vector<BalanceConstraint> &balance);
 
+/// What METIS balances when the user names nothing: nodes; on a
+/// heterogeneous dataset with training nodes, nodes (one column per type)
+/// and training nodes, as DistDGL partitions typed graphs.
+std::vector<BalanceConstraint> defaultBalance(const Dataset &ds);
+
 /// Each node's weight per constraint column, row-major [numNodes x
 /// constraintColumns(ds, balance).size()] (METIS's vwgt layout).
 std::vector<int64_t>

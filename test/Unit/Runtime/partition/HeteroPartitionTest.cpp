@@ -73,6 +73,11 @@ TEST(HeteroPartition, ConstraintColumnsPerNodeType) {
   Dataset plain = loadedGraph(100, 400, 1, 0.5, 0.2, 0.2);
   EXPECT_EQ(constraintColumns(plain, balance),
             (std::vector<std::string>{"nodes", "train"}));
+  // Unless told otherwise, METIS balances a typed graph's node types and
+  // training nodes (DistDGL), an untyped one's nodes.
+  EXPECT_EQ(defaultBalance(ds), balance);
+  EXPECT_EQ(defaultBalance(plain),
+            std::vector<BalanceConstraint>{BalanceConstraint::Nodes});
 }
 
 /// Balancing each type: the large types end up within METIS's tolerance in
