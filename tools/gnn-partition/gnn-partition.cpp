@@ -54,7 +54,9 @@ partition options:
                           by pre-sampled access frequency (GLT's
                           FrequencyPartitioner; needs --fanouts)
   --balance LIST          METIS constraints, a comma-separated subset of
-                          nodes,edges,train (default: nodes)
+                          nodes,edges,train (default: nodes; on a
+                          heterogeneous dataset nodes,train, with one nodes
+                          column per node type)
   --edge-assign dst|src   store each edge with its destination's owner
                           (default) or its source's (GLT's edge_assign_strategy)
   --seed S                METIS / shuffle / sampling seed (default 0)
@@ -322,6 +324,8 @@ int partition(int argc, char **argv) {
   std::string out = args.required("--out");
 
   Dataset ds = load(manifest.dataset, loadOpts);
+  if (!args.has("--balance"))
+    o.balance = defaultBalance(ds);
   auto start = std::chrono::steady_clock::now();
   // Frequency's access counts are also the cache's: sample them once.
   AccessCounts hotness;

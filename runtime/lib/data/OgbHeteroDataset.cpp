@@ -183,7 +183,7 @@ void readFeatures(const std::string &raw, Dataset &ds) {
       throwDataError(
           *path, 0,
           "node type " + inQuotes(type.name) + " has " + std::to_string(width) +
-              " features per node, but " + "node type " +
+              " features per node, but node type " +
               inQuotes(ds.nodeTypes[size_t(widthType)].name) + " has " +
               std::to_string(ds.numFeatures) + " (" + widthSource +
               "): every node type with features must have the "

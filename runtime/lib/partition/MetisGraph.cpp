@@ -46,26 +46,25 @@ MetisGraph buildMetisGraph(const Dataset &ds,
 
   MetisGraph g;
   g.numVertices = n;
-  g.ncon = int(balance.size());
+  const std::vector<std::string> columns = constraintColumns(ds, balance);
+  g.ncon = int(columns.size());
 
-  // Vertex weights, one column per constraint; each column must sum to a
-  // positive value that METIS's 32-bit arithmetic can hold.
-  if (!(balance.size() == 1 && balance[0] == BalanceConstraint::Nodes)) {
+  // Vertex weights, one column per constraint (per node type for a typed
+  // dataset's nodes); each column must sum to a positive value that METIS's
+  // 32-bit arithmetic can hold. Unit node weights are METIS's default.
+  if (!(columns.size() == 1 && balance[0] == BalanceConstraint::Nodes)) {
     std::vector<int64_t> weights = constraintWeights(ds, balance, assign);
-    for (size_t c = 0; c < balance.size(); ++c) {
+    for (size_t c = 0; c < columns.size(); ++c) {
       int64_t total = 0;
       for (int64_t v = 0; v < n; ++v)
-        total += weights[size_t(v) * balance.size() + c];
+        total += weights[size_t(v) * columns.size() + c];
       if (total == 0)
-        fail(std::string("cannot balance '") +
-             balanceConstraintName(balance[c]) +
-             "': every node has weight 0 (" +
-             (balance[c] == BalanceConstraint::Train
-                  ? "the dataset has no training nodes)"
-                  : "the dataset has no edges)"));
+        fail("cannot balance '" + columns[c] + "': every node has weight 0 (" +
+             (columns[c] == "train" ? "the dataset has no training nodes)"
+                                    : "the dataset has no edges)"));
       if (total > kMaxIdx)
-        fail(std::string("the total weight of '") +
-             balanceConstraintName(balance[c]) + "' exceeds METIS's 2^31 - 1");
+        fail("the total weight of '" + columns[c] +
+             "' exceeds METIS's 2^31 - 1");
     }
     g.vwgt.assign(weights.begin(), weights.end());
   }

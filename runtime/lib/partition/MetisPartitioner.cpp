@@ -16,8 +16,10 @@
 #include "MetisGraph.h"
 #include "gnnrt/support/Error.h"
 
+#include <algorithm>
 #include <metis.h>
 #include <type_traits>
+#include <vector>
 
 namespace gnnrt {
 
@@ -34,6 +36,33 @@ const char *metisStatusName(int status) {
   default:
     return "internal error";
   }
+}
+/// METIS's per-constraint imbalance tolerances (ubvec): 1 + ufactor / 1000,
+/// unless one vertex's weight alone exceeds that slack over the mean part,
+/// as for a node type of 5 nodes in 2 parts (one part must hold 3 = 1.2 x
+/// the mean). Such a constraint may be off by one vertex; an unsatisfiable
+/// one would make METIS trade every other constraint's balance away. Empty
+/// (METIS's ufactor applies to all) when no constraint needs more.
+std::vector<real_t> balanceTolerances(const MetisGraph &g, int numParts,
+                                      int64_t ufactor) {
+  if (g.vwgt.empty())
+    return {};
+  const size_t ncon = size_t(g.ncon);
+  std::vector<double> total(ncon, 0), heaviest(ncon, 0);
+  for (size_t k = 0; k < g.vwgt.size(); ++k) {
+    total[k % ncon] += g.vwgt[k];
+    heaviest[k % ncon] = std::max<double>(heaviest[k % ncon], g.vwgt[k]);
+  }
+  const double base = 1.0 + double(ufactor) / 1000.0;
+  std::vector<real_t> tolerance(ncon);
+  bool widened = false;
+  for (size_t c = 0; c < ncon; ++c) {
+    const double mean = total[c] / double(numParts);
+    const double oneVertex = 1.0 + heaviest[c] / mean;
+    widened = widened || oneVertex > base;
+    tolerance[c] = real_t(std::max(base, oneVertex));
+  }
+  return widened ? tolerance : std::vector<real_t>();
 }
 } // namespace
 
@@ -61,12 +90,18 @@ std::vector<int32_t> metisPartition(const Dataset &ds,
 
   idx_t nvtxs = idx_t(g.numVertices), ncon = idx_t(g.ncon);
   idx_t nparts = idx_t(options.numParts), objval = 0;
+  // Typed graphs only, for now: on untyped ones the partition stays what it
+  // has been (an infeasible edges column included).
+  std::vector<real_t> tolerance =
+      ds.isHeterogeneous()
+          ? balanceTolerances(g, options.numParts, options.ufactor)
+          : std::vector<real_t>();
   int status = METIS_PartGraphKway(
       &nvtxs, &ncon, g.xadj.data(), g.adjncy.data(),
       g.vwgt.empty() ? nullptr : g.vwgt.data(), /*vsize=*/nullptr,
       g.adjwgt.empty() ? nullptr : g.adjwgt.data(), &nparts,
-      /*tpwgts=*/nullptr, /*ubvec=*/nullptr, metisOptions, &objval,
-      part.data());
+      /*tpwgts=*/nullptr, tolerance.empty() ? nullptr : tolerance.data(),
+      metisOptions, &objval, part.data());
   if (status != METIS_OK)
     throw DataError(std::string("partition: METIS_PartGraphKway failed (") +
                     metisStatusName(status) + ")");

@@ -113,6 +113,14 @@ Partition extractPartition(const Dataset &ds, const PartitionPlan &plan,
     out.indices[size_t(k)] = int32_t(src[size_t(e)]);
     out.edgeIds[size_t(k)] = plan.partEdges[size_t(first + e)];
   }
+  if (ds.isHeterogeneous()) {
+    out.nodeTypes = ds.nodeTypes;
+    out.relations = ds.relations;
+    out.targetType = ds.targetType;
+    out.edgeTypes.resize(size_t(count));
+    for (int64_t k = 0; k < count; ++k)
+      out.edgeTypes[size_t(k)] = ds.edgeType[size_t(out.edgeIds[size_t(k)])];
+  }
 
   // Owned rows.
   const int64_t f = ds.numFeatures;

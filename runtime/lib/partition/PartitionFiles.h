@@ -21,6 +21,8 @@ constexpr const char *kHaloOwner = "halo_owner.npy";     ///< int32 [halo]
 constexpr const char *kIndptr = "indptr.npy";            ///< int64 [local+1]
 constexpr const char *kIndices = "indices.npy";          ///< int32 [edges]
 constexpr const char *kEdgeIds = "edge_ids.npy";         ///< int64 [edges]
+/// Heterogeneous datasets only (the manifest lists relations).
+constexpr const char *kEdgeTypes = "edge_types.npy";     ///< int32 [edges]
 constexpr const char *kRecvOffsets = "recv_offsets.npy"; ///< int64 [P+1]
 constexpr const char *kSendOffsets = "send_offsets.npy"; ///< int64 [P+1]
 constexpr const char *kSendNodes = "send_nodes.npy";     ///< int64 [send]

@@ -29,7 +29,9 @@ namespace gnnrt {
 
 namespace {
 constexpr const char *kFormat = "gnnrt-partitions";
-constexpr int64_t kVersion = 1;
+/// Version 2 added the node types and relations of heterogeneous datasets;
+/// version 1 manifests (homogeneous by construction) are still read.
+constexpr int64_t kVersion = 2;
 
 /// The JSON keys of PartCounts, in file order. Optional ones are absent
 /// from manifests written before they existed and then read as 0.
@@ -66,6 +68,9 @@ public:
   Fields(const std::string &file, const Json &object,
          std::string where = "")
       : file(file), object(object), where(std::move(where)) {}
+  /// The fields of a nested object, `where` naming it in messages.
+  Fields(const Fields &parent, const Json &object, std::string where)
+      : file(parent.file), object(object), where(std::move(where)) {}
 
   [[noreturn]] void fail(const std::string &what) const {
     throwDataError(file, 0, "corrupt manifest: " + what);
@@ -113,6 +118,53 @@ private:
   const Json &object;
   std::string where; // "parts[3]." for nested objects, in messages
 };
+/// The node types, relations and target type of a version 2 manifest:
+/// types tile [0, num_nodes) in order, every type or relation id in range.
+void readTypes(const Fields &top, PartitionManifest &m) {
+  const Json &types = top.get("node_types");
+  const Json &relations = top.get("relations");
+  if (!types.is_array() || !relations.is_array())
+    top.fail("fields 'node_types' and 'relations' must be arrays");
+  int64_t next = 0;
+  for (size_t t = 0; t < types.size(); ++t) {
+    std::string where = "node_types[" + std::to_string(t) + "].";
+    if (!types[t].is_object())
+      top.fail("'node_types[" + std::to_string(t) + "]' must be an object");
+    Fields type(top, types[t], where);
+    NodeType parsed{type.string("name"), type.integer("offset"),
+                    type.integer("count"), type.boolean("features")};
+    if (parsed.offset != next)
+      type.fail("field '" + where + "offset' must be " + std::to_string(next) +
+                " (types are consecutive)");
+    next += parsed.count;
+    m.nodeTypes.push_back(parsed);
+  }
+  if (!m.nodeTypes.empty() && next != m.numNodes)
+    top.fail("node types hold " + std::to_string(next) +
+             " nodes, but 'num_nodes' is " + std::to_string(m.numNodes));
+  const int64_t numTypes = int64_t(m.nodeTypes.size());
+  if (numTypes == 0 && !relations.empty())
+    top.fail("'relations' needs 'node_types'");
+  for (size_t r = 0; r < relations.size(); ++r) {
+    std::string where = "relations[" + std::to_string(r) + "].";
+    if (!relations[r].is_object())
+      top.fail("'relations[" + std::to_string(r) + "]' must be an object");
+    Fields rel(top, relations[r], where);
+    auto id = [&](const char *key, int64_t limit) {
+      int64_t v = rel.integer(key, -1);
+      if (v >= limit)
+        rel.fail("field '" + where + key + "' must be below " +
+                 std::to_string(limit));
+      return int32_t(v);
+    };
+    m.relations.push_back({rel.string("name"), id("src", numTypes),
+                           id("dst", numTypes),
+                           id("inverse_of", int64_t(relations.size()))});
+  }
+  m.targetType = int32_t(top.integer("target_type", -1));
+  if (m.targetType >= numTypes)
+    top.fail("field 'target_type' must be below " + std::to_string(numTypes));
+}
 } // namespace
 
 std::string partDirectoryName(int part) {
@@ -133,6 +185,9 @@ void fillManifestCounts(PartitionManifest &manifest, const Dataset &ds,
   manifest.edgeCut = plan.edgeCut;
   manifest.parts = plan.counts;
   manifest.cacheRatio = plan.cacheRatio;
+  manifest.nodeTypes = ds.nodeTypes;
+  manifest.relations = ds.relations;
+  manifest.targetType = ds.targetType;
 }
 
 std::string manifestToJson(const PartitionManifest &m) {
@@ -175,6 +230,27 @@ std::string manifestToJson(const PartitionManifest &m) {
   field("num_valid", num(m.numValid));
   field("num_test", num(m.numTest));
   field("edge_cut", num(m.edgeCut));
+  field("target_type", num(m.targetType));
+  // One line per node type and relation, as per part.
+  auto list = [&](const char *key, size_t count, auto entry) {
+    std::string text = "[";
+    for (size_t k = 0; k < count; ++k)
+      text += (k ? ",\n    {" : "\n    {") + entry(k) + "}";
+    field(key, text + (count ? "\n  ]" : "]"));
+  };
+  list("node_types", m.nodeTypes.size(), [&](size_t t) {
+    const NodeType &type = m.nodeTypes[t];
+    return "\"name\": " + quoteJson(type.name) +
+           ", \"offset\": " + num(type.offset) +
+           ", \"count\": " + num(type.count) +
+           ", \"features\": " + boolText(type.hasFeatures);
+  });
+  list("relations", m.relations.size(), [&](size_t r) {
+    const RelationType &rel = m.relations[r];
+    return "\"name\": " + quoteJson(rel.name) +
+           ", \"src\": " + num(rel.srcType) + ", \"dst\": " + num(rel.dstType) +
+           ", \"inverse_of\": " + num(rel.inverseOf);
+  });
   out += "  \"parts\": [";
   for (size_t k = 0; k < m.parts.size(); ++k) {
     out += k ? ",\n    {" : "\n    {";
@@ -205,10 +281,10 @@ PartitionManifest manifestFromJson(const std::string &file,
                        "', expected '" + kFormat + "')");
   PartitionManifest m;
   m.version = top.integer("version");
-  if (m.version != kVersion)
+  if (m.version != kVersion && m.version != 1)
     throwDataError(file, 0,
                    "unsupported manifest version " + std::to_string(m.version) +
-                       " (this gnnrt reads version " +
+                       " (this gnnrt reads versions 1 to " +
                        std::to_string(kVersion) + ")");
 
   std::string method = top.string("method");
@@ -282,6 +358,8 @@ PartitionManifest manifestFromJson(const std::string &file,
   m.numValid = top.integer("num_valid");
   m.numTest = top.integer("num_test");
   m.edgeCut = top.integer("edge_cut");
+  if (m.version >= 2)
+    readTypes(top, m);
 
   const Json &parts = top.get("parts");
   if (!parts.is_array())

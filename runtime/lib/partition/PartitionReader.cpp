@@ -175,6 +175,14 @@ Partition readPartition(const std::string &dirArg, int rank, int numRanks,
   checkRange(at(files::kIndices), p.indices, 0, local);
   readArray(at(files::kEdgeIds), NpyType::Int64, {c.edges}, p.edgeIds);
   checkRange(at(files::kEdgeIds), p.edgeIds, 0, m.numEdges);
+  if (!m.relations.empty()) {
+    readArray(at(files::kEdgeTypes), NpyType::Int32, {c.edges}, p.edgeTypes);
+    checkRange(at(files::kEdgeTypes), p.edgeTypes, 0,
+               int64_t(m.relations.size()));
+    p.nodeTypes = m.nodeTypes;
+    p.relations = m.relations;
+    p.targetType = m.targetType;
+  }
 
   readArray(at(files::kSendOffsets), NpyType::Int64, {numParts + 1},
             p.sendOffsets);

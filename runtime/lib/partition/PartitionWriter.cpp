@@ -77,6 +77,8 @@ void writePart(const std::string &dir, const Partition &p, bool withCache) {
   writeInt64(at(files::kIndptr), p.indptr);
   writeInt32(at(files::kIndices), p.indices);
   writeInt64(at(files::kEdgeIds), p.edgeIds);
+  if (!p.relations.empty())
+    writeInt32(at(files::kEdgeTypes), p.edgeTypes);
   writeInt64(at(files::kRecvOffsets), p.recvOffsets);
   writeInt64(at(files::kSendOffsets), p.sendOffsets);
   writeInt64(at(files::kSendNodes), p.sendNodes);

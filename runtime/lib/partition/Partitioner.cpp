@@ -13,15 +13,53 @@
 
 namespace gnnrt {
 
+namespace {
+/// Whether `balance`'s Nodes constraint becomes one column per node type.
+bool perNodeType(const Dataset &ds) { return ds.nodeTypes.size() > 1; }
+} // namespace
+
+std::vector<std::string>
+constraintColumns(const Dataset &ds,
+                  const std::vector<BalanceConstraint> &balance) {
+  std::vector<std::string> columns;
+  for (BalanceConstraint c : balance) {
+    if (c == BalanceConstraint::Nodes && perNodeType(ds)) {
+      for (const NodeType &type : ds.nodeTypes)
+        if (type.count > 0)
+          columns.push_back(std::string("nodes:") + type.name);
+      continue;
+    }
+    columns.push_back(balanceConstraintName(c));
+  }
+  return columns;
+}
+
+std::vector<BalanceConstraint> defaultBalance(const Dataset &ds) {
+  if (ds.isHeterogeneous() && !ds.trainIdx.empty())
+    return {BalanceConstraint::Nodes, BalanceConstraint::Train};
+  return {BalanceConstraint::Nodes};
+}
+
 std::vector<int64_t>
 constraintWeights(const Dataset &ds,
                   const std::vector<BalanceConstraint> &balance,
                   EdgeAssign assign) {
-  const size_t ncon = balance.size();
+  const size_t ncon = constraintColumns(ds, balance).size();
   std::vector<int64_t> weights(size_t(ds.numNodes) * ncon, 0);
-  for (size_t c = 0; c < ncon; ++c) {
-    switch (balance[c]) {
+  size_t c = 0; // the first column of the current constraint
+  for (BalanceConstraint constraint : balance) {
+    switch (constraint) {
     case BalanceConstraint::Nodes:
+      if (perNodeType(ds)) {
+        for (const NodeType &type : ds.nodeTypes) {
+          if (type.count == 0)
+            continue;
+          for (int64_t v = type.offset; v < type.offset + type.count; ++v)
+            weights[size_t(v) * ncon + c] = 1;
+          ++c;
+        }
+        continue; // c is past this constraint's columns already
+      }
       for (int64_t v = 0; v < ds.numNodes; ++v)
         weights[size_t(v) * ncon + c] = 1;
       break;
@@ -38,6 +76,7 @@ constraintWeights(const Dataset &ds,
         weights[size_t(v) * ncon + c] = 1;
       break;
     }
+    ++c;
   }
   return weights;
 }

@@ -96,6 +96,7 @@ TrainingData loadRankPartition(const CompiledProgram &program,
   partition.numParts = comm.size();
   partition.method = partitionMethodFromName(settings.partition)
                          .value_or(PartitionMethod::Metis);
+  partition.balance = defaultBalance(ds);
   if (!settings.partitionBalance.empty()) {
     partition.balance.clear();
     for (const std::string &name : settings.partitionBalance)

@@ -71,6 +71,13 @@ struct Partition {
   /// rows this part holds too, and those rows [numCached x numFeatures].
   std::vector<int64_t> cachedNodes;
   std::vector<float> cachedFeatures;
+  /// A heterogeneous dataset's types (empty otherwise): the node types and
+  /// relations of the whole graph (global ids, as in Dataset), the target
+  /// type, and the relation of each local edge (parallel to `indices`).
+  std::vector<NodeType> nodeTypes;
+  std::vector<RelationType> relations;
+  int32_t targetType = -1;
+  std::vector<int32_t> edgeTypes;
 
   int64_t numOwned() const { return int64_t(ownedNodes.size()); }
   int64_t numCached() const { return int64_t(cachedNodes.size()); }

@@ -22,7 +22,7 @@ namespace gnnrt {
 
 /// The contents of manifest.json.
 struct PartitionManifest {
-  int64_t version = 1;
+  int64_t version = 2;
   PartitionMethod method = PartitionMethod::Metis;
   int numParts = 1;
   /// METIS constraints (empty for other methods).
@@ -46,6 +46,11 @@ struct PartitionManifest {
   int64_t numTrain = 0, numValid = 0, numTest = 0;
   int64_t edgeCut = 0;
   std::vector<PartCounts> parts;
+  /// A heterogeneous dataset's node types, relations and target type
+  /// (version 2; empty for homogeneous data and in version 1 manifests).
+  std::vector<NodeType> nodeTypes;
+  std::vector<RelationType> relations;
+  int32_t targetType = -1;
 };
 
 /// Fills the count fields of `manifest` (global sizes, edge cut, per-part

@@ -23,8 +23,22 @@
 
 namespace gnnrt {
 
-/// Each node's weight per constraint, row-major [numNodes x balance.size()]
-/// (METIS's vwgt layout).
+/// The vertex-weight columns METIS balances for `balance` on `ds`, named:
+/// one per constraint ("nodes", "edges", "train"), except that on a
+/// heterogeneous dataset "nodes" is one column per non-empty node type
+/// ("nodes:paper"), so that every part gets its share of each type, as
+/// DistDGL balances node types.
+std::vector<std::string>
+constraintColumns(const Dataset &ds,
+                  const std::vector<BalanceConstraint> &balance);
+
+/// What METIS balances when the user names nothing: nodes; on a
+/// heterogeneous dataset with training nodes, nodes (one column per type)
+/// and training nodes, as DistDGL partitions typed graphs.
+std::vector<BalanceConstraint> defaultBalance(const Dataset &ds);
+
+/// Each node's weight per constraint column, row-major [numNodes x
+/// constraintColumns(ds, balance).size()] (METIS's vwgt layout).
 std::vector<int64_t>
 constraintWeights(const Dataset &ds,
                   const std::vector<BalanceConstraint> &balance,
@@ -37,7 +51,8 @@ std::vector<int32_t> randomPartition(int64_t numNodes, int numParts,
                                      uint64_t seed);
 
 /// METIS_PartGraphKway on the dataset's edges made undirected, without self
-/// loops or repeats, with one vertex-weight column per options.balance and
+/// loops or repeats (a typed dataset's homogeneous view: relations do not
+/// matter to the cut), with the vertex-weight columns of constraintColumns and
 /// options.ufactor / options.seed. An undirected edge is weighted by how
 /// many directed edges it stands for, unless all weigh the same (the usual
 /// symmetric graph), when METIS gets unit weights. `objective`, if given,

@@ -125,10 +125,10 @@ TEST_F(BadPartition, ManifestCountsDoNotAddUp) {
 }
 
 TEST_F(BadPartition, ManifestFromTheFuture) {
-  editManifest("\"version\": 1", "\"version\": 2");
+  editManifest("\"version\": 2", "\"version\": 3");
   EXPECT_EQ(read(), file("manifest.json") +
-                        ": unsupported manifest version 2 (this gnnrt reads "
-                        "version 1)");
+                        ": unsupported manifest version 3 (this gnnrt reads "
+                        "versions 1 to 2)");
 }
 
 TEST_F(BadPartition, MissingPartDirectory) {
