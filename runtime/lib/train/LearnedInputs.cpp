@@ -30,7 +30,7 @@ int typeOf(const std::vector<NodeType> &types, int64_t node) {
 } // namespace
 
 void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
-                    const std::string &where) {
+                    const std::string &where, const int64_t *nodeIds) {
   if (!ds.isHeterogeneous())
     throw DataError(where + ": embed = " + std::to_string(dim) +
                     " gives featureless node types learned inputs, but the "
@@ -51,13 +51,14 @@ void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
   if (ds.features.empty())
     ds.features.assign(size_t(ds.numNodes * dim), 0.0f);
   ds.numFeatures = dim;
-  for (const NodeType &t : ds.nodeTypes) {
-    if (t.hasFeatures)
+  for (int64_t r = 0; r < ds.numNodes; ++r) {
+    const int64_t v = nodeIds ? nodeIds[r] : r;
+    const int t = typeOf(ds.nodeTypes, v);
+    if (t < 0 || ds.nodeTypes[size_t(t)].hasFeatures)
       continue;
-    for (int64_t v = t.offset; v < t.offset + t.count; ++v)
-      for (int64_t j = 0; j < dim; ++j)
-        ds.features[size_t(v * dim + j)] =
-            normal(seed, kEmbeddingStream, uint64_t(v * dim + j));
+    for (int64_t j = 0; j < dim; ++j)
+      ds.features[size_t(r * dim + j)] =
+          normal(seed, kEmbeddingStream, uint64_t(v * dim + j));
   }
 }
 

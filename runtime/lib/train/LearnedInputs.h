@@ -28,11 +28,13 @@ namespace gnnrt {
 /// Gives the featureless node types of a heterogeneous `ds` learned rows of
 /// width `dim`: sets ds.numFeatures = dim, widens an empty feature matrix,
 /// and draws each learned element from N(0, 1) keyed by (seed, global node
-/// id, column), so every partitioning starts from the same table. Throws
+/// id, column), so every partitioning starts from the same table. A rank's
+/// part passes `nodeIds`, the whole-graph id of each of its rows. Throws
 /// DataError when `ds` is homogeneous, has no featureless type, or has
 /// featured types of another width.
 void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
-                    const std::string &where);
+                    const std::string &where,
+                    const int64_t *nodeIds = nullptr);
 
 class LearnedInputs {
 public:

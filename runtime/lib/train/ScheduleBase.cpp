@@ -82,16 +82,17 @@ TrainingData loadRankPartition(const CompiledProgram &program,
                                const DriverOptions &options,
                                bool partitionDirectory, Communicator &comm) {
   const TrainSettings &settings = program.settings;
-  if (partitionDirectory)
-    return preparePartition(
+  if (partitionDirectory) {
+    TrainingData t = preparePartition(
         readPartition(options.dataDir, comm.rank(), comm.size()), comm,
         settings.normalizeFeatures, program.needsEdgeIds);
+    // The same learned rows as a whole-graph start: keyed by global ids.
+    if (settings.embedDim > 0)
+      addLearnedRows(t.data, settings.embedDim, options.seed, options.dataDir,
+                     t.nodeIds.data());
+    return t;
+  }
   Dataset ds = preprocessedDataset(program, options);
-  if (ds.isHeterogeneous())
-    throw DataError(options.dataDir + ": a heterogeneous dataset (" +
-                    std::to_string(ds.relations.size()) +
-                    " relations) cannot be partitioned between ranks yet: "
-                    "train it in one process");
   PartitionOptions partition;
   partition.numParts = comm.size();
   partition.method = partitionMethodFromName(settings.partition)

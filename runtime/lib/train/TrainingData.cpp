@@ -109,7 +109,13 @@ TrainingData preparePartition(Partition part, Communicator &comm,
       }
     std::vector<int32_t>().swap(part.indices);
     std::vector<int64_t>().swap(part.edgeIds);
-    t.graph = GraphStorage::build(local, owned, src, dst);
+    // A heterogeneous graph's edges keep their relations (parallel to the
+    // local CSR, as src and dst are).
+    t.graph = part.edgeTypes.empty()
+                  ? GraphStorage::build(local, owned, src, dst)
+                  : GraphStorage::build(local, owned, src, dst, part.edgeTypes,
+                                        int32_t(part.relations.size()));
+    std::vector<int32_t>().swap(part.edgeTypes);
   }
   t.srcDegree = counts;
   std::fill(t.srcDegree.begin() + owned, t.srcDegree.end(), 0.f);
@@ -120,6 +126,9 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   // Features of the owned rows only: programs exchange what they compute
   // from them (gnn-distribute).
   Dataset &ds = t.data;
+  ds.nodeTypes = std::move(part.nodeTypes);
+  ds.relations = std::move(part.relations);
+  ds.targetType = part.targetType;
   ds.numNodes = owned;
   ds.numFeatures = f;
   ds.numClasses = part.numClasses;

@@ -160,6 +160,15 @@ private:
       }
       a.getInputMutable().assign(asSrc(a.getGraph(), a.getInput()));
     }
+    // The destinations of owned rows are those rows: dst(x) of a
+    // destination-space x is x itself (and so is its adjoint, which would
+    // otherwise pad the gradient to the halo rows).
+    if (auto d = dyn_cast<DstOp>(op); d && of(d.getInput()) == Space::Dst &&
+                                       d.getType() == d.getInput().getType()) {
+      d.replaceAllUsesWith(d.getInput());
+      d.erase();
+      return;
+    }
     // Each relation's messages come from any source, halo ones included.
     if (auto a = dyn_cast<AggregateRelationsOp>(op))
       a.getInputMutable().assign(asSrc(a.getGraph(), a.getInput()));
