@@ -41,7 +41,7 @@ module {
 
 // Parameter dims must be sizes the trainer knows when it runs.
 module {
-  // expected-error @+1 {{has a dim 'd.depth' that is not an expression in literals and a dataset's features or classes}}
+  // expected-error @+1 {{has a dim 'd.depth' that is not an expression in literals and a dataset's features, classes, nodes or relations}}
   gnn.parameter @M.w : tensor<?x4xf32> init glorot dims ["d.depth", "4"]
 }
 
