@@ -13,6 +13,7 @@
 #include "gnnrt/kernels/Aggregate.h"
 
 #include "CudaCheck.h"
+#include "gnnrt/kernels/cuda/Launch.h"
 
 #include <cuda_runtime.h>
 
@@ -103,8 +104,8 @@ void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
                               width,     weight,      weight ? weightWidth : 1,
                               accumulate, out};
   const int64_t blocks = (g.numDst + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  aggregateKernel<T><<<static_cast<unsigned>(blocks), kWarp * kWarpsPerBlock>>>(
-      args);
+  GNNRT_LAUNCH(static_cast<unsigned>(blocks), kWarp * kWarpsPerBlock, 0, 0,
+               aggregateKernel<T>)(args);
   detail::check(cudaGetLastError(), "aggregate launch");
 }
 
