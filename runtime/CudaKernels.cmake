@@ -15,12 +15,18 @@
 
 set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Aggregate.cu
-  lib/kernels/cuda/Device.cu)
+  lib/kernels/cuda/Device.cu
+  lib/kernels/cuda/Edge.cu
+  lib/kernels/cuda/Scratch.cu
+  lib/kernels/cuda/Stream.cu
+  lib/kernels/cuda/Workspace.cu)
 
 # The kernel tests, the same sources for both builds.
 set(_gnnrt_cuda_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/kernels/cuda)
 set(GNNRT_CUDA_TESTS
-  ${_gnnrt_cuda_test_dir}/AggregateTest.cpp)
+  ${_gnnrt_cuda_test_dir}/AggregateTest.cpp
+  ${_gnnrt_cuda_test_dir}/EdgeTest.cpp
+  ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).
 set(_gnnrt_cudaemu_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/cudaemu)
 set(GNNRT_CUDAEMU_TESTS

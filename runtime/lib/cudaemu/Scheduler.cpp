@@ -340,11 +340,15 @@ bool Block::releaseWarps() {
   const unsigned n = unsigned(threads.size());
   for (unsigned first = 0; first < n; first += kWarp) {
     const unsigned lanes = std::min(kWarp, n - first);
+    // Lanes whose collective was examined already (with another lane of
+    // its mask): each group of lanes is checked once per pass.
+    unsigned examined = 0;
     for (unsigned lane = 0; lane < lanes; ++lane) {
       EmulatedThread &t = threads[first + lane];
-      if (t.state != State::AtWarp)
+      if (t.state != State::AtWarp || (examined >> lane & 1))
         continue;
       const unsigned mask = t.mask;
+      examined |= mask;
       const std::string call = std::string(opName(t.op)) + " at " +
                                siteText(t.site) + " with mask " +
                                hexMask(mask);

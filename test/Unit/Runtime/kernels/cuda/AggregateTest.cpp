@@ -4,15 +4,19 @@
 // gnnrt/kernels/Aggregate.h on a device: these tests compare it with a
 // float64 host loop (to rounding) and with the CPU kernel (bit for bit,
 // which Aggregate.h's order of operations promises) for every reduction,
-// with and without weights and self loops. Built only with CUDA; the tests
-// that launch kernels skip when no device is visible (CI machines have
-// none), and run on GPU machines.
+// with and without weights and self loops, and the adjoints against the
+// CPU's on ragged rows, empty rows, a row longer than a block and widths 1
+// to 257. Natively the tests that launch kernels skip when no device is
+// visible; over the emulation (CudaEmulatedTests) they always run.
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/Aggregate.h"
+#include "gnnrt/kernels/cuda/Aggregate.h"
 
+#include "CpuComparison.h"
+#include "CudaTestUtil.h"
 #include "gnnrt/graph/Graph.h"
+#include "gnnrt/kernels/Aggregate.h"
 #include "gnnrt/graph/GraphView.h"
 #include "gnnrt/kernels/Device.h"
 #include "gnnrt/support/Random.h"
@@ -30,36 +34,9 @@
 #include <vector>
 
 using namespace gnnrt;
+using namespace gnnrt::cudatest;
 
 namespace {
-
-/// A device copy of a host array, freed at scope exit.
-template <typename T> class DeviceArray {
-public:
-  explicit DeviceArray(const std::vector<T> &host) : n(host.size()) {
-    EXPECT_EQ(cudaMalloc(&ptr, std::max<size_t>(1, n) * sizeof(T)),
-              cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(ptr, host.data(), n * sizeof(T),
-                         cudaMemcpyHostToDevice),
-              cudaSuccess);
-  }
-  ~DeviceArray() { cudaFree(ptr); }
-  DeviceArray(const DeviceArray &) = delete;
-  DeviceArray &operator=(const DeviceArray &) = delete;
-
-  T *get() const { return ptr; }
-  std::vector<T> toHost() const {
-    std::vector<T> host(n);
-    EXPECT_EQ(cudaMemcpy(host.data(), ptr, n * sizeof(T),
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
-    return host;
-  }
-
-private:
-  size_t n;
-  T *ptr = nullptr;
-};
 
 /// A random multigraph with self edges, parallel edges and (with 4000
 /// edges over 300 nodes, a few) nodes without in-edges.
@@ -86,14 +63,6 @@ struct TestGraph {
     edgeSrc.assign(g.edgeSrc, g.edgeSrc + g.numEdges);
   }
 };
-
-template <typename T> std::vector<T> randomValues(int64_t n, uint64_t seed) {
-  CounterRng rng(seed, 3);
-  std::vector<T> v(static_cast<size_t>(n));
-  for (T &x : v)
-    x = T(rng.nextUniform() * 2 - 1);
-  return v;
-}
 
 /// cuda::aggregate on device copies of the inputs; `out` holds out's
 /// initial rows (what accumulate adds to) and receives the result.
@@ -124,8 +93,7 @@ const Reduce kAllReduces[] = {Reduce::Sum, Reduce::Mean, Reduce::Max,
                               Reduce::Min};
 
 TEST(CudaAggregate, MatchesFloat64Reference) {
-  if (kernels::cuda::deviceCount() == 0)
-    GTEST_SKIP() << "no CUDA device";
+  GNNRT_REQUIRE_CUDA_DEVICE();
   const TestGraph tg;
   const int64_t n = TestGraph::kNodes, f = 37;
   const std::vector<float> x = randomValues<float>(n * f, 1);
@@ -197,14 +165,12 @@ template <typename T> void expectSameBitsAsCpu() {
 }
 
 TEST(CudaAggregate, SameBitsAsCpuFloat) {
-  if (kernels::cuda::deviceCount() == 0)
-    GTEST_SKIP() << "no CUDA device";
+  GNNRT_REQUIRE_CUDA_DEVICE();
   expectSameBitsAsCpu<float>();
 }
 
 TEST(CudaAggregate, SameBitsAsCpuDouble) {
-  if (kernels::cuda::deviceCount() == 0)
-    GTEST_SKIP() << "no CUDA device";
+  GNNRT_REQUIRE_CUDA_DEVICE();
   expectSameBitsAsCpu<double>();
 }
 
@@ -220,6 +186,134 @@ TEST(CudaAggregate, OnlySumAccumulates) {
   } catch (const std::invalid_argument &e) {
     EXPECT_STREQ(e.what(), "aggregate: only a sum can accumulate");
   }
+}
+
+//===--- Ragged rows, every width, and the adjoints -----------------------===//
+
+/// One configuration of aggregate: the widths 1..257 with every reduction
+/// (self loops and one weight per edge), and every combination of self
+/// loops and weights (none, one per edge, two groups) at two widths.
+struct AggregateCase {
+  int64_t width;
+  Reduce reduce;
+  bool selfLoops;
+  int64_t weightWidth; // 0: unweighted
+  std::string name() const {
+    return "width " + std::to_string(width) + " reduce " +
+           std::to_string(int(reduce)) + " selfLoops " +
+           std::to_string(selfLoops) + " weightWidth " +
+           std::to_string(weightWidth);
+  }
+};
+
+std::vector<AggregateCase> aggregateCases() {
+  std::vector<AggregateCase> cases;
+  for (int64_t width : testWidths())
+    for (Reduce reduce : kAllReduces)
+      cases.push_back({width, reduce, true, 1});
+  for (int64_t width : {int64_t(6), int64_t(66)})
+    for (Reduce reduce : kAllReduces)
+      for (bool selfLoops : {false, true})
+        for (int64_t weightWidth : {0, 1, 2})
+          cases.push_back({width, reduce, selfLoops, weightWidth});
+  return cases;
+}
+
+/// Runs `cpu` and `gpu` (each filling its output from the same inputs) for
+/// every case on a ragged block and compares: bits where `sameBits`, else
+/// to rounding.
+template <typename T, typename Run>
+void compareWithCpu(bool sameBits, Run run) {
+  const GraphStorage storage = raggedGraph(96, 64, 700, 5);
+  const GraphView host = storage.view();
+  const DeviceGraph device(host);
+  for (const AggregateCase &c : aggregateCases()) {
+    const std::vector<T> x = randomValues<T>(host.numSrc * c.width, 1);
+    const std::vector<T> dy = randomValues<T>(host.numDst * c.width, 2);
+    const std::vector<T> weight = randomValues<T>(
+        host.numEdges * std::max<int64_t>(1, c.weightWidth), 3, 0.5, 2);
+    std::vector<T> out(size_t(host.numDst * c.width));
+    kernels::aggregate(host, c.reduce, c.selfLoops, x.data(), c.width,
+                       c.weightWidth ? weight.data() : nullptr, c.weightWidth,
+                       out.data());
+    std::vector<T> expected, actual;
+    run(host, device.view, c, x, dy, weight, out, expected, actual);
+    if (sameBits)
+      expectSameBits(actual, expected, c.name());
+    else
+      expectClose(actual, expected, tolerance<T>(), c.name());
+  }
+}
+
+TEST(CudaAggregate, RaggedRowsAndEveryWidthSameBitsAsCpu) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  compareWithCpu<float>(true, [](const GraphView &host, const GraphView &dev,
+                                 const AggregateCase &c, const auto &x,
+                                 const auto &, const auto &weight,
+                                 const auto &out, auto &expected,
+                                 auto &actual) {
+    expected = out;
+    DeviceArray<float> dx(x), dw(weight), dout(out.size());
+    kernels::cuda::aggregate(dev, c.reduce, c.selfLoops, dx.get(), c.width,
+                             c.weightWidth ? dw.get() : nullptr, c.weightWidth,
+                             dout.get());
+    actual = dout.toHost();
+  });
+}
+
+template <typename T> void gradInputCase(bool sameBits) {
+  compareWithCpu<T>(sameBits, [](const GraphView &host, const GraphView &dev,
+                                 const AggregateCase &c, const auto &x,
+                                 const auto &dy, const auto &weight,
+                                 const auto &out, auto &expected,
+                                 auto &actual) {
+    const T *w = c.weightWidth ? weight.data() : nullptr;
+    expected.assign(size_t(host.numSrc * c.width), T(0));
+    kernels::aggregateGradInput(host, c.reduce, c.selfLoops, dy.data(),
+                                x.data(), out.data(), c.width, w,
+                                c.weightWidth, expected.data());
+    DeviceArray<T> dx(x), ddy(dy), dw(weight), dout(out),
+        result(expected.size());
+    kernels::cuda::aggregateGradInput(
+        dev, c.reduce, c.selfLoops, ddy.get(), dx.get(), dout.get(), c.width,
+        c.weightWidth ? dw.get() : nullptr, c.weightWidth, result.get());
+    actual = result.toHost();
+  });
+}
+
+TEST(CudaAggregate, GradInputSameBitsAsCpu) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  gradInputCase<float>(true);
+  gradInputCase<double>(true);
+}
+
+template <typename T> void gradWeightCase() {
+  compareWithCpu<T>(false, [](const GraphView &host, const GraphView &dev,
+                              const AggregateCase &c, const auto &x,
+                              const auto &dy, const auto &weight,
+                              const auto &out, auto &expected, auto &actual) {
+    const int64_t ww = std::max<int64_t>(1, c.weightWidth);
+    expected.assign(size_t(host.numEdges * ww), T(0));
+    if (!c.weightWidth) { // the adjoint of a weight only exists with one
+      actual = expected;
+      return;
+    }
+    kernels::aggregateGradWeight(host, c.reduce, c.selfLoops, dy.data(),
+                                 x.data(), out.data(), c.width, weight.data(),
+                                 c.weightWidth, expected.data());
+    DeviceArray<T> dx(x), ddy(dy), dw(weight), dout(out),
+        result(expected.size());
+    kernels::cuda::aggregateGradWeight(dev, c.reduce, c.selfLoops, ddy.get(),
+                                       dx.get(), dout.get(), c.width, dw.get(),
+                                       c.weightWidth, result.get());
+    actual = result.toHost();
+  });
+}
+
+TEST(CudaAggregate, GradWeightMatchesCpu) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  gradWeightCase<float>();
+  gradWeightCase<double>();
 }
 
 } // namespace

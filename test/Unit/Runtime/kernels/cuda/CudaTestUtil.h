@@ -23,7 +23,21 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(GNNRT_CUDA_EMULATION) && defined(_OPENMP)
+#include <omp.h>
+#endif
+
 namespace gnnrt::cudatest {
+
+#if defined(GNNRT_CUDA_EMULATION) && defined(_OPENMP)
+/// The emulated device runs on the test's one host thread; the OpenMP
+/// workers of the CPU reference kernels would only spin beside it, taking
+/// the cores it needs (their results do not depend on the thread count).
+inline const bool kReferenceKernelsSingleThreaded = [] {
+  omp_set_num_threads(1);
+  return true;
+}();
+#endif
 
 #define GNNRT_REQUIRE_CUDA_DEVICE()                                            \
   if (::gnnrt::kernels::cuda::deviceCount() == 0)                              \
