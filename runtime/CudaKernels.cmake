@@ -15,8 +15,13 @@
 
 set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Aggregate.cu
+  lib/kernels/cuda/Axis.cu
   lib/kernels/cuda/Device.cu
+  lib/kernels/cuda/Dropout.cu
   lib/kernels/cuda/Edge.cu
+  lib/kernels/cuda/Gemm.cu
+  lib/kernels/cuda/Loss.cu
+  lib/kernels/cuda/Optimizer.cu
   lib/kernels/cuda/Scratch.cu
   lib/kernels/cuda/Stream.cu
   lib/kernels/cuda/Workspace.cu)
@@ -25,7 +30,12 @@ set(GNNRT_CUDA_SOURCES
 set(_gnnrt_cuda_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/kernels/cuda)
 set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/AggregateTest.cpp
+  ${_gnnrt_cuda_test_dir}/AxisTest.cpp
+  ${_gnnrt_cuda_test_dir}/DropoutTest.cpp
   ${_gnnrt_cuda_test_dir}/EdgeTest.cpp
+  ${_gnnrt_cuda_test_dir}/GemmTest.cpp
+  ${_gnnrt_cuda_test_dir}/LossTest.cpp
+  ${_gnnrt_cuda_test_dir}/OptimizerTest.cpp
   ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).
 set(_gnnrt_cudaemu_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/cudaemu)

@@ -28,6 +28,7 @@ inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dsub_rn(double a, double b) { return a - b; }
 inline double __ddiv_rn(double a, double b) { return a / b; }
 inline double __drcp_rn(double a) { return 1.0 / a; }
+inline double __dsqrt_rn(double a) { return std::sqrt(a); }
 inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 
 inline float __expf(float x) { return std::exp(x); }

@@ -52,6 +52,10 @@ __device__ inline float add(float a, float b) { return __fadd_rn(a, b); }
 __device__ inline double add(double a, double b) { return __dadd_rn(a, b); }
 __device__ inline float sub(float a, float b) { return __fsub_rn(a, b); }
 __device__ inline double sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ inline float div(float a, float b) { return __fdiv_rn(a, b); }
+__device__ inline double div(double a, double b) { return __ddiv_rn(a, b); }
+__device__ inline float sqrtOf(float x) { return __fsqrt_rn(x); }
+__device__ inline double sqrtOf(double x) { return __dsqrt_rn(x); }
 __device__ inline float expOf(float x) { return expf(x); }
 __device__ inline double expOf(double x) { return exp(x); }
 __device__ inline float logOf(float x) { return logf(x); }

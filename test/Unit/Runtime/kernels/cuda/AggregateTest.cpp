@@ -206,11 +206,12 @@ struct AggregateCase {
   }
 };
 
-std::vector<AggregateCase> aggregateCases() {
+std::vector<AggregateCase> aggregateCases(bool everyWidth = true) {
   std::vector<AggregateCase> cases;
   for (int64_t width : testWidths())
     for (Reduce reduce : kAllReduces)
-      cases.push_back({width, reduce, true, 1});
+      if (everyWidth)
+        cases.push_back({width, reduce, true, 1});
   for (int64_t width : {int64_t(6), int64_t(66)})
     for (Reduce reduce : kAllReduces)
       for (bool selfLoops : {false, true})
@@ -223,11 +224,11 @@ std::vector<AggregateCase> aggregateCases() {
 /// every case on a ragged block and compares: bits where `sameBits`, else
 /// to rounding.
 template <typename T, typename Run>
-void compareWithCpu(bool sameBits, Run run) {
+void compareWithCpu(bool sameBits, Run run, bool everyWidth = true) {
   const GraphStorage storage = raggedGraph(96, 64, 700, 5);
   const GraphView host = storage.view();
   const DeviceGraph device(host);
-  for (const AggregateCase &c : aggregateCases()) {
+  for (const AggregateCase &c : aggregateCases(everyWidth)) {
     const std::vector<T> x = randomValues<T>(host.numSrc * c.width, 1);
     const std::vector<T> dy = randomValues<T>(host.numDst * c.width, 2);
     const std::vector<T> weight = randomValues<T>(
@@ -287,6 +288,8 @@ TEST(CudaAggregate, GradInputSameBitsAsCpu) {
   gradInputCase<double>(true);
 }
 
+/// The weight adjoint sums with warp shuffles, the slowest thing to
+/// emulate: the width sweep runs in float only.
 template <typename T> void gradWeightCase() {
   compareWithCpu<T>(false, [](const GraphView &host, const GraphView &dev,
                               const AggregateCase &c, const auto &x,
@@ -307,7 +310,7 @@ template <typename T> void gradWeightCase() {
                                        dx.get(), dout.get(), c.width, dw.get(),
                                        c.weightWidth, result.get());
     actual = result.toHost();
-  });
+  }, sizeof(T) == 4);
 }
 
 TEST(CudaAggregate, GradWeightMatchesCpu) {
