@@ -349,22 +349,24 @@ bool Block::releaseWarps() {
         continue;
       const unsigned mask = t.mask;
       examined |= mask;
-      const std::string call = std::string(opName(t.op)) + " at " +
-                               siteText(t.site) + " with mask " +
-                               hexMask(mask);
+      // Built only for a message: this loop runs once per collective.
+      auto call = [&] {
+        return std::string(opName(t.op)) + " at " + siteText(t.site) +
+               " with mask " + hexMask(mask);
+      };
       if (!(mask >> lane & 1)) {
         failure = where() + ": " + warpThreadText(first, lane) + " calls " +
-                  call + ", which leaves out the calling lane";
+                  call() + ", which leaves out the calling lane";
         return false;
       }
       if (lanes < kWarp && (mask >> lanes) != 0) {
-        failure = where() + ": " + call + " names lanes beyond the " +
+        failure = where() + ": " + call() + " names lanes beyond the " +
                   std::to_string(lanes) + " threads of warp " +
                   std::to_string(first / kWarp);
         return false;
       }
       if (t.width < 1 || t.width > int(kWarp) || (t.width & (t.width - 1))) {
-        failure = where() + ": " + call + " has width " +
+        failure = where() + ": " + call() + " has width " +
                   std::to_string(t.width) +
                   " (a power of two from 1 to 32 is required)";
         return false;
@@ -375,7 +377,7 @@ bool Block::releaseWarps() {
           continue;
         const EmulatedThread &o = threads[first + other];
         if (o.state == State::Exited) {
-          failure = where() + ": " + call + " waits for " +
+          failure = where() + ": " + call() + " waits for " +
                     warpThreadText(first, other) +
                     ", which exited without reaching it";
           return false;
@@ -388,7 +390,7 @@ bool Block::releaseWarps() {
           failure = where() + ": lanes " + std::to_string(lane) + " and " +
                     std::to_string(other) + " of warp " +
                     std::to_string(first / kWarp) +
-                    " meet in different warp collectives: " + call + " and " +
+                    " meet in different warp collectives: " + call() + " and " +
                     opName(o.op) + " at " + siteText(o.site) + " with mask " +
                     hexMask(o.mask);
           return false;

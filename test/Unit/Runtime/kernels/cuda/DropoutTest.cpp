@@ -66,8 +66,9 @@ template <typename T> void wholeTensors() {
             << what << " element " << i;
         dropped += x[i] != T(0) && gpu[i] == T(0);
       }
-      if (n == 2049 && p > 0 && p < 1) // about p of the nonzeros
+      if (n == 2049 && p > 0 && p < 1) { // about p of the nonzeros
         EXPECT_NEAR(double(dropped) / double(n - 9), p, 0.05) << what;
+      }
     }
 }
 
