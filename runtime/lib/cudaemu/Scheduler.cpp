@@ -24,6 +24,7 @@
 #include <boost/context/fiber.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -249,10 +250,13 @@ std::string Block::run(uint3 index) {
     t.abort = false;
     start(t);
   }
+  const bool reverse = threadOrder() == ThreadOrder::Reverse;
   for (;;) {
-    for (EmulatedThread &t : threads)
+    for (size_t i = 0; i < threads.size(); ++i) {
+      EmulatedThread &t = threads[reverse ? threads.size() - 1 - i : i];
       if (t.state == State::Ready && failure.empty())
         resume(t);
+    }
     if (!failure.empty())
       break;
     if (releaseWarps())
@@ -514,6 +518,20 @@ uint64_t warpCollective(WarpOp op, unsigned mask, uint64_t value, int param,
 void syncWarp(const char *file, int line, unsigned mask) {
   warpCollective(WarpOp::Sync, mask, 0, 0, 32, file, line);
 }
+
+namespace {
+std::atomic<ThreadOrder> &orderSetting() {
+  static std::atomic<ThreadOrder> order{[] {
+    const char *text = std::getenv("GNNRT_CUDAEMU_THREAD_ORDER");
+    return text && std::string(text) == "reverse" ? ThreadOrder::Reverse
+                                                  : ThreadOrder::Forward;
+  }()};
+  return order;
+}
+} // namespace
+
+void setThreadOrder(ThreadOrder order) { orderSetting() = order; }
+ThreadOrder threadOrder() { return orderSetting(); }
 
 void runGrid(const LaunchConfig &config, const std::function<void()> &thread) {
   const std::string kernel = "kernel '" + std::string(config.kernel) + "'";

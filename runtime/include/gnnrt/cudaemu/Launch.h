@@ -36,6 +36,15 @@ struct LaunchConfig {
   cudaStream_t stream;
 };
 
+/// The order in which a block's runnable threads run between barriers. A
+/// kernel that reads shared memory another thread writes without a barrier
+/// in between (a race) computes something else in each order, so running
+/// a test in both flushes such races out as wrong values. Forward unless
+/// the environment says GNNRT_CUDAEMU_THREAD_ORDER=reverse.
+enum class ThreadOrder { Forward, Reverse };
+void setThreadOrder(ThreadOrder order);
+ThreadOrder threadOrder();
+
 /// Runs `thread` once per thread of the grid, as the scheduler describes
 /// above. Failures set the last CUDA error.
 void runGrid(const LaunchConfig &config, const std::function<void()> &thread);

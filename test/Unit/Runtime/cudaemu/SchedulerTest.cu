@@ -149,21 +149,23 @@ TEST(CudaEmulation, WarpShufflesAndVotes) {
   }
 }
 
-__global__ void atomics(float *fsum, int *isum, int *imax, unsigned *cas) {
+__global__ void atomics(float *fsum, int *isum, int *imax, unsigned *cas,
+                        int *swaps) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   atomicAdd(fsum, 0.5f);
   atomicAdd(isum, i);
   atomicMax(imax, (i * 37) % 1000);
-  // Only the first thread to find 0 swaps in its id + 1.
-  atomicCAS(cas, 0u, unsigned(i) + 1);
+  // Only the first thread to find 0 (whichever it is) swaps in its id + 1.
+  if (atomicCAS(cas, 0u, unsigned(i) + 1) == 0u)
+    atomicAdd(swaps, 1);
 }
 
 TEST(CudaEmulation, AtomicsSeeEveryThread) {
   DeviceArray<float> fsum(1);
-  DeviceArray<int> isum(1), imax(1);
+  DeviceArray<int> isum(1), imax(1), swaps(1);
   DeviceArray<unsigned> cas(1);
   GNNRT_LAUNCH(8, 128, 0, 0, atomics)(fsum.get(), isum.get(), imax.get(),
-                                      cas.get());
+                                      cas.get(), swaps.get());
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(fsum.toHost()[0], 512.0f);
   EXPECT_EQ(isum.toHost()[0], 1023 * 1024 / 2);
@@ -171,7 +173,9 @@ TEST(CudaEmulation, AtomicsSeeEveryThread) {
   for (int i = 0; i < 1024; ++i)
     expectedMax = std::max(expectedMax, (i * 37) % 1000);
   EXPECT_EQ(imax.toHost()[0], expectedMax);
-  EXPECT_EQ(cas.toHost()[0], 1u);
+  EXPECT_EQ(swaps.toHost()[0], 1);
+  EXPECT_GE(cas.toHost()[0], 1u);
+  EXPECT_LE(cas.toHost()[0], 1024u);
 }
 
 //===--- Deliberately wrong kernels ---------------------------------------===//
@@ -288,6 +292,39 @@ TEST(CudaEmulation, RejectsABadConfiguration) {
   EXPECT_EQ(r.message, "invalid configuration argument (emulated: kernel "
                        "'writeIndices': block (2048,1,1) (at most "
                        "(1024,1024,64) and 1024 threads, none 0))");
+}
+
+/// Each thread reads the value its neighbour wrote to shared memory, but
+/// the barrier between the write and the read is missing: a race.
+__global__ void missingBarrier(const int *x, int *out) {
+  __shared__ int tile[64];
+  tile[threadIdx.x] = x[threadIdx.x];
+  // __syncthreads() belongs here.
+  out[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x];
+}
+
+TEST(CudaEmulation, TheTwoThreadOrdersExposeAMissingBarrier) {
+  std::vector<int> x(64);
+  std::iota(x.begin(), x.end(), 100);
+  auto run = [&](gnnrt::cudaemu::ThreadOrder order) {
+    const gnnrt::cudaemu::ThreadOrder saved = gnnrt::cudaemu::threadOrder();
+    gnnrt::cudaemu::setThreadOrder(order);
+    DeviceArray<int> zeros(64), dx(x), out(64);
+    // Shared memory keeps what the last block left: start from zeros.
+    GNNRT_LAUNCH(1, 64, 0, 0, missingBarrier)(zeros.get(), out.get());
+    GNNRT_LAUNCH(1, 64, 0, 0, missingBarrier)(dx.get(), out.get());
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    gnnrt::cudaemu::setThreadOrder(saved);
+    return out.toHost();
+  };
+  // Forward, thread t reads tile[t + 1] before thread t + 1 writes it;
+  // reversed, after. (Thread 63 reads tile[0], the other way round.)
+  const std::vector<int> forward = run(gnnrt::cudaemu::ThreadOrder::Forward);
+  const std::vector<int> reverse = run(gnnrt::cudaemu::ThreadOrder::Reverse);
+  for (int t = 0; t < 63; ++t) {
+    EXPECT_EQ(reverse[t], x[t + 1]) << t;
+    EXPECT_EQ(forward[t], 0) << t;
+  }
 }
 
 /// Reads one element past the end of x.

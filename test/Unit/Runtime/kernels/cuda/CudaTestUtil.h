@@ -39,6 +39,16 @@ inline const bool kReferenceKernelsSingleThreaded = [] {
 }();
 #endif
 
+#if defined(GNNRT_CUDA_EMULATION) && defined(__SANITIZE_ADDRESS__)
+/// The AddressSanitizer build runs the threads of each block in the other
+/// order (gnnrt/cudaemu/Launch.h): every kernel test passes under two
+/// schedules, which a shared-memory race would not.
+inline const bool kReverseThreadOrder = [] {
+  cudaemu::setThreadOrder(cudaemu::ThreadOrder::Reverse);
+  return true;
+}();
+#endif
+
 #define GNNRT_REQUIRE_CUDA_DEVICE()                                            \
   if (::gnnrt::kernels::cuda::deviceCount() == 0)                              \
   GTEST_SKIP() << "no CUDA device"
