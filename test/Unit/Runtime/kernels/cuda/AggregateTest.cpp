@@ -1,4 +1,4 @@
-//===- CudaAggregateTest.cpp - CUDA aggregation against the CPU kernel ----===//
+//===- AggregateTest.cpp - CUDA aggregation against the CPU kernel --------===//
 //
 // kernels::cuda::aggregate implements the declaration of
 // gnnrt/kernels/Aggregate.h on a device: these tests compare it with a
