@@ -13,6 +13,14 @@
 // thread it names reaches fails the launch with a message that names the
 // kernel, the block and the threads; it never hangs.
 //
+// Not modeled (docs/cuda-emulation.md has the details): memory ordering and
+// concurrency between threads (they switch only at barriers and
+// collectives; races show only as values that change with the thread
+// order), concurrent blocks (a kernel that waits for another block hangs),
+// warp-synchronous code without *_sync (there is no implicit lockstep),
+// timing and asynchrony (every call completes before it returns), the
+// device's libm, dynamic shared memory and dynamic parallelism.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_CUDAEMU_CUDA_H
