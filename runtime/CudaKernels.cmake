@@ -66,12 +66,18 @@ endif()
 
 #===-- Host compiler over the emulation layer -----------------------------===#
 
-# The C++ translation unit of an emulated .cu file: the file itself,
-# included, so that it keeps its own directory for quoted includes.
+# The sources of an emulated build: each .cu file as a generated C++
+# translation unit that includes it (so that its quoted includes still
+# resolve beside it); other files as they are.
 function(gnnrt_emulated_sources out)
   set(units)
-  foreach(cu ${ARGN})
-    get_filename_component(abs ${cu} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+  foreach(source ${ARGN})
+    get_filename_component(abs ${source} ABSOLUTE
+      BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    if(NOT abs MATCHES "\\.cu$")
+      list(APPEND units ${abs})
+      continue()
+    endif()
     file(RELATIVE_PATH rel ${GNNC_SOURCE_DIR} ${abs})
     set(unit ${CMAKE_CURRENT_BINARY_DIR}/cuda-emulated/${rel}.cpp)
     file(CONFIGURE OUTPUT ${unit}
@@ -102,13 +108,14 @@ get_target_property(_gnnrt_cudaemu_sources gnnrt_cudaemu SOURCES)
 gnnrt_emulated_sources(_gnnrt_emulated_kernels ${GNNRT_CUDA_SOURCES})
 gnnrt_emulated_sources(_gnnrt_emulated_tests ${GNNRT_CUDAEMU_TESTS})
 
-# gnnrt_add_emulated_cuda(<suffix> [ASAN]): gnnrt_kernels_cuda<suffix> and,
-# with GTest, the test binary CudaEmulated<Name>Tests.
-function(gnnrt_add_emulated_cuda suffix testName)
+# gnnrt_add_emulated_cuda(<kernels library> <test binary> [ASAN]): the
+# emulated CUDA kernels and, with GTest, their test binary; with ASAN, both
+# and a copy of the emulation layer (gnnrt_cudaemu_asan) sanitized.
+function(gnnrt_add_emulated_cuda kernels testName)
   cmake_parse_arguments(ARG "ASAN" "" "" ${ARGN})
   set(emu gnnrt_cudaemu)
   if(ARG_ASAN)
-    set(emu gnnrt_cudaemu${suffix})
+    set(emu gnnrt_cudaemu_asan)
     add_library(${emu} STATIC ${_gnnrt_cudaemu_sources})
     target_include_directories(${emu}
       PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
@@ -116,7 +123,6 @@ function(gnnrt_add_emulated_cuda suffix testName)
     target_link_libraries(${emu} PUBLIC Boost::context ${GNNRT_BLAS_LIBRARY})
     gnnrt_sanitize(${emu})
   endif()
-  set(kernels gnnrt_kernels_cuda${suffix})
   add_library(${kernels} STATIC ${_gnnrt_emulated_kernels})
   target_include_directories(${kernels} PUBLIC
     ${CMAKE_CURRENT_SOURCE_DIR}/include)
@@ -144,7 +150,8 @@ function(gnnrt_add_emulated_cuda suffix testName)
   set_property(GLOBAL APPEND PROPERTY GNNC_TEST_DEPENDS ${testName})
 endfunction()
 
-gnnrt_add_emulated_cuda(_emulated CudaEmulatedTests)
+gnnrt_add_emulated_cuda(gnnrt_kernels_cuda_emulated CudaEmulatedTests)
 if(GNNC_CUDA_EMULATION_ASAN)
-  gnnrt_add_emulated_cuda(_emulated_asan CudaEmulatedAsanTests ASAN)
+  gnnrt_add_emulated_cuda(gnnrt_kernels_cuda_emulated_asan
+    CudaEmulatedAsanTests ASAN)
 endif()

@@ -1,4 +1,5 @@
-//===- AsanFiber.h - Fiber switches announced to AddressSanitizer -*- C++ -*-===//
+//===- AsanFiber.h - Fiber switches announced to AddressSanitizer -*- C++
+//-*-===//
 //
 // Internal to lib/cudaemu. AddressSanitizer tracks one stack per thread; a
 // fiber switch that it is not told about looks like a wild stack pointer

@@ -46,11 +46,10 @@ std::string checkMatrix(const char *name, const T *p, int rows, int cols,
 }
 
 template <typename T, typename Gemm>
-cublasStatus_t gemm(const char *call, cublasHandle_t handle,
-                    cublasOperation_t transa, cublasOperation_t transb, int m,
-                    int n, int k, const T *alpha, const T *A, int lda,
-                    const T *B, int ldb, const T *beta, T *C, int ldc,
-                    Gemm &&blas) {
+cublasStatus_t
+gemm(const char *call, cublasHandle_t handle, cublasOperation_t transa,
+     cublasOperation_t transb, int m, int n, int k, const T *alpha, const T *A,
+     int lda, const T *B, int ldb, const T *beta, T *C, int ldc, Gemm &&blas) {
   if (!handle)
     return cublasFail(CUBLAS_STATUS_NOT_INITIALIZED,
                       std::string(call) + ": null handle");
@@ -161,8 +160,7 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
                            const float *B, int ldb, const float *beta, float *C,
                            int ldc) {
   return gemm("cublasSgemm", handle, transa, transb, m, n, k, alpha, A, lda, B,
-              ldb, beta, C, ldc,
-              [](auto... args) { cblas_sgemm(args...); });
+              ldb, beta, C, ldc, [](auto... args) { cblas_sgemm(args...); });
 }
 
 cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa,
@@ -171,6 +169,5 @@ cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa,
                            const double *B, int ldb, const double *beta,
                            double *C, int ldc) {
   return gemm("cublasDgemm", handle, transa, transb, m, n, k, alpha, A, lda, B,
-              ldb, beta, C, ldc,
-              [](auto... args) { cblas_dgemm(args...); });
+              ldb, beta, C, ldc, [](auto... args) { cblas_dgemm(args...); });
 }

@@ -75,8 +75,8 @@ std::string checkSide(const void *p, size_t bytes, bool device,
   Allocations &table = allocations();
   std::lock_guard<std::mutex> lock(table.mutex);
   const auto *allocation = findAllocation(table, p);
-  const std::string range = "[" + addressText(p) + ", +" +
-                            std::to_string(bytes) + " bytes)";
+  const std::string range =
+      "[" + addressText(p) + ", +" + std::to_string(bytes) + " bytes)";
   if (!device) {
     if (allocation)
       return std::string("the ") + role + " " + range +
@@ -105,9 +105,9 @@ cudaError_t copy(const char *call, void *dst, const void *src, size_t count,
                 std::string(call) + ": the stream was destroyed or never "
                                     "created");
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
-    return fail(cudaErrorInvalidMemcpyDirection,
-                std::string(call) + ": unknown copy kind " +
-                    std::to_string(int(kind)));
+    return fail(cudaErrorInvalidMemcpyDirection, std::string(call) +
+                                                     ": unknown copy kind " +
+                                                     std::to_string(int(kind)));
   if (count == 0)
     return cudaSuccess;
   if (kind != cudaMemcpyDefault) {
@@ -119,10 +119,9 @@ cudaError_t copy(const char *call, void *dst, const void *src, size_t count,
     if (problem.empty())
       problem = checkSide(src, count, srcDevice, "source");
     if (!problem.empty())
-      return fail(cudaErrorInvalidValue, std::string(call) + "(" +
-                                             kindName(kind) + ", " +
-                                             std::to_string(count) +
-                                             " bytes): " + problem);
+      return fail(cudaErrorInvalidValue,
+                  std::string(call) + "(" + kindName(kind) + ", " +
+                      std::to_string(count) + " bytes): " + problem);
   }
   std::memcpy(dst, src, count);
   return cudaSuccess;
@@ -172,8 +171,7 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
   void *p = nullptr;
   if (posix_memalign(&p, kDeviceAlignment, size) != 0)
     return fail(cudaErrorMemoryAllocation,
-                "cudaMalloc: no memory for " + std::to_string(size) +
-                    " bytes");
+                "cudaMalloc: no memory for " + std::to_string(size) + " bytes");
   Allocations &table = allocations();
   std::lock_guard<std::mutex> lock(table.mutex);
   table.device[reinterpret_cast<uintptr_t>(p)] = size;
@@ -212,9 +210,8 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int) {
     return fail(cudaErrorInvalidValue, "cudaHostAlloc: null result pointer");
   void *p = nullptr;
   if (posix_memalign(&p, kDeviceAlignment, std::max<size_t>(size, 1)) != 0)
-    return fail(cudaErrorMemoryAllocation,
-                "cudaHostAlloc: no memory for " + std::to_string(size) +
-                    " bytes");
+    return fail(cudaErrorMemoryAllocation, "cudaHostAlloc: no memory for " +
+                                               std::to_string(size) + " bytes");
   Allocations &table = allocations();
   std::lock_guard<std::mutex> lock(table.mutex);
   table.pinnedHost.insert(p);

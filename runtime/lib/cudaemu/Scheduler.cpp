@@ -181,9 +181,9 @@ private:
 std::string Block::where() const {
   const dim3 &g = config.grid;
   return "kernel '" + std::string(config.kernel) + "' block (" +
-         std::to_string(blockIndex.x) + "," + std::to_string(blockIndex.y) + "," +
-         std::to_string(blockIndex.z) + ") of (" + std::to_string(g.x) + "," +
-         std::to_string(g.y) + "," + std::to_string(g.z) + ")";
+         std::to_string(blockIndex.x) + "," + std::to_string(blockIndex.y) +
+         "," + std::to_string(blockIndex.z) + ") of (" + std::to_string(g.x) +
+         "," + std::to_string(g.y) + "," + std::to_string(g.z) + ")";
 }
 
 std::string Block::warpThreadText(unsigned first, unsigned lane) const {
@@ -245,7 +245,8 @@ std::string Block::run(uint3 index) {
   for (unsigned i = 0; i < threads.size(); ++i) {
     EmulatedThread &t = threads[i];
     t.linear = i;
-    t.index = {{i % b.x, i / b.x % b.y, i / (b.x * b.y)}, index, b, config.grid};
+    t.index = {
+        {i % b.x, i / b.x % b.y, i / (b.x * b.y)}, index, b, config.grid};
     t.state = State::Ready;
     t.abort = false;
     start(t);
@@ -263,9 +264,8 @@ std::string Block::run(uint3 index) {
       continue;
     if (!failure.empty())
       break;
-    if (std::all_of(threads.begin(), threads.end(), [](const auto &t) {
-          return t.state == State::Exited;
-        }))
+    if (std::all_of(threads.begin(), threads.end(),
+                    [](const auto &t) { return t.state == State::Exited; }))
       break;
     if (releaseBarrier())
       continue;
@@ -329,8 +329,8 @@ void Block::computeResults(unsigned first, unsigned lanes, unsigned mask) {
       break;
     }
     if (source >= lanes || !(mask >> source & 1)) {
-      failure = where() + ": " + opName(op) + " at " + siteText(t.site) +
-                ": " + warpThreadText(first, lane) + " reads lane " +
+      failure = where() + ": " + opName(op) + " at " + siteText(t.site) + ": " +
+                warpThreadText(first, lane) + " reads lane " +
                 std::to_string(source) + ", which is not in the mask " +
                 hexMask(mask) + " (its value is undefined on a device)";
       return;
@@ -446,10 +446,9 @@ std::string Block::describeStall() const {
   const std::string total = std::to_string(threads.size());
   if (atWarp.empty() && atBarrier.size() == 1) {
     const auto &[site, ids] = *atBarrier.begin();
-    return where() + ": __syncthreads() at " + siteText(site) +
-           " reached by " + std::to_string(ids.size()) + " of " + total +
-           " threads; threads " + idRanges(exited) +
-           " exited without reaching it";
+    return where() + ": __syncthreads() at " + siteText(site) + " reached by " +
+           std::to_string(ids.size()) + " of " + total + " threads; threads " +
+           idRanges(exited) + " exited without reaching it";
   }
   std::string text = where() + ": no thread can continue:";
   for (const auto &[site, ids] : atBarrier)
@@ -549,9 +548,9 @@ void runGrid(const LaunchConfig &config, const std::function<void()> &thread) {
     return;
   }
   if (config.sharedBytes != 0) {
-    fail(cudaErrorNotSupported,
-         kernel + ": dynamic shared memory (" +
-             std::to_string(config.sharedBytes) + " bytes) is not emulated");
+    fail(cudaErrorNotSupported, kernel + ": dynamic shared memory (" +
+                                    std::to_string(config.sharedBytes) +
+                                    " bytes) is not emulated");
     return;
   }
   if (!isValidStream(config.stream)) {

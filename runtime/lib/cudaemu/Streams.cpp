@@ -47,7 +47,8 @@ bool isValidEvent(cudaEvent_t event) {
 
 cudaError_t badStream(const char *call) {
   return fail(cudaErrorInvalidResourceHandle,
-              std::string(call) + ": the stream was destroyed or never created");
+              std::string(call) +
+                  ": the stream was destroyed or never created");
 }
 
 cudaError_t badEvent(const char *call) {

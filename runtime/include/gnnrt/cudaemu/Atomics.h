@@ -17,7 +17,8 @@
 namespace gnnrt::cudaemu {
 
 /// *address = update(*address) atomically; returns the old value.
-template <typename T, typename Update> T atomicUpdate(T *address, Update update) {
+template <typename T, typename Update>
+T atomicUpdate(T *address, Update update) {
   T old = __atomic_load_n(address, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(address, &old, update(old), false,
                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {

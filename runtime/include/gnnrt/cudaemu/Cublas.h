@@ -1,4 +1,5 @@
-//===- Cublas.h - The cuBLAS calls gnnrt uses, served by OpenBLAS -*- C++ -*-===//
+//===- Cublas.h - The cuBLAS calls gnnrt uses, served by OpenBLAS -*- C++
+//-*-===//
 //
 // cublas_v2.h's handle, status and GEMM entry points with their real names
 // and semantics (column-major, host-pointer alpha and beta), computed by

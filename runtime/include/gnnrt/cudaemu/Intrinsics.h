@@ -1,4 +1,5 @@
-//===- Intrinsics.h - CUDA's math and bit intrinsics on the host -*- C++ -*-===//
+//===- Intrinsics.h - CUDA's math and bit intrinsics on the host -*- C++
+//-*-===//
 //
 // The explicitly rounded arithmetic (__fmul_rn, ...) is plain IEEE arithmetic
 // on the host; the emulated build compiles with -ffp-contract=off so that no
@@ -29,7 +30,9 @@ inline double __dsub_rn(double a, double b) { return a - b; }
 inline double __ddiv_rn(double a, double b) { return a / b; }
 inline double __drcp_rn(double a) { return 1.0 / a; }
 inline double __dsqrt_rn(double a) { return std::sqrt(a); }
-inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+inline double __fma_rn(double a, double b, double c) {
+  return std::fma(a, b, c);
+}
 
 inline float __expf(float x) { return std::exp(x); }
 inline float __logf(float x) { return std::log(x); }

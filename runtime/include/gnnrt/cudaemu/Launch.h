@@ -72,9 +72,8 @@ template <typename... Params>
 KernelLaunch<Params...> launch(const char *name, void (*kernel)(Params...),
                                dim3 grid, dim3 block, size_t sharedBytes = 0,
                                cudaStream_t stream = 0) {
-  return KernelLaunch<Params...>(kernel,
-                                 LaunchConfig{name, grid, block, sharedBytes,
-                                              stream});
+  return KernelLaunch<Params...>(
+      kernel, LaunchConfig{name, grid, block, sharedBytes, stream});
 }
 
 } // namespace gnnrt::cudaemu

@@ -59,8 +59,8 @@ T shuffle(WarpOp op, const char *file, int line, unsigned mask, T var,
 
 inline unsigned ballot(const char *file, int line, unsigned mask,
                        int predicate) {
-  return unsigned(warpCollective(WarpOp::Ballot, mask, predicate != 0, 0, 32,
-                                 file, line));
+  return unsigned(
+      warpCollective(WarpOp::Ballot, mask, predicate != 0, 0, 32, file, line));
 }
 
 inline int vote(WarpOp op, const char *file, int line, unsigned mask,

@@ -89,12 +89,11 @@ __global__ void aggregateGradWeightKernel(const MessageArgs<T> m, bool mean,
     const T *row = m.row(k);
     for (int64_t group = 0; group < m.weightWidth; ++group) {
       T partial = T(0);
-      for (int64_t j = group * groupWidth + lane(); j < (group + 1) * groupWidth;
-           j += kWarp) {
+      for (int64_t j = group * groupWidth + lane();
+           j < (group + 1) * groupWidth; j += kWarp) {
         const T d = mul(dy[v * width + j], row[j]);
-        partial = add(partial, !winner || winner[v * width + j] == k - begin
-                                   ? d
-                                   : T(0));
+        partial = add(partial,
+                      !winner || winner[v * width + j] == k - begin ? d : T(0));
       }
       const T dot = warpSum(partial);
       if (lane() == 0)
@@ -130,11 +129,13 @@ void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
   const int32_t *winner =
       isLinear(reduce) ? nullptr
                        : findWinners(m, out, "aggregateGradInput launch");
-  const GradInputArgs<T> args{m,        g.numSrc, g.outOffsets,
-                              g.outEdges, g.outDst, g.edgeDst,
-                              reduce == Reduce::Mean, dy, winner, dx};
+  const GradInputArgs<T> args{
+      m,        g.numSrc,  g.outOffsets,           g.outEdges,
+      g.outDst, g.edgeDst, reduce == Reduce::Mean, dy,
+      winner,   dx};
   GNNRT_LAUNCH(warpBlocksFor(g.numSrc), kBlock, 0, stream(),
-               aggregateGradInputKernel<T>)(args);
+               aggregateGradInputKernel<T>)
+  (args);
   checkLaunch("aggregateGradInput launch");
 }
 
@@ -150,8 +151,8 @@ void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
       isLinear(reduce) ? nullptr
                        : findWinners(m, out, "aggregateGradWeight launch");
   GNNRT_LAUNCH(warpBlocksFor(g.numDst), kBlock, 0, stream(),
-               aggregateGradWeightKernel<T>)(m, reduce == Reduce::Mean, dy,
-                                             winner, dweight);
+               aggregateGradWeightKernel<T>)
+  (m, reduce == Reduce::Mean, dy, winner, dweight);
   checkLaunch("aggregateGradWeight launch");
 }
 

@@ -200,8 +200,8 @@ __global__ void unbroadcastKernel(const Broadcast b, const T *dy, T *out) {
 
 /// The column-per-thread launch every softmax and reduction uses.
 template <typename... Params, typename... Args>
-void launchColumns(const char *what, int64_t columns,
-                   void (*kernel)(Params...), Args... args) {
+void launchColumns(const char *what, int64_t columns, void (*kernel)(Params...),
+                   Args... args) {
   if (columns == 0)
     return;
   GNNRT_LAUNCH(blocksFor(columns), kBlock, 0, stream(), kernel)(args...);
@@ -238,8 +238,8 @@ void logSoftmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
 template <typename T>
 void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
                     const T *y, T *dx) {
-  launchColumns("logSoftmaxGrad launch", outer * inner,
-                logSoftmaxGradKernel<T>, outer, n, inner, dy, y, dx);
+  launchColumns("logSoftmaxGrad launch", outer * inner, logSoftmaxGradKernel<T>,
+                outer, n, inner, dy, y, dx);
 }
 
 template <typename T>
@@ -252,8 +252,8 @@ void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
 template <typename T>
 void reduceAxisGrad(Reduce kind, int64_t outer, int64_t n, int64_t inner,
                     const T *dy, const T *x, const T *y, T *dx) {
-  launchColumns("reduceAxisGrad launch", outer * inner,
-                reduceAxisGradKernel<T>, kind, outer, n, inner, dy, x, y, dx);
+  launchColumns("reduceAxisGrad launch", outer * inner, reduceAxisGradKernel<T>,
+                kind, outer, n, inner, dy, x, y, dx);
 }
 
 template <typename T>
@@ -267,9 +267,8 @@ void copyIntoAxis(int64_t outer, int64_t n, int64_t inner, const T *x,
 template <typename T>
 void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
                int64_t offset, int64_t n, T *out) {
-  launchColumns("sliceAxis launch", outer * n * inner, copyRowsKernel<T>,
-                outer, n * inner, x + offset * inner, total * inner, out,
-                n * inner);
+  launchColumns("sliceAxis launch", outer * n * inner, copyRowsKernel<T>, outer,
+                n * inner, x + offset * inner, total * inner, out, n * inner);
 }
 
 template <typename T>

@@ -76,8 +76,8 @@ __global__ void dropoutRowsKernel(uint64_t seed, uint64_t stream,
     return;
   }
   // Element (r, j) decides as element rowIds[r] * width + j of dropout().
-  const uint64_t i = uint64_t(rowIds[e / width]) * uint64_t(width) +
-                     uint64_t(e % width);
+  const uint64_t i =
+      uint64_t(rowIds[e / width]) * uint64_t(width) + uint64_t(e % width);
   y[e] = lanes.apply(randomBits(seed, stream, i / 8), int(i % 8), v);
 }
 
@@ -89,8 +89,8 @@ void dropout(uint64_t seed, uint64_t stream, double p, int64_t n, const T *x,
   if (n == 0)
     return;
   GNNRT_LAUNCH(blocksFor((n + 7) / 8), kBlock, 0, detail::stream(),
-               dropoutKernel<T>)(seed, stream, DropoutLanes<T>::of(p), n, x,
-                                 y);
+               dropoutKernel<T>)
+  (seed, stream, DropoutLanes<T>::of(p), n, x, y);
   checkLaunch("dropout launch");
 }
 
@@ -104,8 +104,8 @@ void dropoutRows(uint64_t seed, uint64_t stream, double p, int64_t rows,
   if (rows * width == 0)
     return;
   GNNRT_LAUNCH(blocksFor(rows * width), kBlock, 0, detail::stream(),
-               dropoutRowsKernel<T>)(seed, stream, DropoutLanes<T>::of(p),
-                                     rows, width, rowIds, x, y);
+               dropoutRowsKernel<T>)
+  (seed, stream, DropoutLanes<T>::of(p), rows, width, rowIds, x, y);
   checkLaunch("dropoutRows launch");
 }
 

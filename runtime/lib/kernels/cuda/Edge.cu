@@ -128,9 +128,8 @@ void gather(const GraphView &g, Side side, const T *x, int64_t width, T *out) {
   if (g.numEdges == 0 || width == 0)
     return;
   GNNRT_LAUNCH(blocksFor(g.numEdges * width), kBlock, 0, stream(),
-               gatherKernel<T>)(g.numEdges,
-                                side == Side::Src ? g.edgeSrc : g.edgeDst, x,
-                                width, out);
+               gatherKernel<T>)
+  (g.numEdges, side == Side::Src ? g.edgeSrc : g.edgeDst, x, width, out);
   checkLaunch("gather launch");
 }
 
@@ -141,9 +140,9 @@ void gatherGrad(const GraphView &g, Side side, const T *de, int64_t width,
   const int64_t n = src ? g.numSrc : g.numDst;
   if (n == 0 || width == 0)
     return;
-  GNNRT_LAUNCH(warpBlocksFor(n), kBlock, 0, stream(), sumEdgeRowsKernel<T>)(
-      n, src ? g.outOffsets : g.inOffsets, src ? g.outEdges : nullptr, de,
-      width, dx);
+  GNNRT_LAUNCH(warpBlocksFor(n), kBlock, 0, stream(), sumEdgeRowsKernel<T>)
+  (n, src ? g.outOffsets : g.inOffsets, src ? g.outEdges : nullptr, de, width,
+   dx);
   checkLaunch("gatherGrad launch");
 }
 
@@ -164,8 +163,8 @@ void scatterGrad(const GraphView &g, Reduce reduce, const T *dy, const T *e,
   const int32_t *winner =
       linear ? nullptr : findWinners(m, out, "scatterGrad launch");
   GNNRT_LAUNCH(warpBlocksFor(g.numDst), kBlock, 0, stream(),
-               scatterGradKernel<T>)(m, reduce == Reduce::Mean, dy, winner,
-                                     de);
+               scatterGradKernel<T>)
+  (m, reduce == Reduce::Mean, dy, winner, de);
   checkLaunch("scatterGrad launch");
 }
 
@@ -174,19 +173,19 @@ void edgeSoftmax(const GraphView &g, const T *scores, int64_t width, T *out) {
   if (g.numDst == 0 || width == 0)
     return;
   GNNRT_LAUNCH(warpBlocksFor(g.numDst), kBlock, 0, stream(),
-               edgeSoftmaxKernel<T>)(g.numDst, g.inOffsets, scores, width,
-                                     out);
+               edgeSoftmaxKernel<T>)
+  (g.numDst, g.inOffsets, scores, width, out);
   checkLaunch("edgeSoftmax launch");
 }
 
 template <typename T>
-void edgeSoftmaxGrad(const GraphView &g, const T *dy, const T *y,
-                     int64_t width, T *ds) {
+void edgeSoftmaxGrad(const GraphView &g, const T *dy, const T *y, int64_t width,
+                     T *ds) {
   if (g.numDst == 0 || width == 0)
     return;
   GNNRT_LAUNCH(warpBlocksFor(g.numDst), kBlock, 0, stream(),
-               edgeSoftmaxGradKernel<T>)(g.numDst, g.inOffsets, dy, y, width,
-                                         ds);
+               edgeSoftmaxGradKernel<T>)
+  (g.numDst, g.inOffsets, dy, y, width, ds);
   checkLaunch("edgeSoftmaxGrad launch");
 }
 
@@ -195,8 +194,8 @@ template <typename T> void degree(const GraphView &g, Side side, T *out) {
   const int64_t n = src ? g.numSrc : g.numDst;
   if (n == 0)
     return;
-  GNNRT_LAUNCH(blocksFor(n), kBlock, 0, stream(), degreeKernel<T>)(
-      n, src ? g.outOffsets : g.inOffsets, out);
+  GNNRT_LAUNCH(blocksFor(n), kBlock, 0, stream(), degreeKernel<T>)
+  (n, src ? g.outOffsets : g.inOffsets, out);
   checkLaunch("degree launch");
 }
 

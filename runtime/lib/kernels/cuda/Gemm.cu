@@ -58,8 +58,8 @@ cublasStatus_t gemmCall(cublasHandle_t handle, cublasOperation_t ta,
 cublasStatus_t gemmCall(cublasHandle_t handle, cublasOperation_t ta,
                         cublasOperation_t tb, int m, int n, int k,
                         const double *alpha, const double *a, int lda,
-                        const double *b, int ldb, const double *beta,
-                        double *c, int ldc) {
+                        const double *b, int ldb, const double *beta, double *c,
+                        int ldc) {
   return cublasDgemm(handle, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                      ldc);
 }
@@ -67,8 +67,8 @@ cublasStatus_t gemmCall(cublasHandle_t handle, cublasOperation_t ta,
 } // namespace
 
 template <typename T>
-void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
-          const T *A, const T *B, T *C, bool accumulate) {
+void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
+          const T *B, T *C, bool accumulate) {
   if (M == 0 || N == 0)
     return;
   if (M > INT_MAX || N > INT_MAX || K > INT_MAX)
@@ -78,8 +78,7 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
   // cuBLAS rejects the leading dimension 0 that K == 0 would give.
   if (K == 0) {
     if (!accumulate)
-      check(cudaMemsetAsync(C, 0, size_t(M * N) * sizeof(T), stream()),
-            "gemm");
+      check(cudaMemsetAsync(C, 0, size_t(M * N) * sizeof(T), stream()), "gemm");
     return;
   }
   const T one = 1, beta = accumulate ? T(1) : T(0);
@@ -90,8 +89,8 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
               "gemm");
 }
 
-template void gemm<float>(bool, bool, int64_t, int64_t, int64_t,
-                          const float *, const float *, float *, bool);
+template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, const float *,
+                          const float *, float *, bool);
 template void gemm<double>(bool, bool, int64_t, int64_t, int64_t,
                            const double *, const double *, double *, bool);
 

@@ -43,10 +43,9 @@ template <typename T> __device__ T logSumExp(const T *row, int64_t n) {
 }
 
 template <typename T>
-__global__ void lossChunkKernel(int64_t rows, int64_t classes,
-                                const T *logits, const int64_t *labels,
-                                const uint8_t *mask, T *chunkLoss,
-                                unsigned long long *chunkRows) {
+__global__ void lossChunkKernel(int64_t rows, int64_t classes, const T *logits,
+                                const int64_t *labels, const uint8_t *mask,
+                                T *chunkLoss, unsigned long long *chunkRows) {
   __shared__ T value[kLossChunk];
   __shared__ bool counted[kLossChunk];
   const int64_t first = int64_t(blockIdx.x) * kLossChunk;
@@ -97,16 +96,14 @@ __device__ void countRows(int64_t rows, unsigned long long *count, Pred pred) {
 __global__ void countLossRowsKernel(int64_t rows, const int64_t *labels,
                                     const uint8_t *mask,
                                     unsigned long long *count) {
-  countRows(rows, count,
-            [&](int64_t i) { return isLossRow(i, labels, mask); });
+  countRows(rows, count, [&](int64_t i) { return isLossRow(i, labels, mask); });
 }
 
 template <typename T>
-__global__ void crossEntropyGradKernel(int64_t rows, int64_t classes,
-                                       const T *logits, const int64_t *labels,
-                                       const uint8_t *mask, T dloss,
-                                       const unsigned long long *count,
-                                       T *dlogits) {
+__global__ void
+crossEntropyGradKernel(int64_t rows, int64_t classes, const T *logits,
+                       const int64_t *labels, const uint8_t *mask, T dloss,
+                       const unsigned long long *count, T *dlogits) {
   const int64_t i = globalThread();
   if (i >= rows)
     return;
@@ -153,19 +150,19 @@ T crossEntropy(int64_t rows, int64_t classes, const T *logits,
   const int64_t chunks = (rows + kLossChunk - 1) / kLossChunk;
   // Scratch: the chunks' row counts, then the loss and the chunks' losses
   // (8-byte counts first keep every array aligned).
-  char *space = static_cast<char *>(
-      scratch(size_t(chunks) * sizeof(unsigned long long) +
-              size_t(chunks + 1) * sizeof(T)));
+  char *space =
+      static_cast<char *>(scratch(size_t(chunks) * sizeof(unsigned long long) +
+                                  size_t(chunks + 1) * sizeof(T)));
   auto *chunkRows = reinterpret_cast<unsigned long long *>(space);
   T *loss = reinterpret_cast<T *>(chunkRows + chunks);
   T *chunkLoss = loss + 1;
   if (chunks > 0) {
-    GNNRT_LAUNCH(unsigned(chunks), kBlock, 0, stream(), lossChunkKernel<T>)(
-        rows, classes, logits, labels, mask, chunkLoss, chunkRows);
+    GNNRT_LAUNCH(unsigned(chunks), kBlock, 0, stream(), lossChunkKernel<T>)
+    (rows, classes, logits, labels, mask, chunkLoss, chunkRows);
     checkLaunch("crossEntropy launch");
   }
-  GNNRT_LAUNCH(1, 1, 0, stream(), lossTotalKernel<T>)(chunks, chunkLoss,
-                                                        chunkRows, loss);
+  GNNRT_LAUNCH(1, 1, 0, stream(), lossTotalKernel<T>)
+  (chunks, chunkLoss, chunkRows, loss);
   checkLaunch("crossEntropy launch");
   T result;
   check(cudaMemcpyAsync(&result, loss, sizeof(T), cudaMemcpyDeviceToHost,
@@ -183,14 +180,12 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
     return;
   auto *count =
       static_cast<unsigned long long *>(scratch(sizeof(unsigned long long)));
-  check(cudaMemsetAsync(count, 0, sizeof *count, stream()),
-        "crossEntropyGrad");
-  GNNRT_LAUNCH(blocksFor(rows), kBlock, 0, stream(), countLossRowsKernel)(
-      rows, labels, mask, count);
+  check(cudaMemsetAsync(count, 0, sizeof *count, stream()), "crossEntropyGrad");
+  GNNRT_LAUNCH(blocksFor(rows), kBlock, 0, stream(), countLossRowsKernel)
+  (rows, labels, mask, count);
   checkLaunch("crossEntropyGrad launch");
-  GNNRT_LAUNCH(blocksFor(rows), kBlock, 0, stream(),
-               crossEntropyGradKernel<T>)(rows, classes, logits, labels, mask,
-                                          dloss, count, dlogits);
+  GNNRT_LAUNCH(blocksFor(rows), kBlock, 0, stream(), crossEntropyGradKernel<T>)
+  (rows, classes, logits, labels, mask, dloss, count, dlogits);
   checkLaunch("crossEntropyGrad launch");
 }
 
@@ -203,8 +198,8 @@ AccuracyCounts accuracyCounts(const T *logits, int64_t classes,
   check(cudaMemsetAsync(counts, 0, 2 * sizeof *counts, stream()),
         "accuracyCounts");
   if (numNodes > 0) {
-    GNNRT_LAUNCH(blocksFor(numNodes), kBlock, 0, stream(), accuracyKernel<T>)(
-        numNodes, classes, logits, labels, nodes, counts);
+    GNNRT_LAUNCH(blocksFor(numNodes), kBlock, 0, stream(), accuracyKernel<T>)
+    (numNodes, classes, logits, labels, nodes, counts);
     checkLaunch("accuracyCounts launch");
   }
   unsigned long long host[2];
@@ -220,9 +215,8 @@ AccuracyCounts accuracyCounts(const T *logits, int64_t classes,
                              const uint8_t *);                                 \
   template void crossEntropyGrad<T>(int64_t, int64_t, const T *,               \
                                     const int64_t *, const uint8_t *, T, T *); \
-  template AccuracyCounts accuracyCounts<T>(const T *, int64_t,                \
-                                            const int64_t *, const int64_t *,  \
-                                            int64_t);
+  template AccuracyCounts accuracyCounts<T>(                                   \
+      const T *, int64_t, const int64_t *, const int64_t *, int64_t);
 
 GNNRT_INSTANTIATE(float)
 GNNRT_INSTANTIATE(double)

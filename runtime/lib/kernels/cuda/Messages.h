@@ -51,11 +51,12 @@ template <typename T> struct MessageArgs {
 };
 
 template <typename T>
-MessageArgs<T> aggregateMessages(const GraphView &g, bool selfLoops,
-                                 const T *x, int64_t width, const T *weight,
+MessageArgs<T> aggregateMessages(const GraphView &g, bool selfLoops, const T *x,
+                                 int64_t width, const T *weight,
                                  int64_t weightWidth) {
-  return {g.numDst, g.inOffsets, g.edgeSrc, false,
-          selfLoops, x, width, weight, weight ? weightWidth : 1};
+  return {g.numDst, g.inOffsets, g.edgeSrc,
+          false,    selfLoops,   x,
+          width,    weight,      weight ? weightWidth : 1};
 }
 
 template <typename T>
@@ -126,7 +127,8 @@ void reduceMessages(const MessageArgs<T> &m, Reduce reduce, bool accumulate,
   if (m.numDst == 0 || m.width == 0)
     return;
   GNNRT_LAUNCH(warpBlocksFor(m.numDst), kBlock, 0, stream(),
-               reduceMessagesKernel<T>)(m, reduce, accumulate, out);
+               reduceMessagesKernel<T>)
+  (m, reduce, accumulate, out);
   checkLaunch(what);
 }
 
@@ -137,7 +139,8 @@ int32_t *findWinners(const MessageArgs<T> &m, const T *out, const char *what) {
       scratch(size_t(m.numDst * m.width) * sizeof(int32_t)));
   if (m.numDst > 0 && m.width > 0) {
     GNNRT_LAUNCH(warpBlocksFor(m.numDst), kBlock, 0, stream(),
-                 findWinnersKernel<T>)(m, out, winner);
+                 findWinnersKernel<T>)
+    (m, out, winner);
     checkLaunch(what);
   }
   return winner;

@@ -60,8 +60,8 @@ __global__ void sgdKernel(float lr, float wd, float mu, bool firstStep,
 
 } // namespace
 
-void adamUpdate(const UpdateConfig &c, bool decoupled, int64_t step,
-                int64_t n, float *p, const float *g, float *m, float *v) {
+void adamUpdate(const UpdateConfig &c, bool decoupled, int64_t step, int64_t n,
+                float *p, const float *g, float *m, float *v) {
   if (n == 0)
     return;
   // Like torch, 1 - beta in double before rounding to float.
@@ -74,8 +74,7 @@ void adamUpdate(const UpdateConfig &c, bool decoupled, int64_t step,
                    float(c.lr / (1 - std::pow(c.beta1, double(step)))),
                    float(std::sqrt(1 - std::pow(c.beta2, double(step)))),
                    float(1 - c.lr * c.weightDecay)};
-  GNNRT_LAUNCH(blocksFor(n), kBlock, 0, stream(), adamKernel)(s, n, p, g, m,
-                                                               v);
+  GNNRT_LAUNCH(blocksFor(n), kBlock, 0, stream(), adamKernel)(s, n, p, g, m, v);
   checkLaunch("adamUpdate launch");
 }
 
@@ -83,9 +82,9 @@ void sgdUpdate(const UpdateConfig &c, int64_t step, int64_t n, float *p,
                const float *g, float *buffer) {
   if (n == 0)
     return;
-  GNNRT_LAUNCH(blocksFor(n), kBlock, 0, stream(), sgdKernel)(
-      float(c.lr), float(c.weightDecay), float(c.momentum), step == 1, n, p, g,
-      buffer);
+  GNNRT_LAUNCH(blocksFor(n), kBlock, 0, stream(), sgdKernel)
+  (float(c.lr), float(c.weightDecay), float(c.momentum), step == 1, n, p, g,
+   buffer);
   checkLaunch("sgdUpdate launch");
 }
 

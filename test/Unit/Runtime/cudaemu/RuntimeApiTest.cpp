@@ -75,9 +75,9 @@ TEST(CudaEmulationRuntime, StreamsAndEventsAreCheckedHandles) {
   DeviceArray<int> d(4);
   const std::vector<int> host = {1, 2, 3, 4};
   EXPECT_EQ(cudaEventRecord(start, stream), cudaSuccess);
-  EXPECT_EQ(cudaMemcpyAsync(d.get(), host.data(), 16, cudaMemcpyHostToDevice,
-                            stream),
-            cudaSuccess);
+  EXPECT_EQ(
+      cudaMemcpyAsync(d.get(), host.data(), 16, cudaMemcpyHostToDevice, stream),
+      cudaSuccess);
   EXPECT_EQ(cudaEventRecord(stop, stream), cudaSuccess);
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   float ms = -1;
@@ -85,9 +85,9 @@ TEST(CudaEmulationRuntime, StreamsAndEventsAreCheckedHandles) {
   EXPECT_GE(ms, 0.0f);
   EXPECT_EQ(d.toHost()[3], 4);
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
-  EXPECT_EQ(cudaMemcpyAsync(d.get(), host.data(), 16, cudaMemcpyHostToDevice,
-                            stream),
-            cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(
+      cudaMemcpyAsync(d.get(), host.data(), 16, cudaMemcpyHostToDevice, stream),
+      cudaErrorInvalidResourceHandle);
   EXPECT_NE(lastMessage(cudaErrorInvalidResourceHandle)
                 .find("cudaMemcpyAsync: the stream was destroyed or never "
                       "created"),

@@ -125,9 +125,9 @@ TEST(CudaEmulation, WarpShufflesAndVotes) {
   DeviceArray<float> dx(x), sum(n), lane5(n), down8(n);
   DeviceArray<int> prefix(n), any(n), all(n);
   DeviceArray<unsigned> ballot(n);
-  GNNRT_LAUNCH(1, 64, 0, 0, warpOps)(dx.get(), sum.get(), lane5.get(),
-                                     prefix.get(), down8.get(), ballot.get(),
-                                     any.get(), all.get());
+  GNNRT_LAUNCH(1, 64, 0, 0, warpOps)
+  (dx.get(), sum.get(), lane5.get(), prefix.get(), down8.get(), ballot.get(),
+   any.get(), all.get());
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   const auto hSum = sum.toHost(), hLane5 = lane5.toHost(),
              hDown8 = down8.toHost();
@@ -164,8 +164,8 @@ TEST(CudaEmulation, AtomicsSeeEveryThread) {
   DeviceArray<float> fsum(1);
   DeviceArray<int> isum(1), imax(1), swaps(1);
   DeviceArray<unsigned> cas(1);
-  GNNRT_LAUNCH(8, 128, 0, 0, atomics)(fsum.get(), isum.get(), imax.get(),
-                                      cas.get(), swaps.get());
+  GNNRT_LAUNCH(8, 128, 0, 0, atomics)
+  (fsum.get(), isum.get(), imax.get(), cas.get(), swaps.get());
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(fsum.toHost()[0], 512.0f);
   EXPECT_EQ(isum.toHost()[0], 1023 * 1024 / 2);
@@ -224,9 +224,10 @@ TEST(CudaEmulation, ReportsThreadsAtDifferentBarriers) {
   EXPECT_NE(r.message.find(
                 "kernel 'divergentBarriers' block (0,0,0) of (2,1,1): its "
                 "threads wait at different __syncthreads(): SchedulerTest.cu:" +
-                std::to_string(kFirstBarrierLine) + " (threads 0-15) "
-                "SchedulerTest.cu:" + std::to_string(kFirstBarrierLine + 2) +
-                " (threads 16-31)"),
+                std::to_string(kFirstBarrierLine) +
+                " (threads 0-15) "
+                "SchedulerTest.cu:" +
+                std::to_string(kFirstBarrierLine + 2) + " (threads 16-31)"),
             std::string::npos)
       << r.message;
 }
@@ -327,6 +328,7 @@ TEST(CudaEmulation, TheTwoThreadOrdersExposeAMissingBarrier) {
   }
 }
 
+#if defined(__SANITIZE_ADDRESS__)
 /// Reads one element past the end of x.
 __global__ void readPastTheEnd(const float *x, int n, float *out) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -338,6 +340,7 @@ void launchReadPastTheEnd() {
   DeviceArray<float> x(50), out(1);
   GNNRT_LAUNCH(1, 64, 0, 0, readPastTheEnd)(x.get(), 50, out.get());
 }
+#endif
 
 TEST(CudaEmulation, AddressSanitizerCatchesAnOutOfBoundsRead) {
 #if defined(__SANITIZE_ADDRESS__)

@@ -1,4 +1,5 @@
-//===- cuda_runtime.h - The emulated build's <cuda_runtime.h> ----------------------------===//
+//===- cuda_runtime.h - The emulated build's <cuda_runtime.h>
+//----------------------------===//
 //
 // On the include path of the emulated build only (gnnrt/cudaemu/Cuda.h).
 //

@@ -38,8 +38,8 @@ template <typename T>
 void edgeSoftmax(const GraphView &g, const T *scores, int64_t width, T *out);
 
 template <typename T>
-void edgeSoftmaxGrad(const GraphView &g, const T *dy, const T *y,
-                     int64_t width, T *ds);
+void edgeSoftmaxGrad(const GraphView &g, const T *dy, const T *y, int64_t width,
+                     T *ds);
 
 template <typename T> void degree(const GraphView &g, Side side, T *out);
 

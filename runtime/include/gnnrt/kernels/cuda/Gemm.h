@@ -17,8 +17,8 @@ namespace gnnrt::kernels::cuda {
 /// kernels::gemm on device matrices, row-major: C[M, N] = op(A) * op(B)
 /// (+ C if accumulate). Throws DeviceError if cuBLAS fails.
 template <typename T>
-void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
-          const T *A, const T *B, T *C, bool accumulate = false);
+void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
+          const T *B, T *C, bool accumulate = false);
 
 } // namespace gnnrt::kernels::cuda
 

@@ -35,8 +35,7 @@ public:
   /// the plan has no such slot or gave it fewer bytes (a planning bug,
   /// never a reason to allocate mid-step).
   template <typename T> T *get(int slot, int64_t elements) {
-    return static_cast<T *>(
-        slotPointer(slot, elements * int64_t(sizeof(T))));
+    return static_cast<T *>(slotPointer(slot, elements * int64_t(sizeof(T))));
   }
 
   /// Bytes of the current allocation.

@@ -16,8 +16,8 @@
 #include "CpuComparison.h"
 #include "CudaTestUtil.h"
 #include "gnnrt/graph/Graph.h"
-#include "gnnrt/kernels/Aggregate.h"
 #include "gnnrt/graph/GraphView.h"
+#include "gnnrt/kernels/Aggregate.h"
 #include "gnnrt/kernels/Device.h"
 #include "gnnrt/support/Random.h"
 
@@ -100,15 +100,14 @@ TEST(CudaAggregate, MatchesFloat64Reference) {
   for (Reduce reduce : kAllReduces) {
     std::vector<float> out(size_t(n * f));
     runOnDevice<float>(tg, reduce, /*selfLoops=*/false, x, f, nullptr, 1,
-                /*accumulate=*/false, out);
+                       /*accumulate=*/false, out);
     for (int64_t v = 0; v < n; ++v)
       for (int64_t c = 0; c < f; ++c) {
         const int64_t begin = tg.inOffsets[v], end = tg.inOffsets[v + 1];
-        double acc = reduce == Reduce::Max
-                         ? -std::numeric_limits<double>::infinity()
-                     : reduce == Reduce::Min
-                         ? std::numeric_limits<double>::infinity()
-                         : 0.0;
+        double acc =
+            reduce == Reduce::Max   ? -std::numeric_limits<double>::infinity()
+            : reduce == Reduce::Min ? std::numeric_limits<double>::infinity()
+                                    : 0.0;
         for (int64_t e = begin; e < end; ++e) {
           const double xv = x[tg.edgeSrc[e] * f + c];
           acc = reduce == Reduce::Max   ? std::max(acc, xv)
@@ -135,9 +134,8 @@ template <typename T> void expectSameBitsAsCpu() {
   const std::vector<T> x = randomValues<T>(n * width, 2);
   const std::vector<T> initial = randomValues<T>(n * width, 3);
   for (int64_t weightWidth : {int64_t(0), int64_t(1), int64_t(4)}) {
-    const std::vector<T> weight =
-        randomValues<T>(TestGraph::kEdges * std::max<int64_t>(1, weightWidth),
-                        4);
+    const std::vector<T> weight = randomValues<T>(
+        TestGraph::kEdges * std::max<int64_t>(1, weightWidth), 4);
     const std::vector<T> *w = weightWidth ? &weight : nullptr;
     for (Reduce reduce : kAllReduces)
       for (bool selfLoops : {false, true})
@@ -154,8 +152,8 @@ template <typename T> void expectSameBitsAsCpu() {
                                 expected.size() * sizeof(T)),
                     0)
               << "reduce " << int(reduce) << " selfLoops " << selfLoops
-              << " weightWidth " << weightWidth << " accumulate "
-              << accumulate << ": first difference at "
+              << " weightWidth " << weightWidth << " accumulate " << accumulate
+              << ": first difference at "
               << (std::mismatch(expected.begin(), expected.end(),
                                 actual.begin())
                       .first -
@@ -180,8 +178,9 @@ TEST(CudaAggregate, OnlySumAccumulates) {
   GraphView g;
   float x = 0, out = 0;
   try {
-    kernels::cuda::aggregate(g, Reduce::Max, false, &x, 1, (const float *)nullptr,
-                             1, &out, /*accumulate=*/true);
+    kernels::cuda::aggregate(g, Reduce::Max, false, &x, 1,
+                             (const float *)nullptr, 1, &out,
+                             /*accumulate=*/true);
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument &e) {
     EXPECT_STREQ(e.what(), "aggregate: only a sum can accumulate");
@@ -271,8 +270,8 @@ template <typename T> void gradInputCase(bool sameBits) {
     const T *w = c.weightWidth ? weight.data() : nullptr;
     expected.assign(size_t(host.numSrc * c.width), T(0));
     kernels::aggregateGradInput(host, c.reduce, c.selfLoops, dy.data(),
-                                x.data(), out.data(), c.width, w,
-                                c.weightWidth, expected.data());
+                                x.data(), out.data(), c.width, w, c.weightWidth,
+                                expected.data());
     DeviceArray<T> dx(x), ddy(dy), dw(weight), dout(out),
         result(expected.size());
     kernels::cuda::aggregateGradInput(
@@ -291,26 +290,28 @@ TEST(CudaAggregate, GradInputSameBitsAsCpu) {
 /// The weight adjoint sums with warp shuffles, the slowest thing to
 /// emulate: the width sweep runs in float only.
 template <typename T> void gradWeightCase() {
-  compareWithCpu<T>(false, [](const GraphView &host, const GraphView &dev,
-                              const AggregateCase &c, const auto &x,
-                              const auto &dy, const auto &weight,
-                              const auto &out, auto &expected, auto &actual) {
-    const int64_t ww = std::max<int64_t>(1, c.weightWidth);
-    expected.assign(size_t(host.numEdges * ww), T(0));
-    if (!c.weightWidth) { // the adjoint of a weight only exists with one
-      actual = expected;
-      return;
-    }
-    kernels::aggregateGradWeight(host, c.reduce, c.selfLoops, dy.data(),
-                                 x.data(), out.data(), c.width, weight.data(),
-                                 c.weightWidth, expected.data());
-    DeviceArray<T> dx(x), ddy(dy), dw(weight), dout(out),
-        result(expected.size());
-    kernels::cuda::aggregateGradWeight(dev, c.reduce, c.selfLoops, ddy.get(),
-                                       dx.get(), dout.get(), c.width, dw.get(),
-                                       c.weightWidth, result.get());
-    actual = result.toHost();
-  }, sizeof(T) == 4);
+  compareWithCpu<T>(
+      false,
+      [](const GraphView &host, const GraphView &dev, const AggregateCase &c,
+         const auto &x, const auto &dy, const auto &weight, const auto &out,
+         auto &expected, auto &actual) {
+        const int64_t ww = std::max<int64_t>(1, c.weightWidth);
+        expected.assign(size_t(host.numEdges * ww), T(0));
+        if (!c.weightWidth) { // the adjoint of a weight only exists with one
+          actual = expected;
+          return;
+        }
+        kernels::aggregateGradWeight(
+            host, c.reduce, c.selfLoops, dy.data(), x.data(), out.data(),
+            c.width, weight.data(), c.weightWidth, expected.data());
+        DeviceArray<T> dx(x), ddy(dy), dw(weight), dout(out),
+            result(expected.size());
+        kernels::cuda::aggregateGradWeight(
+            dev, c.reduce, c.selfLoops, ddy.get(), dx.get(), dout.get(),
+            c.width, dw.get(), c.weightWidth, result.get());
+        actual = result.toHost();
+      },
+      sizeof(T) == 4);
 }
 
 TEST(CudaAggregate, GradWeightMatchesCpu) {

@@ -35,8 +35,8 @@ struct Shape {
   }
 };
 
-const Shape kShapes[] = {{1, 1, 1}, {3, 7, 5}, {2, 300, 3}, {4, 0, 3},
-                         {1, 5, 257}, {6, 33, 1}};
+const Shape kShapes[] = {{1, 1, 1}, {3, 7, 5},   {2, 300, 3},
+                         {4, 0, 3}, {1, 5, 257}, {6, 33, 1}};
 
 const Reduce kAllReduces[] = {Reduce::Sum, Reduce::Mean, Reduce::Max,
                               Reduce::Min};
@@ -48,19 +48,21 @@ template <typename T> void softmaxes() {
     for (bool log : {false, true}) {
       const std::string what = (log ? "logSoftmax " : "softmax ") + s.name();
       std::vector<T> y(x.size()), dx(x.size());
-      (log ? kernels::logSoftmax<T> : kernels::softmax<T>)(s.outer, s.n,
-                                                           s.inner, x.data(),
-                                                           y.data());
+      (log ? kernels::logSoftmax<T>
+           : kernels::softmax<T>)(s.outer, s.n, s.inner, x.data(), y.data());
       DeviceArray<T> dX(x), dY(x.size());
-      (log ? kernels::cuda::logSoftmax<T> : kernels::cuda::softmax<T>)(
-          s.outer, s.n, s.inner, dX.get(), dY.get());
+      (log ? kernels::cuda::logSoftmax<T>
+           : kernels::cuda::softmax<T>)(s.outer, s.n, s.inner, dX.get(),
+                                        dY.get());
       expectClose(dY.toHost(), y, tolerance<T>(), what);
 
-      (log ? kernels::logSoftmaxGrad<T> : kernels::softmaxGrad<T>)(
-          s.outer, s.n, s.inner, dy.data(), y.data(), dx.data());
+      (log ? kernels::logSoftmaxGrad<T>
+           : kernels::softmaxGrad<T>)(s.outer, s.n, s.inner, dy.data(),
+                                      y.data(), dx.data());
       DeviceArray<T> dDy(dy), dYExact(y), dDx(x.size());
-      (log ? kernels::cuda::logSoftmaxGrad<T> : kernels::cuda::softmaxGrad<T>)(
-          s.outer, s.n, s.inner, dDy.get(), dYExact.get(), dDx.get());
+      (log ? kernels::cuda::logSoftmaxGrad<T>
+           : kernels::cuda::softmaxGrad<T>)(s.outer, s.n, s.inner, dDy.get(),
+                                            dYExact.get(), dDx.get());
       if (log) // exp(y)
         expectClose(dDx.toHost(), dx, tolerance<T>(), what + " grad");
       else
@@ -119,8 +121,7 @@ TEST(CudaAxis, ConcatAndSliceMoveTheSameElements) {
   expectSameBits(dOut.toHost(), expected, "copyIntoAxis");
 
   std::vector<float> slice(x.size());
-  kernels::sliceAxis(outer, total, inner, base.data(), offset, n,
-                     slice.data());
+  kernels::sliceAxis(outer, total, inner, base.data(), offset, n, slice.data());
   DeviceArray<float> dBase(base), dSlice(x.size());
   kernels::cuda::sliceAxis(outer, total, inner, dBase.get(), offset, n,
                            dSlice.get());
@@ -132,10 +133,10 @@ TEST(CudaAxis, UnbroadcastSameBitsAsCpu) {
   struct Case {
     std::vector<int64_t> dy, out;
   };
-  const Case cases[] = {{{4, 300}, {300}},      {{4, 300}, {4, 1}},
-                        {{2, 3, 5, 7}, {3, 1, 7}}, {{2, 1, 257}, {1, 1, 1}},
-                        {{5, 6}, {5, 6}},       {{0, 3}, {3}},
-                        {{3, 4, 5}, {}}};
+  const Case cases[] = {
+      {{4, 300}, {300}},        {{4, 300}, {4, 1}}, {{2, 3, 5, 7}, {3, 1, 7}},
+      {{2, 1, 257}, {1, 1, 1}}, {{5, 6}, {5, 6}},   {{0, 3}, {3}},
+      {{3, 4, 5}, {}}};
   for (const Case &c : cases) {
     int64_t dySize = 1, outSize = 1;
     for (int64_t d : c.dy)

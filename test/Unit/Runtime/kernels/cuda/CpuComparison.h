@@ -24,8 +24,8 @@ namespace gnnrt::cudatest {
 
 /// Every element of `actual` equals `expected` bit for bit (NaNs aside).
 template <typename T>
-void expectSameBits(const std::vector<T> &actual, const std::vector<T> &expected,
-                    const std::string &what) {
+void expectSameBits(const std::vector<T> &actual,
+                    const std::vector<T> &expected, const std::string &what) {
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (size_t i = 0; i < actual.size(); ++i)
     if (std::memcmp(&actual[i], &expected[i], sizeof(T)) != 0) {

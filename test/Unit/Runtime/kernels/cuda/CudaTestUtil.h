@@ -62,12 +62,13 @@ public:
   }
   explicit DeviceArray(const std::vector<T> &host) : n(host.size()) {
     EXPECT_EQ(cudaMalloc(&ptr, n * sizeof(T)), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(ptr, host.data(), n * sizeof(T),
-                         cudaMemcpyHostToDevice),
-              cudaSuccess);
+    EXPECT_EQ(
+        cudaMemcpy(ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice),
+        cudaSuccess);
   }
   template <typename U>
-  DeviceArray(const U *host, size_t n) : DeviceArray(std::vector<T>(host, host + n)) {}
+  DeviceArray(const U *host, size_t n)
+      : DeviceArray(std::vector<T>(host, host + n)) {}
   ~DeviceArray() { cudaFree(ptr); }
   DeviceArray(const DeviceArray &) = delete;
   DeviceArray &operator=(const DeviceArray &) = delete;
@@ -77,9 +78,9 @@ public:
   std::vector<T> toHost() const {
     std::vector<T> host(n);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(host.data(), ptr, n * sizeof(T),
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
+    EXPECT_EQ(
+        cudaMemcpy(host.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost),
+        cudaSuccess);
     return host;
   }
 
@@ -96,8 +97,7 @@ public:
         edgeSrc(g.edgeSrc, size_t(g.numEdges)),
         edgeDst(g.edgeDst, size_t(g.numEdges)),
         outOffsets(g.outOffsets, size_t(g.numSrc + 1)),
-        outEdges(g.outEdges, size_t(g.numEdges)),
-        outDst(outDstOf(g)) {
+        outEdges(g.outEdges, size_t(g.numEdges)), outDst(outDstOf(g)) {
     view = g;
     view.inOffsets = inOffsets.get();
     view.edgeSrc = edgeSrc.get();

@@ -76,8 +76,7 @@ template <typename T> void scatterAndGrad(const EdgeFixture &f) {
       std::vector<T> expected(size_t(g.numDst * width));
       kernels::scatter(g, reduce, e.data(), width, expected.data());
       DeviceArray<T> de(e), out(expected.size());
-      kernels::cuda::scatter(f.device.view, reduce, de.get(), width,
-                             out.get());
+      kernels::cuda::scatter(f.device.view, reduce, de.get(), width, out.get());
       expectSameBits(out.toHost(), expected, "scatter " + what);
 
       const auto dy = randomValues<T>(g.numDst * width, 4);

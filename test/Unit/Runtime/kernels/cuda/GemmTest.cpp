@@ -31,10 +31,10 @@ template <typename T> void gemmCases() {
       for (bool transB : {false, true})
         for (bool accumulate : {false, true}) {
           const std::string what =
-              "M " + std::to_string(s.M) + " N " + std::to_string(s.N) +
-              " K " + std::to_string(s.K) + " transA " +
-              std::to_string(transA) + " transB " + std::to_string(transB) +
-              " accumulate " + std::to_string(accumulate);
+              "M " + std::to_string(s.M) + " N " + std::to_string(s.N) + " K " +
+              std::to_string(s.K) + " transA " + std::to_string(transA) +
+              " transB " + std::to_string(transB) + " accumulate " +
+              std::to_string(accumulate);
           const auto a = randomValues<T>(s.M * s.K, 1);
           const auto b = randomValues<T>(s.K * s.N, 2);
           const auto c0 = randomValues<T>(s.M * s.N, 3);
@@ -52,8 +52,7 @@ template <typename T> void gemmCases() {
                               dc.get(), accumulate);
           // A float product of length K rounds up to ~K ulps.
           expectClose(dc.toHost(), expected,
-                      tolerance<T>() * double(std::max<int64_t>(1, s.K)),
-                      what);
+                      tolerance<T>() * double(std::max<int64_t>(1, s.K)), what);
         }
 }
 

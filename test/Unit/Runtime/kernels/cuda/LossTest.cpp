@@ -56,9 +56,9 @@ template <typename T> void lossCases() {
       total += std::log(sum) - double(logits[i * d.classes + d.labels[i]]);
       ++count;
     }
-    const T loss = kernels::cuda::crossEntropy(
-        d.rows, d.classes, dLogits.get(), dLabels.get(),
-        masked ? dMask.get() : nullptr);
+    const T loss = kernels::cuda::crossEntropy(d.rows, d.classes, dLogits.get(),
+                                               dLabels.get(),
+                                               masked ? dMask.get() : nullptr);
     EXPECT_NEAR(double(loss), total / double(count),
                 tolerance<T>() * total / double(count));
     EXPECT_NEAR(double(loss),
@@ -67,13 +67,12 @@ template <typename T> void lossCases() {
                 tolerance<T>());
 
     std::vector<T> expected(logits.size());
-    kernels::crossEntropyGrad(d.rows, d.classes, logits.data(),
-                              d.labels.data(), mask, T(2), expected.data());
+    kernels::crossEntropyGrad(d.rows, d.classes, logits.data(), d.labels.data(),
+                              mask, T(2), expected.data());
     DeviceArray<T> grad(logits.size());
-    kernels::cuda::crossEntropyGrad(d.rows, d.classes, dLogits.get(),
-                                    dLabels.get(),
-                                    masked ? dMask.get() : nullptr, T(2),
-                                    grad.get());
+    kernels::cuda::crossEntropyGrad(
+        d.rows, d.classes, dLogits.get(), dLabels.get(),
+        masked ? dMask.get() : nullptr, T(2), grad.get());
     expectClose(grad.toHost(), expected, tolerance<T>(), "crossEntropyGrad");
   }
   // No rows: a loss of 0.
@@ -105,9 +104,9 @@ TEST(CudaLoss, AccuracyCountsLabeledAndCorrectRows) {
   }
   DeviceArray<float> dLogits(logits);
   DeviceArray<int64_t> dLabels(d.labels), dNodes(nodes);
-  const kernels::cuda::AccuracyCounts counts = kernels::cuda::accuracyCounts(
-      dLogits.get(), d.classes, dLabels.get(), dNodes.get(),
-      int64_t(nodes.size()));
+  const kernels::cuda::AccuracyCounts counts =
+      kernels::cuda::accuracyCounts(dLogits.get(), d.classes, dLabels.get(),
+                                    dNodes.get(), int64_t(nodes.size()));
   EXPECT_EQ(counts.labeled, labeled);
   EXPECT_EQ(counts.correct, correct);
   EXPECT_GT(correct, 0);
