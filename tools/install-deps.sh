@@ -10,6 +10,7 @@ PACKAGES=(
   libmetis-dev metis libopenmpi-dev openmpi-bin libopenblas-dev zlib1g-dev
   nlohmann-json3-dev python3-matplotlib
   libgtest-dev
+  libboost-context-dev # the CUDA emulation layer: one fiber per CUDA thread
   slurmctld slurmd slurm-client # test/Distributed/slurm.test: a one-node Slurm
   iproute2 # test/Distributed/link-cut.test: hosts as network namespaces (ip netns)
 )

@@ -2,9 +2,9 @@
 //
 // gnn.aggregate and its two adjoints: each destination reduces the
 // (weighted) rows of its in-edges' sources, and optionally its own row (a
-// self loop), with sum, mean, max or min. The CPU kernels are declared in
-// gnnrt::kernels, the CUDA ones with the same signatures in
-// gnnrt::kernels::cuda (Device.h).
+// self loop), with sum, mean, max or min. The CPU kernels are declared here,
+// the CUDA ones with the same signatures in gnnrt/kernels/cuda/Aggregate.h
+// (Device.h).
 //
 // The order of a reduction is part of the contract, so that devices agree
 // to the bit: a destination's messages are combined in edge order (the
@@ -53,19 +53,6 @@ void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
                          const T *dy, const T *x, const T *out, int64_t width,
                          const T *weight, int64_t weightWidth, T *dweight);
 
-namespace cuda {
-
-/// kernels::aggregate on a CUDA device (device pointers; reads numDst,
-/// inOffsets and edgeSrc of `g`), float and double. It follows the order
-/// above exactly, so its result has the same bits as the CPU kernel's
-/// (NaN payloads aside). Throws std::invalid_argument for `accumulate`
-/// with any reduction but a sum, DeviceError if CUDA fails.
-template <typename T>
-void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
-               int64_t width, const T *weight, int64_t weightWidth, T *out,
-               bool accumulate = false);
-
-} // namespace cuda
 } // namespace gnnrt::kernels
 
 #endif // GNNRT_KERNELS_AGGREGATE_H

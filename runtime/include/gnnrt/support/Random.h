@@ -13,6 +13,8 @@
 #ifndef GNNRT_SUPPORT_RANDOM_H
 #define GNNRT_SUPPORT_RANDOM_H
 
+#include "gnnrt/support/HostDevice.h"
+
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -21,8 +23,8 @@ namespace gnnrt {
 
 /// The Philox4x32 block function with 10 rounds: a bijection of the 128-bit
 /// counter keyed by a 64-bit key. Matches Random123's philox4x32_R(10, ...).
-inline std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> ctr,
-                                          std::array<uint32_t, 2> key) {
+GNNRT_HOST_DEVICE inline std::array<uint32_t, 4>
+philox4x32(std::array<uint32_t, 4> ctr, std::array<uint32_t, 2> key) {
   constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;
   constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
   for (int round = 0; round < 10; ++round) {
@@ -40,8 +42,8 @@ inline std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> ctr,
 
 /// Four independent 32-bit words for (seed, stream, counter). The seed is the
 /// key; the counter fills the low and the stream the high half of the block.
-inline std::array<uint32_t, 4> randomBits(uint64_t seed, uint64_t stream,
-                                          uint64_t counter) {
+GNNRT_HOST_DEVICE inline std::array<uint32_t, 4>
+randomBits(uint64_t seed, uint64_t stream, uint64_t counter) {
   return philox4x32({uint32_t(counter), uint32_t(counter >> 32),
                      uint32_t(stream), uint32_t(stream >> 32)},
                     {uint32_t(seed), uint32_t(seed >> 32)});

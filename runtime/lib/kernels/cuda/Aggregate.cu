@@ -1,91 +1,109 @@
-//===- Aggregate.cu - aggregate on CUDA devices ---------------------------===//
+//===- Aggregate.cu - aggregate and its adjoints on CUDA devices ----------===//
 //
-// kernels::cuda::aggregate, the CUDA half of gnnrt/kernels/Aggregate.h. One
-// warp per destination row: lanes stride over the feature columns, so each
-// gathered source row is read with coalesced loads, and the neighbour list
-// is walked once per row. Each lane reduces its column over the messages in
-// the order Aggregate.h fixes (edge order, self loop last, mean as a
-// multiply by the reciprocal), with round-to-nearest intrinsics that nvcc
-// never fuses into a multiply-add, so the result has the CPU kernel's bits.
+// The CUDA half of gnnrt/kernels/cuda/Aggregate.h. The forward reduces each
+// destination's messages with one warp (Messages.h). The input adjoint is a
+// walk over each source's out-edges, one warp per source, in the CPU's order
+// (out-edges ascending, then the self loop), so it needs no atomics and
+// gives the CPU's bits; max/min first record each destination's winners.
+// The weight adjoint gives each in-edge's dot product to a warp: lanes
+// multiply their columns and a butterfly of shuffles adds them up.
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/Aggregate.h"
+#include "gnnrt/kernels/cuda/Aggregate.h"
 
-#include "CudaCheck.h"
-
-#include <cuda_runtime.h>
+#include "Common.h"
+#include "Messages.h"
 
 #include <cstdint>
 #include <stdexcept>
 
 namespace gnnrt::kernels::cuda {
+
+using namespace detail;
+
 namespace {
 
-constexpr int kWarp = 32;
-constexpr int kWarpsPerBlock = 8;
-
-// IEEE multiply and add, each rounded on its own: what the CPU computes
-// for `acc += a * v` without FMA.
-__device__ inline float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ inline double mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ inline float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ inline double add(double a, double b) { return __dadd_rn(a, b); }
-
-/// The arguments of one aggregate call, by value into the kernel.
-template <typename T> struct AggregateArgs {
-  int64_t numDst;
-  const int64_t *offsets;
-  const int32_t *sources;
-  Reduce reduce;
-  bool selfLoops;
-  const T *x;
-  int64_t width;
-  const T *weight;
-  int64_t weightWidth;
-  bool accumulate;
-  T *out;
+/// The input adjoint, by value into the kernel.
+template <typename T> struct GradInputArgs {
+  MessageArgs<T> m;
+  int64_t numSrc;
+  const int64_t *outOffsets;
+  const int64_t *outEdges;
+  const int32_t *outDst;
+  const int32_t *edgeDst;
+  bool mean;
+  const T *dy;
+  /// Max/min: the winners of findWinnersKernel; null for sum and mean.
+  const int32_t *winner;
+  T *dx;
 };
 
+/// dx[u] = sum over u's out-edges k -> v of c(k) * dy[v] (masked to the
+/// columns k won, for max/min), then the self loop's; c = weight * 1/count
+/// for mean.
 template <typename T>
-__global__ void aggregateKernel(const AggregateArgs<T> p) {
-  const int64_t row =
-      (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
-  const int lane = threadIdx.x % kWarp;
-  if (row >= p.numDst)
+__global__ void aggregateGradInputKernel(const GradInputArgs<T> p) {
+  const int64_t u = globalWarp();
+  if (u >= p.numSrc)
     return;
-  const int64_t begin = p.offsets[row], end = p.offsets[row + 1];
-  const int64_t count = end - begin + (p.selfLoops ? 1 : 0);
-  const int64_t groupWidth = p.width / p.weightWidth;
-  const bool linear = p.reduce == Reduce::Sum || p.reduce == Reduce::Mean;
-  for (int64_t j = lane; j < p.width; j += kWarp) {
-    T *o = p.out + row * p.width + j;
+  const MessageArgs<T> &m = p.m;
+  const int64_t width = m.width, groupWidth = width / m.weightWidth;
+  const int64_t first = p.outOffsets[u], last = p.outOffsets[u + 1];
+  for (int64_t j = lane(); j < width; j += kWarp) {
     const int64_t group = j / groupWidth;
-    T acc = p.accumulate ? *o : T(0);
-    bool first = true;
-    // Message m of edge e (or of the self loop): combined as the CPU's
-    // linear gather (sum, mean) or reduceMessages (max, min) does.
-    auto combine = [&](T m) {
-      if (linear)
-        acc = add(acc, m);
-      else if (first)
-        acc = m;
-      else if (p.reduce == Reduce::Max)
-        acc = m > acc ? m : acc;
+    T acc = T(0);
+    auto term = [&](int64_t v, int64_t index, T scale) {
+      const T c = p.mean ? mul(T(1) / T(m.count(v)), scale) : scale;
+      const T d = mul(c, p.dy[v * width + j]);
+      if (!p.winner)
+        acc = add(acc, d);
       else
-        acc = m < acc ? m : acc;
-      first = false;
+        acc = add(acc, p.winner[v * width + j] == index ? d : T(0));
     };
-    for (int64_t e = begin; e < end; ++e) {
-      const T v = p.x[static_cast<int64_t>(p.sources[e]) * p.width + j];
-      combine(p.weight ? mul(p.weight[e * p.weightWidth + group], v) : v);
+    for (int64_t i = first; i < last; ++i) {
+      const int64_t k = p.outEdges[i];
+      const int64_t v = p.outDst ? p.outDst[i] : p.edgeDst[k];
+      term(v, k - m.offsets[v],
+           m.weight ? m.weight[k * m.weightWidth + group] : T(1));
     }
-    if (p.selfLoops)
-      combine(p.x[row * p.width + j]);
-    if (p.reduce == Reduce::Mean && count > 0)
-      acc = mul(acc, T(1) / T(count));
-    *o = acc;
+    if (m.selfLoops && u < m.numDst)
+      term(u, m.offsets[u + 1] - m.offsets[u], T(1));
+    p.dx[u * width + j] = acc;
   }
+}
+
+/// dweight[k, group] = norm(v) * (dy[v] . x[src(k)]) over the group's
+/// columns (for max/min, over the columns k won), one warp per destination.
+template <typename T>
+__global__ void aggregateGradWeightKernel(const MessageArgs<T> m, bool mean,
+                                          const T *dy, const int32_t *winner,
+                                          T *dweight) {
+  const int64_t v = globalWarp();
+  if (v >= m.numDst)
+    return;
+  const int64_t width = m.width, groupWidth = width / m.weightWidth;
+  const int64_t begin = m.offsets[v], end = m.offsets[v + 1];
+  const T norm = mean ? T(1) / T(m.count(v)) : T(1);
+  for (int64_t k = begin; k < end; ++k) {
+    const T *row = m.row(k);
+    for (int64_t group = 0; group < m.weightWidth; ++group) {
+      T partial = T(0);
+      for (int64_t j = group * groupWidth + lane();
+           j < (group + 1) * groupWidth; j += kWarp) {
+        const T d = mul(dy[v * width + j], row[j]);
+        partial = add(partial,
+                      !winner || winner[v * width + j] == k - begin ? d : T(0));
+      }
+      const T dot = warpSum(partial);
+      if (lane() == 0)
+        dweight[k * m.weightWidth + group] = winner ? dot : mul(norm, dot);
+    }
+  }
+}
+
+bool isLinear(Reduce reduce) {
+  return reduce == Reduce::Sum || reduce == Reduce::Mean;
 }
 
 } // namespace
@@ -96,22 +114,61 @@ void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
                bool accumulate) {
   if (accumulate && reduce != Reduce::Sum)
     throw std::invalid_argument("aggregate: only a sum can accumulate");
-  if (g.numDst == 0 || width == 0)
-    return;
-  const AggregateArgs<T> args{g.numDst,  g.inOffsets, g.edgeSrc,
-                              reduce,    selfLoops,   x,
-                              width,     weight,      weight ? weightWidth : 1,
-                              accumulate, out};
-  const int64_t blocks = (g.numDst + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  aggregateKernel<T><<<static_cast<unsigned>(blocks), kWarp * kWarpsPerBlock>>>(
-      args);
-  detail::check(cudaGetLastError(), "aggregate launch");
+  reduceMessages(aggregateMessages(g, selfLoops, x, width, weight, weightWidth),
+                 reduce, accumulate, out, "aggregate launch");
 }
 
-template void aggregate<float>(const GraphView &, Reduce, bool, const float *,
-                               int64_t, const float *, int64_t, float *, bool);
-template void aggregate<double>(const GraphView &, Reduce, bool,
-                                const double *, int64_t, const double *,
-                                int64_t, double *, bool);
+template <typename T>
+void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
+                        const T *dy, const T *x, const T *out, int64_t width,
+                        const T *weight, int64_t weightWidth, T *dx) {
+  if (g.numSrc == 0 || width == 0)
+    return;
+  const MessageArgs<T> m =
+      aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
+  const int32_t *winner =
+      isLinear(reduce) ? nullptr
+                       : findWinners(m, out, "aggregateGradInput launch");
+  const GradInputArgs<T> args{
+      m,        g.numSrc,  g.outOffsets,           g.outEdges,
+      g.outDst, g.edgeDst, reduce == Reduce::Mean, dy,
+      winner,   dx};
+  GNNRT_LAUNCH(warpBlocksFor(g.numSrc), kBlock, 0, stream(),
+               aggregateGradInputKernel<T>)
+  (args);
+  checkLaunch("aggregateGradInput launch");
+}
+
+template <typename T>
+void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
+                         const T *dy, const T *x, const T *out, int64_t width,
+                         const T *weight, int64_t weightWidth, T *dweight) {
+  if (g.numDst == 0 || g.numEdges == 0)
+    return;
+  const MessageArgs<T> m =
+      aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
+  const int32_t *winner =
+      isLinear(reduce) ? nullptr
+                       : findWinners(m, out, "aggregateGradWeight launch");
+  GNNRT_LAUNCH(warpBlocksFor(g.numDst), kBlock, 0, stream(),
+               aggregateGradWeightKernel<T>)
+  (m, reduce == Reduce::Mean, dy, winner, dweight);
+  checkLaunch("aggregateGradWeight launch");
+}
+
+#define GNNRT_INSTANTIATE(T)                                                   \
+  template void aggregate<T>(const GraphView &, Reduce, bool, const T *,       \
+                             int64_t, const T *, int64_t, T *, bool);          \
+  template void aggregateGradInput<T>(const GraphView &, Reduce, bool,         \
+                                      const T *, const T *, const T *,         \
+                                      int64_t, const T *, int64_t, T *);       \
+  template void aggregateGradWeight<T>(const GraphView &, Reduce, bool,        \
+                                       const T *, const T *, const T *,        \
+                                       int64_t, const T *, int64_t, T *);
+
+GNNRT_INSTANTIATE(float)
+GNNRT_INSTANTIATE(double)
+
+#undef GNNRT_INSTANTIATE
 
 } // namespace gnnrt::kernels::cuda

@@ -1,0 +1,207 @@
+//===- Streams.cpp - The emulated device, its streams and events ----------===//
+//
+// One device, number 0. Streams and events are checked handles; since every
+// launch and copy completes before its call returns, synchronizing is only
+// a check of the handle and of the sticky error, and an event records the
+// host time at which the work before it was done.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Errors.h"
+
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <string>
+
+struct CUstream_st {
+  unsigned int flags;
+};
+
+struct CUevent_st {
+  unsigned int flags;
+  bool recorded = false;
+  std::chrono::steady_clock::time_point at;
+};
+
+namespace gnnrt::cudaemu {
+
+namespace {
+
+struct Handles {
+  std::mutex mutex;
+  std::set<cudaStream_t> streams;
+  std::set<cudaEvent_t> events;
+};
+
+Handles &handles() {
+  static Handles *table = new Handles; // outlives static destructors
+  return *table;
+}
+
+bool isValidEvent(cudaEvent_t event) {
+  Handles &table = handles();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  return table.events.count(event) != 0;
+}
+
+cudaError_t badStream(const char *call) {
+  return fail(cudaErrorInvalidResourceHandle,
+              std::string(call) +
+                  ": the stream was destroyed or never created");
+}
+
+cudaError_t badEvent(const char *call) {
+  return fail(cudaErrorInvalidResourceHandle,
+              std::string(call) + ": the event was destroyed or never created");
+}
+
+} // namespace
+
+bool isValidStream(cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy ||
+      stream == cudaStreamPerThread)
+    return true;
+  Handles &table = handles();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  return table.streams.count(stream) != 0;
+}
+
+} // namespace gnnrt::cudaemu
+
+using namespace gnnrt::cudaemu;
+
+cudaError_t cudaGetDeviceCount(int *count) {
+  if (!count)
+    return fail(cudaErrorInvalidValue, "cudaGetDeviceCount: null pointer");
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device) {
+  if (!device)
+    return fail(cudaErrorInvalidValue, "cudaGetDevice: null pointer");
+  *device = 0;
+  return stickyError();
+}
+
+cudaError_t cudaSetDevice(int device) {
+  if (device != 0)
+    return fail(cudaErrorInvalidDevice,
+                "cudaSetDevice(" + std::to_string(device) +
+                    "): the emulation has one device, 0");
+  return stickyError();
+}
+
+cudaError_t cudaDeviceSynchronize() { return stickyError(); }
+
+cudaError_t cudaStreamCreate(cudaStream_t *stream) {
+  return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream,
+                                      unsigned int flags) {
+  if (stickyError())
+    return stickyError();
+  if (!stream)
+    return fail(cudaErrorInvalidValue, "cudaStreamCreate: null pointer");
+  *stream = new CUstream_st{flags};
+  Handles &table = handles();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  table.streams.insert(*stream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  {
+    Handles &table = handles();
+    std::lock_guard<std::mutex> lock(table.mutex);
+    if (!table.streams.erase(stream))
+      return badStream("cudaStreamDestroy");
+  }
+  delete stream;
+  return stickyError();
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  if (!isValidStream(stream))
+    return badStream("cudaStreamSynchronize");
+  return stickyError();
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  return cudaStreamSynchronize(stream);
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                unsigned int) {
+  if (!isValidStream(stream))
+    return badStream("cudaStreamWaitEvent");
+  if (!isValidEvent(event))
+    return badEvent("cudaStreamWaitEvent");
+  return stickyError();
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *event) {
+  return cudaEventCreateWithFlags(event, cudaEventDefault);
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
+  if (stickyError())
+    return stickyError();
+  if (!event)
+    return fail(cudaErrorInvalidValue, "cudaEventCreate: null pointer");
+  *event = new CUevent_st{flags};
+  Handles &table = handles();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  table.events.insert(*event);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  {
+    Handles &table = handles();
+    std::lock_guard<std::mutex> lock(table.mutex);
+    if (!table.events.erase(event))
+      return badEvent("cudaEventDestroy");
+  }
+  delete event;
+  return stickyError();
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (!isValidEvent(event))
+    return badEvent("cudaEventRecord");
+  if (!isValidStream(stream))
+    return badStream("cudaEventRecord");
+  event->recorded = true;
+  event->at = std::chrono::steady_clock::now();
+  return stickyError();
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (!isValidEvent(event))
+    return badEvent("cudaEventSynchronize");
+  return stickyError();
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  return cudaEventSynchronize(event);
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
+                                 cudaEvent_t end) {
+  if (!ms)
+    return fail(cudaErrorInvalidValue, "cudaEventElapsedTime: null pointer");
+  if (!isValidEvent(start) || !isValidEvent(end))
+    return badEvent("cudaEventElapsedTime");
+  if ((start->flags | end->flags) & cudaEventDisableTiming)
+    return fail(cudaErrorInvalidResourceHandle,
+                "cudaEventElapsedTime: an event was created with "
+                "cudaEventDisableTiming");
+  if (!start->recorded || !end->recorded)
+    return fail(cudaErrorInvalidResourceHandle,
+                "cudaEventElapsedTime: an event was never recorded");
+  *ms = std::chrono::duration<float, std::milli>(end->at - start->at).count();
+  return stickyError();
+}

@@ -1,0 +1,85 @@
+//===- Common.h - What the CUDA kernels share -------------------*- C++ -*-===//
+//
+// Internal to lib/kernels/cuda: launch geometry, the explicitly rounded
+// arithmetic that keeps device results equal to the CPU kernels' where the
+// family headers promise it, warp reductions, the stream kernels launch on,
+// and per-stream scratch memory for the kernels that need a temporary (the
+// winners of a max/min adjoint, the partial sums of the loss), which grows
+// to the largest request and is then reused, so steady-state steps do not
+// allocate.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_KERNELS_CUDA_COMMON_H
+#define GNNRT_LIB_KERNELS_CUDA_COMMON_H
+
+#include "CudaCheck.h"
+#include "gnnrt/kernels/cuda/Launch.h"
+#include "gnnrt/kernels/cuda/Stream.h"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace gnnrt::kernels::cuda::detail {
+
+constexpr int kWarp = 32;
+constexpr int kWarpsPerBlock = 8;
+constexpr int kBlock = kWarp * kWarpsPerBlock;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+/// Blocks of kBlock threads for one thread per item.
+inline unsigned blocksFor(int64_t items) {
+  return unsigned((items + kBlock - 1) / kBlock);
+}
+/// Blocks of kBlock threads for one warp per row.
+inline unsigned warpBlocksFor(int64_t rows) {
+  return unsigned((rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
+}
+
+/// The stream of this host thread's kernels, as a runtime handle.
+inline cudaStream_t stream() { return currentStream(); }
+
+/// Throws DeviceError if the launch just issued failed.
+inline void checkLaunch(const char *what) { check(cudaGetLastError(), what); }
+
+// IEEE multiply and add, each rounded on its own: what the CPU computes for
+// `acc += a * v` without FMA.
+__device__ inline float mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ inline double mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ inline float add(float a, float b) { return __fadd_rn(a, b); }
+__device__ inline double add(double a, double b) { return __dadd_rn(a, b); }
+__device__ inline float sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ inline double sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ inline float div(float a, float b) { return __fdiv_rn(a, b); }
+__device__ inline double div(double a, double b) { return __ddiv_rn(a, b); }
+__device__ inline float sqrtOf(float x) { return __fsqrt_rn(x); }
+__device__ inline double sqrtOf(double x) { return __dsqrt_rn(x); }
+__device__ inline float expOf(float x) { return expf(x); }
+__device__ inline double expOf(double x) { return exp(x); }
+__device__ inline float logOf(float x) { return logf(x); }
+__device__ inline double logOf(double x) { return log(x); }
+
+/// The global index of this thread, and of its warp and lane.
+__device__ inline int64_t globalThread() {
+  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ inline int64_t globalWarp() { return globalThread() / kWarp; }
+__device__ inline int lane() { return int(threadIdx.x % kWarp); }
+
+/// The sum of v over the 32 lanes of a warp, in every lane.
+template <typename T> __device__ T warpSum(T v) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2)
+    v = add(v, __shfl_xor_sync(kFullMask, v, offset));
+  return v;
+}
+
+/// At least `bytes` of device memory for a kernel's temporaries, reused by
+/// the next call on the same host thread (kernels on one stream run in
+/// order, so a later kernel cannot overwrite what an earlier one reads).
+void *scratch(size_t bytes);
+
+} // namespace gnnrt::kernels::cuda::detail
+
+#endif // GNNRT_LIB_KERNELS_CUDA_COMMON_H

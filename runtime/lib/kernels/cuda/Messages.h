@@ -1,0 +1,151 @@
+//===- Messages.h - What a destination reduces, on a device -----*- C++ -*-===//
+//
+// Internal to lib/kernels/cuda, the counterpart of cpu/Messages.h: the
+// messages of aggregate (the weighted source row of each in-edge, then
+// optionally the destination's own row) and of scatter (each in-edge's own
+// row), reduced by one warp per destination with lanes striding over the
+// columns, so each message row is read with coalesced loads. Each lane
+// combines its column in the order Aggregate.h fixes (edge order, self loop
+// last; a mean as a multiply by the reciprocal; max/min from the first
+// message), and finds, for the adjoints of max/min, the first message that
+// equals the result.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_KERNELS_CUDA_MESSAGES_H
+#define GNNRT_LIB_KERNELS_CUDA_MESSAGES_H
+
+#include "Common.h"
+#include "gnnrt/kernels/Types.h"
+
+#include <cstdint>
+
+namespace gnnrt::kernels::cuda::detail {
+
+/// The messages of one aggregate or scatter, by value into the kernels.
+template <typename T> struct MessageArgs {
+  int64_t numDst;
+  const int64_t *offsets;
+  const int32_t *sources;
+  /// Row k of `rows` is edge k's message (scatter) rather than row
+  /// sources[k] (aggregate).
+  bool rowPerEdge;
+  bool selfLoops;
+  const T *rows;
+  int64_t width;
+  const T *weight; ///< null: every scale is 1
+  int64_t weightWidth;
+
+  __device__ int64_t count(int64_t v) const {
+    return offsets[v + 1] - offsets[v] + (selfLoops ? 1 : 0);
+  }
+  __device__ const T *row(int64_t k) const {
+    return rows + (rowPerEdge ? k : int64_t(sources[k])) * width;
+  }
+  /// Element j of edge k's message.
+  __device__ T message(int64_t k, int64_t j) const {
+    const T v = row(k)[j];
+    return weight ? mul(weight[k * weightWidth + j / (width / weightWidth)], v)
+                  : v;
+  }
+};
+
+template <typename T>
+MessageArgs<T> aggregateMessages(const GraphView &g, bool selfLoops, const T *x,
+                                 int64_t width, const T *weight,
+                                 int64_t weightWidth) {
+  return {g.numDst, g.inOffsets, g.edgeSrc,
+          false,    selfLoops,   x,
+          width,    weight,      weight ? weightWidth : 1};
+}
+
+template <typename T>
+MessageArgs<T> edgeMessages(const GraphView &g, const T *e, int64_t width) {
+  return {g.numDst, g.inOffsets, g.edgeSrc, true, false, e, width, nullptr, 1};
+}
+
+/// out[numDst, width] = the reduction of each destination's messages
+/// (with `accumulate`, a sum added to out's rows).
+template <typename T>
+__global__ void reduceMessagesKernel(const MessageArgs<T> m, Reduce reduce,
+                                     bool accumulate, T *out) {
+  const int64_t v = globalWarp();
+  if (v >= m.numDst)
+    return;
+  const int64_t begin = m.offsets[v], end = m.offsets[v + 1];
+  const bool linear = reduce == Reduce::Sum || reduce == Reduce::Mean;
+  for (int64_t j = lane(); j < m.width; j += kWarp) {
+    T *o = out + v * m.width + j;
+    T acc = accumulate ? *o : T(0);
+    bool first = true;
+    auto combine = [&](T msg) {
+      if (linear)
+        acc = add(acc, msg);
+      else if (first)
+        acc = msg;
+      else if (reduce == Reduce::Max)
+        acc = msg > acc ? msg : acc;
+      else
+        acc = msg < acc ? msg : acc;
+      first = false;
+    };
+    for (int64_t k = begin; k < end; ++k)
+      combine(m.message(k, j));
+    if (m.selfLoops)
+      combine(m.rows[v * m.width + j]);
+    const int64_t count = m.count(v);
+    if (reduce == Reduce::Mean && count > 0)
+      acc = mul(acc, T(1) / T(count));
+    *o = acc;
+  }
+}
+
+/// For max/min: winner[v, j] = the index (in message order, the self loop
+/// last) of v's first message whose element j equals out[v, j], or -1.
+template <typename T>
+__global__ void findWinnersKernel(const MessageArgs<T> m, const T *out,
+                                  int32_t *winner) {
+  const int64_t v = globalWarp();
+  if (v >= m.numDst)
+    return;
+  const int64_t begin = m.offsets[v], end = m.offsets[v + 1];
+  for (int64_t j = lane(); j < m.width; j += kWarp) {
+    const T result = out[v * m.width + j];
+    int32_t won = -1;
+    for (int64_t k = begin; k < end && won < 0; ++k)
+      if (m.message(k, j) == result)
+        won = int32_t(k - begin);
+    if (won < 0 && m.selfLoops && m.rows[v * m.width + j] == result)
+      won = int32_t(end - begin);
+    winner[v * m.width + j] = won;
+  }
+}
+
+template <typename T>
+void reduceMessages(const MessageArgs<T> &m, Reduce reduce, bool accumulate,
+                    T *out, const char *what) {
+  if (m.numDst == 0 || m.width == 0)
+    return;
+  GNNRT_LAUNCH(warpBlocksFor(m.numDst), kBlock, 0, stream(),
+               reduceMessagesKernel<T>)
+  (m, reduce, accumulate, out);
+  checkLaunch(what);
+}
+
+/// The winners of every destination, in scratch memory.
+template <typename T>
+int32_t *findWinners(const MessageArgs<T> &m, const T *out, const char *what) {
+  auto *winner = static_cast<int32_t *>(
+      scratch(size_t(m.numDst * m.width) * sizeof(int32_t)));
+  if (m.numDst > 0 && m.width > 0) {
+    GNNRT_LAUNCH(warpBlocksFor(m.numDst), kBlock, 0, stream(),
+                 findWinnersKernel<T>)
+    (m, out, winner);
+    checkLaunch(what);
+  }
+  return winner;
+}
+
+} // namespace gnnrt::kernels::cuda::detail
+
+#endif // GNNRT_LIB_KERNELS_CUDA_MESSAGES_H

@@ -1,0 +1,65 @@
+//===- GemmTest.cpp - GEMM through cuBLAS against float64 -----------------===//
+//
+// cuda::gemm (row-major, through cuBLAS; over the emulation, cuBLAS served
+// by OpenBLAS) against a float64 triple loop for every transposition, with
+// accumulation, a K of 0 and a vector-shaped product.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/kernels/cuda/Gemm.h"
+
+#include "CpuComparison.h"
+#include "CudaTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace gnnrt;
+using namespace gnnrt::cudatest;
+
+namespace {
+
+template <typename T> void gemmCases() {
+  struct Size {
+    int64_t M, N, K;
+  };
+  for (const Size s : {Size{1, 1, 1}, Size{17, 33, 5}, Size{65, 7, 257},
+                       Size{3, 257, 40}, Size{9, 4, 0}})
+    for (bool transA : {false, true})
+      for (bool transB : {false, true})
+        for (bool accumulate : {false, true}) {
+          const std::string what =
+              "M " + std::to_string(s.M) + " N " + std::to_string(s.N) + " K " +
+              std::to_string(s.K) + " transA " + std::to_string(transA) +
+              " transB " + std::to_string(transB) + " accumulate " +
+              std::to_string(accumulate);
+          const auto a = randomValues<T>(s.M * s.K, 1);
+          const auto b = randomValues<T>(s.K * s.N, 2);
+          const auto c0 = randomValues<T>(s.M * s.N, 3);
+          std::vector<T> expected(c0.size());
+          for (int64_t i = 0; i < s.M; ++i)
+            for (int64_t j = 0; j < s.N; ++j) {
+              double acc = accumulate ? double(c0[i * s.N + j]) : 0.0;
+              for (int64_t k = 0; k < s.K; ++k)
+                acc += double(transA ? a[k * s.M + i] : a[i * s.K + k]) *
+                       double(transB ? b[j * s.K + k] : b[k * s.N + j]);
+              expected[i * s.N + j] = T(acc);
+            }
+          DeviceArray<T> da(a), db(b), dc(c0);
+          kernels::cuda::gemm(transA, transB, s.M, s.N, s.K, da.get(), db.get(),
+                              dc.get(), accumulate);
+          // A float product of length K rounds up to ~K ulps.
+          expectClose(dc.toHost(), expected,
+                      tolerance<T>() * double(std::max<int64_t>(1, s.K)), what);
+        }
+}
+
+TEST(CudaGemm, MatchesFloat64ForEveryTransposition) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  gemmCases<float>();
+  gemmCases<double>();
+}
+
+} // namespace

@@ -1,0 +1,115 @@
+//===- LossTest.cpp - Cross-entropy and accuracy on a device --------------===//
+//
+// cuda::crossEntropy and its gradient against a float64 loop and the CPU
+// kernels, over more rows than one chunk of the fixed summation (with
+// unlabeled and masked-out rows); accuracy counts against a direct count.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/kernels/cuda/Loss.h"
+
+#include "CpuComparison.h"
+#include "CudaTestUtil.h"
+#include "gnnrt/kernels/Loss.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+using namespace gnnrt;
+using namespace gnnrt::cudatest;
+
+namespace {
+
+struct LossData {
+  int64_t rows = 2500, classes = 7; // 3 chunks of 1024
+  std::vector<int64_t> labels;
+  std::vector<uint8_t> mask;
+  LossData() {
+    CounterRng rng(4, 1);
+    for (int64_t i = 0; i < rows; ++i) {
+      labels.push_back(i % 11 == 0 ? -1 : int64_t(rng.nextBelow(7)));
+      mask.push_back(i % 3 != 0);
+    }
+  }
+};
+
+template <typename T> void lossCases() {
+  const LossData d;
+  const auto logits = randomValues<T>(d.rows * d.classes, 2, -4, 4);
+  DeviceArray<T> dLogits(logits);
+  DeviceArray<int64_t> dLabels(d.labels);
+  DeviceArray<uint8_t> dMask(d.mask);
+  for (bool masked : {false, true}) {
+    const uint8_t *mask = masked ? d.mask.data() : nullptr;
+    // float64 reference
+    double total = 0;
+    int64_t count = 0;
+    for (int64_t i = 0; i < d.rows; ++i) {
+      if (d.labels[i] < 0 || (mask && !mask[i]))
+        continue;
+      double sum = 0;
+      for (int64_t c = 0; c < d.classes; ++c)
+        sum += std::exp(double(logits[i * d.classes + c]));
+      total += std::log(sum) - double(logits[i * d.classes + d.labels[i]]);
+      ++count;
+    }
+    const T loss = kernels::cuda::crossEntropy(d.rows, d.classes, dLogits.get(),
+                                               dLabels.get(),
+                                               masked ? dMask.get() : nullptr);
+    EXPECT_NEAR(double(loss), total / double(count),
+                tolerance<T>() * total / double(count));
+    EXPECT_NEAR(double(loss),
+                double(kernels::crossEntropy(d.rows, d.classes, logits.data(),
+                                             d.labels.data(), mask)),
+                tolerance<T>());
+
+    std::vector<T> expected(logits.size());
+    kernels::crossEntropyGrad(d.rows, d.classes, logits.data(), d.labels.data(),
+                              mask, T(2), expected.data());
+    DeviceArray<T> grad(logits.size());
+    kernels::cuda::crossEntropyGrad(
+        d.rows, d.classes, dLogits.get(), dLabels.get(),
+        masked ? dMask.get() : nullptr, T(2), grad.get());
+    expectClose(grad.toHost(), expected, tolerance<T>(), "crossEntropyGrad");
+  }
+  // No rows: a loss of 0.
+  EXPECT_EQ(kernels::cuda::crossEntropy<T>(0, d.classes, dLogits.get(),
+                                           dLabels.get(), nullptr),
+            T(0));
+}
+
+TEST(CudaLoss, CrossEntropyAndGradientMatchFloat64) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  lossCases<float>();
+  lossCases<double>();
+}
+
+TEST(CudaLoss, AccuracyCountsLabeledAndCorrectRows) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const LossData d;
+  const auto logits = randomValues<float>(d.rows * d.classes, 3);
+  std::vector<int64_t> nodes;
+  for (int64_t v = 0; v < d.rows; v += 3)
+    nodes.push_back(v);
+  int64_t correct = 0, labeled = 0;
+  for (int64_t v : nodes) {
+    if (d.labels[v] < 0)
+      continue;
+    ++labeled;
+    const float *row = logits.data() + v * d.classes;
+    correct += std::max_element(row, row + d.classes) - row == d.labels[v];
+  }
+  DeviceArray<float> dLogits(logits);
+  DeviceArray<int64_t> dLabels(d.labels), dNodes(nodes);
+  const kernels::cuda::AccuracyCounts counts =
+      kernels::cuda::accuracyCounts(dLogits.get(), d.classes, dLabels.get(),
+                                    dNodes.get(), int64_t(nodes.size()));
+  EXPECT_EQ(counts.labeled, labeled);
+  EXPECT_EQ(counts.correct, correct);
+  EXPECT_GT(correct, 0);
+}
+
+} // namespace
