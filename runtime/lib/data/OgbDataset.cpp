@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/DatasetSlice.h"
 
 #include "gnnrt/io/CsvReader.h"
 #include "gnnrt/support/Error.h"
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -73,46 +75,60 @@ static int64_t readNodeCount(const std::string &raw) {
   return counts[0];
 }
 
-static void readEdges(const std::string &raw, Dataset &ds) {
+/// Reads the edge table, keeping rows r with r % stride == offset (the
+/// whole table by default); every kept row is validated, and every row is
+/// counted for the num-edge-list check.
+static void readEdges(const std::string &raw, int64_t numNodes,
+                      std::vector<int64_t> &src, std::vector<int64_t> &dst,
+                      int64_t stride = 1, int64_t offset = 0) {
   CsvReader in(requireTable(raw, "edge"));
   std::vector<std::string_view> fields;
-  const int64_t n = ds.numNodes;
-  while (in.nextLine()) {
+  const int64_t n = numNodes;
+  int64_t rows = 0;
+  for (; in.nextLine(); ++rows) {
+    if (rows % stride != offset)
+      continue;
     in.split(fields, 2);
     int64_t u = in.intField(fields[0]), v = in.intField(fields[1]);
     for (int64_t id : {u, v})
       if (id < 0 || id >= n)
         in.fail("node id " + std::to_string(id) + " out of range " +
                 rangeText(n));
-    ds.src.push_back(u);
-    ds.dst.push_back(v);
+    src.push_back(u);
+    dst.push_back(v);
   }
   if (auto countFile = findTable(raw, "num-edge-list")) {
     CsvReader counts(*countFile);
     std::vector<int64_t> values = readColumn(counts);
-    if (values.size() != 1 || values[0] != ds.numEdges())
+    if (values.size() != 1 || values[0] != rows)
       throwDataError(*countFile, 0,
                      "edge count " +
                          (values.size() == 1 ? std::to_string(values[0])
                                              : std::string("(missing)")) +
-                         " does not match the " +
-                         std::to_string(ds.numEdges()) + " rows of " +
-                         in.path());
+                         " does not match the " + std::to_string(rows) +
+                         " rows of " + in.path());
   }
 }
 
-static void readFeatures(const std::string &path, Dataset &ds) {
+/// Reads the feature table into `features`, keeping rows [rowBegin,
+/// rowEnd) (all by default); every row is checked for its width, the kept
+/// ones for their values. Returns the width.
+static int64_t readFeatures(const std::string &path, int64_t numNodes,
+                            std::vector<float> &features, int64_t rowBegin = 0,
+                            int64_t rowEnd = -1) {
+  if (rowEnd < 0)
+    rowEnd = numNodes;
   CsvReader in(path);
   std::vector<std::string_view> fields;
-  int64_t rows = 0;
+  int64_t rows = 0, width = 0;
   while (in.nextLine()) {
     // The first row fixes the width every other row must have.
-    in.split(fields, size_t(ds.numFeatures));
+    in.split(fields, size_t(width));
     if (rows == 0) {
-      ds.numFeatures = int64_t(fields.size());
-      ds.features.reserve(size_t(ds.numNodes * ds.numFeatures));
+      width = int64_t(fields.size());
+      features.reserve(size_t((rowEnd - rowBegin) * width));
     }
-    if (rows < ds.numNodes)
+    if (rows >= rowBegin && rows < rowEnd)
       for (size_t column = 0; column < fields.size(); ++column) {
         float value = in.floatField(fields[column]);
         // nan or inf would surface epochs later as "training diverged".
@@ -120,20 +136,23 @@ static void readFeatures(const std::string &path, Dataset &ds) {
           in.fail("feature " + std::to_string(column) + " of node " +
                   std::to_string(rows) + " is " + quoteToken(fields[column]) +
                   " (features must be finite numbers)");
-        ds.features.push_back(value);
+        features.push_back(value);
       }
     ++rows;
   }
-  if (rows != ds.numNodes)
-    throwDataError(path, 0, rowCountMessage(ds.numNodes, rows));
+  if (rows != numNodes)
+    throwDataError(path, 0, rowCountMessage(numNodes, rows));
+  return width;
 }
 
-static void readLabels(const std::string &path, const LoadOptions &options,
-                       Dataset &ds) {
+static std::vector<int64_t> readLabels(const std::string &path,
+                                       const LoadOptions &options,
+                                       int64_t numNodes) {
   CsvReader in(path);
   std::vector<std::string_view> fields;
   int64_t rows = 0;
-  ds.labels.reserve(size_t(ds.numNodes));
+  std::vector<int64_t> labels;
+  labels.reserve(size_t(numNodes));
   while (in.nextLine()) {
     in.split(fields, 1);
     int64_t label;
@@ -151,12 +170,13 @@ static void readLabels(const std::string &path, const LoadOptions &options,
     if (options.numClasses > 0 && label >= options.numClasses)
       in.fail("label " + std::to_string(label) + " out of range " +
               rangeText(options.numClasses));
-    if (rows < ds.numNodes)
-      ds.labels.push_back(label);
+    if (rows < numNodes)
+      labels.push_back(label);
     ++rows;
   }
-  if (rows != ds.numNodes)
-    throwDataError(path, 0, rowCountMessage(ds.numNodes, rows));
+  if (rows != numNodes)
+    throwDataError(path, 0, rowCountMessage(numNodes, rows));
+  return labels;
 }
 
 /// Reads one split file: ids in range, each at most once.
@@ -206,24 +226,51 @@ static std::string chooseSplit(const std::string &dir,
   return splitRoot + "/" + names.front();
 }
 
+/// Labels (all -1 without a label table) and the splits, which every rank
+/// reads whole.
+template <typename Out>
+static void readNodeTables(const std::string &dir, const LoadOptions &options,
+                           Out &out) {
+  std::string raw = dir + "/raw";
+  if (auto path = findTable(raw, "node-label"))
+    out.labels = readLabels(*path, options, out.numNodes);
+  else
+    out.labels.assign(size_t(out.numNodes), -1);
+  std::string split = chooseSplit(dir, options);
+  if (!split.empty()) {
+    out.trainIdx = readSplit(requireTable(split, "train"), out.numNodes);
+    out.validIdx = readSplit(requireTable(split, "valid"), out.numNodes);
+    out.testIdx = readSplit(requireTable(split, "test"), out.numNodes);
+  }
+}
+
 Dataset readOgbDataset(const std::string &dir, const LoadOptions &options) {
   Dataset ds;
   std::string raw = dir + "/raw";
   ds.numNodes = readNodeCount(raw);
-  readEdges(raw, ds);
+  readEdges(raw, ds.numNodes, ds.src, ds.dst);
   if (auto path = findTable(raw, "node-feat"))
-    readFeatures(*path, ds);
-  if (auto path = findTable(raw, "node-label"))
-    readLabels(*path, options, ds);
-  else
-    ds.labels.assign(size_t(ds.numNodes), -1);
-  std::string split = chooseSplit(dir, options);
-  if (!split.empty()) {
-    ds.trainIdx = readSplit(requireTable(split, "train"), ds.numNodes);
-    ds.validIdx = readSplit(requireTable(split, "valid"), ds.numNodes);
-    ds.testIdx = readSplit(requireTable(split, "test"), ds.numNodes);
-  }
+    ds.numFeatures = readFeatures(*path, ds.numNodes, ds.features);
+  readNodeTables(dir, options, ds);
   return ds;
+}
+
+DatasetSlice readOgbDatasetSlice(const std::string &dir,
+                                 const LoadOptions &options, int rank,
+                                 int numRanks) {
+  DatasetSlice slice;
+  std::string raw = dir + "/raw";
+  slice.numNodes = readNodeCount(raw);
+  std::tie(slice.nodeBegin, slice.nodeEnd) =
+      nodeBlock(slice.numNodes, rank, numRanks);
+  // A gzip stream cannot be entered in the middle: every rank reads the
+  // whole table and parses its stripe of rows.
+  readEdges(raw, slice.numNodes, slice.src, slice.dst, numRanks, rank);
+  if (auto path = findTable(raw, "node-feat"))
+    slice.numFeatures = readFeatures(*path, slice.numNodes, slice.features,
+                                     slice.nodeBegin, slice.nodeEnd);
+  readNodeTables(dir, options, slice);
+  return slice;
 }
 
 } // namespace gnnrt
