@@ -38,7 +38,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <optional>
 
 namespace gnnrt {
 
@@ -379,9 +378,6 @@ PartitionManifest partitionDistributed(Communicator &comm,
       writePartDirectory(temp, q, /*withCache=*/false);
   });
   parts.clear();
-  std::vector<int32_t> partIds;
-  for (int k = rank; k < options.numParts; k += p)
-    partIds.push_back(k);
   std::vector<int64_t> from;
   std::vector<PartCounts> all = exchangeRecords<PartCounts>(
       comm, rank == 0 ? 0 : int64_t(counts.size()), [](int64_t) { return 0; },

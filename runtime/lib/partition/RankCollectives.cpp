@@ -35,14 +35,14 @@ std::vector<int64_t> exchangeSizes(Communicator &comm,
 
 void exchangeBytes(Communicator &comm, const char *send,
                    const std::vector<int64_t> &sendOffsets, char *recv,
-                   const std::vector<int64_t> &recvOffsets) {
+                   const std::vector<int64_t> &recvOffsets,
+                   int64_t roundBytes) {
   const int p = comm.size();
   // Every rank must run the same number of rounds: the largest share.
   int64_t mine = std::max(sendOffsets[size_t(p)], recvOffsets[size_t(p)]);
   int64_t rounds = 1;
   for (int64_t share : allGather(comm, mine))
-    rounds = std::max(rounds, (share + kExchangeRoundBytes - 1) /
-                                  kExchangeRoundBytes);
+    rounds = std::max(rounds, (share + roundBytes - 1) / roundBytes);
   // Round k carries bytes [n k / rounds, n (k + 1) / rounds) of a segment.
   auto cut = [&](int64_t n, int64_t k) {
     return n / rounds * k + n % rounds * k / rounds;

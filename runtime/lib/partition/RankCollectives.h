@@ -2,9 +2,9 @@
 //
 // Internal to gnnrt. The distributed partitioner moves typed records
 // between ranks (edges to their owners, ids to ask about, feature rows);
-// these helpers put vectors of plain structs through the Communicator's
-// byte all_to_all, in rounds when a rank's share would pass the 2 GiB an
-// MPI count holds. `agreeOnFailure` is how a rank's bad input becomes the
+// exchangeRecords puts plain structs through the Communicator's byte
+// all_to_all, in rounds when a rank's share would pass the 2 GiB an MPI
+// count holds. `agreeOnFailure` is how a rank's bad input becomes the
 // same located error on every rank instead of a hang: every phase that
 // reads user data ends with it.
 //
@@ -20,7 +20,6 @@
 #include <functional>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 namespace gnnrt {
@@ -35,10 +34,11 @@ std::vector<int64_t> exchangeSizes(Communicator &comm,
 
 /// Sends the bytes send[sendOffsets[q] ..) to every rank q and receives
 /// into recv at recvOffsets (from exchangeSizes), in rounds of at most
-/// kExchangeRoundBytes per rank.
+/// `roundBytes` sent or received per rank.
 void exchangeBytes(Communicator &comm, const char *send,
                    const std::vector<int64_t> &sendOffsets, char *recv,
-                   const std::vector<int64_t> &recvOffsets);
+                   const std::vector<int64_t> &recvOffsets,
+                   int64_t roundBytes = kExchangeRoundBytes);
 
 /// Sends record make(i) to rank dest(i) for every i in [0, count) with
 /// dest(i) >= 0, and returns the records every rank sent this one, grouped
@@ -76,22 +76,6 @@ std::vector<T> exchangeRecords(Communicator &comm, int64_t count, Dest dest,
       (*sources)[q] = recvOffsets[q] / int64_t(sizeof(T));
   }
   return recv;
-}
-
-/// exchangeRecords for records already grouped by destination: outbox[q]
-/// goes to rank q.
-template <typename T>
-std::vector<T> exchange(Communicator &comm,
-                        const std::vector<std::vector<T>> &outbox,
-                        std::vector<int64_t> *sources = nullptr) {
-  std::vector<std::pair<int, size_t>> at;
-  for (size_t q = 0; q < outbox.size(); ++q)
-    for (size_t i = 0; i < outbox[q].size(); ++i)
-      at.emplace_back(int(q), i);
-  return exchangeRecords<T>(
-      comm, int64_t(at.size()), [&](int64_t i) { return at[size_t(i)].first; },
-      [&](int64_t i) { return outbox[size_t(at[size_t(i)].first)][at[size_t(i)].second]; },
-      sources);
 }
 
 /// Every rank's `value`, in rank order.
