@@ -36,7 +36,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -276,21 +275,10 @@ int writeGraph(const Args &args) {
   return 0;
 }
 
-/// This process's peak resident memory in bytes (VmHWM), 0 if unknown.
-int64_t peakResidentBytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0)
-      return std::atoll(line.c_str() + 6) * 1024;
-  return 0;
-}
-
 /// `--distributed`: every rank of `comm` runs this.
 int partitionAcrossRanks(const Args &args, Communicator &comm) {
-  for (const char *option :
-       {"--write-metis-graph", "--assignment", "--fanouts", "--batch",
-        "--cache-ratio", "--seed"})
+  for (const char *option : {"--write-metis-graph", "--assignment", "--fanouts",
+                             "--batch", "--cache-ratio", "--seed"})
     if (args.has(option))
       throw UsageError(std::string("--distributed does not take '") + option +
                        "' (PT-Scotch's ParMETIS interface takes no seed; "
@@ -323,15 +311,16 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
   manifest = partitionDistributed(comm, manifest.dataset, loadOpts, o, out,
                                   manifest, &report);
   const double total = secondsSince(start);
-  std::vector<int64_t> peaks(size_t(comm.size()), 0);
-  peaks[size_t(comm.rank())] = peakResidentBytes();
+  std::vector<double> peaks(size_t(comm.size()), 0);
+  peaks[size_t(comm.rank())] = report.peakMiB[4];
   comm.allReduceSum(peaks.data(), int64_t(peaks.size()));
   if (comm.rank() != 0)
     return 0;
-  std::printf("partitioned %s on %d ranks with PT-Scotch in %.2f s (rank 0: "
+  std::printf("partitioned %s on %d rank%s with PT-Scotch in %.2f s (rank 0: "
               "read %.2f s, graph %.2f s, PT-Scotch %.2f s, balance %.2f s, "
               "parts and write %.2f s)\n",
-              manifest.dataset.c_str(), comm.size(), total, report.readSeconds,
+              manifest.dataset.c_str(), comm.size(),
+              comm.size() == 1 ? "" : "s", total, report.readSeconds,
               report.graphSeconds, report.scotchSeconds, report.balanceSeconds,
               report.writeSeconds);
   std::printf("objective    %lld from PT-Scotch, %lld after %d balance and "
@@ -343,9 +332,11 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
                               : "NOT within the ufactor bound");
   std::printf("peak RSS     ");
   for (size_t r = 0; r < peaks.size(); ++r)
-    std::printf("%srank %zu %.1f MiB", r ? ", " : "", r,
-                double(peaks[r]) / (1024.0 * 1024.0));
-  std::printf("\n");
+    std::printf("%srank %zu %.1f MiB", r ? ", " : "", r, peaks[r]);
+  std::printf(" (rank 0 after reading %.1f, graph %.1f, PT-Scotch %.1f, "
+              "balance %.1f)\n",
+              report.peakMiB[0], report.peakMiB[1], report.peakMiB[2],
+              report.peakMiB[3]);
   printSummary(out, manifest);
   return 0;
 }

@@ -15,8 +15,9 @@ namespace gnnrt {
 std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank,
                                       int numRanks) {
   // Multiply first: exact for any numNodes below 2^63 / numRanks.
-  auto at = [&](int r) { return numNodes / numRanks * r +
-                                numNodes % numRanks * r / numRanks; };
+  auto at = [&](int r) {
+    return numNodes / numRanks * r + numNodes % numRanks * r / numRanks;
+  };
   return {at(rank), at(rank + 1)};
 }
 

@@ -59,9 +59,8 @@ static void checkIds(const std::string &path, const std::vector<int64_t> &ids,
     if (id < 0 || id >= n)
       throwDataError(path, 0,
                      "element " + std::to_string(first + int64_t(i)) +
-                         ": node id " +
-                         std::to_string(id) + " out of range [0, " +
-                         std::to_string(n) + ")");
+                         ": node id " + std::to_string(id) +
+                         " out of range [0, " + std::to_string(n) + ")");
     if (unique) {
       if (seen[id])
         throwDataError(path, 0,
@@ -74,9 +73,8 @@ static void checkIds(const std::string &path, const std::vector<int64_t> &ids,
 
 /// nan or inf would surface epochs later as "training diverged". `rows`
 /// start at node `firstRow`.
-static void checkFinite(const std::string &path,
-                        const std::vector<float> &rows, int64_t width,
-                        int64_t firstRow) {
+static void checkFinite(const std::string &path, const std::vector<float> &rows,
+                        int64_t width, int64_t firstRow) {
   for (size_t k = 0; k < rows.size(); ++k)
     if (!std::isfinite(rows[k]))
       throwDataError(path, 0,
@@ -228,7 +226,8 @@ DatasetSlice readNpyDatasetSlice(const std::string &dir,
     nodeSource = "features.npy";
   }
   if (exists(labelFile)) {
-    slice.labels = readLabelArray(labelFile, options, slice.numNodes, nodeSource);
+    slice.labels =
+        readLabelArray(labelFile, options, slice.numNodes, nodeSource);
     slice.numNodes = int64_t(slice.labels.size());
   }
   if (slice.numNodes < 0)
@@ -242,17 +241,16 @@ DatasetSlice readNpyDatasetSlice(const std::string &dir,
       nodeBlock(slice.numNodes, rank, numRanks);
   if (slice.numFeatures > 0) {
     const int64_t f = slice.numFeatures;
-    slice.features =
-        readNpySlice(featFile, slice.nodeBegin * f,
-                     (slice.nodeEnd - slice.nodeBegin) * f)
-            .toFloat32();
+    slice.features = readNpySlice(featFile, slice.nodeBegin * f,
+                                  (slice.nodeEnd - slice.nodeBegin) * f)
+                         .toFloat32();
     checkFinite(featFile, slice.features, f, slice.nodeBegin);
   }
 
   // This rank's block of the edge list; ids are checked with their
   // positions in the whole file.
-  auto readBlock = [&](const std::string &path, int64_t offset,
-                       int64_t begin, int64_t end) {
+  auto readBlock = [&](const std::string &path, int64_t offset, int64_t begin,
+                       int64_t end) {
     std::vector<int64_t> ids =
         readNpySlice(path, offset + begin, end - begin).toInt64(path);
     checkIds(path, ids, slice.numNodes, false, begin);

@@ -295,7 +295,8 @@ NpyArray readNpySlice(const std::string &path, int64_t firstElement,
   const size_t size = npyTypeSize(array.header.type);
   const size_t bytes = size_t(numElements) * size;
   array.data.resize(bytes);
-  std::fseek(f.get(), long(array.header.dataOffset + size_t(firstElement) * size),
+  std::fseek(f.get(),
+             long(array.header.dataOffset + size_t(firstElement) * size),
              SEEK_SET);
   size_t dataGot = std::fread(array.data.data(), 1, bytes, f.get());
   if (dataGot != bytes)

@@ -58,8 +58,7 @@ public:
     std::vector<int32_t> got = exchangeRecords<int32_t>(
         comm, int64_t(served.size()),
         [&](int64_t i) {
-          return int(std::upper_bound(servedFrom.begin(), servedFrom.end(),
-                                      i) -
+          return int(std::upper_bound(servedFrom.begin(), servedFrom.end(), i) -
                      servedFrom.begin()) -
                  1;
         },
@@ -89,9 +88,8 @@ class Rounds {
 public:
   Rounds(Communicator &comm, const DistributedMetisGraph &g, int numParts,
          int64_t ufactor, std::vector<int32_t> &part, GhostParts &ghosts)
-      : comm(comm), g(g), k(size_t(numParts)), ncon(size_t(g.ncon)),
-        part(part), ghosts(ghosts), limit(ncon), weight(k * ncon),
-        conn(k, 0) {
+      : comm(comm), g(g), k(size_t(numParts)), ncon(size_t(g.ncon)), part(part),
+        ghosts(ghosts), limit(ncon), weight(k * ncon), conn(k, 0) {
     // The bound of every constraint, as METIS applies ubvec.
     for (size_t c = 0; c < ncon; ++c)
       limit[c] = (1.0 + double(ufactor) / 1000.0) * double(g.totals[c]) /
@@ -178,8 +176,8 @@ public:
             !fits(size_t(q), v, none))
           continue;
         int64_t gain = conn[size_t(q)] - conn[from];
-        if (gain > best.gain || (gain == best.gain && best.to >= 0 &&
-                                 q < best.to))
+        if (gain > best.gain ||
+            (gain == best.gain && best.to >= 0 && q < best.to))
           best = {gain, v, q};
       }
       clear();

@@ -1,4 +1,4 @@
-//===- DistributedBalance.h - Multi-constraint balance across ranks -*- C++ -*-===//
+//===- DistributedBalance.h - Multi-constraint balance ---------*- C++ -*-===//
 //
 // Internal to gnnrt. PT-Scotch balances one folded vertex weight
 // (ParallelScotch.h); METIS, which the serial partitioner calls, balances
@@ -7,20 +7,24 @@
 // guarantee on the distributed assignment, then refines the cut, in rounds
 // of vertex moves decided by every rank for its own vertices:
 //
-//  - balance rounds move vertices out of parts that are over the bound in
-//    some constraint the vertex weighs in, each to the neighbouring (or
-//    else the least loaded) part it cuts the fewest edges towards, among
-//    those the move keeps under the bound in every constraint;
-//  - refinement rounds move boundary vertices to a neighbouring part with a
-//    positive gain (fewer cut edge weights), again within the bound, only
-//    from lower to higher parts in even rounds and back in odd ones, so two
-//    neighbours never swap past each other.
+//  - balance rounds: the ranks take turns (one moves per round, so its
+//    accounting of the parts' weights is exact); the mover takes its
+//    vertices in parts over the bound in a constraint they weigh in, best
+//    cut gain first, each to the neighbouring (or else the least loaded)
+//    part that most reduces the total excess over the bound, while a move
+//    reduces it. Rounds stop once every part is within the bound, or when
+//    a full turn of the ranks moves nothing;
+//  - refinement rounds: every rank moves its boundary vertices with a
+//    positive gain (fewer cut edge weights) to a neighbouring part that
+//    stays within the bound, only from lower to higher parts in even rounds
+//    and back in odd ones, so two neighbours never swap past each other.
+//    Moves of different ranks land in the same parts at once, so the room
+//    under each part's bound is granted to the ranks' requests in rank
+//    order: the bound holds after every round, and every rank computes the
+//    same grants from the same all-reduced requests.
 //
-// Moves from different ranks land in the same parts at once, so the room
-// under each part's bound is granted to the ranks' requests in rank order:
-// the bound holds after every round, and every rank computes the same
-// grants from the same all-reduced requests. The neighbours' parts come
-// from their owners after every round (a halo of ghost vertices).
+// The neighbours' parts come from their owners after every round (a halo of
+// ghost vertices).
 //
 //===----------------------------------------------------------------------===//
 

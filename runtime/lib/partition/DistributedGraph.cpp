@@ -133,10 +133,10 @@ buildDistributedMetisGraph(Communicator &comm, const DistributedEdges &edges,
   g.vwgt.assign(size_t(n) * ncon, 0);
   for (size_t c = 0; c < ncon; ++c) {
     for (int64_t v = 0; v < n; ++v)
-      g.vwgt[size_t(v) * ncon + c] =
-          balance[c] == BalanceConstraint::Nodes
-              ? 1
-              : balance[c] == BalanceConstraint::Edges ? placed[size_t(v)] : 0;
+      g.vwgt[size_t(v) * ncon + c] = balance[c] == BalanceConstraint::Nodes ? 1
+                                     : balance[c] == BalanceConstraint::Edges
+                                         ? placed[size_t(v)]
+                                         : 0;
     if (balance[c] == BalanceConstraint::Train)
       for (int64_t v : trainIdx)
         if (v >= begin && v < end)

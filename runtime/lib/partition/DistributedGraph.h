@@ -1,4 +1,4 @@
-//===- DistributedGraph.h - A graph spread over ranks by node block -*- C++ -*-===//
+//===- DistributedGraph.h - A graph spread over ranks ----------*- C++ -*-===//
 //
 // Internal to gnnrt. The distributed partitioner's view of the graph: rank
 // r of P owns the nodes of nodeBlock(N, r, P) and, after the load options

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <sys/resource.h>
 
 namespace gnnrt {
 
@@ -46,6 +47,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// The process's peak resident set so far, in MiB (getrusage: KiB on Linux).
+double peakResidentMiB() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024.0;
 }
 
 struct EdgeRecord {
@@ -127,11 +135,14 @@ public:
     edges.src = {};
     edges.dst = {};
     std::vector<std::vector<EdgeRecord>> byPart(mine.size());
-    for (const EdgeRecord &r : stored)
-      byPart[slotOf(owner[size_t(
-                 assign == EdgeAssign::Dst ? r.dst : r.src)])]
-          .push_back(r);
-    stored = {};
+    if (mine.size() == 1) {
+      byPart[0] = std::move(stored); // one part per rank: no copy
+    } else {
+      for (const EdgeRecord &r : stored)
+        byPart[slotOf(owner[size_t(assign == EdgeAssign::Dst ? r.dst : r.src)])]
+            .push_back(r);
+      stored = {};
+    }
 
     for (size_t s = 0; s < mine.size(); ++s) {
       buildGraph(parts[s], byPart[s], counts[s]);
@@ -153,7 +164,8 @@ public:
     std::vector<HaloRecord> got = exchangeRecords<HaloRecord>(
         comm, int64_t(at.size()),
         [&](int64_t i) {
-          return rankOf(parts[at[size_t(i)].first].haloOwners[at[size_t(i)].second]);
+          return rankOf(
+              parts[at[size_t(i)].first].haloOwners[at[size_t(i)].second]);
         },
         [&](int64_t i) {
           const Partition &p = parts[at[size_t(i)].first];
@@ -171,8 +183,8 @@ public:
       Partition &p = parts[s];
       p.sendOffsets.assign(size_t(numParts) + 1, 0);
       for (int q = 0; q < numParts; ++q) {
-        for (; i < got.size() && got[i].toPart == p.part &&
-               got[i].fromPart == q;
+        for (;
+             i < got.size() && got[i].toPart == p.part && got[i].fromPart == q;
              ++i)
           p.sendNodes.push_back(ownedLocalId(p, got[i].node));
         p.sendOffsets[size_t(q) + 1] = int64_t(p.sendNodes.size());
@@ -293,13 +305,11 @@ private:
 
 } // namespace
 
-PartitionManifest partitionDistributed(Communicator &comm,
-                                       const std::string &dataDir,
-                                       const LoadOptions &load,
-                                       const PartitionOptions &options,
-                                       const std::string &outDir,
-                                       PartitionManifest manifest,
-                                       DistributedPartitionReport *report) {
+PartitionManifest
+partitionDistributed(Communicator &comm, const std::string &dataDir,
+                     const LoadOptions &load, const PartitionOptions &options,
+                     const std::string &outDir, PartitionManifest manifest,
+                     DistributedPartitionReport *report) {
   DistributedPartitionReport local;
   DistributedPartitionReport &r = report ? *report : local;
   checkOptions(options);
@@ -308,15 +318,15 @@ PartitionManifest partitionDistributed(Communicator &comm,
   // 1. This rank's slice.
   auto start = Clock::now();
   DatasetSlice slice;
-  agreeOnFailure(comm, [&] {
-    slice = readDatasetSlice(dataDir, load, rank, p);
-  });
+  agreeOnFailure(comm,
+                 [&] { slice = readDatasetSlice(dataDir, load, rank, p); });
   const int64_t n = slice.numNodes;
   if (options.numParts > n)
     throw DataError("partition: cannot split " + std::to_string(n) +
                     " nodes into " + std::to_string(options.numParts) +
                     " parts");
   r.readSeconds = secondsSince(start);
+  r.peakMiB[0] = peakResidentMiB();
 
   // 2. The distributed graph.
   start = Clock::now();
@@ -324,6 +334,7 @@ PartitionManifest partitionDistributed(Communicator &comm,
   DistributedMetisGraph graph = buildDistributedMetisGraph(
       comm, edges, slice.trainIdx, options.balance, options.edgeAssign);
   r.graphSeconds = secondsSince(start);
+  r.peakMiB[1] = peakResidentMiB();
 
   // 3. PT-Scotch, then the per-constraint bound and refinement.
   start = Clock::now();
@@ -334,9 +345,10 @@ PartitionManifest partitionDistributed(Communicator &comm,
                                    options.numParts);
   }
   r.scotchSeconds = secondsSince(start);
+  r.peakMiB[2] = peakResidentMiB();
   start = Clock::now();
-  BalanceOutcome balance = balanceParts(comm, edges.vtxdist, graph,
-                                        options.numParts, options.ufactor, part);
+  BalanceOutcome balance = balanceParts(
+      comm, edges.vtxdist, graph, options.numParts, options.ufactor, part);
   graph = {};
   r.scotchObjective = balance.objectiveBefore;
   r.objective = balance.objective;
@@ -345,6 +357,7 @@ PartitionManifest partitionDistributed(Communicator &comm,
   r.refineRounds = balance.refineRounds;
   r.balanced = balance.balanced;
   r.balanceSeconds = secondsSince(start);
+  r.peakMiB[3] = peakResidentMiB();
 
   // 4. The whole assignment on every rank, then this rank's parts.
   start = Clock::now();
@@ -417,6 +430,7 @@ PartitionManifest partitionDistributed(Communicator &comm,
     text = manifestToJson(manifest);
   });
   r.writeSeconds = secondsSince(start);
+  r.peakMiB[4] = peakResidentMiB();
   return manifestFromJson(outDir + "/manifest.json",
                           broadcastString(comm, text, 0));
 }

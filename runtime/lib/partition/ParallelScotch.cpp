@@ -49,10 +49,10 @@ std::vector<int32_t> scotchVertexWeights(const DistributedMetisGraph &g) {
   return w;
 }
 
-std::vector<int32_t> parallelScotchPartition(
-    Communicator &comm, const std::vector<int64_t> &vtxdist,
-    DistributedMetisGraph &g, std::vector<int32_t> &vertexWeights,
-    int numParts) {
+std::vector<int32_t>
+parallelScotchPartition(Communicator &comm, const std::vector<int64_t> &vtxdist,
+                        DistributedMetisGraph &g,
+                        std::vector<int32_t> &vertexWeights, int numParts) {
   int worldSize = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
   if (worldSize != comm.size())

@@ -1,4 +1,4 @@
-//===- ParallelScotch.h - PT-Scotch through its ParMETIS interface -*- C++ -*-===//
+//===- ParallelScotch.h - PT-Scotch via its ParMETIS interface -*- C++ -*-===//
 //
 // Internal to gnnrt. One call of ParMETIS_V3_PartKway as PT-Scotch's
 // compatibility library implements it (Debian's libscotchparmetis-dev;
@@ -30,10 +30,10 @@ std::vector<int32_t> scotchVertexWeights(const DistributedMetisGraph &g);
 /// Partitions the distributed graph into numParts parts with PT-Scotch and
 /// returns the part of each local vertex. `vtxdist` has one entry per rank
 /// plus one. Collective over MPI_COMM_WORLD, which `comm` must be.
-std::vector<int32_t> parallelScotchPartition(
-    Communicator &comm, const std::vector<int64_t> &vtxdist,
-    DistributedMetisGraph &g, std::vector<int32_t> &vertexWeights,
-    int numParts);
+std::vector<int32_t>
+parallelScotchPartition(Communicator &comm, const std::vector<int64_t> &vtxdist,
+                        DistributedMetisGraph &g,
+                        std::vector<int32_t> &vertexWeights, int numParts);
 
 } // namespace gnnrt
 

@@ -99,9 +99,10 @@ Partition extractPartition(const Dataset &ds, const PartitionPlan &plan,
     src[size_t(k)] = local(ds.src[size_t(e)]);
     dst[size_t(k)] = local(ds.dst[size_t(e)]);
   }
-  fillPartitionCsr(out, src, dst,
-                   std::vector<int64_t>(plan.partEdges.begin() + first,
-                                        plan.partEdges.begin() + first + count));
+  fillPartitionCsr(
+      out, src, dst,
+      std::vector<int64_t>(plan.partEdges.begin() + first,
+                           plan.partEdges.begin() + first + count));
 
   // Owned rows.
   const int64_t f = ds.numFeatures;

@@ -1,4 +1,4 @@
-//===- PartitionWriting.h - The steps of writing a partition directory -*- C++ -*-===//
+//===- PartitionWriting.h - Writing a partition directory ------*- C++ -*-===//
 //
 // Internal to gnnrt. writePartitions (one process) and the distributed
 // partitioner (one rank per group of parts, rank 0 for the rest) write the

@@ -62,8 +62,7 @@ void exchangeBytes(Communicator &comm, const char *send,
   for (int64_t k = 0; k < rounds; ++k) {
     so[0] = ro[0] = 0;
     for (int q = 0; q < p; ++q) {
-      so[size_t(q) + 1] =
-          so[size_t(q)] + cut(sent(q), k + 1) - cut(sent(q), k);
+      so[size_t(q) + 1] = so[size_t(q)] + cut(sent(q), k + 1) - cut(sent(q), k);
       ro[size_t(q) + 1] = ro[size_t(q)] + cut(got(q), k + 1) - cut(got(q), k);
     }
     sendRound.resize(size_t(so[size_t(p)]));

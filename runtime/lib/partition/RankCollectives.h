@@ -1,4 +1,4 @@
-//===- RankCollectives.h - Typed exchanges for distributed partitioning -*- C++ -*-===//
+//===- RankCollectives.h - Typed exchanges between ranks -------*- C++ -*-===//
 //
 // Internal to gnnrt. The distributed partitioner moves typed records
 // between ranks (edges to their owners, ids to ask about, feature rows);

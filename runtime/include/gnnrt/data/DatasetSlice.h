@@ -41,8 +41,7 @@ struct DatasetSlice {
 
 /// The nodes [begin, end) whose per-node rows rank `rank` of `numRanks`
 /// holds: contiguous blocks whose sizes differ by at most one.
-std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank,
-                                      int numRanks);
+std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank, int numRanks);
 
 /// Reads rank `rank`'s slice of the dataset in `dir` (either layout;
 /// options.splitName and options.numClasses apply as in loadDataset).

@@ -36,6 +36,9 @@ struct DistributedPartitionReport {
   int balanceRounds = 0, refineRounds = 0;
   /// Whether every constraint ended within the ufactor bound.
   bool balanced = false;
+  /// This rank's peak resident memory (MiB) at the end of each step: after
+  /// reading, building the graph, PT-Scotch, balancing, and writing.
+  double peakMiB[5] = {0, 0, 0, 0, 0};
 };
 
 /// Partitions the dataset in `dataDir` (loaded as `load` says; repeated
@@ -48,14 +51,11 @@ struct DistributedPartitionReport {
 /// returned on every rank. Any rank's failure (a bad row in its slice, an
 /// unwritable directory) becomes the same DataError on every rank.
 /// Collective.
-PartitionManifest partitionDistributed(Communicator &comm,
-                                       const std::string &dataDir,
-                                       const LoadOptions &load,
-                                       const PartitionOptions &options,
-                                       const std::string &outDir,
-                                       PartitionManifest manifest,
-                                       DistributedPartitionReport *report =
-                                           nullptr);
+PartitionManifest
+partitionDistributed(Communicator &comm, const std::string &dataDir,
+                     const LoadOptions &load, const PartitionOptions &options,
+                     const std::string &outDir, PartitionManifest manifest,
+                     DistributedPartitionReport *report = nullptr);
 
 } // namespace gnnrt
 

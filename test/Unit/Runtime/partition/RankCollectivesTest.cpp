@@ -28,7 +28,10 @@ TEST(RankCollectives, RecordsArriveInOrder) {
   std::vector<int64_t> from;
   std::vector<Pair> got = exchangeRecords<Pair>(
       comm, 1000, [](int64_t i) { return i % 3 == 0 ? -1 : 0; },
-      [](int64_t i) { return Pair{i, int32_t(-i)}; }, &from);
+      [](int64_t i) {
+        return Pair{i, int32_t(-i)};
+      },
+      &from);
   ASSERT_EQ(got.size(), 666u); // every third record was not sent
   EXPECT_EQ(from, (std::vector<int64_t>{0, 666}));
   int64_t expected = 1;
