@@ -144,11 +144,15 @@ public:
       stored = {};
     }
 
-    for (size_t s = 0; s < mine.size(); ++s) {
-      buildGraph(parts[s], byPart[s], counts[s]);
-      byPart[s] = {};
-      ownedRows(parts[s], slice, counts[s]);
-    }
+    // Local work that can fail (a part past 32-bit local ids): agreed on
+    // before the next exchange.
+    agreeOnFailure(comm, [&] {
+      for (size_t s = 0; s < mine.size(); ++s) {
+        buildGraph(parts[s], byPart[s], counts[s]);
+        byPart[s] = {};
+        ownedRows(parts[s], slice, counts[s]);
+      }
+    });
     features(parts, slice);
     return parts;
   }
