@@ -8,6 +8,7 @@ PACKAGES=(
   llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools
   antlr4 libantlr4-runtime-dev
   libmetis-dev metis libopenmpi-dev openmpi-bin libopenblas-dev zlib1g-dev
+  libptscotch-dev libscotchparmetis-dev # gnn-partition --distributed: PT-Scotch's ParMETIS interface
   nlohmann-json3-dev python3-matplotlib
   libgtest-dev
   libboost-context-dev # the CUDA emulation layer: one fiber per CUDA thread

@@ -11,13 +11,19 @@
 // `gnn-partition info OUT` prints the per-part counts, the edge cut and the
 // balance of every constraint from the manifest alone.
 // `--write-metis-graph FILE` writes the exact graph METIS would partition,
-// for comparing with the gpmetis command. Every failure prints
-// `gnn-partition: error: <message>` on stderr and exits 1.
+// for comparing with the gpmetis command. `mpirun -np P gnn-partition
+// --distributed ...` partitions a graph no single process holds: every rank
+// reads a slice, PT-Scotch partitions across the ranks, and the ranks write
+// the same directory (DistributedPartitioner.h). Every failure prints
+// `gnn-partition: error: <message>` on stderr (`gnn-partition: rank R:
+// error: ...` from every rank under mpirun) and exits 1.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ToolArgs.h"
+#include "gnnrt/comm/Communicator.h"
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/PartitionManifest.h"
 #include "gnnrt/partition/PartitionPlan.h"
@@ -31,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,6 +52,9 @@ const char *kUsage = R"(usage:
   gnn-partition --data DIR --write-metis-graph FILE [--balance LIST]
                 [--edge-assign dst|src] [dataset options]
   gnn-partition info OUT
+  mpirun -np R gnn-partition --distributed --data DIR --parts P --out OUT
+                [--balance LIST] [--edge-assign dst|src] [--ufactor U]
+                [dataset options]
 
 partition options:
   --parts P               number of parts (one per rank)
@@ -65,6 +75,10 @@ partition options:
   --assignment FILE       node -> part, one line per node (gpmetis's output);
                           implies --method file
   --out OUT               output directory, replaced atomically
+  --distributed           under mpirun: every rank reads a slice of the
+                          dataset and PT-Scotch partitions across the ranks
+                          (method ptscotch; any number of parts, part k
+                          written by rank k % R); see docs/partitioning.md
 
 sampling options (frequency, the feature cache, the remote-row estimate):
   --fanouts LIST          the training fanouts, comma-separated, in the .gnn
@@ -177,6 +191,10 @@ void printSummary(const std::string &dir, const PartitionManifest &m) {
     std::printf(" (balance %s; ufactor %lld; seed %llu; objective %lld)",
                 balanceText(m.balance).c_str(), (long long)m.ufactor,
                 (unsigned long long)m.seed, (long long)m.metisObjective);
+  else if (m.method == PartitionMethod::ParallelScotch)
+    std::printf(" (balance %s; ufactor %lld; objective %lld)",
+                balanceText(m.balance).c_str(), (long long)m.ufactor,
+                (long long)m.metisObjective);
   else if (m.method == PartitionMethod::Random)
     std::printf(" (seed %llu)", (unsigned long long)m.seed);
   else if (m.method == PartitionMethod::Frequency)
@@ -259,14 +277,83 @@ int writeGraph(const Args &args) {
   return 0;
 }
 
-int partition(int argc, char **argv) {
-  Args args(argc, argv, 1, {"--no-reverse", "--self-loops", "--no-cache"},
+/// `--distributed`: every rank of `comm` runs this.
+int partitionAcrossRanks(const Args &args, Communicator &comm) {
+  for (const char *option : {"--write-metis-graph", "--assignment", "--fanouts",
+                             "--batch", "--cache-ratio", "--seed"})
+    if (args.has(option))
+      throw UsageError(std::string("--distributed does not take '") + option +
+                       "' (PT-Scotch's ParMETIS interface takes no seed; "
+                       "pre-sampling and assignment files run in one "
+                       "process)");
+  if (args.has("--method") && args.get("--method") != "ptscotch")
+    throw UsageError("--distributed partitions with PT-Scotch (--method "
+                     "ptscotch), found '" +
+                     args.get("--method") + "'");
+  PartitionOptions o;
+  o.method = PartitionMethod::ParallelScotch;
+  PartitionManifest manifest;
+  LoadOptions loadOpts = loadOptions(args, manifest);
+  o.numParts =
+      int(std::min<int64_t>(args.integer("--parts", 0, 1), int64_t(1) << 30));
+  args.required("--parts");
+  if (args.has("--balance"))
+    o.balance = parseBalance(args.get("--balance"));
+  std::optional<EdgeAssign> assign =
+      edgeAssignFromName(args.get("--edge-assign", "dst"));
+  if (!assign)
+    throw UsageError("--edge-assign must be dst or src, found '" +
+                     args.get("--edge-assign") + "'");
+  o.edgeAssign = *assign;
+  o.ufactor = args.integer("--ufactor", 30, 1);
+  std::string out = args.required("--out");
+
+  auto start = std::chrono::steady_clock::now();
+  DistributedPartitionReport report;
+  manifest = partitionDistributed(comm, manifest.dataset, loadOpts, o, out,
+                                  manifest, &report);
+  const double total = secondsSince(start);
+  std::vector<double> peaks(size_t(comm.size()), 0);
+  peaks[size_t(comm.rank())] = report.peakMiB[4];
+  comm.allReduceSum(peaks.data(), int64_t(peaks.size()));
+  if (comm.rank() != 0)
+    return 0;
+  std::printf("partitioned %s on %d rank%s with PT-Scotch in %.2f s (rank 0: "
+              "read %.2f s, graph %.2f s, PT-Scotch %.2f s, balance %.2f s, "
+              "parts and write %.2f s)\n",
+              manifest.dataset.c_str(), comm.size(),
+              comm.size() == 1 ? "" : "s", total, report.readSeconds,
+              report.graphSeconds, report.scotchSeconds, report.balanceSeconds,
+              report.writeSeconds);
+  std::printf("objective    %lld from PT-Scotch, %lld after %d balance and "
+              "%d refinement rounds (%lld moves); constraints %s\n",
+              (long long)report.scotchObjective, (long long)report.objective,
+              report.balanceRounds, report.refineRounds,
+              (long long)report.moved,
+              report.balanced ? "within the ufactor bound"
+                              : "NOT within the ufactor bound");
+  std::printf("peak RSS     ");
+  for (size_t r = 0; r < peaks.size(); ++r)
+    std::printf("%srank %zu %.1f MiB", r ? ", " : "", r, peaks[r]);
+  std::printf(" (rank 0 after reading %.1f, graph %.1f, PT-Scotch %.1f, "
+              "balance %.1f)\n",
+              report.peakMiB[0], report.peakMiB[1], report.peakMiB[2],
+              report.peakMiB[3]);
+  printSummary(out, manifest);
+  return 0;
+}
+
+int partition(int argc, char **argv, Communicator *comm) {
+  Args args(argc, argv, 1,
+            {"--no-reverse", "--self-loops", "--no-cache", "--distributed"},
             {"--data", "--parts", "--method", "--balance", "--edge-assign",
              "--seed", "--ufactor", "--assignment", "--out", "--split",
              "--write-metis-graph", "--fanouts", "--batch", "--cache-ratio"});
   if (!args.positional.empty())
     throw UsageError("unexpected argument '" + args.positional[0] + "'");
   args.required("--data");
+  if (comm)
+    return partitionAcrossRanks(args, *comm);
   if (args.has("--write-metis-graph"))
     return writeGraph(args);
 
@@ -276,6 +363,9 @@ int partition(int argc, char **argv) {
   std::string methodName =
       args.get("--method", args.has("--assignment") ? "file" : "metis");
   std::optional<PartitionMethod> method = partitionMethodFromName(methodName);
+  if (method == PartitionMethod::ParallelScotch)
+    throw UsageError("--method ptscotch partitions across MPI ranks: run "
+                     "mpirun -np R gnn-partition --distributed");
   if (!method)
     throw UsageError("--method must be metis, random, file or frequency, "
                      "found '" +
@@ -378,7 +468,23 @@ int partition(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   std::string command = argc > 1 ? argv[1] : "";
+  // --distributed runs on every rank of the MPI launch (or alone).
+  std::unique_ptr<Communicator> comm;
+  auto where = [&]() -> std::string {
+    return comm && comm->size() > 1
+               ? "gnn-partition: rank " + std::to_string(comm->rank())
+               : "gnn-partition";
+  };
+  bool consistent = true; // every rank fails the same way
+  int status = 1;
   try {
+    for (int i = 1; i < argc; ++i)
+      if (std::string(argv[i]) == "--distributed") {
+        comm = makeMpiCommunicator();
+        // Reading a slice or writing parts may keep a rank busy for
+        // minutes while the others wait for it.
+        comm->setTimeout(3600);
+      }
     if (command == "info")
       return info(argc, argv);
     if (command == "--help" || command == "-h" || command == "help") {
@@ -389,16 +495,27 @@ int main(int argc, char **argv) {
       throw UsageError("missing arguments");
     if (command.rfind("--", 0) != 0)
       throw UsageError("unknown command '" + command + "'");
-    return partition(argc, argv);
+    status = partition(argc, argv, comm.get());
   } catch (const UsageError &e) {
     std::fprintf(stderr,
-                 "gnn-partition: error: %s\n(run 'gnn-partition --help' for "
+                 "%s: error: %s\n(run 'gnn-partition --help' for "
                  "usage)\n",
-                 e.what());
+                 where().c_str(), e.what());
   } catch (const DataError &e) {
-    std::fprintf(stderr, "gnn-partition: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", where().c_str(), e.what());
   } catch (const std::bad_alloc &) {
-    std::fprintf(stderr, "gnn-partition: error: out of memory\n");
+    std::fprintf(stderr, "%s: error: out of memory\n", where().c_str());
+    consistent = false;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "%s: error: %s\n", where().c_str(), e.what());
+    consistent = false;
   }
-  return 1;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Errors of the data or the command line reach every rank alike (the
+  // partitioner agrees on them); anything else ends all ranks, so that none
+  // waits forever in a collective.
+  if (status != 0 && comm && !consistent)
+    abortAllRanks(*comm, status);
+  return status;
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/DatasetSlice.h"
 
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -47,16 +49,18 @@ static std::vector<int64_t> readIds(const std::string &path) {
   return a.toInt64(path);
 }
 
+/// Checks ids against [0, n) (and repeats if `unique`); `first` is the
+/// position in the file of ids[0], for the messages.
 static void checkIds(const std::string &path, const std::vector<int64_t> &ids,
-                     int64_t n, bool unique) {
+                     int64_t n, bool unique, int64_t first = 0) {
   std::vector<bool> seen(unique ? size_t(n) : 0);
   for (size_t i = 0; i < ids.size(); ++i) {
     int64_t id = ids[i];
     if (id < 0 || id >= n)
       throwDataError(path, 0,
-                     "element " + std::to_string(i) + ": node id " +
-                         std::to_string(id) + " out of range [0, " +
-                         std::to_string(n) + ")");
+                     "element " + std::to_string(first + int64_t(i)) +
+                         ": node id " + std::to_string(id) +
+                         " out of range [0, " + std::to_string(n) + ")");
     if (unique) {
       if (seen[id])
         throwDataError(path, 0,
@@ -64,6 +68,84 @@ static void checkIds(const std::string &path, const std::vector<int64_t> &ids,
                            std::to_string(id) + " is listed twice");
       seen[id] = true;
     }
+  }
+}
+
+/// nan or inf would surface epochs later as "training diverged". `rows`
+/// start at node `firstRow`.
+static void checkFinite(const std::string &path, const std::vector<float> &rows,
+                        int64_t width, int64_t firstRow) {
+  for (size_t k = 0; k < rows.size(); ++k)
+    if (!std::isfinite(rows[k]))
+      throwDataError(path, 0,
+                     "feature " + std::to_string(int64_t(k) % width) +
+                         " of node (row) " +
+                         std::to_string(firstRow + int64_t(k) / width) +
+                         " is " + (std::isnan(rows[k]) ? "nan" : "inf") +
+                         " (features must be finite numbers)");
+}
+
+/// The shape of features.npy, checked: [N, F] of a float type.
+static NpyHeader featureHeader(const std::string &featFile,
+                               const NpyHeader &h) {
+  if (h.shape.size() != 2 || isIntegral(h.type))
+    throwDataError(featFile, 0,
+                   "expected a float array of shape [N, F], found " +
+                       shapeText(h.shape) + " of " + npyDescr(h.type));
+  return h;
+}
+
+/// labels.npy, checked against `numNodes` (from `nodeSource`) when >= 0 and
+/// against options.numClasses.
+static std::vector<int64_t> readLabelArray(const std::string &labelFile,
+                                           const LoadOptions &options,
+                                           int64_t numNodes,
+                                           const std::string &nodeSource) {
+  NpyArray a = readNpy(labelFile);
+  if (a.header.shape.size() != 1)
+    throwDataError(labelFile, 0,
+                   "expected a 1-d array, found shape " +
+                       shapeText(a.header.shape));
+  const int64_t unlabeled = -1;
+  std::vector<int64_t> labels = a.toInt64(labelFile, &unlabeled);
+  if (numNodes >= 0 && int64_t(labels.size()) != numNodes)
+    throwDataError(labelFile, 0,
+                   "expected " + std::to_string(numNodes) +
+                       " rows (one per node, as in " + nodeSource +
+                       "), found " + std::to_string(labels.size()));
+  for (size_t i = 0; i < labels.size(); ++i) {
+    int64_t label = labels[i];
+    if (label < -1)
+      throwDataError(labelFile, 0,
+                     "element " + std::to_string(i) + ": label " +
+                         std::to_string(label) +
+                         " is negative (only -1 or nan mark an unlabeled "
+                         "node)");
+    if (options.numClasses > 0 && label >= options.numClasses)
+      throwDataError(labelFile, 0,
+                     "element " + std::to_string(i) + ": label " +
+                         std::to_string(label) + " out of range [0, " +
+                         std::to_string(options.numClasses) + ")");
+  }
+  return labels;
+}
+
+/// Reads the split arrays that exist, each checked against [0, n) and for
+/// repeats.
+template <typename Out>
+static void readSplitArrays(const std::string &dir, int64_t n, Out &out) {
+  struct {
+    const char *name;
+    std::vector<int64_t> *ids;
+  } splits[] = {{"train_idx.npy", &out.trainIdx},
+                {"valid_idx.npy", &out.validIdx},
+                {"test_idx.npy", &out.testIdx}};
+  for (auto &split : splits) {
+    std::string path = dir + "/" + split.name;
+    if (!exists(path))
+      continue;
+    *split.ids = readIds(path);
+    checkIds(path, *split.ids, n, true);
   }
 }
 
@@ -100,54 +182,17 @@ Dataset readNpyDataset(const std::string &dir, const LoadOptions &options) {
   std::string featFile = dir + "/features.npy";
   if (exists(featFile)) {
     NpyArray a = readNpy(featFile);
-    if (a.header.shape.size() != 2 || isIntegral(a.header.type))
-      throwDataError(featFile, 0,
-                     "expected a float array of shape [N, F], found " +
-                         shapeText(a.header.shape) + " of " +
-                         npyDescr(a.header.type));
+    featureHeader(featFile, a.header);
     ds.numNodes = a.header.shape[0];
     ds.numFeatures = a.header.shape[1];
     ds.features = a.toFloat32();
-    // nan or inf would surface epochs later as "training diverged".
-    for (size_t k = 0; k < ds.features.size(); ++k)
-      if (!std::isfinite(ds.features[k]))
-        throwDataError(featFile, 0,
-                       "feature " + std::to_string(int64_t(k) % ds.numFeatures) +
-                           " of node (row) " +
-                           std::to_string(int64_t(k) / ds.numFeatures) +
-                           " is " + (std::isnan(ds.features[k]) ? "nan" : "inf") +
-                           " (features must be finite numbers)");
+    checkFinite(featFile, ds.features, ds.numFeatures, 0);
     nodeSource = "features.npy";
   }
   std::string labelFile = dir + "/labels.npy";
   if (exists(labelFile)) {
-    NpyArray a = readNpy(labelFile);
-    if (a.header.shape.size() != 1)
-      throwDataError(labelFile, 0,
-                     "expected a 1-d array, found shape " +
-                         shapeText(a.header.shape));
-    const int64_t unlabeled = -1;
-    ds.labels = a.toInt64(labelFile, &unlabeled);
-    if (ds.numNodes >= 0 && int64_t(ds.labels.size()) != ds.numNodes)
-      throwDataError(labelFile, 0,
-                     "expected " + std::to_string(ds.numNodes) +
-                         " rows (one per node, as in " + nodeSource +
-                         "), found " + std::to_string(ds.labels.size()));
+    ds.labels = readLabelArray(labelFile, options, ds.numNodes, nodeSource);
     ds.numNodes = int64_t(ds.labels.size());
-    for (size_t i = 0; i < ds.labels.size(); ++i) {
-      int64_t label = ds.labels[i];
-      if (label < -1)
-        throwDataError(labelFile, 0,
-                       "element " + std::to_string(i) + ": label " +
-                           std::to_string(label) +
-                           " is negative (only -1 or nan mark an unlabeled "
-                           "node)");
-      if (options.numClasses > 0 && label >= options.numClasses)
-        throwDataError(labelFile, 0,
-                       "element " + std::to_string(i) + ": label " +
-                           std::to_string(label) + " out of range [0, " +
-                           std::to_string(options.numClasses) + ")");
-    }
   }
   if (ds.numNodes < 0) {
     ds.numNodes = 0;
@@ -178,6 +223,88 @@ Dataset readNpyDataset(const std::string &dir, const LoadOptions &options) {
     checkIds(path, *split.ids, ds.numNodes, true);
   }
   return ds;
+}
+
+DatasetSlice readNpyDatasetSlice(const std::string &dir,
+                                 const LoadOptions &options, int rank,
+                                 int numRanks) {
+  DatasetSlice slice;
+  std::string featFile = dir + "/features.npy";
+  std::string labelFile = dir + "/labels.npy";
+  std::string nodeSource;
+  slice.numNodes = -1;
+  NpyHeader features;
+  if (exists(featFile)) {
+    features = featureHeader(featFile, readNpyHeader(featFile));
+    slice.numNodes = features.shape[0];
+    slice.numFeatures = features.shape[1];
+    nodeSource = "features.npy";
+  }
+  if (exists(labelFile)) {
+    slice.labels =
+        readLabelArray(labelFile, options, slice.numNodes, nodeSource);
+    slice.numNodes = int64_t(slice.labels.size());
+  }
+  if (slice.numNodes < 0)
+    throwDataError(dir, 0,
+                   "the distributed reader needs features.npy or labels.npy "
+                   "(the node count); edge ids alone are spread over the "
+                   "ranks");
+  if (slice.labels.empty())
+    slice.labels.assign(size_t(slice.numNodes), -1);
+  std::tie(slice.nodeBegin, slice.nodeEnd) =
+      nodeBlock(slice.numNodes, rank, numRanks);
+  if (slice.numFeatures > 0) {
+    const int64_t f = slice.numFeatures;
+    slice.features = readNpySlice(featFile, slice.nodeBegin * f,
+                                  (slice.nodeEnd - slice.nodeBegin) * f)
+                         .toFloat32();
+    checkFinite(featFile, slice.features, f, slice.nodeBegin);
+  }
+
+  // This rank's block of the edge list; ids are checked with their
+  // positions in the whole file.
+  auto readBlock = [&](const std::string &path, int64_t offset, int64_t begin,
+                       int64_t end) {
+    std::vector<int64_t> ids =
+        readNpySlice(path, offset + begin, end - begin).toInt64(path);
+    checkIds(path, ids, slice.numNodes, false, begin);
+    return ids;
+  };
+  std::string edgeFile = dir + "/edge_index.npy";
+  if (exists(edgeFile)) {
+    NpyHeader h = readNpyHeader(edgeFile);
+    if (h.shape.size() != 2 || h.shape[0] != 2 || !isIntegral(h.type))
+      throwDataError(edgeFile, 0,
+                     "expected an integer array of shape [2, E], found " +
+                         shapeText(h.shape) + " of " + npyDescr(h.type));
+    const int64_t e = h.shape[1];
+    auto [begin, end] = nodeBlock(e, rank, numRanks);
+    slice.src = readBlock(edgeFile, 0, begin, end);
+    slice.dst = readBlock(edgeFile, e, begin, end);
+  } else if (exists(dir + "/src.npy")) {
+    std::string srcFile = dir + "/src.npy", dstFile = dir + "/dst.npy";
+    if (!exists(dstFile))
+      throwDataError(dstFile, 0, "no such file (src.npy needs it)");
+    NpyHeader hs = readNpyHeader(srcFile), hd = readNpyHeader(dstFile);
+    for (auto [path, h] : {std::pair{&srcFile, &hs}, std::pair{&dstFile, &hd}})
+      if (h->shape.size() != 1 || !isIntegral(h->type))
+        throwDataError(*path, 0,
+                       "expected a 1-d integer array, found shape " +
+                           shapeText(h->shape) + " of " + npyDescr(h->type));
+    if (hs.shape[0] != hd.shape[0])
+      throwDataError(dstFile, 0,
+                     "has " + std::to_string(hd.shape[0]) +
+                         " elements but src.npy has " +
+                         std::to_string(hs.shape[0]));
+    auto [begin, end] = nodeBlock(hs.shape[0], rank, numRanks);
+    slice.src = readBlock(srcFile, 0, begin, end);
+    slice.dst = readBlock(dstFile, 0, begin, end);
+  } else {
+    throwDataError(edgeFile, 0, "no such file (nor src.npy/dst.npy)");
+  }
+  readSplitArrays(dir, slice.numNodes, slice);
+  return slice;
 }
 
 } // namespace gnnrt

@@ -8,9 +8,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/DatasetSlice.h"
 
 #include "OgbTables.h"
 #include "gnnrt/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <tuple>
+
+namespace fs = std::filesystem;
 
 namespace gnnrt {
 
@@ -27,39 +36,78 @@ static int64_t readNodeCount(const std::string &raw) {
   return counts[0];
 }
 
-static void readEdges(const std::string &raw, Dataset &ds) {
+/// Reads the edge table, keeping rows r with r % stride == offset (the
+/// whole table by default); every kept row is validated, and every row is
+/// counted for the num-edge-list check.
+static void readEdges(const std::string &raw, int64_t numNodes,
+                      std::vector<int64_t> &src, std::vector<int64_t> &dst,
+                      int64_t stride = 1, int64_t offset = 0) {
   CsvReader in(requireTable(raw, "edge"));
   std::vector<std::string_view> fields;
-  const int64_t n = ds.numNodes;
-  while (in.nextLine()) {
+  const int64_t n = numNodes;
+  int64_t rows = 0;
+  for (; in.nextLine(); ++rows) {
+    if (rows % stride != offset)
+      continue;
     in.split(fields, 2);
     int64_t u = in.intField(fields[0]), v = in.intField(fields[1]);
     for (int64_t id : {u, v})
       if (id < 0 || id >= n)
         in.fail("node id " + std::to_string(id) + " out of range " +
                 rangeText(n));
-    ds.src.push_back(u);
-    ds.dst.push_back(v);
+    src.push_back(u);
+    dst.push_back(v);
   }
   if (auto countFile = findTable(raw, "num-edge-list"))
-    checkEdgeCount(*countFile, ds.numEdges(), in.path());
+    checkEdgeCount(*countFile, rows, in.path());
+}
+
+/// Labels (all -1 without a label table) and the splits, which every rank
+/// reads whole (they are a few bytes per node).
+static void readNodeTables(const std::string &dir, const LoadOptions &options,
+                           int64_t numNodes, Dataset &ds) {
+  std::string raw = dir + "/raw";
+  if (auto path = findTable(raw, "node-label"))
+    ds.labels = readLabelTable(*path, numNodes, options);
+  else
+    ds.labels.assign(size_t(numNodes), -1);
+  std::string split = chooseSplitDirectory(dir, options);
+  ds.splitSource = split.empty() ? dir : split;
+  readSplitDirectory(split, numNodes, "", ds);
 }
 
 Dataset readOgbDataset(const std::string &dir, const LoadOptions &options) {
   Dataset ds;
   std::string raw = dir + "/raw";
   ds.numNodes = readNodeCount(raw);
-  readEdges(raw, ds);
+  readEdges(raw, ds.numNodes, ds.src, ds.dst);
   if (auto path = findTable(raw, "node-feat"))
     ds.numFeatures = readFeatureTable(*path, ds.numNodes, ds.features);
-  if (auto path = findTable(raw, "node-label"))
-    ds.labels = readLabelTable(*path, ds.numNodes, options);
-  else
-    ds.labels.assign(size_t(ds.numNodes), -1);
-  std::string split = chooseSplitDirectory(dir, options);
-  ds.splitSource = split.empty() ? dir : split;
-  readSplitDirectory(split, ds.numNodes, "", ds);
+  readNodeTables(dir, options, ds.numNodes, ds);
   return ds;
+}
+
+DatasetSlice readOgbDatasetSlice(const std::string &dir,
+                                 const LoadOptions &options, int rank,
+                                 int numRanks) {
+  DatasetSlice slice;
+  std::string raw = dir + "/raw";
+  slice.numNodes = readNodeCount(raw);
+  std::tie(slice.nodeBegin, slice.nodeEnd) =
+      nodeBlock(slice.numNodes, rank, numRanks);
+  // A gzip stream cannot be entered in the middle: every rank reads the
+  // whole table and parses its stripe of rows.
+  readEdges(raw, slice.numNodes, slice.src, slice.dst, numRanks, rank);
+  if (auto path = findTable(raw, "node-feat"))
+    slice.numFeatures = readFeatureTable(*path, slice.numNodes, slice.features,
+                                         slice.nodeBegin, slice.nodeEnd);
+  Dataset tables;
+  readNodeTables(dir, options, slice.numNodes, tables);
+  slice.labels = std::move(tables.labels);
+  slice.trainIdx = std::move(tables.trainIdx);
+  slice.validIdx = std::move(tables.validIdx);
+  slice.testIdx = std::move(tables.testIdx);
+  return slice;
 }
 
 } // namespace gnnrt

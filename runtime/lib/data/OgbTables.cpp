@@ -66,7 +66,10 @@ void checkEdgeCount(const std::string &path, int64_t actual,
 }
 
 int64_t readFeatureTable(const std::string &path, int64_t rows,
-                         std::vector<float> &out) {
+                         std::vector<float> &out, int64_t rowBegin,
+                         int64_t rowEnd) {
+  if (rowEnd < 0)
+    rowEnd = rows;
   CsvReader in(path);
   std::vector<std::string_view> fields;
   int64_t width = 0, row = 0;
@@ -75,9 +78,9 @@ int64_t readFeatureTable(const std::string &path, int64_t rows,
     in.split(fields, size_t(width));
     if (row == 0) {
       width = int64_t(fields.size());
-      out.reserve(out.size() + size_t(rows * width));
+      out.reserve(out.size() + size_t((rowEnd - rowBegin) * width));
     }
-    if (row < rows)
+    if (row >= rowBegin && row < rowEnd)
       for (size_t column = 0; column < fields.size(); ++column) {
         float value = in.floatField(fields[column]);
         // nan or inf would surface epochs later as "training diverged".

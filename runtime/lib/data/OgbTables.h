@@ -44,9 +44,11 @@ void checkEdgeCount(const std::string &path, int64_t actual,
 
 /// Reads a feature table that must have `rows` rows of one width (fixed by
 /// its first row) of finite numbers; appends them to `out` row-major and
-/// returns the width (0 for an empty table).
+/// returns the width (0 for an empty table). Only rows [rowBegin, rowEnd)
+/// are kept (all by default, rowEnd < 0), but every row's width is checked.
 int64_t readFeatureTable(const std::string &path, int64_t rows,
-                         std::vector<float> &out);
+                         std::vector<float> &out, int64_t rowBegin = 0,
+                         int64_t rowEnd = -1);
 
 /// Reads a label table that must have `rows` rows: integers >= -1, or
 /// nan (unlabeled), below options.numClasses when that is set.

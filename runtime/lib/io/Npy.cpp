@@ -233,7 +233,11 @@ NpyHeader parseNpyHeader(const std::string &file, const char *bytes,
   return header;
 }
 
-NpyArray readNpy(const std::string &path) {
+namespace {
+/// Opens an .npy file and parses its header, checking the header's shape
+/// against the file's size before anything is allocated: a corrupt or
+/// hostile shape must not make the reader ask for terabytes.
+FilePtr openNpy(const std::string &path, NpyHeader &header) {
   FilePtr f(std::fopen(path.c_str(), "rb"));
   if (!f)
     throwDataError(path, 0,
@@ -251,26 +255,49 @@ NpyArray readNpy(const std::string &path) {
   std::fseek(f.get(), 0, SEEK_SET);
   size_t headGot = std::fread(head.data(), 1, head.size(), f.get());
 
-  NpyArray array;
-  array.header = parseNpyHeader(path, head.data(), headGot);
-  // Check the header's shape against the file before allocating: a corrupt
-  // or hostile shape must not make the reader ask for terabytes.
-  uint64_t bytes = npyTypeSize(array.header.type);
-  for (int64_t d : array.header.shape)
+  header = parseNpyHeader(path, head.data(), headGot);
+  uint64_t bytes = npyTypeSize(header.type);
+  for (int64_t d : header.shape)
     if (d < 0 || __builtin_mul_overflow(bytes, uint64_t(d), &bytes))
       throwDataError(path, 0, "the header's shape does not fit in memory");
   std::fseek(f.get(), 0, SEEK_END);
   const long fileSize = std::ftell(f.get());
   const uint64_t available =
-      fileSize > long(array.header.dataOffset)
-          ? uint64_t(fileSize) - uint64_t(array.header.dataOffset)
+      fileSize > long(header.dataOffset)
+          ? uint64_t(fileSize) - uint64_t(header.dataOffset)
           : 0;
   if (bytes > available)
     throwDataError(path, 0,
                    "truncated: expected " + std::to_string(bytes) +
                        " data bytes, found " + std::to_string(available));
-  array.data.resize(size_t(bytes));
-  std::fseek(f.get(), long(array.header.dataOffset), SEEK_SET);
+  return f;
+}
+} // namespace
+
+NpyHeader readNpyHeader(const std::string &path) {
+  NpyHeader header;
+  openNpy(path, header);
+  return header;
+}
+
+NpyArray readNpySlice(const std::string &path, int64_t firstElement,
+                      int64_t numElements) {
+  NpyArray array;
+  FilePtr f = openNpy(path, array.header);
+  const int64_t total = array.header.numElements();
+  if (numElements < 0)
+    numElements = total - firstElement;
+  if (firstElement < 0 || numElements < 0 || firstElement + numElements > total)
+    throwDataError(path, 0,
+                   "elements [" + std::to_string(firstElement) + ", " +
+                       std::to_string(firstElement + numElements) +
+                       ") lie outside the array's " + std::to_string(total));
+  const size_t size = npyTypeSize(array.header.type);
+  const size_t bytes = size_t(numElements) * size;
+  array.data.resize(bytes);
+  std::fseek(f.get(),
+             long(array.header.dataOffset + size_t(firstElement) * size),
+             SEEK_SET);
   size_t dataGot = std::fread(array.data.data(), 1, bytes, f.get());
   if (dataGot != bytes)
     throwDataError(path, 0,
@@ -278,6 +305,8 @@ NpyArray readNpy(const std::string &path) {
                        " data bytes, found " + std::to_string(dataGot));
   return array;
 }
+
+NpyArray readNpy(const std::string &path) { return readNpySlice(path, 0, -1); }
 
 template <typename T> static T load(const char *p) {
   T v;

@@ -12,6 +12,7 @@
 
 #include "gnnrt/partition/Partition.h"
 
+#include "PartitionCsr.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/support/Error.h"
 
@@ -80,8 +81,7 @@ Partition extractPartition(const Dataset &ds, const PartitionPlan &plan,
     out.sendOffsets[size_t(q) + 1] = int64_t(out.sendNodes.size());
   }
 
-  // Edges in local ids, then sorted by (destination, source): the same
-  // stable two-pass radix sort as Graph, so parallel edges keep their order.
+  // Edges in local ids, then the CSR.
   auto local = [&](int64_t v) -> int64_t {
     int32_t o = plan.owner[size_t(v)];
     if (o == part)
@@ -99,20 +99,10 @@ Partition extractPartition(const Dataset &ds, const PartitionPlan &plan,
     src[size_t(k)] = local(ds.src[size_t(e)]);
     dst[size_t(k)] = local(ds.dst[size_t(e)]);
   }
-  std::vector<int64_t> order =
-      countingSortOrder(numLocal, dst, countingSortOrder(numLocal, src));
-  out.indptr.assign(size_t(numLocal) + 1, 0);
-  for (int64_t d : dst)
-    ++out.indptr[size_t(d) + 1];
-  for (int64_t v = 0; v < numLocal; ++v)
-    out.indptr[size_t(v) + 1] += out.indptr[size_t(v)];
-  out.indices.resize(size_t(count));
-  out.edgeIds.resize(size_t(count));
-  for (int64_t k = 0; k < count; ++k) {
-    int64_t e = order[size_t(k)];
-    out.indices[size_t(k)] = int32_t(src[size_t(e)]);
-    out.edgeIds[size_t(k)] = plan.partEdges[size_t(first + e)];
-  }
+  fillPartitionCsr(
+      out, src, dst,
+      std::vector<int64_t>(plan.partEdges.begin() + first,
+                           plan.partEdges.begin() + first + count));
   if (ds.isHeterogeneous()) {
     out.nodeTypes = ds.nodeTypes;
     out.relations = ds.relations;
@@ -160,6 +150,27 @@ Partition extractPartition(const Dataset &ds, const PartitionPlan &plan,
     }
   }
   return out;
+}
+
+void fillPartitionCsr(Partition &out, const std::vector<int64_t> &src,
+                      const std::vector<int64_t> &dst,
+                      const std::vector<int64_t> &edgeIds) {
+  // The same stable two-pass radix sort as Graph.
+  const int64_t numLocal = out.numLocal(), count = int64_t(src.size());
+  std::vector<int64_t> order =
+      countingSortOrder(numLocal, dst, countingSortOrder(numLocal, src));
+  out.indptr.assign(size_t(numLocal) + 1, 0);
+  for (int64_t d : dst)
+    ++out.indptr[size_t(d) + 1];
+  for (int64_t v = 0; v < numLocal; ++v)
+    out.indptr[size_t(v) + 1] += out.indptr[size_t(v)];
+  out.indices.resize(size_t(count));
+  out.edgeIds.resize(size_t(count));
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t e = order[size_t(k)];
+    out.indices[size_t(k)] = int32_t(src[size_t(e)]);
+    out.edgeIds[size_t(k)] = edgeIds[size_t(e)];
+  }
 }
 
 } // namespace gnnrt

@@ -20,6 +20,8 @@ const char *partitionMethodName(PartitionMethod method) {
     return "file";
   case PartitionMethod::Frequency:
     return "frequency";
+  case PartitionMethod::ParallelScotch:
+    return "ptscotch";
   }
   return "";
 }
@@ -42,7 +44,8 @@ const char *balanceConstraintName(BalanceConstraint c) {
 
 std::optional<PartitionMethod> partitionMethodFromName(std::string_view name) {
   for (PartitionMethod m : {PartitionMethod::Metis, PartitionMethod::Random,
-                            PartitionMethod::File, PartitionMethod::Frequency})
+                            PartitionMethod::File, PartitionMethod::Frequency,
+                            PartitionMethod::ParallelScotch})
     if (name == partitionMethodName(m))
       return m;
   return std::nullopt;

@@ -13,6 +13,7 @@
 #include "gnnrt/partition/PartitionDirectory.h"
 
 #include "PartitionFiles.h"
+#include "PartitionWriting.h"
 #include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
@@ -26,24 +27,23 @@ namespace fs = std::filesystem;
 
 namespace gnnrt {
 
-namespace {
 namespace files = partition_files;
 
-/// Removes a directory tree at scope exit unless released.
-class TreeGuard {
-public:
-  explicit TreeGuard(std::string dir) : dir(std::move(dir)) {}
-  ~TreeGuard() {
-    if (!dir.empty()) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
+TreeGuard::~TreeGuard() {
+  if (!dir.empty()) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
   }
-  void release() { dir.clear(); }
+}
 
-private:
-  std::string dir;
-};
+namespace {
+/// Strips trailing slashes, so that messages and siblings name the target.
+std::string targetName(const std::string &outDir) {
+  std::string outName = outDir;
+  while (outName.size() > 1 && outName.back() == '/')
+    outName.pop_back();
+  return outName;
+}
 
 /// A new empty directory next to `target`, named .<name>.<tag>-XXXXXX.
 std::string makeSibling(const fs::path &target, const char *tag) {
@@ -64,8 +64,11 @@ void writeInt64(const std::string &path, const std::vector<int64_t> &v) {
 void writeInt32(const std::string &path, const std::vector<int32_t> &v) {
   writeNpy(path, NpyType::Int32, {int64_t(v.size())}, v.data());
 }
+} // namespace
 
-void writePart(const std::string &dir, const Partition &p, bool withCache) {
+void writePartDirectory(const std::string &root, const Partition &p,
+                        bool withCache) {
+  const std::string dir = root + "/" + partDirectoryName(p.part);
   std::error_code ec;
   fs::create_directory(dir, ec);
   if (ec)
@@ -96,19 +99,9 @@ void writePart(const std::string &dir, const Partition &p, bool withCache) {
                {p.numCached(), p.numFeatures}, p.cachedFeatures.data());
   }
 }
-} // namespace
 
-void writePartitions(const std::string &outDir, const Dataset &ds,
-                     const PartitionPlan &plan,
-                     const PartitionManifest &manifest) {
-  // The cache files exist exactly when the manifest announces a cache.
-  if ((manifest.cacheRatio > 0) != (plan.cacheRatio > 0) ||
-      manifest.parts != plan.counts)
-    throw DataError("partition: the manifest does not describe the plan "
-                    "(fill it with fillManifestCounts)");
-  std::string outName = outDir;
-  while (outName.size() > 1 && outName.back() == '/')
-    outName.pop_back();
+std::string startPartitionDirectory(const std::string &outDir) {
+  const std::string outName = targetName(outDir);
   const fs::path target(outName);
   std::error_code ec;
   if (fs::exists(target, ec)) {
@@ -124,22 +117,26 @@ void writePartitions(const std::string &outDir, const Dataset &ds,
       throwDataError(target.parent_path().string(), 0,
                      "cannot create directory: " + ec.message());
   }
+  return makeSibling(target, "tmp");
+}
 
-  std::string temp = makeSibling(target, "tmp");
-  TreeGuard removeTemp(temp);
-  writeInt32(temp + "/" + files::kNodeOwner, plan.owner);
-  for (int k = 0; k < plan.numParts; ++k)
-    writePart(temp + "/" + partDirectoryName(k), extractPartition(ds, plan, k),
-              manifest.cacheRatio > 0);
-  {
-    AtomicFile file(temp + "/" + files::kManifest);
-    std::string text = manifestToJson(manifest);
-    file.write(text.data(), text.size());
-    file.commit();
-  }
+void writePartitionBookAndManifest(const std::string &dir,
+                                   const std::vector<int32_t> &owner,
+                                   const PartitionManifest &manifest) {
+  writeInt32(dir + "/" + files::kNodeOwner, owner);
+  AtomicFile file(dir + "/" + files::kManifest);
+  std::string text = manifestToJson(manifest);
+  file.write(text.data(), text.size());
+  file.commit();
+}
 
-  // Move the finished tree into place. POSIX rename replaces an empty
-  // directory; a previous partitioning is first moved aside, then removed.
+void finishPartitionDirectory(const std::string &temp,
+                              const std::string &outDir) {
+  // POSIX rename replaces an empty directory; a previous partitioning is
+  // first moved aside, then removed.
+  const std::string outName = targetName(outDir);
+  const fs::path target(outName);
+  std::error_code ec;
   std::string aside;
   if (fs::exists(target, ec) && !fs::is_empty(target, ec)) {
     aside = makeSibling(target, "old");
@@ -157,9 +154,26 @@ void writePartitions(const std::string &outDir, const Dataset &ds,
       fs::rename(aside, target, ec); // put the old one back
     throwDataError(outName, 0, "cannot write: " + problem);
   }
-  removeTemp.release();
   if (!aside.empty())
     fs::remove_all(aside, ec);
+}
+
+void writePartitions(const std::string &outDir, const Dataset &ds,
+                     const PartitionPlan &plan,
+                     const PartitionManifest &manifest) {
+  // The cache files exist exactly when the manifest announces a cache.
+  if ((manifest.cacheRatio > 0) != (plan.cacheRatio > 0) ||
+      manifest.parts != plan.counts)
+    throw DataError("partition: the manifest does not describe the plan "
+                    "(fill it with fillManifestCounts)");
+  std::string temp = startPartitionDirectory(outDir);
+  TreeGuard removeTemp(temp);
+  for (int k = 0; k < plan.numParts; ++k)
+    writePartDirectory(temp, extractPartition(ds, plan, k),
+                       manifest.cacheRatio > 0);
+  writePartitionBookAndManifest(temp, plan.owner, manifest);
+  finishPartitionDirectory(temp, outDir);
+  removeTemp.release();
 }
 
 } // namespace gnnrt

@@ -104,6 +104,9 @@ std::vector<int32_t> partitionNodes(const Dataset &ds,
                                    options.numParts);
   case PartitionMethod::Frequency:
     return frequencyPartition(ds, options);
+  case PartitionMethod::ParallelScotch:
+    throw DataError("partition: method 'ptscotch' partitions across MPI "
+                    "ranks: run mpirun -np P gnn-partition --distributed");
   }
   return {};
 }

@@ -71,9 +71,11 @@ const OptionSpec kOptions[] = {
     {"--sampler-threads", "N",
      "sampled training: background threads that sample and gather the "
      "next batches while one trains (default 1; 0: sample in the "
-     "training thread)",
+     "training thread; under mpirun sampling is collective and runs in "
+     "the training thread, so only 0 is accepted)",
      [](DriverOptions &o, auto &n, auto &v) {
        o.samplerThreads = int(integerValue(n, v, 0, "a non-negative integer"));
+       o.samplerThreadsGiven = true;
      }},
     {"--metrics", "FILE",
      "write one JSON line per epoch: loss, accuracies, epoch_seconds",

@@ -38,8 +38,12 @@ struct DriverOptions {
   /// rank waits for the others (0: forever).
   double commTimeout = kDefaultCommTimeoutSeconds;
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
-  /// Sampled training's background sampler threads (0: none).
+  /// Sampled training's background sampler threads (0: none), and whether
+  /// the command line chose them (under several ranks sampling is
+  /// collective and runs in the training thread: a chosen count > 0 is
+  /// refused there rather than ignored).
   int samplerThreads = 1;
+  bool samplerThreadsGiven = false;
   std::string metricsFile, saveFile, loadFile, predictFile;
   /// Resumable checkpoints: where to write them (default: the train
   /// block's `checkpoint = ...`), and the one to continue from.

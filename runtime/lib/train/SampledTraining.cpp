@@ -35,6 +35,17 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
       assembler(data, data.numGlobalNodes, program.settings.replace,
                 options.seed, comm) {
   const TrainSettings &s = program.settings;
+  // Distributed sampling is a sequence of collectives every rank issues in
+  // the same order from its training thread; background threads would need
+  // a communicator of their own. Asking for them is an error, not a no-op.
+  if (assembler.distributed() && options.samplerThreadsGiven &&
+      options.samplerThreads > 0)
+    throw UsageError(
+        "--sampler-threads " + std::to_string(options.samplerThreads) +
+        ": under mpirun (" + std::to_string(comm.size()) +
+        " ranks) sampling is collective and runs in the training thread; "
+        "background sampler threads work in one process only (leave the "
+        "option out, or pass --sampler-threads 0)");
   if (int64_t(s.fanouts.size()) != program.numBlocks)
     throw DataError("the program samples " + std::to_string(s.fanouts.size()) +
                     " layers but its model has " +

@@ -71,6 +71,17 @@ struct NpyArray {
 /// Reads a whole .npy file. Throws DataError for a missing or malformed file.
 NpyArray readNpy(const std::string &path);
 
+/// Reads only the header of an .npy file (and checks that the file holds
+/// all the data it announces).
+NpyHeader readNpyHeader(const std::string &path);
+
+/// Reads elements [firstElement, firstElement + numElements) of an .npy file
+/// in C order (all from firstElement on if numElements < 0): one rank's
+/// share of an array too large for one process. `header` keeps the whole
+/// array's shape; `data` holds the range only.
+NpyArray readNpySlice(const std::string &path, int64_t firstElement,
+                      int64_t numElements);
+
 /// Writes `data` (numElements(shape) elements of `type`, native = little
 /// endian) as a version 1.0 .npy file, or 2.0 if the header needs it.
 void writeNpy(const std::string &path, NpyType type,

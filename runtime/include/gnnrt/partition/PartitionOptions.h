@@ -26,7 +26,10 @@ enum class PartitionMethod {
   File,   ///< read from an assignment file (one part id per line)
   /// GLT's FrequencyPartitioner: every node goes to the part whose
   /// pre-sampled training batches access it most (needs fanouts)
-  Frequency
+  Frequency,
+  /// PT-Scotch across MPI ranks, then METIS's per-constraint balance
+  /// (partitionDistributed; gnn-partition --distributed)
+  ParallelScotch
 };
 
 /// Which endpoint's owner stores an edge (GLT's edge_assign_strategy).

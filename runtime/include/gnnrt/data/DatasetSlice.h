@@ -1,0 +1,65 @@
+//===- DatasetSlice.h - One rank's share of a dataset -----------*- C++ -*-===//
+//
+// Partitioning a graph that one process cannot hold (gnn-partition
+// --distributed) starts with every rank reading a share of the dataset's
+// files: a stripe of the edge list and a contiguous block of feature rows,
+// the two tables that grow with the graph. The node-indexed tables that are
+// a few bytes per node (labels, the splits) are read whole by every rank.
+// Both layouts the serial loader reads are supported, with the same
+// validation and the same file:line messages: a value is checked by the
+// rank that keeps it, so a bad row is reported by exactly one rank (the
+// caller makes every rank agree on the error).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_DATA_DATASETSLICE_H
+#define GNNRT_DATA_DATASETSLICE_H
+
+#include "gnnrt/data/Dataset.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gnnrt {
+
+/// The rows of one rank, before any LoadOptions are applied.
+struct DatasetSlice {
+  int64_t numNodes = 0;
+  int64_t numFeatures = 0; ///< 0 when the dataset has no features
+  /// Feature rows of nodes [nodeBegin, nodeEnd) (nodeBlock), row-major.
+  int64_t nodeBegin = 0, nodeEnd = 0;
+  std::vector<float> features;
+  /// Every node's label (-1 = unlabeled) and the splits, in file order.
+  std::vector<int64_t> labels;
+  std::vector<int64_t> trainIdx, validIdx, testIdx;
+  /// This rank's edges: rows r, r + P, r + 2P, ... of a csv edge table, or
+  /// the contiguous block [E r / P, E (r + 1) / P) of an .npy one.
+  std::vector<int64_t> src, dst;
+};
+
+/// The nodes [begin, end) whose per-node rows rank `rank` of `numRanks`
+/// holds: contiguous blocks whose sizes differ by at most one.
+std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank, int numRanks);
+
+/// Reads rank `rank`'s slice of the dataset in `dir` (either layout;
+/// options.splitName and options.numClasses apply as in loadDataset).
+/// Throws DataError naming the file (and line) of the first problem in the
+/// rows this rank checks. An .npy dataset needs features.npy or labels.npy
+/// (the node count cannot come from edge ids no single rank sees).
+DatasetSlice readDatasetSlice(const std::string &dir,
+                              const LoadOptions &options, int rank,
+                              int numRanks);
+
+/// The two layouts' slice readers (readDatasetSlice dispatches).
+DatasetSlice readOgbDatasetSlice(const std::string &dir,
+                                 const LoadOptions &options, int rank,
+                                 int numRanks);
+DatasetSlice readNpyDatasetSlice(const std::string &dir,
+                                 const LoadOptions &options, int rank,
+                                 int numRanks);
+
+} // namespace gnnrt
+
+#endif // GNNRT_DATA_DATASETSLICE_H

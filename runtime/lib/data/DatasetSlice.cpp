@@ -1,0 +1,38 @@
+//===- DatasetSlice.cpp - Node blocks and the slice reader's dispatch -----===//
+//
+// See DatasetSlice.h. The layouts' readers live beside their whole-dataset
+// counterparts (OgbDataset.cpp, NpyDataset.cpp), which share their row
+// parsers with them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/data/DatasetSlice.h"
+
+#include "gnnrt/support/Error.h"
+
+namespace gnnrt {
+
+std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank,
+                                      int numRanks) {
+  // Multiply first: exact for any numNodes below 2^63 / numRanks.
+  auto at = [&](int r) {
+    return numNodes / numRanks * r + numNodes % numRanks * r / numRanks;
+  };
+  return {at(rank), at(rank + 1)};
+}
+
+DatasetSlice readDatasetSlice(const std::string &path,
+                              const LoadOptions &options, int rank,
+                              int numRanks) {
+  if (numRanks < 1 || rank < 0 || rank >= numRanks)
+    throw DataError("readDatasetSlice: rank " + std::to_string(rank) +
+                    " out of range [0, " + std::to_string(numRanks) + ")");
+  std::string dir = path;
+  while (dir.size() > 1 && dir.back() == '/')
+    dir.pop_back();
+  return detectDatasetFormat(dir) == DatasetFormat::Ogb
+             ? readOgbDatasetSlice(dir, options, rank, numRanks)
+             : readNpyDatasetSlice(dir, options, rank, numRanks);
+}
+
+} // namespace gnnrt

@@ -1,0 +1,234 @@
+//===- DistributedGraph.cpp - Edges by source block, ParMETIS's input -----===//
+//
+// Two all_to_alls turn the ranks' stripes of the edge file into the
+// partitioner's input. The first sends every edge (and its reverse) to the
+// owner of its source; a local sort then gives each rank a contiguous run
+// of the loaded edge list. The second sends each non-loop edge to the owner
+// of its destination, which completes every row of the symmetrized graph
+// (a row holds the node's out- and in-neighbours, repeats merged and
+// counted, as MetisGraph.cpp does in one process) and counts in-degrees.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistributedGraph.h"
+
+#include "RankCollectives.h"
+#include "gnnrt/support/Error.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace gnnrt {
+
+namespace {
+struct EdgeRecord {
+  int64_t src, dst;
+  bool operator<(const EdgeRecord &o) const {
+    return src != o.src ? src < o.src : dst < o.dst;
+  }
+  bool operator==(const EdgeRecord &o) const {
+    return src == o.src && dst == o.dst;
+  }
+};
+
+constexpr int64_t kMaxIdx = std::numeric_limits<int32_t>::max();
+} // namespace
+
+int DistributedEdges::blockOwner(int64_t v) const {
+  return int(std::upper_bound(vtxdist.begin(), vtxdist.end(), v) -
+             vtxdist.begin()) -
+         1;
+}
+
+DistributedEdges distributeEdges(Communicator &comm, DatasetSlice &slice,
+                                 const LoadOptions &options) {
+  const int p = comm.size(), rank = comm.rank();
+  DistributedEdges out;
+  out.numNodes = slice.numNodes;
+  out.vtxdist.resize(size_t(p) + 1);
+  for (int r = 0; r <= p; ++r)
+    out.vtxdist[size_t(r)] =
+        r == p ? slice.numNodes : nodeBlock(slice.numNodes, r, p).first;
+
+  // Record i < m is edge i, m <= i < 2m its reverse (with addReverseEdges).
+  const int64_t m = int64_t(slice.src.size());
+  const int64_t records = options.addReverseEdges ? 2 * m : m;
+  std::vector<EdgeRecord> edges = exchangeRecords<EdgeRecord>(
+      comm, records,
+      [&](int64_t i) {
+        return out.blockOwner(i < m ? slice.src[size_t(i)]
+                                    : slice.dst[size_t(i - m)]);
+      },
+      [&](int64_t i) {
+        return i < m ? EdgeRecord{slice.src[size_t(i)], slice.dst[size_t(i)]}
+                     : EdgeRecord{slice.dst[size_t(i - m)],
+                                  slice.src[size_t(i - m)]};
+      });
+  slice.src = {};
+  slice.dst = {};
+  if (options.addSelfLoops)
+    for (int64_t v = out.vtxdist[size_t(rank)];
+         v < out.vtxdist[size_t(rank) + 1]; ++v)
+      edges.push_back({v, v});
+  // Sorted by (src, dst) without repeats: loadDataset's order with dedupe.
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  out.src.resize(edges.size());
+  out.dst.resize(edges.size());
+  for (size_t e = 0; e < edges.size(); ++e) {
+    out.src[e] = edges[e].src;
+    out.dst[e] = edges[e].dst;
+  }
+  std::vector<int64_t> counts = allGather(comm, int64_t(edges.size()));
+  for (int r = 0; r < p; ++r) {
+    if (r < rank)
+      out.firstEdgeId += counts[size_t(r)];
+    out.numEdges += counts[size_t(r)];
+  }
+  return out;
+}
+
+DistributedMetisGraph
+buildDistributedMetisGraph(Communicator &comm, const DistributedEdges &edges,
+                           const std::vector<int64_t> &trainIdx,
+                           const std::vector<BalanceConstraint> &balance,
+                           EdgeAssign assign) {
+  const int rank = comm.rank();
+  const int64_t begin = edges.nodeBegin(rank),
+                end = edges.vtxdist[size_t(rank) + 1], n = end - begin;
+  DistributedMetisGraph g;
+  g.numLocal = n;
+  g.ncon = int(balance.size());
+  if (edges.numNodes > kMaxIdx)
+    throw DataError("partition: ParMETIS takes at most 2^31 - 1 nodes (got " +
+                    std::to_string(edges.numNodes) + ")");
+
+  // Every non-loop edge u -> v enters row u here and row v at v's owner.
+  const int64_t m = int64_t(edges.src.size());
+  std::vector<EdgeRecord> incoming = exchangeRecords<EdgeRecord>(
+      comm, m,
+      [&](int64_t e) {
+        return edges.src[size_t(e)] == edges.dst[size_t(e)]
+                   ? -1
+                   : edges.blockOwner(edges.dst[size_t(e)]);
+      },
+      [&](int64_t e) {
+        return EdgeRecord{edges.dst[size_t(e)], edges.src[size_t(e)]};
+      });
+
+  // Constraint weights: the edges a node places are its in-edges (the
+  // incoming records plus its self loop) under Dst, its out-edges under Src.
+  std::vector<int64_t> placed(static_cast<size_t>(n), 0);
+  if (assign == EdgeAssign::Dst) {
+    for (const EdgeRecord &r : incoming)
+      ++placed[size_t(r.src - begin)];
+    for (int64_t e = 0; e < m; ++e)
+      if (edges.src[size_t(e)] == edges.dst[size_t(e)])
+        ++placed[size_t(edges.src[size_t(e)] - begin)];
+  } else {
+    for (int64_t e = 0; e < m; ++e)
+      ++placed[size_t(edges.src[size_t(e)] - begin)];
+  }
+  const size_t ncon = balance.size();
+  g.vwgt.assign(size_t(n) * ncon, 0);
+  for (size_t c = 0; c < ncon; ++c) {
+    for (int64_t v = 0; v < n; ++v)
+      g.vwgt[size_t(v) * ncon + c] = balance[c] == BalanceConstraint::Nodes ? 1
+                                     : balance[c] == BalanceConstraint::Edges
+                                         ? placed[size_t(v)]
+                                         : 0;
+    if (balance[c] == BalanceConstraint::Train)
+      for (int64_t v : trainIdx)
+        if (v >= begin && v < end)
+          g.vwgt[size_t(v - begin) * ncon + c] = 1;
+  }
+  g.totals.assign(ncon, 0);
+  for (int64_t v = 0; v < n; ++v)
+    for (size_t c = 0; c < ncon; ++c)
+      g.totals[c] += g.vwgt[size_t(v) * ncon + c];
+  comm.allReduceSum(g.totals.data(), int64_t(ncon));
+  for (size_t c = 0; c < ncon; ++c)
+    if (g.totals[c] == 0)
+      throw DataError(std::string("partition: cannot balance '") +
+                      balanceConstraintName(balance[c]) +
+                      "': every node has weight 0 (" +
+                      (balance[c] == BalanceConstraint::Train
+                           ? "the dataset has no training nodes)"
+                           : "the dataset has no edges)"));
+
+  // Rows: counting sort of (row, neighbour) by row, then sort and merge
+  // each row, counting how many directed edges every pair stands for.
+  std::vector<int64_t> offsets(size_t(n) + 1, 0);
+  for (int64_t e = 0; e < m; ++e)
+    if (edges.src[size_t(e)] != edges.dst[size_t(e)])
+      ++offsets[size_t(edges.src[size_t(e)] - begin) + 1];
+  for (const EdgeRecord &r : incoming)
+    ++offsets[size_t(r.src - begin) + 1];
+  for (int64_t v = 0; v < n; ++v)
+    offsets[size_t(v) + 1] += offsets[size_t(v)];
+  std::vector<int64_t> adj(size_t(offsets[size_t(n)]));
+  {
+    std::vector<int64_t> cursor(offsets.begin(), offsets.end() - 1);
+    for (int64_t e = 0; e < m; ++e)
+      if (edges.src[size_t(e)] != edges.dst[size_t(e)])
+        adj[size_t(cursor[size_t(edges.src[size_t(e)] - begin)]++)] =
+            edges.dst[size_t(e)];
+    for (const EdgeRecord &r : incoming)
+      adj[size_t(cursor[size_t(r.src - begin)]++)] = r.dst;
+  }
+  incoming = {};
+  std::vector<int32_t> count(adj.size());
+  std::vector<int64_t> length(static_cast<size_t>(n));
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (int64_t v = 0; v < n; ++v) {
+    int64_t *row = adj.data() + offsets[size_t(v)];
+    int32_t *mult = count.data() + offsets[size_t(v)];
+    int64_t len = offsets[size_t(v) + 1] - offsets[size_t(v)], out = 0;
+    std::sort(row, row + len);
+    for (int64_t i = 0; i < len; ++i) {
+      if (out > 0 && row[out - 1] == row[i]) {
+        ++mult[out - 1];
+      } else {
+        row[out] = row[i];
+        mult[out++] = 1;
+      }
+    }
+    length[size_t(v)] = out;
+  }
+  int64_t entries = 0;
+  for (int64_t v = 0; v < n; ++v)
+    entries += length[size_t(v)];
+  // ParMETIS (PT-Scotch's build) counts adjacency entries in 32 bits too.
+  const std::vector<int64_t> perRank = allGather(comm, entries);
+  int64_t total = 0;
+  for (int64_t c : perRank)
+    total += c;
+  if (total > kMaxIdx)
+    throw DataError("partition: PT-Scotch takes at most 2^31 - 1 adjacency "
+                    "entries (the graph has " +
+                    std::to_string(total) + ")");
+  g.xadj.resize(size_t(n) + 1);
+  g.xadj[0] = 0;
+  g.adjncy.resize(size_t(entries));
+  g.adjwgt.resize(size_t(entries));
+  int64_t write = 0, lowest = kMaxIdx, highest = 0;
+  for (int64_t v = 0; v < n; ++v) {
+    for (int64_t i = 0; i < length[size_t(v)]; ++i, ++write) {
+      const int64_t from = offsets[size_t(v)] + i;
+      g.adjncy[size_t(write)] = int32_t(adj[size_t(from)]);
+      g.adjwgt[size_t(write)] = count[size_t(from)];
+      lowest = std::min<int64_t>(lowest, count[size_t(from)]);
+      highest = std::max<int64_t>(highest, count[size_t(from)]);
+    }
+    g.xadj[size_t(v) + 1] = int32_t(write);
+  }
+  // Uniform weights carry no information; METIS then gets unit weights.
+  const std::vector<int64_t> lows = allGather(comm, lowest),
+                             highs = allGather(comm, highest);
+  if (total == 0 || *std::min_element(lows.begin(), lows.end()) ==
+                        *std::max_element(highs.begin(), highs.end()))
+    g.adjwgt = {};
+  return g;
+}
+
+} // namespace gnnrt
