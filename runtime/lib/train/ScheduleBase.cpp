@@ -112,6 +112,10 @@ void ScheduleBase::prepare() {
 
 void ScheduleBase::bind(ParameterStore<float> &store) {
   params = &store;
+  // trainStep and forward never run at the same time: one set of buffers
+  // serves both, so an evaluation neither adds its plan to the train step's
+  // nor makes the next epoch fault its buffers in again.
+  forwardWorkspace.shareBuffersWith(trainWorkspace);
   trainCtx = makeContext(trainingData, options.seed, trainWorkspace);
   forwardCtx = makeContext(trainingData, options.seed, forwardWorkspace);
   store.bind(trainCtx);
@@ -121,12 +125,9 @@ void ScheduleBase::bind(ParameterStore<float> &store) {
 }
 
 Accuracies ScheduleBase::evaluateBetweenEpochs() {
-  // The train step's buffers are not needed while forward runs, nor
-  // forward's after: the peak is the larger plan, not their sum.
-  trainCtx.workspace->release();
-  Accuracies acc = evaluate();
-  forwardCtx.workspace->release();
-  return acc;
+  // The buffers stay: forward reuses the train step's (bind), and the next
+  // epoch finds them in place.
+  return evaluate();
 }
 
 void ScheduleBase::printPlanStats(const TrainingResult &result) const {
@@ -140,6 +141,8 @@ void ScheduleBase::printPlanStats(const TrainingResult &result) const {
   std::printf("stats: forward workspace %lld bytes (unplanned %lld)\n",
               (long long)forwardWorkspace.bytes(),
               (long long)forwardCtx.unplannedBytes);
+  std::printf("stats: workspace held %lld bytes (shared by both)\n",
+              (long long)trainWorkspace.heldBytes());
   std::printf("stats: mean epoch %.6f s over %lld epochs\n",
               result.trainSeconds / double(result.last.epoch),
               (long long)result.last.epoch);
