@@ -39,6 +39,10 @@ struct DriverOptions {
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
   /// Sampled training's background sampler threads (0: none).
   int samplerThreads = 1;
+  /// --node-order: how one process numbers the nodes of a full graph it
+  /// trains on, "auto" (the cache model picks) or a NodeOrder's name
+  /// (graph/Reorder.h).
+  std::string nodeOrder = "auto";
   std::string metricsFile, saveFile, loadFile, predictFile;
   /// Resumable checkpoints: where to write them (default: the train
   /// block's `checkpoint = ...`), and the one to continue from.

@@ -7,6 +7,7 @@
 #include "ScheduleBase.h"
 
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/graph/Reorder.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/Partitioner.h"
 #include "gnnrt/support/Error.h"
@@ -61,7 +62,12 @@ Dataset preprocessedDataset(const CompiledProgram &program,
 
 TrainingData loadWholeGraph(const CompiledProgram &program,
                             const DriverOptions &options) {
-  return prepareWholeGraph(preprocessedDataset(program, options));
+  // Sampled training keeps the ids: its batches and samples are drawn by
+  // node id, so a renumbering would change what it trains on.
+  const bool fullGraph = program.numBlocks == 0;
+  return prepareWholeGraph(preprocessedDataset(program, options),
+                           fullGraph ? options.nodeOrder : "original",
+                           program.needsEdgeIds);
 }
 
 TrainingData loadRankPartition(const CompiledProgram &program,
@@ -143,6 +149,15 @@ void ScheduleBase::printPlanStats(const TrainingResult &result) const {
               (long long)forwardCtx.unplannedBytes);
   std::printf("stats: workspace held %lld bytes (shared by both)\n",
               (long long)trainWorkspace.heldBytes());
+  if (trainingData.originalMissRate > 0)
+    std::printf("stats: node order %s (modeled gather misses of 512-byte "
+                "rows through a %lld KiB cache: %.3f in the original order, "
+                "%.3f in this one)\n",
+                trainingData.nodeOrder.c_str(),
+                (long long)(lastLevelCacheBytes() >> 10),
+                trainingData.originalMissRate, trainingData.missRate);
+  else
+    std::printf("stats: node order %s\n", trainingData.nodeOrder.c_str());
   std::printf("stats: mean epoch %.6f s over %lld epochs\n",
               result.trainSeconds / double(result.last.epoch),
               (long long)result.last.epoch);
