@@ -50,3 +50,13 @@ DGL_PACKAGES=(torch==2.2.1 torchdata==0.7.1 dgl==2.1.0 "numpy<2" pandas pydantic
 median() { (( $# )) || { echo "-"; return; }; printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {
   if (NR == 0) { print "-"; exit }
   if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# build_floor NAME [LINK FLAGS...] : bench/floor/NAME.cpp compiled into
+# $BENCH_DIR/bin/NAME (STREAM, the SGEMM peak), rebuilt when the source changes.
+build_floor() {
+  local name="$1"; shift
+  local src="$ROOT/bench/floor/$name.cpp" exe="$BENCH_DIR/bin/$name"
+  if [[ ! -x "$exe" || "$src" -nt "$exe" ]]; then
+    c++ -O3 -fopenmp "$src" -o "$exe" "$@"
+  fi
+}

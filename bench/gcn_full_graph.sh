@@ -75,13 +75,6 @@ E_LOADED="$("$GNN_DATA" info --reverse --dedupe "$DATA" | awk '$1 == "edges" {pr
 [[ -n "$E_LOADED" ]] || die "gnn-data info printed no edge count"
 
 #--- 2. The machine: STREAM bandwidth and SGEMM peak -------------------------
-build_floor() { # name, extra link flags...
-  local name="$1"; shift
-  local src="$ROOT/bench/floor/$name.cpp" exe="$BENCH_DIR/bin/$name"
-  if [[ ! -x "$exe" || "$src" -nt "$exe" ]]; then
-    c++ -O3 -fopenmp "$src" -o "$exe" "$@"
-  fi
-}
 build_floor stream
 build_floor gemm_peak -lopenblas
 log "measuring memory bandwidth and SGEMM peak ($THREADS threads)"
