@@ -27,7 +27,9 @@ namespace {
 
 /// Node i of the result is node newToOld[i] of `ds`: its feature row, its
 /// label, and its ids in the edges and the splits (which keep their order).
-/// These are all of Dataset's per-node fields.
+/// These are all of Dataset's per-node fields; a per-node field added to
+/// Dataset must be permuted here too (per-edge ones keep their order). A
+/// dataset whose node types are id ranges must not be renumbered.
 void renumberNodes(Dataset &ds, const std::vector<int64_t> &newToOld) {
   const int64_t n = ds.numNodes, f = ds.numFeatures;
   std::vector<int64_t> oldToNew(size_t(n), 0);
@@ -83,6 +85,10 @@ TrainingData prepareWholeGraph(Dataset ds, const std::string &nodeOrder,
     t.graph = GraphStorage::build(ds.numNodes, ds.numNodes, ds.src, ds.dst);
     t.nodeIds = std::move(newToOld);
   }
+  // The graph has the edges now: the lists (16 bytes an edge, 640 MB of a
+  // 40M-edge graph) would only add to the peak of every epoch.
+  std::vector<int64_t>().swap(ds.src);
+  std::vector<int64_t>().swap(ds.dst);
   t.trainMask.assign(size_t(ds.numNodes), 0);
   for (int64_t v : ds.trainIdx)
     t.trainMask[size_t(v)] = 1;

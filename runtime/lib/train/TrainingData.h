@@ -25,7 +25,8 @@
 namespace gnnrt {
 
 struct TrainingData {
-  /// numNodes: the destination (owned) nodes, one feature row each.
+  /// numNodes: the destination (owned) nodes, one feature row each. The
+  /// edges are in `graph` only (data.src and data.dst are empty).
   Dataset data;
   GraphStorage graph;
   std::vector<uint8_t> trainMask;
