@@ -230,9 +230,9 @@ double gatherMissRate(const GraphView &g, const std::vector<int64_t> &newToOld,
   // A large graph is sampled: runs of kModelRun destinations spread evenly
   // over the walk, about kModelEdges edges in all.
   const int64_t runs = std::max<int64_t>(
-      1, std::min<int64_t>(n / kModelRun,
-                           kModelEdges / std::max<int64_t>(
-                                             1, g.numEdges / n * kModelRun)));
+      1, std::min<int64_t>(
+             n / kModelRun,
+             kModelEdges / std::max<int64_t>(1, g.numEdges / n * kModelRun)));
   const int64_t stride = runs > 1 ? n / runs : n;
   const int64_t runLength = runs > 1 ? kModelRun : n;
   int64_t clock = 0, misses = 0, gathered = 0;

@@ -254,10 +254,10 @@ void SampledTraining::printStats(std::FILE *out, int64_t epochs) const {
     std::fprintf(out, "stats: rank %d mean batch:", r);
     const double b = double(batchesTrained);
     for (size_t l = 0; l < blockTotals.size(); ++l)
-      std::fprintf(out,
-                   "%s block %zu sources %.0f destinations %.0f edges %.0f",
-                   l ? "," : "", l, double(blockTotals[l][0]) / b,
-                   double(blockTotals[l][1]) / b, double(blockTotals[l][2]) / b);
+      std::fprintf(
+          out, "%s block %zu sources %.0f destinations %.0f edges %.0f",
+          l ? "," : "", l, double(blockTotals[l][0]) / b,
+          double(blockTotals[l][1]) / b, double(blockTotals[l][2]) / b);
     std::fprintf(out, "\n");
   }
 }

@@ -1,4 +1,5 @@
-//===- Reorder.h - Node orders that make gathers hit the cache ---*- C++ -*-===//
+//===- Reorder.h - Node orders that make gathers hit the cache ---*- C++
+//-*-===//
 //
 // An aggregation walks the destinations in id order and gathers one source
 // row per in-edge. When a node's neighbours have ids near its own, the rows
