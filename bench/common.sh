@@ -23,3 +23,40 @@ bench_graph() {
   fi
   echo "$data"
 }
+
+# ensure_venv DIR IMPORTS PACKAGE... : a virtual environment in DIR whose
+# python can `import IMPORTS` (comma-separated), made with PACKAGE... from
+# PyPI when it cannot (installing python3-venv with apt-get if needed).
+ensure_venv() {
+  local venv="$1" imports="$2"; shift 2
+  if "$venv/bin/python" -c "import $imports" 2>/dev/null; then return 0; fi
+  log "creating $venv with $* from PyPI"
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    command -v apt-get >/dev/null || die "python3 has no venv/ensurepip (install python3-venv)"
+    apt-get install -y python3-venv >&2 || { apt-get update >&2 && apt-get install -y python3-venv >&2; }
+  fi
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet "$@" >&2
+  "$venv/bin/python" -c "import $imports" || die "$venv cannot import $imports"
+}
+
+# The DGL peer's environment: DGL 2.1.0 from PyPI with the newest torch and
+# torchdata it imports with; torch 2.2 needs numpy 1.x, and DGL's graphbolt
+# imports pandas, pydantic and yaml.
+DGL_PACKAGES=(torch==2.2.1 torchdata==0.7.1 dgl==2.1.0 "numpy<2" pandas pydantic pyyaml)
+
+# median V... : the median of the numbers given.
+median() { (( $# )) || { echo "-"; return; }; printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {
+  if (NR == 0) { print "-"; exit }
+  if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# build_floor NAME [LINK FLAGS...] : bench/floor/NAME.cpp compiled into
+# $BENCH_DIR/bin/NAME (STREAM, the SGEMM peak), rebuilt when the source changes.
+build_floor() {
+  local name="$1"; shift
+  local src="$ROOT/bench/floor/$name.cpp" exe="$BENCH_DIR/bin/$name"
+  if [[ ! -x "$exe" || "$src" -nt "$exe" ]]; then
+    c++ -O3 -fopenmp "$src" -o "$exe" "$@"
+  fi
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/gcn_full_graph.sh - full-graph 2-layer GCN epoch time: gnnc's trainer
 # against the floor of this machine (bytes / STREAM bandwidth + FLOPs / SGEMM
-# peak, both measured here) and against PyG's GCNConv in the same run.
+# peak, both measured here) and against DGL's GraphConv and PyG's GCNConv in
+# the same run, taking turns for ROUNDS rounds.
 # See bench/README.md for the model behind the floor and how to read the output.
 #
 #   bench/gcn_full_graph.sh                        # 1M nodes, 20M edges, 128 features
@@ -11,7 +12,12 @@
 #   BENCH_DIR [/tmp/gnnc-bench]  data, the PyG venv, built programs, results
 #   NODES [1000000] EDGES [20000000] FEATURES [128] CLASSES [16] HIDDEN [128]
 #   EPOCHS [10]      epochs per trainer; the median leaves out the first
+#   ROUNDS [3]       rounds of runs, peers taking turns; each figure is the
+#                    median over rounds of a run's median epoch
 #   THREADS [2]      OpenMP / BLAS / torch threads for every measurement
+#   ORDERS [auto original]  gnnc's --node-order values to run (the first is
+#                    the one compared with the peers and the goals)
+#   DGL [1]          0 skips DGL (a venv of its own: DGL_PACKAGES in common.sh)
 #   PYG [1]          0 skips PyG
 #   PYG_ADJ [auto]   edge_index | sparse | auto (both; the faster one that
 #                    completes is compared)
@@ -28,11 +34,15 @@ FEATURES="${FEATURES:-128}"
 CLASSES="${CLASSES:-16}"
 HIDDEN="${HIDDEN:-128}"
 EPOCHS="${EPOCHS:-10}"
+ROUNDS="${ROUNDS:-3}"
 THREADS="${THREADS:-2}"
+ORDERS="${ORDERS:-auto original}"
+DGL="${DGL:-1}"
 PYG="${PYG:-1}"
 PYG_ADJ="${PYG_ADJ:-auto}"
 GNNC="${GNNC:-$ROOT/build/bin/gnnc}"
 GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
+GNNRT_LIBRARY="${GNNRT_LIBRARY:-$ROOT/build/lib/libgnnrt.a}"
 PY="${PYTHON:-python3}" # the floor arithmetic and JSON parsing (stdlib only)
 
 NAME=gcn_full_graph
@@ -41,6 +51,8 @@ source "$ROOT/bench/common.sh"
 [[ -x "$GNNC" ]] || die "no $GNNC (build first: make)"
 [[ -x "$GNN_DATA" ]] || die "no $GNN_DATA (build first: make)"
 (( EPOCHS >= 2 )) || die "EPOCHS must be at least 2 (the first is warm-up)"
+(( ROUNDS >= 1 )) || die "ROUNDS must be at least 1"
+[[ -f "$GNNRT_LIBRARY" ]] || die "no $GNNRT_LIBRARY (build first: make)"
 case "$PYG_ADJ" in edge_index|sparse|auto) ;; *) die "PYG_ADJ: edge_index, sparse or auto";; esac
 command -v "$PY" >/dev/null || die "no $PY"
 
@@ -63,28 +75,41 @@ E_LOADED="$("$GNN_DATA" info --reverse --dedupe "$DATA" | awk '$1 == "edges" {pr
 [[ -n "$E_LOADED" ]] || die "gnn-data info printed no edge count"
 
 #--- 2. The machine: STREAM bandwidth and SGEMM peak -------------------------
-build_floor() { # name, extra link flags...
-  local name="$1"; shift
-  local src="$ROOT/bench/floor/$name.cpp" exe="$BENCH_DIR/bin/$name"
-  if [[ ! -x "$exe" || "$src" -nt "$exe" ]]; then
-    c++ -O3 -fopenmp "$src" -o "$exe" "$@"
-  fi
-}
 build_floor stream
 build_floor gemm_peak -lopenblas
 log "measuring memory bandwidth and SGEMM peak ($THREADS threads)"
 BW="$("$BENCH_DIR/bin/stream" "$THREADS")"
 PEAK="$("$BENCH_DIR/bin/gemm_peak" "$THREADS")"
 
-FLOOR_TABLE="$("$PY" "$ROOT/bench/floor/gcn_floor.py" --nodes "$NODES" --edges "$E_LOADED" \
-  --features "$FEATURES" --hidden "$HIDDEN" --classes "$CLASSES" --bandwidth "$BW" --peak "$PEAK")"
-floor_field() { sed -n "s/^floor:.* $1=\([^ ]*\).*/\1/p" <<<"$FLOOR_TABLE"; }
-FLOOR_S="$(floor_field floor_s)"
-STRICT_S="$(floor_field strict_floor_s)"
-MEM_S="$(floor_field mem_s)"
-GEMM_S="$(floor_field gemm_s)"
+# Gathered rows the last-level cache serves, in the trainer's node order
+# (--node-order auto) and in the original one: floor/gather_model.cpp.
+MODEL_EXE="$BENCH_DIR/bin/gather_model"
+MODEL_SRC="$ROOT/bench/floor/gather_model.cpp"
+if [[ ! -x "$MODEL_EXE" || "$MODEL_SRC" -nt "$MODEL_EXE" || "$GNNRT_LIBRARY" -nt "$MODEL_EXE" ]]; then
+  c++ -O3 -std=c++17 -fopenmp -I"$ROOT/runtime/include" "$MODEL_SRC" "$GNNRT_LIBRARY" \
+    -lopenblas -lmetis -lz -lpthread -o "$MODEL_EXE"
+fi
+log "modeling the cache misses of the gathers"
+GATHER_MODEL="$("$MODEL_EXE" "$DATA" "$HIDDEN" "$CLASSES")"
+model_field() { # width field
+  sed -n "s/^gather_model: width=$1 .*$2=\([^ ]*\).*/\1/p" <<<"$GATHER_MODEL"; }
+AUTO_ORDER="$(model_field "$HIDDEN" order)"
+floor_table() { # miss-hidden miss-classes
+  "$PY" "$ROOT/bench/floor/gcn_floor.py" --nodes "$NODES" --edges "$E_LOADED" \
+    --features "$FEATURES" --hidden "$HIDDEN" --classes "$CLASSES" --bandwidth "$BW" \
+    --peak "$PEAK" --miss-hidden "$1" --miss-classes "$2"; }
+FLOOR_TABLE="$(floor_table "$(model_field "$HIDDEN" miss)" "$(model_field "$CLASSES" miss)")"
+ORIGINAL_TABLE="$(floor_table "$(model_field "$HIDDEN" miss_original)" \
+  "$(model_field "$CLASSES" miss_original)")"
+field() { sed -n "s/^floor:.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
+FLOOR_S="$(field "$FLOOR_TABLE" floor_s)"
+STRICT_S="$(field "$FLOOR_TABLE" strict_floor_s)"
+MOVED_S="$(field "$FLOOR_TABLE" moved_floor_s)"
+MOVED_ORIGINAL_S="$(field "$ORIGINAL_TABLE" moved_floor_s)"
+MEM_S="$(field "$FLOOR_TABLE" mem_s)"
+GEMM_S="$(field "$FLOOR_TABLE" gemm_s)"
 
-#--- 3. gnnc: write, compile and run the trainer -----------------------------
+#--- 3. The programs ---------------------------------------------------------
 cat >"$RUN/gcn.gnn" <<EOF
 // Written by bench/gcn_full_graph.sh: a 2-layer GCN, hidden $HIDDEN, full graph,
 // no dropout, Adam; evaluation only after the last epoch (never timed).
@@ -113,71 +138,97 @@ t0=$(date +%s.%N)
 "$GNNC" "$RUN/gcn.gnn" -o "$RUN/gcn"
 COMPILE_S="$("$PY" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)")"
 
-log "training with gnnc ($EPOCHS epochs, $THREADS threads)"
-rm -f "$RUN/metrics.jsonl"
-TIMER=()
-if [[ -x /usr/bin/time ]]; then TIMER=(/usr/bin/time -f "%M" -o "$RUN/gnnc.rss"); fi
-"${TIMER[@]}" "$RUN/gcn" --data "$DATA" --threads "$THREADS" --epochs "$EPOCHS" \
-  --metrics "$RUN/metrics.jsonl" --stats >"$RUN/gnnc.out" 2>"$RUN/gnnc.err" ||
-  { cat "$RUN/gnnc.err" >&2; die "the trainer failed"; }
-OURS_S="$("$PY" - "$RUN/metrics.jsonl" <<'EOF'
+if [[ "$DGL" != 0 ]]; then ensure_venv "$BENCH_DIR/venv-dgl" "torch, dgl" "${DGL_PACKAGES[@]}"; fi
+if [[ "$PYG" != 0 ]]; then ensure_venv "$BENCH_DIR/venv" "torch, torch_geometric" torch torch_geometric; fi
+MEM_KIB="$(awk '$1 == "MemAvailable:" {print $2}' /proc/meminfo)"
+LIMIT_KIB="$(( ${PYG_MEM_GIB:-0} > 0 ? ${PYG_MEM_GIB:-0} * 1024 * 1024 : MEM_KIB * 3 / 4 ))"
+
+#--- 4. Rounds: gnnc (each node order), DGL, PyG, in turn ----------------------
+declare -A RUNS_S=() RSS=() NOTE=()
+PYG_MODES=("$PYG_ADJ")
+if [[ "$PYG_ADJ" == auto ]]; then PYG_MODES=(edge_index sparse); fi
+declare -A PYG_DEAD=() # modes that failed once (out of memory) are not retried
+
+run_gnnc() { # order round
+  local out="$RUN/gnnc-$1-r$2"
+  log "round $2: gnnc --node-order $1 ($EPOCHS epochs, $THREADS threads)"
+  /usr/bin/time -f "%M" -o "$out.rss" "$RUN/gcn" --data "$DATA" --threads "$THREADS" \
+    --epochs "$EPOCHS" --node-order "$1" --metrics "$out.jsonl" --stats >"$out.out" 2>"$out.err" ||
+    { cat "$out.err" >&2; die "the trainer failed"; }
+  RUNS_S[gnnc-$1]+=" $("$PY" - "$out.jsonl" <<'PYEOF'
 import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 print(f"{statistics.median(r['epoch_seconds'] for r in rows[1:]):.4f}")
-EOF
+PYEOF
 )"
-OURS_RSS="n/a"
-if [[ -f "$RUN/gnnc.rss" ]]; then OURS_RSS="$(( $(tail -1 "$RUN/gnnc.rss") / 1024 ))"; fi
-
-#--- 4. PyG in a virtual environment ------------------------------------------
-PYG_S="skipped" PYG_MODE="-" PYG_E="-" PYG_RSS="n/a" PYG_NOTE=""
-if [[ "$PYG" != 0 ]]; then
-  VENV="$BENCH_DIR/venv"
-  if ! "$VENV/bin/python" -c 'import torch, torch_geometric' 2>/dev/null; then
-    log "creating $VENV with torch and torch_geometric from PyPI"
-    if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-      command -v apt-get >/dev/null || die "python3 has no venv/ensurepip (install python3-venv)"
-      apt-get install -y python3-venv >&2 || { apt-get update >&2 && apt-get install -y python3-venv >&2; }
-    fi
-    rm -rf "$VENV"
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet torch torch_geometric >&2
+  RSS[gnnc-$1]="$(( $(tail -1 "$out.rss") / 1024 ))"
+}
+peer_field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
+run_dgl() { # round
+  local out="$RUN/dgl-r$1" rc=0 line
+  log "round $1: DGL ($EPOCHS epochs, $THREADS threads)"
+  ( ulimit -v "$LIMIT_KIB"
+    exec "$BENCH_DIR/venv-dgl/bin/python" -W ignore "$ROOT/bench/dgl_gcn.py" --data "$DATA" \
+      --epochs "$EPOCHS" --threads "$THREADS" --hidden "$HIDDEN" ) >"$out.out" 2>"$out.err" || rc=$?
+  line="$(grep '^dgl: nodes=' "$out.out" | tail -1 || true)"
+  if (( rc == 0 )); then
+    RUNS_S[dgl]+=" $(peer_field "$line" median_epoch_s)"
+    RSS[dgl]="$(peer_field "$line" peak_rss_mib)"
+    NOTE[dgl_edges]="$(peer_field "$line" edges)"
+  else
+    tail -3 "$out.err" >&2
+    NOTE[dgl]="failed (exit $rc, see $out.err)"
   fi
-  MEM_KIB="$(awk '$1 == "MemAvailable:" {print $2}' /proc/meminfo)"
-  LIMIT_KIB="$(( ${PYG_MEM_GIB:-0} > 0 ? ${PYG_MEM_GIB:-0} * 1024 * 1024 : MEM_KIB * 3 / 4 ))"
-  run_pyg() { # adj mode; sets PYG_LINE, returns the exit status
-    log "training with PyG (adj=$1, $EPOCHS epochs, $THREADS threads, limit $((LIMIT_KIB / 1024 / 1024)) GiB)"
-    local rc=0
-    ( ulimit -v "$LIMIT_KIB"
-      exec "$VENV/bin/python" -W ignore "$ROOT/bench/pyg_gcn.py" --data "$DATA" \
-        --epochs "$EPOCHS" --threads "$THREADS" --hidden "$HIDDEN" --adj "$1" ) \
-      >"$RUN/pyg-$1.out" 2>"$RUN/pyg-$1.err" || rc=$?
-    PYG_LINE="$(grep '^pyg: adj=' "$RUN/pyg-$1.out" | tail -1 || true)"
-    return "$rc"
-  }
-  pyg_field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$PYG_LINE"; }
-  modes=("$PYG_ADJ")
-  if [[ "$PYG_ADJ" == auto ]]; then modes=(edge_index sparse); fi
-  PYG_ALL=""
-  for mode in "${modes[@]}"; do
-    rc=0; run_pyg "$mode" || rc=$?
-    if (( rc == 0 )); then
-      s="$(pyg_field median_epoch_s)"
-      PYG_ALL+="adj=$mode $s s (peak RSS $(pyg_field peak_rss_mib) MiB); "
-      # The faster path that completed is the peer.
-      if [[ "$PYG_MODE" == - ]] || "$PY" -c "import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))" "$s" "$PYG_S"; then
-        PYG_MODE="$mode" PYG_S="$s"
-        PYG_E="$(pyg_field edges)" PYG_RSS="$(pyg_field peak_rss_mib)"
-      fi
-    elif (( rc == 3 )); then
-      PYG_ALL+="adj=$mode out of memory (address-space limit $((LIMIT_KIB / 1024 / 1024)) GiB); "
-    else
-      tail -5 "$RUN/pyg-$mode.err" >&2
-      PYG_ALL+="adj=$mode failed (exit $rc, see $RUN/pyg-$mode.err); "
+}
+run_pyg() { # adj round
+  local out="$RUN/pyg-$1-r$2" rc=0 line
+  log "round $2: PyG (adj=$1, $EPOCHS epochs, $THREADS threads, limit $((LIMIT_KIB / 1024 / 1024)) GiB)"
+  ( ulimit -v "$LIMIT_KIB"
+    exec "$BENCH_DIR/venv/bin/python" -W ignore "$ROOT/bench/pyg_gcn.py" --data "$DATA" \
+      --epochs "$EPOCHS" --threads "$THREADS" --hidden "$HIDDEN" --adj "$1" ) \
+    >"$out.out" 2>"$out.err" || rc=$?
+  line="$(grep '^pyg: adj=' "$out.out" | tail -1 || true)"
+  if (( rc == 0 )); then
+    RUNS_S[pyg-$1]+=" $(peer_field "$line" median_epoch_s)"
+    RSS[pyg-$1]="$(peer_field "$line" peak_rss_mib)"
+    NOTE[pyg_edges]="$(peer_field "$line" edges)"
+  elif (( rc == 3 )); then
+    PYG_DEAD[$1]=1
+    NOTE[pyg-$1]="out of memory (address-space limit $((LIMIT_KIB / 1024 / 1024)) GiB)"
+  else
+    tail -5 "$out.err" >&2
+    PYG_DEAD[$1]=1
+    NOTE[pyg-$1]="failed (exit $rc, see $out.err)"
+  fi
+}
+
+for ((r = 1; r <= ROUNDS; ++r)); do
+  for order in $ORDERS; do run_gnnc "$order" "$r"; done
+  if [[ "$DGL" != 0 ]]; then run_dgl "$r"; fi
+  if [[ "$PYG" != 0 ]]; then
+    for mode in "${PYG_MODES[@]}"; do
+      [[ -n "${PYG_DEAD[$mode]:-}" ]] || run_pyg "$mode" "$r"
+    done
+  fi
+done
+
+# shellcheck disable=SC2086 # the lists are space-separated numbers
+med() { median ${RUNS_S[$1]:-}; }
+FIRST_ORDER="${ORDERS%% *}"
+OURS_S="$(med "gnnc-$FIRST_ORDER")"
+DGL_S="skipped"
+[[ "$DGL" == 0 ]] || DGL_S="$(med dgl)"
+PYG_S="skipped" PYG_MODE="-"
+if [[ "$PYG" != 0 ]]; then
+  PYG_S="failed"
+  for mode in "${PYG_MODES[@]}"; do
+    s="$(med "pyg-$mode")"
+    # The faster mode that completed is the peer.
+    if [[ "$s" != - ]] && { [[ "$PYG_MODE" == - ]] ||
+        "$PY" -c "import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))" "$s" "$PYG_S"; }; then
+      PYG_MODE="$mode" PYG_S="$s"
     fi
   done
-  if [[ "$PYG_MODE" == - ]]; then PYG_S="failed"; fi
-  PYG_NOTE="PyG runs: $PYG_ALL"
 fi
 
 #--- 5. The table -------------------------------------------------------------
@@ -186,23 +237,38 @@ try: print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')
 except ValueError: print('-')" "$1" "$2"; }
 {
   echo "GCN, 2 layers, hidden $HIDDEN, full graph: $NODES nodes, $EDGES generated edges ->"
-  echo "$E_LOADED after reverse + dedupe (gnnc; PyG: $PYG_E), $FEATURES features, $CLASSES classes,"
-  echo "$THREADS threads, median of epochs 2..$EPOCHS. Load average at start $LOAD_START, end $(load_avg)."
+  echo "$E_LOADED after reverse + dedupe (gnnc; DGL: ${NOTE[dgl_edges]:--}; PyG: ${NOTE[pyg_edges]:--}),"
+  echo "$FEATURES features, $CLASSES classes, $THREADS threads. $ROUNDS rounds of gnnc (--node-order"
+  echo "$ORDERS), DGL and PyG in turn; each figure is the median over rounds of a run's median"
+  echo "of epochs 2..$EPOCHS. Load average at start $LOAD_START, end $(load_avg)."
   echo
   echo "machine: STREAM triad $BW GB/s, SGEMM peak $PEAK GFLOP/s ($THREADS threads)"
-  echo "floor model (bytes and FLOPs per op, see bench/README.md):"
+  sed 's/^/cache model: /' <<<"$GATHER_MODEL"
+  echo "floor model (bytes and FLOPs per op, see bench/README.md; 'moved': the gathered"
+  echo "rows that miss the modeled cache in the trainer's node order, $AUTO_ORDER):"
   grep -v '^floor:' <<<"$FLOOR_TABLE" | sed 's/^/  /'
   echo
-  grep '^stats:' "$RUN/gnnc.out" | sed 's/^/gnnc /' || true
+  grep '^stats:' "$RUN/gnnc-$FIRST_ORDER-r1.out" | sed 's/^/gnnc /' || true
   echo "gnnc compile time: $COMPILE_S s"
   echo
-  printf '%-28s %10s  %s\n' "" "epoch s" ""
-  printf '%-28s %10s  %s\n' "gnnc" "$OURS_S" "peak RSS ${OURS_RSS} MiB"
-  printf '%-28s %10s  %s\n' "floor" "$FLOOR_S" "memory $MEM_S s + GEMM $GEMM_S s"
-  printf '%-28s %10s  %s\n' "gnnc / floor" "$(ratio "$OURS_S" "$FLOOR_S")" "goal: at most 2x"
-  printf '%-28s %10s  %s\n' "strict floor (rows once)" "$STRICT_S" "gnnc / strict: $(ratio "$OURS_S" "$STRICT_S")"
-  printf '%-28s %10s  %s\n' "PyG (adj=$PYG_MODE)" "$PYG_S" "peak RSS ${PYG_RSS} MiB"
-  printf '%-28s %10s  %s\n' "speedup PyG / gnnc" "$(ratio "$PYG_S" "$OURS_S")" "goal: at least 3x"
-  if [[ -n "$PYG_NOTE" ]]; then echo "$PYG_NOTE"; fi
+  printf '%-32s %9s  %s\n' "" "epoch s" "runs"
+  for order in $ORDERS; do
+    printf '%-32s %9s  %s\n' "gnnc --node-order $order" "$(med "gnnc-$order")" \
+      "${RUNS_S[gnnc-$order]# } (peak RSS ${RSS[gnnc-$order]} MiB)"
+  done
+  printf '%-32s %9s  %s\n' "floor (naive: rows from memory)" "$FLOOR_S" "memory $MEM_S s + GEMM $GEMM_S s"
+  printf '%-32s %9s  %s\n' "floor (bytes moved, $AUTO_ORDER)" "$MOVED_S" "in the original order: $MOVED_ORIGINAL_S s"
+  printf '%-32s %9s  %s\n' "strict floor (rows once)" "$STRICT_S" ""
+  printf '%-32s %9s  %s\n' "gnnc / naive floor" "$(ratio "$OURS_S" "$FLOOR_S")" "goal: at most 1.3x"
+  printf '%-32s %9s  %s\n' "gnnc / moved floor" "$(ratio "$OURS_S" "$MOVED_S")" ""
+  printf '%-32s %9s  %s\n' "DGL GraphConv" "$DGL_S" "${RUNS_S[dgl]:- } (peak RSS ${RSS[dgl]:-n/a} MiB) ${NOTE[dgl]:-}"
+  printf '%-32s %9s  %s\n' "speedup DGL / gnnc" "$(ratio "$DGL_S" "$OURS_S")" "goal: at least 4x"
+  printf '%-32s %9s  %s\n' "PyG (adj=$PYG_MODE)" "$PYG_S" "peak RSS ${RSS[pyg-$PYG_MODE]:-n/a} MiB"
+  printf '%-32s %9s  %s\n' "speedup PyG / gnnc" "$(ratio "$PYG_S" "$OURS_S")" ""
+  if [[ "$PYG" != 0 ]]; then
+    for mode in "${PYG_MODES[@]}"; do
+      echo "PyG adj=$mode runs:${RUNS_S[pyg-$mode]:- none} ${NOTE[pyg-$mode]:-}"
+    done
+  fi
 } | tee "$RESULT"
 echo "(saved to $RESULT; logs in $RUN)" >&2

@@ -2,6 +2,7 @@
 
 #include "CommandLine.h"
 
+#include "gnnrt/graph/Reorder.h"
 #include "gnnrt/io/CsvReader.h" // parseInt64
 
 #include <cmath>
@@ -76,6 +77,17 @@ const OptionSpec kOptions[] = {
      [](DriverOptions &o, auto &n, auto &v) {
        o.samplerThreads = int(integerValue(n, v, 0, "a non-negative integer"));
        o.samplerThreadsGiven = true;
+     }},
+    {"--node-order", "ORDER",
+     "full-graph training in one process: number the nodes for cache "
+     "locality, auto (default: the order a cache model of the aggregation "
+     "finds best), original, community, rcm or degree; outputs stay in the "
+     "dataset's ids",
+     [](DriverOptions &o, auto &n, auto &v) {
+       if (v != "auto" && !nodeOrderFromName(v))
+         throw UsageError(n + " expects auto, original, community, rcm or "
+                               "degree, got '" + v + "'");
+       o.nodeOrder = v;
      }},
     {"--metrics", "FILE",
      "write one JSON line per epoch: loss, accuracies, epoch_seconds",

@@ -44,6 +44,10 @@ struct DriverOptions {
   /// refused there rather than ignored).
   int samplerThreads = 1;
   bool samplerThreadsGiven = false;
+  /// --node-order: how one process numbers the nodes of a full graph it
+  /// trains on, "auto" (the cache model picks) or a NodeOrder's name
+  /// (graph/Reorder.h).
+  std::string nodeOrder = "auto";
   std::string metricsFile, saveFile, loadFile, predictFile;
   /// Resumable checkpoints: where to write them (default: the train
   /// block's `checkpoint = ...`), and the one to continue from.

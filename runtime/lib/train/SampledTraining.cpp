@@ -125,6 +125,13 @@ double SampledTraining::trainEpoch(
       return;
     }
     bind(ctx, sampled);
+    blockTotals.resize(sampled.views.size(), {0, 0, 0});
+    for (size_t l = 0; l < sampled.views.size(); ++l) {
+      blockTotals[l][0] += sampled.views[l].numSrc;
+      blockTotals[l][1] += sampled.views[l].numDst;
+      blockTotals[l][2] += sampled.views[l].numEdges;
+    }
+    ++batchesTrained;
     lossSum += step(&ctx);
   };
 
@@ -251,8 +258,25 @@ void SampledTraining::printStats(std::FILE *out, int64_t epochs) const {
                "waiting for batches\n",
                r, perEpoch(t.batches), perEpoch(t.seeds),
                perEpoch(t.sampledEdges), t.seconds / e, pipelineWait / e);
-  if (!assembler.distributed())
-    return;
+  if (assembler.distributed())
+    printRemoteStats(out, e);
+  // Last: the tutorials check the lines above in order.
+  if (batchesTrained > 0) {
+    std::fprintf(out, "stats: rank %d mean batch:", r);
+    const double b = double(batchesTrained);
+    for (size_t l = 0; l < blockTotals.size(); ++l)
+      std::fprintf(
+          out, "%s block %zu sources %.0f destinations %.0f edges %.0f",
+          l ? "," : "", l, double(blockTotals[l][0]) / b,
+          double(blockTotals[l][1]) / b, double(blockTotals[l][2]) / b);
+    std::fprintf(out, "\n");
+  }
+}
+
+void SampledTraining::printRemoteStats(std::FILE *out, double e) const {
+  const SamplingTraffic &t = trainTraffic;
+  const int r = comm.rank();
+  auto perEpoch = [&](int64_t v) { return (long long)(double(v) / e); };
   const int64_t remote = t.remoteRows + t.cachedRows;
   std::fprintf(out,
                "stats: rank %d sampling all_to_all bytes/epoch: neighbour "

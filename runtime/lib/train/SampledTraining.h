@@ -25,6 +25,7 @@
 #include "TrainingData.h"
 #include "gnnrt/train/Program.h"
 
+#include <array>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -59,6 +60,9 @@ public:
   void printStats(std::FILE *out, int64_t epochs) const;
 
 private:
+  /// printStats' lines on the all_to_all traffic of distributed sampling.
+  void printRemoteStats(std::FILE *out, double epochs) const;
+
   /// Full-neighbourhood inference of this rank's nodes `local`, in
   /// chunks: visit(first, count, logits) gets the logits of
   /// local[first .. first + count). Collective.
@@ -79,6 +83,10 @@ private:
   std::vector<std::unique_ptr<BlockBuilder>> builders;
   SamplingTraffic trainTraffic;
   double pipelineWait = 0;
+  /// Sums over the trained batches of each block's sources, destinations
+  /// and edges (--stats: the sizes a batch's floor is computed from).
+  std::vector<std::array<int64_t, 3>> blockTotals;
+  int64_t batchesTrained = 0;
 };
 
 } // namespace gnnrt

@@ -92,9 +92,10 @@ public:
   /// Accuracies on the three splits with the current parameters, over
   /// all ranks. Collective.
   virtual Accuracies evaluate() = 0;
-  /// evaluate() between epochs of training: the train step's memory is
-  /// released before and evaluation's after, so the process peaks at the
-  /// larger of the two memory plans rather than their sum.
+  /// evaluate() between epochs of training. The two entry points share
+  /// their buffers (ScheduleBase::bind), so the process peaks at about the
+  /// larger of the two memory plans rather than their sum, and neither
+  /// faults its buffers in again after the other ran.
   virtual Accuracies evaluateBetweenEpochs() = 0;
   /// The logits [data().data.numNodes x classes] of this process's nodes
   /// with the current parameters. A schedule may return the latest

@@ -7,6 +7,7 @@
 #include "ScheduleBase.h"
 
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/graph/Reorder.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/Partitioner.h"
 #include "gnnrt/support/Error.h"
@@ -75,7 +76,12 @@ Dataset preprocessedDataset(const CompiledProgram &program,
 
 TrainingData loadWholeGraph(const CompiledProgram &program,
                             const DriverOptions &options) {
-  return prepareWholeGraph(preprocessedDataset(program, options));
+  // Sampled training keeps the ids: its batches and samples are drawn by
+  // node id, so a renumbering would change what it trains on.
+  const bool fullGraph = program.numBlocks == 0;
+  return prepareWholeGraph(preprocessedDataset(program, options),
+                           fullGraph ? options.nodeOrder : "original",
+                           program.needsEdgeIds);
 }
 
 TrainingData loadRankPartition(const CompiledProgram &program,
@@ -135,6 +141,10 @@ void ScheduleBase::prepare() {
 
 void ScheduleBase::bind(ParameterStore<float> &store) {
   params = &store;
+  // trainStep and forward never run at the same time: one set of buffers
+  // serves both, so an evaluation neither adds its plan to the train step's
+  // nor makes the next epoch fault its buffers in again.
+  forwardWorkspace.shareBuffersWith(trainWorkspace);
   trainCtx = makeContext(trainingData, options.seed, trainWorkspace);
   forwardCtx = makeContext(trainingData, options.seed, forwardWorkspace);
   store.bind(trainCtx);
@@ -149,12 +159,9 @@ void ScheduleBase::bind(ParameterStore<float> &store) {
 }
 
 Accuracies ScheduleBase::evaluateBetweenEpochs() {
-  // The train step's buffers are not needed while forward runs, nor
-  // forward's after: the peak is the larger plan, not their sum.
-  trainCtx.workspace->release();
-  Accuracies acc = evaluate();
-  forwardCtx.workspace->release();
-  return acc;
+  // The buffers stay: forward reuses the train step's (bind), and the next
+  // epoch finds them in place.
+  return evaluate();
 }
 
 void ScheduleBase::printPlanStats(const TrainingResult &result) const {
@@ -168,6 +175,17 @@ void ScheduleBase::printPlanStats(const TrainingResult &result) const {
   std::printf("stats: forward workspace %lld bytes (unplanned %lld)\n",
               (long long)forwardWorkspace.bytes(),
               (long long)forwardCtx.unplannedBytes);
+  std::printf("stats: workspace held %lld bytes (shared by both)\n",
+              (long long)trainWorkspace.heldBytes());
+  if (trainingData.originalMissRate > 0)
+    std::printf("stats: node order %s (modeled gather misses of 512-byte "
+                "rows through a %lld KiB cache: %.3f in the original order, "
+                "%.3f in this one)\n",
+                trainingData.nodeOrder.c_str(),
+                (long long)(lastLevelCacheBytes() >> 10),
+                trainingData.originalMissRate, trainingData.missRate);
+  else
+    std::printf("stats: node order %s\n", trainingData.nodeOrder.c_str());
   std::printf("stats: mean epoch %.6f s over %lld epochs\n",
               result.trainSeconds / double(result.last.epoch),
               (long long)result.last.epoch);

@@ -4,8 +4,9 @@
 // common, so that each implementation writes only what differs: this
 // process's data (loaded by the implementation's loadData, then checked
 // against the program), one context per entry point on its own Workspace
-// (their memory plans are separate), the logits buffer, evaluation between
-// epochs with the memory of the idle entry point released, and the pieces
+// (their memory plans are separate; their buffers are shared, since they
+// never run at the same time), the logits buffer, evaluation between epochs,
+// and the pieces
 // of --stats every schedule prints. Also the two ways to load data: the
 // whole graph for one process, or this rank's partition.
 //
@@ -55,7 +56,8 @@ protected:
   Communicator &comm;
   TrainingData trainingData;
   const ParameterStore<float> *params = nullptr;
-  /// trainStep's context and forward's, each on its own Workspace.
+  /// trainStep's context and forward's, each on its own Workspace (its own
+  /// plan), drawing on the same buffers.
   Workspace<float> trainWorkspace, forwardWorkspace;
   ExecContext<float> trainCtx, forwardCtx;
   /// [nodes x classes] of this process: forward's output, what predict()

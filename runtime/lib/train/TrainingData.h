@@ -25,7 +25,8 @@
 namespace gnnrt {
 
 struct TrainingData {
-  /// numNodes: the destination (owned) nodes, one feature row each.
+  /// numNodes: the destination (owned) nodes, one feature row each. The
+  /// edges are in `graph` only (data.src and data.dst are empty).
   Dataset data;
   GraphStorage graph;
   std::vector<uint8_t> trainMask;
@@ -37,14 +38,27 @@ struct TrainingData {
   double lossScale = 1.0;
   /// Nodes of the whole graph (numNodes in a single process).
   int64_t numGlobalNodes = 0;
+  /// How a single process numbered the nodes (graph/Reorder.h): the
+  /// order's name, and the modeled share of gathered rows that miss the
+  /// last-level cache in the original order and in this one (both 0 when
+  /// the order was not chosen by the model). Renumbered data keeps the
+  /// original id of each node in nodeIds.
+  std::string nodeOrder = "original";
+  double originalMissRate = 0, missRate = 0;
   /// Frequency partitioning's feature cache: remote nodes (global ids,
   /// ascending) whose feature rows this rank holds anyway.
   std::vector<int64_t> cachedNodes;
   std::vector<float> cachedFeatures;
 };
 
-/// The whole dataset, for one process.
-TrainingData prepareWholeGraph(Dataset ds);
+/// The whole dataset, for one process, its nodes renumbered by `nodeOrder`:
+/// "auto" (chooseNodeOrder), or a NodeOrder's name. Renumbering keeps
+/// the original ids in TrainingData::nodeIds, so dropout masks and
+/// predictions do not change with the order. A program that reads edge
+/// ids (dropout on edges) keeps the original order.
+TrainingData prepareWholeGraph(Dataset ds,
+                               const std::string &nodeOrder = "original",
+                               bool readsEdgeIds = false);
 
 /// One rank's partition: features of the owned rows; the global degrees
 /// come from the other ranks (collective: every rank calls it).

@@ -22,15 +22,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
 
 namespace gnnrt {
 
-/// Scratch buffers of one entry point, numbered by the slots of gnnc's memory
-/// plan: values whose lifetimes do not overlap share a slot. Buffers grow on
-/// demand and are kept across calls, so steady-state steps allocate nothing.
 /// Allocates on cache-line boundaries, so that rows of 16 floats (and
 /// every multiple) start on a line of their own.
 template <typename T> struct CacheLineAllocator {
@@ -45,31 +43,99 @@ template <typename T> struct CacheLineAllocator {
   bool operator!=(const CacheLineAllocator &) const { return false; }
 };
 
+/// Scratch buffers of one entry point, numbered by the slots of gnnc's memory
+/// plan: values whose lifetimes do not overlap share a slot. Buffers grow on
+/// demand and are kept across calls, so steady-state steps allocate nothing
+/// and touch no fresh page (a page the kernel must clear first).
+///
+/// A slot's buffer holds the value that was last placed in it; placing a new
+/// value (get) ends the old one's lifetime, so growing a buffer neither
+/// copies nor clears it.
+///
+/// Entry points that never run at the same time (a program's trainStep and
+/// its forward) share their buffers (shareBuffersWith): the process then
+/// holds, per slot, the larger of the two plans' buffers, about the larger
+/// plan rather than their sum, and an evaluation between epochs costs the
+/// next epoch no page faults.
 template <typename T> class Workspace {
 public:
+  Workspace() : buffers(std::make_shared<Buffers>()) {}
+
   /// The buffer of `slot` with room for at least `elements` values.
   T *get(int slot, int64_t elements) {
-    if (slot >= int(slots.size()))
-      slots.resize(slot + 1);
-    if (int64_t(slots[slot].size()) < elements) {
-      held += (elements - int64_t(slots[slot].size())) * int64_t(sizeof(T));
-      most = std::max(most, held);
-      slots[slot].resize(size_t(elements));
+    if (slot >= int(planned.size()))
+      planned.resize(size_t(slot) + 1, 0);
+    if (planned[size_t(slot)] < elements) {
+      plannedBytes += (elements - planned[size_t(slot)]) * int64_t(sizeof(T));
+      planned[size_t(slot)] = elements;
+      most = std::max(most, plannedBytes);
     }
-    return slots[slot].data();
+    return buffers->get(slot, elements);
   }
-  /// Frees every buffer (the next call allocates them again), so that two
-  /// entry points that never run together do not both hold theirs.
+  /// Draws the buffers from `other`'s from now on (this workspace's own go).
+  /// Only for entry points that never run at the same time.
+  void shareBuffersWith(const Workspace &other) { buffers = other.buffers; }
+  /// Frees every buffer, shared ones included (the next call allocates them
+  /// again).
   void release() {
-    slots.clear();
-    held = 0;
+    buffers->release();
+    planned.clear();
+    plannedBytes = 0;
   }
-  /// The most bytes the slots held at once (the planned footprint).
+  /// The most bytes this entry point's slots asked for at once (its planned
+  /// footprint).
   int64_t bytes() const { return most; }
+  /// The bytes the buffers hold now (shared ones included).
+  int64_t heldBytes() const { return buffers->held(); }
 
 private:
-  std::vector<std::vector<T, CacheLineAllocator<T>>> slots;
-  int64_t held = 0, most = 0;
+  class Buffers {
+  public:
+    Buffers() = default;
+    Buffers(const Buffers &) = delete;
+    Buffers &operator=(const Buffers &) = delete;
+    ~Buffers() { release(); }
+    T *get(int slot, int64_t elements) {
+      if (slot >= int(slots.size()))
+        slots.resize(size_t(slot) + 1);
+      Slot &s = slots[size_t(slot)];
+      if (s.size < elements) {
+        // The old value is dead: free it first, so that the peak is the
+        // new buffer alone.
+        free(s);
+        s.data = CacheLineAllocator<T>().allocate(size_t(elements));
+        s.size = elements;
+      }
+      return s.data;
+    }
+    void release() {
+      for (Slot &s : slots)
+        free(s);
+      slots.clear();
+    }
+    int64_t held() const {
+      int64_t bytes = 0;
+      for (const Slot &s : slots)
+        bytes += s.size * int64_t(sizeof(T));
+      return bytes;
+    }
+
+  private:
+    struct Slot {
+      T *data = nullptr;
+      int64_t size = 0;
+    };
+    static void free(Slot &s) {
+      if (s.data)
+        CacheLineAllocator<T>().deallocate(s.data, size_t(s.size));
+      s = Slot();
+    }
+    std::vector<Slot> slots;
+  };
+
+  std::shared_ptr<Buffers> buffers;
+  std::vector<int64_t> planned;
+  int64_t plannedBytes = 0, most = 0;
 };
 
 /// Everything an entry point reads and writes.

@@ -1,0 +1,60 @@
+//===- WorkspaceTest.cpp - the buffers of gnnc's memory plan --------------===//
+//
+// A steady-state step must find its buffers where the last one left them:
+// a buffer that is freed and allocated again costs a page fault (and a page
+// clear) per 4 KiB on the next touch, which was an eighth of a full-graph
+// epoch. And trainStep and forward, which never run together, must share
+// one set of buffers, or the process holds the sum of their plans.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/train/Program.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+using namespace gnnrt;
+
+namespace {
+
+TEST(WorkspaceTest, BuffersStayAcrossCallsAndAreCacheLineAligned) {
+  Workspace<float> ws;
+  float *a = ws.get(0, 1000);
+  float *b = ws.get(1, 17);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b) % 64, 0u);
+  // The next call, and any smaller value placed in the slot, reuse them.
+  EXPECT_EQ(ws.get(0, 1000), a);
+  EXPECT_EQ(ws.get(0, 10), a);
+  EXPECT_EQ(ws.get(1, 17), b);
+  EXPECT_EQ(ws.bytes(), int64_t((1000 + 17) * sizeof(float)));
+  EXPECT_EQ(ws.heldBytes(), ws.bytes());
+  // A larger value grows the slot; the plan's footprint follows.
+  float *c = ws.get(0, 4000);
+  c[3999] = 1.f;
+  EXPECT_EQ(ws.bytes(), int64_t((4000 + 17) * sizeof(float)));
+}
+
+TEST(WorkspaceTest, SharedBuffersHoldTheLargerPlanPerSlot) {
+  Workspace<float> train, forward;
+  forward.shareBuffersWith(train);
+  float *t0 = train.get(0, 1000);
+  train.get(1, 100);
+  // forward's slot 0 fits in train's: the same memory, nothing new held.
+  EXPECT_EQ(forward.get(0, 600), t0);
+  float *f2 = forward.get(2, 50);
+  EXPECT_EQ(train.heldBytes(), int64_t((1000 + 100 + 50) * sizeof(float)));
+  EXPECT_EQ(forward.heldBytes(), train.heldBytes());
+  // Each keeps its own plan's figure for --stats.
+  EXPECT_EQ(train.bytes(), int64_t(1100 * sizeof(float)));
+  EXPECT_EQ(forward.bytes(), int64_t(650 * sizeof(float)));
+  // The next train step finds the same buffers.
+  EXPECT_EQ(train.get(0, 1000), t0);
+  EXPECT_EQ(train.get(2, 50), f2);
+  // release frees the shared buffers for both.
+  forward.release();
+  EXPECT_EQ(train.heldBytes(), 0);
+}
+
+} // namespace
