@@ -138,6 +138,33 @@ RelationPairs relationPairs(const GraphView &g) {
   return pairs;
 }
 
+/// Checks that every source's whole-graph id (nodeIds[u], or u) has a row
+/// in a table of `tableRows` rows.
+void checkTableRows(const int64_t *nodeIds, int64_t numSrc,
+                    int64_t tableRows) {
+  for (int64_t u = 0; u < numSrc; ++u) {
+    const int64_t id = nodeIds ? nodeIds[u] : u;
+    if (id < 0 || id >= tableRows)
+      throw std::out_of_range("aggregateRelationRows: node " +
+                              std::to_string(id) + " has no row in a table of " +
+                              std::to_string(tableRows) + " rows");
+  }
+}
+
+/// Per edge, 1 / (messages of its pair) for a mean, else empty.
+template <typename T>
+std::vector<T> meanScales(const GraphView &g, Reduce reduce) {
+  std::vector<T> scale;
+  if (reduce != Reduce::Mean)
+    return scale;
+  const RelationPairs pairs = relationPairs(g);
+  scale.resize(size_t(g.numEdges));
+  for (int64_t p = 0; p < pairs.size(); ++p)
+    for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i)
+      scale[pairs.edges[i]] = T(1) / T(pairs.count(p));
+  return scale;
+}
+
 /// row[inWidth] = the reduction of pair p's source rows (in edge order).
 template <typename T>
 void reducePair(const GraphView &g, const RelationPairs &pairs, int64_t p,
@@ -206,14 +233,7 @@ void aggregateRelationsGradInput(const GraphView &g, Reduce reduce,
                                  int64_t outWidth, T *dx) {
   checkTyped(g, reduce, "aggregateRelationsGradInput");
   // A mean scales each message by 1/c of its pair.
-  std::vector<T> edgeScale;
-  if (reduce == Reduce::Mean) {
-    const RelationPairs pairs = relationPairs(g);
-    edgeScale.resize(size_t(g.numEdges));
-    for (int64_t p = 0; p < pairs.size(); ++p)
-      for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i)
-        edgeScale[pairs.edges[i]] = T(1) / T(pairs.count(p));
-  }
+  const std::vector<T> edgeScale = meanScales<T>(g, reduce);
   const int64_t R = g.numRelations, matrix = inWidth * outWidth;
 #pragma omp parallel if (worthThreads(g.numEdges * matrix))
   {
@@ -278,41 +298,12 @@ void aggregateRelationsGradWeight(const GraphView &g, Reduce reduce,
   }
 }
 
-namespace {
-
-/// The table row of source u: its whole-graph id, checked against the rows.
-int64_t tableRow(const int64_t *nodeIds, int64_t u, int64_t tableRows) {
-  const int64_t id = nodeIds ? nodeIds[u] : u;
-  if (id < 0 || id >= tableRows)
-    throw std::out_of_range("aggregateRelationRows: node " +
-                            std::to_string(id) + " has no row in a table of " +
-                            std::to_string(tableRows) + " rows");
-  return id;
-}
-
-/// Per edge, 1 / (messages of its pair) for a mean, else empty.
-template <typename T>
-std::vector<T> meanScales(const GraphView &g, Reduce reduce) {
-  std::vector<T> scale;
-  if (reduce != Reduce::Mean)
-    return scale;
-  const RelationPairs pairs = relationPairs(g);
-  scale.resize(size_t(g.numEdges));
-  for (int64_t p = 0; p < pairs.size(); ++p)
-    for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i)
-      scale[pairs.edges[i]] = T(1) / T(pairs.count(p));
-  return scale;
-}
-
-} // namespace
-
 template <typename T>
 void aggregateRelationRows(const GraphView &g, Reduce reduce, const T *table,
                            int64_t tableRows, int64_t width,
                            const int64_t *nodeIds, T *out) {
   checkTyped(g, reduce, "aggregateRelationRows");
-  for (int64_t u = 0; u < g.numSrc; ++u)
-    tableRow(nodeIds, u, tableRows);
+  checkTableRows(nodeIds, g.numSrc, tableRows);
   const RelationPairs pairs = relationPairs(g);
   const int64_t matrix = tableRows * width;
 #pragma omp parallel if (worthThreads(g.numEdges * width))
@@ -342,8 +333,7 @@ void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
                                int64_t tableRows, int64_t width,
                                const int64_t *nodeIds, T *dtable) {
   checkTyped(g, reduce, "aggregateRelationRowsGrad");
-  for (int64_t u = 0; u < g.numSrc; ++u)
-    tableRow(nodeIds, u, tableRows);
+  checkTableRows(nodeIds, g.numSrc, tableRows);
   const std::vector<T> scale = meanScales<T>(g, reduce);
   const int64_t matrix = tableRows * width;
   fillRow(dtable, T(0), g.numRelations * matrix);
