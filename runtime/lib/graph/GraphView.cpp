@@ -201,6 +201,20 @@ void GraphStorage::assignCsr(int64_t numSrc, int64_t numDst,
   buildTranspose();
 }
 
+void GraphStorage::setEdgeTypes(std::vector<int32_t> types,
+                                int32_t relations) {
+  if (int64_t(types.size()) != numEdges())
+    throwGraphError("edge type list has " + std::to_string(types.size()) +
+                    " entries for " + std::to_string(numEdges()) + " edges");
+  for (size_t k = 0; k < types.size(); ++k)
+    if (types[k] < 0 || types[k] >= relations)
+      throwGraphError("edge " + std::to_string(k) + ": relation " +
+                      std::to_string(types[k]) + " out of range [0, " +
+                      std::to_string(relations) + ")");
+  edgeType = std::move(types);
+  numRelations = relations;
+}
+
 GraphView GraphStorage::view() const {
   GraphView v;
   v.numSrc = nSrc;

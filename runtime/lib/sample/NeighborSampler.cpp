@@ -130,7 +130,8 @@ private:
 /// Appends the sampled in-neighbours of `row` (global ids) with the layer's
 /// key already derived; sampleNeighbors and the hop loop share it.
 void sampleRow(const Adjacency &adj, int64_t row, int64_t node, int64_t fanout,
-               bool replace, uint64_t key, std::vector<int64_t> &out) {
+               bool replace, uint64_t key, std::vector<int64_t> &out,
+               std::vector<int32_t> *types = nullptr) {
   const int64_t begin = adj.offsets[row];
   const int64_t degree = adj.offsets[row + 1] - begin;
   const size_t first = out.size();
@@ -138,6 +139,9 @@ void sampleRow(const Adjacency &adj, int64_t row, int64_t node, int64_t fanout,
     out.resize(first + size_t(degree));
     for (int64_t k = 0; k < degree; ++k)
       out[first + k] = adj.neighbor(begin + k);
+    if (types)
+      types->insert(types->end(), adj.edgeType + begin,
+                    adj.edgeType + begin + degree);
     return;
   }
   if (degree == 0)
@@ -147,8 +151,12 @@ void sampleRow(const Adjacency &adj, int64_t row, int64_t node, int64_t fanout,
   out.resize(first + size_t(fanout));
   int64_t *picked = out.data() + first;
   if (replace) {
-    for (int64_t i = 0; i < fanout; ++i)
-      picked[i] = adj.neighbor(begin + drawBelow(rng, uint64_t(degree)));
+    for (int64_t i = 0; i < fanout; ++i) {
+      const int64_t at = begin + int64_t(drawBelow(rng, uint64_t(degree)));
+      picked[i] = adj.neighbor(at);
+      if (types)
+        types->push_back(adj.edgeType[at]);
+    }
     return;
   }
   // Floyd: for j = d-k .. d-1 draw t in [0, j]; take t, or j if t was
@@ -169,8 +177,27 @@ void sampleRow(const Adjacency &adj, int64_t row, int64_t node, int64_t fanout,
       picked[i] = t;
     }
   }
-  for (int64_t i = 0; i < fanout; ++i)
+  for (int64_t i = 0; i < fanout; ++i) {
+    if (types)
+      types->push_back(adj.edgeType[begin + picked[i]]);
     picked[i] = adj.neighbor(begin + picked[i]);
+  }
+}
+
+/// sortSources for a typed hop: (source, relation) pairs in order, so that
+/// parallel edges of several relations keep a fixed order too.
+void sortTypedSources(int32_t *src, int32_t *type, int64_t n) {
+  for (int64_t i = 1; i < n; ++i) {
+    const int32_t s = src[i], t = type[i];
+    int64_t j = i;
+    for (; j > 0 && (src[j - 1] > s || (src[j - 1] == s && type[j - 1] > t));
+         --j) {
+      src[j] = src[j - 1];
+      type[j] = type[j - 1];
+    }
+    src[j] = s;
+    type[j] = t;
+  }
 }
 
 /// Sorts a destination's sampled sources; rows are short (the fanout), so
@@ -265,6 +292,13 @@ int64_t BlockBuilder::frontierSize() const {
 
 void BlockBuilder::addHop(const std::vector<int64_t> &offsets,
                           const std::vector<int64_t> &neighbors) {
+  addHop(offsets, neighbors, {}, 0);
+}
+
+void BlockBuilder::addHop(const std::vector<int64_t> &offsets,
+                          const std::vector<int64_t> &neighbors,
+                          const std::vector<int32_t> &types,
+                          int32_t numRelations) {
   std::vector<int64_t> &nodes = batch->nodes;
   const int64_t numDst = int64_t(nodes.size());
   const int64_t numEdges = int64_t(neighbors.size());
@@ -298,13 +332,26 @@ void BlockBuilder::addHop(const std::vector<int64_t> &offsets,
     }
     edgeSrc[size_t(k)] = local;
   }
+  const bool typed = numRelations > 0;
+  if (typed && types.size() != neighbors.size())
+    throwSamplerError(std::to_string(types.size()) + " relations for " +
+                      std::to_string(neighbors.size()) + " neighbours");
+  std::vector<int32_t> &edgeTypes = hopTypes;
+  if (typed)
+    edgeTypes.assign(types.begin(), types.end());
   for (int64_t j = 0; j < numDst; ++j)
-    sortSources(edgeSrc.data() + offsets[j], edgeSrc.data() + offsets[j + 1]);
+    if (typed)
+      sortTypedSources(edgeSrc.data() + offsets[j],
+                       edgeTypes.data() + offsets[j], offsets[j + 1] - offsets[j]);
+    else
+      sortSources(edgeSrc.data() + offsets[j], edgeSrc.data() + offsets[j + 1]);
 
   const int layer = --layersLeft;
   batch->levelSizes[size_t(layer)] = int64_t(nodes.size());
-  batch->blocks[size_t(layer)].assignCsr(int64_t(nodes.size()), numDst, offsets,
-                                         edgeSrc);
+  GraphStorage &block = batch->blocks[size_t(layer)];
+  block.assignCsr(int64_t(nodes.size()), numDst, offsets, edgeSrc);
+  if (typed)
+    block.setEdgeTypes(edgeTypes, numRelations);
 }
 
 void BlockBuilder::finish() {
@@ -338,6 +385,9 @@ void NeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
   builder.start(seeds, numSeeds, numLayers, out);
   std::vector<int64_t> &offsets = builder.hopOffsets;
   std::vector<int64_t> &neighbors = builder.hopNeighbors;
+  // A heterogeneous graph's blocks keep each sampled edge's relation.
+  std::vector<int32_t> types;
+  std::vector<int32_t> *typesOut = adj.edgeType ? &types : nullptr;
   // Hop h samples block numLayers - h: the seeds' hop first.
   for (int layer = numLayers - 1; layer >= 0; --layer) {
     const uint64_t drawKey = layerKey(key, layer);
@@ -347,16 +397,20 @@ void NeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
     offsets.resize(size_t(n) + 1);
     offsets[0] = 0;
     neighbors.clear();
+    types.clear();
     for (int64_t j = 0; j < n; ++j) {
       if (j + kPrefetchNodes < n)
         prefetchLine(adj.offsets + frontier[j + kPrefetchNodes]);
       if (j + kPrefetchNodes / 2 < n)
         prefetchNeighbors(adj, frontier[j + kPrefetchNodes / 2]);
       sampleRow(adj, frontier[j], frontier[j], fanout, opts.replace, drawKey,
-                neighbors);
+                neighbors, typesOut);
       offsets[size_t(j) + 1] = int64_t(neighbors.size());
     }
-    builder.addHop(offsets, neighbors);
+    if (typesOut)
+      builder.addHop(offsets, neighbors, types, adj.numRelations);
+    else
+      builder.addHop(offsets, neighbors);
   }
   builder.finish();
 }

@@ -88,6 +88,12 @@ MiniBatchAssembler::MiniBatchAssembler(const TrainingData &data,
   const GraphView g = data.graph.view();
   adjacency = {g.numDst, g.inOffsets, g.edgeSrc,
                data.nodeIds.empty() ? nullptr : data.nodeIds.data()};
+  // One process samples typed blocks of a heterogeneous graph; ranks
+  // exchange untyped neighbour lists (refused at load for typed graphs).
+  if (data.nodeIds.empty()) {
+    adjacency.edgeType = g.edgeType;
+    adjacency.numRelations = g.numRelations;
+  }
   if (!distributed())
     return;
   // The partition book: owners summed over ranks (each node has exactly

@@ -58,13 +58,14 @@ Dataset preprocessedDataset(const CompiledProgram &program,
         "[.gz] or train_idx.npy)");
   const std::string where =
       options.dataDir.empty() ? "the generated dataset" : options.dataDir;
-  // Typed graphs train full-graph in one process so far: sampled blocks
-  // and partitions do not carry relations yet.
-  if (ds.isHeterogeneous() && !settings.fanouts.empty())
-    throw DataError(where + ": a heterogeneous dataset (" +
-                    std::to_string(ds.relations.size()) +
-                    " relations) cannot be trained on sampled batches yet: "
-                    "use batches = full_graph");
+  // Learned input rows are updated where the whole graph's rows are: not
+  // from a batch's gathered copy (yet).
+  if (settings.embedDim > 0 && !settings.fanouts.empty())
+    throw DataError(where + ": learned input rows (embed = " +
+                    std::to_string(settings.embedDim) +
+                    ") train on the full graph only so far: use batches = "
+                    "full_graph, or R-GCN's one-hot input layer "
+                    "(RGCNInputConv), which sampled batches support");
   if (settings.embedDim > 0)
     addLearnedRows(ds, settings.embedDim, options.seed, where);
   if (settings.normalizeFeatures)
@@ -99,6 +100,11 @@ TrainingData loadRankPartition(const CompiledProgram &program,
     return t;
   }
   Dataset ds = preprocessedDataset(program, options);
+  if (ds.isHeterogeneous() && !settings.fanouts.empty())
+    throw DataError(options.dataDir + ": sampled batches of a heterogeneous "
+                    "dataset (" + std::to_string(ds.relations.size()) +
+                    " relations) train in one process so far: the ranks' "
+                    "sampling does not carry relations yet");
   PartitionOptions partition;
   partition.numParts = comm.size();
   partition.method = partitionMethodFromName(settings.partition)

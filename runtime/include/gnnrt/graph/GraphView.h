@@ -80,6 +80,10 @@ public:
                  const std::vector<int64_t> &inOffsets,
                  const std::vector<int32_t> &edgeSrc);
 
+  /// Gives the edges (in CSR order) their relations; throws DataError for
+  /// a list of another length or an id out of [0, numRelations).
+  void setEdgeTypes(std::vector<int32_t> types, int32_t numRelations);
+
   GraphView view() const;
   int64_t numSrc() const { return nSrc; }
   int64_t numDst() const { return nDst; }

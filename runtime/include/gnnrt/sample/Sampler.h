@@ -45,9 +45,14 @@ struct Adjacency {
   const int64_t *offsets = nullptr;
   const int32_t *neighbors = nullptr;
   const int64_t *globalIds = nullptr;
+  /// A heterogeneous graph's relation of each neighbour entry (null:
+  /// untyped); sampled blocks then keep their edges' relations.
+  const int32_t *edgeType = nullptr;
+  int32_t numRelations = 0;
 
   static Adjacency of(const GraphView &g) {
-    return {g.numDst, g.inOffsets, g.edgeSrc, nullptr};
+    return {g.numDst, g.inOffsets, g.edgeSrc, nullptr, g.edgeType,
+            g.numRelations};
   }
   int64_t degree(int64_t row) const { return offsets[row + 1] - offsets[row]; }
   int64_t neighbor(int64_t k) const {
@@ -119,6 +124,11 @@ public:
   /// frontierSize() + 1 entries). Builds the block and extends the level.
   void addHop(const std::vector<int64_t> &offsets,
               const std::vector<int64_t> &neighbors);
+  /// addHop for a heterogeneous graph: neighbour k came through an edge of
+  /// relation types[k] (of numRelations), which the block keeps.
+  void addHop(const std::vector<int64_t> &offsets,
+              const std::vector<int64_t> &neighbors,
+              const std::vector<int32_t> &types, int32_t numRelations);
   /// Completes the batch (views set) and clears the dedupe table.
   void finish();
 
@@ -132,7 +142,7 @@ private:
   /// local sources), kept here, one builder per thread, so that their
   /// memory is reused from batch to batch.
   std::vector<int64_t> hopOffsets, hopNeighbors;
-  std::vector<int32_t> hopSources;
+  std::vector<int32_t> hopSources, hopTypes;
 };
 
 /// Single-process sampling over one adjacency (the whole graph).

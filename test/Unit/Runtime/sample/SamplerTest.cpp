@@ -146,6 +146,60 @@ TEST(Sampler, BlockEdgesAreGraphEdges) {
   }
 }
 
+/// A heterogeneous graph's blocks keep each sampled edge's relation: with
+/// parallel edges of different relations, every block edge is a graph edge
+/// of its relation, and with all neighbours taken (fanout -1) each
+/// destination has the multiset of (source, relation) pairs of the graph.
+TEST(Sampler, TypedBlocksKeepRelations) {
+  TestGraph graph(120, 900, 3);
+  // Every edge twice, as relations 0 and 1 (relation 2 only on even
+  // sources), so a relation cannot be told from the endpoints alone.
+  std::vector<int64_t> src, dst;
+  std::vector<int32_t> type;
+  std::set<std::tuple<int64_t, int64_t, int32_t>> typed;
+  for (auto [u, v] : graph.edges)
+    for (int32_t r : {1, 0, 2}) {
+      if (r == 2 && u % 2)
+        continue;
+      src.push_back(u);
+      dst.push_back(v);
+      type.push_back(r);
+      typed.insert({u, v, r});
+    }
+  GraphStorage storage = GraphStorage::build(120, 120, src, dst, type, 3);
+  for (int64_t fanout : {int64_t(3), int64_t(-1)}) {
+    for (bool replace : {false, true}) {
+      SamplerOptions options;
+      options.fanouts = {fanout, fanout};
+      options.replace = replace && fanout > 0;
+      NeighborSampler sampler(Adjacency::of(storage.view()), 120, options);
+      BlockBuilder builder(120);
+      SampledBatch b;
+      sampler.sample(kSeeds.data() + 1, 5, {7, 1, 2}, builder, b);
+      for (int i = 0; i < b.numLayers(); ++i) {
+        const GraphView &g = b.views[i];
+        ASSERT_NE(g.edgeType, nullptr) << "block " << i;
+        EXPECT_EQ(g.numRelations, 3);
+        std::multiset<std::pair<int64_t, int32_t>> got, want;
+        for (int64_t k = 0; k < g.numEdges; ++k) {
+          const int64_t u = b.nodes[g.edgeSrc[k]], v = b.nodes[g.edgeDst[k]];
+          EXPECT_TRUE(typed.count({u, v, g.edgeType[k]}))
+              << "block " << i << " edge " << u << " -> " << v
+              << " of relation " << g.edgeType[k];
+          if (fanout < 0 && v == b.nodes[0])
+            got.insert({u, g.edgeType[k]});
+        }
+        if (fanout >= 0)
+          continue;
+        for (const auto &[u, v, r] : typed)
+          if (v == b.nodes[0])
+            want.insert({u, r});
+        EXPECT_EQ(got, want) << "block " << i;
+      }
+    }
+  }
+}
+
 TEST(Sampler, WithoutReplacementDistinctMinOfFanoutAndDegree) {
   TestGraph graph(200, 1500, 3);
   SamplerOptions options;
