@@ -740,6 +740,16 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
     }
     return withRows(types[1], g.dst);
   }
+  // The relation-batched primitives reduce linearly: a max or min written
+  // out is an error here, a layer's `reduce` parameter where it is bound
+  // (MLIRGen).
+  auto linearReduce = [&](size_t i) {
+    std::string reduce = sideOf(i, "sum");
+    if (reduce != "max" && reduce != "min")
+      return true;
+    diags.error(argLoc(i), "'" + name + "' supports sum and mean, not " + reduce);
+    return false;
+  };
   if (name == "aggregate_relation_rows") {
     const Type &w = types[1];
     if (!w.isTensor() || w.rank() != 3) {
@@ -749,13 +759,8 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
                                  show(w, scope));
       return Type::error();
     }
-    std::string reduce = sideOf(2, "sum");
-    if (reduce == "max" || reduce == "min") {
-      diags.error(argLoc(2), "'aggregate_relation_rows' supports sum and "
-                             "mean, not " +
-                                 reduce);
+    if (!linearReduce(2))
       return Type::error();
-    }
     return Type::tensor({graphOf(0).dst, w.shape[2]});
   }
   if (name == "aggregate_relations") {
@@ -774,14 +779,8 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
                                  show(w, scope));
       return Type::error();
     }
-    // A layer's `reduce` parameter is checked where it is bound (MLIRGen).
-    std::string reduce = sideOf(3, "sum");
-    if (reduce == "max" || reduce == "min") {
-      diags.error(argLoc(3), "'aggregate_relations' supports sum and mean, "
-                             "not " +
-                                 reduce);
+    if (!linearReduce(3))
       return Type::error();
-    }
     const GraphShape &g = graphOf(0);
     unifyOrError(x.shape[0], g.src, argLoc(1),
                  "row count of the aggregated tensor", scope);

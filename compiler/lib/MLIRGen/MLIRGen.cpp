@@ -527,28 +527,28 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
     return builder.create<gnn::AggregateOp>(l, type, g, x, w, reduceKind(2),
                                             builder.getBoolAttr(selfLoops));
   }
+  // The relation-batched primitives reduce linearly; a layer's `reduce`
+  // parameter is known only here.
+  auto linearReduce = [&](size_t i) -> gnn::ReduceKindAttr {
+    gnn::ReduceKindAttr reduce = reduceKind(i);
+    if (reduce.getValue() == gnn::ReduceKind::sum ||
+        reduce.getValue() == gnn::ReduceKind::mean)
+      return reduce;
+    fail(arg(i)->loc, "'" + name + "' supports sum and mean, not " +
+                          gnn::stringifyReduceKind(reduce.getValue()).str());
+    return nullptr;
+  };
   if (name == "aggregate_relation_rows") {
-    gnn::ReduceKindAttr reduce = reduceKind(2);
-    if (reduce.getValue() != gnn::ReduceKind::sum &&
-        reduce.getValue() != gnn::ReduceKind::mean) {
-      fail(arg(2)->loc, "'aggregate_relation_rows' supports sum and mean, "
-                        "not " +
-                            gnn::stringifyReduceKind(reduce.getValue()).str());
-      return nullptr;
-    }
-    return builder.create<gnn::AggregateRelationRowsOp>(l, type, graph(0),
-                                                        value(1), reduce);
+    gnn::ReduceKindAttr reduce = linearReduce(2);
+    return reduce ? builder.create<gnn::AggregateRelationRowsOp>(
+                        l, type, graph(0), value(1), reduce)
+                  : Value();
   }
   if (name == "aggregate_relations") {
-    gnn::ReduceKindAttr reduce = reduceKind(3);
-    if (reduce.getValue() != gnn::ReduceKind::sum &&
-        reduce.getValue() != gnn::ReduceKind::mean) {
-      fail(arg(3)->loc, "'aggregate_relations' supports sum and mean, not " +
-                            gnn::stringifyReduceKind(reduce.getValue()).str());
-      return nullptr;
-    }
-    return builder.create<gnn::AggregateRelationsOp>(l, type, graph(0),
-                                                     value(1), value(2), reduce);
+    gnn::ReduceKindAttr reduce = linearReduce(3);
+    return reduce ? builder.create<gnn::AggregateRelationsOp>(
+                        l, type, graph(0), value(1), value(2), reduce)
+                  : Value();
   }
   if (name == "gather")
     return builder.create<gnn::GatherOp>(l, type, side(2, gnn::EdgeSide::src),

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 namespace gnnrt {
 
@@ -19,13 +18,6 @@ namespace {
 
 /// The random stream of the learned rows' initial values ("EMBD").
 constexpr uint64_t kEmbeddingStream = 0x454D4244;
-
-int typeOf(const std::vector<NodeType> &types, int64_t node) {
-  for (size_t t = 0; t < types.size(); ++t)
-    if (node >= types[t].offset && node < types[t].offset + types[t].count)
-      return int(t);
-  return -1;
-}
 
 } // namespace
 
@@ -53,7 +45,7 @@ void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
   ds.numFeatures = dim;
   for (int64_t r = 0; r < ds.numNodes; ++r) {
     const int64_t v = nodeIds ? nodeIds[r] : r;
-    const int t = typeOf(ds.nodeTypes, v);
+    const int32_t t = ds.nodeTypeOf(v);
     if (t < 0 || ds.nodeTypes[size_t(t)].hasFeatures)
       continue;
     for (int64_t j = 0; j < dim; ++j)
@@ -62,13 +54,12 @@ void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
   }
 }
 
-LearnedInputs::LearnedInputs(std::vector<float> &features, int64_t dim,
-                             int64_t rows, const std::vector<NodeType> &types,
-                             const int64_t *nodeIds)
-    : features(features), dim(dim), rows(rows) {
+LearnedInputs::LearnedInputs(Dataset &ds, const int64_t *nodeIds)
+    : features(ds.features), dim(ds.numFeatures) {
+  const int64_t rows = ds.numNodes;
   for (int64_t r = 0; r < rows; ++r) {
-    int t = typeOf(types, nodeIds ? nodeIds[r] : r);
-    if (t >= 0 && !types[size_t(t)].hasFeatures)
+    const int32_t t = ds.nodeTypeOf(nodeIds ? nodeIds[r] : r);
+    if (t >= 0 && !ds.nodeTypes[size_t(t)].hasFeatures)
       learned.push_back(r);
   }
   grad.assign(size_t(rows * dim), 0.0f);
@@ -83,7 +74,6 @@ float *LearnedInputs::beginStep() {
 
 void LearnedInputs::update(const OptimizerConfig &config) {
   ++stepCount;
-  if (getenv("GNN_FREEZE")) return;
   const double c1 = 1 - std::pow(config.beta1, double(stepCount));
   const double c2 = 1 - std::pow(config.beta2, double(stepCount));
   const float b1 = float(config.beta1), b2 = float(config.beta2);

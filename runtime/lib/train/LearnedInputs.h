@@ -38,11 +38,10 @@ void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
 
 class LearnedInputs {
 public:
-  /// The learned rows among the first `rows` rows of `features`
-  /// ([rows, dim], updated in place): those whose global id (`nodeIds[row]`,
-  /// or the row itself when null) lies in a featureless type of `types`.
-  LearnedInputs(std::vector<float> &features, int64_t dim, int64_t rows,
-                const std::vector<NodeType> &types, const int64_t *nodeIds);
+  /// The learned rows of `ds`'s features (updated in place, so `ds` must
+  /// outlive this): the rows whose whole-graph id (`nodeIds[row]`, or the
+  /// row itself when null) is a node of a featureless type.
+  LearnedInputs(Dataset &ds, const int64_t *nodeIds);
 
   /// The gradient buffer for one step ([rows, dim], zeroed), to pass as
   /// ExecContext::inputGrad.
@@ -57,7 +56,7 @@ public:
 
 private:
   std::vector<float> &features;
-  int64_t dim, rows;
+  int64_t dim;
   /// Row indices (into features) of the learned rows, ascending.
   std::vector<int64_t> learned;
   std::vector<float> grad;

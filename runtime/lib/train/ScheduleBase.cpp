@@ -158,8 +158,7 @@ void ScheduleBase::bind(ParameterStore<float> &store) {
   TrainingData &t = trainingData;
   if (program.settings.embedDim > 0 && t.data.isHeterogeneous())
     learned = std::make_unique<LearnedInputs>(
-        t.data.features, t.data.numFeatures, t.data.numNodes, t.data.nodeTypes,
-        t.nodeIds.empty() ? nullptr : t.nodeIds.data());
+        t.data, t.nodeIds.empty() ? nullptr : t.nodeIds.data());
   logits.resize(
       size_t(trainingData.data.numNodes * trainingData.data.numClasses));
 }
