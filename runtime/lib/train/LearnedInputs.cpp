@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace gnnrt {
 
@@ -56,15 +57,88 @@ void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
 
 LearnedInputs::LearnedInputs(Dataset &ds, const int64_t *nodeIds)
     : features(ds.features), dim(ds.numFeatures) {
+  std::vector<int32_t> tableOf(ds.nodeTypes.size(), -1);
+  for (size_t t = 0; t < ds.nodeTypes.size(); ++t)
+    if (!ds.nodeTypes[t].hasFeatures) {
+      tableOf[t] = int32_t(featureless.size());
+      featureless.push_back(ds.nodeTypes[t]);
+    }
   const int64_t rows = ds.numNodes;
   for (int64_t r = 0; r < rows; ++r) {
-    const int32_t t = ds.nodeTypeOf(nodeIds ? nodeIds[r] : r);
-    if (t >= 0 && !ds.nodeTypes[size_t(t)].hasFeatures)
-      learned.push_back(r);
+    const int64_t v = nodeIds ? nodeIds[r] : r;
+    const int32_t t = ds.nodeTypeOf(v);
+    if (t < 0 || tableOf[size_t(t)] < 0)
+      continue;
+    learned.push_back(r);
+    learnedType.push_back(tableOf[size_t(t)]);
+    idInType.push_back(v - ds.nodeTypes[size_t(t)].offset);
   }
   grad.assign(size_t(rows * dim), 0.0f);
   expAvg.assign(learned.size() * size_t(dim), 0.0f);
   expAvgSq.assign(learned.size() * size_t(dim), 0.0f);
+}
+
+std::vector<float> *LearnedInputs::rowsOf(State state) {
+  return const_cast<std::vector<float> *>(
+      static_cast<const LearnedInputs *>(this)->rowsOf(state));
+}
+
+const std::vector<float> *LearnedInputs::rowsOf(State state) const {
+  switch (state) {
+  case State::Rows:
+    return &features;
+  case State::ExpAvg:
+    return &expAvg;
+  case State::ExpAvgSq:
+    return &expAvgSq;
+  }
+  return nullptr;
+}
+
+std::vector<LearnedInputs::Table>
+LearnedInputs::gather(State state, Communicator &comm) const {
+  // Each learned row travels as its table, its id in the table and its
+  // values (the features hold it at its row, the moments at its position).
+  const std::vector<float> &source = *rowsOf(state);
+  const bool byRow = state == State::Rows;
+  const size_t record = 2 * sizeof(int64_t) + size_t(dim) * sizeof(float);
+  std::vector<char> mine(learned.size() * record);
+  for (size_t i = 0; i < learned.size(); ++i) {
+    char *out = mine.data() + i * record;
+    const int64_t header[2] = {learnedType[i], idInType[i]};
+    std::memcpy(out, header, sizeof header);
+    const int64_t at = byRow ? learned[i] : int64_t(i);
+    std::memcpy(out + sizeof header, source.data() + at * dim,
+                size_t(dim) * sizeof(float));
+  }
+  std::vector<char> all = gatherToRoot(comm, mine.data(), int64_t(mine.size()));
+  std::vector<Table> tables;
+  if (comm.rank() != 0)
+    return tables;
+  for (const NodeType &t : featureless)
+    tables.push_back({t.name, t.count, dim,
+                      std::vector<float>(size_t(t.count * dim), 0.0f)});
+  for (size_t at = 0; at + record <= all.size(); at += record) {
+    int64_t header[2];
+    std::memcpy(header, all.data() + at, sizeof header);
+    Table &table = tables[size_t(header[0])];
+    std::memcpy(table.values.data() + header[1] * dim,
+                all.data() + at + sizeof header, size_t(dim) * sizeof(float));
+  }
+  return tables;
+}
+
+void LearnedInputs::restore(State state, const TableLookup &table) {
+  std::vector<const float *> source;
+  for (const NodeType &t : featureless)
+    source.push_back(table(t.name));
+  std::vector<float> &target = *rowsOf(state);
+  const bool byRow = state == State::Rows;
+  for (size_t i = 0; i < learned.size(); ++i) {
+    const float *from = source[size_t(learnedType[i])] + idInType[i] * dim;
+    const int64_t at = byRow ? learned[i] : int64_t(i);
+    std::copy(from, from + dim, target.data() + at * dim);
+  }
 }
 
 float *LearnedInputs::beginStep() {

@@ -16,11 +16,14 @@
 #ifndef GNNRT_LIB_TRAIN_LEARNEDINPUTS_H
 #define GNNRT_LIB_TRAIN_LEARNEDINPUTS_H
 
+#include "gnnrt/comm/Communicator.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/train/Optimizer.h"
 #include "gnnrt/train/Program.h"
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace gnnrt {
@@ -38,6 +41,20 @@ void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
 
 class LearnedInputs {
 public:
+  /// What a checkpoint keeps of the learned rows: the rows, and Adam's two
+  /// moments (torch.optim's exp_avg and exp_avg_sq) for an exact resume.
+  enum class State { Rows, ExpAvg, ExpAvgSq };
+  /// One featureless node type's part of a State: [count, dim], its nodes
+  /// by their id within the type.
+  struct Table {
+    std::string nodeType;
+    int64_t count = 0, dim = 0;
+    std::vector<float> values;
+  };
+  /// A stored table by node type, checked by the caller to be [count, dim];
+  /// null when absent.
+  using TableLookup = std::function<const float *(const std::string &nodeType)>;
+
   /// The learned rows of `ds`'s features (updated in place, so `ds` must
   /// outlive this): the rows whose whole-graph id (`nodeIds[row]`, or the
   /// row itself when null) is a node of a featureless type.
@@ -52,13 +69,34 @@ public:
   void update(const OptimizerConfig &config);
 
   int64_t learnedRows() const { return int64_t(learned.size()); }
+  int64_t rowWidth() const { return dim; }
   int64_t steps() const { return stepCount; }
+  void setSteps(int64_t steps) { stepCount = steps; }
+
+  /// The featureless node types, whose tables gather() returns, in the
+  /// dataset's type order (each with its node count).
+  const std::vector<NodeType> &tableTypes() const { return featureless; }
+  /// `state` of every rank's learned rows, one table per featureless node
+  /// type, on rank 0 (empty on the others). Collective.
+  std::vector<Table> gather(State state, Communicator &comm) const;
+  /// Sets this process's rows of `state` from whole-graph tables. Every
+  /// table of tableTypes() must be found (the caller reports one that is
+  /// not, before anything is restored).
+  void restore(State state, const TableLookup &table);
 
 private:
+  std::vector<float> *rowsOf(State state);
+  const std::vector<float> *rowsOf(State state) const;
+
   std::vector<float> &features;
   int64_t dim;
-  /// Row indices (into features) of the learned rows, ascending.
+  std::vector<NodeType> featureless;
+  /// Row indices (into features) of the learned rows, ascending; each
+  /// one's featureless type (an index into `featureless`) and its id within
+  /// that type.
   std::vector<int64_t> learned;
+  std::vector<int32_t> learnedType;
+  std::vector<int64_t> idInType;
   std::vector<float> grad;
   /// Adam's moments, [learned.size(), dim].
   std::vector<float> expAvg, expAvgSq;
