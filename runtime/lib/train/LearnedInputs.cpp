@@ -64,16 +64,17 @@ LearnedInputs::LearnedInputs(Dataset &ds, const int64_t *nodeIds)
       featureless.push_back(ds.nodeTypes[t]);
     }
   const int64_t rows = ds.numNodes;
+  learnedIndexOfRow.assign(size_t(rows), -1);
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t v = nodeIds ? nodeIds[r] : r;
     const int32_t t = ds.nodeTypeOf(v);
     if (t < 0 || tableOf[size_t(t)] < 0)
       continue;
+    learnedIndexOfRow[size_t(r)] = int64_t(learned.size());
     learned.push_back(r);
     learnedType.push_back(tableOf[size_t(t)]);
     idInType.push_back(v - ds.nodeTypes[size_t(t)].offset);
   }
-  grad.assign(size_t(rows * dim), 0.0f);
   expAvg.assign(learned.size() * size_t(dim), 0.0f);
   expAvgSq.assign(learned.size() * size_t(dim), 0.0f);
 }
@@ -141,12 +142,14 @@ void LearnedInputs::restore(State state, const TableLookup &table) {
   }
 }
 
-float *LearnedInputs::beginStep() {
-  std::fill(grad.begin(), grad.end(), 0.0f);
+float *LearnedInputs::beginStep(int64_t rows) {
+  gradRows = rows < 0 ? int64_t(learnedIndexOfRow.size()) : rows;
+  grad.assign(size_t(gradRows * dim), 0.0f);
   return grad.data();
 }
 
-void LearnedInputs::update(const OptimizerConfig &config) {
+void LearnedInputs::update(const OptimizerConfig &config,
+                           const int64_t *rowIds) {
   ++stepCount;
   const double c1 = 1 - std::pow(config.beta1, double(stepCount));
   const double c2 = 1 - std::pow(config.beta2, double(stepCount));
@@ -156,11 +159,16 @@ void LearnedInputs::update(const OptimizerConfig &config) {
   const bool decoupled = config.kind == OptimizerKind::AdamW;
   const float l2 = decoupled ? 0.0f : float(config.weightDecay);
   const double shrink = decoupled ? 1 - config.lr * config.weightDecay : 1.0;
-  const int64_t n = int64_t(learned.size());
-#pragma omp parallel for if (n * dim > 65536)
-  for (int64_t i = 0; i < n; ++i) {
-    float *row = features.data() + learned[size_t(i)] * dim;
-    const float *g = grad.data() + learned[size_t(i)] * dim;
+  // Gradient row j updates feature row rowIds[j] (or j): the rows are
+  // distinct, so the iterations write disjoint rows.
+#pragma omp parallel for if (gradRows * dim > 65536)
+  for (int64_t j = 0; j < gradRows; ++j) {
+    const int64_t r = rowIds ? rowIds[j] : j;
+    const int64_t i = learnedIndexOfRow[size_t(r)];
+    if (i < 0)
+      continue;
+    float *row = features.data() + r * dim;
+    const float *g = grad.data() + j * dim;
     float *m = expAvg.data() + i * dim, *v = expAvgSq.data() + i * dim;
     for (int64_t j = 0; j < dim; ++j) {
       const float gj = g[j] + l2 * row[j];

@@ -10,6 +10,9 @@
 // (ExecContext::inputGrad), and this class applies a sparse Adam update
 // (PyTorch's SparseAdam, DistDGL's SparseAdam) to the learned rows a step
 // read, and to no other: a step costs the rows it touched, not the table.
+// A full-graph step reads every row; a sampled batch reads the rows of its
+// input nodes, gathered into the batch, whose gradient rows update the
+// table's rows of those nodes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,13 +63,16 @@ public:
   /// row itself when null) is a node of a featureless type.
   LearnedInputs(Dataset &ds, const int64_t *nodeIds);
 
-  /// The gradient buffer for one step ([rows, dim], zeroed), to pass as
-  /// ExecContext::inputGrad.
-  float *beginStep();
-  /// One sparse Adam step on the learned rows (the step's gradient in the
-  /// buffer), with `config`'s lr, betas, eps and weight decay (L2 for Adam,
-  /// decoupled for AdamW, on the updated rows only).
-  void update(const OptimizerConfig &config);
+  /// The gradient buffer for one step, to pass as ExecContext::inputGrad:
+  /// [rows, dim], zeroed; `rows` < 0: a row per feature row (full graph).
+  float *beginStep(int64_t rows = -1);
+  /// One sparse Adam step (the step's gradient in the buffer) on the learned
+  /// rows the step read: with `rowIds`, gradient row i is feature row
+  /// rowIds[i] (a batch's input nodes, distinct); without, every feature
+  /// row. `config` gives lr, betas, eps and weight decay (L2 for Adam,
+  /// decoupled for AdamW, on the updated rows only). The bias correction
+  /// counts steps of the whole table, as SparseAdam does.
+  void update(const OptimizerConfig &config, const int64_t *rowIds = nullptr);
 
   int64_t learnedRows() const { return int64_t(learned.size()); }
   int64_t rowWidth() const { return dim; }
@@ -95,9 +101,12 @@ private:
   /// one's featureless type (an index into `featureless`) and its id within
   /// that type.
   std::vector<int64_t> learned;
+  /// Per feature row, its index in `learned`, or -1 for a featured row.
+  std::vector<int64_t> learnedIndexOfRow;
   std::vector<int32_t> learnedType;
   std::vector<int64_t> idInType;
   std::vector<float> grad;
+  int64_t gradRows = 0;
   /// Adam's moments, [learned.size(), dim].
   std::vector<float> expAvg, expAvgSq;
   int64_t stepCount = 0;
