@@ -242,4 +242,22 @@ GraphView GraphStorage::view() const {
   return v;
 }
 
+GraphStorage relationSubgraph(const GraphView &g, int32_t relation) {
+  if (!g.edgeType || relation < 0 || relation >= g.numRelations)
+    throwGraphError("relation " + std::to_string(relation) + " of a graph " +
+                    (g.edgeType ? "with " + std::to_string(g.numRelations) +
+                                      " relations"
+                                : std::string("without relations")));
+  std::vector<int64_t> offsets(size_t(g.numDst) + 1, 0);
+  std::vector<int32_t> sources;
+  for (int64_t v = 0; v < g.numDst; ++v) {
+    for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k)
+      if (g.edgeType[k] == relation)
+        sources.push_back(g.edgeSrc[k]);
+    offsets[size_t(v) + 1] = int64_t(sources.size());
+  }
+  // A destination's sources stay ascending: the subgraph is a valid CSR.
+  return GraphStorage::fromCsr(g.numSrc, g.numDst, offsets, sources);
+}
+
 } // namespace gnnrt

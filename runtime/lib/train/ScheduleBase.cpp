@@ -128,8 +128,26 @@ TrainingData loadRankPartition(const CompiledProgram &program,
                           /*normalizeFeatures=*/false, program.needsEdgeIds);
 }
 
+/// Every relation the model selects by name must be in the data; its
+/// subgraph is built from the rank's edges, whose halo and degrees are not
+/// the relation's: one process only, so far.
+static void checkRelationUses(const CompiledProgram &program,
+                              const Dataset &data, const Communicator &comm) {
+  for (const RelationUse &use : program.relationUses) {
+    if (comm.size() > 1)
+      throw DataError(use.location + ": relation(g, \"" + use.name +
+                      "\") trains in one process so far, not under mpirun");
+    try {
+      findRelation(data.relations, data.nodeTypes, use.name);
+    } catch (const DataError &e) {
+      throw DataError(use.location + ": " + e.what());
+    }
+  }
+}
+
 void ScheduleBase::prepare() {
   trainingData = loadData();
+  checkRelationUses(program, trainingData.data, comm);
   if (!program.outputColumns)
     return;
   const int64_t classes = trainingData.data.numClasses;

@@ -144,6 +144,9 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   // Each entry point: prepared, then printed.
   std::string outputWidth;
   bool usesEdgeIds = false;
+  // Relations selected by name, each with its source location, checked
+  // against the data before training.
+  std::vector<std::pair<std::string, std::string>> relationUses;
   for (auto [entry, training] :
        {std::make_pair(forward, false), std::make_pair(step, true)}) {
     FailureOr<target::PreparedFunction> fn = target::PreparedFunction::prepare(
@@ -152,6 +155,12 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
         failed(FunctionEmitter(*fn, params, os)
                    .emit(cppModel + (training ? "_train_step" : "_forward"))))
       return failure();
+    for (RelationOp rel : fn->relationGraphs()) {
+      std::pair<std::string, std::string> use = {
+          rel.getName().str(), target::describeLocation(rel.getLoc())};
+      if (!llvm::is_contained(relationUses, use))
+        relationUses.push_back(use);
+    }
     if (training)
       usesEdgeIds = fn->readsEdgeIds();
     else
@@ -173,6 +182,13 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   // Dropout on edges keys its masks by the whole graph's edge ids.
   if (usesEdgeIds)
     setProgram(os, rt::program::needsEdgeIds, "true");
+  if (!relationUses.empty()) {
+    std::string uses = "{";
+    for (const auto &[name, where] : relationUses)
+      uses += "{" + cppString(name) + ", " + cppString(where) + "}, ";
+    uses.resize(uses.size() - 2);
+    setProgram(os, rt::program::relationUses, uses + "}");
+  }
   setProgram(os, rt::program::outputColumns,
              "&" + cppModel + "_output_columns");
   if (numBlocks > 0)

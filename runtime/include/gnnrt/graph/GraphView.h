@@ -110,6 +110,12 @@ private:
   void indexRelations();
 };
 
+/// The edges of relation `relation` of typed graph `g`, over g's own nodes
+/// (numSrc and numDst as g's), in g's edge order: relation(g, "name").
+/// Throws DataError when g has no edge types or the relation is out of
+/// range.
+GraphStorage relationSubgraph(const GraphView &g, int32_t relation);
+
 } // namespace gnnrt
 
 #endif // GNNRT_GRAPH_GRAPHVIEW_H
