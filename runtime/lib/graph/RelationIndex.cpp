@@ -17,29 +17,37 @@ namespace {
 
 /// Below this many edges the index is built on one thread.
 constexpr int64_t kParallelEdges = 1 << 16;
-/// Destinations per dynamically scheduled chunk (degrees vary widely).
-constexpr int kDestinationChunk = 256;
+/// Nodes per dynamically scheduled chunk (degrees vary widely).
+constexpr int kNodeChunk = 256;
 
 } // namespace
 
 bool RelationIndex::describes(const GraphView &g) const {
-  return inOffsets == g.inOffsets && edgeType == g.edgeType &&
-         numDst == g.numDst && numEdges == g.numEdges;
+  return inOffsets == g.inOffsets && outOffsets == g.outOffsets &&
+         edgeType == g.edgeType && numSrc == g.numSrc && numDst == g.numDst &&
+         numEdges == g.numEdges;
 }
 
-RelationIndex buildRelationIndex(const GraphView &g) {
-  RelationIndex pairs;
-  const int64_t numDst = g.numDst, R = g.numRelations;
-  // Pass 1: how many pairs each destination has.
-  std::vector<int64_t> pairCount(size_t(numDst) + 1, 0);
-#pragma omp parallel if (g.numEdges > kParallelEdges)
+namespace {
+
+/// Groups each node's edges by relation: node v's edges are the ids
+/// edgeAt(i) for i in [offsets[v], offsets[v + 1]) (its CSR range, which
+/// its pairs' edges keep), stably sorted by relation.
+template <typename EdgeAt>
+RelationPairs groupByRelation(int64_t numNodes, const int64_t *offsets,
+                              const EdgeAt &edgeAt, const int32_t *edgeType,
+                              int32_t R, int64_t numEdges) {
+  RelationPairs pairs;
+  // Pass 1: how many pairs each node has.
+  std::vector<int64_t> pairCount(size_t(numNodes) + 1, 0);
+#pragma omp parallel if (numEdges > kParallelEdges)
   {
-    std::vector<int64_t> seen(size_t(std::max<int64_t>(R, 1)), -1);
-#pragma omp for schedule(dynamic, kDestinationChunk)
-    for (int64_t v = 0; v < numDst; ++v) {
+    std::vector<int64_t> seen(size_t(std::max<int32_t>(R, 1)), -1);
+#pragma omp for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < numNodes; ++v) {
       int64_t n = 0;
-      for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k) {
-        int32_t r = g.edgeType[k];
+      for (int64_t i = offsets[v]; i < offsets[v + 1]; ++i) {
+        const int32_t r = edgeType[edgeAt(i)];
         if (seen[r] != v) {
           seen[r] = v;
           ++n;
@@ -48,27 +56,27 @@ RelationIndex buildRelationIndex(const GraphView &g) {
       pairCount[v + 1] = n;
     }
   }
-  pairs.dstPairs.assign(size_t(numDst) + 1, 0);
-  for (int64_t v = 0; v < numDst; ++v)
-    pairs.dstPairs[v + 1] = pairs.dstPairs[v] + pairCount[v + 1];
-  const int64_t P = pairs.dstPairs[numDst];
+  pairs.nodePairs.assign(size_t(numNodes) + 1, 0);
+  for (int64_t v = 0; v < numNodes; ++v)
+    pairs.nodePairs[v + 1] = pairs.nodePairs[v] + pairCount[v + 1];
+  const int64_t P = pairs.nodePairs[numNodes];
   pairs.relation.resize(size_t(P));
+  pairs.pairNode.resize(size_t(P));
   pairs.edgeBegin.resize(size_t(P) + 1);
-  pairs.edges.resize(size_t(g.numEdges));
-  pairs.edgeBegin[P] = g.numEdges;
-  // Pass 2: each destination's edges, stably sorted by relation (a pair's
-  // edges keep edge order). A destination's edges stay in its own CSR
-  // range, so its pairs' edge offsets start at inOffsets[v].
-#pragma omp parallel if (g.numEdges > kParallelEdges)
+  pairs.edges.resize(size_t(numEdges));
+  pairs.edgeBegin[P] = numEdges;
+  // Pass 2: each node's edges, stably sorted by relation (a pair's edges
+  // keep their CSR order).
+#pragma omp parallel if (numEdges > kParallelEdges)
   {
-    std::vector<int64_t> slot(size_t(std::max<int64_t>(R, 1)), -1);
+    std::vector<int64_t> slot(size_t(std::max<int32_t>(R, 1)), -1);
     std::vector<int32_t> rels;
-#pragma omp for schedule(dynamic, kDestinationChunk)
-    for (int64_t v = 0; v < numDst; ++v) {
-      const int64_t begin = g.inOffsets[v], end = g.inOffsets[v + 1];
+#pragma omp for schedule(dynamic, kNodeChunk)
+    for (int64_t v = 0; v < numNodes; ++v) {
+      const int64_t begin = offsets[v], end = offsets[v + 1];
       rels.clear();
-      for (int64_t k = begin; k < end; ++k) {
-        int32_t r = g.edgeType[k];
+      for (int64_t i = begin; i < end; ++i) {
+        const int32_t r = edgeType[edgeAt(i)];
         if (slot[r] < 0) {
           slot[r] = 0;
           rels.push_back(r);
@@ -76,42 +84,60 @@ RelationIndex buildRelationIndex(const GraphView &g) {
         ++slot[r];
       }
       std::sort(rels.begin(), rels.end());
-      int64_t p = pairs.dstPairs[v], offset = begin;
+      int64_t p = pairs.nodePairs[v], offset = begin;
       for (int32_t r : rels) {
         pairs.relation[p] = r;
+        pairs.pairNode[p] = v;
         pairs.edgeBegin[p] = offset;
-        int64_t n = slot[r];
+        const int64_t n = slot[r];
         slot[r] = offset; // now the next write position of relation r
         offset += n;
         ++p;
       }
-      for (int64_t k = begin; k < end; ++k)
-        pairs.edges[slot[g.edgeType[k]]++] = k;
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t k = edgeAt(i);
+        pairs.edges[slot[edgeType[k]]++] = k;
+      }
       for (int32_t r : rels)
         slot[r] = -1;
     }
   }
-  // Pairs by relation (a counting sort; destinations stay ascending).
+  // Pairs by relation (a counting sort; nodes stay ascending).
   pairs.relationBegin.assign(size_t(R) + 1, 0);
   for (int64_t p = 0; p < P; ++p)
     ++pairs.relationBegin[pairs.relation[p] + 1];
-  for (int64_t r = 0; r < R; ++r)
+  for (int32_t r = 0; r < R; ++r)
     pairs.relationBegin[r + 1] += pairs.relationBegin[r];
   pairs.relationPairs.resize(size_t(P));
   std::vector<int64_t> next(pairs.relationBegin.begin(),
                             pairs.relationBegin.end() - 1);
   for (int64_t p = 0; p < P; ++p)
     pairs.relationPairs[next[pairs.relation[p]]++] = p;
-  pairs.pairSizeOfEdge.resize(size_t(g.numEdges));
-  for (int64_t p = 0; p < P; ++p)
-    for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i)
-      pairs.pairSizeOfEdge[pairs.edges[i]] = int32_t(pairs.count(p));
-  pairs.inOffsets = g.inOffsets;
-  pairs.edgeType = g.edgeType;
-  pairs.numDst = g.numDst;
-  pairs.numEdges = g.numEdges;
   return pairs;
 }
 
+} // namespace
+
+RelationIndex buildRelationIndex(const GraphView &g) {
+  RelationIndex index;
+  index.byDst = groupByRelation(
+      g.numDst, g.inOffsets, [](int64_t i) { return i; }, g.edgeType,
+      g.numRelations, g.numEdges);
+  index.bySrc = groupByRelation(
+      g.numSrc, g.outOffsets, [&](int64_t i) { return g.outEdges[i]; },
+      g.edgeType, g.numRelations, g.numEdges);
+  const RelationPairs &dst = index.byDst;
+  index.pairSizeOfEdge.resize(size_t(g.numEdges));
+  for (int64_t p = 0; p < dst.size(); ++p)
+    for (int64_t i = dst.edgeBegin[p]; i < dst.edgeBegin[p + 1]; ++i)
+      index.pairSizeOfEdge[dst.edges[i]] = int32_t(dst.count(p));
+  index.inOffsets = g.inOffsets;
+  index.outOffsets = g.outOffsets;
+  index.edgeType = g.edgeType;
+  index.numSrc = g.numSrc;
+  index.numDst = g.numDst;
+  index.numEdges = g.numEdges;
+  return index;
+}
 
 } // namespace gnnrt

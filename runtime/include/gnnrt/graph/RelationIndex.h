@@ -21,27 +21,41 @@ namespace gnnrt {
 
 struct GraphView;
 
-struct RelationIndex {
-  /// numDst + 1 offsets into the pair arrays: destination-major, and by
-  /// increasing relation within a destination.
-  std::vector<int64_t> dstPairs;
-  /// Per pair: its relation and its edges, edges[edgeBegin[p] ..
-  /// edgeBegin[p + 1]) (edge ids, ascending).
+/// One side's grouping of a typed graph's edges: the (node, relation)
+/// pairs that have edges, node-major and by increasing relation within a
+/// node, with each pair's edges contiguous.
+struct RelationPairs {
+  /// numNodes + 1 offsets into the pair arrays.
+  std::vector<int64_t> nodePairs;
+  /// Per pair: its relation, its node and its edges, edges[edgeBegin[p] ..
+  /// edgeBegin[p + 1]) (edge ids, in the side's CSR order).
   std::vector<int32_t> relation;
+  std::vector<int64_t> pairNode;
   std::vector<int64_t> edgeBegin;
   std::vector<int64_t> edges;
   /// Pair ids grouped by relation (relationPairs[relationBegin[r] ..
-  /// relationBegin[r + 1]), ascending destinations).
+  /// relationBegin[r + 1]), ascending nodes): within a relation every pair
+  /// has its own node.
   std::vector<int64_t> relationBegin, relationPairs;
-  /// Per edge, the message count of its pair (a mean's divisor).
-  std::vector<int32_t> pairSizeOfEdge;
-  /// What it was built from, so that a view it does not describe is noticed.
-  const int64_t *inOffsets = nullptr;
-  const int32_t *edgeType = nullptr;
-  int64_t numDst = 0, numEdges = 0;
 
   int64_t size() const { return int64_t(relation.size()); }
   int64_t count(int64_t p) const { return edgeBegin[p + 1] - edgeBegin[p]; }
+};
+
+struct RelationIndex {
+  /// (destination, relation) pairs, over the in-edges (edge ids ascending).
+  RelationPairs byDst;
+  /// (source, relation) pairs, over the out-edges (GraphView::outEdges
+  /// order).
+  RelationPairs bySrc;
+  /// Per edge, the message count of its (destination, relation) pair (a
+  /// mean's divisor).
+  std::vector<int32_t> pairSizeOfEdge;
+  /// What it was built from, so that a view it does not describe is noticed.
+  const int64_t *inOffsets = nullptr, *outOffsets = nullptr;
+  const int32_t *edgeType = nullptr;
+  int64_t numSrc = 0, numDst = 0, numEdges = 0;
+
   /// Whether this is the index of `g` (same arrays, same sizes).
   bool describes(const GraphView &g) const;
 };

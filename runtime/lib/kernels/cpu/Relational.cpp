@@ -4,19 +4,23 @@
 // (graph/RelationIndex.h): the (destination, relation) pairs that have
 // edges, each with its edges listed contiguously in edge order. The graph's
 // storage builds it once; it turns every kernel into loops over pairs:
-//   - forward, parallel over destinations: reduce a pair's source rows into
-//     a row of inWidth, multiply it by w[r] into the destination's output;
+//   - forward, relation by relation, in chunks of that relation's pairs:
+//     reduce each pair's source rows into a row of inWidth (in parallel),
+//     transform the chunk with one GEMM by w[r], add each result row into
+//     its pair's destination (distinct within a relation);
 //   - input adjoint, parallel over sources: group a source's out-edges by
 //     relation, sum the (scaled) output gradients of each group, multiply by
 //     w[r]^T once per group;
-//   - weight adjoint, parallel over relations: each relation's pairs add
-//     their reduced row's outer product with dy into w[r]'s gradient.
+//   - weight adjoint, the forward's chunks again: w[r]'s gradient adds
+//     each chunk's reduced rows^T times its destinations' gradients (GEMM).
 // Each output row belongs to one iteration that adds in a fixed order, so
 // results do not depend on the thread count (Common.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/kernels/Relational.h"
+
+#include "gnnrt/kernels/Gemm.h"
 
 #include "Common.h"
 #include "gnnrt/graph/RelationIndex.h"
@@ -76,41 +80,56 @@ private:
   const int32_t *sizes;
 };
 
-/// row[inWidth] = the reduction of pair p's source rows (in edge order).
-template <typename T>
-void reducePair(const GraphView &g, const RelationIndex &pairs, int64_t p,
-                Reduce reduce, const T *x, int64_t inWidth, T *row) {
-  fillRow(row, T(0), inWidth);
-  for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i) {
-    if (i + kPrefetchEdges < pairs.edgeBegin[p + 1])
-      prefetchRow(x + int64_t(g.edgeSrc[pairs.edges[i + kPrefetchEdges]]) *
-                          inWidth,
-                  inWidth);
-    addRow(row, x + int64_t(g.edgeSrc[pairs.edges[i]]) * inWidth, inWidth);
+/// row[width] = the sum of rows[node(k)] over pair p's edges k (in their
+/// order), each scaled by scale(k); node(k) is the edge's other end.
+template <typename T, typename Node, typename Scale>
+void sumPair(const RelationPairs &pairs, int64_t p, const Node &node,
+             const Scale &scale, const T *rows, int64_t width, T *row) {
+  fillRow(row, T(0), width);
+  const int64_t end = pairs.edgeBegin[p + 1];
+  for (int64_t i = pairs.edgeBegin[p]; i < end; ++i) {
+    if (i + kPrefetchEdges < end)
+      prefetchRow(rows + node(pairs.edges[i + kPrefetchEdges]) * width, width);
+    axpyRow(row, scale(pairs.edges[i]), rows + node(pairs.edges[i]) * width,
+            width);
   }
-  if (reduce == Reduce::Mean)
-    scaleRow(row, T(1) / T(pairs.count(p)), inWidth);
 }
 
-/// y[outWidth] += a[inWidth] @ w[inWidth, outWidth].
-template <typename T>
-void addVecMat(T *__restrict y, const T *__restrict a, const T *__restrict w,
-               int64_t inWidth, int64_t outWidth) {
-  for (int64_t i = 0; i < inWidth; ++i)
-    axpyRow(y, a[i], w + i * outWidth, outWidth);
+/// For each relation r in turn, in chunks of at most kPairChunk of its
+/// pairs on one side: gathered[count, width] holds each pair's sum of
+/// rows[node(k)] (scaled by scale(k)), then visit(r, first, count,
+/// gathered) transforms the chunk with one GEMM by r's matrix rather than a
+/// vector-matrix product per pair. Within a relation every pair has its own
+/// node, so visit may write node rows in parallel; relations come in
+/// increasing order, so a node's sum over relations has a fixed order.
+template <typename T, typename Node, typename Scale, typename Visit>
+void forEachRelationChunk(const RelationPairs &pairs, int32_t numRelations,
+                          const Node &node, const Scale &scale, const T *rows,
+                          int64_t width, std::vector<T> &gathered,
+                          const Visit &visit) {
+  constexpr int64_t kPairChunk = 2048;
+  for (int32_t r = 0; r < numRelations; ++r)
+    for (int64_t first = pairs.relationBegin[r];
+         first < pairs.relationBegin[r + 1]; first += kPairChunk) {
+      const int64_t count =
+          std::min(kPairChunk, pairs.relationBegin[r + 1] - first);
+      gathered.resize(size_t(count * width));
+#pragma omp parallel for schedule(dynamic, kNodeChunk) if (worthThreads(count * width * 8))
+      for (int64_t i = 0; i < count; ++i)
+        sumPair(pairs, pairs.relationPairs[first + i], node, scale, rows,
+                width, gathered.data() + i * width);
+      visit(r, first, count, gathered.data());
+    }
 }
 
-/// y[inWidth] += w[inWidth, outWidth] @ a[outWidth].
+/// out[node(p)] += rows[i] for the chunk's pairs p (distinct nodes).
 template <typename T>
-void addMatVec(T *__restrict y, const T *__restrict w, const T *__restrict a,
-               int64_t inWidth, int64_t outWidth) {
-  for (int64_t i = 0; i < inWidth; ++i) {
-    const T *wi = w + i * outWidth;
-    T s = 0;
-    for (int64_t j = 0; j < outWidth; ++j)
-      s += wi[j] * a[j];
-    y[i] += s;
-  }
+void addToPairNodes(const RelationPairs &pairs, int64_t first, int64_t count,
+                    const T *rows, int64_t width, T *out) {
+#pragma omp parallel for if (worthThreads(count * width * 8))
+  for (int64_t i = 0; i < count; ++i)
+    addRow(out + pairs.pairNode[pairs.relationPairs[first + i]] * width,
+           rows + i * width, width);
 }
 
 } // namespace
@@ -121,22 +140,20 @@ void aggregateRelations(const GraphView &g, Reduce reduce, const T *x,
                         T *out) {
   checkTyped(g, reduce, "aggregateRelations");
   RelationIndex local;
-  const RelationIndex &pairs = indexOf(g, local);
+  const RelationPairs &pairs = indexOf(g, local).byDst;
+  const MessageScale<T> scale(g, reduce);
   const int64_t matrix = inWidth * outWidth;
-#pragma omp parallel if (worthThreads(pairs.size() * matrix + g.numEdges * inWidth))
-  {
-    std::vector<T> row(static_cast<size_t>(inWidth));
-#pragma omp for schedule(dynamic, kNodeChunk)
-    for (int64_t v = 0; v < g.numDst; ++v) {
-      T *y = out + v * outWidth;
-      fillRow(y, T(0), outWidth);
-      for (int64_t p = pairs.dstPairs[v]; p < pairs.dstPairs[v + 1]; ++p) {
-        reducePair(g, pairs, p, reduce, x, inWidth, row.data());
-        addVecMat(y, row.data(), w + pairs.relation[p] * matrix, inWidth,
-                  outWidth);
-      }
-    }
-  }
+  fillRow(out, T(0), g.numDst * outWidth);
+  std::vector<T> reduced, transformed;
+  forEachRelationChunk(
+      pairs, g.numRelations, [&](int64_t k) { return int64_t(g.edgeSrc[k]); },
+      scale, x, inWidth, reduced,
+      [&](int32_t r, int64_t first, int64_t count, const T *rows) {
+        transformed.resize(size_t(count * outWidth));
+        gemm<T>(false, false, count, outWidth, inWidth, rows, w + r * matrix,
+                transformed.data());
+        addToPairNodes(pairs, first, count, transformed.data(), outWidth, out);
+      });
 }
 
 template <typename T>
@@ -144,39 +161,23 @@ void aggregateRelationsGradInput(const GraphView &g, Reduce reduce,
                                  const T *dy, const T *w, int64_t inWidth,
                                  int64_t outWidth, T *dx) {
   checkTyped(g, reduce, "aggregateRelationsGradInput");
-  // A mean scales each message by 1/c of its pair.
-  const MessageScale<T> edgeScale(g, reduce);
-  const int64_t R = g.numRelations, matrix = inWidth * outWidth;
-#pragma omp parallel if (worthThreads(g.numEdges * matrix))
-  {
-    // Per relation met at this source: the summed output gradients.
-    std::vector<T> sums(size_t(std::max<int64_t>(R, 1) * outWidth));
-    std::vector<int32_t> rels;
-    std::vector<char> met(size_t(std::max<int64_t>(R, 1)), 0);
-#pragma omp for schedule(dynamic, kNodeChunk)
-    for (int64_t u = 0; u < g.numSrc; ++u) {
-      rels.clear();
-      for (int64_t i = g.outOffsets[u]; i < g.outOffsets[u + 1]; ++i) {
-        const int64_t k = g.outEdges[i];
-        const int32_t r = g.edgeType[k];
-        T *s = sums.data() + r * outWidth;
-        if (!met[r]) {
-          met[r] = 1;
-          rels.push_back(r);
-          fillRow(s, T(0), outWidth);
-        }
-        axpyRow(s, edgeScale(k), dy + int64_t(g.edgeDst[k]) * outWidth, outWidth);
-      }
-      std::sort(rels.begin(), rels.end());
-      T *d = dx + u * inWidth;
-      fillRow(d, T(0), inWidth);
-      for (int32_t r : rels) {
-        addMatVec(d, w + r * matrix, sums.data() + r * outWidth, inWidth,
-                  outWidth);
-        met[r] = 0;
-      }
-    }
-  }
+  RelationIndex local;
+  const RelationPairs &pairs = indexOf(g, local).bySrc;
+  const MessageScale<T> scale(g, reduce);
+  const int64_t matrix = inWidth * outWidth;
+  fillRow(dx, T(0), g.numSrc * inWidth);
+  // Per (source, relation) pair: its edges' scaled output gradients summed,
+  // then times w[r]^T.
+  std::vector<T> sums, transformed;
+  forEachRelationChunk(
+      pairs, g.numRelations, [&](int64_t k) { return int64_t(g.edgeDst[k]); },
+      scale, dy, outWidth, sums,
+      [&](int32_t r, int64_t first, int64_t count, const T *rows) {
+        transformed.resize(size_t(count * inWidth));
+        gemm<T>(false, true, count, inWidth, outWidth, rows, w + r * matrix,
+                transformed.data());
+        addToPairNodes(pairs, first, count, transformed.data(), inWidth, dx);
+      });
 }
 
 template <typename T>
@@ -185,29 +186,25 @@ void aggregateRelationsGradWeight(const GraphView &g, Reduce reduce,
                                   int64_t outWidth, T *dw) {
   checkTyped(g, reduce, "aggregateRelationsGradWeight");
   RelationIndex local;
-  const RelationIndex &pairs = indexOf(g, local);
-  const int64_t R = g.numRelations, matrix = inWidth * outWidth;
-  std::vector<int64_t> dstOfPair(size_t(pairs.size()));
-  for (int64_t v = 0; v < g.numDst; ++v)
-    for (int64_t p = pairs.dstPairs[v]; p < pairs.dstPairs[v + 1]; ++p)
-      dstOfPair[p] = v;
-#pragma omp parallel if (worthThreads(pairs.size() * matrix))
-  {
-    std::vector<T> row(static_cast<size_t>(inWidth));
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t r = 0; r < R; ++r) {
-      T *d = dw + r * matrix;
-      fillRow(d, T(0), matrix);
-      for (int64_t i = pairs.relationBegin[r]; i < pairs.relationBegin[r + 1];
-           ++i) {
-        const int64_t p = pairs.relationPairs[i];
-        reducePair(g, pairs, p, reduce, x, inWidth, row.data());
-        const T *grad = dy + dstOfPair[p] * outWidth;
-        for (int64_t a = 0; a < inWidth; ++a)
-          axpyRow(d + a * outWidth, row[a], grad, outWidth);
-      }
-    }
-  }
+  const RelationPairs &pairs = indexOf(g, local).byDst;
+  const MessageScale<T> scale(g, reduce);
+  const int64_t matrix = inWidth * outWidth;
+  fillRow(dw, T(0), g.numRelations * matrix);
+  std::vector<T> reduced, grads;
+  // dw[r] = sum over r's pairs of reduced^T dy[destination], a chunk at a
+  // time (in chunk order, so the sum does not depend on the thread count).
+  forEachRelationChunk(
+      pairs, g.numRelations, [&](int64_t k) { return int64_t(g.edgeSrc[k]); },
+      scale, x, inWidth, reduced,
+      [&](int32_t r, int64_t first, int64_t count, const T *rows) {
+        grads.resize(size_t(count * outWidth));
+        for (int64_t i = 0; i < count; ++i)
+          std::copy_n(dy + pairs.pairNode[pairs.relationPairs[first + i]] *
+                               outWidth,
+                      outWidth, grads.data() + i * outWidth);
+        gemm<T>(true, false, inWidth, outWidth, count, rows, grads.data(),
+                dw + r * matrix, /*accumulate=*/true);
+      });
 }
 
 template <typename T>
@@ -217,7 +214,7 @@ void aggregateRelationRows(const GraphView &g, Reduce reduce, const T *table,
   checkTyped(g, reduce, "aggregateRelationRows");
   checkTableRows(nodeIds, g.numSrc, tableRows);
   RelationIndex local;
-  const RelationIndex &pairs = indexOf(g, local);
+  const RelationPairs &pairs = indexOf(g, local).byDst;
   const int64_t matrix = tableRows * width;
 #pragma omp parallel if (worthThreads(g.numEdges * width))
   {
@@ -226,7 +223,7 @@ void aggregateRelationRows(const GraphView &g, Reduce reduce, const T *table,
     for (int64_t v = 0; v < g.numDst; ++v) {
       T *y = out + v * width;
       fillRow(y, T(0), width);
-      for (int64_t p = pairs.dstPairs[v]; p < pairs.dstPairs[v + 1]; ++p) {
+      for (int64_t p = pairs.nodePairs[v]; p < pairs.nodePairs[v + 1]; ++p) {
         const T *rows = table + pairs.relation[p] * matrix;
         fillRow(row.data(), T(0), width);
         for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i) {
