@@ -78,6 +78,21 @@ const OptionSpec kOptions[] = {
        o.samplerThreads = int(integerValue(n, v, 0, "a non-negative integer"));
        o.samplerThreadsGiven = true;
      }},
+    {"--samplers", "N",
+     "sampled training under mpirun: the last N ranks own the graph (in N "
+     "parts) and serve sampled batches with their features; the other "
+     "ranks only train, on the batches worker mode's N ranks would "
+     "(default: the train block's samplers, else 0: every rank samples "
+     "and trains)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.samplers = int(integerValue(n, v, 0, "a non-negative integer"));
+     }},
+    {"--prefetch", "N",
+     "with --samplers: batch requests each trainer rank keeps in flight, "
+     "so that the next batches are sampled while one trains (default 2)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.prefetch = int(integerValue(n, v, 1, "a positive integer"));
+     }},
     {"--node-order", "ORDER",
      "full-graph training in one process: number the nodes for cache "
      "locality, auto (default: the order a cache model of the aggregation "
@@ -194,6 +209,7 @@ DriverOptions parseCommandLine(const std::vector<std::string> &args,
   o.lr = settings.lr;
   o.seed = settings.seed;
   o.commTimeout = settings.commTimeout;
+  o.samplers = int(settings.samplers);
   for (size_t i = 0; i < args.size(); ++i) {
     std::string name = args[i], value;
     if (name.rfind("--", 0) != 0)
@@ -274,6 +290,8 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
   text += "  evaluate   " + splits + " every " +
           std::to_string(s.evaluateEvery) + " epochs and after the last\n";
   text += "  seed       " + std::to_string(s.seed) + "\n";
+  if (s.samplers > 0)
+    text += "  samplers   " + std::to_string(s.samplers) + " ranks\n";
   text += "  comm_timeout " +
           (s.commTimeout > 0 ? formatNumber(s.commTimeout) + " s"
                              : std::string("none (wait forever)")) +

@@ -44,6 +44,12 @@ struct DriverOptions {
   /// refused there rather than ignored).
   int samplerThreads = 1;
   bool samplerThreadsGiven = false;
+  /// --samplers (default: the train block's `samplers`): sampler ranks
+  /// that serve the batches to the other ranks (0: none, every rank
+  /// samples and trains); --prefetch: batch requests each trainer keeps in
+  /// flight.
+  int samplers = 0;
+  int prefetch = 2;
   /// --node-order: how one process numbers the nodes of a full graph it
   /// trains on, "auto" (the cache model picks) or a NodeOrder's name
   /// (graph/Reorder.h).

@@ -32,6 +32,10 @@
 
 namespace gnnrt {
 
+/// Points `ctx` at a sampled batch: its blocks, features, labels and node
+/// ids (level 0's global ids name the rows of every level).
+void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch);
+
 class SampledTraining {
 public:
   /// Checks the sampling settings against the data (every rank needs
@@ -55,6 +59,24 @@ public:
   /// Steps (batches) per epoch, the same on every rank.
   int64_t batchesPerEpoch() const { return stepsPerEpoch; }
 
+  /// What every rank's batches of an epoch are: this rank's seeds in the
+  /// epoch's order, and per step this rank's seed count and all ranks'.
+  struct EpochPlan {
+    int64_t epoch = 0, batchSize = 1;
+    std::vector<int64_t> order, stepSeeds, globalSeeds;
+    /// This rank's seeds of step b (empty past its last batch).
+    std::vector<int64_t> seedsOf(int64_t b) const;
+  };
+  /// The plan of epoch `epoch` (1-based). Collective.
+  EpochPlan planEpoch(int64_t epoch) const;
+  /// Samples and gathers the batch of `seeds` with step b's draws (seeds
+  /// may be a part of the rank's step-b seeds: each seed's sampled
+  /// neighbourhood is the same either way). Collective.
+  void assembleStep(const EpochPlan &plan, int64_t b,
+                    const std::vector<int64_t> &seeds, SampledBatch &out);
+  /// The sampled traffic and time so far (sampler ranks' --stats).
+  const SamplingTraffic &traffic() const { return trainTraffic; }
+
   /// Per rank and epoch: sampled edges, bytes of each collective, remote
   /// rows fetched and the cache hit rate.
   void printStats(std::FILE *out, int64_t epochs) const;
@@ -68,8 +90,6 @@ private:
   /// local[first .. first + count). Collective.
   void infer(ExecContext<float> &ctx, const std::vector<int64_t> &local,
              const std::function<void(size_t, size_t, const float *)> &visit);
-  /// Points `ctx` at a batch.
-  void bind(ExecContext<float> &ctx, const SampledBatch &batch) const;
 
   const CompiledProgram &program;
   const DriverOptions &options;
