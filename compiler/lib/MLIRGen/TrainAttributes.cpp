@@ -212,5 +212,6 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
       uint64_t(SettingReader::integer(value("seed")).value_or(0)),
       checkpoint ? b.getStringAttr(SettingReader::string(checkpoint, ""))
                  : mlir::StringAttr(),
-      every("checkpoint", 0));
+      every("checkpoint", 0),
+      SettingReader::integer(value("samplers")).value_or(0));
 }

@@ -291,7 +291,8 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
           std::to_string(s.evaluateEvery) + " epochs and after the last\n";
   text += "  seed       " + std::to_string(s.seed) + "\n";
   if (s.samplers > 0)
-    text += "  samplers   " + std::to_string(s.samplers) + " ranks\n";
+    text += "  samplers   " + std::to_string(s.samplers) +
+            " (sampler ranks under mpirun)\n";
   text += "  comm_timeout " +
           (s.commTimeout > 0 ? formatNumber(s.commTimeout) + " s"
                              : std::string("none (wait forever)")) +

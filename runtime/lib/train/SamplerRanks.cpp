@@ -35,9 +35,10 @@ SamplerRanks SamplerRanks::of(const CompiledProgram &program,
                             "ranks need batches = neighbor(...))");
   if (P == 1)
     throw UsageError(flag + ": sampler ranks are separate processes: start "
-                            "the trainer with mpirun -np P, P > " +
-                     std::to_string(S) +
-                     " (S sampler ranks and at least as many trainer ranks)");
+                            "the trainer with mpirun -np P, P >= " +
+                     std::to_string(2 * S) + " (" + std::to_string(S) +
+                     " sampler rank" + (S == 1 ? "" : "s") +
+                     " and at least as many trainer ranks)");
   if (S >= P)
     throw UsageError(flag + " leaves no trainer rank among the " +
                      std::to_string(P) +

@@ -84,19 +84,20 @@ public:
   /// rank with one tag arrive in the order sent. send() returns once the
   /// buffer may be reused; startSend() at once (`data` must stay alive
   /// until the transfer completes). receive() waits for the next message
-  /// from `source` with `tag`, whatever its length.
-  virtual void send(const void *data, int64_t bytes, int dest, int tag) {
+  /// from `source` with `tag`, whatever its length. A communicator without
+  /// such messages (a test double) throws CommError.
+  void send(const void *data, int64_t bytes, int dest, int tag) {
     startSend(data, bytes, dest, tag)->wait();
   }
   virtual std::unique_ptr<PendingTransfer>
-  startSend(const void *data, int64_t bytes, int dest, int tag) = 0;
-  virtual std::vector<char> receive(int source, int tag) = 0;
+  startSend(const void *data, int64_t bytes, int dest, int tag);
+  virtual std::vector<char> receive(int source, int tag);
 
   /// The ranks with the same `color` as a communicator of their own,
   /// ordered by `key` (ties: by rank here). Collective over this
   /// communicator. Its waits are bounded by the same timeout, and a
   /// timed-out wait in it asks every rank of the launch which are there.
-  virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
+  virtual std::unique_ptr<Communicator> split(int color, int key);
 
   /// Bounds every wait of a collective or transfer: one that makes no
   /// progress for `seconds` checks which ranks still answer and throws
