@@ -15,6 +15,7 @@
 #   BATCHES [24]  batches of BATCH [1024] seeds per epoch (all ranks together)
 #   EPOCHS [3]    the median epoch leaves out the first
 #   THREADS [1]   OpenMP threads per rank
+#   PREPARE_ONLY  set: stop once the data and the partitions are there
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,11 +44,13 @@ LOAD_START="$(load_avg)"
 # split) and 1024-node valid and test splits: the runs time training.
 SPLIT="$BENCH_DIR/data/$TAG"
 if [[ ! -f "$SPLIT/.bench-complete" ]]; then
+  # numpy for the split: the DGL peer's environment (bench/sage_sampled.sh).
+  ensure_venv "$BENCH_DIR/venv-dgl" "numpy" "numpy<2"
   rm -rf "$SPLIT" && mkdir -p "$SPLIT"
   for f in "$DATA"/*.npy; do
     case "$(basename "$f")" in *_idx.npy) ;; *) ln -s "$f" "$SPLIT/" ;; esac
   done
-  "$PY" - "$DATA" "$SPLIT" "$SEEDS" <<'PYEOF'
+  "$BENCH_DIR/venv-dgl/bin/python" - "$DATA" "$SPLIT" "$SEEDS" <<'PYEOF'
 import sys, numpy as np
 src, dst, seeds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 train = np.random.default_rng(1).permutation(np.load(f"{src}/train_idx.npy"))
@@ -64,6 +67,8 @@ for p in "$WORKERS" "$SAMPLERS"; do
       --out "$RUN/parts-$p" >/dev/null
   fi
 done
+
+[[ -z "${PREPARE_ONLY:-}" ]] || exit 0
 
 cat >"$RUN/sage.gnn" <<GNN
 // Written by bench/sampler_ranks.sh.

@@ -6,7 +6,9 @@
 // polling loop with a deadline (MPI_Wait cannot be interrupted): a rank that
 // stops (SIGSTOP, a deadlock) makes the others throw CommError naming it
 // instead of waiting forever. The same reduction (MPI_SUM in the library's
-// own order) runs either way, so results do not change.
+// own order) runs either way, so results do not change. Communicators split
+// from MPI_COMM_WORLD (the trainers', a sampling thread's) share its
+// liveness check, so a wait in any of them can name any rank of the launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -25,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <utility>
 
@@ -154,7 +158,10 @@ struct Answer {
 /// communicator split from it: a rank answers checks while it waits in any
 /// of them, and a timed-out wait in any of them asks every rank of the
 /// launch, so a trainer waiting for a sampler rank names that rank even
-/// though they share no collective. Ranks are MPI_COMM_WORLD's.
+/// though they share no collective. Ranks are MPI_COMM_WORLD's. Threads
+/// that wait at the same time (a sampling thread beside the training
+/// thread) take turns through `mutex`: a check probed by one must be
+/// received by the same one.
 struct LivenessWatch {
   LivenessWatch() {
     MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
@@ -167,6 +174,7 @@ struct LivenessWatch {
   /// is in. A rank answers only while it waits: a stopped or deadlocked one
   /// (or one computing outside communication) stays silent.
   void answerChecks() {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
     for (;;) {
       int arrived = 0;
       MPI_Status status;
@@ -201,6 +209,7 @@ struct LivenessWatch {
   /// silent, or, when all answered, where each waits (a deadlock).
   std::string findSilentRanks(const char *what, double waited,
                               double timeoutSeconds) {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
     const double grace = std::clamp(timeoutSeconds / 10, 0.5, 5.0);
     std::vector<MPI_Request> pings(size_t(worldSize), MPI_REQUEST_NULL),
         replies(size_t(worldSize), MPI_REQUEST_NULL);
@@ -273,7 +282,10 @@ struct LivenessWatch {
   const char *waitingIn = "";
   /// Set once a wait timed out: the run is ending, and transfers destroyed
   /// on the way out no longer wait.
-  bool timedOut = false;
+  std::atomic<bool> timedOut{false};
+  /// Whether MPI runs with MPI_THREAD_MULTIPLE.
+  bool threadMultiple = false;
+  std::recursive_mutex mutex;
 };
 
 class MpiCommunicator : public Communicator {
@@ -282,16 +294,20 @@ public:
   MpiCommunicator() {
     int initialized = 0;
     MPI_Initialized(&initialized);
-    if (!initialized) {
-      int provided;
-      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-    }
+    // MPI_THREAD_MULTIPLE: a rank may sample on a thread of its own, with a
+    // communicator of its own, while the training thread all-reduces.
+    int provided = MPI_THREAD_SINGLE;
+    if (!initialized)
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    else
+      MPI_Query_thread(&provided);
     ownsMpi = true;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     comm = MPI_COMM_WORLD;
     MPI_Comm_rank(comm, &myRank);
     MPI_Comm_size(comm, &mySize);
     watch = std::make_shared<LivenessWatch>();
+    watch->threadMultiple = provided == MPI_THREAD_MULTIPLE;
     check(MPI_Comm_dup(MPI_COMM_WORLD, &watch->watchComm), "MPI_Comm_dup");
     MPI_Comm_set_errhandler(watch->watchComm, MPI_ERRORS_RETURN);
   }
@@ -320,6 +336,7 @@ public:
   int rank() const override { return myRank; }
   int size() const override { return mySize; }
   void setTimeout(double seconds) override { timeoutSeconds = seconds; }
+  bool allowsConcurrentUse() const override { return watch->threadMultiple; }
 
   void allReduceSum(float *data, int64_t n) override {
     reduce(data, n, MPI_FLOAT, sizeof(float));
@@ -493,8 +510,11 @@ private:
   template <typename Ready> void waitFor(const char *what, Ready ready) {
     if (ready())
       return;
-    ++watch->waitNumber;
-    watch->waitingIn = what;
+    {
+      std::lock_guard<std::recursive_mutex> lock(watch->mutex);
+      ++watch->waitNumber;
+      watch->waitingIn = what;
+    }
     const Clock::time_point start = Clock::now();
     std::chrono::microseconds sleep = kFirstSleep;
     for (;;) {

@@ -72,8 +72,9 @@ const OptionSpec kOptions[] = {
     {"--sampler-threads", "N",
      "sampled training: background threads that sample and gather the "
      "next batches while one trains (default 1; 0: sample in the "
-     "training thread; under mpirun sampling is collective and runs in "
-     "the training thread, so only 0 is accepted)",
+     "training thread). Under mpirun sampling is collective: it runs in "
+     "the training thread unless this option is 1, which samples on one "
+     "thread per rank with a communicator of its own",
      [](DriverOptions &o, auto &n, auto &v) {
        o.samplerThreads = int(integerValue(n, v, 0, "a non-negative integer"));
        o.samplerThreadsGiven = true;

@@ -40,8 +40,8 @@ struct DriverOptions {
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
   /// Sampled training's background sampler threads (0: none), and whether
   /// the command line chose them (under several ranks sampling is
-  /// collective and runs in the training thread: a chosen count > 0 is
-  /// refused there rather than ignored).
+  /// collective and runs in the training thread unless the command line
+  /// asks for 1 thread; more are refused there rather than ignored).
   int samplerThreads = 1;
   bool samplerThreadsGiven = false;
   /// --samplers (default: the train block's `samplers`): sampler ranks

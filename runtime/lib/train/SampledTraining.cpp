@@ -36,16 +36,30 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                 options.seed, comm) {
   const TrainSettings &s = program.settings;
   // Distributed sampling is a sequence of collectives every rank issues in
-  // the same order from its training thread; background threads would need
-  // a communicator of their own. Asking for them is an error, not a no-op.
-  if (assembler.distributed() && options.samplerThreadsGiven &&
-      options.samplerThreads > 0)
+  // the same order. `--sampler-threads 1` moves it to one background thread
+  // per rank with a communicator of its own (split from the training one,
+  // so its collectives never match the gradient all-reduce), which keeps
+  // the order; more threads would not.
+  const bool backgroundCollectives = assembler.distributed() &&
+                                     options.samplerThreadsGiven &&
+                                     options.samplerThreads > 0;
+  if (backgroundCollectives && options.samplerThreads > 1)
     throw UsageError(
         "--sampler-threads " + std::to_string(options.samplerThreads) +
         ": under mpirun (" + std::to_string(comm.size()) +
-        " ranks) sampling is collective and runs in the training thread; "
-        "background sampler threads work in one process only (leave the "
-        "option out, or pass --sampler-threads 0)");
+        " ranks) sampling is collective, so one thread per rank samples the "
+        "batches in order (pass --sampler-threads 1, or 0 to sample in the "
+        "training thread)");
+  if (backgroundCollectives) {
+    if (!comm.allowsConcurrentUse())
+      throw CommError("--sampler-threads 1 under mpirun needs an MPI library "
+                      "with MPI_THREAD_MULTIPLE, which this one does not "
+                      "provide (pass --sampler-threads 0)");
+    samplingComm = comm.split(0, comm.rank());
+    samplingAssembler = std::make_unique<MiniBatchAssembler>(
+        data, data.numGlobalNodes, program.settings.replace, options.seed,
+        *samplingComm);
+  }
   if (int64_t(s.fanouts.size()) != program.numBlocks)
     throw DataError("the program samples " + std::to_string(s.fanouts.size()) +
                     " layers but its model has " +
@@ -156,14 +170,19 @@ double SampledTraining::trainEpoch(
     lossSum += step(&ctx);
   };
 
-  if (!assembler.distributed() && options.samplerThreads > 0) {
+  if (samplingAssembler ||
+      (!assembler.distributed() && options.samplerThreads > 0)) {
+    // One process: any number of threads; a rank: one, on its own
+    // communicator, producing the batches in order.
+    MiniBatchAssembler &sampler =
+        samplingAssembler ? *samplingAssembler : assembler;
     std::vector<SamplingTraffic> workerTraffic(builders.size());
     BatchPipeline pipeline(
         stepsPerEpoch, options.samplerThreads, kPipelineDepth,
         [&](int64_t b, int worker, SampledBatch &slot) {
-          assembler.assemble(plan.seedsOf(b), s.fanouts, keyOf(b),
-                             *builders[size_t(worker)], slot,
-                             workerTraffic[size_t(worker)]);
+          sampler.assemble(plan.seedsOf(b), s.fanouts, keyOf(b),
+                           *builders[size_t(worker)], slot,
+                           workerTraffic[size_t(worker)]);
         });
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
       SampledBatch *sampled = pipeline.next();
@@ -175,8 +194,8 @@ double SampledTraining::trainEpoch(
     for (const SamplingTraffic &t : workerTraffic)
       trainTraffic.add(t);
   } else {
-    // Distributed sampling is collective: it runs in the training thread,
-    // in the same order on every rank.
+    // Without a sampling thread, distributed sampling runs in the training
+    // thread, in the same order on every rank.
     SampledBatch sampled;
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
       assembleStep(plan, b, plan.seedsOf(b), sampled);

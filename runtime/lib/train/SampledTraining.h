@@ -7,7 +7,9 @@
 // its sampled blocks. A single process samples the next batches on
 // background threads (BatchPipeline) while the current one trains; ranks of
 // a distributed run sample collectively, in lockstep, so every rank takes
-// the same number of steps (a rank out of seeds takes empty ones).
+// the same number of steps (a rank out of seeds takes empty ones), in the
+// training thread or (--sampler-threads 1) on one background thread each
+// with a communicator of its own.
 //
 // Evaluation after sampled training is exact full-graph inference computed
 // only where it is needed (SAR): the blocks of the evaluated nodes with all
@@ -96,6 +98,10 @@ private:
   const TrainingData &data;
   Communicator &comm;
   MiniBatchAssembler assembler;
+  /// `--sampler-threads 1` under mpirun: the sampling thread's communicator
+  /// (split from `comm`) and the assembler that samples over it.
+  std::unique_ptr<Communicator> samplingComm;
+  std::unique_ptr<MiniBatchAssembler> samplingAssembler;
   std::vector<int64_t> trainNodes; ///< global ids of this rank's
   int64_t stepsPerEpoch = 0;
   /// One per sampling thread (BatchPipeline's worker index); the training

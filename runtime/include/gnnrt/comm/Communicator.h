@@ -99,6 +99,11 @@ public:
   /// timed-out wait in it asks every rank of the launch which are there.
   virtual std::unique_ptr<Communicator> split(int color, int key);
 
+  /// Whether this communicator and those split from it may be used by
+  /// different threads at the same time (MPI_THREAD_MULTIPLE): a sampling
+  /// thread on a split communicator beside the training thread.
+  virtual bool allowsConcurrentUse() const { return false; }
+
   /// Bounds every wait of a collective or transfer: one that makes no
   /// progress for `seconds` checks which ranks still answer and throws
   /// CommError naming the silent ones. 0 waits forever. A communicator of
