@@ -7,7 +7,8 @@
 # Both train the same seeds per epoch (a split of SEEDS training nodes), so
 # throughput is compared as batches of BATCH seeds per second over all
 # ranks. Also prints the share of each trainer's training time spent
-# waiting for batches (--stats). Not a timed test; see bench/README.md.
+# waiting for batches (--stats), and worker mode with a sampling thread per
+# rank (--sampler-threads 1). Not a timed test; see bench/README.md.
 #
 # Environment (defaults in brackets):
 #   BENCH_DIR [/tmp/gnnc-bench]  NODES [1000000] EDGES [20000000] FEATURES [128]
@@ -104,6 +105,7 @@ print(f"{int(sys.argv[2]) / statistics.median(r['epoch_seconds'] for r in rows[1
 PYEOF
 }
 WORKER_RATE="$(run workers "$WORKERS" --data "$RUN/parts-$WORKERS")"
+ASYNC_RATE="$(run workers-async "$WORKERS" --data "$RUN/parts-$WORKERS" --sampler-threads 1)"
 SAMPLER_RATE="$(run samplers $(( SAMPLERS + TRAINERS )) --data "$RUN/parts-$SAMPLERS" \
   --samplers "$SAMPLERS" --prefetch "$PREFETCH")"
 
@@ -115,8 +117,10 @@ SAMPLER_RATE="$(run samplers $(( SAMPLERS + TRAINERS )) --data "$RUN/parts-$SAMP
   echo
   printf '%-40s %10s\n' "" "batches/s"
   printf '%-40s %10s\n' "$WORKERS workers" "$WORKER_RATE"
+  printf '%-40s %10s\n' "$WORKERS workers, a sampling thread each" "$ASYNC_RATE"
   printf '%-40s %10s\n' "$SAMPLERS samplers + $TRAINERS trainers (prefetch $PREFETCH)" "$SAMPLER_RATE"
   echo
   grep -h 'waited for batches\|sampler rank' "$RUN/samplers.out" | sed 's/^/samplers: /'
   grep -h 'sampling [0-9]* batches/epoch' "$RUN/workers.out" | sed 's/^/workers: /'
+  grep -h 'sampling [0-9]* batches/epoch' "$RUN/workers-async.out" | sed 's/^/workers-async: /'
 } | tee "$BENCH_DIR/sampler_ranks-$TAG.txt"

@@ -173,6 +173,7 @@ GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
       g.edgeType[k] = edgeType[inputEdgeAt[k]];
   }
   g.buildTranspose();
+  g.indexRelations();
   return g;
 }
 
@@ -190,6 +191,7 @@ void GraphStorage::assignCsr(int64_t numSrc, int64_t numDst,
   checkCsr(numSrc, numDst, inOffsets, edgeSrc);
   edgeType.clear();
   numRelations = 0;
+  relationIndex = RelationIndex();
   nSrc = numSrc;
   nDst = numDst;
   this->inOffsets.assign(inOffsets.begin(), inOffsets.end());
@@ -213,6 +215,12 @@ void GraphStorage::setEdgeTypes(std::vector<int32_t> types,
                       std::to_string(relations) + ")");
   edgeType = std::move(types);
   numRelations = relations;
+  indexRelations();
+}
+
+void GraphStorage::indexRelations() {
+  relationIndex = edgeType.empty() ? RelationIndex()
+                                   : buildRelationIndex(view());
 }
 
 GraphView GraphStorage::view() const {
@@ -228,6 +236,9 @@ GraphView GraphStorage::view() const {
   v.outDst = outDst.data();
   v.edgeType = edgeType.empty() ? nullptr : edgeType.data();
   v.numRelations = numRelations;
+  // describes() turns the index down for a moved-from or copied storage's
+  // arrays, which it was not built for.
+  v.relationIndex = edgeType.empty() ? nullptr : &relationIndex;
   return v;
 }
 

@@ -145,12 +145,14 @@ bool runGradCheck(const CompiledProgram &program,
   }
 
   // Learned input rows (`embed`): their gradient is checked as if the
-  // features were one more parameter, named "input".
-  const bool learnedInputs =
-      program.settings.embedDim > 0 && program.numBlocks == 0;
+  // input rows the step reads (the graph's, or a batch's gathered copy)
+  // were one more parameter, named "input".
+  const bool learnedInputs = program.settings.embedDim > 0;
+  std::vector<double> &inputs =
+      program.numBlocks > 0 ? batchFeatures : problem.features;
   std::vector<double> inputGrad;
   if (learnedInputs) {
-    inputGrad.assign(problem.features.size(), 0.0);
+    inputGrad.assign(inputs.size(), 0.0);
     ctx.inputGrad = inputGrad.data();
   }
   params.zeroGrads();
@@ -165,7 +167,7 @@ bool runGradCheck(const CompiledProgram &program,
     names.push_back(params.info[i].name);
   }
   if (learnedInputs) {
-    values.push_back(&problem.features);
+    values.push_back(&inputs);
     names.push_back("input");
     analytic.push_back(inputGrad);
   }

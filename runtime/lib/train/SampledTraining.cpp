@@ -30,10 +30,14 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 SampledTraining::SampledTraining(const CompiledProgram &program,
                                  const DriverOptions &options,
-                                 const TrainingData &data, Communicator &comm)
+                                 const TrainingData &data, Communicator &comm,
+                                 bool inputsLearned)
     : program(program), options(options), data(data), comm(comm),
       assembler(data, data.numGlobalNodes, program.settings.replace,
-                options.seed, comm) {
+                options.seed, comm),
+      // A batch gathered ahead would read input rows the current step is
+      // about to update: with learned inputs the training thread samples.
+      samplerThreads(inputsLearned ? 0 : options.samplerThreads) {
   const TrainSettings &s = program.settings;
   // Distributed sampling is a sequence of collectives every rank issues in
   // the same order. `--sampler-threads 1` moves it to one background thread
@@ -42,10 +46,10 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
   // the order; more threads would not.
   const bool backgroundCollectives = assembler.distributed() &&
                                      options.samplerThreadsGiven &&
-                                     options.samplerThreads > 0;
-  if (backgroundCollectives && options.samplerThreads > 1)
+                                     samplerThreads > 0;
+  if (backgroundCollectives && samplerThreads > 1)
     throw UsageError(
-        "--sampler-threads " + std::to_string(options.samplerThreads) +
+        "--sampler-threads " + std::to_string(samplerThreads) +
         ": under mpirun (" + std::to_string(comm.size()) +
         " ranks) sampling is collective, so one thread per rank samples the "
         "batches in order (pass --sampler-threads 1, or 0 to sample in the "
@@ -85,7 +89,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
     stepsPerEpoch = std::max(stepsPerEpoch, ceilDiv(c, s.batchSize));
   // One dedupe table per sampling thread; the training thread uses the
   // first when no pipeline runs.
-  const int threads = std::max(1, options.samplerThreads);
+  const int threads = std::max(1, samplerThreads);
   for (int t = 0; t < threads; ++t)
     builders.push_back(std::make_unique<BlockBuilder>(data.numGlobalNodes));
 }
@@ -171,14 +175,14 @@ double SampledTraining::trainEpoch(
   };
 
   if (samplingAssembler ||
-      (!assembler.distributed() && options.samplerThreads > 0)) {
+      (!assembler.distributed() && samplerThreads > 0)) {
     // One process: any number of threads; a rank: one, on its own
     // communicator, producing the batches in order.
     MiniBatchAssembler &sampler =
         samplingAssembler ? *samplingAssembler : assembler;
     std::vector<SamplingTraffic> workerTraffic(builders.size());
     BatchPipeline pipeline(
-        stepsPerEpoch, options.samplerThreads, kPipelineDepth,
+        stepsPerEpoch, samplerThreads, kPipelineDepth,
         [&](int64_t b, int worker, SampledBatch &slot) {
           sampler.assemble(plan.seedsOf(b), s.fanouts, keyOf(b),
                            *builders[size_t(worker)], slot,

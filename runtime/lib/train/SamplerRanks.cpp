@@ -51,6 +51,12 @@ SamplerRanks SamplerRanks::of(const CompiledProgram &program,
         "partition, so at least as many trainers as samplers are needed "
         "(mpirun -np " +
         std::to_string(2 * S) + " or more)");
+  if (program.settings.embedDim > 0)
+    throw UsageError(flag + ": learned input rows (embed = " +
+                     std::to_string(program.settings.embedDim) +
+                     ") are not supported with sampler ranks yet: the rows "
+                     "would live with the graph on the sampler ranks, the "
+                     "gradients on the trainers");
   if (!options.predictFile.empty())
     throw UsageError(flag + ": --predict is not supported with sampler ranks "
                             "yet (save the weights with --save and predict "
