@@ -14,9 +14,11 @@
 #   BENCH_DIR [/tmp/gnnc-bench]  NODES [1000000] EDGES [20000000] FEATURES [128]
 #   WORKERS [4]  SAMPLERS [2]  TRAINERS [2]  PREFETCH [2]
 #   BATCHES [24]  batches of BATCH [1024] seeds per epoch (all ranks together)
-#   EPOCHS [3]    the median epoch leaves out the first
+#   EPOCHS [3]    the median epoch leaves out the first (unless it is the only one)
 #   THREADS [1]   OpenMP threads per rank
+#   ASYNC [1]     also worker mode with a sampling thread per rank (0: not)
 #   PREPARE_ONLY  set: stop once the data and the partitions are there
+#   REUSE         set: keep the results of runs that finished before
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -94,26 +96,36 @@ GNN
 run() {
   local name="$1" ranks="$2"
   shift 2
-  log "$name: mpirun -np $ranks sage $*"
-  mpirun --oversubscribe -np "$ranks" "$RUN/sage" --threads "$THREADS" \
-    --epochs "$EPOCHS" --metrics "$RUN/$name.jsonl" --stats "$@" \
-    >"$RUN/$name.out" 2>"$RUN/$name.err" || { tail -5 "$RUN/$name.err" >&2; die "$name failed"; }
+  if [[ -n "${REUSE:-}" && -s "$RUN/$name.out" ]] && grep -q '^final:' "$RUN/$name.out"; then
+    log "$name: reusing $RUN/$name.out"
+  else
+    log "$name: mpirun -np $ranks sage $*"
+    # The trainers wait for the sampler ranks' load of their parts (minutes
+    # on a loaded machine) under the communication timeout.
+    mpirun --oversubscribe -np "$ranks" "$RUN/sage" --threads "$THREADS" \
+      --epochs "$EPOCHS" --metrics "$RUN/$name.jsonl" --stats --comm-timeout 900 "$@" \
+      >"$RUN/$name.out" 2>"$RUN/$name.err" || { tail -5 "$RUN/$name.err" >&2; die "$name failed"; }
+  fi
   "$PY" - "$RUN/$name.jsonl" "$BATCHES" <<'PYEOF'
 import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-print(f"{int(sys.argv[2]) / statistics.median(r['epoch_seconds'] for r in rows[1:]):.3f}")
+timed = rows[1:] or rows  # one epoch: that one
+print(f"{int(sys.argv[2]) / statistics.median(r['epoch_seconds'] for r in timed):.3f}")
 PYEOF
 }
 WORKER_RATE="$(run workers "$WORKERS" --data "$RUN/parts-$WORKERS")"
-ASYNC_RATE="$(run workers-async "$WORKERS" --data "$RUN/parts-$WORKERS" --sampler-threads 1)"
+ASYNC_RATE=-
+if [[ "${ASYNC:-1}" == 1 ]]; then
+  ASYNC_RATE="$(run workers-async "$WORKERS" --data "$RUN/parts-$WORKERS" --sampler-threads 1)"
+fi
 SAMPLER_RATE="$(run samplers $(( SAMPLERS + TRAINERS )) --data "$RUN/parts-$SAMPLERS" \
   --samplers "$SAMPLERS" --prefetch "$PREFETCH")"
 
 {
   echo "GraphSAGE-mean, 3 layers, hidden $HIDDEN, fanouts [$FANOUTS], batch $BATCH, $SEEDS seeds per epoch;"
-  echo "$NODES nodes, $EDGES generated edges (+ reverse), $FEATURES features; $(nproc) cores,"
+  echo "$NODES nodes, $EDGES generated edges (+ reverse), $FEATURES features; $(getconf _NPROCESSORS_ONLN) cores,"
   echo "$THREADS thread(s) per rank. Load average at start $LOAD_START, end $(load_avg)."
-  echo "batches/s: $BATCHES batches of $BATCH seeds over the median epoch of 2..$EPOCHS."
+  echo "batches/s: $BATCHES batches of $BATCH seeds over the median epoch of 2..$EPOCHS (of 1 if EPOCHS=1)."
   echo
   printf '%-40s %10s\n' "" "batches/s"
   printf '%-40s %10s\n' "$WORKERS workers" "$WORKER_RATE"
@@ -122,5 +134,6 @@ SAMPLER_RATE="$(run samplers $(( SAMPLERS + TRAINERS )) --data "$RUN/parts-$SAMP
   echo
   grep -h 'waited for batches\|sampler rank' "$RUN/samplers.out" | sed 's/^/samplers: /'
   grep -h 'sampling [0-9]* batches/epoch' "$RUN/workers.out" | sed 's/^/workers: /'
-  grep -h 'sampling [0-9]* batches/epoch' "$RUN/workers-async.out" | sed 's/^/workers-async: /'
+  grep -h 'sampling [0-9]* batches/epoch' "$RUN/workers-async.out" 2>/dev/null |
+    sed 's/^/workers-async: /' || true
 } | tee "$BENCH_DIR/sampler_ranks-$TAG.txt"
