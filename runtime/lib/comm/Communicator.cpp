@@ -34,8 +34,8 @@
 
 namespace gnnrt {
 
-std::unique_ptr<PendingTransfer>
-Communicator::startSend(const void *, int64_t, int, int) {
+std::unique_ptr<PendingTransfer> Communicator::startSend(const void *, int64_t,
+                                                         int, int) {
   throw CommError("this communicator sends no tagged messages");
 }
 
@@ -85,9 +85,10 @@ std::unique_ptr<PendingTransfer> SerialCommunicator::startAllToAllV(
   return std::make_unique<DoneTransfer>();
 }
 
-std::unique_ptr<PendingTransfer>
-SerialCommunicator::startSend(const void *data, int64_t bytes, int dest,
-                              int tag) {
+std::unique_ptr<PendingTransfer> SerialCommunicator::startSend(const void *data,
+                                                               int64_t bytes,
+                                                               int dest,
+                                                               int tag) {
   if (dest != 0)
     throw CommError("send to rank " + std::to_string(dest) +
                     " of a single process");
@@ -445,8 +446,8 @@ public:
                       std::to_string(bytes) + " bytes to rank " +
                       std::to_string(dest) + ")");
     auto transfer = std::make_unique<MpiTransfer>(*this, "send");
-    check(MPI_Isend(data, int(bytes), MPI_BYTE, dest, kFirstUserTag + tag,
-                    comm, &transfer->requests[0]),
+    check(MPI_Isend(data, int(bytes), MPI_BYTE, dest, kFirstUserTag + tag, comm,
+                    &transfer->requests[0]),
           "send");
     return transfer;
   }

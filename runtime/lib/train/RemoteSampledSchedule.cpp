@@ -57,9 +57,9 @@ double RemoteSampledSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   for (int64_t b = 0; b < steps; ++b) {
     const auto start = std::chrono::steady_clock::now();
     const std::vector<char> message = ranks.world.receive(sampler, kBatchTag);
-    waitSeconds += std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+    waitSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (b + ahead < steps)
       requestBatch(epoch, b + ahead);
     BatchHeader header;

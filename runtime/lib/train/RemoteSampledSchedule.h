@@ -1,4 +1,5 @@
-//===- RemoteSampledSchedule.h - training on batches from samplers -*- C++ -*-===//
+//===- RemoteSampledSchedule.h - training on batches from samplers -*- C++
+//-*-===//
 //
 // Internal to gnnrt. The Schedule of a trainer rank when sampler ranks serve
 // the batches (`--samplers S`, SamplerRanks.h): it loads no graph, only the

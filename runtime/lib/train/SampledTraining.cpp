@@ -174,20 +174,19 @@ double SampledTraining::trainEpoch(
     lossSum += step(&ctx);
   };
 
-  if (samplingAssembler ||
-      (!assembler.distributed() && samplerThreads > 0)) {
+  if (samplingAssembler || (!assembler.distributed() && samplerThreads > 0)) {
     // One process: any number of threads; a rank: one, on its own
     // communicator, producing the batches in order.
     MiniBatchAssembler &sampler =
         samplingAssembler ? *samplingAssembler : assembler;
     std::vector<SamplingTraffic> workerTraffic(builders.size());
-    BatchPipeline pipeline(
-        stepsPerEpoch, samplerThreads, kPipelineDepth,
-        [&](int64_t b, int worker, SampledBatch &slot) {
-          sampler.assemble(plan.seedsOf(b), s.fanouts, keyOf(b),
-                           *builders[size_t(worker)], slot,
-                           workerTraffic[size_t(worker)]);
-        });
+    BatchPipeline pipeline(stepsPerEpoch, samplerThreads, kPipelineDepth,
+                           [&](int64_t b, int worker, SampledBatch &slot) {
+                             sampler.assemble(plan.seedsOf(b), s.fanouts,
+                                              keyOf(b),
+                                              *builders[size_t(worker)], slot,
+                                              workerTraffic[size_t(worker)]);
+                           });
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
       SampledBatch *sampled = pipeline.next();
       if (!sampled)

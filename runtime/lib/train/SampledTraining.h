@@ -1,4 +1,5 @@
-//===- SampledTraining.h - the epoch schedule of sampled batches -*- C++ -*-===//
+//===- SampledTraining.h - the epoch schedule of sampled batches -*- C++
+//-*-===//
 //
 // Internal to gnnrt; the engine of the sampled Schedules (SampledSchedule.h).
 // For programs compiled with `batches = neighbor(...)`

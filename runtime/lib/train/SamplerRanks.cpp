@@ -34,8 +34,9 @@ SamplerRanks SamplerRanks::of(const CompiledProgram &program,
                             "this program trains on the full graph (sampler "
                             "ranks need batches = neighbor(...))");
   if (P == 1)
-    throw UsageError(flag + ": sampler ranks are separate processes: start "
-                            "the trainer with mpirun -np P, P >= " +
+    throw UsageError(flag +
+                     ": sampler ranks are separate processes: start "
+                     "the trainer with mpirun -np P, P >= " +
                      std::to_string(2 * S) + " (" + std::to_string(S) +
                      " sampler rank" + (S == 1 ? "" : "s") +
                      " and at least as many trainer ranks)");
@@ -76,8 +77,7 @@ std::vector<int64_t> sliceSeeds(const std::vector<int64_t> &seeds, int slice,
 namespace {
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -94,10 +94,9 @@ public:
   void run() {
     schedule.prepare();
     const TrainingData &data = schedule.data();
-    params = std::make_unique<ParameterStore<float>>(
-        program.params({data.data.numFeatures, data.data.numClasses,
-                        int64_t(data.data.relations.size()),
-                        data.numGlobalNodes}));
+    params = std::make_unique<ParameterStore<float>>(program.params(
+        {data.data.numFeatures, data.data.numClasses,
+         int64_t(data.data.relations.size()), data.numGlobalNodes}));
     schedule.bind(*params);
     SampledTraining &training = schedule.sampling();
     if (samplers.rank() == 0) {
@@ -189,9 +188,9 @@ private:
         trainer);
     requestWait += secondsSince(start);
     if (request.epoch != epoch || request.step != b)
-      throw CommError("rank " + std::to_string(trainer) +
-                      " asked for step " + std::to_string(request.step) +
-                      " of epoch " + std::to_string(request.epoch) +
+      throw CommError("rank " + std::to_string(trainer) + " asked for step " +
+                      std::to_string(request.step) + " of epoch " +
+                      std::to_string(request.epoch) +
                       " while this sampler serves step " + std::to_string(b) +
                       " of epoch " + std::to_string(epoch));
   }

@@ -25,8 +25,8 @@
 //                                 feature fetch as collectives
 //   RemoteSampledSchedule         a trainer rank: batches from sampler
 //                                 ranks (SamplerRanks.h)
-// The coming ways of training -- on a GPU, out of core -- are each one more implementation chosen in
-// makeSchedule, not branches in the trainer.
+// The coming ways of training -- on a GPU, out of core -- are each one more
+// implementation chosen in makeSchedule, not branches in the trainer.
 //
 // Every stage with "collective" in its comment is called by every rank, in
 // the same order: a rank that skipped one would hang the others.
@@ -118,8 +118,7 @@ public:
 /// the trainers' communicator): RemoteSampledSchedule.
 std::unique_ptr<Schedule>
 makeSchedule(const CompiledProgram &program, const DriverOptions &options,
-             Communicator &comm,
-             const SamplerRanks *samplerRanks = nullptr);
+             Communicator &comm, const SamplerRanks *samplerRanks = nullptr);
 
 } // namespace gnnrt
 

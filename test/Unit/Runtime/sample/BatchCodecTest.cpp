@@ -113,8 +113,7 @@ TEST(BatchCodec, DamagedMessagesAreErrors) {
                        std::to_string(padded) + " needed)");
   std::vector<char> longer = message;
   longer.resize(longer.size() + 8);
-  EXPECT_EQ(decode(longer),
-            "batch message: trailing bytes after the features");
+  EXPECT_EQ(decode(longer), "batch message: trailing bytes after the features");
   std::vector<char> other = message;
   other[0] ^= 1;
   EXPECT_EQ(decode(other),
