@@ -234,8 +234,9 @@ gnn::lang::builtinSymbols(SymbolCategory category) {
 
 const std::vector<std::string> &gnn::lang::trainSettingKeys() {
   static const std::vector<std::string> keys = {
-      "partition", "batches",    "loss", "optimizer",   "epochs",
-      "evaluate",  "checkpoint", "seed", "aggregation", "comm_timeout"};
+      "partition",   "batches",      "loss",       "optimizer",
+      "epochs",      "evaluate",     "checkpoint", "seed",
+      "aggregation", "comm_timeout", "samplers"};
   return keys;
 }
 

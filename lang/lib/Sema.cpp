@@ -731,6 +731,18 @@ void Sema::checkTrain(const TrainDecl &decl) {
     }
     checkTrainSetting(s, info);
   }
+  // Sampler ranks serve mini-batches: a full-graph program has none.
+  if (auto samplers = info.settings.find("samplers");
+      samplers != info.settings.end()) {
+    auto batches = info.settings.find("batches");
+    const auto *call = batches == info.settings.end()
+                           ? nullptr
+                           : dyn_cast<CallExpr>(batches->second->value.get());
+    if (!call)
+      diags.error(samplers->second->loc,
+                  "'samplers' needs sampled mini-batches (batches = "
+                  "neighbor(...)); this train block trains on the full graph");
+  }
   result.trains.push_back(std::move(info));
 }
 
@@ -856,6 +868,12 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
   } else if (key == "checkpoint") {
     if (!isa<StringExpr>(value))
       diags.error(value->loc, "checkpoint expects a file name string");
+  } else if (key == "samplers") {
+    auto *n = dyn_cast<IntExpr>(value);
+    if (!n || n->value < 0)
+      diags.error(value->loc, "'samplers' must be a non-negative integer: "
+                              "the ranks that sample under mpirun (0: every "
+                              "rank samples and trains)");
   } else if (key == "comm_timeout") {
     // Seconds, as --comm-timeout takes them; a negative number is NegExpr.
     if (!isa<IntExpr>(value) && !isa<FloatExpr>(value))

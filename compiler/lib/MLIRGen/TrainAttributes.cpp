@@ -207,10 +207,10 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
           .value_or(AggregationMode::automatic),
       commTimeout, SettingReader::string(value("loss"), "cross_entropy"),
       SettingReader::integer(value("epochs")).value_or(100),
-      evaluate ? read.names(evaluate) : mlir::ArrayAttr(),
-      every("evaluate", 1),
+      evaluate ? read.names(evaluate) : mlir::ArrayAttr(), every("evaluate", 1),
       uint64_t(SettingReader::integer(value("seed")).value_or(0)),
       checkpoint ? b.getStringAttr(SettingReader::string(checkpoint, ""))
                  : mlir::StringAttr(),
-      every("checkpoint", 0));
+      every("checkpoint", 0),
+      SettingReader::integer(value("samplers")).value_or(0));
 }

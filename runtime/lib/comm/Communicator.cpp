@@ -6,7 +6,9 @@
 // polling loop with a deadline (MPI_Wait cannot be interrupted): a rank that
 // stops (SIGSTOP, a deadlock) makes the others throw CommError naming it
 // instead of waiting forever. The same reduction (MPI_SUM in the library's
-// own order) runs either way, so results do not change.
+// own order) runs either way, so results do not change. Communicators split
+// from MPI_COMM_WORLD (the trainers', a sampling thread's) share its
+// liveness check, so a wait in any of them can name any rank of the launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,16 +20,32 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <utility>
 
 namespace gnnrt {
+
+std::unique_ptr<PendingTransfer> Communicator::startSend(const void *, int64_t,
+                                                         int, int) {
+  throw CommError("this communicator sends no tagged messages");
+}
+
+std::vector<char> Communicator::receive(int, int) {
+  throw CommError("this communicator receives no tagged messages");
+}
+
+std::unique_ptr<Communicator> Communicator::split(int, int) {
+  throw CommError("this communicator cannot be split");
+}
 
 void SerialCommunicator::allToAllV(const void *send,
                                    const std::vector<int64_t> &sendOffsets,
@@ -67,6 +85,30 @@ std::unique_ptr<PendingTransfer> SerialCommunicator::startAllToAllV(
   return std::make_unique<DoneTransfer>();
 }
 
+std::unique_ptr<PendingTransfer> SerialCommunicator::startSend(const void *data,
+                                                               int64_t bytes,
+                                                               int dest,
+                                                               int tag) {
+  if (dest != 0)
+    throw CommError("send to rank " + std::to_string(dest) +
+                    " of a single process");
+  const char *p = static_cast<const char *>(data);
+  mailbox.emplace_back(tag, std::vector<char>(p, p + bytes));
+  return std::make_unique<DoneTransfer>();
+}
+
+std::vector<char> SerialCommunicator::receive(int source, int tag) {
+  for (auto it = mailbox.begin(); source == 0 && it != mailbox.end(); ++it)
+    if (it->first == tag) {
+      std::vector<char> message = std::move(it->second);
+      mailbox.erase(it);
+      return message;
+    }
+  // Nobody else could send it: waiting would never end.
+  throw CommError("receive from rank " + std::to_string(source) + " (tag " +
+                  std::to_string(tag) + ") in a single process: no message");
+}
+
 bool launchedUnderMpi() {
   for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
                           "MPI_LOCALNRANKS"})
@@ -103,30 +145,189 @@ constexpr std::chrono::microseconds kFirstSleep{20}, kMaxSleep{1000};
 /// they never match the training's.
 constexpr int kPingTag = 1, kAnswerTag = 2;
 
+/// Tags of the collectives' own point-to-point messages (sendRecv and its
+/// non-blocking form); send()'s and receive()'s tags are shifted past them.
+constexpr int kSendRecvTag = 0, kStartSendRecvTag = 1, kFirstUserTag = 16;
+
 /// What a rank answers to a liveness check: the wait it is in.
 struct Answer {
   int64_t waitNumber = 0; ///< how many waits this rank has begun
   char operation[24] = {};
 };
 
+/// The liveness check, one per process, shared by MPI_COMM_WORLD and every
+/// communicator split from it: a rank answers checks while it waits in any
+/// of them, and a timed-out wait in any of them asks every rank of the
+/// launch, so a trainer waiting for a sampler rank names that rank even
+/// though they share no collective. Ranks are MPI_COMM_WORLD's. Threads
+/// that wait at the same time (a sampling thread beside the training
+/// thread) take turns through `mutex`: a check probed by one must be
+/// received by the same one.
+struct LivenessWatch {
+  LivenessWatch() {
+    MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+    MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+    answers.resize(size_t(worldSize));
+    answerRequests.assign(size_t(worldSize), MPI_REQUEST_NULL);
+  }
+
+  /// Answers every liveness check that has arrived with the wait this rank
+  /// is in. A rank answers only while it waits: a stopped or deadlocked one
+  /// (or one computing outside communication) stays silent.
+  void answerChecks() {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
+    for (;;) {
+      int arrived = 0;
+      MPI_Status status;
+      if (MPI_Iprobe(MPI_ANY_SOURCE, kPingTag, watchComm, &arrived, &status) !=
+              MPI_SUCCESS ||
+          !arrived)
+        return;
+      const int from = status.MPI_SOURCE;
+      int64_t token = 0;
+      MPI_Recv(&token, 1, MPI_INT64_T, from, kPingTag, watchComm,
+               MPI_STATUS_IGNORE);
+      // One answer buffer per peer: the previous answer to it must have
+      // gone before the buffer is reused.
+      MPI_Request &pending = answerRequests[size_t(from)];
+      if (pending != MPI_REQUEST_NULL) {
+        int sent = 0;
+        MPI_Test(&pending, &sent, MPI_STATUS_IGNORE);
+        if (!sent)
+          continue;
+      }
+      Answer &answer = answers[size_t(from)];
+      answer.waitNumber = waitNumber;
+      std::snprintf(answer.operation, sizeof answer.operation, "%s", waitingIn);
+      MPI_Isend(&answer, int(sizeof answer), MPI_BYTE, from, kAnswerTag,
+                watchComm, &pending);
+    }
+  }
+
+  /// After a timed-out wait: asks every other rank whether it is there, for
+  /// a short grace period (answering the others' checks meanwhile, since
+  /// they time out too), and returns the error message: which ranks were
+  /// silent, or, when all answered, where each waits (a deadlock).
+  std::string findSilentRanks(const char *what, double waited,
+                              double timeoutSeconds) {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
+    const double grace = std::clamp(timeoutSeconds / 10, 0.5, 5.0);
+    std::vector<MPI_Request> pings(size_t(worldSize), MPI_REQUEST_NULL),
+        replies(size_t(worldSize), MPI_REQUEST_NULL);
+    std::vector<Answer> received(static_cast<size_t>(worldSize));
+    std::vector<char> answered(size_t(worldSize), 0);
+    static const int64_t token = 0;
+    for (int q = 0; q < worldSize; ++q) {
+      if (q == worldRank)
+        continue;
+      MPI_Irecv(&received[size_t(q)], int(sizeof(Answer)), MPI_BYTE, q,
+                kAnswerTag, watchComm, &replies[size_t(q)]);
+      MPI_Isend(&token, 1, MPI_INT64_T, q, kPingTag, watchComm,
+                &pings[size_t(q)]);
+    }
+    const Clock::time_point start = Clock::now();
+    int missing = worldSize - 1;
+    while (missing > 0 && secondsSince(start) < grace) {
+      answerChecks();
+      for (int q = 0; q < worldSize; ++q) {
+        if (q == worldRank || answered[size_t(q)])
+          continue;
+        int got = 0;
+        MPI_Test(&replies[size_t(q)], &got, MPI_STATUS_IGNORE);
+        if (got) {
+          answered[size_t(q)] = 1;
+          --missing;
+        }
+      }
+      std::this_thread::sleep_for(kMaxSleep);
+    }
+    // The unanswered requests stay posted: the run ends after this error.
+    std::string silent, waiting;
+    int numSilent = 0;
+    for (int q = 0; q < worldSize; ++q) {
+      if (q == worldRank)
+        continue;
+      if (!answered[size_t(q)]) {
+        silent += (numSilent++ ? ", " : "") + std::to_string(q);
+        continue;
+      }
+      const Answer &a = received[size_t(q)];
+      waiting +=
+          "; rank " + std::to_string(q) + " waits in " +
+          std::string(a.operation, strnlen(a.operation, sizeof a.operation)) +
+          " #" + std::to_string(a.waitNumber);
+    }
+    std::string message = std::string(what) + " made no progress for " +
+                          formatSeconds(std::floor(waited * 10) / 10) +
+                          " (--comm-timeout " + formatSeconds(timeoutSeconds) +
+                          "): ";
+    if (numSilent > 0)
+      message += (numSilent == 1 ? "rank " + silent + " went silent"
+                                 : "ranks " + silent + " went silent") +
+                 " (no answer within " + formatSeconds(grace) +
+                 ": stopped, hung or busy outside communication)";
+    else
+      message += "every rank answered, so the ranks wait for each other "
+                 "(a deadlock); this rank waits in " +
+                 std::string(what) + " #" + std::to_string(waitNumber);
+    return message + waiting;
+  }
+
+  int worldRank = 0, worldSize = 1;
+  /// The checks' channel (MPI_COMM_WORLD duplicated), this rank's answers
+  /// in flight (one per peer) and the wait it is in.
+  MPI_Comm watchComm = MPI_COMM_NULL;
+  std::vector<Answer> answers;
+  std::vector<MPI_Request> answerRequests;
+  int64_t waitNumber = 0;
+  const char *waitingIn = "";
+  /// Set once a wait timed out: the run is ending, and transfers destroyed
+  /// on the way out no longer wait.
+  std::atomic<bool> timedOut{false};
+  /// Whether MPI runs with MPI_THREAD_MULTIPLE.
+  bool threadMultiple = false;
+  std::recursive_mutex mutex;
+};
+
 class MpiCommunicator : public Communicator {
 public:
+  /// MPI_COMM_WORLD: initializes MPI, finalizes it on destruction.
   MpiCommunicator() {
     int initialized = 0;
     MPI_Initialized(&initialized);
-    if (!initialized) {
-      int provided;
-      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-    }
+    // MPI_THREAD_MULTIPLE: a rank may sample on a thread of its own, with a
+    // communicator of its own, while the training thread all-reduces.
+    int provided = MPI_THREAD_SINGLE;
+    if (!initialized)
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    else
+      MPI_Query_thread(&provided);
+    ownsMpi = true;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(MPI_COMM_WORLD, &myRank);
-    MPI_Comm_size(MPI_COMM_WORLD, &mySize);
-    check(MPI_Comm_dup(MPI_COMM_WORLD, &watchComm), "MPI_Comm_dup");
-    MPI_Comm_set_errhandler(watchComm, MPI_ERRORS_RETURN);
-    answers.resize(size_t(mySize));
-    answerRequests.assign(size_t(mySize), MPI_REQUEST_NULL);
+    comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(comm, &myRank);
+    MPI_Comm_size(comm, &mySize);
+    watch = std::make_shared<LivenessWatch>();
+    watch->threadMultiple = provided == MPI_THREAD_MULTIPLE;
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &watch->watchComm), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(watch->watchComm, MPI_ERRORS_RETURN);
+  }
+  /// A communicator split from another: the same watch and timeout.
+  MpiCommunicator(MPI_Comm comm, std::shared_ptr<LivenessWatch> watch,
+                  double timeoutSeconds)
+      : comm(comm), watch(std::move(watch)), timeoutSeconds(timeoutSeconds) {
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm, &myRank);
+    MPI_Comm_size(comm, &mySize);
   }
   ~MpiCommunicator() override {
+    if (!ownsMpi) {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized && comm != MPI_COMM_NULL)
+        MPI_Comm_free(&comm);
+      return;
+    }
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized)
@@ -136,6 +337,7 @@ public:
   int rank() const override { return myRank; }
   int size() const override { return mySize; }
   void setTimeout(double seconds) override { timeoutSeconds = seconds; }
+  bool allowsConcurrentUse() const override { return watch->threadMultiple; }
 
   void allReduceSum(float *data, int64_t n) override {
     reduce(data, n, MPI_FLOAT, sizeof(float));
@@ -151,8 +353,7 @@ public:
     for (int64_t done = 0; done < n;) {
       const int count = int(std::min<int64_t>(n - done, INT_MAX / 2));
       MPI_Request request = MPI_REQUEST_NULL;
-      check(MPI_Ibcast(data + done, count, MPI_FLOAT, root, MPI_COMM_WORLD,
-                       &request),
+      check(MPI_Ibcast(data + done, count, MPI_FLOAT, root, comm, &request),
             "broadcast");
       complete(1, &request, "broadcast");
       done += count;
@@ -194,7 +395,7 @@ public:
     transfer->layout = layout(sendOffsets, recvOffsets);
     Layout &l = transfer->layout;
     check(MPI_Ialltoallv(send, l.sc.data(), l.sd.data(), MPI_BYTE, recv,
-                         l.rc.data(), l.rd.data(), MPI_BYTE, MPI_COMM_WORLD,
+                         l.rc.data(), l.rd.data(), MPI_BYTE, comm,
                          &transfer->requests[0]),
           "all_to_all");
     return transfer;
@@ -206,11 +407,11 @@ public:
       throw CommError("a point-to-point message of more than 2 GiB is not "
                       "supported");
     MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    check(MPI_Irecv(recv, int(recvBytes), MPI_BYTE, peer(source), 0,
-                    MPI_COMM_WORLD, &requests[0]),
+    check(MPI_Irecv(recv, int(recvBytes), MPI_BYTE, peer(source), kSendRecvTag,
+                    comm, &requests[0]),
           "send_recv");
-    check(MPI_Isend(send, int(sendBytes), MPI_BYTE, peer(dest), 0,
-                    MPI_COMM_WORLD, &requests[1]),
+    check(MPI_Isend(send, int(sendBytes), MPI_BYTE, peer(dest), kSendRecvTag,
+                    comm, &requests[1]),
           "send_recv");
     complete(2, requests, "send_recv");
   }
@@ -223,19 +424,59 @@ public:
       throw CommError("a point-to-point message of more than 2 GiB is not "
                       "supported");
     auto transfer = std::make_unique<MpiTransfer>(*this, "send_recv");
-    check(MPI_Irecv(recv, int(recvBytes), MPI_BYTE, peer(source), 1,
-                    MPI_COMM_WORLD, &transfer->requests[0]),
+    check(MPI_Irecv(recv, int(recvBytes), MPI_BYTE, peer(source),
+                    kStartSendRecvTag, comm, &transfer->requests[0]),
           "irecv");
-    check(MPI_Isend(send, int(sendBytes), MPI_BYTE, peer(dest), 1,
-                    MPI_COMM_WORLD, &transfer->requests[1]),
+    check(MPI_Isend(send, int(sendBytes), MPI_BYTE, peer(dest),
+                    kStartSendRecvTag, comm, &transfer->requests[1]),
           "isend");
     return transfer;
   }
 
   void barrier() override {
     MPI_Request request = MPI_REQUEST_NULL;
-    check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "barrier");
+    check(MPI_Ibarrier(comm, &request), "barrier");
     complete(1, &request, "barrier");
+  }
+
+  std::unique_ptr<PendingTransfer> startSend(const void *data, int64_t bytes,
+                                             int dest, int tag) override {
+    if (bytes > INT_MAX)
+      throw CommError("a message of more than 2 GiB is not supported (" +
+                      std::to_string(bytes) + " bytes to rank " +
+                      std::to_string(dest) + ")");
+    auto transfer = std::make_unique<MpiTransfer>(*this, "send");
+    check(MPI_Isend(data, int(bytes), MPI_BYTE, dest, kFirstUserTag + tag, comm,
+                    &transfer->requests[0]),
+          "send");
+    return transfer;
+  }
+
+  std::vector<char> receive(int source, int tag) override {
+    // The length is known once the message is there: probe (bounded, as
+    // every wait), then receive it whole.
+    MPI_Status status;
+    int arrived = 0;
+    waitFor("receive", [&] {
+      check(MPI_Iprobe(source, kFirstUserTag + tag, comm, &arrived, &status),
+            "receive");
+      return arrived != 0;
+    });
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    std::vector<char> message(static_cast<size_t>(bytes));
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Irecv(message.data(), bytes, MPI_BYTE, source,
+                    kFirstUserTag + tag, comm, &request),
+          "receive");
+    complete(1, &request, "receive");
+    return message;
+  }
+
+  std::unique_ptr<Communicator> split(int color, int key) override {
+    MPI_Comm part = MPI_COMM_NULL;
+    check(MPI_Comm_split(comm, color, key, &part), "split");
+    return std::make_unique<MpiCommunicator>(part, watch, timeoutSeconds);
   }
 
   /// kNoPeer as MPI's null process (the transfer completes at once).
@@ -248,139 +489,49 @@ private:
       const int count = int(std::min<int64_t>(n - done, INT_MAX / 2));
       MPI_Request request = MPI_REQUEST_NULL;
       check(MPI_Iallreduce(MPI_IN_PLACE, p + done * int64_t(bytes), count, type,
-                           MPI_SUM, MPI_COMM_WORLD, &request),
+                           MPI_SUM, comm, &request),
             "all_reduce");
       complete(1, &request, "all_reduce");
       done += count;
     }
   }
 
-  /// Waits for `requests` as MPI_Waitall does, but bounded: while it waits
-  /// it answers other ranks' liveness checks, and after timeoutSeconds
-  /// without completion it throws CommError naming the silent ranks.
+  /// Waits for `requests` as MPI_Waitall does, but bounded (waitFor).
   void complete(int count, MPI_Request *requests, const char *what) {
     int done = 0;
-    check(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), what);
-    if (done)
+    waitFor(what, [&] {
+      check(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), what);
+      return done != 0;
+    });
+  }
+
+  /// Polls `ready` until it returns true: while it waits it answers other
+  /// ranks' liveness checks, and after timeoutSeconds without completion
+  /// it throws CommError naming the silent ranks.
+  template <typename Ready> void waitFor(const char *what, Ready ready) {
+    if (ready())
       return;
-    ++waitNumber;
-    waitingIn = what;
+    {
+      std::lock_guard<std::recursive_mutex> lock(watch->mutex);
+      ++watch->waitNumber;
+      watch->waitingIn = what;
+    }
     const Clock::time_point start = Clock::now();
     std::chrono::microseconds sleep = kFirstSleep;
     for (;;) {
-      check(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), what);
-      if (done)
+      if (ready())
         return;
       const double waited = secondsSince(start);
       if (waited < kSpinSeconds)
         continue;
-      answerLivenessChecks();
+      watch->answerChecks();
       if (timeoutSeconds > 0 && waited >= timeoutSeconds) {
-        timedOut = true;
-        throw CommError(findSilentRanks(what, waited));
+        watch->timedOut = true;
+        throw CommError(watch->findSilentRanks(what, waited, timeoutSeconds));
       }
       std::this_thread::sleep_for(sleep);
       sleep = std::min(sleep * 2, kMaxSleep);
     }
-  }
-
-  /// Answers every liveness check that has arrived with the wait this rank
-  /// is in. A rank answers only while it waits: a stopped or deadlocked one
-  /// (or one computing outside communication) stays silent.
-  void answerLivenessChecks() {
-    for (;;) {
-      int arrived = 0;
-      MPI_Status status;
-      if (MPI_Iprobe(MPI_ANY_SOURCE, kPingTag, watchComm, &arrived, &status) !=
-              MPI_SUCCESS ||
-          !arrived)
-        return;
-      const int from = status.MPI_SOURCE;
-      int64_t token = 0;
-      MPI_Recv(&token, 1, MPI_INT64_T, from, kPingTag, watchComm,
-               MPI_STATUS_IGNORE);
-      // One answer buffer per peer: the previous answer to it must have
-      // gone before the buffer is reused.
-      MPI_Request &pending = answerRequests[size_t(from)];
-      if (pending != MPI_REQUEST_NULL) {
-        int sent = 0;
-        MPI_Test(&pending, &sent, MPI_STATUS_IGNORE);
-        if (!sent)
-          continue;
-      }
-      Answer &answer = answers[size_t(from)];
-      answer.waitNumber = waitNumber;
-      std::snprintf(answer.operation, sizeof answer.operation, "%s", waitingIn);
-      MPI_Isend(&answer, int(sizeof answer), MPI_BYTE, from, kAnswerTag,
-                watchComm, &pending);
-    }
-  }
-
-  /// After a timed-out wait: asks every other rank whether it is there, for
-  /// a short grace period (answering the others' checks meanwhile, since
-  /// they time out too), and returns the error message: which ranks were
-  /// silent, or, when all answered, where each waits (a deadlock).
-  std::string findSilentRanks(const char *what, double waited) {
-    const double grace = std::clamp(timeoutSeconds / 10, 0.5, 5.0);
-    std::vector<MPI_Request> pings(size_t(mySize), MPI_REQUEST_NULL),
-        replies(size_t(mySize), MPI_REQUEST_NULL);
-    std::vector<Answer> received(static_cast<size_t>(mySize));
-    std::vector<char> answered(size_t(mySize), 0);
-    static const int64_t token = 0;
-    for (int q = 0; q < mySize; ++q) {
-      if (q == myRank)
-        continue;
-      MPI_Irecv(&received[size_t(q)], int(sizeof(Answer)), MPI_BYTE, q,
-                kAnswerTag, watchComm, &replies[size_t(q)]);
-      MPI_Isend(&token, 1, MPI_INT64_T, q, kPingTag, watchComm,
-                &pings[size_t(q)]);
-    }
-    const Clock::time_point start = Clock::now();
-    int missing = mySize - 1;
-    while (missing > 0 && secondsSince(start) < grace) {
-      answerLivenessChecks();
-      for (int q = 0; q < mySize; ++q) {
-        if (q == myRank || answered[size_t(q)])
-          continue;
-        int got = 0;
-        MPI_Test(&replies[size_t(q)], &got, MPI_STATUS_IGNORE);
-        if (got) {
-          answered[size_t(q)] = 1;
-          --missing;
-        }
-      }
-      std::this_thread::sleep_for(kMaxSleep);
-    }
-    // The unanswered requests stay posted: the run ends after this error.
-    std::string silent, waiting;
-    int numSilent = 0;
-    for (int q = 0; q < mySize; ++q) {
-      if (q == myRank)
-        continue;
-      if (!answered[size_t(q)]) {
-        silent += (numSilent++ ? ", " : "") + std::to_string(q);
-        continue;
-      }
-      const Answer &a = received[size_t(q)];
-      waiting +=
-          "; rank " + std::to_string(q) + " waits in " +
-          std::string(a.operation, strnlen(a.operation, sizeof a.operation)) +
-          " #" + std::to_string(a.waitNumber);
-    }
-    std::string message = std::string(what) + " made no progress for " +
-                          formatSeconds(std::floor(waited * 10) / 10) +
-                          " (--comm-timeout " + formatSeconds(timeoutSeconds) +
-                          "): ";
-    if (numSilent > 0)
-      message += (numSilent == 1 ? "rank " + silent + " went silent"
-                                 : "ranks " + silent + " went silent") +
-                 " (no answer within " + formatSeconds(grace) +
-                 ": stopped, hung or busy outside communication)";
-    else
-      message += "every rank answered, so the ranks wait for each other "
-                 "(a deadlock); this rank waits in " +
-                 std::string(what) + " #" + std::to_string(waitNumber);
-    return message + waiting;
   }
 
   void check(int code, const char *what) {
@@ -394,26 +545,20 @@ private:
                     std::string(text, size_t(length)));
   }
 
+  MPI_Comm comm = MPI_COMM_NULL;
+  /// Whether this is MPI_COMM_WORLD's communicator, which finalizes MPI.
+  bool ownsMpi = false;
+  std::shared_ptr<LivenessWatch> watch;
   int myRank = 0, mySize = 1;
   double timeoutSeconds = kDefaultCommTimeoutSeconds;
-  /// Set once a wait timed out: the run is ending, and transfers destroyed
-  /// on the way out no longer wait.
-  bool timedOut = false;
-  /// The liveness check's channel (MPI_COMM_WORLD duplicated), this rank's
-  /// answers in flight (one per peer) and the wait it is in.
-  MPI_Comm watchComm = MPI_COMM_NULL;
-  std::vector<Answer> answers;
-  std::vector<MPI_Request> answerRequests;
-  int64_t waitNumber = 0;
-  const char *waitingIn = "";
 
   struct MpiTransfer : PendingTransfer {
     MpiTransfer(MpiCommunicator &comm, const char *what)
         : comm(comm), what(what) {}
     ~MpiTransfer() override {
       // Unwinding from an error: wait (bounded) so that MPI no longer
-      // writes into the buffers, but throw nothing from a destructor.
-      if (done || comm.timedOut)
+      // touches the buffers, but throw nothing from a destructor.
+      if (done || comm.watch->timedOut)
         return;
       try {
         comm.complete(2, requests, what);

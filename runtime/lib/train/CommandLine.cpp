@@ -72,11 +72,27 @@ const OptionSpec kOptions[] = {
     {"--sampler-threads", "N",
      "sampled training: background threads that sample and gather the "
      "next batches while one trains (default 1; 0: sample in the "
-     "training thread; under mpirun sampling is collective and runs in "
-     "the training thread, so only 0 is accepted)",
+     "training thread). Under mpirun sampling is collective: it runs in "
+     "the training thread unless this option is 1, which samples on one "
+     "thread per rank with a communicator of its own",
      [](DriverOptions &o, auto &n, auto &v) {
        o.samplerThreads = int(integerValue(n, v, 0, "a non-negative integer"));
        o.samplerThreadsGiven = true;
+     }},
+    {"--samplers", "N",
+     "sampled training under mpirun: the last N ranks own the graph (in N "
+     "parts) and serve sampled batches with their features; the other "
+     "ranks only train, on the batches worker mode's N ranks would "
+     "(default: the train block's samplers, else 0: every rank samples "
+     "and trains)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.samplers = int(integerValue(n, v, 0, "a non-negative integer"));
+     }},
+    {"--prefetch", "N",
+     "with --samplers: batch requests each trainer rank keeps in flight, "
+     "so that the next batches are sampled while one trains (default 2)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.prefetch = int(integerValue(n, v, 1, "a positive integer"));
      }},
     {"--node-order", "ORDER",
      "full-graph training in one process: number the nodes for cache "
@@ -194,6 +210,7 @@ DriverOptions parseCommandLine(const std::vector<std::string> &args,
   o.lr = settings.lr;
   o.seed = settings.seed;
   o.commTimeout = settings.commTimeout;
+  o.samplers = int(settings.samplers);
   for (size_t i = 0; i < args.size(); ++i) {
     std::string name = args[i], value;
     if (name.rfind("--", 0) != 0)
@@ -274,6 +291,9 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
   text += "  evaluate   " + splits + " every " +
           std::to_string(s.evaluateEvery) + " epochs and after the last\n";
   text += "  seed       " + std::to_string(s.seed) + "\n";
+  if (s.samplers > 0)
+    text += "  samplers   " + std::to_string(s.samplers) +
+            " (sampler ranks under mpirun)\n";
   text += "  comm_timeout " +
           (s.commTimeout > 0 ? formatNumber(s.commTimeout) + " s"
                              : std::string("none (wait forever)")) +

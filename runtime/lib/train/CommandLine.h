@@ -40,10 +40,16 @@ struct DriverOptions {
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
   /// Sampled training's background sampler threads (0: none), and whether
   /// the command line chose them (under several ranks sampling is
-  /// collective and runs in the training thread: a chosen count > 0 is
-  /// refused there rather than ignored).
+  /// collective and runs in the training thread unless the command line
+  /// asks for 1 thread; more are refused there rather than ignored).
   int samplerThreads = 1;
   bool samplerThreadsGiven = false;
+  /// --samplers (default: the train block's `samplers`): sampler ranks
+  /// that serve the batches to the other ranks (0: none, every rank
+  /// samples and trains); --prefetch: batch requests each trainer keeps in
+  /// flight.
+  int samplers = 0;
+  int prefetch = 2;
   /// --node-order: how one process numbers the nodes of a full graph it
   /// trains on, "auto" (the cache model picks) or a NodeOrder's name
   /// (graph/Reorder.h).

@@ -20,6 +20,7 @@
 #include "OutputPaths.h"
 #include "ParameterStore.h"
 #include "Predictions.h"
+#include "SamplerRanks.h"
 #include "Schedule.h"
 #include "TrainLoop.h"
 #include "TrainingData.h"
@@ -145,7 +146,7 @@ void printSummary(const TrainingResult &result) {
 }
 
 int run(const CompiledProgram &program, DriverOptions options,
-        Communicator &comm) {
+        Communicator &comm, const SamplerRanks *samplerRanks = nullptr) {
   if (!program.params || !program.forwardF32 || !program.trainStepF32)
     throw std::runtime_error("the CompiledProgram lacks its float32 entry "
                              "points or parameter list");
@@ -173,7 +174,7 @@ int run(const CompiledProgram &program, DriverOptions options,
                        " leaves nothing to train (give the total epoch count)");
   }
   const std::unique_ptr<Schedule> schedule =
-      makeSchedule(program, options, comm);
+      makeSchedule(program, options, comm, samplerRanks);
   schedule->prepare();
   const TrainingData &data = schedule->data();
   ParameterStore<float> params(
@@ -226,6 +227,24 @@ int run(const CompiledProgram &program, DriverOptions options,
   return 0;
 }
 
+/// --samplers S: the last S ranks serve batches until trainer 0 stops
+/// them; the others train on their own communicator.
+int runWithSamplerRanks(const CompiledProgram &program,
+                        const DriverOptions &options, Communicator &world) {
+  const SamplerRanks ranks = SamplerRanks::of(program, options, world);
+  const bool sampler = ranks.isSampler(world.rank());
+  const std::unique_ptr<Communicator> group =
+      world.split(sampler ? 1 : 0, world.rank());
+  if (sampler) {
+    serveBatches(program, options, ranks, *group);
+    return 0;
+  }
+  const int status = run(program, options, *group, &ranks);
+  if (group->rank() == 0)
+    stopSamplerRanks(ranks);
+  return status;
+}
+
 } // namespace
 
 int trainMain(int argc, char **argv, const CompiledProgram &program) {
@@ -249,7 +268,9 @@ int trainMain(int argc, char **argv, const CompiledProgram &program) {
         std::fputs(usageText(name, program).c_str(), stdout);
       status = 0;
     } else {
-      status = run(program, options, *comm);
+      status = options.samplers > 0 && !options.gradcheck
+                   ? runWithSamplerRanks(program, options, *comm)
+                   : run(program, options, *comm);
       // MPI_Finalize waits for every rank without a deadline: meet first
       // under the timeout, so a rank that stops at the end is named too.
       if (status == 0)

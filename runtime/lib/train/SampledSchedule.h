@@ -40,6 +40,8 @@ public:
   const std::vector<float> &predict() override;
   /// Adds the sampling's lines: batches, seeds, sampled edges, time.
   void printStats(const TrainingResult &result) const override;
+  /// The sampler (after bind), for a sampler rank that serves its batches.
+  SampledTraining &sampling() { return *training; }
 
 protected:
   TrainingData loadData() override;

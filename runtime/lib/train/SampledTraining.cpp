@@ -40,16 +40,30 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
       samplerThreads(inputsLearned ? 0 : options.samplerThreads) {
   const TrainSettings &s = program.settings;
   // Distributed sampling is a sequence of collectives every rank issues in
-  // the same order from its training thread; background threads would need
-  // a communicator of their own. Asking for them is an error, not a no-op.
-  if (assembler.distributed() && options.samplerThreadsGiven &&
-      options.samplerThreads > 0)
+  // the same order. `--sampler-threads 1` moves it to one background thread
+  // per rank with a communicator of its own (split from the training one,
+  // so its collectives never match the gradient all-reduce), which keeps
+  // the order; more threads would not.
+  const bool backgroundCollectives = assembler.distributed() &&
+                                     options.samplerThreadsGiven &&
+                                     samplerThreads > 0;
+  if (backgroundCollectives && samplerThreads > 1)
     throw UsageError(
-        "--sampler-threads " + std::to_string(options.samplerThreads) +
+        "--sampler-threads " + std::to_string(samplerThreads) +
         ": under mpirun (" + std::to_string(comm.size()) +
-        " ranks) sampling is collective and runs in the training thread; "
-        "background sampler threads work in one process only (leave the "
-        "option out, or pass --sampler-threads 0)");
+        " ranks) sampling is collective, so one thread per rank samples the "
+        "batches in order (pass --sampler-threads 1, or 0 to sample in the "
+        "training thread)");
+  if (backgroundCollectives) {
+    if (!comm.allowsConcurrentUse())
+      throw CommError("--sampler-threads 1 under mpirun needs an MPI library "
+                      "with MPI_THREAD_MULTIPLE, which this one does not "
+                      "provide (pass --sampler-threads 0)");
+    samplingComm = comm.split(0, comm.rank());
+    samplingAssembler = std::make_unique<MiniBatchAssembler>(
+        data, data.numGlobalNodes, program.settings.replace, options.seed,
+        *samplingComm);
+  }
   if (int64_t(s.fanouts.size()) != program.numBlocks)
     throw DataError("the program samples " + std::to_string(s.fanouts.size()) +
                     " layers but its model has " +
@@ -82,8 +96,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
 
 SampledTraining::~SampledTraining() = default;
 
-void SampledTraining::bind(ExecContext<float> &ctx,
-                           const SampledBatch &batch) const {
+void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch) {
   ctx.blocks = batch.views.data();
   ctx.graph = batch.views.back();
   ctx.features = batch.features.data();
@@ -96,28 +109,50 @@ void SampledTraining::bind(ExecContext<float> &ctx,
   ctx.halo = nullptr;
 }
 
+std::vector<int64_t> SampledTraining::EpochPlan::seedsOf(int64_t b) const {
+  const int64_t n = int64_t(order.size());
+  const int64_t begin = std::min(n, b * batchSize),
+                end = std::min(n, begin + stepSeeds[size_t(b)]);
+  return std::vector<int64_t>(order.begin() + begin, order.begin() + end);
+}
+
+SampledTraining::EpochPlan SampledTraining::planEpoch(int64_t epoch) const {
+  const TrainSettings &s = program.settings;
+  EpochPlan plan;
+  plan.epoch = epoch;
+  plan.batchSize = s.batchSize;
+  plan.order =
+      epochSeedOrder(trainNodes, s.shuffle, options.seed, uint64_t(epoch));
+  // Batch b's seeds are order[b * batchSize ..], at most batchSize of them.
+  const int64_t local = int64_t(plan.order.size());
+  plan.stepSeeds.resize(size_t(stepsPerEpoch));
+  for (int64_t b = 0; b < stepsPerEpoch; ++b)
+    plan.stepSeeds[size_t(b)] = std::max<int64_t>(
+        0, std::min(local, (b + 1) * s.batchSize) - b * s.batchSize);
+  // The loss of a step is the mean over all ranks' seeds of that step.
+  plan.globalSeeds = plan.stepSeeds;
+  comm.allReduceSum(plan.globalSeeds.data(), stepsPerEpoch);
+  return plan;
+}
+
+void SampledTraining::assembleStep(const EpochPlan &plan, int64_t b,
+                                   const std::vector<int64_t> &seeds,
+                                   SampledBatch &out) {
+  assembler.assemble(seeds, program.settings.fanouts,
+                     SampleKey{options.seed, uint64_t(plan.epoch), uint64_t(b)},
+                     *builders.front(), out, trainTraffic);
+}
+
 double SampledTraining::trainEpoch(
     int64_t epoch, ExecContext<float> &ctx,
     const std::function<double(ExecContext<float> *)> &step) {
   const TrainSettings &s = program.settings;
-  const std::vector<int64_t> order =
-      epochSeedOrder(trainNodes, s.shuffle, options.seed, uint64_t(epoch));
-  const int64_t batch = s.batchSize, local = int64_t(order.size());
-  // Batch b's seeds are order[begin(b) .. begin(b + 1)).
-  auto begin = [&](int64_t b) { return std::min(local, b * batch); };
-  auto seedsOf = [&](int64_t b) {
-    return std::vector<int64_t>(order.begin() + begin(b),
-                                order.begin() + begin(b + 1));
-  };
+  const EpochPlan plan = planEpoch(epoch);
+  const std::vector<int64_t> &stepSeeds = plan.stepSeeds,
+                             &globalSeeds = plan.globalSeeds;
   auto keyOf = [&](int64_t b) {
     return SampleKey{options.seed, uint64_t(epoch), uint64_t(b)};
   };
-  // The loss of a step is the mean over all ranks' seeds of that step.
-  std::vector<int64_t> stepSeeds(static_cast<size_t>(stepsPerEpoch));
-  for (int64_t b = 0; b < stepsPerEpoch; ++b)
-    stepSeeds[size_t(b)] = begin(b + 1) - begin(b);
-  std::vector<int64_t> globalSeeds = stepSeeds;
-  comm.allReduceSum(globalSeeds.data(), stepsPerEpoch);
 
   double lossSum = 0;
   auto run = [&](int64_t b, SampledBatch &sampled) {
@@ -128,7 +163,7 @@ double SampledTraining::trainEpoch(
       lossSum += step(nullptr);
       return;
     }
-    bind(ctx, sampled);
+    bindBatch(ctx, sampled);
     blockTotals.resize(sampled.views.size(), {0, 0, 0});
     for (size_t l = 0; l < sampled.views.size(); ++l) {
       blockTotals[l][0] += sampled.views[l].numSrc;
@@ -139,15 +174,19 @@ double SampledTraining::trainEpoch(
     lossSum += step(&ctx);
   };
 
-  if (!assembler.distributed() && samplerThreads > 0) {
+  if (samplingAssembler || (!assembler.distributed() && samplerThreads > 0)) {
+    // One process: any number of threads; a rank: one, on its own
+    // communicator, producing the batches in order.
+    MiniBatchAssembler &sampler =
+        samplingAssembler ? *samplingAssembler : assembler;
     std::vector<SamplingTraffic> workerTraffic(builders.size());
-    BatchPipeline pipeline(
-        stepsPerEpoch, samplerThreads, kPipelineDepth,
-        [&](int64_t b, int worker, SampledBatch &slot) {
-          assembler.assemble(seedsOf(b), s.fanouts, keyOf(b),
-                             *builders[size_t(worker)], slot,
-                             workerTraffic[size_t(worker)]);
-        });
+    BatchPipeline pipeline(stepsPerEpoch, samplerThreads, kPipelineDepth,
+                           [&](int64_t b, int worker, SampledBatch &slot) {
+                             sampler.assemble(plan.seedsOf(b), s.fanouts,
+                                              keyOf(b),
+                                              *builders[size_t(worker)], slot,
+                                              workerTraffic[size_t(worker)]);
+                           });
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
       SampledBatch *sampled = pipeline.next();
       if (!sampled)
@@ -158,12 +197,11 @@ double SampledTraining::trainEpoch(
     for (const SamplingTraffic &t : workerTraffic)
       trainTraffic.add(t);
   } else {
-    // Distributed sampling is collective: it runs in the training thread,
-    // in the same order on every rank.
+    // Without a sampling thread, distributed sampling runs in the training
+    // thread, in the same order on every rank.
     SampledBatch sampled;
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
-      assembler.assemble(seedsOf(b), s.fanouts, keyOf(b), *builders.front(),
-                         sampled, trainTraffic);
+      assembleStep(plan, b, plan.seedsOf(b), sampled);
       run(b, sampled);
     }
   }
@@ -192,7 +230,7 @@ void SampledTraining::infer(
                        builder, batch, traffic);
     if (seeds.empty())
       continue;
-    bind(ctx, batch);
+    bindBatch(ctx, batch);
     logits.resize(seeds.size() * size_t(classes));
     ctx.output = logits.data();
     program.forwardF32(ctx);

@@ -1,4 +1,5 @@
-//===- SampledTraining.h - the epoch schedule of sampled batches -*- C++ -*-===//
+//===- SampledTraining.h - the epoch schedule of sampled batches -*- C++
+//-*-===//
 //
 // Internal to gnnrt; the engine of the sampled Schedules (SampledSchedule.h).
 // For programs compiled with `batches = neighbor(...)`
@@ -7,7 +8,9 @@
 // its sampled blocks. A single process samples the next batches on
 // background threads (BatchPipeline) while the current one trains; ranks of
 // a distributed run sample collectively, in lockstep, so every rank takes
-// the same number of steps (a rank out of seeds takes empty ones).
+// the same number of steps (a rank out of seeds takes empty ones), in the
+// training thread or (--sampler-threads 1) on one background thread each
+// with a communicator of its own.
 //
 // Evaluation after sampled training is exact full-graph inference computed
 // only where it is needed (SAR): the blocks of the evaluated nodes with all
@@ -31,6 +34,10 @@
 #include <memory>
 
 namespace gnnrt {
+
+/// Points `ctx` at a sampled batch: its blocks, features, labels and node
+/// ids (level 0's global ids name the rows of every level).
+void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch);
 
 class SampledTraining {
 public:
@@ -58,6 +65,24 @@ public:
   /// Steps (batches) per epoch, the same on every rank.
   int64_t batchesPerEpoch() const { return stepsPerEpoch; }
 
+  /// What every rank's batches of an epoch are: this rank's seeds in the
+  /// epoch's order, and per step this rank's seed count and all ranks'.
+  struct EpochPlan {
+    int64_t epoch = 0, batchSize = 1;
+    std::vector<int64_t> order, stepSeeds, globalSeeds;
+    /// This rank's seeds of step b (empty past its last batch).
+    std::vector<int64_t> seedsOf(int64_t b) const;
+  };
+  /// The plan of epoch `epoch` (1-based). Collective.
+  EpochPlan planEpoch(int64_t epoch) const;
+  /// Samples and gathers the batch of `seeds` with step b's draws (seeds
+  /// may be a part of the rank's step-b seeds: each seed's sampled
+  /// neighbourhood is the same either way). Collective.
+  void assembleStep(const EpochPlan &plan, int64_t b,
+                    const std::vector<int64_t> &seeds, SampledBatch &out);
+  /// The sampled traffic and time so far (sampler ranks' --stats).
+  const SamplingTraffic &traffic() const { return trainTraffic; }
+
   /// Per rank and epoch: sampled edges, bytes of each collective, remote
   /// rows fetched and the cache hit rate.
   void printStats(std::FILE *out, int64_t epochs) const;
@@ -71,14 +96,16 @@ private:
   /// local[first .. first + count). Collective.
   void infer(ExecContext<float> &ctx, const std::vector<int64_t> &local,
              const std::function<void(size_t, size_t, const float *)> &visit);
-  /// Points `ctx` at a batch.
-  void bind(ExecContext<float> &ctx, const SampledBatch &batch) const;
 
   const CompiledProgram &program;
   const DriverOptions &options;
   const TrainingData &data;
   Communicator &comm;
   MiniBatchAssembler assembler;
+  /// `--sampler-threads 1` under mpirun: the sampling thread's communicator
+  /// (split from `comm`) and the assembler that samples over it.
+  std::unique_ptr<Communicator> samplingComm;
+  std::unique_ptr<MiniBatchAssembler> samplingAssembler;
   std::vector<int64_t> trainNodes; ///< global ids of this rank's
   int64_t stepsPerEpoch = 0;
   /// Background sampler threads (0: the training thread samples).

@@ -8,6 +8,7 @@
 #include "Schedule.h"
 
 #include "FullGraphSchedule.h"
+#include "RemoteSampledSchedule.h"
 #include "SampledSchedule.h"
 
 #include <fstream>
@@ -16,7 +17,11 @@ namespace gnnrt {
 
 std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
                                        const DriverOptions &options,
-                                       Communicator &comm) {
+                                       Communicator &comm,
+                                       const SamplerRanks *samplerRanks) {
+  if (samplerRanks)
+    return std::make_unique<RemoteSampledSchedule>(program, options, comm,
+                                                   *samplerRanks);
   // A gnn-partition output directory holds a manifest.
   const bool partitionDirectory =
       !options.dataDir.empty() &&

@@ -23,9 +23,10 @@
 //                                 background threads (BatchPipeline)
 //   DistributedSampledSchedule    a partition per rank, sampling and the
 //                                 feature fetch as collectives
-// The coming ways of training -- on a GPU, out of core, with separate
-// sampler and trainer roles -- are each one more implementation chosen in
-// makeSchedule, not branches in the trainer.
+//   RemoteSampledSchedule         a trainer rank: batches from sampler
+//                                 ranks (SamplerRanks.h)
+// The coming ways of training -- on a GPU, out of core -- are each one more
+// implementation chosen in makeSchedule, not branches in the trainer.
 //
 // Every stage with "collective" in its comment is called by every rank, in
 // the same order: a rank that skipped one would hang the others.
@@ -50,6 +51,7 @@ namespace gnnrt {
 
 class OptimizerStep;
 class LearnedInputs;
+struct SamplerRanks;
 
 /// What the epoch loop measured, for the summary and --stats.
 struct TrainingResult {
@@ -112,9 +114,11 @@ public:
 /// compiled with mini-batches (numBlocks > 0), distributed when it runs on
 /// several ranks or --data names a partition directory (gnn-partition's
 /// output, with a manifest.json). Does no work: prepare() does.
-std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
-                                       const DriverOptions &options,
-                                       Communicator &comm);
+/// With `samplerRanks` (a trainer rank of a run with sampler ranks, `comm`
+/// the trainers' communicator): RemoteSampledSchedule.
+std::unique_ptr<Schedule>
+makeSchedule(const CompiledProgram &program, const DriverOptions &options,
+             Communicator &comm, const SamplerRanks *samplerRanks = nullptr);
 
 } // namespace gnnrt
 

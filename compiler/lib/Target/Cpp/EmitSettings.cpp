@@ -95,6 +95,8 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
       os << "s.evaluate.push_back(" << cppString(split) << ");\n";
   os << "s.evaluateEvery = " << train.getEvaluateEvery() << ";\n";
   os << "s.seed = " << train.getSeed() << ";\n";
+  if (train.getSamplers() > 0)
+    os << "s.samplers = " << train.getSamplers() << ";\n";
   if (FloatAttr commTimeout = train.getCommTimeout())
     os << "s.commTimeout = " << cppDouble(commTimeout.getValueAsDouble())
        << ";\n";

@@ -17,6 +17,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gnnrt {
@@ -77,6 +78,32 @@ public:
   startAllToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
                  void *recv, const std::vector<int64_t> &recvOffsets) = 0;
   virtual void barrier() = 0;
+
+  /// Tagged point-to-point messages of any length, for ranks in different
+  /// roles (a trainer asking a sampler rank for batches). Messages from one
+  /// rank with one tag arrive in the order sent. send() returns once the
+  /// buffer may be reused; startSend() at once (`data` must stay alive
+  /// until the transfer completes). receive() waits for the next message
+  /// from `source` with `tag`, whatever its length. A communicator without
+  /// such messages (a test double) throws CommError.
+  void send(const void *data, int64_t bytes, int dest, int tag) {
+    startSend(data, bytes, dest, tag)->wait();
+  }
+  virtual std::unique_ptr<PendingTransfer>
+  startSend(const void *data, int64_t bytes, int dest, int tag);
+  virtual std::vector<char> receive(int source, int tag);
+
+  /// The ranks with the same `color` as a communicator of their own,
+  /// ordered by `key` (ties: by rank here). Collective over this
+  /// communicator. Its waits are bounded by the same timeout, and a
+  /// timed-out wait in it asks every rank of the launch which are there.
+  virtual std::unique_ptr<Communicator> split(int color, int key);
+
+  /// Whether this communicator and those split from it may be used by
+  /// different threads at the same time (MPI_THREAD_MULTIPLE): a sampling
+  /// thread on a split communicator beside the training thread.
+  virtual bool allowsConcurrentUse() const { return false; }
+
   /// Bounds every wait of a collective or transfer: one that makes no
   /// progress for `seconds` checks which ranks still answer and throws
   /// CommError naming the silent ones. 0 waits forever. A communicator of
@@ -113,6 +140,16 @@ public:
   startAllToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
                  void *recv, const std::vector<int64_t> &recvOffsets) override;
   void barrier() override {}
+  /// A message to itself: kept until received.
+  std::unique_ptr<PendingTransfer> startSend(const void *data, int64_t bytes,
+                                             int dest, int tag) override;
+  std::vector<char> receive(int source, int tag) override;
+  std::unique_ptr<Communicator> split(int, int) override {
+    return std::make_unique<SerialCommunicator>();
+  }
+
+private:
+  std::vector<std::pair<int, std::vector<char>>> mailbox; ///< (tag, bytes)
 };
 
 /// Whether this process was started by an MPI launcher (mpirun sets the

@@ -269,6 +269,9 @@ struct TrainSettings {
   /// `partition = frequency(cache = R)`: the share of a rank's node count
   /// whose hottest remote features it caches.
   double cacheRatio = 0;
+  /// `samplers = S`: under mpirun, the last S ranks sample and serve the
+  /// batches and the others train (0: every rank does both).
+  int64_t samplers = 0;
 };
 
 /// A relation the model selects by name (relation(g, "name")), and where.

@@ -231,7 +231,10 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
     DefaultValuedParameter<"int64_t", "1">:$evaluate_every,
     DefaultValuedParameter<"uint64_t", "0">:$seed,
     OptionalParameter<"::mlir::StringAttr", "checkpoint file">:$checkpoint,
-    DefaultValuedParameter<"int64_t", "0">:$checkpoint_every);
+    DefaultValuedParameter<"int64_t", "0">:$checkpoint_every,
+    DefaultValuedParameter<"int64_t", "0",
+        "ranks that sample and serve batches under mpirun (0: every rank "
+        "samples and trains)">:$samplers);
   let extraClassDeclaration = [{
     /// The name of the attribute on a model's forward (and train step).
     static constexpr ::llvm::StringLiteral getAttrName() { return "gnn.train"; }

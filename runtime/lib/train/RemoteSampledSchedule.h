@@ -1,0 +1,61 @@
+//===- RemoteSampledSchedule.h - training on batches from samplers -*- C++
+//-*-===//
+//
+// Internal to gnnrt. The Schedule of a trainer rank when sampler ranks serve
+// the batches (`--samplers S`, SamplerRanks.h): it loads no graph, only the
+// dimensions sampler rank 0 sends, and each epoch trains on the batches of
+// its part and slice as they arrive, keeping `--prefetch` requests in
+// flight so that the next batches are sampled while this one trains.
+// Gradients are all-reduced among the trainers (its communicator is
+// theirs). Evaluation is the sampler ranks' full-neighbourhood inference
+// with the trainers' current parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_REMOTESAMPLEDSCHEDULE_H
+#define GNNRT_LIB_REMOTESAMPLEDSCHEDULE_H
+
+#include "SamplerRanks.h"
+#include "ScheduleBase.h"
+#include "gnnrt/sample/Sampler.h"
+
+namespace gnnrt {
+
+class RemoteSampledSchedule : public ScheduleBase {
+public:
+  /// `trainers`: the trainer ranks' communicator.
+  RemoteSampledSchedule(const CompiledProgram &program,
+                        const DriverOptions &options, Communicator &trainers,
+                        const SamplerRanks &ranks)
+      : ScheduleBase(program, options, trainers), ranks(ranks) {}
+
+  const char *name() const override { return "remote_sampled"; }
+  double trainEpoch(int64_t epoch, OptimizerStep &step) override;
+  int64_t stepsPerEpoch() const override { return steps; }
+  /// Collective over all ranks, samplers included.
+  Accuracies evaluate() override;
+  /// Refused before training (SamplerRanks::of).
+  const std::vector<float> &predict() override;
+  /// Adds this trainer's wait for batches, as seconds and as a share of
+  /// its training time, and what it received.
+  void printStats(const TrainingResult &result) const override;
+
+protected:
+  /// The dimensions from sampler rank 0; no nodes.
+  TrainingData loadData() override;
+
+private:
+  /// Trainer 0 sends `command` to every sampler rank.
+  void command(SamplerCommand::Kind kind, int64_t epoch);
+  void requestBatch(int64_t epoch, int64_t step);
+
+  const SamplerRanks &ranks;
+  int64_t steps = 0;
+  SampledBatch batch;
+  double waitSeconds = 0;
+  int64_t batchesReceived = 0, bytesReceived = 0;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_REMOTESAMPLEDSCHEDULE_H
