@@ -54,10 +54,20 @@ OptimizerStep::OptimizerStep(const CompiledProgram &program,
       sizes(params.sizes()) {}
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {
-  params.zeroGrads();
   if (learned && ctx)
     ctx->inputGrad = learned->beginStep();
-  double loss = ctx ? program.trainStepF32(*ctx) : 0.0;
+  const double loss = (*this)([&]() -> double {
+    return ctx ? program.trainStepF32(*ctx) : 0.0;
+  });
+  // Each rank updates the learned rows it owns, from its own gradient.
+  if (learned && ctx)
+    learned->update(optimizer.config());
+  return loss;
+}
+
+double OptimizerStep::operator()(const std::function<double()> &trainSteps) {
+  params.zeroGrads();
+  double loss = trainSteps();
   if (comm.size() > 1) {
     // Every rank's loss is its share of the global mean; the gradients
     // add up the same way. Then all ranks take the same step.
@@ -71,9 +81,6 @@ double OptimizerStep::operator()(ExecContext<float> *ctx) {
         int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
   }
   optimizer.step(values, grads);
-  // Each rank updates the learned rows it owns, from its own gradient.
-  if (learned && ctx)
-    learned->update(optimizer.config());
   if (observer)
     observer();
   return loss;

@@ -8,6 +8,7 @@
 #include "Schedule.h"
 
 #include "FullGraphSchedule.h"
+#include "OffloadSchedule.h"
 #include "SampledSchedule.h"
 
 #include <fstream>
@@ -17,6 +18,9 @@ namespace gnnrt {
 std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
                                        const DriverOptions &options,
                                        Communicator &comm) {
+  // Out of core: it checks itself that the program and launch suit it.
+  if (!options.offloadDir.empty())
+    return std::make_unique<OffloadSchedule>(program, options, comm);
   // A gnn-partition output directory holds a manifest.
   const bool partitionDirectory =
       !options.dataDir.empty() &&

@@ -27,8 +27,8 @@ long peakRssKiB() {
   return usage.ru_maxrss;
 }
 
-/// The dataset with the train block's preprocessing, before it is split
-/// between ranks or prepared for one process.
+} // namespace
+
 Dataset preprocessedDataset(const CompiledProgram &program,
                             const DriverOptions &options) {
   const TrainSettings &settings = program.settings;
@@ -72,8 +72,6 @@ Dataset preprocessedDataset(const CompiledProgram &program,
     normalizeRows(ds.features, ds.numFeatures);
   return ds;
 }
-
-} // namespace
 
 TrainingData loadWholeGraph(const CompiledProgram &program,
                             const DriverOptions &options) {
