@@ -3,7 +3,8 @@
 // See FileArena.h. Layout: one range of address space is reserved for all
 // arenas (PROT_NONE, no memory behind it), a slice per arena. An arena maps
 // its file into its slice at the same offsets, block by block; a block is a
-// header page (its size) followed by the caller's bytes. Freed blocks have
+// header (its size, kHeaderBytes so that cache-line alignment holds)
+// followed by the caller's bytes, rounded up to whole pages. Freed blocks have
 // their file pages punched out and are kept for reuse, so a long run's
 // address use stays at its peak working set.
 //
@@ -28,6 +29,7 @@ namespace gnnrt {
 namespace {
 
 constexpr size_t kPage = 4096;
+constexpr size_t kHeaderBytes = 64;
 /// Address space per arena (a partition's working set is far smaller: it
 /// must fit the memory budget) and arenas at most.
 constexpr size_t kSliceBytes = size_t(256) << 30;
@@ -70,7 +72,7 @@ void *heapAllocate(size_t bytes, size_t alignment) {
 }
 
 void *allocateAnywhere(size_t bytes, size_t alignment) {
-  if (bytes >= kArenaMinBytes && currentArena && alignment <= kPage)
+  if (bytes >= kArenaMinBytes && currentArena && alignment <= kHeaderBytes)
     return currentArena->allocate(bytes, alignment);
   return heapAllocate(bytes, alignment);
 }
@@ -83,7 +85,7 @@ void releaseAnywhere(void *p) noexcept {
 } // namespace
 
 struct FileArena::Header {
-  size_t blockBytes; ///< header page included
+  size_t blockBytes; ///< header included
 };
 
 FileArena::FileArena(const std::string &dir, int part) {
@@ -116,8 +118,8 @@ FileArena::~FileArena() {
 }
 
 void *FileArena::allocate(size_t bytes, size_t alignment) {
-  (void)alignment; // blocks start on a page, past their header page
-  const size_t blockBytes = roundUp(bytes, kPage) + kPage;
+  (void)alignment; // blocks start on a page, past their header
+  const size_t blockBytes = roundUp(bytes + kHeaderBytes, kPage);
   std::lock_guard<std::mutex> lock(mutex);
   size_t offset;
   // A freed block that fits without wasting more than it holds.
@@ -142,17 +144,20 @@ void *FileArena::allocate(size_t bytes, size_t alignment) {
     inUse += int64_t(blockBytes);
   }
   peak = std::max(peak, inUse);
-  return base + offset + kPage;
+  return base + offset + kHeaderBytes;
 }
 
 void FileArena::release(Header *block) noexcept {
   const size_t blockBytes = block->blockBytes;
   char *start = reinterpret_cast<char *>(block);
   const size_t offset = size_t(start - base);
-  // The contents are dead: neither RAM nor the disk keeps them.
-  madvise(start + kPage, blockBytes - kPage, MADV_DONTNEED);
-  fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-            off_t(offset + kPage), off_t(blockBytes - kPage));
+  // The contents are dead: neither RAM nor the disk keeps them (the first
+  // page stays, for the header).
+  if (blockBytes > kPage) {
+    madvise(start + kPage, blockBytes - kPage, MADV_DONTNEED);
+    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+              off_t(offset + kPage), off_t(blockBytes - kPage));
+  }
   std::lock_guard<std::mutex> lock(mutex);
   inUse -= int64_t(blockBytes);
   freeBlocks.emplace(blockBytes, offset);
@@ -171,7 +176,7 @@ bool FileArena::releaseIfOwned(void *p) noexcept {
   const size_t slot = size_t(c - reserved) / kSliceBytes;
   // A block that outlived its arena went with the arena's file.
   if (FileArena *arena = arenas[slot].load())
-    arena->release(reinterpret_cast<Header *>(c - kPage));
+    arena->release(reinterpret_cast<Header *>(c - kHeaderBytes));
   return true;
 }
 

@@ -28,9 +28,9 @@
 
 namespace gnnrt {
 
-/// Allocations below this size stay on the heap: their pages are few, and
-/// a page-granular file mapping each would waste more than it saves.
-constexpr size_t kArenaMinBytes = size_t(256) << 10;
+/// Allocations below this size stay on the heap: a block is whole pages,
+/// so a smaller one would waste more than a quarter of its pages.
+constexpr size_t kArenaMinBytes = size_t(16) << 10;
 
 class FileArena {
 public:
@@ -42,7 +42,8 @@ public:
   FileArena(const FileArena &) = delete;
   FileArena &operator=(const FileArena &) = delete;
 
-  /// `bytes` at an address aligned to `alignment` (at most a page).
+  /// `bytes` at an address aligned to 64 bytes (callers asking for more
+  /// get the heap's).
   void *allocate(size_t bytes, size_t alignment);
   /// Drops every page of the arena from this process's memory; the file
   /// keeps the contents.

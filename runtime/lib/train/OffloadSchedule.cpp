@@ -45,7 +45,7 @@ namespace {
 
 /// What the process holds besides the partition in its turn: code, the
 /// heap's small allocations, the parameters and the ring's chunk buffers.
-constexpr int64_t kFixedBytes = int64_t(96) << 20;
+constexpr int64_t kFixedBytes = int64_t(64) << 20;
 /// A stored edge's bytes in RAM: the local graph both ways (a 4-byte
 /// source and an 8-byte edge id per direction) and the halo exchange's
 /// split copies of it.
@@ -69,15 +69,6 @@ int64_t activationFloatsPerNode(const CompiledProgram &program,
     if (p.shape.size() == 2)
       columns += p.shape[1];
   return 6 * columns + dims.classes;
-}
-
-/// The process's peak resident set so far (VmHWM), in bytes.
-int64_t peakResidentBytes() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind("VmHWM:", 0) == 0)
-      return int64_t(std::atoll(line.c_str() + 6)) << 10;
-  return 0;
 }
 
 /// DIR, created if missing; an error unless it is a writable directory.
