@@ -42,7 +42,7 @@ enum class Phase { Ready, Running, Waiting, Done };
 
 struct TurnTaking::State {
   int size;
-  std::function<void(int)> onYield;
+  std::function<void(int, int)> onHandOver;
   std::mutex mutex;
   std::condition_variable turnChanged;
   int turn = 0;
@@ -63,8 +63,8 @@ struct TurnTaking::State {
   /// Posted, unmatched sends and receives per (from, to) pair.
   std::map<std::pair<int, int>, std::deque<Post>> sends, recvs;
 
-  State(int size, std::function<void(int)> onYield)
-      : size(size), onYield(std::move(onYield)), phase(size_t(size)),
+  State(int size, std::function<void(int, int)> onHandOver)
+      : size(size), onHandOver(std::move(onHandOver)), phase(size_t(size)),
         canGoOn(size_t(size)), args(size_t(size)) {}
 
   void throwIfFailed() const {
@@ -89,6 +89,7 @@ struct TurnTaking::State {
       const Phase p = phase[size_t(next)];
       if (p == Phase::Ready ||
           (p == Phase::Waiting && canGoOn[size_t(next)]())) {
+        onHandOver(rank, next);
         turn = next;
         turnChanged.notify_all();
         return true;
@@ -106,7 +107,6 @@ struct TurnTaking::State {
       return;
     phase[size_t(rank)] = Phase::Waiting;
     canGoOn[size_t(rank)] = std::move(ready);
-    onYield(rank);
     if (!passTurn(rank)) {
       fail(rank, std::string(what) + " can never complete: every rank "
                                      "waits for another (a deadlock)");
@@ -315,8 +315,8 @@ private:
 
 } // namespace
 
-TurnTaking::TurnTaking(int size, std::function<void(int)> onYield)
-    : state(std::make_unique<State>(size, std::move(onYield))) {
+TurnTaking::TurnTaking(int size, std::function<void(int, int)> onHandOver)
+    : state(std::make_unique<State>(size, std::move(onHandOver))) {
   for (int r = 0; r < size; ++r)
     comms.push_back(std::make_unique<TurnCommunicator>(*state, r));
 }
@@ -363,11 +363,12 @@ void TurnTaking::run(const std::function<void(int)> &work) {
       s.phase[size_t(rank)] = Phase::Done;
       if (errors[size_t(rank)])
         s.fail(rank, "rank " + std::to_string(rank) + " failed");
-      s.onYield(rank);
       bool allDone = true;
       for (Phase p : s.phase)
         allDone = allDone && p == Phase::Done;
-      if (!allDone && s.failure.empty() && !s.passTurn(rank))
+      if (allDone || !s.failure.empty())
+        s.onHandOver(rank, -1);
+      else if (!s.passTurn(rank))
         s.fail(rank, "rank " + std::to_string(rank) +
                          " finished while the others wait for it (a "
                          "deadlock)");

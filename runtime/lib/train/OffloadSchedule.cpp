@@ -230,26 +230,28 @@ void OffloadSchedule::prepare() {
   const int numParts = int(manifest.parts.size());
 
   // Remote rows arrive in chunks around the ring (SAR's sequential
-  // aggregation), never as a whole halo, and the chunks are small: every
-  // part's receive buffers may be resident at once.
+  // aggregation), never as a whole halo. A chunk copied into a part that
+  // is not running stays in RAM until that part runs again, so every
+  // part's two receive chunks together get an eighth of the budget; within
+  // that, chunks are as large as they can be, since every ring step is a
+  // round of turns.
   setenv("GNNRT_HALO_BUDGET_MB", "0", /*overwrite=*/0);
-  const int64_t width = std::max<int64_t>(
-      1, std::max(manifest.numFeatures, activationFloatsPerNode(
-                                            program,
-                                            {manifest.numFeatures,
-                                             manifest.numClasses,
-                                             int64_t(manifest.relations.size()),
-                                             manifest.numNodes}) /
-                                            6));
+  const DataDims dims{manifest.numFeatures, manifest.numClasses,
+                      int64_t(manifest.relations.size()), manifest.numNodes};
+  int64_t width = manifest.numFeatures;
+  for (const ParamInfo &p : program.params(dims))
+    if (p.shape.size() == 2)
+      width = std::max(width, p.shape[1]);
   const int64_t chunkRows = std::max<int64_t>(
-      256, kFixedBytes / 4 / (3 * int64_t(numParts)) / (width * 4));
+      256, (options.memoryBudget - kFixedBytes) / 8 / (2 * numParts) /
+               (std::max<int64_t>(1, width) * 4));
   setenv("GNNRT_RING_CHUNK_ROWS", std::to_string(chunkRows).c_str(),
          /*overwrite=*/0);
 
   for (int k = 0; k < numParts; ++k)
     arenas.push_back(std::make_unique<FileArena>(dir, k));
   turns = std::make_unique<TurnTaking>(
-      numParts, [this](int k) { arenas[size_t(k)]->dropPages(); });
+      numParts, [this](int from, int to) { handOver(from, to); });
   for (int k = 0; k < numParts; ++k)
     parts.push_back(std::make_unique<OffloadPart>(program, partOptions,
                                                   turns->communicator(k)));
@@ -264,6 +266,25 @@ void OffloadSchedule::prepare() {
   summary.data.relations = first.data.relations;
   summary.numGlobalNodes = first.numGlobalNodes;
   summary.data.numNodes = first.numGlobalNodes;
+}
+
+void OffloadSchedule::handOver(int from, int to) {
+  (void)from;
+  if (to < 0)
+    return;
+  resident.erase(std::remove(resident.begin(), resident.end(), to),
+                 resident.end());
+  resident.push_back(to);
+  const int64_t usable = options.memoryBudget - kFixedBytes;
+  int64_t held = 0;
+  for (int k : resident)
+    held += arenas[size_t(k)]->bytesInUse();
+  while (held > usable && resident.size() > 1) {
+    FileArena &oldest = *arenas[size_t(resident.front())];
+    held -= oldest.bytesInUse();
+    oldest.dropPages();
+    resident.erase(resident.begin());
+  }
 }
 
 void OffloadSchedule::bind(ParameterStore<float> &params) {
@@ -309,6 +330,7 @@ const std::vector<float> &OffloadSchedule::predict() {
                 logits.begin() + t.nodeIds[size_t(i)] * classes);
     arenas[k]->dropPages();
   }
+  resident.clear();
   return logits;
 }
 

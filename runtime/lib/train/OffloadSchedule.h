@@ -4,8 +4,9 @@
 // SIZE): the graph is split into as many partitions as the budget needs,
 // and one process trains them as the ranks of a distributed full-graph run
 // that take turns (TurnCommunicator): one partition computes while the
-// others' data and activations wait in their files under DIR (FileArena),
-// their pages dropped from RAM. Halo rows move between partitions by SAR's
+// others' data and activations wait in their files under DIR (FileArena).
+// The parts that ran last stay in RAM as long as they fit the budget
+// together; the pages of the others are dropped, least recently run first. Halo rows move between partitions by SAR's
 // sequential aggregation in bounded chunks, so RAM holds one partition's
 // working set plus those chunk buffers.
 //
@@ -57,6 +58,10 @@ private:
   /// The partition directory to train from: --data itself, or one written
   /// under DIR with the partition count the budget needs.
   std::string partitionDirectory();
+  /// Called as `to` takes the turn from `from`: keeps the parts that ran
+  /// last in RAM while their arenas fit the budget, and drops the pages of
+  /// the others, least recently run first.
+  void handOver(int from, int to);
   /// Throws DataError when a part of `manifest` needs more than the budget.
   void checkBudget(const PartitionManifest &manifest,
                    const std::string &dir) const;
@@ -67,6 +72,8 @@ private:
   DriverOptions partOptions;
   std::vector<std::unique_ptr<FileArena>> arenas;
   std::unique_ptr<TurnTaking> turns;
+  /// Parts whose pages may be in RAM, least recently run first.
+  std::vector<int> resident;
   std::vector<std::unique_ptr<OffloadPart>> parts;
   TrainingData summary;
   std::vector<float> logits;

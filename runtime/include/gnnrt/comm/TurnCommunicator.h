@@ -3,10 +3,9 @@
 // SAR's single-node mode in one process: P ranks are P threads of this
 // process, and exactly one of them runs at a time. A rank keeps the turn
 // until it must wait for another (a collective that not every rank has
-// reached, a transfer whose peer has not posted its side); then it calls
-// the schedule's `onYield` hook (out-of-core training drops the rank's
-// pages there) and hands the turn to the next rank, in rank order, that can
-// go on. Data moves by memcpy between the ranks' own buffers: the last rank
+// reached, a transfer whose peer has not posted its side); then it hands
+// the turn to the next rank, in rank order, that can go on, and calls the
+// schedule's `onHandOver` hook (out-of-core training drops pages there). Data moves by memcpy between the ranks' own buffers: the last rank
 // to reach a collective performs it, and the later of a transfer's two
 // sides copies it, so nothing is buffered in between.
 //
@@ -28,9 +27,10 @@ namespace gnnrt {
 /// The turns of `size` ranks, shared by their communicators.
 class TurnTaking {
 public:
-  /// `onYield(rank)` runs on rank's thread whenever it gives up the turn
-  /// (waiting, or done with a stage).
-  TurnTaking(int size, std::function<void(int)> onYield);
+  /// `onHandOver(from, to)` runs on rank `from`'s thread whenever it gives
+  /// the turn to rank `to` (waiting, or done with a stage: then `to` is -1
+  /// when no rank is left), before `to` runs.
+  TurnTaking(int size, std::function<void(int, int)> onHandOver);
   ~TurnTaking();
 
   int size() const;
