@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,10 +109,6 @@ OffloadSchedule::~OffloadSchedule() {
 void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
                                   const std::string &dir) const {
   const int64_t usable = options.memoryBudget - kFixedBytes;
-  if (usable <= 0)
-    throw DataError("--memory-budget " + mib(options.memoryBudget) +
-                    " is below what the trainer holds besides the graph (" +
-                    mib(kFixedBytes) + ")");
   const int64_t perNode = activationFloatsPerNode(
       program, {manifest.numFeatures, manifest.numClasses,
                 int64_t(manifest.relations.size()), manifest.numNodes});
@@ -175,8 +172,6 @@ std::string OffloadSchedule::partitionDirectory() {
   manifest.dedupe = true;
   manifest.method = partition.method;
   manifest.balance = partition.balance;
-  if (usable <= 0)
-    checkBudget(manifest, options.offloadDir); // says how much it needs
   for (int attempt = 0;; ++attempt) {
     if (numParts > kMaxParts)
       throw DataError("--memory-budget " + mib(options.memoryBudget) +
@@ -223,8 +218,15 @@ void OffloadSchedule::prepare() {
     throw DataError("--offload does not train learned input rows (embed = " +
                     std::to_string(program.settings.embedDim) + ") yet");
   requireWritableDirectory(dir);
+  if (options.memoryBudget <= kFixedBytes)
+    throw DataError("--memory-budget " + mib(options.memoryBudget) +
+                    " is below what the trainer holds besides the graph (" +
+                    mib(kFixedBytes) + ")");
 
   partOptions.dataDir = partitionDirectory();
+  // Partitioning held the whole dataset: give the heap's freed pages back
+  // before the parts fill the budget.
+  malloc_trim(0);
   const PartitionManifest manifest = readPartitionManifest(partOptions.dataDir);
   checkBudget(manifest, partOptions.dataDir);
   const int numParts = int(manifest.parts.size());
