@@ -54,7 +54,7 @@ run() {
   local peak epoch parts
   peak=$(grep -o 'maxrss [0-9]*' "$RUN/$name.out" | awk '{print $2}')
   epoch=$(grep -o 'mean epoch [0-9.]*' "$RUN/$name.out" | awk '{print $3}' | head -1)
-  parts=$(grep -o 'offload [0-9]* partitions' "$RUN/$name.out" | awk '{print $2}')
+  parts=$(grep -o 'offload [0-9]* partitions' "$RUN/$name.out" | awk '{print $2}' || true)
   printf '%-9s %6s %14.0f %10s %8s  %s\n' "$name" "${parts:-1}" "$((peak / 1024))" \
     "$epoch" "$(cut -d' ' -f1 /proc/loadavg)" \
     "$(python3 "$ROOT/test/Train/compare-losses.py" "$RUN/memory.jsonl" "$RUN/$name.jsonl" 1e-5 || true)"

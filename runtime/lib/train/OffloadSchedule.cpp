@@ -69,7 +69,7 @@ int64_t activationFloatsPerNode(const CompiledProgram &program,
   for (const ParamInfo &p : program.params(dims))
     if (p.shape.size() == 2)
       columns += p.shape[1];
-  return 6 * columns + dims.classes;
+  return 4 * columns + dims.classes;
 }
 
 /// DIR, created if missing; an error unless it is a writable directory.
