@@ -23,8 +23,10 @@
 //                                 background threads (BatchPipeline)
 //   DistributedSampledSchedule    a partition per rank, sampling and the
 //                                 feature fetch as collectives
-// The coming ways of training -- on a GPU, out of core, with separate
-// sampler and trainer roles -- are each one more implementation chosen in
+//   OffloadSchedule               out of core: partitions that take turns
+//                                 in one process, their memory in files
+// The coming ways of training -- on a GPU, with separate sampler and
+// trainer roles -- are each one more implementation chosen in
 // makeSchedule, not branches in the trainer.
 //
 // Every stage with "collective" in its comment is called by every rank, in
@@ -65,7 +67,8 @@ public:
   virtual ~Schedule() = default;
 
   /// A short name of the way of training ("full_graph", "sampled",
-  /// "distributed_full_graph", "distributed_sampled"); printed nowhere,
+  /// "distributed_full_graph", "distributed_sampled", "offload"); printed
+  /// nowhere,
   /// for tests and debugging.
   virtual const char *name() const = 0;
 
@@ -111,7 +114,8 @@ public:
 /// The schedule for `program` as launched: sampled when the program was
 /// compiled with mini-batches (numBlocks > 0), distributed when it runs on
 /// several ranks or --data names a partition directory (gnn-partition's
-/// output, with a manifest.json). Does no work: prepare() does.
+/// output, with a manifest.json), out of core with --offload. Does no
+/// work: prepare() does.
 std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
                                        const DriverOptions &options,
                                        Communicator &comm);
