@@ -61,8 +61,10 @@ std::string mib(int64_t bytes) {
 }
 
 /// Floats per node of the memory plan's activations, estimated from the
-/// parameters: each layer's output, its pre-activation, dropout's copy and
-/// their gradients, per weight column.
+/// parameters: four per weight column (a layer's output, its
+/// pre-activation and their gradients; the plan reuses the rest's slots)
+/// and the logits. GCN, hidden 128, on the 1M-node graph: 592 against the
+/// plan's 514.
 int64_t activationFloatsPerNode(const CompiledProgram &program,
                                 const DataDims &dims) {
   int64_t columns = 0;
