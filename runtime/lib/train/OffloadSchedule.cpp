@@ -40,6 +40,21 @@ public:
     trainCtx.step = uint64_t(epoch - 1);
     return program.trainStepF32(trainCtx);
   }
+
+  /// Part 0: the memory plan and the epoch time; every part: the halo
+  /// rows it received. Not a rank's compute/communication split: a part's
+  /// waits include the other parts' turns.
+  void printStats(const TrainingResult &result) const override {
+    printPlanStats(result);
+    const double epochs = double(std::max<int64_t>(1, result.last.epoch));
+    std::printf("stats: part %d halo received %lld bytes/epoch forward, "
+                "%lld backward\n",
+                comm.rank(),
+                (long long)(trainingData.halo->forwardTraffic().receivedBytes /
+                            epochs),
+                (long long)(trainingData.halo->backwardTraffic().receivedBytes /
+                            epochs));
+  }
 };
 
 namespace {
@@ -339,8 +354,6 @@ const std::vector<float> &OffloadSchedule::predict() {
 }
 
 void OffloadSchedule::printStats(const TrainingResult &result) const {
-  // Part 0 prints the plan (its own) and the epoch time; every part its
-  // halo traffic.
   for (const auto &part : parts)
     part->printStats(result);
   int64_t largest = 0;
