@@ -43,6 +43,7 @@ enum class Phase { Ready, Running, Waiting, Done };
 struct TurnTaking::State {
   int size;
   std::function<void(int, int)> onHandOver;
+  std::function<void(const void *, size_t)> onForeignBytes;
   std::mutex mutex;
   std::condition_variable turnChanged;
   int turn = 0;
@@ -63,13 +64,28 @@ struct TurnTaking::State {
   /// Posted, unmatched sends and receives per (from, to) pair.
   std::map<std::pair<int, int>, std::deque<Post>> sends, recvs;
 
-  State(int size, std::function<void(int, int)> onHandOver)
-      : size(size), onHandOver(std::move(onHandOver)), phase(size_t(size)),
+  State(int size, std::function<void(int, int)> onHandOver,
+        std::function<void(const void *, size_t)> onForeignBytes)
+      : size(size), onHandOver(std::move(onHandOver)),
+        onForeignBytes(std::move(onForeignBytes)), phase(size_t(size)),
         canGoOn(size_t(size)), args(size_t(size)) {}
 
   void throwIfFailed() const {
     if (!failure.empty())
       throw CommError(failure);
+  }
+
+  /// Copies `bytes` from rank `srcRank`'s buffer to rank `dstRank`'s on
+  /// the thread of rank `self`, and reports the other ranks' sides.
+  void copy(void *dst, int dstRank, const void *src, int srcRank,
+            int64_t bytes, int self) {
+    if (bytes <= 0)
+      return;
+    std::memcpy(dst, src, size_t(bytes));
+    if (srcRank != self)
+      onForeignBytes(src, size_t(bytes));
+    if (dstRank != self)
+      onForeignBytes(dst, size_t(bytes));
   }
 
   /// Records the first failure and wakes every rank to stop.
@@ -191,8 +207,8 @@ public:
       const void *from = state.args[size_t(root)].recv;
       for (int r = 0; r < state.size; ++r)
         if (r != root)
-          std::memcpy(state.args[size_t(r)].recv, from,
-                      size_t(n) * sizeof(float));
+          state.copy(state.args[size_t(r)].recv, r, from, root,
+                     n * int64_t(sizeof(float)), self);
     });
   }
 
@@ -214,12 +230,12 @@ public:
                             " sends " + std::to_string(bytes) +
                             " bytes to rank " + std::to_string(to) +
                             ", which expects " + std::to_string(room));
-          if (bytes > 0)
-            std::memcpy(static_cast<char *>(d.recv) +
-                            (*d.recvOffsets)[size_t(from)],
-                        static_cast<const char *>(s.send) +
-                            (*s.sendOffsets)[size_t(to)],
-                        size_t(bytes));
+          state.copy(static_cast<char *>(d.recv) +
+                         (*d.recvOffsets)[size_t(from)],
+                     to,
+                     static_cast<const char *>(s.send) +
+                         (*s.sendOffsets)[size_t(to)],
+                     from, bytes, self);
         }
     });
   }
@@ -304,8 +320,7 @@ private:
                       " sends " + std::to_string(s.bytes) + " bytes to rank " +
                       std::to_string(pair.second) + ", which expects " +
                       std::to_string(r.bytes));
-    if (s.bytes > 0)
-      std::memcpy(r.recv, s.send, size_t(s.bytes));
+    state.copy(r.recv, pair.second, s.send, pair.first, s.bytes, self);
     *post.done = *other.done = true;
   }
 
@@ -315,8 +330,11 @@ private:
 
 } // namespace
 
-TurnTaking::TurnTaking(int size, std::function<void(int, int)> onHandOver)
-    : state(std::make_unique<State>(size, std::move(onHandOver))) {
+TurnTaking::TurnTaking(
+    int size, std::function<void(int, int)> onHandOver,
+    std::function<void(const void *, size_t)> onForeignBytes)
+    : state(std::make_unique<State>(size, std::move(onHandOver),
+                                    std::move(onForeignBytes))) {
   for (int r = 0; r < size; ++r)
     comms.push_back(std::make_unique<TurnCommunicator>(*state, r));
 }

@@ -169,6 +169,17 @@ void FileArena::dropPages() {
     madvise(base, end, MADV_DONTNEED);
 }
 
+void FileArena::dropRange(const void *p, size_t bytes) noexcept {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t first = roundUp(begin, kPage);
+  const uintptr_t last = (begin + bytes) / kPage * kPage;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(reserved);
+  if (!reserved || begin < lo || begin >= lo + kSliceBytes * kMaxArenas ||
+      last <= first)
+    return;
+  madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
+}
+
 bool FileArena::releaseIfOwned(void *p) noexcept {
   char *c = static_cast<char *>(p);
   if (!reserved || c < reserved || c >= reserved + kSliceBytes * kMaxArenas)

@@ -52,6 +52,11 @@ public:
   int64_t bytesInUse() const { return inUse; }
   int64_t peakBytes() const { return peak; }
 
+  /// Drops the whole pages inside [p, p + bytes) from this process's
+  /// memory if they are arena memory (another part's buffer that this
+  /// part's turn copied from or into); the file keeps them.
+  static void dropRange(const void *p, size_t bytes) noexcept;
+
   /// Whether `p` lies in an arena's reserved range; if so, frees it.
   static bool releaseIfOwned(void *p) noexcept;
 

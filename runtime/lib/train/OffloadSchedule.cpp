@@ -270,7 +270,8 @@ void OffloadSchedule::prepare() {
   for (int k = 0; k < numParts; ++k)
     arenas.push_back(std::make_unique<FileArena>(dir, k));
   turns = std::make_unique<TurnTaking>(
-      numParts, [this](int from, int to) { handOver(from, to); });
+      numParts, [this](int from, int to) { handOver(from, to); },
+      [](const void *p, size_t bytes) { FileArena::dropRange(p, bytes); });
   for (int k = 0; k < numParts; ++k)
     parts.push_back(std::make_unique<OffloadPart>(program, partOptions,
                                                   turns->communicator(k)));

@@ -29,8 +29,12 @@ class TurnTaking {
 public:
   /// `onHandOver(from, to)` runs on rank `from`'s thread whenever it gives
   /// the turn to rank `to` (waiting, or done with a stage: then `to` is -1
-  /// when no rank is left), before `to` runs.
-  TurnTaking(int size, std::function<void(int, int)> onHandOver);
+  /// when no rank is left), before `to` runs. `onForeignBytes(p, n)` runs
+  /// after the running rank copied from or into another rank's buffer
+  /// [p, p + n) (out-of-core training drops those pages again).
+  TurnTaking(int size, std::function<void(int, int)> onHandOver,
+             std::function<void(const void *, size_t)> onForeignBytes =
+                 [](const void *, size_t) {});
   ~TurnTaking();
 
   int size() const;
