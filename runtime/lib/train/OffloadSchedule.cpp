@@ -247,6 +247,12 @@ void OffloadSchedule::prepare() {
   const PartitionManifest manifest = readPartitionManifest(partOptions.dataDir);
   checkBudget(manifest, partOptions.dataDir);
   const int numParts = int(manifest.parts.size());
+  const int64_t perNode = activationFloatsPerNode(
+      program, {manifest.numFeatures, manifest.numClasses,
+                int64_t(manifest.relations.size()), manifest.numNodes});
+  for (const PartCounts &part : manifest.parts)
+    estimatedBytes.push_back(
+        offloadPartBytes(part, manifest.numFeatures, perNode));
 
   // Remote rows arrive in chunks around the ring (SAR's sequential
   // aggregation), never as a whole halo. A chunk copied into a part that
@@ -296,9 +302,11 @@ void OffloadSchedule::handOver(int from, int to) {
                  resident.end());
   resident.push_back(to);
   const int64_t usable = options.memoryBudget - kFixedBytes;
-  int64_t held = 0;
+  int64_t held = std::max(estimatedBytes[size_t(to)],
+                          arenas[size_t(to)]->peakBytes());
   for (int k : resident)
-    held += arenas[size_t(k)]->bytesInUse();
+    if (k != to)
+      held += arenas[size_t(k)]->bytesInUse();
   while (held > usable && resident.size() > 1) {
     FileArena &oldest = *arenas[size_t(resident.front())];
     held -= oldest.bytesInUse();

@@ -59,7 +59,8 @@ private:
   /// under DIR with the partition count the budget needs.
   std::string partitionDirectory();
   /// Called as `to` takes the turn from `from`: keeps the parts that ran
-  /// last in RAM while their arenas fit the budget, and drops the pages of
+  /// last in RAM while they fit the budget beside `to`'s working set (the
+  /// larger of its estimate and its arena's peak), and drops the pages of
   /// the others, least recently run first.
   void handOver(int from, int to);
   /// Throws DataError when a part of `manifest` needs more than the budget.
@@ -74,6 +75,9 @@ private:
   std::unique_ptr<TurnTaking> turns;
   /// Parts whose pages may be in RAM, least recently run first.
   std::vector<int> resident;
+  /// Each part's estimated working set (offloadPartBytes): room for a part
+  /// that is about to load or grow.
+  std::vector<int64_t> estimatedBytes;
   std::vector<std::unique_ptr<OffloadPart>> parts;
   TrainingData summary;
   std::vector<float> logits;
