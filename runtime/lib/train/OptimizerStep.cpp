@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 namespace gnnrt {
 
@@ -54,20 +55,10 @@ OptimizerStep::OptimizerStep(const CompiledProgram &program,
       sizes(params.sizes()) {}
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {
+  params.zeroGrads();
   if (learned && ctx)
     ctx->inputGrad = learned->beginStep();
-  const double loss = (*this)([&]() -> double {
-    return ctx ? program.trainStepF32(*ctx) : 0.0;
-  });
-  // Each rank updates the learned rows it owns, from its own gradient.
-  if (learned && ctx)
-    learned->update(optimizer.config());
-  return loss;
-}
-
-double OptimizerStep::operator()(const std::function<double()> &trainSteps) {
-  params.zeroGrads();
-  double loss = trainSteps();
+  double loss = ctx ? program.trainStepF32(*ctx) : 0.0;
   if (comm.size() > 1) {
     // Every rank's loss is its share of the global mean; the gradients
     // add up the same way. Then all ranks take the same step.
@@ -80,6 +71,22 @@ double OptimizerStep::operator()(const std::function<double()> &trainSteps) {
     reduceBytes +=
         int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
   }
+  optimizer.step(values, grads);
+  // Each rank updates the learned rows it owns, from its own gradient.
+  if (learned && ctx)
+    learned->update(optimizer.config());
+  if (observer)
+    observer();
+  return loss;
+}
+
+double OptimizerStep::operator()(const std::function<double()> &trainSteps) {
+  if (comm.size() > 1)
+    throw std::logic_error("OptimizerStep over trainSteps runs in one process");
+  // The steps added every part's gradients into the same buffers: their
+  // sum is what an all-reduce would give.
+  params.zeroGrads();
+  const double loss = trainSteps();
   optimizer.step(values, grads);
   if (observer)
     observer();
