@@ -164,7 +164,7 @@ std::string OffloadSchedule::partitionDirectory() {
   // normalizes its rows itself, as a partition directory's do.
   CompiledProgram raw = program;
   raw.settings.normalizeFeatures = false;
-  Dataset ds = preprocessedDataset(raw, options);
+  Dataset ds = loadPreprocessedDataset(raw, options);
   const int64_t usable = options.memoryBudget - kFixedBytes;
   const int64_t perNode = activationFloatsPerNode(
       program, {ds.numFeatures, ds.numClasses, int64_t(ds.relations.size()),

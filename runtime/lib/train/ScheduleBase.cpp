@@ -27,8 +27,8 @@ long peakRssKiB() {
   return usage.ru_maxrss;
 }
 
-} // namespace
-
+/// The dataset with the train block's preprocessing, before it is split
+/// between ranks or prepared for one process.
 Dataset preprocessedDataset(const CompiledProgram &program,
                             const DriverOptions &options) {
   const TrainSettings &settings = program.settings;
@@ -72,6 +72,8 @@ Dataset preprocessedDataset(const CompiledProgram &program,
     normalizeRows(ds.features, ds.numFeatures);
   return ds;
 }
+
+} // namespace
 
 TrainingData loadWholeGraph(const CompiledProgram &program,
                             const DriverOptions &options) {
@@ -204,6 +206,11 @@ void ScheduleBase::printRankStats(const TrainingResult &result,
               comm.rank(), result.trainSeconds - commSeconds, commSeconds);
   std::printf("stats: rank %d peak RSS %lld KiB\n", comm.rank(),
               (long long)peakRssKiB());
+}
+
+Dataset loadPreprocessedDataset(const CompiledProgram &program,
+                                const DriverOptions &options) {
+  return preprocessedDataset(program, options);
 }
 
 } // namespace gnnrt

@@ -70,8 +70,8 @@ protected:
 /// The dataset of --data (or the train block's generator) with the train
 /// block's preprocessing, before it is split between ranks or prepared for
 /// one process.
-Dataset preprocessedDataset(const CompiledProgram &program,
-                            const DriverOptions &options);
+Dataset loadPreprocessedDataset(const CompiledProgram &program,
+                                const DriverOptions &options);
 
 /// The whole dataset of --data (or the train block's generator) for one
 /// process, with the train block's preprocessing.
