@@ -5,7 +5,9 @@
 #include "gnnrt/graph/Reorder.h"
 #include "gnnrt/io/CsvReader.h" // parseInt64
 
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <sstream>
 
@@ -105,6 +107,17 @@ const OptionSpec kOptions[] = {
                                "degree, got '" + v + "'");
        o.nodeOrder = v;
      }},
+    {"--offload", "DIR",
+     "train out of core: the graph's partitions, their features and "
+     "activations live in files under DIR and take turns in memory "
+     "(full-graph programs, one process; needs --memory-budget)",
+     [](DriverOptions &o, auto &, auto &v) { o.offloadDir = v; }},
+    {"--memory-budget", "SIZE",
+     "with --offload: the RAM the run may hold, e.g. 1G or 512M; the "
+     "partition count follows from it",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.memoryBudget = parseByteSize(n, v);
+     }},
     {"--metrics", "FILE",
      "write one JSON line per epoch: loss, accuracies, epoch_seconds",
      [](DriverOptions &o, auto &, auto &v) { o.metricsFile = v; }},
@@ -197,6 +210,33 @@ std::string optimizerSummary(const TrainSettings &s) {
 
 } // namespace
 
+int64_t parseByteSize(const std::string &option, const std::string &text) {
+  const char *begin = text.c_str();
+  char *end = nullptr;
+  const double value = std::strtod(begin, &end);
+  // The unit: K, M, G or T (powers of 1024), optionally followed by "iB"
+  // or "B"; none for bytes.
+  std::string unit(end);
+  for (const char *suffix : {"iB", "B"})
+    if (unit.size() > 1 && unit.size() >= std::strlen(suffix) &&
+        unit.compare(unit.size() - std::strlen(suffix), std::string::npos,
+                     suffix) == 0) {
+      unit.resize(unit.size() - std::strlen(suffix));
+      break;
+    }
+  static const std::string kUnits = "KMGT";
+  size_t unitIndex = unit.empty() ? std::string::npos
+                                  : kUnits.find(char(std::toupper(unit[0])));
+  const bool validUnit =
+      unit.empty() || (unit.size() == 1 && unitIndex != std::string::npos);
+  if (end == begin || !validUnit || !std::isfinite(value) || value < 1)
+    throw UsageError(option + " expects a size such as 1G, 512M or 4096 "
+                              "(bytes), got '" + text + "'");
+  const double scale =
+      unit.empty() ? 1 : double(int64_t(1) << (10 * (unitIndex + 1)));
+  return int64_t(value * scale);
+}
+
 std::string programName(const char *argv0) {
   std::string name = argv0 && *argv0 ? argv0 : "trainer";
   size_t slash = name.find_last_of('/');
@@ -245,6 +285,12 @@ DriverOptions parseCommandLine(const std::vector<std::string> &args,
     throw UsageError("--eval-only takes --load FILE, not --resume");
   if (o.evalOnly && o.gradcheck)
     throw UsageError("--eval-only and --gradcheck cannot be combined");
+  if (o.memoryBudget > 0 && o.offloadDir.empty())
+    throw UsageError("--memory-budget needs --offload DIR (where the "
+                     "partitions that do not fit live)");
+  if (!o.offloadDir.empty() && o.memoryBudget == 0)
+    throw UsageError("--offload needs --memory-budget SIZE (e.g. 1G): the "
+                     "partition count follows from it");
   if (o.dataDir.empty() && settings.source != "generate" && !o.gradcheck)
     throw UsageError("--data DIR is required (the directory of dataset '" +
                      settings.dataset + "')");

@@ -54,6 +54,11 @@ struct DriverOptions {
   /// trains on, "auto" (the cache model picks) or a NodeOrder's name
   /// (graph/Reorder.h).
   std::string nodeOrder = "auto";
+  /// Out-of-core training (--offload DIR --memory-budget SIZE): the
+  /// directory for the partitions' files, and the bytes of RAM the run may
+  /// hold (0: not out of core).
+  std::string offloadDir;
+  int64_t memoryBudget = 0;
   std::string metricsFile, saveFile, loadFile, predictFile;
   /// Resumable checkpoints: where to write them (default: the train
   /// block's `checkpoint = ...`), and the one to continue from.
@@ -64,6 +69,10 @@ struct DriverOptions {
   /// Seconds between the batch lines of a long epoch on a non-terminal.
   double progressEvery = 5.0;
 };
+
+/// A byte count written as a number with an optional binary unit: 512M,
+/// 1G, 1.5GiB, 4096. Throws UsageError naming `option` otherwise.
+int64_t parseByteSize(const std::string &option, const std::string &text);
 
 /// The program name to print: argv[0] without its directory.
 std::string programName(const char *argv0);

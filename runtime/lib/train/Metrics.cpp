@@ -14,7 +14,9 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 namespace gnnrt {
 
@@ -75,6 +77,14 @@ std::string number(double value, const char *format = "%.9g") {
 }
 } // namespace
 
+int64_t peakResidentBytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0)
+      return int64_t(std::atoll(line.c_str() + 6)) << 10; // in kB
+  return 0;
+}
+
 std::string metricsJson(const EpochRecord &record) {
   std::string line = "{\"epoch\":" + std::to_string(record.epoch) +
                      ",\"loss\":" + number(record.loss);
@@ -87,7 +97,8 @@ std::string metricsJson(const EpochRecord &record) {
     field("valid_acc", record.eval->valid);
     field("test_acc", record.eval->test);
   }
-  return line + ",\"epoch_seconds\":" + number(record.seconds, "%.6g") + "}";
+  return line + ",\"epoch_seconds\":" + number(record.seconds, "%.6g") +
+         ",\"peak_rss_bytes\":" + std::to_string(record.peakRssBytes) + "}";
 }
 
 MetricsLog::MetricsLog(const std::string &filePath, bool append)

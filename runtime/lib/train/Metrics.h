@@ -55,12 +55,18 @@ struct EpochRecord {
   int64_t epoch = 0; ///< 1-based
   double loss = 0;
   double seconds = 0;             ///< training step + optimizer update
+  /// The process's peak resident set so far (VmHWM), after the epoch.
+  int64_t peakRssBytes = 0;
   std::optional<Accuracies> eval; ///< set on evaluation epochs
 };
 
 /// {"epoch":1,"loss":...,"train_acc":...,"valid_acc":...,"test_acc":...,
-/// "epoch_seconds":...} without a trailing newline.
+/// "epoch_seconds":...,"peak_rss_bytes":...} without a trailing newline.
 std::string metricsJson(const EpochRecord &record);
+
+/// The process's peak resident set so far, in bytes: VmHWM from
+/// /proc/self/status (0 where there is none).
+int64_t peakResidentBytes();
 
 /// Appends metricsJson lines to a file.
 class MetricsLog {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 namespace gnnrt {
 
@@ -77,6 +78,19 @@ double OptimizerStep::operator()(ExecContext<float> *ctx) {
   // Each rank updates the learned rows it owns, from its own gradient.
   if (learned && ctx)
     learned->update(optimizer.config(), batch ? ctx->nodeIds : nullptr);
+  if (observer)
+    observer();
+  return loss;
+}
+
+double OptimizerStep::operator()(const std::function<double()> &trainSteps) {
+  if (comm.size() > 1)
+    throw std::logic_error("OptimizerStep over trainSteps runs in one process");
+  // The steps added every part's gradients into the same buffers: their
+  // sum is what an all-reduce would give.
+  params.zeroGrads();
+  const double loss = trainSteps();
+  optimizer.step(values, grads);
   if (observer)
     observer();
   return loss;

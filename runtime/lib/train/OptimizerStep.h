@@ -37,6 +37,10 @@ public:
   /// mean (ExecContext::lossScale), so the sum is the step's loss.
   /// Collective.
   double operator()(ExecContext<float> *ctx);
+  /// One step in one process whose gradients `trainSteps` accumulates and
+  /// whose loss it returns: out-of-core training runs one trainStep per
+  /// partition into the same gradients, whose sum needs no all-reduce.
+  double operator()(const std::function<double()> &trainSteps);
 
   /// Called after every step (the progress report of long epochs).
   void observe(std::function<void()> afterStep) {

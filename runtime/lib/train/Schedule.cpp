@@ -8,6 +8,7 @@
 #include "Schedule.h"
 
 #include "FullGraphSchedule.h"
+#include "OffloadSchedule.h"
 #include "RemoteSampledSchedule.h"
 #include "SampledSchedule.h"
 
@@ -22,6 +23,9 @@ std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
   if (samplerRanks)
     return std::make_unique<RemoteSampledSchedule>(program, options, comm,
                                                    *samplerRanks);
+  // Out of core: it checks itself that the program and launch suit it.
+  if (!options.offloadDir.empty())
+    return std::make_unique<OffloadSchedule>(program, options, comm);
   // A gnn-partition output directory holds a manifest.
   const bool partitionDirectory =
       !options.dataDir.empty() &&

@@ -25,7 +25,9 @@
 //                                 feature fetch as collectives
 //   RemoteSampledSchedule         a trainer rank: batches from sampler
 //                                 ranks (SamplerRanks.h)
-// The coming ways of training -- on a GPU, out of core -- are each one more
+//   OffloadSchedule               out of core: partitions that take turns
+//                                 in one process, their memory in files
+// The coming ways of training -- on a GPU -- are each one more
 // implementation chosen in makeSchedule, not branches in the trainer.
 //
 // Every stage with "collective" in its comment is called by every rank, in
@@ -67,7 +69,8 @@ public:
   virtual ~Schedule() = default;
 
   /// A short name of the way of training ("full_graph", "sampled",
-  /// "distributed_full_graph", "distributed_sampled"); printed nowhere,
+  /// "distributed_full_graph", "distributed_sampled", "offload"); printed
+  /// nowhere,
   /// for tests and debugging.
   virtual const char *name() const = 0;
 
@@ -113,9 +116,9 @@ public:
 /// The schedule for `program` as launched: sampled when the program was
 /// compiled with mini-batches (numBlocks > 0), distributed when it runs on
 /// several ranks or --data names a partition directory (gnn-partition's
-/// output, with a manifest.json). Does no work: prepare() does.
-/// With `samplerRanks` (a trainer rank of a run with sampler ranks, `comm`
-/// the trainers' communicator): RemoteSampledSchedule.
+/// output, with a manifest.json), out of core with --offload. Does no
+/// work: prepare() does. With `samplerRanks` (a trainer rank of a run with
+/// sampler ranks, `comm` the trainers' communicator): RemoteSampledSchedule.
 std::unique_ptr<Schedule>
 makeSchedule(const CompiledProgram &program, const DriverOptions &options,
              Communicator &comm, const SamplerRanks *samplerRanks = nullptr);

@@ -226,4 +226,9 @@ void ScheduleBase::printRankStats(const TrainingResult &result,
               (long long)peakRssKiB());
 }
 
+Dataset loadPreprocessedDataset(const CompiledProgram &program,
+                                const DriverOptions &options) {
+  return preprocessedDataset(program, options);
+}
+
 } // namespace gnnrt

@@ -67,6 +67,12 @@ protected:
   std::unique_ptr<LearnedInputs> learned;
 };
 
+/// The dataset of --data (or the train block's generator) with the train
+/// block's preprocessing, before it is split between ranks or prepared for
+/// one process.
+Dataset loadPreprocessedDataset(const CompiledProgram &program,
+                                const DriverOptions &options);
+
 /// The whole dataset of --data (or the train block's generator) for one
 /// process, with the train block's preprocessing.
 TrainingData loadWholeGraph(const CompiledProgram &program,

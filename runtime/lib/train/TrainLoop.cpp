@@ -75,6 +75,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
           (!best.eval || *record.eval->valid > *best.eval->valid))
         result.best = record;
     }
+    record.peakRssBytes = peakResidentBytes();
     // After the evaluation, so that a resumed run knows the best epoch.
     const int64_t saveEvery = settings.checkpointEvery;
     if (!checkpointFile.empty() &&

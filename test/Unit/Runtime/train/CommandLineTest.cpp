@@ -190,3 +190,27 @@ TEST(CommandLine, UsageListsOptionsAndSettings) {
             std::string::npos)
       << usage;
 }
+
+TEST(CommandLine, OffloadTakesADirectoryAndABudget) {
+  DriverOptions o = parse({"--data", "d", "--offload", "/tmp/spill",
+                           "--memory-budget", "1.5G"});
+  EXPECT_EQ(o.offloadDir, "/tmp/spill");
+  EXPECT_EQ(o.memoryBudget, int64_t(3) << 29);
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--memory-budget", "1G"}),
+            "--memory-budget needs --offload DIR (where the partitions that "
+            "do not fit live)");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--offload", "x"}),
+            "--offload needs --memory-budget SIZE (e.g. 1G): the partition "
+            "count follows from it");
+}
+
+TEST(CommandLine, ByteSizesHaveBinaryUnits) {
+  EXPECT_EQ(parseByteSize("--memory-budget", "4096"), 4096);
+  EXPECT_EQ(parseByteSize("--memory-budget", "512M"), int64_t(512) << 20);
+  EXPECT_EQ(parseByteSize("--memory-budget", "512MiB"), int64_t(512) << 20);
+  EXPECT_EQ(parseByteSize("--memory-budget", "2g"), int64_t(2) << 30);
+  EXPECT_EQ(parseByteSize("--memory-budget", "1GB"), int64_t(1) << 30);
+  EXPECT_EQ(parseByteSize("--memory-budget", "1T"), int64_t(1) << 40);
+  for (const char *bad : {"", "G", "1X", "1GG", "-1G", "0", "1 G", "nanG"})
+    EXPECT_THROW(parseByteSize("--memory-budget", bad), UsageError) << bad;
+}

@@ -1,0 +1,245 @@
+//===- FileArena.cpp - large allocations backed by a file -----------------===//
+//
+// See FileArena.h. Layout: one range of address space is reserved for all
+// arenas (PROT_NONE, no memory behind it), a slice per arena. An arena maps
+// its file into its slice at the same offsets, block by block; a block is a
+// header (its size, kHeaderBytes so that cache-line alignment holds)
+// followed by the caller's bytes, rounded up to whole pages. Freed blocks have
+// their file pages punched out and are kept for reuse, so a long run's
+// address use stays at its peak working set.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FileArena.h"
+
+#include "gnnrt/support/Error.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <new>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace gnnrt {
+
+namespace {
+
+constexpr size_t kPage = 4096;
+constexpr size_t kHeaderBytes = 64;
+/// Address space per arena (a partition's working set is far smaller: it
+/// must fit the memory budget) and arenas at most.
+constexpr size_t kSliceBytes = size_t(256) << 30;
+constexpr int kMaxArenas = 64;
+
+char *reserved = nullptr;
+std::atomic<FileArena *> arenas[kMaxArenas];
+std::mutex registryMutex;
+thread_local FileArena *currentArena = nullptr;
+
+size_t roundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+/// Reserves the arenas' address range once (under registryMutex).
+void reserveAddressSpace() {
+  if (reserved)
+    return;
+  void *p = mmap(nullptr, kSliceBytes * kMaxArenas, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    throw DataError(std::string("--offload: cannot reserve address space "
+                                "for the partitions' files: ") +
+                    std::strerror(errno));
+  reserved = static_cast<char *>(p);
+}
+
+void *heapAllocate(size_t bytes, size_t alignment) {
+  for (;;) {
+    void *p = nullptr;
+    if (alignment <= alignof(std::max_align_t))
+      p = std::malloc(bytes ? bytes : 1);
+    else if (posix_memalign(&p, alignment, bytes ? bytes : 1) != 0)
+      p = nullptr;
+    if (p)
+      return p;
+    std::new_handler handler = std::get_new_handler();
+    if (!handler)
+      throw std::bad_alloc();
+    handler();
+  }
+}
+
+void *allocateAnywhere(size_t bytes, size_t alignment) {
+  if (bytes >= kArenaMinBytes && currentArena && alignment <= kHeaderBytes)
+    return currentArena->allocate(bytes, alignment);
+  return heapAllocate(bytes, alignment);
+}
+
+void releaseAnywhere(void *p) noexcept {
+  if (p && !FileArena::releaseIfOwned(p))
+    std::free(p);
+}
+
+} // namespace
+
+struct FileArena::Header {
+  size_t blockBytes; ///< header included
+};
+
+FileArena::FileArena(const std::string &dir, int part) {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  reserveAddressSpace();
+  for (int i = 0; i < kMaxArenas && slot < 0; ++i)
+    if (!arenas[i].load())
+      slot = i;
+  if (slot < 0)
+    throw DataError("--offload: more than " + std::to_string(kMaxArenas) +
+                    " partitions in one process");
+  std::string path = dir + "/.part" + std::to_string(part) + ".XXXXXX";
+  fd = mkstemp(path.data());
+  if (fd < 0)
+    throw DataError("--offload " + dir + ": cannot create a file there (" +
+                    std::strerror(errno) + ")");
+  unlink(path.c_str());
+  base = reserved + size_t(slot) * kSliceBytes;
+  arenas[slot].store(this);
+}
+
+FileArena::~FileArena() {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  arenas[slot].store(nullptr);
+  // Back to reserved address space; the unlinked file goes with its fd.
+  if (end > 0)
+    mmap(base, end, PROT_NONE,
+         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  close(fd);
+}
+
+void *FileArena::allocate(size_t bytes, size_t alignment) {
+  (void)alignment; // blocks start on a page, past their header
+  const size_t blockBytes = roundUp(bytes + kHeaderBytes, kPage);
+  std::lock_guard<std::mutex> lock(mutex);
+  size_t offset;
+  // A freed block that fits without wasting more than it holds.
+  auto reuse = freeBlocks.lower_bound(blockBytes);
+  if (reuse != freeBlocks.end() && reuse->first <= 2 * blockBytes) {
+    offset = reuse->second;
+    static_cast<Header *>(static_cast<void *>(base + offset))->blockBytes =
+        reuse->first;
+    inUse += int64_t(reuse->first);
+    freeBlocks.erase(reuse);
+  } else {
+    if (end + blockBytes > kSliceBytes)
+      throw std::bad_alloc();
+    offset = end;
+    if (ftruncate(fd, off_t(end + blockBytes)) != 0 ||
+        mmap(base + offset, blockBytes, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_FIXED, fd, off_t(offset)) == MAP_FAILED)
+      throw std::bad_alloc(); // the disk is full, or the mapping count
+    end += blockBytes;
+    static_cast<Header *>(static_cast<void *>(base + offset))->blockBytes =
+        blockBytes;
+    inUse += int64_t(blockBytes);
+  }
+  peak = std::max(peak, inUse);
+  return base + offset + kHeaderBytes;
+}
+
+void FileArena::release(Header *block) noexcept {
+  const size_t blockBytes = block->blockBytes;
+  char *start = reinterpret_cast<char *>(block);
+  const size_t offset = size_t(start - base);
+  // The contents are dead: neither RAM nor the disk keeps them (the first
+  // page stays, for the header).
+  if (blockBytes > kPage) {
+    madvise(start + kPage, blockBytes - kPage, MADV_DONTNEED);
+    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+              off_t(offset + kPage), off_t(blockBytes - kPage));
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  inUse -= int64_t(blockBytes);
+  freeBlocks.emplace(blockBytes, offset);
+}
+
+void FileArena::dropPages() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (end > 0)
+    madvise(base, end, MADV_DONTNEED);
+}
+
+void FileArena::dropRange(const void *p, size_t bytes) noexcept {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t first = roundUp(begin, kPage);
+  const uintptr_t last = (begin + bytes) / kPage * kPage;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(reserved);
+  if (!reserved || begin < lo || begin >= lo + kSliceBytes * kMaxArenas ||
+      last <= first)
+    return;
+  madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
+}
+
+bool FileArena::releaseIfOwned(void *p) noexcept {
+  char *c = static_cast<char *>(p);
+  if (!reserved || c < reserved || c >= reserved + kSliceBytes * kMaxArenas)
+    return false;
+  const size_t slot = size_t(c - reserved) / kSliceBytes;
+  // A block that outlived its arena went with the arena's file.
+  if (FileArena *arena = arenas[slot].load())
+    arena->release(reinterpret_cast<Header *>(c - kHeaderBytes));
+  return true;
+}
+
+ArenaScope::ArenaScope(FileArena *arena) : previous(currentArena) {
+  currentArena = arena;
+}
+
+ArenaScope::~ArenaScope() { currentArena = previous; }
+
+} // namespace gnnrt
+
+// The replaceable global allocation functions ([new.delete]): the same as
+// the standard library's unless an ArenaScope is active on the thread.
+void *operator new(std::size_t bytes) {
+  return gnnrt::allocateAnywhere(bytes, alignof(std::max_align_t));
+}
+void *operator new[](std::size_t bytes) {
+  return gnnrt::allocateAnywhere(bytes, alignof(std::max_align_t));
+}
+void *operator new(std::size_t bytes, std::align_val_t alignment) {
+  return gnnrt::allocateAnywhere(bytes, size_t(alignment));
+}
+void *operator new[](std::size_t bytes, std::align_val_t alignment) {
+  return gnnrt::allocateAnywhere(bytes, size_t(alignment));
+}
+void *operator new(std::size_t bytes, const std::nothrow_t &) noexcept {
+  try {
+    return gnnrt::allocateAnywhere(bytes, alignof(std::max_align_t));
+  } catch (...) {
+    return nullptr;
+  }
+}
+void *operator new[](std::size_t bytes, const std::nothrow_t &) noexcept {
+  return operator new(bytes, std::nothrow);
+}
+void operator delete(void *p) noexcept { gnnrt::releaseAnywhere(p); }
+void operator delete[](void *p) noexcept { gnnrt::releaseAnywhere(p); }
+void operator delete(void *p, std::size_t) noexcept {
+  gnnrt::releaseAnywhere(p);
+}
+void operator delete[](void *p, std::size_t) noexcept {
+  gnnrt::releaseAnywhere(p);
+}
+void operator delete(void *p, std::align_val_t) noexcept {
+  gnnrt::releaseAnywhere(p);
+}
+void operator delete[](void *p, std::align_val_t) noexcept {
+  gnnrt::releaseAnywhere(p);
+}
+void operator delete(void *p, std::size_t, std::align_val_t) noexcept {
+  gnnrt::releaseAnywhere(p);
+}
+void operator delete[](void *p, std::size_t, std::align_val_t) noexcept {
+  gnnrt::releaseAnywhere(p);
+}

@@ -1,0 +1,90 @@
+//===- FileArena.h - large allocations backed by a file ---------*- C++ -*-===//
+//
+// Internal to gnnrt. Out-of-core training keeps each partition's data (its
+// graph, features, halo tables) and activations (the Workspace buffers) in
+// a file of its own under the --offload directory, so that when the
+// partition gives up its turn its pages can leave RAM without swap:
+// dropPages() unmaps them (MADV_DONTNEED), the kernel writes the dirty ones
+// back to the file, and the next turn faults them in again.
+//
+// The partition's code is the ordinary trainer code, full of std::vector:
+// rather than give every container an allocator, this file replaces the
+// global operator new. While an ArenaScope is active on a thread, that
+// thread's allocations of at least kArenaMinBytes come from the scope's
+// arena; every other allocation is malloc's, as before. operator delete
+// recognizes arena memory by its address (one reserved range), so a
+// buffer may be freed on any thread.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_FILEARENA_H
+#define GNNRT_LIB_TRAIN_FILEARENA_H
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace gnnrt {
+
+/// Allocations below this size stay on the heap: a block is whole pages,
+/// so a smaller one would waste more than a quarter of its pages.
+constexpr size_t kArenaMinBytes = size_t(16) << 10;
+
+class FileArena {
+public:
+  /// Creates the backing file in `dir` (unlinked at once, so nothing is
+  /// left behind however the run ends). Throws DataError if `dir` is not a
+  /// writable directory.
+  FileArena(const std::string &dir, int part);
+  ~FileArena();
+  FileArena(const FileArena &) = delete;
+  FileArena &operator=(const FileArena &) = delete;
+
+  /// `bytes` at an address aligned to 64 bytes (callers asking for more
+  /// get the heap's).
+  void *allocate(size_t bytes, size_t alignment);
+  /// Drops every page of the arena from this process's memory; the file
+  /// keeps the contents.
+  void dropPages();
+  /// Bytes allocated now, and at most so far.
+  int64_t bytesInUse() const { return inUse; }
+  int64_t peakBytes() const { return peak; }
+
+  /// Drops the whole pages inside [p, p + bytes) from this process's
+  /// memory if they are arena memory (another part's buffer that this
+  /// part's turn copied from or into); the file keeps them.
+  static void dropRange(const void *p, size_t bytes) noexcept;
+
+  /// Whether `p` lies in an arena's reserved range; if so, frees it.
+  static bool releaseIfOwned(void *p) noexcept;
+
+private:
+  struct Header;
+  void release(Header *block) noexcept;
+
+  int slot = -1, fd = -1;
+  char *base = nullptr;
+  size_t end = 0; ///< bytes of the slice handed out so far
+  /// Freed blocks by size, for reuse (their file pages punched out).
+  std::multimap<size_t, size_t> freeBlocks;
+  int64_t inUse = 0, peak = 0;
+  std::mutex mutex;
+};
+
+/// While alive, this thread's large allocations come from `arena`.
+class ArenaScope {
+public:
+  explicit ArenaScope(FileArena *arena);
+  ~ArenaScope();
+  ArenaScope(const ArenaScope &) = delete;
+  ArenaScope &operator=(const ArenaScope &) = delete;
+
+private:
+  FileArena *previous;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_FILEARENA_H

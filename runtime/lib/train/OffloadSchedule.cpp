@@ -1,0 +1,381 @@
+//===- OffloadSchedule.cpp - full-graph training out of core --------------===//
+//
+// See OffloadSchedule.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OffloadSchedule.h"
+
+#include "OptimizerStep.h"
+#include "ScheduleBase.h"
+#include "gnnrt/partition/PartitionDirectory.h"
+#include "gnnrt/partition/Partitioner.h"
+#include "gnnrt/support/Error.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <malloc.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gnnrt {
+
+/// One partition: a rank of a distributed full-graph run, on a turn-taking
+/// communicator, whose train step the OffloadSchedule drives.
+class OffloadPart : public DistributedFullGraphSchedule {
+public:
+  OffloadPart(const CompiledProgram &program, const DriverOptions &options,
+              Communicator &comm)
+      : DistributedFullGraphSchedule(program, options, comm,
+                                     /*partitionDirectory=*/true) {}
+
+  /// This part's share of the loss; its gradients are added into the
+  /// shared parameters' (ScheduleBase::bind bound them).
+  double trainStep(int64_t epoch) {
+    trainCtx.step = uint64_t(epoch - 1);
+    return program.trainStepF32(trainCtx);
+  }
+
+  /// Part 0: the memory plan and the epoch time; every part: the halo
+  /// rows it received. Not a rank's compute/communication split: a part's
+  /// waits include the other parts' turns.
+  void printStats(const TrainingResult &result) const override {
+    printPlanStats(result);
+    const double epochs = double(std::max<int64_t>(1, result.last.epoch));
+    std::printf("stats: part %d halo received %lld bytes/epoch forward, "
+                "%lld backward\n",
+                comm.rank(),
+                (long long)(trainingData.halo->forwardTraffic().receivedBytes /
+                            epochs),
+                (long long)(trainingData.halo->backwardTraffic().receivedBytes /
+                            epochs));
+  }
+};
+
+namespace {
+
+/// What the process holds besides the partition in its turn: code, the
+/// heap's small allocations, the parameters and the ring's chunk buffers.
+constexpr int64_t kFixedBytes = int64_t(64) << 20;
+/// A stored edge's bytes in RAM: the local graph both ways (a 4-byte
+/// source and an 8-byte edge id per direction) and the halo exchange's
+/// split copies of it.
+constexpr int64_t kBytesPerEdge = 40;
+/// One FileArena per part (FileArena.cpp reserves address space for 64).
+constexpr int64_t kMaxParts = 64;
+
+std::string mib(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f MiB", double(bytes) / (1 << 20));
+  return text;
+}
+
+/// Floats per node of the memory plan's activations, estimated from the
+/// parameters: four per weight column (a layer's output, its
+/// pre-activation and their gradients; the plan reuses the rest's slots)
+/// and the logits. GCN, hidden 128, on the 1M-node graph: 592 against the
+/// plan's 514.
+int64_t activationFloatsPerNode(const CompiledProgram &program,
+                                const DataDims &dims) {
+  int64_t columns = 0;
+  for (const ParamInfo &p : program.params(dims))
+    if (p.shape.size() == 2)
+      columns += p.shape[1];
+  return 4 * columns + dims.classes;
+}
+
+/// DIR, created if missing; an error unless it is a writable directory.
+void requireWritableDirectory(const std::string &dir) {
+  if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    throw DataError("--offload " + dir + ": cannot create the directory (" +
+                    std::strerror(errno) + ")");
+  struct stat info {};
+  if (stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    throw DataError("--offload " + dir + ": not a directory");
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw DataError("--offload " + dir + ": not writable (" +
+                    std::strerror(errno) + ")");
+}
+
+} // namespace
+
+int64_t offloadPartBytes(const PartCounts &part, int64_t features,
+                         int64_t activationFloatsPerNode) {
+  return (part.ownedNodes + part.haloNodes) * features * 4 +
+         part.ownedNodes * activationFloatsPerNode * 4 +
+         part.edges * kBytesPerEdge;
+}
+
+OffloadSchedule::OffloadSchedule(const CompiledProgram &program,
+                                 const DriverOptions &options,
+                                 Communicator &comm)
+    : program(program), options(options), comm(comm), partOptions(options) {}
+
+OffloadSchedule::~OffloadSchedule() {
+  // The parts' buffers live in the arenas' files: free them first.
+  parts.clear();
+  turns.reset();
+  arenas.clear();
+}
+
+void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
+                                  const std::string &dir) const {
+  const int64_t usable = options.memoryBudget - kFixedBytes;
+  const int64_t perNode = activationFloatsPerNode(
+      program, {manifest.numFeatures, manifest.numClasses,
+                int64_t(manifest.relations.size()), manifest.numNodes});
+  int64_t largest = 0;
+  size_t which = 0;
+  for (size_t k = 0; k < manifest.parts.size(); ++k) {
+    const int64_t bytes =
+        offloadPartBytes(manifest.parts[k], manifest.numFeatures, perNode);
+    if (bytes > largest) {
+      largest = bytes;
+      which = k;
+    }
+  }
+  if (largest <= usable)
+    return;
+  const PartCounts &p = manifest.parts[which];
+  const int64_t enough = largest + kFixedBytes;
+  const double parts =
+      std::ceil(double(manifest.parts.size()) * double(largest) / usable);
+  throw DataError(
+      dir + ": part " + std::to_string(which) + " needs about " +
+      mib(enough) + " of RAM (" + std::to_string(p.ownedNodes) + " nodes, " +
+      std::to_string(p.haloNodes) + " halo nodes, " +
+      std::to_string(p.edges) + " edges, with the trainer's own " +
+      mib(kFixedBytes) + "), more than --memory-budget " +
+      mib(options.memoryBudget) + ": give a budget of at least " +
+      mib(enough) + ", or partition the graph into about " +
+      std::to_string(int64_t(parts)) + " parts");
+}
+
+std::string OffloadSchedule::partitionDirectory() {
+  if (!options.dataDir.empty() &&
+      std::ifstream(options.dataDir + "/manifest.json").good())
+    return options.dataDir;
+  // The partitions keep the dataset's features as loaded: each part
+  // normalizes its rows itself, as a partition directory's do.
+  CompiledProgram raw = program;
+  raw.settings.normalizeFeatures = false;
+  Dataset ds = loadPreprocessedDataset(raw, options);
+  const int64_t usable = options.memoryBudget - kFixedBytes;
+  const int64_t perNode = activationFloatsPerNode(
+      program, {ds.numFeatures, ds.numClasses, int64_t(ds.relations.size()),
+                ds.numNodes});
+  PartCounts whole;
+  whole.ownedNodes = ds.numNodes;
+  whole.edges = int64_t(ds.src.size());
+  PartitionOptions partition;
+  partition.method = PartitionMethod::Metis;
+  partition.balance = defaultBalance(ds);
+  // Parts as the budget needs, with a quarter more for their halos;
+  // more if a part still comes out too large.
+  const int64_t wholeBytes = offloadPartBytes(whole, ds.numFeatures, perNode);
+  int64_t numParts = std::max<int64_t>(
+      1, int64_t(std::ceil(1.25 * double(wholeBytes) /
+                           double(std::max<int64_t>(1, usable)))));
+  PartitionManifest manifest;
+  manifest.dataset = options.dataDir;
+  manifest.split = program.settings.split;
+  manifest.addReverseEdges = program.settings.addReverseEdges;
+  manifest.addSelfLoops = program.settings.addSelfLoops;
+  manifest.dedupe = true;
+  manifest.method = partition.method;
+  manifest.balance = partition.balance;
+  for (int attempt = 0;; ++attempt) {
+    if (numParts > kMaxParts)
+      throw DataError("--memory-budget " + mib(options.memoryBudget) +
+                      " would split " +
+                      (options.dataDir.empty() ? std::string("the dataset")
+                                               : options.dataDir) +
+                      " into " + std::to_string(numParts) +
+                      " partitions (its whole working set is about " +
+                      mib(wholeBytes) + "); at most " +
+                      std::to_string(kMaxParts) +
+                      " are supported: raise the budget");
+    partition.numParts = int(numParts);
+    PartitionPlan plan =
+        buildPartitionPlan(ds, partitionNodes(ds, partition),
+                           int(numParts), EdgeAssign::Dst);
+    manifest.parts.clear();
+    fillManifestCounts(manifest, ds, plan);
+    int64_t largest = 0;
+    for (const PartCounts &p : manifest.parts)
+      largest =
+          std::max(largest, offloadPartBytes(p, ds.numFeatures, perNode));
+    if (largest <= usable || attempt == 3) {
+      const std::string dir = options.offloadDir + "/partitions";
+      writePartitions(dir, ds, plan, manifest);
+      return dir;
+    }
+    numParts = int64_t(std::ceil(double(numParts) * double(largest) /
+                                 double(usable)));
+  }
+}
+
+void OffloadSchedule::prepare() {
+  const std::string &dir = options.offloadDir;
+  if (comm.size() > 1)
+    throw DataError("--offload trains in one process, whose partitions take "
+                    "turns: run it without mpirun (" +
+                    std::to_string(comm.size()) + " ranks are running)");
+  if (program.numBlocks > 0)
+    throw DataError("--offload trains full-graph programs; " + program.model +
+                    " samples mini-batches (batches = neighbor(...)), "
+                    "whose working set is one batch: train it without "
+                    "--offload");
+  if (program.settings.embedDim > 0)
+    throw DataError("--offload does not train learned input rows (embed = " +
+                    std::to_string(program.settings.embedDim) + ") yet");
+  requireWritableDirectory(dir);
+  if (options.memoryBudget <= kFixedBytes)
+    throw DataError("--memory-budget " + mib(options.memoryBudget) +
+                    " is below what the trainer holds besides the graph (" +
+                    mib(kFixedBytes) + ")");
+
+  partOptions.dataDir = partitionDirectory();
+  // Partitioning held the whole dataset: give the heap's freed pages back
+  // before the parts fill the budget.
+  malloc_trim(0);
+  const PartitionManifest manifest = readPartitionManifest(partOptions.dataDir);
+  checkBudget(manifest, partOptions.dataDir);
+  const int numParts = int(manifest.parts.size());
+  const int64_t perNode = activationFloatsPerNode(
+      program, {manifest.numFeatures, manifest.numClasses,
+                int64_t(manifest.relations.size()), manifest.numNodes});
+  for (const PartCounts &part : manifest.parts)
+    estimatedBytes.push_back(
+        offloadPartBytes(part, manifest.numFeatures, perNode));
+
+  // Remote rows arrive in chunks around the ring (SAR's sequential
+  // aggregation), never as a whole halo. A copy into or out of another
+  // part's chunk drops those pages again at once (TurnTaking's
+  // onForeignBytes), so only the running part's three chunk buffers are
+  // in RAM: they get an eighth of the budget. Chunks are as large as that
+  // allows, since every ring step is a round of turns (on the 1M-node
+  // graph, 65536 rows instead of 15360 made the epoch 0.76x).
+  setenv("GNNRT_HALO_BUDGET_MB", "0", /*overwrite=*/0);
+  const DataDims dims{manifest.numFeatures, manifest.numClasses,
+                      int64_t(manifest.relations.size()), manifest.numNodes};
+  int64_t width = manifest.numFeatures;
+  for (const ParamInfo &p : program.params(dims))
+    if (p.shape.size() == 2)
+      width = std::max(width, p.shape[1]);
+  const int64_t chunkRows = std::max<int64_t>(
+      256, (options.memoryBudget - kFixedBytes) / 8 / 3 /
+               (std::max<int64_t>(1, width) * 4));
+  setenv("GNNRT_RING_CHUNK_ROWS", std::to_string(chunkRows).c_str(),
+         /*overwrite=*/0);
+
+  for (int k = 0; k < numParts; ++k)
+    arenas.push_back(std::make_unique<FileArena>(dir, k));
+  turns = std::make_unique<TurnTaking>(
+      numParts, [this](int from, int to) { handOver(from, to); },
+      [](const void *p, size_t bytes) { FileArena::dropRange(p, bytes); });
+  for (int k = 0; k < numParts; ++k)
+    parts.push_back(std::make_unique<OffloadPart>(program, partOptions,
+                                                  turns->communicator(k)));
+  turns->run([&](int k) {
+    ArenaScope scope(arenas[size_t(k)].get());
+    parts[size_t(k)]->prepare();
+  });
+
+  const TrainingData &first = parts[0]->data();
+  summary.data.numFeatures = first.data.numFeatures;
+  summary.data.numClasses = first.data.numClasses;
+  summary.data.relations = first.data.relations;
+  summary.numGlobalNodes = first.numGlobalNodes;
+  summary.data.numNodes = first.numGlobalNodes;
+}
+
+void OffloadSchedule::handOver(int from, int to) {
+  (void)from;
+  if (to < 0)
+    return;
+  resident.erase(std::remove(resident.begin(), resident.end(), to),
+                 resident.end());
+  resident.push_back(to);
+  const int64_t usable = options.memoryBudget - kFixedBytes;
+  int64_t held = std::max(estimatedBytes[size_t(to)],
+                          arenas[size_t(to)]->peakBytes());
+  for (int k : resident)
+    if (k != to)
+      held += arenas[size_t(k)]->bytesInUse();
+  while (held > usable && resident.size() > 1) {
+    FileArena &oldest = *arenas[size_t(resident.front())];
+    held -= oldest.bytesInUse();
+    oldest.dropPages();
+    resident.erase(resident.begin());
+  }
+}
+
+void OffloadSchedule::bind(ParameterStore<float> &params) {
+  // Every part binds the same parameters and gradients.
+  turns->run([&](int k) {
+    ArenaScope scope(arenas[size_t(k)].get());
+    parts[size_t(k)]->bind(params);
+  });
+}
+
+double OffloadSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
+  return step([&] {
+    std::vector<double> losses(parts.size());
+    turns->run([&](int k) {
+      ArenaScope scope(arenas[size_t(k)].get());
+      losses[size_t(k)] = parts[size_t(k)]->trainStep(epoch);
+    });
+    // In part order, as the all-reduce of a distributed run sums.
+    double loss = 0;
+    for (double l : losses)
+      loss += l;
+    return loss;
+  });
+}
+
+Accuracies OffloadSchedule::evaluate() {
+  std::vector<Accuracies> acc(parts.size());
+  turns->run([&](int k) {
+    ArenaScope scope(arenas[size_t(k)].get());
+    acc[size_t(k)] = parts[size_t(k)]->evaluate();
+  });
+  return acc[0]; // the same on every part: the counts were summed
+}
+
+const std::vector<float> &OffloadSchedule::predict() {
+  const int64_t classes = summary.data.numClasses;
+  logits.assign(size_t(summary.numGlobalNodes * classes), 0.0f);
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const std::vector<float> &rows = parts[k]->predict();
+    const TrainingData &t = parts[k]->data();
+    for (int64_t i = 0; i < t.data.numNodes; ++i)
+      std::copy(rows.begin() + i * classes, rows.begin() + (i + 1) * classes,
+                logits.begin() + t.nodeIds[size_t(i)] * classes);
+    arenas[k]->dropPages();
+  }
+  resident.clear();
+  return logits;
+}
+
+void OffloadSchedule::printStats(const TrainingResult &result) const {
+  for (const auto &part : parts)
+    part->printStats(result);
+  int64_t largest = 0;
+  for (const auto &arena : arenas)
+    largest = std::max(largest, arena->peakBytes());
+  std::printf("stats: offload %zu partitions in %s, largest part's file "
+              "%lld bytes\n",
+              parts.size(), options.offloadDir.c_str(), (long long)largest);
+  std::printf("stats: offload peak RSS %lld bytes, memory budget %lld "
+              "bytes\n",
+              (long long)peakResidentBytes(),
+              (long long)options.memoryBudget);
+}
+
+} // namespace gnnrt

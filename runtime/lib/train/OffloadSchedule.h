@@ -1,0 +1,93 @@
+//===- OffloadSchedule.h - full-graph training out of core ------*- C++ -*-===//
+//
+// Internal to gnnrt. SAR's single-node mode (--offload DIR --memory-budget
+// SIZE): the graph is split into as many partitions as the budget needs,
+// and one process trains them as the ranks of a distributed full-graph run
+// that take turns (TurnCommunicator): one partition computes while the
+// others' data and activations wait in their files under DIR (FileArena).
+// The parts that ran last stay in RAM as long as they fit the budget
+// together; the pages of the others are dropped, least recently run first. Halo rows move between partitions by SAR's
+// sequential aggregation in bounded chunks, so RAM holds one partition's
+// working set plus those chunk buffers.
+//
+// The partitions share the parameters and their gradients: each
+// partition's trainStep adds its share into the same gradients, which is
+// what the all-reduce of a distributed run computes, and one optimizer
+// step follows. The losses are the in-memory run's (within float
+// rounding of the summation order).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_OFFLOADSCHEDULE_H
+#define GNNRT_LIB_TRAIN_OFFLOADSCHEDULE_H
+
+#include "FileArena.h"
+#include "FullGraphSchedule.h"
+#include "gnnrt/comm/TurnCommunicator.h"
+#include "gnnrt/partition/PartitionManifest.h"
+
+#include <memory>
+#include <vector>
+
+namespace gnnrt {
+
+class OffloadPart;
+
+class OffloadSchedule : public Schedule {
+public:
+  OffloadSchedule(const CompiledProgram &program, const DriverOptions &options,
+                  Communicator &comm);
+  ~OffloadSchedule() override;
+
+  const char *name() const override { return "offload"; }
+  /// Checks the launch, partitions the dataset into DIR (unless --data is a
+  /// partition directory whose parts fit the budget), and loads each part
+  /// into its file.
+  void prepare() override;
+  /// The graph's dimensions; numNodes is the whole graph's (predict()
+  /// returns a row per node, in the dataset's ids).
+  const TrainingData &data() const override { return summary; }
+  void bind(ParameterStore<float> &params) override;
+  double trainEpoch(int64_t epoch, OptimizerStep &step) override;
+  Accuracies evaluate() override;
+  Accuracies evaluateBetweenEpochs() override { return evaluate(); }
+  const std::vector<float> &predict() override;
+  void printStats(const TrainingResult &result) const override;
+
+private:
+  /// The partition directory to train from: --data itself, or one written
+  /// under DIR with the partition count the budget needs.
+  std::string partitionDirectory();
+  /// Called as `to` takes the turn from `from`: keeps the parts that ran
+  /// last in RAM while they fit the budget beside `to`'s working set (the
+  /// larger of its estimate and its arena's peak), and drops the pages of
+  /// the others, least recently run first.
+  void handOver(int from, int to);
+  /// Throws DataError when a part of `manifest` needs more than the budget.
+  void checkBudget(const PartitionManifest &manifest,
+                   const std::string &dir) const;
+
+  const CompiledProgram &program;
+  const DriverOptions &options;
+  Communicator &comm;
+  DriverOptions partOptions;
+  std::vector<std::unique_ptr<FileArena>> arenas;
+  std::unique_ptr<TurnTaking> turns;
+  /// Parts whose pages may be in RAM, least recently run first.
+  std::vector<int> resident;
+  /// Each part's estimated working set (offloadPartBytes): room for a part
+  /// that is about to load or grow.
+  std::vector<int64_t> estimatedBytes;
+  std::vector<std::unique_ptr<OffloadPart>> parts;
+  TrainingData summary;
+  std::vector<float> logits;
+};
+
+/// The bytes one part of a partitioning holds in RAM during its turn
+/// (data, halo tables and activations), estimated from its counts.
+int64_t offloadPartBytes(const PartCounts &part, int64_t features,
+                         int64_t activationFloatsPerNode);
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_OFFLOADSCHEDULE_H
