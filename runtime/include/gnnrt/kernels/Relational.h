@@ -8,9 +8,9 @@
 //
 // with reduce a sum or a mean (Schlichtkrull et al.'s 1/c_{v,r} = 1/|N_r(v)|).
 // One call covers all relations: a heterogeneous graph's R relations cost
-// one pass over the edges and one small matrix-vector product per
-// (destination, relation) pair that has edges, never R separate kernels or
-// an [N, R, F] intermediate.
+// one pass over the edges and, per relation, GEMMs over the reduced rows of
+// its (destination, relation) pairs, never R separate aggregations or an
+// [N, R, F] intermediate.
 //
 // Order (part of the contract, as for aggregate): a pair's messages are
 // added in edge order; a destination's pairs are taken in increasing
