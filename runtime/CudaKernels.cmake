@@ -21,6 +21,7 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Edge.cu
   lib/kernels/cuda/Gemm.cu
   lib/kernels/cuda/Loss.cu
+  lib/kernels/cuda/Memory.cu
   lib/kernels/cuda/Optimizer.cu
   lib/kernels/cuda/Scratch.cu
   lib/kernels/cuda/Stream.cu
