@@ -46,10 +46,20 @@ template <typename T> void accumulate(const T *from, int64_t n, T *to) {
   detail::checkLaunch("accumulate");
 }
 
+template <typename T> T readScalar(const T *p) {
+  T value{};
+  detail::check(cudaMemcpy(&value, p, sizeof(T), cudaMemcpyDeviceToHost),
+                "readScalar");
+  return value;
+}
+
+void checkLaunch(const char *kernel) { detail::checkLaunch(kernel); }
+
 #define GNNRT_INSTANTIATE(T)                                                   \
   template void copy<T>(const T *, int64_t, T *);                              \
   template void zero<T>(T *, int64_t);                                         \
-  template void accumulate<T>(const T *, int64_t, T *);
+  template void accumulate<T>(const T *, int64_t, T *);                        \
+  template T readScalar<T>(const T *);
 GNNRT_INSTANTIATE(float)
 GNNRT_INSTANTIATE(double)
 #undef GNNRT_INSTANTIATE

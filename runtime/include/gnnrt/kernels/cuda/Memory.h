@@ -21,6 +21,10 @@ template <typename T> void copy(const T *from, int64_t n, T *to);
 template <typename T> void zero(T *p, int64_t n);
 /// to[i] += from[i] for i < n (the CPU's `grad[i] += g[i]`).
 template <typename T> void accumulate(const T *from, int64_t n, T *to);
+/// The value at p (a synchronizing copy to the host).
+template <typename T> T readScalar(const T *p);
+/// Throws DeviceError naming `kernel` if the launch just issued failed.
+void checkLaunch(const char *kernel);
 
 /// Threads per block of generated elementwise kernels.
 constexpr int kGeneratedBlock = 256;
