@@ -184,9 +184,9 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
   // Removed if SIGTERM or SIGINT ends gnnc while the compiler runs.
   sys::RemoveFileOnSignal(temporary);
   std::vector<std::string> args = {tools.compiler, "-std=c++17",
-                                   "-O" + std::to_string(options.optLevel),
-                                   "-I" + includeDir};
+                                   "-O" + std::to_string(options.optLevel)};
   args.insert(args.end(), tools.flags.begin(), tools.flags.end());
+  args.push_back("-I" + includeDir);
   args.push_back(options.sourceFile);
   args.insert(args.end(), tools.beforeRuntime.begin(),
               tools.beforeRuntime.end());
