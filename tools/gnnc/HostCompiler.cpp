@@ -116,8 +116,8 @@ static bool toolchainFor(TrainerTarget target, const std::string &includeDir,
       return false;
     // The two architectures gnnrt's CUDA kernels are built for; generated
     // kernels call std::max and friends, constexpr host functions.
-    tools.flags = {"-x",       "cu",
-                   "--expt-relaxed-constexpr",
+    // The source is a .cu file, which nvcc compiles as CUDA.
+    tools.flags = {"--expt-relaxed-constexpr",
                    "-gencode", "arch=compute_80,code=sm_80",
                    "-gencode", "arch=compute_90,code=sm_90",
                    "-Xcompiler", "-fopenmp"};
