@@ -233,7 +233,12 @@ void CudaFunctionEmitter::emitKernel(const ElementwiseKernel &k) {
   SmallVector<std::string> params{"int64_t n"};
   for (auto &[host, name] : usedDims)
     params.push_back("int64_t " + name);
-  params.append(graphParams.begin(), graphParams.end());
+  SmallVector<std::string> usedGraphArgs;
+  for (auto [param, arg] : llvm::zip(graphParams, graphArgs))
+    if (mentions(code, StringRef(param).rsplit(' ').second)) {
+      params.push_back(param);
+      usedGraphArgs.push_back(arg);
+    }
   params.append(bufferParams.begin(), bufferParams.end());
   std::string def = "/// " + k.what + "\ntemplate <typename T>\n__global__ void " +
                     kernelName + "(\n    " + llvm::join(params, ",\n    ") +
@@ -249,7 +254,7 @@ void CudaFunctionEmitter::emitKernel(const ElementwiseKernel &k) {
   SmallVector<std::string> args{n};
   for (auto &[host, name] : usedDims)
     args.push_back(host);
-  args.append(graphArgs.begin(), graphArgs.end());
+  args.append(usedGraphArgs.begin(), usedGraphArgs.end());
   args.append(bufferArgs.begin(), bufferArgs.end());
   os << "if (" << n << " > 0) {\n";
   os << "  " << rt::cuda::launch << "(\n      " << rt::cuda::grid << "(" << n
