@@ -289,6 +289,8 @@ struct CompiledProgram {
   /// this call (--device N, default 0), before the first of them
   /// (gnnrt/train/DeviceProgram.h). Null: the entry points run on the CPU.
   void (*useDevice)(int device) = nullptr;
+  /// The same programs: the bytes of the device workspace (--stats).
+  int64_t (*deviceWorkspaceBytes)() = nullptr;
 };
 
 /// The generated program's main: parses the command line, trains, and

@@ -16,7 +16,7 @@
 
 #include <cuda_runtime.h>
 
-#include <cstring>
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -256,6 +256,8 @@ void useDevice(int device) {
   check(cudaSetDevice(device), "selection of device " + std::to_string(device));
 }
 
+int64_t workspaceBytes() { return state().workspace.bytes(); }
+
 } // namespace
 
 void installDeviceEntryPoints(CompiledProgram &program,
@@ -269,6 +271,7 @@ void installDeviceEntryPoints(CompiledProgram &program,
   program.forwardF64 = device.forwardF64 ? &forwardF64 : nullptr;
   program.trainStepF64 = device.trainStepF64 ? &trainStepF64 : nullptr;
   program.useDevice = &useDevice;
+  program.deviceWorkspaceBytes = &workspaceBytes;
 }
 
 } // namespace gnnrt
