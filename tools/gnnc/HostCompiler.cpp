@@ -6,9 +6,9 @@
 // relocated runtime. Trainers of the CUDA target also link gnnrt's CUDA
 // kernels: gnnrt_kernels_cuda, built by nvcc (GNNRT_CUDA_LIBRARY), or for
 // --cuda-emulate gnnrt_kernels_cuda_emulated and the emulation layer
-// (GNNRT_CUDA_EMULATED_LIBRARY, GNNRT_CUDAEMU_LIBRARY). GNNRT_LIBRARY is one archive holding every runtime
-// library (libgnnrt.a); generated code includes gnnrt/kernels/Kernels.h and
-// gnnrt/train/Program.h from GNNRT_INCLUDE_DIR.
+// (GNNRT_CUDA_EMULATED_LIBRARY, GNNRT_CUDAEMU_LIBRARY). GNNRT_LIBRARY is one
+// archive holding every runtime library (libgnnrt.a); generated code includes
+// gnnrt/kernels/Kernels.h and gnnrt/train/Program.h from GNNRT_INCLUDE_DIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,8 +82,8 @@ struct Toolchain {
 static bool toolchainFor(TrainerTarget target, const std::string &includeDir,
                          Toolchain &tools) {
   const bool nvcc = target == TrainerTarget::Cuda;
-  std::string name = nvcc ? fromEnvironment("NVCC", GNNC_NVCC)
-                          : fromEnvironment("CXX", "c++");
+  std::string name =
+      nvcc ? fromEnvironment("NVCC", GNNC_NVCC) : fromEnvironment("CXX", "c++");
   if (nvcc && name.empty()) {
     errs() << "gnnc: error: --target=cuda needs nvcc, and gnnc was built "
               "without CUDA (set NVCC, or use --cuda-emulate)\n";
@@ -118,9 +118,12 @@ static bool toolchainFor(TrainerTarget target, const std::string &includeDir,
     // kernels call std::max and friends, constexpr host functions.
     // The source is a .cu file, which nvcc compiles as CUDA.
     tools.flags = {"--expt-relaxed-constexpr",
-                   "-gencode", "arch=compute_80,code=sm_80",
-                   "-gencode", "arch=compute_90,code=sm_90",
-                   "-Xcompiler", "-fopenmp"};
+                   "-gencode",
+                   "arch=compute_80,code=sm_80",
+                   "-gencode",
+                   "arch=compute_90,code=sm_90",
+                   "-Xcompiler",
+                   "-fopenmp"};
     tools.beforeRuntime = {kernels};
     tools.afterRuntime = {"-lcublas", "-lcudart", "-lgomp"};
     return true;

@@ -196,9 +196,9 @@ static bool buildExecutable(gnn::lang::Compilation &compilation) {
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(cppFile, ec);
-    ok = !ec && mlir::succeeded(
-                    cuda ? gnn::cuda::emitCuda(*module, os, {inputFile})
-                         : gnn::cpp::emitCpp(*module, os, {inputFile}));
+    ok = !ec &&
+         mlir::succeeded(cuda ? gnn::cuda::emitCuda(*module, os, {inputFile})
+                              : gnn::cpp::emitCpp(*module, os, {inputFile}));
   }
   if (ok && !keepCpp.empty())
     ok = !llvm::sys::fs::copy_file(cppFile, keepCpp);

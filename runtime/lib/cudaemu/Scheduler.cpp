@@ -519,10 +519,11 @@ std::string runPlainBlock(const LaunchConfig &config,
                 ", but the kernel was launched without barriers "
                 "(GNNRT_LAUNCH_WITHOUT_BARRIERS): launch it with GNNRT_LAUNCH";
     } catch (const std::exception &e) {
-      failure = where() + ": thread " + std::to_string(i) + " threw: " + e.what();
+      failure =
+          where() + ": thread " + std::to_string(i) + " threw: " + e.what();
     } catch (...) {
-      failure = where() + ": thread " + std::to_string(i) +
-                " threw an exception";
+      failure =
+          where() + ": thread " + std::to_string(i) + " threw an exception";
     }
   }
   currentIndex = nullptr;

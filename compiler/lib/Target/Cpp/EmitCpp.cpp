@@ -36,7 +36,7 @@ namespace rt = gnn::target::rt;
 
 /// `<name> = <value>;` for a member of main's CompiledProgram.
 void gnn::cpp::setProgram(raw_indented_ostream &os, llvm::StringRef member,
-                const llvm::Twine &value) {
+                          const llvm::Twine &value) {
   os << rt::local::program << "." << member << " = " << value << ";\n";
 }
 
@@ -114,9 +114,8 @@ FailureOr<TrainerModule> gnn::cpp::findTrainer(ModuleOp module) {
   if (!unit.forward)
     return module.emitError("no model to compile: the program has no train "
                             "block");
-  unit.model = unit.forward.getSymName()
-                   .drop_back(StringRef(".forward").size())
-                   .str();
+  unit.model =
+      unit.forward.getSymName().drop_back(StringRef(".forward").size()).str();
   unit.step = module.lookupSymbol<func::FuncOp>(unit.model + ".train_step");
   if (!unit.step)
     return unit.forward.emitError("internal error: no train step for ")
@@ -129,8 +128,7 @@ FailureOr<TrainerModule> gnn::cpp::findTrainer(ModuleOp module) {
 
 void gnn::cpp::emitProgramFields(raw_indented_ostream &os,
                                  const TrainerModule &unit,
-                                 llvm::StringRef sourceFile,
-                                 bool usesEdgeIds) {
+                                 llvm::StringRef sourceFile, bool usesEdgeIds) {
   os << rt::compiledProgram << " " << rt::local::program << ";\n";
   setProgram(os, rt::program::model, cppString(unit.model));
   setProgram(os, rt::program::sourceFile, cppString(sourceFile));

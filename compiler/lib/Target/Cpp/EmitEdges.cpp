@@ -107,10 +107,10 @@ LogicalResult gnn::cpp::emitEdgeOp(FunctionEmitter &e, Operation *op) {
                  e.name(g.getInput()), e.width(g.getInput()), out});
           })
           .Case<GatherGradOp>([&](GatherGradOp g) {
-            return e.kernelStmt(rt::kernels::gatherGrad,
-                              {e.graph(g.getGraph()),
-                               rt::side(g.getSide()).str(), e.name(g.getGrad()),
-                               e.width(g.getGrad()), out});
+            return e.kernelStmt(
+                rt::kernels::gatherGrad,
+                {e.graph(g.getGraph()), rt::side(g.getSide()).str(),
+                 e.name(g.getGrad()), e.width(g.getGrad()), out});
           })
           .Case<ScatterOp>([&](ScatterOp s) {
             return e.kernelStmt(
@@ -127,14 +127,14 @@ LogicalResult gnn::cpp::emitEdgeOp(FunctionEmitter &e, Operation *op) {
           })
           .Case<EdgeSoftmaxOp>([&](EdgeSoftmaxOp s) {
             return e.kernelStmt(rt::kernels::edgeSoftmax,
-                              {e.graph(s.getGraph()), e.name(s.getScores()),
-                               e.width(s.getScores()), out});
+                                {e.graph(s.getGraph()), e.name(s.getScores()),
+                                 e.width(s.getScores()), out});
           })
           .Case<EdgeSoftmaxGradOp>([&](EdgeSoftmaxGradOp s) {
             return e.kernelStmt(rt::kernels::edgeSoftmaxGrad,
-                              {e.graph(s.getGraph()), e.name(s.getGrad()),
-                               e.name(s.getOutput()), e.width(s.getOutput()),
-                               out});
+                                {e.graph(s.getGraph()), e.name(s.getGrad()),
+                                 e.name(s.getOutput()), e.width(s.getOutput()),
+                                 out});
           })
           .Default([](Operation *) { return ""; });
   if (call.empty())

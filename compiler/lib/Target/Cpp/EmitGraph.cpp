@@ -82,43 +82,40 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
             // Table rows are the sources' whole-graph ids (ctx.nodeIds; null
             // in a single full-graph process, where ids are rows).
             return e.kernelStmt(rt::kernels::aggregateRelationRows,
-                              {e.graph(a.getGraph()),
-                               rt::reduce(a.getReduce()).str(),
-                               e.name(a.getTable()), e.dims(a.getTable())[1],
-                               e.width(res), rt::ctx::nodeIds.str(), out});
+                                {e.graph(a.getGraph()),
+                                 rt::reduce(a.getReduce()).str(),
+                                 e.name(a.getTable()), e.dims(a.getTable())[1],
+                                 e.width(res), rt::ctx::nodeIds.str(), out});
           })
           .Case<AggregateRelationRowsGradOp>(
               [&](AggregateRelationRowsGradOp a) {
-                return e.kernelStmt(rt::kernels::aggregateRelationRowsGrad,
-                                  {e.graph(a.getGraph()),
-                                   rt::reduce(a.getReduce()).str(),
-                                   e.name(a.getGrad()),
-                                   e.dims(a.getTable())[1],
-                                   e.width(a.getGrad()), rt::ctx::nodeIds.str(),
-                                   out});
+                return e.kernelStmt(
+                    rt::kernels::aggregateRelationRowsGrad,
+                    {e.graph(a.getGraph()), rt::reduce(a.getReduce()).str(),
+                     e.name(a.getGrad()), e.dims(a.getTable())[1],
+                     e.width(a.getGrad()), rt::ctx::nodeIds.str(), out});
               })
           .Case<AggregateRelationsOp>([&](AggregateRelationsOp a) {
             return e.kernelStmt(rt::kernels::aggregateRelations,
-                              {e.graph(a.getGraph()),
-                               rt::reduce(a.getReduce()).str(),
-                               e.name(a.getInput()), e.width(a.getInput()),
-                               e.name(a.getWeight()), e.width(res), out});
+                                {e.graph(a.getGraph()),
+                                 rt::reduce(a.getReduce()).str(),
+                                 e.name(a.getInput()), e.width(a.getInput()),
+                                 e.name(a.getWeight()), e.width(res), out});
           })
           .Case<AggregateRelationsGradOp>([&](AggregateRelationsGradOp a) {
             return e.kernelStmt(rt::kernels::aggregateRelationsGradInput,
-                              {e.graph(a.getGraph()),
-                               rt::reduce(a.getReduce()).str(),
-                               e.name(a.getGrad()), e.name(a.getWeight()),
-                               e.width(res), e.width(a.getGrad()), out});
+                                {e.graph(a.getGraph()),
+                                 rt::reduce(a.getReduce()).str(),
+                                 e.name(a.getGrad()), e.name(a.getWeight()),
+                                 e.width(res), e.width(a.getGrad()), out});
           })
           .Case<AggregateRelationsWeightGradOp>(
               [&](AggregateRelationsWeightGradOp a) {
-                return e.kernelStmt(rt::kernels::aggregateRelationsGradWeight,
-                                  {e.graph(a.getGraph()),
-                                   rt::reduce(a.getReduce()).str(),
-                                   e.name(a.getGrad()), e.name(a.getInput()),
-                                   e.width(a.getInput()), e.width(a.getGrad()),
-                                   out});
+                return e.kernelStmt(
+                    rt::kernels::aggregateRelationsGradWeight,
+                    {e.graph(a.getGraph()), rt::reduce(a.getReduce()).str(),
+                     e.name(a.getGrad()), e.name(a.getInput()),
+                     e.width(a.getInput()), e.width(a.getGrad()), out});
               })
           .Case<DegreeOp>([&](DegreeOp d) {
             // A partition sees only its own edges: distributed runs pass
@@ -130,8 +127,8 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
             return "if (" + given + ")\n  " +
                    e.copyStmt(given, e.numel(res), out) + "else\n  " +
                    e.kernelStmt(rt::kernels::degree,
-                              {e.graph(d.getGraph()),
-                               rt::side(d.getSide()).str(), out});
+                                {e.graph(d.getGraph()),
+                                 rt::side(d.getSide()).str(), out});
           })
           .Case<DstGradOp>([&](DstGradOp d) {
             // The destinations are the leading sources; the rest get 0.
@@ -180,11 +177,11 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
             return ifHalo(e, haloStmt(rt::halo::aggregateGrad,
                                       {reduce, selfLoops, grad, width, out,
                                        rt::haloMode(h.getMode()).str()})) +
-                   elseSingle(e, e.kernelStmt(
-                                     rt::kernels::aggregateGradInput,
-                                     {e.graph(h.getGraph()), reduce, selfLoops,
-                                      grad, "nullptr", "nullptr", width,
-                                      "nullptr", "1", out}));
+                   elseSingle(
+                       e, e.kernelStmt(rt::kernels::aggregateGradInput,
+                                       {e.graph(h.getGraph()), reduce,
+                                        selfLoops, grad, "nullptr", "nullptr",
+                                        width, "nullptr", "1", out}));
           })
           .Default([](Operation *) { return ""; });
   if (code.empty())

@@ -69,16 +69,16 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
           })
           .Case<ReduceOp>([&](ReduceOp r) {
             return e.kernelStmt(rt::kernels::reduceAxis,
-                              {rt::reduce(r.getKind()).str(),
-                               axisOf(r.getInput(), r.getAxis()),
-                               e.name(r.getInput()), out});
+                                {rt::reduce(r.getKind()).str(),
+                                 axisOf(r.getInput(), r.getAxis()),
+                                 e.name(r.getInput()), out});
           })
           .Case<ReduceGradOp>([&](ReduceGradOp r) {
             return e.kernelStmt(rt::kernels::reduceAxisGrad,
-                              {rt::reduce(r.getKind()).str(),
-                               axisOf(r.getInput(), r.getAxis()),
-                               e.name(r.getGrad()), e.name(r.getInput()),
-                               e.name(r.getOutput()), out});
+                                {rt::reduce(r.getKind()).str(),
+                                 axisOf(r.getInput(), r.getAxis()),
+                                 e.name(r.getGrad()), e.name(r.getInput()),
+                                 e.name(r.getOutput()), out});
           })
           .Case<ConcatOp>([&](ConcatOp c) {
             // Each input is copied into its range of the axis.
@@ -101,10 +101,10 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
           })
           .Case<SliceOp>([&](SliceOp s) {
             return e.kernelStmt(rt::kernels::sliceAxis,
-                              {axisOf(s.getInput(), s.getAxis()),
-                               e.name(s.getInput()),
-                               std::to_string(s.getOffset()),
-                               std::to_string(s.getSize()), out});
+                                {axisOf(s.getInput(), s.getAxis()),
+                                 e.name(s.getInput()),
+                                 std::to_string(s.getOffset()),
+                                 std::to_string(s.getSize()), out});
           })
           .Case<UnbroadcastOp>([&](UnbroadcastOp u) {
             // The sum over the broadcast dims, from the input's shape to the
@@ -114,9 +114,9 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
                    "}, to[] = {" + (d.empty() ? "1" : llvm::join(d, ", ")) +
                    "};\n  " +
                    e.kernelStmt(rt::kernels::unbroadcast,
-                              {e.name(u.getInput()), "from",
-                               std::to_string(in.size()), out, "to",
-                               std::to_string(d.size())}) +
+                                {e.name(u.getInput()), "from",
+                                 std::to_string(in.size()), out, "to",
+                                 std::to_string(d.size())}) +
                    "}\n";
           })
           .Case<DropoutOp>([&](DropoutOp d) {
@@ -128,8 +128,8 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
             target::RowSpace rows = e.fn.rowSpace(in);
             if (rows == target::RowSpace::Other)
               return e.kernelStmt(rt::kernels::dropout,
-                                {rt::ctx::seed.str(), stream, p, e.numel(res),
-                                 e.name(in), out});
+                                  {rt::ctx::seed.str(), stream, p, e.numel(res),
+                                   e.name(in), out});
             return e.kernelStmt(
                 rt::kernels::dropoutRows,
                 {rt::ctx::seed.str(), stream, p, e.dims(in)[0], e.width(in),
@@ -143,19 +143,19 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
             const Dims &l = e.dims(ce.getLogits());
             return "const T " + out + "[1] = {" +
                    e.kernelCall(rt::kernels::crossEntropy,
-                              {l[0], l[1], e.name(ce.getLogits()),
-                               rt::ctx::labels.str(),
-                               maskOrNull(ce.getMask())}) +
+                                {l[0], l[1], e.name(ce.getLogits()),
+                                 rt::ctx::labels.str(),
+                                 maskOrNull(ce.getMask())}) +
                    " * T(" + rt::ctx::lossScale.str() + ")};\n";
           })
           .Case<CrossEntropyGradOp>([&](CrossEntropyGradOp c) {
             const Dims &l = e.dims(c.getLogits());
             return e.kernelStmt(rt::kernels::crossEntropyGrad,
-                              {l[0], l[1], e.name(c.getLogits()),
-                               rt::ctx::labels.str(), maskOrNull(c.getMask()),
-                               e.name(c.getGrad()) + "[0] * T(" +
-                                   rt::ctx::lossScale.str() + ")",
-                               out});
+                                {l[0], l[1], e.name(c.getLogits()),
+                                 rt::ctx::labels.str(), maskOrNull(c.getMask()),
+                                 e.name(c.getGrad()) + "[0] * T(" +
+                                     rt::ctx::lossScale.str() + ")",
+                                 out});
           })
           .Default([](Operation *) { return ""; });
   if (code.empty())

@@ -1,4 +1,5 @@
-//===- TrainerUnit.h - what every target's translation unit shares -*- C++ -*-===//
+//===- TrainerUnit.h - what every target's translation unit shares -*- C++
+//-*-===//
 //
 // Internal to the emitters. A trainer's translation unit has the same frame
 // whatever language its entry points are in: the model found in the module,
@@ -46,9 +47,8 @@ void emitParams(mlir::raw_indented_ostream &os,
 /// The logits' width. It is a dim expression of the forward, which may
 /// mention a graph's or a block's row counts (a reshape's): stand-ins with
 /// one row each make it compile outside the forward.
-void emitOutputColumns(mlir::raw_indented_ostream &os,
-                       llvm::StringRef cppModel, llvm::StringRef width,
-                       int64_t numBlocks);
+void emitOutputColumns(mlir::raw_indented_ostream &os, llvm::StringRef cppModel,
+                       llvm::StringRef width, int64_t numBlocks);
 
 /// main's `CompiledProgram program;` and every field but the entry points.
 void emitProgramFields(mlir::raw_indented_ostream &os,

@@ -1,4 +1,5 @@
-//===- CudaFunctionEmitter.h - one entry point as CUDA host code -*- C++ -*-===//
+//===- CudaFunctionEmitter.h - one entry point as CUDA host code -*- C++
+//-*-===//
 //
 // Internal to the CUDA target. A CudaFunctionEmitter is the C++ target's
 // FunctionEmitter (Target/Cpp/FunctionEmitter.h) with the hooks that make

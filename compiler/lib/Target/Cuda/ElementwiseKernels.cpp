@@ -183,11 +183,12 @@ void CudaFunctionEmitter::emitKernel(const ElementwiseKernel &k) {
                      (width == "1" ? std::string("t") : "t / " + width) + ";\n";
   for (size_t d = 1; d < rank; ++d) {
     std::string inner = product(ArrayRef<std::string>(out).drop_front(d + 1));
-    code += "const int64_t i" + std::to_string(d) + " = " +
-            (out[d] == "1" ? std::string("0")
-                           : (inner == "1" ? std::string("t") : "t / " + inner) +
-                                 " % " + out[d]) +
-            ";\n";
+    code +=
+        "const int64_t i" + std::to_string(d) + " = " +
+        (out[d] == "1" ? std::string("0")
+                       : (inner == "1" ? std::string("t") : "t / " + inner) +
+                             " % " + out[d]) +
+        ";\n";
   }
   std::string body = substitute(k.body, elements);
   std::string element = llvm::join(llvm::split(body, "@"), "t");
@@ -240,9 +241,9 @@ void CudaFunctionEmitter::emitKernel(const ElementwiseKernel &k) {
       usedGraphArgs.push_back(arg);
     }
   params.append(bufferParams.begin(), bufferParams.end());
-  std::string def = "/// " + k.what + "\ntemplate <typename T>\n__global__ void " +
-                    kernelName + "(\n    " + llvm::join(params, ",\n    ") +
-                    ") {\n";
+  std::string def = "/// " + k.what +
+                    "\ntemplate <typename T>\n__global__ void " + kernelName +
+                    "(\n    " + llvm::join(params, ",\n    ") + ") {\n";
   def += "  for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; "
          "t < n;\n       t += int64_t(gridDim.x) * blockDim.x) {\n";
   def += indent(code, 4);

@@ -89,9 +89,9 @@ void CudaFunctionEmitter::emitAfterBindings() {
       os << "0, ";
     ++next;
     os << "\n    int64_t(sizeof(T)) * "
-       << (sizes.size() == 1 ? sizes.front()
-                             : "std::max<int64_t>({" +
-                                   llvm::join(sizes, ", ") + "})")
+       << (sizes.size() == 1
+               ? sizes.front()
+               : "std::max<int64_t>({" + llvm::join(sizes, ", ") + "})")
        << ",";
   }
   os << "});\n";

@@ -42,7 +42,8 @@ template <typename T> void accumulate(const T *from, int64_t n, T *to) {
   if (n <= 0)
     return;
   GNNRT_LAUNCH(generatedGrid(n), kGeneratedBlock, 0, detail::stream(),
-               accumulateKernel<T>)(from, n, to);
+               accumulateKernel<T>)
+  (from, n, to);
   detail::checkLaunch("accumulate");
 }
 

@@ -59,8 +59,8 @@ struct DeviceState {
     if (b.capacity < bytes) {
       check(cudaFree(b.data), "free of " + key);
       b = DeviceBuffer();
-      check(cudaMalloc(&b.data, bytes), "allocation of " + key + " (" +
-                                            std::to_string(bytes) + " bytes)");
+      check(cudaMalloc(&b.data, bytes),
+            "allocation of " + key + " (" + std::to_string(bytes) + " bytes)");
       b.capacity = bytes;
     }
     return b.data;
@@ -123,7 +123,8 @@ template <typename T> struct DeviceCall {
 };
 
 template <typename T>
-void prepareCall(const ExecContext<T> &host, bool training, DeviceCall<T> &call) {
+void prepareCall(const ExecContext<T> &host, bool training,
+                 DeviceCall<T> &call) {
   DeviceState &s = state();
   if (host.halo)
     throw DeviceError("a trainer built with gnnc --target=cuda trains in one "
@@ -143,8 +144,8 @@ void prepareCall(const ExecContext<T> &host, bool training, DeviceCall<T> &call)
   d.lossScale = host.lossScale;
   d.graph = s.mirrorGraph("graph", host.graph, fixed);
   for (int k = 0; k < numBlocks; ++k)
-    call.blocks.push_back(s.mirrorGraph("block" + std::to_string(k),
-                                        host.blocks[k], fixed));
+    call.blocks.push_back(
+        s.mirrorGraph("block" + std::to_string(k), host.blocks[k], fixed));
   d.blocks = numBlocks ? call.blocks.data() : nullptr;
   call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
   call.outputRows =
@@ -155,10 +156,8 @@ void prepareCall(const ExecContext<T> &host, bool training, DeviceCall<T> &call)
   d.lossMask = s.mirror("lossMask", host.lossMask, call.outputRows, fixed);
   d.nodeIds = s.mirror("nodeIds", host.nodeIds, call.inputRows, fixed);
   d.edgeIds = s.mirror("edgeIds", host.edgeIds, host.graph.numEdges, fixed);
-  d.srcDegree =
-      s.mirror("srcDegree", host.srcDegree, host.graph.numSrc, fixed);
-  d.dstDegree =
-      s.mirror("dstDegree", host.dstDegree, host.graph.numDst, fixed);
+  d.srcDegree = s.mirror("srcDegree", host.srcDegree, host.graph.numSrc, fixed);
+  d.dstDegree = s.mirror("dstDegree", host.dstDegree, host.graph.numDst, fixed);
 
   // Parameters every call (the optimizer updated them on the host); the
   // gradients too, since the entry point adds to the caller's.
@@ -169,10 +168,9 @@ void prepareCall(const ExecContext<T> &host, bool training, DeviceCall<T> &call)
   dims.nodes = host.numGlobalNodes;
   const std::vector<ParamInfo> infos = s.params(dims);
   if (infos.size() != host.params.size())
-    throw DeviceError("the context holds " +
-                      std::to_string(host.params.size()) +
-                      " parameters, the program declares " +
-                      std::to_string(infos.size()));
+    throw DeviceError(
+        "the context holds " + std::to_string(host.params.size()) +
+        " parameters, the program declares " + std::to_string(infos.size()));
   for (size_t i = 0; i < infos.size(); ++i) {
     const int64_t n = elementsOf(infos[i]);
     call.paramElements.push_back(n);
@@ -205,9 +203,8 @@ void runForward(ExecContext<T> &host, void (*entry)(ExecContext<T> &)) {
   DeviceCall<T> call;
   prepareCall(host, /*training=*/false, call);
   const int64_t outputs = call.outputRows * host.numClasses;
-  call.ctx.output = static_cast<T *>(
-      state().buffer("output", size_t(std::max<int64_t>(outputs, 1)) *
-                                   sizeof(T)));
+  call.ctx.output = static_cast<T *>(state().buffer(
+      "output", size_t(std::max<int64_t>(outputs, 1)) * sizeof(T)));
   entry(call.ctx);
   copyToHost(host.output, call.ctx.output, outputs, "the logits");
   host.unplannedBytes = call.ctx.unplannedBytes;

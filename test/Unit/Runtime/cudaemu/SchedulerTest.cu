@@ -215,16 +215,16 @@ TEST(CudaEmulation, AKernelLaunchedWithoutBarriersRunsEveryThread) {
   const std::vector<unsigned> host = out.toHost();
   for (unsigned b = 0; b < 6; ++b)
     for (unsigned t = 0; t < 32; ++t)
-      ASSERT_EQ(host[b * 32 + t], b * 1000 + t) << "block " << b << " thread "
-                                                << t;
+      ASSERT_EQ(host[b * 32 + t], b * 1000 + t)
+          << "block " << b << " thread " << t;
 }
 
 TEST(CudaEmulation, ReportsABarrierInAKernelLaunchedWithoutBarriers) {
   // The promise is broken: the launch fails at the first thread that
   // reaches the barrier, naming it, rather than hanging or running on.
   DeviceArray<float> x(100), out(100);
-  GNNRT_LAUNCH_WITHOUT_BARRIERS(1, 128, 0, 0, earlyReturn)(x.get(), 100,
-                                                           out.get());
+  GNNRT_LAUNCH_WITHOUT_BARRIERS(1, 128, 0, 0, earlyReturn)
+  (x.get(), 100, out.get());
   const LaunchResult r = lastLaunch();
   EXPECT_EQ(r.error, cudaErrorLaunchFailure);
   EXPECT_EQ(r.message,
