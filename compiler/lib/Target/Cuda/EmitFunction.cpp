@@ -81,20 +81,19 @@ void CudaFunctionEmitter::emitAfterBindings() {
           sizes.push_back(numel(r));
       }
   os << "// The memory plan: each slot's bytes, in one allocation.\n";
-  os << rt::local::workspace << "." << rt::cuda::workspacePlan << "({";
-  int next = 0;
+  SmallVector<std::string> bytes;
   for (auto &[slot, sizes] : slots) {
-    // Slots are numbered densely; a gap would be a planning bug.
-    for (; next < slot; ++next)
-      os << "0, ";
-    ++next;
-    os << "\n    int64_t(sizeof(T)) * "
-       << (sizes.size() == 1
-               ? sizes.front()
-               : "std::max<int64_t>({" + llvm::join(sizes, ", ") + "})")
-       << ",";
+    // Slots are numbered densely; a gap (a planning bug) gets no bytes.
+    while (int(bytes.size()) < slot)
+      bytes.push_back("0");
+    bytes.push_back("int64_t(sizeof(T)) * " +
+                    (sizes.size() == 1 ? sizes.front()
+                                       : "std::max<int64_t>({" +
+                                             llvm::join(sizes, ", ") + "})"));
   }
-  os << "});\n";
+  os << rt::local::workspace << "." << rt::cuda::workspacePlan << "({"
+     << (bytes.empty() ? "" : "\n    " + llvm::join(bytes, ",\n    "))
+     << "});\n";
 }
 
 std::string CudaFunctionEmitter::slotBuffer(Value v) {
