@@ -821,12 +821,20 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
     return withRows(types[1], g.dst);
   }
   if (name == "relation") {
+    // The relation's edges over the graph's own nodes (the homogeneous
+    // view): tensors on g's nodes flow through it, and the messages of
+    // several relations add up, each [g.dst, ...].
     auto *s = dyn_cast<StringExpr>(call.args[1]);
-    std::string rel = graphOf(0).name + "." + (s ? s->value : std::string("?"));
+    if (s && s->value.empty()) {
+      diags.error(argLoc(1), "relation name must not be empty");
+      return Type::error();
+    }
+    const GraphShape &g = graphOf(0);
+    std::string rel = g.name + "." + (s ? s->value : std::string("?"));
     auto shape = std::make_shared<GraphShape>();
     shape->name = rel;
-    shape->src = Dim::symbol(rel + ".src");
-    shape->dst = Dim::symbol(rel + ".dst");
+    shape->src = g.src;
+    shape->dst = g.dst;
     shape->edges = Dim::symbol(rel + ".edges");
     Type t = Type::scalar(TypeKind::Graph);
     t.graph = shape;

@@ -482,6 +482,25 @@ std::unique_ptr<Communicator> makeMpiCommunicator() {
   return std::make_unique<MpiCommunicator>();
 }
 
+std::vector<char> gatherToRoot(Communicator &comm, const void *data,
+                               int64_t bytes, int root) {
+  const int ranks = comm.size(), me = comm.rank();
+  std::vector<int64_t> counts(size_t(ranks), 0);
+  counts[size_t(me)] = bytes;
+  comm.allReduceSum(counts.data(), ranks);
+  // Everything goes to root: the send offsets put all bytes in its range.
+  std::vector<int64_t> sendOffsets(size_t(ranks) + 1, 0),
+      recvOffsets(size_t(ranks) + 1, 0);
+  for (int q = 0; q < ranks; ++q) {
+    sendOffsets[size_t(q) + 1] = q >= root ? bytes : 0;
+    recvOffsets[size_t(q) + 1] =
+        recvOffsets[size_t(q)] + (me == root ? counts[size_t(q)] : 0);
+  }
+  std::vector<char> all(size_t(recvOffsets.back()));
+  comm.allToAllV(data, sendOffsets, all.data(), recvOffsets);
+  return all;
+}
+
 void abortAllRanks(Communicator &comm, int exitCode) {
   if (comm.size() > 1)
     MPI_Abort(MPI_COMM_WORLD, exitCode);

@@ -35,6 +35,53 @@ int32_t Dataset::nodeTypeOf(int64_t v) const {
   return -1;
 }
 
+int32_t findRelation(const std::vector<RelationType> &relations,
+                     const std::vector<NodeType> &nodeTypes,
+                     const std::string &name) {
+  auto typeName = [&](int32_t t) {
+    return t >= 0 && size_t(t) < nodeTypes.size() ? nodeTypes[size_t(t)].name
+                                                  : std::string("*");
+  };
+  auto spelled = [&](const RelationType &r) {
+    return typeName(r.srcType) + "___" + r.name + "___" + typeName(r.dstType);
+  };
+  std::vector<int32_t> byName;
+  for (size_t r = 0; r < relations.size(); ++r) {
+    if (spelled(relations[r]) == name)
+      return int32_t(r);
+    if (relations[r].name == name)
+      byName.push_back(int32_t(r));
+  }
+  if (byName.size() == 1)
+    return byName.front();
+  if (relations.empty())
+    throw DataError("relation '" + name + "': the dataset is homogeneous "
+                    "(its edges have no relations)");
+  // Name a few: enough to spot a typo among AIFB's 104.
+  constexpr size_t kListed = 8;
+  const bool shared = !byName.empty();
+  std::vector<std::string> names;
+  if (shared)
+    for (int32_t r : byName)
+      names.push_back(spelled(relations[size_t(r)]));
+  else
+    for (const RelationType &r : relations)
+      if (std::find(names.begin(), names.end(), r.name) == names.end())
+        names.push_back(r.name);
+  std::string listed;
+  for (size_t i = 0; i < std::min(kListed, names.size()); ++i)
+    listed += (i ? ", " : "") + names[i];
+  if (names.size() > kListed)
+    listed += ", ... (" + std::to_string(names.size()) + " names in all)";
+  if (shared)
+    throw DataError("relation '" + name + "' is " +
+                    std::to_string(byName.size()) +
+                    " relations of the data; name one as SRC___" + name +
+                    "___DST: " + listed);
+  throw DataError("relation '" + name + "' is not in the data: it has " +
+                  listed);
+}
+
 void requireSplits(const Dataset &ds, const std::vector<std::string> &names) {
   for (const std::string &name : names) {
     if (ds.hasSplit(name))

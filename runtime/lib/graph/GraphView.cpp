@@ -173,6 +173,7 @@ GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
       g.edgeType[k] = edgeType[inputEdgeAt[k]];
   }
   g.buildTranspose();
+  g.indexRelations();
   return g;
 }
 
@@ -190,6 +191,7 @@ void GraphStorage::assignCsr(int64_t numSrc, int64_t numDst,
   checkCsr(numSrc, numDst, inOffsets, edgeSrc);
   edgeType.clear();
   numRelations = 0;
+  relationIndex = RelationIndex();
   nSrc = numSrc;
   nDst = numDst;
   this->inOffsets.assign(inOffsets.begin(), inOffsets.end());
@@ -213,6 +215,12 @@ void GraphStorage::setEdgeTypes(std::vector<int32_t> types,
                       std::to_string(relations) + ")");
   edgeType = std::move(types);
   numRelations = relations;
+  indexRelations();
+}
+
+void GraphStorage::indexRelations() {
+  relationIndex = edgeType.empty() ? RelationIndex()
+                                   : buildRelationIndex(view());
 }
 
 GraphView GraphStorage::view() const {
@@ -228,7 +236,28 @@ GraphView GraphStorage::view() const {
   v.outDst = outDst.data();
   v.edgeType = edgeType.empty() ? nullptr : edgeType.data();
   v.numRelations = numRelations;
+  // describes() turns the index down for a moved-from or copied storage's
+  // arrays, which it was not built for.
+  v.relationIndex = edgeType.empty() ? nullptr : &relationIndex;
   return v;
+}
+
+GraphStorage relationSubgraph(const GraphView &g, int32_t relation) {
+  if (!g.edgeType || relation < 0 || relation >= g.numRelations)
+    throwGraphError("relation " + std::to_string(relation) + " of a graph " +
+                    (g.edgeType ? "with " + std::to_string(g.numRelations) +
+                                      " relations"
+                                : std::string("without relations")));
+  std::vector<int64_t> offsets(size_t(g.numDst) + 1, 0);
+  std::vector<int32_t> sources;
+  for (int64_t v = 0; v < g.numDst; ++v) {
+    for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k)
+      if (g.edgeType[k] == relation)
+        sources.push_back(g.edgeSrc[k]);
+    offsets[size_t(v) + 1] = int64_t(sources.size());
+  }
+  // A destination's sources stay ascending: the subgraph is a valid CSR.
+  return GraphStorage::fromCsr(g.numSrc, g.numDst, offsets, sources);
 }
 
 } // namespace gnnrt

@@ -22,14 +22,52 @@ namespace {
 constexpr const char *kFormatKey = "gnnc.checkpoint";
 constexpr const char *kFormatResumable = "resumable-1";
 constexpr const char *kOptimizerPrefix = "optimizer.";
+constexpr const char *kInputsPrefix = "inputs.";
+constexpr const char *kInputStepsKey = "input_steps";
+
+bool hasPrefix(const std::string &name, const char *prefix) {
+  return name.compare(0, std::char_traits<char>::length(prefix), prefix) == 0;
+}
+
+/// The tensor of a featureless node type's learned rows.
+std::string inputsTensorName(const std::string &nodeType) {
+  return kInputsPrefix + nodeType;
+}
 
 std::string optimizerTensorName(const char *kind, const std::string &param) {
   return std::string(kOptimizerPrefix) + kind + "." + param;
 }
 
 bool isOptimizerTensor(const std::string &name) {
-  return name.compare(0, std::char_traits<char>::length(kOptimizerPrefix),
-                      kOptimizerPrefix) == 0;
+  return hasPrefix(name, kOptimizerPrefix);
+}
+
+/// The names under which a checkpoint stores `state` of the learned rows.
+std::string learnedTensorName(LearnedInputs::State state,
+                              const std::string &nodeType) {
+  switch (state) {
+  case LearnedInputs::State::ExpAvg:
+    return optimizerTensorName("exp_avg", inputsTensorName(nodeType));
+  case LearnedInputs::State::ExpAvgSq:
+    return optimizerTensorName("exp_avg_sq", inputsTensorName(nodeType));
+  case LearnedInputs::State::Rows:
+    break;
+  }
+  return inputsTensorName(nodeType);
+}
+
+void appendTables(std::vector<TensorRef> &tensors, LearnedInputs::State state,
+                  const std::vector<LearnedInputs::Table> &tables) {
+  for (const LearnedInputs::Table &t : tables)
+    tensors.push_back({learnedTensorName(state, t.nodeType), {t.count, t.dim},
+                       t.values.data()});
+}
+
+void appendSnapshot(std::vector<TensorRef> &tensors,
+                    const LearnedInputsSnapshot &inputs) {
+  appendTables(tensors, LearnedInputs::State::Rows, inputs.rows);
+  appendTables(tensors, LearnedInputs::State::ExpAvg, inputs.expAvg);
+  appendTables(tensors, LearnedInputs::State::ExpAvgSq, inputs.expAvgSq);
 }
 
 /// A double written so that it reads back exactly.
@@ -48,10 +86,11 @@ std::vector<TensorRef> parameterTensors(const ParameterStore<float> &params) {
 }
 
 /// Checks every parameter is in `file` with its shape and nothing but them
-/// (and optimizer tensors) is; then copies them into `params`.
+/// (optimizer tensors, and learned input rows when `learnedInputs`) is;
+/// then copies them into `params`.
 void copyParameters(const std::string &path, const std::string &model,
                     const SafetensorsContents &file,
-                    ParameterStore<float> &params) {
+                    ParameterStore<float> &params, bool learnedInputs) {
   // Validate everything before copying anything.
   for (const ParamInfo &p : params.info) {
     const StoredTensor *t = file.find(p.name);
@@ -65,12 +104,20 @@ void copyParameters(const std::string &path, const std::string &model,
                          formatShape(t->shape) + " but " + model + " expects " +
                          formatShape(p.shape));
   }
-  for (const StoredTensor &t : file.tensors)
-    if (!isOptimizerTensor(t.name) &&
-        std::none_of(params.info.begin(), params.info.end(),
-                     [&](const ParamInfo &p) { return p.name == t.name; }))
-      throwDataError(path, 0,
-                     "tensor '" + t.name + "' is not a parameter of " + model);
+  for (const StoredTensor &t : file.tensors) {
+    if (isOptimizerTensor(t.name) ||
+        (learnedInputs && hasPrefix(t.name, kInputsPrefix)) ||
+        std::any_of(params.info.begin(), params.info.end(),
+                    [&](const ParamInfo &p) { return p.name == t.name; }))
+      continue;
+    throwDataError(path, 0,
+                   "tensor '" + t.name + "' is not a parameter of " + model +
+                       (hasPrefix(t.name, kInputsPrefix)
+                            ? " (it holds learned input rows, which this "
+                              "program's dataset does not ask for with "
+                              "embed = D)"
+                            : ""));
+  }
   for (size_t i = 0; i < params.size(); ++i)
     params.values[i] = file.find(params.info[i].name)->data;
 }
@@ -99,24 +146,80 @@ std::optional<double> accuracyEntry(
 
 } // namespace
 
-void saveCheckpoint(const std::string &path, const std::string &model,
-                    const ParameterStore<float> &params) {
-  writeSafetensors(path, parameterTensors(params), {{"model", model}});
+LearnedInputsSnapshot snapshotLearnedInputs(const LearnedInputs &learned,
+                                            Communicator &comm, bool moments) {
+  LearnedInputsSnapshot snapshot;
+  snapshot.rows = learned.gather(LearnedInputs::State::Rows, comm);
+  if (moments) {
+    snapshot.expAvg = learned.gather(LearnedInputs::State::ExpAvg, comm);
+    snapshot.expAvgSq = learned.gather(LearnedInputs::State::ExpAvgSq, comm);
+    snapshot.steps = learned.steps();
+  }
+  return snapshot;
 }
 
-void loadCheckpoint(const std::string &path, const std::string &model,
-                    ParameterStore<float> &params) {
-  copyParameters(path, model, readSafetensors(path), params);
+void saveCheckpoint(const std::string &path, const std::string &model,
+                    const ParameterStore<float> &params,
+                    const LearnedInputsSnapshot *inputs) {
+  std::vector<TensorRef> tensors = parameterTensors(params);
+  if (inputs)
+    appendSnapshot(tensors, *inputs);
+  writeSafetensors(path, tensors, {{"model", model}});
+}
+
+SafetensorsContents loadCheckpoint(const std::string &path,
+                                   const std::string &model,
+                                   ParameterStore<float> &params,
+                                   bool learnedInputs) {
+  SafetensorsContents file = readSafetensors(path);
+  copyParameters(path, model, file, params, learnedInputs);
+  return file;
+}
+
+void restoreLearnedInputs(const std::string &path,
+                          const SafetensorsContents &file,
+                          LearnedInputs &learned, bool moments) {
+  std::vector<LearnedInputs::State> states = {LearnedInputs::State::Rows};
+  if (moments)
+    states.insert(states.end(), {LearnedInputs::State::ExpAvg,
+                                 LearnedInputs::State::ExpAvgSq});
+  // Validate everything before copying anything.
+  for (LearnedInputs::State state : states)
+    for (const NodeType &type : learned.tableTypes()) {
+      const std::string name = learnedTensorName(state, type.name);
+      const std::vector<int64_t> shape = {type.count, learned.rowWidth()};
+      const StoredTensor *t = file.find(name);
+      if (!t)
+        throwDataError(path, 0,
+                       "no tensor '" + name + "' (the learned input rows of "
+                       "node type " + type.name + ", shape " +
+                           formatShape(shape) +
+                           "): the file was written by a program without "
+                           "embed = " + std::to_string(learned.rowWidth()));
+      if (t->shape != shape)
+        throwDataError(path, 0,
+                       "tensor '" + name + "' has shape " +
+                           formatShape(t->shape) + " but the learned input "
+                           "rows of node type " + type.name + " are " +
+                           formatShape(shape));
+    }
+  for (LearnedInputs::State state : states)
+    learned.restore(state, [&](const std::string &nodeType) {
+      return file.find(learnedTensorName(state, nodeType))->data.data();
+    });
 }
 
 void saveResumableCheckpoint(const std::string &path, const std::string &model,
                              const ParameterStore<float> &params,
-                             Optimizer &optimizer, const ResumePoint &point) {
+                             Optimizer &optimizer, const ResumePoint &point,
+                             const LearnedInputsSnapshot *inputs) {
   std::vector<TensorRef> tensors = parameterTensors(params);
   for (const Optimizer::StateKind &kind : optimizer.state())
     for (size_t i = 0; i < params.size(); ++i)
       tensors.push_back({optimizerTensorName(kind.name, params.info[i].name),
                          params.info[i].shape, (*kind.tensors)[i].data()});
+  if (inputs)
+    appendSnapshot(tensors, *inputs);
   std::map<std::string, std::string> metadata = {
       {"model", model},
       {kFormatKey, kFormatResumable},
@@ -125,6 +228,8 @@ void saveResumableCheckpoint(const std::string &path, const std::string &model,
       {"ranks", std::to_string(point.ranks)},
       {"optimizer", optimizerName(optimizer.config().kind)},
       {"optimizer_steps", std::to_string(optimizer.steps())}};
+  if (inputs)
+    metadata[kInputStepsKey] = std::to_string(inputs->steps);
   if (point.best.eval) {
     metadata["best_epoch"] = std::to_string(point.best.epoch);
     const Accuracies &acc = *point.best.eval;
@@ -167,9 +272,15 @@ ResumableCheckpoint::ResumableCheckpoint(const std::string &checkpointPath,
   }
 }
 
-void ResumableCheckpoint::restoreParameters(
-    ParameterStore<float> &params) const {
-  copyParameters(path, model, file, params);
+void ResumableCheckpoint::restoreParameters(ParameterStore<float> &params,
+                                            bool learnedInputs) const {
+  copyParameters(path, model, file, params, learnedInputs);
+}
+
+void ResumableCheckpoint::restoreLearnedInputs(LearnedInputs &learned) const {
+  const int64_t steps = integerEntry(path, file.metadata, kInputStepsKey);
+  gnnrt::restoreLearnedInputs(path, file, learned, /*moments=*/true);
+  learned.setSteps(steps);
 }
 
 void ResumableCheckpoint::restoreOptimizer(const ParameterStore<float> &params,

@@ -20,11 +20,19 @@
 // sums are taken in another order). Files are written under a temporary
 // name, synced and renamed: a killed run leaves the previous checkpoint.
 //
+// Learned input rows (`embed = D`) are part of the model: both kinds of
+// file hold one tensor `inputs.<node type>` per featureless node type
+// ([its nodes, D], by id within the type), and a resumable one also their
+// sparse Adam moments (`optimizer.exp_avg.inputs.<node type>`, ...) and
+// step count, so that --load, --predict and --resume see the rows the run
+// trained.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_LIB_CHECKPOINT_H
 #define GNNRT_LIB_CHECKPOINT_H
 
+#include "LearnedInputs.h"
 #include "Metrics.h"
 #include "ParameterStore.h"
 #include "gnnrt/io/Safetensors.h"
@@ -34,16 +42,41 @@
 
 namespace gnnrt {
 
-/// Writes the parameter values to `path` atomically.
+/// The learned input rows as a checkpoint stores them: whole-graph tables
+/// on rank 0, and for a resumable checkpoint Adam's moments and step count.
+struct LearnedInputsSnapshot {
+  std::vector<LearnedInputs::Table> rows, expAvg, expAvgSq;
+  int64_t steps = 0;
+};
+
+/// Gathers `learned`'s rows (and with `moments` its optimizer state) on
+/// rank 0. Collective: every rank calls it.
+LearnedInputsSnapshot snapshotLearnedInputs(const LearnedInputs &learned,
+                                            Communicator &comm, bool moments);
+
+/// Writes the parameter values (and the learned input rows, when the model
+/// has them) to `path` atomically.
 void saveCheckpoint(const std::string &path, const std::string &model,
-                    const ParameterStore<float> &params);
+                    const ParameterStore<float> &params,
+                    const LearnedInputsSnapshot *inputs = nullptr);
 
 /// Replaces the parameter values with those in `path` (a resumable
-/// checkpoint's optimizer tensors are skipped). Throws DataError naming the
-/// file and tensor for a missing, extra or misshapen tensor; `params` is
-/// unchanged then.
-void loadCheckpoint(const std::string &path, const std::string &model,
-                    ParameterStore<float> &params);
+/// checkpoint's optimizer tensors are skipped) and returns what it read, for
+/// restoreLearnedInputs. `learnedInputs`: the model has learned input rows,
+/// whose tensors the file must then hold (restored later, once they exist).
+/// Throws DataError naming the file and tensor for a missing, extra or
+/// misshapen tensor; `params` is unchanged then.
+SafetensorsContents loadCheckpoint(const std::string &path,
+                                   const std::string &model,
+                                   ParameterStore<float> &params,
+                                   bool learnedInputs = false);
+
+/// Replaces this process's learned rows (with `moments`, also their Adam
+/// state and steps) with `file`'s. Throws DataError naming `path` and the
+/// tensor when one is missing or misshapen; `learned` is unchanged then.
+void restoreLearnedInputs(const std::string &path,
+                          const SafetensorsContents &file,
+                          LearnedInputs &learned, bool moments);
 
 /// Where training stood when a resumable checkpoint was written.
 struct ResumePoint {
@@ -53,10 +86,13 @@ struct ResumePoint {
   EpochRecord best; ///< the best validation epoch so far; eval unset if none
 };
 
-/// Writes parameters, optimizer state and `point` to `path` atomically.
+/// Writes parameters, optimizer state and `point` (and the learned input
+/// rows with their optimizer state, when the model has them) to `path`
+/// atomically.
 void saveResumableCheckpoint(const std::string &path, const std::string &model,
                              const ParameterStore<float> &params,
-                             Optimizer &optimizer, const ResumePoint &point);
+                             Optimizer &optimizer, const ResumePoint &point,
+                             const LearnedInputsSnapshot *inputs = nullptr);
 
 /// A resumable checkpoint, read and checked against the model.
 class ResumableCheckpoint {
@@ -66,8 +102,12 @@ public:
   ResumableCheckpoint(const std::string &path, const std::string &model);
 
   const ResumePoint &point() const { return resume; }
-  /// Copies the parameter values (as loadCheckpoint does).
-  void restoreParameters(ParameterStore<float> &params) const;
+  /// Copies the parameter values (as loadCheckpoint does); `learnedInputs`
+  /// as there.
+  void restoreParameters(ParameterStore<float> &params,
+                         bool learnedInputs = false) const;
+  /// Copies the learned input rows, their Adam state and steps.
+  void restoreLearnedInputs(LearnedInputs &learned) const;
   /// Copies the optimizer's state and step count; throws DataError when the
   /// checkpoint was written by another optimizer or lacks a tensor.
   void restoreOptimizer(const ParameterStore<float> &params,

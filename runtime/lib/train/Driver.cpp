@@ -62,15 +62,20 @@ void setThreads(int threads) {
 }
 
 /// --resume's or --load's weights, or the program's initializers; then every
-/// rank takes rank 0's (collective).
-void loadOrInitParameters(const CompiledProgram &program,
-                          const DriverOptions &options,
-                          ParameterStore<float> &params, Communicator &comm,
-                          const ResumableCheckpoint *resume) {
+/// rank takes rank 0's (collective). Returns the --load file's contents when
+/// the model has learned input rows, which bind() makes later.
+std::optional<SafetensorsContents>
+loadOrInitParameters(const CompiledProgram &program,
+                     const DriverOptions &options,
+                     ParameterStore<float> &params, Communicator &comm,
+                     const ResumableCheckpoint *resume) {
+  const bool learnedInputs = program.settings.embedDim > 0;
+  std::optional<SafetensorsContents> loaded;
   if (resume) {
-    resume->restoreParameters(params);
+    resume->restoreParameters(params, learnedInputs);
   } else if (!options.loadFile.empty()) {
-    loadCheckpoint(options.loadFile, program.model, params);
+    loaded = loadCheckpoint(options.loadFile, program.model, params,
+                            learnedInputs);
   } else {
     for (size_t i = 0; i < params.size(); ++i)
       initParameter(params.info[i], options.seed, paramInitStream(int64_t(i)),
@@ -78,6 +83,24 @@ void loadOrInitParameters(const CompiledProgram &program,
   }
   for (auto &values : params.values)
     comm.broadcast(values.data(), int64_t(values.size()), 0);
+  if (!learnedInputs)
+    loaded.reset();
+  return loaded;
+}
+
+/// The learned input rows of a checkpoint, once bind() made them: each rank
+/// takes its own rows from the file it read.
+void restoreLearnedRows(const DriverOptions &options, Schedule &schedule,
+                        const std::optional<SafetensorsContents> &loaded,
+                        const ResumableCheckpoint *resume) {
+  LearnedInputs *learned = schedule.learnedInputs();
+  if (!learned)
+    return;
+  if (resume)
+    resume->restoreLearnedInputs(*learned);
+  else if (loaded)
+    restoreLearnedInputs(options.loadFile, *loaded, *learned,
+                         /*moments=*/false);
 }
 
 /// --predict: the rows of this process's nodes, or, on ranks of a
@@ -176,9 +199,10 @@ int run(const CompiledProgram &program, DriverOptions options,
                    "dataset's ogb(...), or use R-GCN's one-hot input layer, "
                    "RGCNInputConv)"
                  : ""));
-  loadOrInitParameters(program, options, params, comm,
-                       resume ? &*resume : nullptr);
+  const std::optional<SafetensorsContents> loaded = loadOrInitParameters(
+      program, options, params, comm, resume ? &*resume : nullptr);
   schedule->bind(params);
+  restoreLearnedRows(options, *schedule, loaded, resume ? &*resume : nullptr);
 
   if (options.evalOnly) {
     evaluateOnly(options, *schedule, comm);
@@ -189,8 +213,15 @@ int run(const CompiledProgram &program, DriverOptions options,
   // The last epoch was evaluated after its update: its parameters are the
   // ones saved and predicted with.
   const bool reporting = comm.rank() == 0;
-  if (reporting && !options.saveFile.empty())
-    saveCheckpoint(options.saveFile, program.model, params);
+  if (!options.saveFile.empty()) {
+    // The learned rows are gathered from every rank; rank 0 writes.
+    std::optional<LearnedInputsSnapshot> inputs;
+    if (const LearnedInputs *learned = schedule->learnedInputs())
+      inputs = snapshotLearnedInputs(*learned, comm, /*moments=*/false);
+    if (reporting)
+      saveCheckpoint(options.saveFile, program.model, params,
+                     inputs ? &*inputs : nullptr);
+  }
   if (!options.predictFile.empty())
     writeAllPredictions(options.predictFile, schedule->predict(), data, comm);
   if (reporting)

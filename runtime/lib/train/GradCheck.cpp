@@ -29,8 +29,8 @@ namespace {
 
 constexpr int64_t kFeatures = 5, kClasses = 3;
 /// Every problem graph is typed (homogeneous programs ignore the types), so
-/// relation-batched ops are checked too.
-constexpr int32_t kRelations = 4;
+/// relation-batched ops are checked too: at least this many relations.
+constexpr int32_t kMinRelations = 4;
 constexpr int64_t kMaxElementsPerParam = 64;
 constexpr double kStep = 1e-6;
 /// Stream tag ("GRAD") of the random problem's graph, features and labels.
@@ -43,9 +43,26 @@ struct Problem {
   std::vector<uint8_t> lossMask;
 };
 
-Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops) {
+/// The problem's relations: those the program selects by name first (so
+/// that relation(g, "name") finds them), then unnamed ones up to
+/// kMinRelations.
+std::vector<RelationType> problemRelations(const CompiledProgram &program) {
+  std::vector<RelationType> relations;
+  for (const RelationUse &use : program.relationUses)
+    if (std::none_of(relations.begin(), relations.end(),
+                     [&](const RelationType &r) { return r.name == use.name; }))
+      relations.push_back({use.name, 0, 0, -1});
+  while (relations.size() < size_t(kMinRelations))
+    relations.push_back(
+        {"relation" + std::to_string(relations.size()), 0, 0, -1});
+  return relations;
+}
+
+Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops,
+                    std::vector<RelationType> relations) {
   Problem p;
   Dataset &ds = p.data;
+  const int32_t numRelations = int32_t(relations.size());
   ds.numNodes = n;
   ds.numFeatures = kFeatures;
   CounterRng rng(seed, kProblemStream);
@@ -67,8 +84,10 @@ Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops) {
   options.numClasses = kClasses;
   finalizeDataset(ds, options);
   for (size_t e = 0; e < ds.src.size(); ++e)
-    ds.edgeType.push_back(int32_t(rng.nextBelow(uint32_t(kRelations))));
-  p.graph = GraphStorage::build(n, n, ds.src, ds.dst, ds.edgeType, kRelations);
+    ds.edgeType.push_back(int32_t(rng.nextBelow(uint32_t(numRelations))));
+  p.graph =
+      GraphStorage::build(n, n, ds.src, ds.dst, ds.edgeType, numRelations);
+  ds.relations = std::move(relations);
   for (int64_t i = 0; i < n * kFeatures; ++i)
     p.features.push_back(normal(seed, kProblemStream + 1, uint64_t(i)));
   return p;
@@ -91,10 +110,12 @@ bool runGradCheck(const CompiledProgram &program,
     throw std::runtime_error(
         "this trainer has no float64 entry points, which --gradcheck needs");
   Problem problem =
-      makeProblem(options.nodes, options.seed, program.settings.addSelfLoops);
+      makeProblem(options.nodes, options.seed, program.settings.addSelfLoops,
+                  problemRelations(program));
+  const int64_t relations = int64_t(problem.data.relations.size());
 
   ParameterStore<double> params(
-      program.params({kFeatures, kClasses, kRelations, options.nodes}));
+      program.params({kFeatures, kClasses, relations, options.nodes}));
   for (size_t i = 0; i < params.size(); ++i)
     for (size_t k = 0; k < params.values[i].size(); ++k)
       params.values[i][k] =
@@ -106,7 +127,8 @@ bool runGradCheck(const CompiledProgram &program,
   ctx.features = problem.features.data();
   ctx.numFeatures = kFeatures;
   ctx.numClasses = kClasses;
-  ctx.numRelations = kRelations;
+  ctx.numRelations = relations;
+  ctx.relations = &problem.data.relations;
   ctx.numGlobalNodes = options.nodes;
   ctx.labels = problem.data.labels.data();
   ctx.lossMask = problem.lossMask.data();
@@ -145,12 +167,14 @@ bool runGradCheck(const CompiledProgram &program,
   }
 
   // Learned input rows (`embed`): their gradient is checked as if the
-  // features were one more parameter, named "input".
-  const bool learnedInputs =
-      program.settings.embedDim > 0 && program.numBlocks == 0;
+  // input rows the step reads (the graph's, or a batch's gathered copy)
+  // were one more parameter, named "input".
+  const bool learnedInputs = program.settings.embedDim > 0;
+  std::vector<double> &inputs =
+      program.numBlocks > 0 ? batchFeatures : problem.features;
   std::vector<double> inputGrad;
   if (learnedInputs) {
-    inputGrad.assign(problem.features.size(), 0.0);
+    inputGrad.assign(inputs.size(), 0.0);
     ctx.inputGrad = inputGrad.data();
   }
   params.zeroGrads();
@@ -165,7 +189,7 @@ bool runGradCheck(const CompiledProgram &program,
     names.push_back(params.info[i].name);
   }
   if (learnedInputs) {
-    values.push_back(&problem.features);
+    values.push_back(&inputs);
     names.push_back("input");
     analytic.push_back(inputGrad);
   }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace gnnrt {
 
@@ -56,23 +57,99 @@ void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
 
 LearnedInputs::LearnedInputs(Dataset &ds, const int64_t *nodeIds)
     : features(ds.features), dim(ds.numFeatures) {
+  std::vector<int32_t> tableOf(ds.nodeTypes.size(), -1);
+  for (size_t t = 0; t < ds.nodeTypes.size(); ++t)
+    if (!ds.nodeTypes[t].hasFeatures) {
+      tableOf[t] = int32_t(featureless.size());
+      featureless.push_back(ds.nodeTypes[t]);
+    }
   const int64_t rows = ds.numNodes;
+  learnedIndexOfRow.assign(size_t(rows), -1);
   for (int64_t r = 0; r < rows; ++r) {
-    const int32_t t = ds.nodeTypeOf(nodeIds ? nodeIds[r] : r);
-    if (t >= 0 && !ds.nodeTypes[size_t(t)].hasFeatures)
-      learned.push_back(r);
+    const int64_t v = nodeIds ? nodeIds[r] : r;
+    const int32_t t = ds.nodeTypeOf(v);
+    if (t < 0 || tableOf[size_t(t)] < 0)
+      continue;
+    learnedIndexOfRow[size_t(r)] = int64_t(learned.size());
+    learned.push_back(r);
+    learnedType.push_back(tableOf[size_t(t)]);
+    idInType.push_back(v - ds.nodeTypes[size_t(t)].offset);
   }
-  grad.assign(size_t(rows * dim), 0.0f);
   expAvg.assign(learned.size() * size_t(dim), 0.0f);
   expAvgSq.assign(learned.size() * size_t(dim), 0.0f);
 }
 
-float *LearnedInputs::beginStep() {
-  std::fill(grad.begin(), grad.end(), 0.0f);
+std::vector<float> *LearnedInputs::rowsOf(State state) {
+  return const_cast<std::vector<float> *>(
+      static_cast<const LearnedInputs *>(this)->rowsOf(state));
+}
+
+const std::vector<float> *LearnedInputs::rowsOf(State state) const {
+  switch (state) {
+  case State::Rows:
+    return &features;
+  case State::ExpAvg:
+    return &expAvg;
+  case State::ExpAvgSq:
+    return &expAvgSq;
+  }
+  return nullptr;
+}
+
+std::vector<LearnedInputs::Table>
+LearnedInputs::gather(State state, Communicator &comm) const {
+  // Each learned row travels as its table, its id in the table and its
+  // values (the features hold it at its row, the moments at its position).
+  const std::vector<float> &source = *rowsOf(state);
+  const bool byRow = state == State::Rows;
+  const size_t record = 2 * sizeof(int64_t) + size_t(dim) * sizeof(float);
+  std::vector<char> mine(learned.size() * record);
+  for (size_t i = 0; i < learned.size(); ++i) {
+    char *out = mine.data() + i * record;
+    const int64_t header[2] = {learnedType[i], idInType[i]};
+    std::memcpy(out, header, sizeof header);
+    const int64_t at = byRow ? learned[i] : int64_t(i);
+    std::memcpy(out + sizeof header, source.data() + at * dim,
+                size_t(dim) * sizeof(float));
+  }
+  std::vector<char> all = gatherToRoot(comm, mine.data(), int64_t(mine.size()));
+  std::vector<Table> tables;
+  if (comm.rank() != 0)
+    return tables;
+  for (const NodeType &t : featureless)
+    tables.push_back({t.name, t.count, dim,
+                      std::vector<float>(size_t(t.count * dim), 0.0f)});
+  for (size_t at = 0; at + record <= all.size(); at += record) {
+    int64_t header[2];
+    std::memcpy(header, all.data() + at, sizeof header);
+    Table &table = tables[size_t(header[0])];
+    std::memcpy(table.values.data() + header[1] * dim,
+                all.data() + at + sizeof header, size_t(dim) * sizeof(float));
+  }
+  return tables;
+}
+
+void LearnedInputs::restore(State state, const TableLookup &table) {
+  std::vector<const float *> source;
+  for (const NodeType &t : featureless)
+    source.push_back(table(t.name));
+  std::vector<float> &target = *rowsOf(state);
+  const bool byRow = state == State::Rows;
+  for (size_t i = 0; i < learned.size(); ++i) {
+    const float *from = source[size_t(learnedType[i])] + idInType[i] * dim;
+    const int64_t at = byRow ? learned[i] : int64_t(i);
+    std::copy(from, from + dim, target.data() + at * dim);
+  }
+}
+
+float *LearnedInputs::beginStep(int64_t rows) {
+  gradRows = rows < 0 ? int64_t(learnedIndexOfRow.size()) : rows;
+  grad.assign(size_t(gradRows * dim), 0.0f);
   return grad.data();
 }
 
-void LearnedInputs::update(const OptimizerConfig &config) {
+void LearnedInputs::update(const OptimizerConfig &config,
+                           const int64_t *rowIds) {
   ++stepCount;
   const double c1 = 1 - std::pow(config.beta1, double(stepCount));
   const double c2 = 1 - std::pow(config.beta2, double(stepCount));
@@ -82,11 +159,16 @@ void LearnedInputs::update(const OptimizerConfig &config) {
   const bool decoupled = config.kind == OptimizerKind::AdamW;
   const float l2 = decoupled ? 0.0f : float(config.weightDecay);
   const double shrink = decoupled ? 1 - config.lr * config.weightDecay : 1.0;
-  const int64_t n = int64_t(learned.size());
-#pragma omp parallel for if (n * dim > 65536)
-  for (int64_t i = 0; i < n; ++i) {
-    float *row = features.data() + learned[size_t(i)] * dim;
-    const float *g = grad.data() + learned[size_t(i)] * dim;
+  // Gradient row j updates feature row rowIds[j] (or j): the rows are
+  // distinct, so the iterations write disjoint rows.
+#pragma omp parallel for if (gradRows * dim > 65536)
+  for (int64_t j = 0; j < gradRows; ++j) {
+    const int64_t r = rowIds ? rowIds[j] : j;
+    const int64_t i = learnedIndexOfRow[size_t(r)];
+    if (i < 0)
+      continue;
+    float *row = features.data() + r * dim;
+    const float *g = grad.data() + j * dim;
     float *m = expAvg.data() + i * dim, *v = expAvgSq.data() + i * dim;
     for (int64_t j = 0; j < dim; ++j) {
       const float gj = g[j] + l2 * row[j];

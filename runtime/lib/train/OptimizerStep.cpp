@@ -55,8 +55,11 @@ OptimizerStep::OptimizerStep(const CompiledProgram &program,
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {
   params.zeroGrads();
+  // A sampled batch's input rows are its level-0 nodes (ids of the
+  // single process's feature rows); a full-graph step reads every row.
+  const bool batch = ctx && ctx->blocks;
   if (learned && ctx)
-    ctx->inputGrad = learned->beginStep();
+    ctx->inputGrad = learned->beginStep(batch ? ctx->blocks[0].numSrc : -1);
   double loss = ctx ? program.trainStepF32(*ctx) : 0.0;
   if (comm.size() > 1) {
     // Every rank's loss is its share of the global mean; the gradients
@@ -73,7 +76,7 @@ double OptimizerStep::operator()(ExecContext<float> *ctx) {
   optimizer.step(values, grads);
   // Each rank updates the learned rows it owns, from its own gradient.
   if (learned && ctx)
-    learned->update(optimizer.config());
+    learned->update(optimizer.config(), batch ? ctx->nodeIds : nullptr);
   if (observer)
     observer();
   return loss;

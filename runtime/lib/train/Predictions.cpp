@@ -5,6 +5,8 @@
 #include "Metrics.h"
 #include "gnnrt/io/AtomicFile.h"
 
+#include <cstring>
+
 namespace gnnrt {
 
 namespace {
@@ -39,21 +41,12 @@ void writeGatheredPredictions(const std::string &path, const float *logits,
     pairs[size_t(2 * v)] = nodeIds[v];
     pairs[size_t(2 * v + 1)] = argmaxRow(logits + v * classes, classes);
   }
-  const int ranks = comm.size();
-  std::vector<int64_t> counts(size_t(ranks), 0);
-  counts[size_t(comm.rank())] = int64_t(pairs.size() * sizeof(int64_t));
-  comm.allReduceSum(counts.data(), ranks);
-  std::vector<int64_t> sendOffsets(size_t(ranks) + 1, 0),
-      recvOffsets(size_t(ranks) + 1, 0);
-  for (int q = 0; q < ranks; ++q) {
-    sendOffsets[size_t(q) + 1] = int64_t(pairs.size() * sizeof(int64_t));
-    recvOffsets[size_t(q) + 1] =
-        recvOffsets[size_t(q)] + (comm.rank() == 0 ? counts[size_t(q)] : 0);
-  }
-  std::vector<int64_t> all(size_t(recvOffsets.back()) / sizeof(int64_t));
-  comm.allToAllV(pairs.data(), sendOffsets, all.data(), recvOffsets);
+  std::vector<char> bytes = gatherToRoot(
+      comm, pairs.data(), int64_t(pairs.size() * sizeof(int64_t)));
   if (comm.rank() != 0)
     return;
+  std::vector<int64_t> all(bytes.size() / sizeof(int64_t));
+  std::memcpy(all.data(), bytes.data(), bytes.size());
   std::vector<int64_t> cls(size_t(numGlobalNodes), -1);
   for (size_t k = 0; k + 1 < all.size(); k += 2)
     if (all[k] >= 0 && all[k] < numGlobalNodes)

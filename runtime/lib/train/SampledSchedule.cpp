@@ -26,8 +26,8 @@ TrainingData SampledSchedule::loadData() {
 
 void SampledSchedule::bind(ParameterStore<float> &params) {
   ScheduleBase::bind(params);
-  training =
-      std::make_unique<SampledTraining>(program, options, trainingData, comm);
+  training = std::make_unique<SampledTraining>(
+      program, options, trainingData, comm, /*inputsLearned=*/learned != nullptr);
 }
 
 int64_t SampledSchedule::stepsPerEpoch() const {

@@ -30,10 +30,14 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 SampledTraining::SampledTraining(const CompiledProgram &program,
                                  const DriverOptions &options,
-                                 const TrainingData &data, Communicator &comm)
+                                 const TrainingData &data, Communicator &comm,
+                                 bool inputsLearned)
     : program(program), options(options), data(data), comm(comm),
       assembler(data, data.numGlobalNodes, program.settings.replace,
-                options.seed, comm) {
+                options.seed, comm),
+      // A batch gathered ahead would read input rows the current step is
+      // about to update: with learned inputs the training thread samples.
+      samplerThreads(inputsLearned ? 0 : options.samplerThreads) {
   const TrainSettings &s = program.settings;
   // Distributed sampling is a sequence of collectives every rank issues in
   // the same order from its training thread; background threads would need
@@ -71,7 +75,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
     stepsPerEpoch = std::max(stepsPerEpoch, ceilDiv(c, s.batchSize));
   // One dedupe table per sampling thread; the training thread uses the
   // first when no pipeline runs.
-  const int threads = std::max(1, options.samplerThreads);
+  const int threads = std::max(1, samplerThreads);
   for (int t = 0; t < threads; ++t)
     builders.push_back(std::make_unique<BlockBuilder>(data.numGlobalNodes));
 }
@@ -135,10 +139,10 @@ double SampledTraining::trainEpoch(
     lossSum += step(&ctx);
   };
 
-  if (!assembler.distributed() && options.samplerThreads > 0) {
+  if (!assembler.distributed() && samplerThreads > 0) {
     std::vector<SamplingTraffic> workerTraffic(builders.size());
     BatchPipeline pipeline(
-        stepsPerEpoch, options.samplerThreads, kPipelineDepth,
+        stepsPerEpoch, samplerThreads, kPipelineDepth,
         [&](int64_t b, int worker, SampledBatch &slot) {
           assembler.assemble(seedsOf(b), s.fanouts, keyOf(b),
                              *builders[size_t(worker)], slot,

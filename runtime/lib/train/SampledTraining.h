@@ -35,9 +35,12 @@ namespace gnnrt {
 class SampledTraining {
 public:
   /// Checks the sampling settings against the data (every rank needs
-  /// training nodes). Collective in a distributed run.
+  /// training nodes). Collective in a distributed run. `inputsLearned`: the
+  /// steps update input rows (`embed`), so a batch must be gathered after
+  /// the previous step: sampling then runs in the training thread.
   SampledTraining(const CompiledProgram &program, const DriverOptions &options,
-                  const TrainingData &data, Communicator &comm);
+                  const TrainingData &data, Communicator &comm,
+                  bool inputsLearned = false);
   ~SampledTraining();
 
   /// One epoch (1-based): `step` runs once per batch, on every rank the
@@ -78,6 +81,8 @@ private:
   MiniBatchAssembler assembler;
   std::vector<int64_t> trainNodes; ///< global ids of this rank's
   int64_t stepsPerEpoch = 0;
+  /// Background sampler threads (0: the training thread samples).
+  int samplerThreads = 0;
   /// One per sampling thread (BatchPipeline's worker index); the training
   /// thread uses the first.
   std::vector<std::unique_ptr<BlockBuilder>> builders;

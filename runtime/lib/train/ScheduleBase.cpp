@@ -58,19 +58,22 @@ Dataset preprocessedDataset(const CompiledProgram &program,
         "[.gz] or train_idx.npy)");
   const std::string where =
       options.dataDir.empty() ? "the generated dataset" : options.dataDir;
-  // Learned input rows are updated where the whole graph's rows are: not
-  // from a batch's gathered copy (yet).
-  if (settings.embedDim > 0 && !settings.fanouts.empty())
-    throw DataError(where + ": learned input rows (embed = " +
-                    std::to_string(settings.embedDim) +
-                    ") train on the full graph only so far: use batches = "
-                    "full_graph, or R-GCN's one-hot input layer "
-                    "(RGCNInputConv), which sampled batches support");
   if (settings.embedDim > 0)
     addLearnedRows(ds, settings.embedDim, options.seed, where);
   if (settings.normalizeFeatures)
     normalizeRows(ds.features, ds.numFeatures);
   return ds;
+}
+
+/// Ranks sample collectively, and their requests do not carry relations
+/// yet: sampled training of a typed graph runs in one process.
+void requireUntypedSampling(const Dataset &ds, const TrainSettings &settings,
+                            const std::string &where, Communicator &comm) {
+  if (comm.size() > 1 && ds.isHeterogeneous() && !settings.fanouts.empty())
+    throw DataError(where + ": sampled batches of a heterogeneous dataset (" +
+                    std::to_string(ds.relations.size()) +
+                    " relations) train in one process so far: the ranks' "
+                    "sampling does not carry relations yet");
 }
 
 } // namespace
@@ -93,6 +96,7 @@ TrainingData loadRankPartition(const CompiledProgram &program,
     TrainingData t = preparePartition(
         readPartition(options.dataDir, comm.rank(), comm.size()), comm,
         settings.normalizeFeatures, program.needsEdgeIds);
+    requireUntypedSampling(t.data, settings, options.dataDir, comm);
     // The same learned rows as a whole-graph start: keyed by global ids.
     if (settings.embedDim > 0)
       addLearnedRows(t.data, settings.embedDim, options.seed, options.dataDir,
@@ -100,11 +104,7 @@ TrainingData loadRankPartition(const CompiledProgram &program,
     return t;
   }
   Dataset ds = preprocessedDataset(program, options);
-  if (ds.isHeterogeneous() && !settings.fanouts.empty())
-    throw DataError(options.dataDir + ": sampled batches of a heterogeneous "
-                    "dataset (" + std::to_string(ds.relations.size()) +
-                    " relations) train in one process so far: the ranks' "
-                    "sampling does not carry relations yet");
+  requireUntypedSampling(ds, settings, options.dataDir, comm);
   PartitionOptions partition;
   partition.numParts = comm.size();
   partition.method = partitionMethodFromName(settings.partition)
@@ -128,8 +128,26 @@ TrainingData loadRankPartition(const CompiledProgram &program,
                           /*normalizeFeatures=*/false, program.needsEdgeIds);
 }
 
+/// Every relation the model selects by name must be in the data; its
+/// subgraph is built from the rank's edges, whose halo and degrees are not
+/// the relation's: one process only, so far.
+static void checkRelationUses(const CompiledProgram &program,
+                              const Dataset &data, const Communicator &comm) {
+  for (const RelationUse &use : program.relationUses) {
+    if (comm.size() > 1)
+      throw DataError(use.location + ": relation(g, \"" + use.name +
+                      "\") trains in one process so far, not under mpirun");
+    try {
+      findRelation(data.relations, data.nodeTypes, use.name);
+    } catch (const DataError &e) {
+      throw DataError(use.location + ": " + e.what());
+    }
+  }
+}
+
 void ScheduleBase::prepare() {
   trainingData = loadData();
+  checkRelationUses(program, trainingData.data, comm);
   if (!program.outputColumns)
     return;
   const int64_t classes = trainingData.data.numClasses;

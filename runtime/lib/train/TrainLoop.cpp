@@ -77,11 +77,18 @@ TrainingResult trainEpochs(const CompiledProgram &program,
     }
     // After the evaluation, so that a resumed run knows the best epoch.
     const int64_t saveEvery = settings.checkpointEvery;
-    if (reporting && !checkpointFile.empty() &&
-        (epoch == options.epochs || (saveEvery > 0 && epoch % saveEvery == 0)))
-      saveResumableCheckpoint(
-          checkpointFile, program.model, params, step.state(),
-          {epoch, options.seed, comm.size(), result.best});
+    if (!checkpointFile.empty() &&
+        (epoch == options.epochs || (saveEvery > 0 && epoch % saveEvery == 0))) {
+      // The learned rows are gathered from every rank; rank 0 writes.
+      std::optional<LearnedInputsSnapshot> inputs;
+      if (const LearnedInputs *learned = schedule.learnedInputs())
+        inputs = snapshotLearnedInputs(*learned, comm, /*moments=*/true);
+      if (reporting)
+        saveResumableCheckpoint(
+            checkpointFile, program.model, params, step.state(),
+            {epoch, options.seed, comm.size(), result.best},
+            inputs ? &*inputs : nullptr);
+    }
     metrics.append(record);
     if (progress)
       progress->report(record);

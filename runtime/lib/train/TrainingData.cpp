@@ -242,6 +242,10 @@ ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,
   ctx.numClasses = t.data.numClasses;
   ctx.numRelations = int64_t(t.data.relations.size());
   ctx.numGlobalNodes = t.numGlobalNodes;
+  if (!t.data.relations.empty()) {
+    ctx.relations = &t.data.relations;
+    ctx.nodeTypes = &t.data.nodeTypes;
+  }
   ctx.labels = t.data.labels.data();
   ctx.lossMask = t.trainMask.data();
   ctx.seed = seed;

@@ -1,27 +1,12 @@
 // RUN: gnn-translate --gnn-to-cpp %s --split-input-file --verify-diagnostics
-// RUN: not gnn-translate --gnn-to-cpp %S/Inputs/relation.mlir -o %t.cpp 2>&1 | FileCheck %s --check-prefix=EXIT
+// RUN: not gnn-translate --gnn-to-cpp %S/Inputs/unsupported-call.mlir -o %t.cpp 2>&1 | FileCheck %s --check-prefix=EXIT
 // RUN: not test -e %t.cpp
 
 // What the C++ emitter cannot translate: each gives an error located at the
 // offending op (or the module), a non-zero exit, and no output.
-// EXIT: relation.mlir:8:10: error: 'gnn.relation' op (heterogeneous relations) is not supported by the C++ code generator yet
-// EXIT-NEXT: %r = gnn.relation %g "cites"
+// EXIT: unsupported-call.mlir:8:10: error: 'func.call' op is not supported by the C++ code generator
+// EXIT-NEXT: %z = func.call @helper(%y) : (tensor<?x?xf32>) -> tensor<?x?xf32>
 // EXIT-NEXT: ^
-
-module {
-  func.func @M.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x?xf32> {
-    // expected-error @+1 {{'gnn.relation' op (heterogeneous relations) is not supported by the C++ code generator yet}}
-    %r = gnn.relation %g "cites"
-    %a = gnn.aggregate sum %r, %x : tensor<?x?xf32> -> tensor<?x?xf32>
-    return %a : tensor<?x?xf32>
-  }
-  func.func @M.train_step(%g: !gnn.graph, %x: tensor<?x?xf32>, %labels: tensor<?xi64>, %mask: tensor<?xi1>) -> tensor<f32> {
-    %l = gnn.constant 0.000000e+00 : tensor<f32>
-    return %l : tensor<f32>
-  }
-}
-
-// -----
 
 // An op outside the gnn dialect has no shape rule.
 module {

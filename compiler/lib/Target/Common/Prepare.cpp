@@ -214,10 +214,22 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
       return op.emitOpError("is not supported by the C++ code generator");
     Value res = op.getResult(0);
     if (isa<GraphType>(res.getType())) {
+      // A relation's subgraph is built where the op is (a local the
+      // target declares), named after the relation.
+      if (auto rel = dyn_cast<RelationOp>(op)) {
+        const std::string base = "rel_" + identifierFrom(rel.getName());
+        std::string id = base;
+        for (int n = 1; !usedNames.insert(id).second ||
+                        !usedNames.insert(id + "_storage").second;
+             ++n)
+          id = base + "_" + std::to_string(n);
+        fn.graphs[res] = id;
+        fn.relations.push_back(rel);
+        continue;
+      }
       auto block = dyn_cast<BlockOp>(op);
       if (!block)
-        return op.emitOpError("(heterogeneous relations) is not supported by "
-                              "the C++ code generator yet");
+        return op.emitOpError("is not supported by the code generators");
       // Sampled training reads the batch's block of the layer; full-graph
       // training has one graph for every layer.
       fn.graphs[res] =

@@ -20,6 +20,10 @@ using namespace gnn;
 using namespace gnn::target;
 
 std::string PreparedFunction::numNodes(Value g, EdgeSide side) const {
+  // A relation's subgraph has its graph's nodes: name them the same way, so
+  // that tensors on both have equal dims.
+  while (auto rel = g.getDefiningOp<RelationOp>())
+    g = rel.getGraph();
   return (graph(g) + "." +
           (side == EdgeSide::src ? rt::graph::numSrc : rt::graph::numDst))
       .str();

@@ -128,7 +128,8 @@ FailureOr<TrainerModule> gnn::cpp::findTrainer(ModuleOp module) {
 
 void gnn::cpp::emitProgramFields(raw_indented_ostream &os,
                                  const TrainerModule &unit,
-                                 llvm::StringRef sourceFile, bool usesEdgeIds) {
+                                 llvm::StringRef sourceFile, bool usesEdgeIds,
+                                 ArrayRef<RelationUse> relationUses) {
   os << rt::compiledProgram << " " << rt::local::program << ";\n";
   setProgram(os, rt::program::model, cppString(unit.model));
   setProgram(os, rt::program::sourceFile, cppString(sourceFile));
@@ -137,6 +138,13 @@ void gnn::cpp::emitProgramFields(raw_indented_ostream &os,
   // Dropout on edges keys its masks by the whole graph's edge ids.
   if (usesEdgeIds)
     setProgram(os, rt::program::needsEdgeIds, "true");
+  if (!relationUses.empty()) {
+    std::string uses = "{";
+    for (const auto &[name, where] : relationUses)
+      uses += "{" + cppString(name) + ", " + cppString(where) + "}, ";
+    uses.resize(uses.size() - 2);
+    setProgram(os, rt::program::relationUses, uses + "}");
+  }
   setProgram(os, rt::program::outputColumns,
              "&" + unit.cppModel + "_output_columns");
   if (unit.numBlocks > 0)
@@ -166,6 +174,9 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   // Each entry point: prepared, then printed.
   std::string outputWidth;
   bool usesEdgeIds = false;
+  // Relations selected by name, each with its source location, checked
+  // against the data before training.
+  std::vector<RelationUse> relationUses;
   for (auto [entry, training] :
        {std::make_pair(unit.forward, false), std::make_pair(unit.step, true)}) {
     FailureOr<target::PreparedFunction> fn = target::PreparedFunction::prepare(
@@ -174,6 +185,12 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
         failed(FunctionEmitter(*fn, unit.params, os)
                    .emit(cppModel + (training ? "_train_step" : "_forward"))))
       return failure();
+    for (RelationOp rel : fn->relationGraphs()) {
+      std::pair<std::string, std::string> use = {
+          rel.getName().str(), target::describeLocation(rel.getLoc())};
+      if (!llvm::is_contained(relationUses, use))
+        relationUses.push_back(use);
+    }
     if (training)
       usesEdgeIds = fn->readsEdgeIds();
     else
@@ -184,7 +201,7 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
 
   os << "int main(int argc, char **argv) {\n";
   os.indent();
-  emitProgramFields(os, unit, options.sourceFile, usesEdgeIds);
+  emitProgramFields(os, unit, options.sourceFile, usesEdgeIds, relationUses);
   setProgram(os, rt::program::forwardF32, "&" + cppModel + "_forward<float>");
   setProgram(os, rt::program::trainStepF32,
              "&" + cppModel + "_train_step<float>");

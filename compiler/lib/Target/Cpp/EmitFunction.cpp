@@ -169,11 +169,22 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     os << "// " << location << "\n";
 
   // Declare the results: slots and views here, parameters and scalars in
-  // their ops' cases below. A graph value (a sampled block) is only a name.
+  // their ops' cases below. A graph value is only a name (a sampled block),
+  // or a relation's subgraph, built here from its graph's edges.
   if (op->getNumResults() > 0) {
     Value res = op->getResult(0);
-    if (isa<GraphType>(res.getType()))
+    if (isa<GraphType>(res.getType())) {
+      if (auto rel = dyn_cast<RelationOp>(op)) {
+        std::string id = fn.graph(res).str();
+        os << "const " << rt::graphStorage << " " << id << "_storage = "
+           << rt::relationSubgraph << "(" << fn.graph(rel.getGraph()) << ", "
+           << rt::ctx::relationId << "(" << cppString(rel.getName())
+           << "));\n"
+           << "const " << rt::graphView << " " << id << " = " << id
+           << "_storage.view();\n";
+      }
       return success();
+    }
     switch (fn.storage(res)) {
     case Storage::View:
       os << "const T *" << name(res) << " = " << name(fn.viewOf(res))

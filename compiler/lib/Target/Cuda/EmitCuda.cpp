@@ -42,15 +42,16 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
   const cpp::TrainerModule &unit = *found;
   const std::string &cppModel = unit.cppModel;
   // gnnrt has no CUDA kernels for the relation-batched aggregations
-  // (heterogeneous graphs) yet.
+  // (heterogeneous graphs) yet, and a relation's subgraph is built from the
+  // graph's edges on the host.
   for (func::FuncOp entry : {unit.forward, unit.step}) {
     WalkResult relational = entry.walk([](Operation *op) {
       if (!isa<AggregateRelationsOp, AggregateRelationsGradOp,
                AggregateRelationsWeightGradOp, AggregateRelationRowsOp,
-               AggregateRelationRowsGradOp>(op))
+               AggregateRelationRowsGradOp, RelationOp>(op))
         return WalkResult::advance();
       op->emitOpError("is not supported by the CUDA target yet (gnnrt has no "
-                      "CUDA kernel for relational aggregation): build this "
+                      "CUDA kernel for relational graphs): build this "
                       "program with --target=cpu");
       return WalkResult::interrupt();
     });
@@ -99,7 +100,8 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
 
   os << "int main(int argc, char **argv) {\n";
   os.indent();
-  cpp::emitProgramFields(os, unit, options.sourceFile, usesEdgeIds);
+  cpp::emitProgramFields(os, unit, options.sourceFile, usesEdgeIds,
+                         /*relationUses=*/{});
   os << "// The entry points run on the device; the program gets adapters\n"
      << "// that take the trainer's host contexts.\n";
   os << rt::cuda::deviceEntryPoints << " device;\n";

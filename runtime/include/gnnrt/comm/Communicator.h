@@ -84,6 +84,11 @@ public:
   virtual void setTimeout(double seconds) { (void)seconds; }
 };
 
+/// Every rank's `bytes` of `data`, concatenated in rank order on `root` (an
+/// empty vector on the other ranks). Collective.
+std::vector<char> gatherToRoot(Communicator &comm, const void *data,
+                               int64_t bytes, int root = 0);
+
 /// The timeout a communicator starts with (`--comm-timeout`'s default).
 constexpr double kDefaultCommTimeoutSeconds = 60;
 

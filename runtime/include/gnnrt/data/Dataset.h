@@ -94,6 +94,16 @@ struct Dataset {
 /// program evaluates, so that a missing one fails at load time.
 void requireSplits(const Dataset &ds, const std::vector<std::string> &names);
 
+/// The id of the relation `name` selects among `relations` (whose endpoint
+/// types index `nodeTypes`): a relation name the data uses once ("cites"),
+/// or, for a name several relations share (AIFB's "name"), OGB's
+/// `SRC___REL___DST` spelling of one of them ("Personen___name___literal").
+/// Throws DataError saying which relations exist or which spellings tell
+/// the shared ones apart.
+int32_t findRelation(const std::vector<RelationType> &relations,
+                     const std::vector<NodeType> &nodeTypes,
+                     const std::string &name);
+
 /// How to post-process and cache a dataset. Edge options apply in the order
 /// listed: reverse edges, then self loops, then dedupe.
 struct LoadOptions {

@@ -18,6 +18,8 @@
 #ifndef GNNRT_GRAPH_GRAPHVIEW_H
 #define GNNRT_GRAPH_GRAPHVIEW_H
 
+#include "gnnrt/graph/RelationIndex.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -44,6 +46,9 @@ struct GraphView {
   /// edgeType[k] of numRelations); null for a homogeneous graph.
   const int32_t *edgeType = nullptr;
   int32_t numRelations = 0;
+  /// A typed graph's (destination, relation) pairs, built once by its
+  /// storage; null: kernels build it when they need it.
+  const RelationIndex *relationIndex = nullptr;
 };
 
 /// Owns the arrays of a GraphView.
@@ -80,8 +85,9 @@ public:
                  const std::vector<int64_t> &inOffsets,
                  const std::vector<int32_t> &edgeSrc);
 
-  /// Gives the edges (in CSR order) their relations; throws DataError for
-  /// a list of another length or an id out of [0, numRelations).
+  /// Gives the edges (in CSR order) their relations, and builds the
+  /// relation index; throws DataError for a list of another length or an
+  /// id out of [0, numRelations).
   void setEdgeTypes(std::vector<int32_t> types, int32_t numRelations);
 
   GraphView view() const;
@@ -98,7 +104,17 @@ private:
   std::vector<int32_t> edgeSrc, edgeDst, outDst;
   std::vector<int32_t> edgeType; ///< empty for a homogeneous graph
   int32_t numRelations = 0;
+  /// Built with edgeType; describes the arrays above (a copy of the storage
+  /// rebuilds it, since it records their addresses).
+  RelationIndex relationIndex;
+  void indexRelations();
 };
+
+/// The edges of relation `relation` of typed graph `g`, over g's own nodes
+/// (numSrc and numDst as g's), in g's edge order: relation(g, "name").
+/// Throws DataError when g has no edge types or the relation is out of
+/// range.
+GraphStorage relationSubgraph(const GraphView &g, int32_t relation);
 
 } // namespace gnnrt
 

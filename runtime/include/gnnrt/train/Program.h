@@ -16,6 +16,7 @@
 
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/comm/HaloExchange.h"
+#include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/graph/GraphView.h"
 
@@ -182,6 +183,18 @@ template <typename T> struct ExecContext {
   /// generated code on every call; for reporting the memory plan).
   int64_t unplannedBytes = 0;
 
+  /// A heterogeneous graph's relations and node types (relation(g, "name")
+  /// looks a relation up by name; the trainer checked the program's names
+  /// beforehand).
+  const std::vector<RelationType> *relations = nullptr;
+  const std::vector<NodeType> *nodeTypes = nullptr;
+  int32_t relationId(const char *name) const {
+    static const std::vector<RelationType> noRelations;
+    static const std::vector<NodeType> noTypes;
+    return findRelation(relations ? *relations : noRelations,
+                        nodeTypes ? *nodeTypes : noTypes, name);
+  }
+
   /// Distributed runs (null / defaults in a single process):
   /// the halo exchange of this rank's partition (gnn.halo_exchange);
   const HaloExchange *halo = nullptr;
@@ -267,6 +280,12 @@ struct TrainSettings {
   double cacheRatio = 0;
 };
 
+/// A relation the model selects by name (relation(g, "name")), and where.
+struct RelationUse {
+  std::string name;
+  std::string location; ///< "model.gnn:12:9", for error messages
+};
+
 /// One compiled train block.
 struct CompiledProgram {
   std::string model;      ///< the model's name, e.g. "GCN"
@@ -275,6 +294,8 @@ struct CompiledProgram {
   std::vector<ParamInfo> (*params)(const DataDims &) = nullptr;
   /// Whether the entry points read ExecContext::edgeIds (dropout on edges).
   bool needsEdgeIds = false;
+  /// The relations selected by name, each of which the data must have.
+  std::vector<RelationUse> relationUses;
   /// Sampled training: the entry points run on this many blocks
   /// (ExecContext::blocks); 0: on the whole graph (or partition).
   int numBlocks = 0;

@@ -1,10 +1,9 @@
 //===- Relational.cpp - aggregate_relations and its adjoints on the CPU ---===//
 //
-// The three kernels share one view of the graph, RelationPairs: the
-// (destination, relation) pairs that have edges, each with its edges listed
-// contiguously in edge order. Built per call in O(E) (a stable counting sort
-// of each destination's in-edges by relation), it turns every kernel into
-// loops over pairs:
+// The kernels share one view of the graph, its RelationIndex
+// (graph/RelationIndex.h): the (destination, relation) pairs that have
+// edges, each with its edges listed contiguously in edge order. The graph's
+// storage builds it once; it turns every kernel into loops over pairs:
 //   - forward, parallel over destinations: reduce a pair's source rows into
 //     a row of inWidth, multiply it by w[r] into the destination's output;
 //   - input adjoint, parallel over sources: group a source's out-edges by
@@ -20,6 +19,7 @@
 #include "gnnrt/kernels/Relational.h"
 
 #include "Common.h"
+#include "gnnrt/graph/RelationIndex.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -33,24 +33,6 @@ using namespace detail;
 
 namespace {
 
-/// The (destination, relation) pairs of a typed graph, destination-major
-/// and by increasing relation within a destination.
-struct RelationPairs {
-  /// numDst + 1 offsets into the pair arrays.
-  std::vector<int64_t> dstPairs;
-  /// Per pair: its relation and its edges, edges[edgeBegin[p] ..
-  /// edgeBegin[p + 1]) (edge ids, ascending).
-  std::vector<int32_t> relation;
-  std::vector<int64_t> edgeBegin;
-  std::vector<int64_t> edges;
-  /// Pair ids grouped by relation (relationPairs[relationBegin[r] ..
-  /// relationBegin[r + 1]), ascending destinations).
-  std::vector<int64_t> relationBegin, relationPairs;
-
-  int64_t size() const { return int64_t(relation.size()); }
-  int64_t count(int64_t p) const { return edgeBegin[p + 1] - edgeBegin[p]; }
-};
-
 void checkTyped(const GraphView &g, Reduce reduce, const char *kernel) {
   if (!isLinear(reduce))
     throw std::invalid_argument(std::string(kernel) +
@@ -60,82 +42,12 @@ void checkTyped(const GraphView &g, Reduce reduce, const char *kernel) {
                                 ": the graph has no relation types");
 }
 
-RelationPairs relationPairs(const GraphView &g) {
-  RelationPairs pairs;
-  const int64_t numDst = g.numDst, R = g.numRelations;
-  // Pass 1: how many pairs each destination has.
-  std::vector<int64_t> pairCount(size_t(numDst) + 1, 0);
-#pragma omp parallel if (worthThreads(g.numEdges))
-  {
-    std::vector<int64_t> seen(size_t(std::max<int64_t>(R, 1)), -1);
-#pragma omp for schedule(dynamic, kNodeChunk)
-    for (int64_t v = 0; v < numDst; ++v) {
-      int64_t n = 0;
-      for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k) {
-        int32_t r = g.edgeType[k];
-        if (seen[r] != v) {
-          seen[r] = v;
-          ++n;
-        }
-      }
-      pairCount[v + 1] = n;
-    }
-  }
-  pairs.dstPairs.assign(size_t(numDst) + 1, 0);
-  for (int64_t v = 0; v < numDst; ++v)
-    pairs.dstPairs[v + 1] = pairs.dstPairs[v] + pairCount[v + 1];
-  const int64_t P = pairs.dstPairs[numDst];
-  pairs.relation.resize(size_t(P));
-  pairs.edgeBegin.resize(size_t(P) + 1);
-  pairs.edges.resize(size_t(g.numEdges));
-  pairs.edgeBegin[P] = g.numEdges;
-  // Pass 2: each destination's edges, stably sorted by relation (a pair's
-  // edges keep edge order). A destination's edges stay in its own CSR
-  // range, so its pairs' edge offsets start at inOffsets[v].
-#pragma omp parallel if (worthThreads(g.numEdges))
-  {
-    std::vector<int64_t> slot(size_t(std::max<int64_t>(R, 1)), -1);
-    std::vector<int32_t> rels;
-#pragma omp for schedule(dynamic, kNodeChunk)
-    for (int64_t v = 0; v < numDst; ++v) {
-      const int64_t begin = g.inOffsets[v], end = g.inOffsets[v + 1];
-      rels.clear();
-      for (int64_t k = begin; k < end; ++k) {
-        int32_t r = g.edgeType[k];
-        if (slot[r] < 0) {
-          slot[r] = 0;
-          rels.push_back(r);
-        }
-        ++slot[r];
-      }
-      std::sort(rels.begin(), rels.end());
-      int64_t p = pairs.dstPairs[v], offset = begin;
-      for (int32_t r : rels) {
-        pairs.relation[p] = r;
-        pairs.edgeBegin[p] = offset;
-        int64_t n = slot[r];
-        slot[r] = offset; // now the next write position of relation r
-        offset += n;
-        ++p;
-      }
-      for (int64_t k = begin; k < end; ++k)
-        pairs.edges[slot[g.edgeType[k]]++] = k;
-      for (int32_t r : rels)
-        slot[r] = -1;
-    }
-  }
-  // Pairs by relation (a counting sort; destinations stay ascending).
-  pairs.relationBegin.assign(size_t(R) + 1, 0);
-  for (int64_t p = 0; p < P; ++p)
-    ++pairs.relationBegin[pairs.relation[p] + 1];
-  for (int64_t r = 0; r < R; ++r)
-    pairs.relationBegin[r + 1] += pairs.relationBegin[r];
-  pairs.relationPairs.resize(size_t(P));
-  std::vector<int64_t> next(pairs.relationBegin.begin(),
-                            pairs.relationBegin.end() - 1);
-  for (int64_t p = 0; p < P; ++p)
-    pairs.relationPairs[next[pairs.relation[p]]++] = p;
-  return pairs;
+/// The graph's own index when its view carries one, else `local`, built.
+const RelationIndex &indexOf(const GraphView &g, RelationIndex &local) {
+  if (g.relationIndex && g.relationIndex->describes(g))
+    return *g.relationIndex;
+  local = buildRelationIndex(g);
+  return local;
 }
 
 /// Checks that every source's whole-graph id (nodeIds[u], or u) has a row
@@ -151,23 +63,22 @@ void checkTableRows(const int64_t *nodeIds, int64_t numSrc,
   }
 }
 
-/// Per edge, 1 / (messages of its pair) for a mean, else empty.
-template <typename T>
-std::vector<T> meanScales(const GraphView &g, Reduce reduce) {
-  std::vector<T> scale;
-  if (reduce != Reduce::Mean)
-    return scale;
-  const RelationPairs pairs = relationPairs(g);
-  scale.resize(size_t(g.numEdges));
-  for (int64_t p = 0; p < pairs.size(); ++p)
-    for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i)
-      scale[pairs.edges[i]] = T(1) / T(pairs.count(p));
-  return scale;
-}
+/// The factor of edge k's message: 1 / (messages of its pair) for a mean.
+template <typename T> class MessageScale {
+public:
+  MessageScale(const GraphView &g, Reduce reduce)
+      : sizes(reduce == Reduce::Mean ? indexOf(g, local).pairSizeOfEdge.data()
+                                     : nullptr) {}
+  T operator()(int64_t k) const { return sizes ? T(1) / T(sizes[k]) : T(1); }
+
+private:
+  RelationIndex local;
+  const int32_t *sizes;
+};
 
 /// row[inWidth] = the reduction of pair p's source rows (in edge order).
 template <typename T>
-void reducePair(const GraphView &g, const RelationPairs &pairs, int64_t p,
+void reducePair(const GraphView &g, const RelationIndex &pairs, int64_t p,
                 Reduce reduce, const T *x, int64_t inWidth, T *row) {
   fillRow(row, T(0), inWidth);
   for (int64_t i = pairs.edgeBegin[p]; i < pairs.edgeBegin[p + 1]; ++i) {
@@ -209,7 +120,8 @@ void aggregateRelations(const GraphView &g, Reduce reduce, const T *x,
                         int64_t inWidth, const T *w, int64_t outWidth,
                         T *out) {
   checkTyped(g, reduce, "aggregateRelations");
-  const RelationPairs pairs = relationPairs(g);
+  RelationIndex local;
+  const RelationIndex &pairs = indexOf(g, local);
   const int64_t matrix = inWidth * outWidth;
 #pragma omp parallel if (worthThreads(pairs.size() * matrix + g.numEdges * inWidth))
   {
@@ -233,7 +145,7 @@ void aggregateRelationsGradInput(const GraphView &g, Reduce reduce,
                                  int64_t outWidth, T *dx) {
   checkTyped(g, reduce, "aggregateRelationsGradInput");
   // A mean scales each message by 1/c of its pair.
-  const std::vector<T> edgeScale = meanScales<T>(g, reduce);
+  const MessageScale<T> edgeScale(g, reduce);
   const int64_t R = g.numRelations, matrix = inWidth * outWidth;
 #pragma omp parallel if (worthThreads(g.numEdges * matrix))
   {
@@ -253,8 +165,7 @@ void aggregateRelationsGradInput(const GraphView &g, Reduce reduce,
           rels.push_back(r);
           fillRow(s, T(0), outWidth);
         }
-        const T scale = edgeScale.empty() ? T(1) : edgeScale[k];
-        axpyRow(s, scale, dy + int64_t(g.edgeDst[k]) * outWidth, outWidth);
+        axpyRow(s, edgeScale(k), dy + int64_t(g.edgeDst[k]) * outWidth, outWidth);
       }
       std::sort(rels.begin(), rels.end());
       T *d = dx + u * inWidth;
@@ -273,7 +184,8 @@ void aggregateRelationsGradWeight(const GraphView &g, Reduce reduce,
                                   const T *dy, const T *x, int64_t inWidth,
                                   int64_t outWidth, T *dw) {
   checkTyped(g, reduce, "aggregateRelationsGradWeight");
-  const RelationPairs pairs = relationPairs(g);
+  RelationIndex local;
+  const RelationIndex &pairs = indexOf(g, local);
   const int64_t R = g.numRelations, matrix = inWidth * outWidth;
   std::vector<int64_t> dstOfPair(size_t(pairs.size()));
   for (int64_t v = 0; v < g.numDst; ++v)
@@ -304,7 +216,8 @@ void aggregateRelationRows(const GraphView &g, Reduce reduce, const T *table,
                            const int64_t *nodeIds, T *out) {
   checkTyped(g, reduce, "aggregateRelationRows");
   checkTableRows(nodeIds, g.numSrc, tableRows);
-  const RelationPairs pairs = relationPairs(g);
+  RelationIndex local;
+  const RelationIndex &pairs = indexOf(g, local);
   const int64_t matrix = tableRows * width;
 #pragma omp parallel if (worthThreads(g.numEdges * width))
   {
@@ -334,7 +247,7 @@ void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
                                const int64_t *nodeIds, T *dtable) {
   checkTyped(g, reduce, "aggregateRelationRowsGrad");
   checkTableRows(nodeIds, g.numSrc, tableRows);
-  const std::vector<T> scale = meanScales<T>(g, reduce);
+  const MessageScale<T> scale(g, reduce);
   const int64_t matrix = tableRows * width;
   fillRow(dtable, T(0), g.numRelations * matrix);
   // Source u alone writes the rows id(u) of every relation's table.
@@ -344,7 +257,7 @@ void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
     for (int64_t i = g.outOffsets[u]; i < g.outOffsets[u + 1]; ++i) {
       const int64_t k = g.outEdges[i];
       axpyRow(dtable + g.edgeType[k] * matrix + id * width,
-              scale.empty() ? T(1) : scale[k],
+              scale(k),
               dy + int64_t(g.edgeDst[k]) * width, width);
     }
   }

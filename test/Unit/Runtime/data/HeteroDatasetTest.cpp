@@ -297,3 +297,31 @@ TEST(HeteroDataset, FeaturesOfSomeTypes) {
   EXPECT_TRUE(ds.nodeTypes[1].hasFeatures);
   EXPECT_TRUE(ds.nodeTypes[2].hasFeatures);
 }
+
+// relation(g, "name")'s lookup: a name used once, OGB's SRC___REL___DST
+// spelling for a shared one, and messages that list what exists.
+TEST(HeteroDataset, FindRelationByNameOrTriple) {
+  const std::vector<NodeType> types = {{"paper", 0, 2, true},
+                                       {"author", 2, 2, false},
+                                       {"venue", 4, 1, false}};
+  const std::vector<RelationType> relations = {
+      {"cites", 0, 0, -1}, {"in", 0, 2, -1}, {"in", 1, 2, -1},
+      {"writes", 1, 0, -1}};
+  EXPECT_EQ(findRelation(relations, types, "cites"), 0);
+  EXPECT_EQ(findRelation(relations, types, "author___in___venue"), 2);
+  EXPECT_EQ(findRelation(relations, types, "paper___cites___paper"), 0);
+  auto message = [&](const std::string &name) {
+    try {
+      findRelation(relations, types, name);
+    } catch (const DataError &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("in"), "relation 'in' is 2 relations of the data; name "
+                           "one as SRC___in___DST: paper___in___venue, "
+                           "author___in___venue");
+  EXPECT_EQ(message("cite"),
+            "relation 'cite' is not in the data: it has cites, in, writes");
+  EXPECT_THROW(findRelation({}, {}, "cites"), DataError);
+}

@@ -126,3 +126,44 @@ TEST(GraphView, RejectsBadEdgeLists) {
             }),
             "graph: 2 sources but 1 destinations");
 }
+
+// relation(g, "name"): each relation's subgraph keeps g's nodes and takes
+// exactly g's edges of that relation, in g's edge order; together they are g.
+TEST(GraphView, RelationSubgraphsSplitTheEdges) {
+  CounterRng rng(5, 2);
+  const int64_t n = 40, m = 300;
+  const int32_t relations = 3;
+  std::vector<int64_t> src(m), dst(m);
+  std::vector<int32_t> type(m);
+  for (int64_t e = 0; e < m; ++e) {
+    src[e] = rng.nextBelow(uint32_t(n));
+    dst[e] = rng.nextBelow(uint32_t(n - 5)); // the last 5 get no in-edges
+    type[e] = int32_t(rng.nextBelow(uint32_t(relations)));
+  }
+  const GraphStorage storage =
+      GraphStorage::build(n, n, src, dst, type, relations);
+  const GraphView g = storage.view();
+  int64_t edges = 0;
+  for (int32_t r = 0; r < relations; ++r) {
+    const GraphStorage sub = relationSubgraph(g, r);
+    const GraphView s = sub.view();
+    EXPECT_EQ(s.numSrc, g.numSrc);
+    EXPECT_EQ(s.numDst, g.numDst);
+    // Per destination, the relation-r sources of g in g's order.
+    for (int64_t v = 0; v < g.numDst; ++v) {
+      std::vector<int32_t> expected;
+      for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k)
+        if (g.edgeType[k] == r)
+          expected.push_back(g.edgeSrc[k]);
+      EXPECT_EQ(std::vector<int32_t>(s.edgeSrc + s.inOffsets[v],
+                                     s.edgeSrc + s.inOffsets[v + 1]),
+                expected)
+          << "relation " << r << " destination " << v;
+    }
+    edges += s.numEdges;
+  }
+  EXPECT_EQ(edges, g.numEdges);
+  EXPECT_THROW(relationSubgraph(g, relations), DataError);
+  const GraphStorage plain = GraphStorage::build(n, n, src, dst);
+  EXPECT_THROW(relationSubgraph(plain.view(), 0), DataError);
+}

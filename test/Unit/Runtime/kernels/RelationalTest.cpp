@@ -178,6 +178,45 @@ TEST_P(RelationalTest, ResultsDoNotDependOnTheThreadCount) {
   EXPECT_EQ(one, two);
 }
 
+/// A typed storage indexes its relations once and its views carry the
+/// index; a view the index does not describe (another graph's index, a copy
+/// of the storage, none at all) gets the same results from an index built
+/// for it.
+TEST_P(RelationalTest, StorageIndexAndRebuiltIndexAgree) {
+  const Reduce reduce = GetParam();
+  std::vector<TypedGraph> graphs = typedGraphs();
+  const GraphStorage &storage = graphs[2].storage, &other = graphs[0].storage;
+  const GraphView g = storage.view();
+  ASSERT_NE(g.relationIndex, nullptr);
+  EXPECT_TRUE(g.relationIndex->describes(g));
+  const int64_t in = 5, out = 3;
+  std::vector<float> x = cast<float>(randomVector(g.numSrc * in, 4)),
+                     w = cast<float>(randomVector(g.numRelations * in * out, 5)),
+                     dy = cast<float>(randomVector(g.numDst * out, 6));
+  auto run = [&](const GraphView &view) {
+    std::vector<float> y(size_t(view.numDst * out)),
+        dx(size_t(view.numSrc * in)), dw(size_t(view.numRelations * in * out));
+    kernels::aggregateRelations<float>(view, reduce, x.data(), in, w.data(),
+                                       out, y.data());
+    kernels::aggregateRelationsGradInput<float>(view, reduce, dy.data(),
+                                                w.data(), in, out, dx.data());
+    kernels::aggregateRelationsGradWeight<float>(view, reduce, dy.data(),
+                                                 x.data(), in, out, dw.data());
+    y.insert(y.end(), dx.begin(), dx.end());
+    y.insert(y.end(), dw.begin(), dw.end());
+    return y;
+  };
+  const std::vector<float> indexed = run(g);
+  GraphView none = g, stale = g;
+  none.relationIndex = nullptr;
+  stale.relationIndex = other.view().relationIndex;
+  EXPECT_FALSE(stale.relationIndex->describes(stale));
+  EXPECT_EQ(run(none), indexed);
+  EXPECT_EQ(run(stale), indexed);
+  const GraphStorage copy = storage;
+  EXPECT_EQ(run(copy.view()), indexed);
+}
+
 /// aggregateRelationRows is aggregateRelations on one-hot inputs: with x the
 /// identity over the table's rows (through nodeIds) and w the table.
 TEST_P(RelationalTest, RelationRowsAreOneHotAggregation) {

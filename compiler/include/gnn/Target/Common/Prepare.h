@@ -90,9 +90,9 @@ public:
   }
 
   /// The identifier of a tensor value (a result or the features argument).
-  llvm::StringRef name(mlir::Value v) const { return names.lookup(v); }
+  llvm::StringRef name(mlir::Value v) const { return stored(names, v); }
   /// The C++ expression of a graph value.
-  llvm::StringRef graph(mlir::Value g) const { return graphs.lookup(g); }
+  llvm::StringRef graph(mlir::Value g) const { return stored(graphs, g); }
   /// The dims of a tensor value.
   const Dims &dims(mlir::Value v) const;
   /// The dims after the leading (row) dim.
@@ -118,6 +118,9 @@ public:
   llvm::StringRef outputWidth() const { return returnedWidth; }
   /// Whether the code reads the whole graph's edge ids (dropout on edges).
   bool readsEdgeIds() const { return edgeIds; }
+  /// The relation subgraphs the function selects (gnn.relation), in
+  /// program order.
+  llvm::ArrayRef<RelationOp> relationGraphs() const { return relations; }
 
 private:
   PreparedFunction(mlir::func::FuncOp func, bool training)
@@ -130,6 +133,14 @@ private:
   std::string numNodes(mlir::Value graph, EdgeSide side) const;
 
   Storage storageOf(mlir::Value v) const;
+  /// The string `map` holds for `v` (empty if none), as a reference into
+  /// the map: DenseMap::lookup returns a copy, which a StringRef would
+  /// outlive.
+  static llvm::StringRef
+  stored(const llvm::DenseMap<mlir::Value, std::string> &map, mlir::Value v) {
+    auto it = map.find(v);
+    return it == map.end() ? llvm::StringRef() : llvm::StringRef(it->second);
+  }
   void nameResult(mlir::Value res, mlir::Location loc,
                   llvm::StringSet<> &usedNames);
 
@@ -142,6 +153,7 @@ private:
   llvm::SmallVector<std::string> buffered;
   std::string returnedWidth;
   bool edgeIds = false;
+  llvm::SmallVector<RelationOp> relations;
 };
 
 } // namespace gnn::target

@@ -50,6 +50,10 @@ constexpr StringLiteral workspace = "Workspace";
 constexpr StringLiteral workspaceGet = "get";
 /// The CSR graph (or sampled block) the graph kernels take.
 constexpr StringLiteral graphView = "GraphView";
+/// Owns a GraphView's arrays (a relation's subgraph, built in the step).
+constexpr StringLiteral graphStorage = "GraphStorage";
+/// relationSubgraph(g, relation): the edges of one relation of `g`.
+constexpr StringLiteral relationSubgraph = "relationSubgraph";
 /// A parameter's name, dims and initializer, as the trainer allocates it.
 constexpr StringLiteral paramInfo = "ParamInfo";
 /// The dataset's sizes, known when the trainer has loaded it.
@@ -159,6 +163,8 @@ constexpr StringLiteral numFeatures = "ctx.numFeatures";
 constexpr StringLiteral numClasses = "ctx.numClasses";
 constexpr StringLiteral numRelations = "ctx.numRelations";
 constexpr StringLiteral numGlobalNodes = "ctx.numGlobalNodes";
+/// ctx.relationId("name"): a relation's id in the data.
+constexpr StringLiteral relationId = "ctx.relationId";
 /// The whole graph, or the rank's partition.
 constexpr StringLiteral graph = "ctx.graph";
 /// Sampled training: the batch's blocks, layer 0 first.
@@ -225,6 +231,8 @@ constexpr StringLiteral model = "model";
 constexpr StringLiteral sourceFile = "sourceFile";
 constexpr StringLiteral params = "params";
 constexpr StringLiteral needsEdgeIds = "needsEdgeIds";
+/// The relations the model selects by name, with where.
+constexpr StringLiteral relationUses = "relationUses";
 constexpr StringLiteral outputColumns = "outputColumns";
 constexpr StringLiteral numBlocks = "numBlocks";
 constexpr StringLiteral forwardF32 = "forwardF32";
