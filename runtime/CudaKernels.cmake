@@ -21,10 +21,14 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Edge.cu
   lib/kernels/cuda/Gemm.cu
   lib/kernels/cuda/Loss.cu
+  lib/kernels/cuda/Memory.cu
   lib/kernels/cuda/Optimizer.cu
   lib/kernels/cuda/Scratch.cu
   lib/kernels/cuda/Stream.cu
-  lib/kernels/cuda/Workspace.cu)
+  lib/kernels/cuda/Workspace.cu
+  # The trainer's device side: host contexts run by device entry points
+  # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda.
+  lib/train/cuda/DeviceExecution.cu)
 
 # The kernel tests, the same sources for both builds.
 set(_gnnrt_cuda_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/kernels/cuda)

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Target/Cpp/EmitCpp.h"
+#include "gnn/Target/Cuda/EmitCuda.h"
 #include "gnn/Version.h"
 
 #include "LLVMOptions.h"
@@ -27,6 +28,7 @@ int main(int argc, char **argv) {
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { gnn::printVersion(os, "gnn-translate"); });
   gnn::cpp::registerToCppTranslation();
+  gnn::cuda::registerToCudaTranslation();
   mlir::LogicalResult result =
       mlir::mlirTranslateMain(argc, argv, "gnn translation driver\n");
   return mlir::succeeded(result) ? 0 : 1;

@@ -3,9 +3,12 @@
 // The runtime's location and link line are fixed when gnnc is built
 // (GNNRT_INCLUDE_DIR, GNNRT_LIBRARY, GNNRT_LINK_LIBRARIES); GNNRT_LIBRARY and
 // GNNRT_INCLUDE_DIR in the environment override them, for an installed or
-// relocated runtime. GNNRT_LIBRARY is one archive holding every runtime
-// library (libgnnrt.a); generated code includes gnnrt/kernels/Kernels.h and
-// gnnrt/train/Program.h from GNNRT_INCLUDE_DIR.
+// relocated runtime. Trainers of the CUDA target also link gnnrt's CUDA
+// kernels: gnnrt_kernels_cuda, built by nvcc (GNNRT_CUDA_LIBRARY), or for
+// --cuda-emulate gnnrt_kernels_cuda_emulated and the emulation layer
+// (GNNRT_CUDA_EMULATED_LIBRARY, GNNRT_CUDAEMU_LIBRARY). GNNRT_LIBRARY is one
+// archive holding every runtime library (libgnnrt.a); generated code includes
+// gnnrt/kernels/Kernels.h and gnnrt/train/Program.h from GNNRT_INCLUDE_DIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +30,7 @@
 #include <vector>
 
 using namespace llvm;
+using gnnc::TrainerTarget;
 
 static std::string fromEnvironment(const char *name, const char *fallback) {
   const char *value = std::getenv(name);
@@ -49,18 +53,115 @@ static void stopCompilerAndExit() {
   ::raise(SIGTERM);
 }
 
-bool gnnc::compileTrainer(const HostCompileOptions &options) {
-  std::string compilerName = fromEnvironment("CXX", "c++");
-  ErrorOr<std::string> compiler = sys::findProgramByName(compilerName);
-  // findProgramByName returns a name with a slash unchecked.
-  if (!compiler || !sys::fs::can_execute(*compiler)) {
-    errs() << "gnnc: error: cannot find the C++ compiler '" << compilerName
-           << "' (install g++ or set CXX)\n";
+/// Whether each archive exists; prints an error naming the first missing
+/// one and the target that builds it.
+static bool archivesExist(ArrayRef<std::string> archives,
+                          ArrayRef<const char *> targets) {
+  for (auto [archive, target] : llvm::zip(archives, targets))
+    if (!sys::fs::exists(archive)) {
+      errs() << "gnnc: error: the gnnrt library '" << archive
+             << "' does not exist (build the " << target << " target)\n";
+      return false;
+    }
+  return true;
+}
+
+/// How a target's trainer is built: the compiler, its flags before the
+/// source, and the libraries around the runtime archive, in the order they
+/// call each other.
+struct Toolchain {
+  std::string compiler;
+  std::vector<std::string> flags;
+  /// Between the source and libgnnrt.a: what calls the runtime.
+  std::vector<std::string> beforeRuntime;
+  /// After libgnnrt.a (and before the runtime's system libraries).
+  std::vector<std::string> afterRuntime;
+};
+
+/// The toolchain of `target`; false after printing an error.
+static bool toolchainFor(TrainerTarget target, const std::string &includeDir,
+                         Toolchain &tools) {
+  const bool nvcc = target == TrainerTarget::Cuda;
+  std::string name =
+      nvcc ? fromEnvironment("NVCC", GNNC_NVCC) : fromEnvironment("CXX", "c++");
+  if (nvcc && name.empty()) {
+    errs() << "gnnc: error: --target=cuda needs nvcc, and gnnc was built "
+              "without CUDA (set NVCC, or use --cuda-emulate)\n";
     return false;
   }
+  ErrorOr<std::string> found = sys::findProgramByName(name);
+  // findProgramByName returns a name with a slash unchecked.
+  if (!found || !sys::fs::can_execute(*found)) {
+    errs() << "gnnc: error: cannot find the "
+           << (nvcc ? "CUDA compiler '" : "C++ compiler '") << name
+           << (nvcc ? "' (install the CUDA toolkit or set NVCC)\n"
+                    : "' (install g++ or set CXX)\n");
+    return false;
+  }
+  tools.compiler = *found;
+  switch (target) {
+  case TrainerTarget::Cpu:
+    tools.flags = {"-fopenmp"};
+    return true;
+  case TrainerTarget::Cuda: {
+    std::string kernels =
+        fromEnvironment("GNNRT_CUDA_LIBRARY", GNNRT_CUDA_LIBRARY);
+    if (kernels.empty()) {
+      errs() << "gnnc: error: gnnc was built without CUDA: there is no "
+                "gnnrt_kernels_cuda to link (set GNNRT_CUDA_LIBRARY, or use "
+                "--cuda-emulate)\n";
+      return false;
+    }
+    if (!archivesExist({kernels}, {"gnnrt_kernels_cuda"}))
+      return false;
+    // The two architectures gnnrt's CUDA kernels are built for; generated
+    // kernels call std::max and friends, constexpr host functions.
+    // The source is a .cu file, which nvcc compiles as CUDA.
+    tools.flags = {"--expt-relaxed-constexpr",
+                   "-gencode",
+                   "arch=compute_80,code=sm_80",
+                   "-gencode",
+                   "arch=compute_90,code=sm_90",
+                   "-Xcompiler",
+                   "-fopenmp"};
+    tools.beforeRuntime = {kernels};
+    tools.afterRuntime = {"-lcublas", "-lcudart", "-lgomp"};
+    return true;
+  }
+  case TrainerTarget::CudaEmulated: {
+    // The flags runtime/CudaKernels.cmake builds every .cu file with for
+    // the emulation.
+    std::string kernels = fromEnvironment("GNNRT_CUDA_EMULATED_LIBRARY",
+                                          GNNRT_CUDA_EMULATED_LIBRARY);
+    std::string emulation =
+        fromEnvironment("GNNRT_CUDAEMU_LIBRARY", GNNRT_CUDAEMU_LIBRARY);
+    if (!archivesExist({kernels, emulation},
+                       {"gnnrt_kernels_cuda_emulated", "gnnrt_cudaemu"}))
+      return false;
+    tools.flags = {"-fopenmp",
+                   "-x",
+                   "c++",
+                   "-I" + includeDir + "/gnnrt/cudaemu/shim",
+                   "-DGNNRT_CUDA_EMULATION=1",
+                   "-ffp-contract=off",
+                   "-include",
+                   "gnnrt/cudaemu/Cuda.h"};
+    // `-x none`: the archives after the .cu source are not C++.
+    tools.beforeRuntime = {"-x", "none", kernels};
+    tools.afterRuntime = {emulation, "-lboost_context"};
+    return true;
+  }
+  }
+  return false;
+}
+
+bool gnnc::compileTrainer(const HostCompileOptions &options) {
   std::string includeDir =
       fromEnvironment("GNNRT_INCLUDE_DIR", GNNRT_INCLUDE_DIR);
   std::string library = fromEnvironment("GNNRT_LIBRARY", GNNRT_LIBRARY);
+  Toolchain tools;
+  if (!toolchainFor(options.target, includeDir, tools))
+    return false;
   if (!sys::fs::exists(includeDir + "/gnnrt/train/Program.h")) {
     errs() << "gnnc: error: the gnnrt headers are not in '" << includeDir
            << "' (set GNNRT_INCLUDE_DIR)\n";
@@ -85,15 +186,17 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
 
   // Removed if SIGTERM or SIGINT ends gnnc while the compiler runs.
   sys::RemoveFileOnSignal(temporary);
-  std::vector<std::string> args = {*compiler,
-                                   "-std=c++17",
-                                   "-O" + std::to_string(options.optLevel),
-                                   "-fopenmp",
-                                   "-I" + includeDir,
-                                   options.sourceFile,
-                                   library,
-                                   "-o",
-                                   std::string(temporary)};
+  std::vector<std::string> args = {tools.compiler, "-std=c++17",
+                                   "-O" + std::to_string(options.optLevel)};
+  args.insert(args.end(), tools.flags.begin(), tools.flags.end());
+  args.push_back("-I" + includeDir);
+  args.push_back(options.sourceFile);
+  args.insert(args.end(), tools.beforeRuntime.begin(),
+              tools.beforeRuntime.end());
+  args.push_back(library);
+  args.insert(args.end(), tools.afterRuntime.begin(), tools.afterRuntime.end());
+  args.push_back("-o");
+  args.push_back(std::string(temporary));
   for (StringRef lib : split(StringRef(GNNRT_LINK_LIBRARIES), '|'))
     if (!lib.empty())
       args.push_back(lib.str());
@@ -107,7 +210,7 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
   std::string error;
   int status = -1;
   sys::ProcessInfo child = sys::ExecuteNoWait(
-      *compiler, argv, /*Env=*/std::nullopt, /*Redirects=*/{}, 0, &error);
+      tools.compiler, argv, /*Env=*/std::nullopt, /*Redirects=*/{}, 0, &error);
   if (child.Pid != sys::ProcessInfo::InvalidPid) {
     // SIGTERM or SIGINT sent to gnnc alone would leave the compiler running,
     // and the linker would write the temporary after gnnc removed it: stop
@@ -123,7 +226,9 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
   if (status != 0) {
     sys::fs::remove(temporary);
     sys::DontRemoveFileOnSignal(temporary);
-    errs() << "gnnc: error: the C++ compiler failed"
+    errs() << "gnnc: error: the "
+           << (options.target == TrainerTarget::Cuda ? "CUDA" : "C++")
+           << " compiler failed"
            << (error.empty() ? " (exit " + std::to_string(status) + ")"
                              : ": " + error)
            << "; rerun with -v to see its command line\n";

@@ -6,15 +6,28 @@
 
 namespace gnnc {
 
+/// What the generated source is and what builds it.
+enum class TrainerTarget {
+  /// C++ with OpenMP, by $CXX.
+  Cpu,
+  /// CUDA, by nvcc for sm_80 and sm_90, linked with gnnrt's CUDA kernels.
+  Cuda,
+  /// The same CUDA source by $CXX over gnnrt's emulation layer
+  /// (docs/cuda-emulation.md): a trainer that runs without a GPU.
+  CudaEmulated,
+};
+
 struct HostCompileOptions {
-  std::string sourceFile; ///< the generated .cpp
+  std::string sourceFile; ///< the generated .cpp or .cu
+  TrainerTarget target = TrainerTarget::Cpu;
   std::string outputFile; ///< the executable to produce
   unsigned optLevel = 2;
   bool verbose = false; ///< print the command line before running it
 };
 
 /// Compiles and links the generated trainer against gnnrt with the host C++
-/// compiler ($CXX, else c++): one argument vector, no shell. The executable
+/// compiler ($CXX, else c++), or nvcc ($NVCC, else the one gnnc was built
+/// with) for TrainerTarget::Cuda: one argument vector, no shell. The executable
 /// appears under its final name only if the compiler succeeds. Returns false
 /// after printing an error (missing compiler or runtime, compiler failure).
 bool compileTrainer(const HostCompileOptions &options);

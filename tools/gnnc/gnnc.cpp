@@ -6,6 +6,7 @@
 //   --emit=train  the module after gnnc's pass pipeline (forward + train
 //                 step, fused): gnn-train-pipeline, which gnn-opt also runs
 //   --emit=cpp    the generated C++ trainer
+//   --emit=cuda   the generated CUDA trainer
 //   --emit=exe    (default) the trainer executable, built by the host C++
 //                 compiler against the gnnrt runtime
 // --verify-diagnostics checks `// expected-error {{...}}` comments instead of
@@ -19,6 +20,7 @@
 #include "gnn/MLIRGen/MLIRGen.h"
 #include "gnn/Pipelines/Pipelines.h"
 #include "gnn/Target/Cpp/EmitCpp.h"
+#include "gnn/Target/Cuda/EmitCuda.h"
 #include "gnn/Version.h"
 #include "gnn/lang/Frontend.h"
 
@@ -46,7 +48,7 @@ static cl::OptionCategory gnncCategory("gnnc options");
 static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("<input .gnn file>"),
                                       cl::Required, cl::cat(gnncCategory));
-enum class EmitKind { AST, MLIR, Train, Cpp, Exe };
+enum class EmitKind { AST, MLIR, Train, Cpp, Cuda, Exe };
 static cl::opt<EmitKind>
     emit("emit", cl::desc("Stage to produce"), cl::init(EmitKind::Exe),
          cl::values(
@@ -56,9 +58,24 @@ static cl::opt<EmitKind>
                         "the module after the pass pipeline (forward and train "
                         "step)"),
              clEnumValN(EmitKind::Cpp, "cpp", "the generated C++ trainer"),
+             clEnumValN(EmitKind::Cuda, "cuda",
+                        "the generated CUDA trainer (--target=cuda)"),
              clEnumValN(EmitKind::Exe, "exe",
                         "the trainer executable (the default)")),
          cl::cat(gnncCategory));
+enum class Target { Cpu, Cuda };
+static cl::opt<Target> target(
+    "target", cl::desc("Where the trainer runs"), cl::init(Target::Cpu),
+    cl::values(clEnumValN(Target::Cpu, "cpu",
+                          "the CPU: C++ with OpenMP (the default)"),
+               clEnumValN(Target::Cuda, "cuda",
+                          "a CUDA device: generated kernels built by nvcc")),
+    cl::cat(gnncCategory));
+static cl::opt<bool> cudaEmulate(
+    "cuda-emulate",
+    cl::desc("With --target=cuda: build the trainer with the host compiler "
+             "over gnnrt's CUDA emulation, to run without a GPU (tests)"),
+    cl::cat(gnncCategory));
 static cl::opt<std::string>
     outputFile("o",
                cl::desc("Output file (default: stdout; for --emit=exe, the "
@@ -163,10 +180,11 @@ static bool buildExecutable(gnn::lang::Compilation &compilation) {
   if (!module || mlir::failed(lowerForTraining(*module)))
     return false;
 
+  const bool cuda = target == Target::Cuda;
   llvm::SmallString<128> cppFile;
   std::string stem = llvm::sys::path::stem(inputFile).str();
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("gnnc-" + stem, "cpp", cppFile)) {
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "gnnc-" + stem, cuda ? "cu" : "cpp", cppFile)) {
     llvm::errs() << "gnnc: error: cannot create a temporary file: "
                  << ec.message() << "\n";
     return false;
@@ -178,13 +196,18 @@ static bool buildExecutable(gnn::lang::Compilation &compilation) {
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(cppFile, ec);
-    ok = !ec && mlir::succeeded(gnn::cpp::emitCpp(*module, os, {inputFile}));
+    ok = !ec &&
+         mlir::succeeded(cuda ? gnn::cuda::emitCuda(*module, os, {inputFile})
+                              : gnn::cpp::emitCpp(*module, os, {inputFile}));
   }
   if (ok && !keepCpp.empty())
     ok = !llvm::sys::fs::copy_file(cppFile, keepCpp);
   if (ok) {
     gnnc::HostCompileOptions options;
     options.sourceFile = std::string(cppFile);
+    options.target = !cuda         ? gnnc::TrainerTarget::Cpu
+                     : cudaEmulate ? gnnc::TrainerTarget::CudaEmulated
+                                   : gnnc::TrainerTarget::Cuda;
     options.outputFile = outputFile.empty() ? stem : outputFile;
     options.optLevel = optLevel;
     options.verbose = verbose;
@@ -262,6 +285,16 @@ int main(int argc, char **argv) {
   if (!ok)
     return 1;
 
+  if (cudaEmulate && target != Target::Cuda) {
+    llvm::errs() << "gnnc: error: --cuda-emulate builds a CUDA trainer: it "
+                    "needs --target=cuda\n";
+    return 1;
+  }
+  if (emit == EmitKind::Cpp && target == Target::Cuda) {
+    llvm::errs() << "gnnc: error: --emit=cpp prints the CPU target's C++; "
+                    "the CUDA target's source is --emit=cuda\n";
+    return 1;
+  }
   if (optLevel > 3) {
     llvm::errs() << "gnnc: error: -O" << optLevel << ": expected 0 to 3\n";
     return 1;
@@ -292,8 +325,10 @@ int main(int argc, char **argv) {
     return 1;
   if (emit != EmitKind::MLIR && mlir::failed(lowerForTraining(*module)))
     return 1;
-  if (emit == EmitKind::Cpp) {
-    if (mlir::failed(gnn::cpp::emitCpp(*module, out->os(), {inputFile})))
+  if (emit == EmitKind::Cpp || emit == EmitKind::Cuda) {
+    if (mlir::failed(emit == EmitKind::Cuda
+                         ? gnn::cuda::emitCuda(*module, out->os(), {inputFile})
+                         : gnn::cpp::emitCpp(*module, out->os(), {inputFile})))
       return 1;
     out->keep();
     return 0;

@@ -464,7 +464,21 @@ std::string Block::describeStall() const {
   return text;
 }
 
-EmulatedThread &runningThread(const char *what) {
+/// Set while a kernel launched without barriers runs its threads as plain
+/// calls (runPlainBlock).
+thread_local bool onPlainThread = false;
+
+/// Thrown by a barrier or warp collective called on a plain thread: it
+/// cannot wait for the others, so the launch fails with this message.
+struct BarrierWithoutFibers {
+  std::string what;
+};
+
+EmulatedThread &runningThread(const char *what, const char *file = nullptr,
+                              int line = 0) {
+  if (!currentThread && onPlainThread)
+    throw BarrierWithoutFibers{std::string(what) + " at " +
+                               siteText({file, line})};
   if (!currentThread) {
     std::fprintf(stderr, "cudaemu: %s called outside a kernel\n", what);
     std::abort();
@@ -475,6 +489,46 @@ EmulatedThread &runningThread(const char *what) {
 std::string dimText(const dim3 &d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," +
          std::to_string(d.z) + ")";
+}
+
+/// Runs block `index` of a kernel launched without barriers: each thread a
+/// plain call on this stack, in thread order. Returns "" or why it failed.
+std::string runPlainBlock(const LaunchConfig &config,
+                          const std::function<void()> &body, uint3 index) {
+  const dim3 &b = config.block;
+  const unsigned count = b.x * b.y * b.z;
+  const bool reverse = threadOrder() == ThreadOrder::Reverse;
+  auto where = [&] {
+    return "kernel '" + std::string(config.kernel) + "' block (" +
+           std::to_string(index.x) + "," + std::to_string(index.y) + "," +
+           std::to_string(index.z) + ")";
+  };
+  ThreadIndex thread{};
+  std::string failure;
+  onPlainThread = true;
+  currentIndex = &thread;
+  for (unsigned n = 0; n < count && failure.empty(); ++n) {
+    const unsigned i = reverse ? count - 1 - n : n;
+    thread = ThreadIndex{
+        {i % b.x, i / b.x % b.y, i / (b.x * b.y)}, index, b, config.grid};
+    try {
+      body();
+    } catch (const BarrierWithoutFibers &barrier) {
+      failure = where() + ": thread " + std::to_string(i) + " reached " +
+                barrier.what +
+                ", but the kernel was launched without barriers "
+                "(GNNRT_LAUNCH_WITHOUT_BARRIERS): launch it with GNNRT_LAUNCH";
+    } catch (const std::exception &e) {
+      failure =
+          where() + ": thread " + std::to_string(i) + " threw: " + e.what();
+    } catch (...) {
+      failure =
+          where() + ": thread " + std::to_string(i) + " threw an exception";
+    }
+  }
+  currentIndex = nullptr;
+  onPlainThread = false;
+  return failure;
 }
 
 /// "" if CUDA would accept this launch configuration, else why not.
@@ -494,7 +548,7 @@ std::string checkConfig(const LaunchConfig &config) {
 } // namespace
 
 void syncThreads(const char *file, int line) {
-  EmulatedThread &t = runningThread("__syncthreads()");
+  EmulatedThread &t = runningThread("__syncthreads()", file, line);
   t.state = State::AtBarrier;
   t.site = {file, line};
   currentBlock->suspend(t);
@@ -502,7 +556,7 @@ void syncThreads(const char *file, int line) {
 
 uint64_t warpCollective(WarpOp op, unsigned mask, uint64_t value, int param,
                         int width, const char *file, int line) {
-  EmulatedThread &t = runningThread(opName(op));
+  EmulatedThread &t = runningThread(opName(op), file, line);
   t.state = State::AtWarp;
   t.site = {file, line};
   t.op = op;
@@ -534,7 +588,7 @@ ThreadOrder threadOrder() { return orderSetting(); }
 
 void runGrid(const LaunchConfig &config, const std::function<void()> &thread) {
   const std::string kernel = "kernel '" + std::string(config.kernel) + "'";
-  if (currentThread) {
+  if (currentThread || onPlainThread) {
     fail(cudaErrorNotSupported,
          kernel + " launched from a kernel: dynamic parallelism is not "
                   "emulated");
@@ -556,6 +610,18 @@ void runGrid(const LaunchConfig &config, const std::function<void()> &thread) {
   if (!isValidStream(config.stream)) {
     fail(cudaErrorInvalidResourceHandle,
          kernel + ": the stream was destroyed or never created");
+    return;
+  }
+  if (config.withoutBarriers) {
+    for (unsigned z = 0; z < config.grid.z; ++z)
+      for (unsigned y = 0; y < config.grid.y; ++y)
+        for (unsigned x = 0; x < config.grid.x; ++x) {
+          const std::string failure = runPlainBlock(config, thread, {x, y, z});
+          if (!failure.empty()) {
+            fail(cudaErrorLaunchFailure, failure);
+            return;
+          }
+        }
     return;
   }
   thread_local StackPool stacks(kStackBytes);

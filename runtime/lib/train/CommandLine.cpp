@@ -71,6 +71,12 @@ const OptionSpec kOptions[] = {
      [](DriverOptions &o, auto &n, auto &v) {
        o.threads = int(integerValue(n, v, 1, "a positive integer"));
      }},
+    {"--device", "N",
+     "trainers built with gnnc --target=cuda: the CUDA device to train on "
+     "(default 0)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.device = int(integerValue(n, v, 0, "a non-negative integer"));
+     }},
     {"--sampler-threads", "N",
      "sampled training: background threads that sample and gather the "
      "next batches while one trains (default 1; 0: sample in the "

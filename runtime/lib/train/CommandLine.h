@@ -38,6 +38,9 @@ struct DriverOptions {
   /// rank waits for the others (0: forever).
   double commTimeout = kDefaultCommTimeoutSeconds;
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
+  /// The CUDA device of a trainer built with gnnc --target=cuda (-1: not
+  /// given, device 0).
+  int device = -1;
   /// Sampled training's background sampler threads (0: none), and whether
   /// the command line chose them (under several ranks sampling is
   /// collective and runs in the training thread unless the command line

@@ -151,6 +151,11 @@ int run(const CompiledProgram &program, DriverOptions options,
     throw std::runtime_error("the CompiledProgram lacks its float32 entry "
                              "points or parameter list");
   setThreads(options.threads);
+  if (program.useDevice)
+    program.useDevice(std::max(options.device, 0));
+  else if (options.device >= 0)
+    throw UsageError("--device: this trainer runs on the CPU; build it with "
+                     "gnnc --target=cuda to train on a CUDA device");
   if (options.gradcheck) {
     GradCheckOptions check;
     check.nodes = options.gradcheckNodes;

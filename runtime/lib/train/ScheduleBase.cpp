@@ -192,14 +192,24 @@ void ScheduleBase::printPlanStats(const TrainingResult &result) const {
     return;
   std::printf("stats: parameters %lld in %zu tensors\n",
               (long long)params->totalElements(), params->size());
-  std::printf("stats: trainStep workspace %lld bytes (unplanned %lld)\n",
-              (long long)trainWorkspace.bytes(),
-              (long long)trainCtx.unplannedBytes);
-  std::printf("stats: forward workspace %lld bytes (unplanned %lld)\n",
-              (long long)forwardWorkspace.bytes(),
-              (long long)forwardCtx.unplannedBytes);
-  std::printf("stats: workspace held %lld bytes (shared by both)\n",
-              (long long)trainWorkspace.heldBytes());
+  if (program.deviceWorkspaceBytes) {
+    // The CUDA target's entry points plan on the device: one allocation
+    // for both.
+    std::printf("stats: device workspace %lld bytes in one allocation "
+                "(unplanned: trainStep %lld, forward %lld)\n",
+                (long long)program.deviceWorkspaceBytes(),
+                (long long)trainCtx.unplannedBytes,
+                (long long)forwardCtx.unplannedBytes);
+  } else {
+    std::printf("stats: trainStep workspace %lld bytes (unplanned %lld)\n",
+                (long long)trainWorkspace.bytes(),
+                (long long)trainCtx.unplannedBytes);
+    std::printf("stats: forward workspace %lld bytes (unplanned %lld)\n",
+                (long long)forwardWorkspace.bytes(),
+                (long long)forwardCtx.unplannedBytes);
+    std::printf("stats: workspace held %lld bytes (shared by both)\n",
+                (long long)trainWorkspace.heldBytes());
+  }
   if (trainingData.originalMissRate > 0)
     std::printf("stats: node order %s (modeled gather misses of 512-byte "
                 "rows through a %lld KiB cache: %.3f in the original order, "

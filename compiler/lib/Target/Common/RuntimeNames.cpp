@@ -51,3 +51,10 @@ llvm::StringRef gnn::target::rt::haloMode(HaloMode mode) {
   }
   return "HaloMode::Auto";
 }
+
+std::string gnn::target::rt::cudaKernel(llvm::StringRef kernel) {
+  llvm::StringRef prefix = "kernels::";
+  if (!kernel.startswith(prefix))
+    return kernel.str();
+  return (prefix + "cuda::" + kernel.drop_front(prefix.size())).str();
+}

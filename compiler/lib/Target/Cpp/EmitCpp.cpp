@@ -25,6 +25,7 @@
 
 #include "EmitSettings.h"
 #include "FunctionEmitter.h"
+#include "TrainerUnit.h"
 
 #include "gnn/Target/Common/Naming.h"
 
@@ -33,11 +34,9 @@ using namespace gnn;
 using namespace gnn::cpp;
 namespace rt = gnn::target::rt;
 
-namespace {
-
 /// `<name> = <value>;` for a member of main's CompiledProgram.
-void setProgram(raw_indented_ostream &os, llvm::StringRef member,
-                const llvm::Twine &value) {
+void gnn::cpp::setProgram(raw_indented_ostream &os, llvm::StringRef member,
+                          const llvm::Twine &value) {
   os << rt::local::program << "." << member << " = " << value << ";\n";
 }
 
@@ -60,9 +59,9 @@ void bindDataDims(raw_indented_ostream &os, llvm::StringRef indent,
        << rt::local::data << "." << rt::data::nodes << ";\n";
 }
 
-
-void emitParams(raw_indented_ostream &os, const target::ParameterTable &params,
-                StringRef model, StringRef cppModel) {
+void gnn::cpp::emitParams(raw_indented_ostream &os,
+                          const target::ParameterTable &params, StringRef model,
+                          StringRef cppModel) {
   os << "std::vector<" << rt::paramInfo << "> " << cppModel << "_params(const "
      << rt::dataDims << " &" << rt::local::data << ") {\n";
   os.indent();
@@ -85,11 +84,8 @@ void emitParams(raw_indented_ostream &os, const target::ParameterTable &params,
   os << "}\n\n";
 }
 
-/// The logits' width. It is a dim expression of the forward, which may
-/// mention a graph's or a block's row counts (a reshape's): stand-ins with
-/// one row each make it compile outside the forward.
-void emitOutputColumns(raw_indented_ostream &os, StringRef cppModel,
-                       StringRef width, int64_t numBlocks) {
+void gnn::cpp::emitOutputColumns(raw_indented_ostream &os, StringRef cppModel,
+                                 StringRef width, int64_t numBlocks) {
   // `ctx.blocks` as the stand-in context's member name.
   StringRef blocks = StringRef(rt::ctx::blocks).rsplit('.').second;
   os << "int64_t " << cppModel << "_output_columns(const " << rt::dataDims
@@ -107,31 +103,65 @@ void emitOutputColumns(raw_indented_ostream &os, StringRef cppModel,
      << "  return " << width << ";\n}\n\n";
 }
 
-} // namespace
+FailureOr<TrainerModule> gnn::cpp::findTrainer(ModuleOp module) {
+  TrainerModule unit;
+  if (failed(unit.params.build(module)))
+    return failure();
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (!unit.forward && f.getSymName().endswith(".forward"))
+      unit.forward = f;
+  }
+  if (!unit.forward)
+    return module.emitError("no model to compile: the program has no train "
+                            "block");
+  unit.model =
+      unit.forward.getSymName().drop_back(StringRef(".forward").size()).str();
+  unit.step = module.lookupSymbol<func::FuncOp>(unit.model + ".train_step");
+  if (!unit.step)
+    return unit.forward.emitError("internal error: no train step for ")
+           << unit.model;
+  unit.cppModel = target::identifierFrom(unit.model);
+  if (auto blocks = unit.forward->getAttrOfType<IntegerAttr>("gnn.blocks"))
+    unit.numBlocks = blocks.getInt();
+  return unit;
+}
+
+void gnn::cpp::emitProgramFields(raw_indented_ostream &os,
+                                 const TrainerModule &unit,
+                                 llvm::StringRef sourceFile, bool usesEdgeIds,
+                                 ArrayRef<RelationUse> relationUses) {
+  os << rt::compiledProgram << " " << rt::local::program << ";\n";
+  setProgram(os, rt::program::model, cppString(unit.model));
+  setProgram(os, rt::program::sourceFile, cppString(sourceFile));
+  emitTrainSettings(os, TrainAttr::of(unit.forward));
+  setProgram(os, rt::program::params, "&" + unit.cppModel + "_params");
+  // Dropout on edges keys its masks by the whole graph's edge ids.
+  if (usesEdgeIds)
+    setProgram(os, rt::program::needsEdgeIds, "true");
+  if (!relationUses.empty()) {
+    std::string uses = "{";
+    for (const auto &[name, where] : relationUses)
+      uses += "{" + cppString(name) + ", " + cppString(where) + "}, ";
+    uses.resize(uses.size() - 2);
+    setProgram(os, rt::program::relationUses, uses + "}");
+  }
+  setProgram(os, rt::program::outputColumns,
+             "&" + unit.cppModel + "_output_columns");
+  if (unit.numBlocks > 0)
+    setProgram(os, rt::program::numBlocks, llvm::Twine(unit.numBlocks));
+}
 
 LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
                                 const EmitOptions &options) {
-  target::ParameterTable params;
-  if (failed(params.build(module)))
+  FailureOr<TrainerModule> found = findTrainer(module);
+  if (failed(found))
     return failure();
-  func::FuncOp forward, step;
-  for (auto f : module.getOps<func::FuncOp>()) {
-    if (!forward && f.getSymName().endswith(".forward"))
-      forward = f;
-  }
-  if (!forward)
-    return module.emitError("no model to compile: the program has no train "
-                            "block");
-  std::string model =
-      forward.getSymName().drop_back(StringRef(".forward").size()).str();
-  step = module.lookupSymbol<func::FuncOp>(model + ".train_step");
-  if (!step)
-    return forward.emitError("internal error: no train step for ") << model;
-  std::string cppModel = target::identifierFrom(model);
+  const TrainerModule &unit = *found;
+  const std::string &cppModel = unit.cppModel;
 
   raw_indented_ostream os(out);
   os << "// Generated by gnnc from " << options.sourceFile
-     << ": the trainer of model " << model << ".\n"
+     << ": the trainer of model " << unit.model << ".\n"
      << "// Do not edit: regenerate with `gnnc --emit=cpp`.\n\n"
      << "#include \"" << rt::kernelsHeader << "\"\n"
      << "#include \"" << rt::programHeader << "\"\n\n"
@@ -139,20 +169,20 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
         "<limits>\n\n"
      << "using namespace " << rt::runtimeNamespace << ";\n\n"
      << "namespace {\n\n";
-  emitParams(os, params, model, cppModel);
+  emitParams(os, unit.params, unit.model, cppModel);
 
   // Each entry point: prepared, then printed.
   std::string outputWidth;
   bool usesEdgeIds = false;
   // Relations selected by name, each with its source location, checked
   // against the data before training.
-  std::vector<std::pair<std::string, std::string>> relationUses;
+  std::vector<RelationUse> relationUses;
   for (auto [entry, training] :
-       {std::make_pair(forward, false), std::make_pair(step, true)}) {
+       {std::make_pair(unit.forward, false), std::make_pair(unit.step, true)}) {
     FailureOr<target::PreparedFunction> fn = target::PreparedFunction::prepare(
-        entry, training, params, FunctionEmitter::reservedNames());
+        entry, training, unit.params, FunctionEmitter::reservedNames());
     if (failed(fn) ||
-        failed(FunctionEmitter(*fn, params, os)
+        failed(FunctionEmitter(*fn, unit.params, os)
                    .emit(cppModel + (training ? "_train_step" : "_forward"))))
       return failure();
     for (RelationOp rel : fn->relationGraphs()) {
@@ -166,33 +196,12 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
     else
       outputWidth = fn->outputWidth().str();
   }
-  int64_t numBlocks = 0;
-  if (auto blocks = forward->getAttrOfType<IntegerAttr>("gnn.blocks"))
-    numBlocks = blocks.getInt();
-  emitOutputColumns(os, cppModel, outputWidth, numBlocks);
+  emitOutputColumns(os, cppModel, outputWidth, unit.numBlocks);
   os << "} // namespace\n\n";
 
   os << "int main(int argc, char **argv) {\n";
   os.indent();
-  os << rt::compiledProgram << " " << rt::local::program << ";\n";
-  setProgram(os, rt::program::model, cppString(model));
-  setProgram(os, rt::program::sourceFile, cppString(options.sourceFile));
-  emitTrainSettings(os, TrainAttr::of(forward));
-  setProgram(os, rt::program::params, "&" + cppModel + "_params");
-  // Dropout on edges keys its masks by the whole graph's edge ids.
-  if (usesEdgeIds)
-    setProgram(os, rt::program::needsEdgeIds, "true");
-  if (!relationUses.empty()) {
-    std::string uses = "{";
-    for (const auto &[name, where] : relationUses)
-      uses += "{" + cppString(name) + ", " + cppString(where) + "}, ";
-    uses.resize(uses.size() - 2);
-    setProgram(os, rt::program::relationUses, uses + "}");
-  }
-  setProgram(os, rt::program::outputColumns,
-             "&" + cppModel + "_output_columns");
-  if (numBlocks > 0)
-    setProgram(os, rt::program::numBlocks, llvm::Twine(numBlocks));
+  emitProgramFields(os, unit, options.sourceFile, usesEdgeIds, relationUses);
   setProgram(os, rt::program::forwardF32, "&" + cppModel + "_forward<float>");
   setProgram(os, rt::program::trainStepF32,
              "&" + cppModel + "_train_step<float>");

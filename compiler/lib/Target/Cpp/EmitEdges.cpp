@@ -34,10 +34,8 @@ using namespace gnn;
 using namespace gnn::cpp;
 namespace rt = gnn::target::rt;
 
-namespace {
-
 /// A row per edge (or, reducing, per destination) of a gnn.edge_map.
-LogicalResult emitEdgeMap(FunctionEmitter &e, EdgeMapOp em) {
+LogicalResult gnn::cpp::emitEdgeMapLoop(FunctionEmitter &e, EdgeMapOp em) {
   SmallVector<Value> results(em->getResults());
   const Dims &out = e.dims(results.front());
   SmallVector<std::string> yielded;
@@ -98,49 +96,45 @@ LogicalResult emitEdgeMap(FunctionEmitter &e, EdgeMapOp em) {
   return success();
 }
 
-} // namespace
-
 LogicalResult gnn::cpp::emitEdgeOp(FunctionEmitter &e, Operation *op) {
-  if (auto em = dyn_cast<EdgeMapOp>(op))
-    return emitEdgeMap(e, em);
   std::string out = e.name(op->getResult(0));
   std::string call =
       llvm::TypeSwitch<Operation *, std::string>(op)
           .Case<GatherOp>([&](GatherOp g) {
-            return kernelStmt(
+            return e.kernelStmt(
                 rt::kernels::gather,
                 {e.graph(g.getGraph()), rt::side(g.getSide()).str(),
                  e.name(g.getInput()), e.width(g.getInput()), out});
           })
           .Case<GatherGradOp>([&](GatherGradOp g) {
-            return kernelStmt(rt::kernels::gatherGrad,
-                              {e.graph(g.getGraph()),
-                               rt::side(g.getSide()).str(), e.name(g.getGrad()),
-                               e.width(g.getGrad()), out});
+            return e.kernelStmt(
+                rt::kernels::gatherGrad,
+                {e.graph(g.getGraph()), rt::side(g.getSide()).str(),
+                 e.name(g.getGrad()), e.width(g.getGrad()), out});
           })
           .Case<ScatterOp>([&](ScatterOp s) {
-            return kernelStmt(
+            return e.kernelStmt(
                 rt::kernels::scatter,
                 {e.graph(s.getGraph()), rt::reduce(s.getReduce()).str(),
                  e.name(s.getInput()), e.width(s.getInput()), out});
           })
           .Case<ScatterGradOp>([&](ScatterGradOp s) {
-            return kernelStmt(
+            return e.kernelStmt(
                 rt::kernels::scatterGrad,
                 {e.graph(s.getGraph()), rt::reduce(s.getReduce()).str(),
                  e.name(s.getGrad()), e.name(s.getInput()),
                  e.name(s.getOutput()), e.width(s.getInput()), out});
           })
           .Case<EdgeSoftmaxOp>([&](EdgeSoftmaxOp s) {
-            return kernelStmt(rt::kernels::edgeSoftmax,
-                              {e.graph(s.getGraph()), e.name(s.getScores()),
-                               e.width(s.getScores()), out});
+            return e.kernelStmt(rt::kernels::edgeSoftmax,
+                                {e.graph(s.getGraph()), e.name(s.getScores()),
+                                 e.width(s.getScores()), out});
           })
           .Case<EdgeSoftmaxGradOp>([&](EdgeSoftmaxGradOp s) {
-            return kernelStmt(rt::kernels::edgeSoftmaxGrad,
-                              {e.graph(s.getGraph()), e.name(s.getGrad()),
-                               e.name(s.getOutput()), e.width(s.getOutput()),
-                               out});
+            return e.kernelStmt(rt::kernels::edgeSoftmaxGrad,
+                                {e.graph(s.getGraph()), e.name(s.getGrad()),
+                                 e.name(s.getOutput()), e.width(s.getOutput()),
+                                 out});
           })
           .Default([](Operation *) { return ""; });
   if (call.empty())

@@ -79,8 +79,7 @@ LogicalResult FunctionEmitter::emit(StringRef cppName) {
      << (fn.isTraining() ? "T " : "void ") << cppName << "(" << rt::execContext
      << "<T> &" << rt::local::context << ") {\n";
   os.indent();
-  os << rt::workspace << "<T> &" << rt::local::workspace << " = *"
-     << rt::ctx::workspace << ";\n";
+  emitWorkspaceBinding();
   os << "const int64_t " << rt::local::features << " = " << rt::ctx::numFeatures
      << ", " << rt::local::classes << " = " << rt::ctx::numClasses << ";\n";
   os << "(void)" << rt::local::features << ";\n(void)" << rt::local::classes
@@ -99,12 +98,54 @@ LogicalResult FunctionEmitter::emit(StringRef cppName) {
      << rt::ctx::graph << ";\n";
   os << "const T *" << name(body.getArgument(1)) << " = " << rt::ctx::features
      << ";\n";
+  emitAfterBindings();
   for (Operation &op : body)
     if (failed(emitOp(&op)))
       return failure();
   os.unindent();
   os << "}\n\n";
   return success();
+}
+
+void FunctionEmitter::emitWorkspaceBinding() {
+  os << rt::workspace << "<T> &" << rt::local::workspace << " = *"
+     << rt::ctx::workspace << ";\n";
+}
+
+std::string FunctionEmitter::slotBuffer(Value v) {
+  return (rt::local::workspace + "." + rt::workspaceGet + "(").str() +
+         std::to_string(fn.slot(v)) + ", " + numel(v) + ")";
+}
+
+std::string FunctionEmitter::copyStmt(const std::string &from,
+                                      const std::string &count,
+                                      const std::string &to) const {
+  return "std::copy(" + from + ", " + from + " + " + count + ", " + to + ");\n";
+}
+
+std::string FunctionEmitter::zeroStmt(const std::string &buffer,
+                                      const std::string &begin,
+                                      const std::string &end) const {
+  return "std::fill(" + buffer + " + " + begin + ", " + buffer + " + " + end +
+         ", T(0));\n";
+}
+
+void FunctionEmitter::emitAccumulate(Value g) {
+  os << "  #pragma omp parallel for simd if (" << numel(g) << " > 16384)\n";
+  os << "  for (int64_t i = 0; i < " << numel(g) << "; ++i)\n";
+  os << "    grad[i] += " << name(g) << "[i];\n";
+}
+
+LogicalResult FunctionEmitter::emitElementwise(Operation *op) {
+  return emitElementwiseOp(*this, op);
+}
+
+LogicalResult FunctionEmitter::emitEdgeMap(EdgeMapOp op) {
+  return emitEdgeMapLoop(*this, op);
+}
+
+LogicalResult FunctionEmitter::emitMatmulMap(MatmulMapOp op) {
+  return emitMatmulMapLoop(*this, op);
 }
 
 void FunctionEmitter::emitReturn(func::ReturnOp ret) {
@@ -115,8 +156,7 @@ void FunctionEmitter::emitReturn(func::ReturnOp ret) {
   if (fn.isTraining())
     os << "return " << name(v) << "[0];\n";
   else
-    os << "std::copy(" << name(v) << ", " << name(v) << " + " << numel(v)
-       << ", " << rt::ctx::output << ");\n";
+    os << copyStmt(name(v), numel(v), rt::ctx::output.str());
 }
 
 LogicalResult FunctionEmitter::emitOp(Operation *op) {
@@ -152,9 +192,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       return success();
     case Storage::Slot:
       for (Value r : op->getResults())
-        os << "T *" << name(r) << " = " << rt::local::workspace << "."
-           << rt::workspaceGet << "(" << fn.slot(r) << ", " << numel(r)
-           << ");\n";
+        os << "T *" << name(r) << " = " << slotBuffer(r) << ";\n";
       break;
     case Storage::External:
     case Storage::Scalar:
@@ -173,10 +211,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         // Learned input rows: the trainer passes a buffer when it wants it.
         Value g = ig.getGrad();
         os << "if (T *grad = " << rt::ctx::inputGrad << ") {\n";
-        os << "  #pragma omp parallel for simd if (" << numel(g)
-           << " > 16384)\n";
-        os << "  for (int64_t i = 0; i < " << numel(g) << "; ++i)\n";
-        os << "    grad[i] += " << name(g) << "[i];\n}\n";
+        emitAccumulate(g);
+        os << "}\n";
         return success();
       })
       .Case<ParamGradOp>([&](ParamGradOp pg) {
@@ -186,10 +222,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         os << "{\n  T *grad = " << rt::ctx::grads << "["
            << params.index.lookup(pg.getName()) << "]; // "
            << pg.getName().drop_front(pg.getName().find('.') + 1) << "\n";
-        os << "  #pragma omp parallel for simd if (" << numel(g)
-           << " > 16384)\n";
-        os << "  for (int64_t i = 0; i < " << numel(g) << "; ++i)\n";
-        os << "    grad[i] += " << name(g) << "[i];\n}\n";
+        emitAccumulate(g);
+        os << "}\n";
         return success();
       })
       .Case<ConstantOp>([&](ConstantOp c) {
@@ -201,21 +235,21 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp, NegOp, ExpOp, LogOp, SqrtOp,
             RsqrtOp, ReluOp, SigmoidOp, TanhOp, AbsOp, LeakyReluOp, EluOp,
             MaximumGradOp, UnaryGradOp, MapOp>(
-          [&](Operation *op) { return emitElementwiseOp(*this, op); })
+          [&](Operation *op) { return emitElementwise(op); })
       // Gathers, scatters, edge softmax and gnn.edge_map: EmitEdges.cpp.
       .Case<GatherOp, GatherGradOp, ScatterOp, ScatterGradOp, EdgeSoftmaxOp,
-            EdgeSoftmaxGradOp, EdgeMapOp>(
+            EdgeSoftmaxGradOp>(
           [&](Operation *op) { return emitEdgeOp(*this, op); })
+      .Case<EdgeMapOp>([&](EdgeMapOp op) { return emitEdgeMap(op); })
       // Products and gnn.matmul_map: EmitMatmul.cpp.
-      .Case<MatmulOp, MatmulMapOp>(
-          [&](Operation *op) { return emitMatmulOp(*this, op); })
+      .Case<MatmulOp>([&](Operation *op) { return emitMatmulOp(*this, op); })
+      .Case<MatmulMapOp>([&](MatmulMapOp op) { return emitMatmulMap(op); })
       // Aggregations, degrees, halo exchanges: EmitGraph.cpp.
       .Case<AggregateOp, AggregateGradOp, AggregateWeightGradOp,
             AggregateRelationsOp, AggregateRelationsGradOp,
             AggregateRelationRowsOp, AggregateRelationRowsGradOp,
-            AggregateRelationsWeightGradOp, DegreeOp, DstGradOp,
-            HaloExchangeOp, HaloExchangeGradOp, HaloAggregateOp,
-            HaloAggregateGradOp>(
+            AggregateRelationsWeightGradOp, DegreeOp, DstGradOp, HaloExchangeOp,
+            HaloExchangeGradOp, HaloAggregateOp, HaloAggregateGradOp>(
           [&](Operation *op) { return emitGraphOp(*this, op); })
       // Axis ops, dropout and the loss: EmitTensor.cpp.
       .Case<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp, ReduceOp,

@@ -36,10 +36,17 @@ std::string haloStmt(llvm::StringRef member, ArrayRef<std::string> args) {
          ");\n";
 }
 
-/// `std::copy(from, from + count, to);` and a newline.
-std::string copyStmt(const std::string &from, const std::string &count,
-                     const std::string &to) {
-  return "std::copy(" + from + ", " + from + " + " + count + ", " + to + ");\n";
+/// `if (ctx.halo)\n  <distributed>` or, for a target without halo
+/// exchanges, nothing.
+std::string ifHalo(const FunctionEmitter &e, const std::string &distributed) {
+  if (!e.exchangesHalos())
+    return "";
+  return "if (" + rt::ctx::halo.str() + ")\n  " + distributed;
+}
+
+/// `else\n  <single>` after ifHalo, or `single` alone.
+std::string elseSingle(const FunctionEmitter &e, const std::string &single) {
+  return e.exchangesHalos() ? "else\n  " + single : single;
 }
 
 } // namespace
@@ -54,7 +61,7 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
   std::string code =
       llvm::TypeSwitch<Operation *, std::string>(op)
           .Case<AggregateOp>([&](AggregateOp a) {
-            return kernelStmt(
+            return e.kernelStmt(
                 rt::kernels::aggregate,
                 {e.graph(a.getGraph()), rt::reduce(a.getReduce()).str(),
                  cppBool(a.getSelfLoops()), e.name(a.getInput()),
@@ -62,7 +69,7 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                  weightWidth(a.getWeight()), out});
           })
           .Case<AggregateGradOp, AggregateWeightGradOp>([&](auto a) {
-            return kernelStmt(
+            return e.kernelStmt(
                 isa<AggregateGradOp>(op) ? rt::kernels::aggregateGradInput
                                          : rt::kernels::aggregateGradWeight,
                 {e.graph(a.getGraph()), rt::reduce(a.getReduce()).str(),
@@ -74,44 +81,41 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
           .Case<AggregateRelationRowsOp>([&](AggregateRelationRowsOp a) {
             // Table rows are the sources' whole-graph ids (ctx.nodeIds; null
             // in a single full-graph process, where ids are rows).
-            return kernelStmt(rt::kernels::aggregateRelationRows,
-                              {e.graph(a.getGraph()),
-                               rt::reduce(a.getReduce()).str(),
-                               e.name(a.getTable()), e.dims(a.getTable())[1],
-                               e.width(res), rt::ctx::nodeIds.str(), out});
+            return e.kernelStmt(rt::kernels::aggregateRelationRows,
+                                {e.graph(a.getGraph()),
+                                 rt::reduce(a.getReduce()).str(),
+                                 e.name(a.getTable()), e.dims(a.getTable())[1],
+                                 e.width(res), rt::ctx::nodeIds.str(), out});
           })
           .Case<AggregateRelationRowsGradOp>(
               [&](AggregateRelationRowsGradOp a) {
-                return kernelStmt(rt::kernels::aggregateRelationRowsGrad,
-                                  {e.graph(a.getGraph()),
-                                   rt::reduce(a.getReduce()).str(),
-                                   e.name(a.getGrad()),
-                                   e.dims(a.getTable())[1],
-                                   e.width(a.getGrad()), rt::ctx::nodeIds.str(),
-                                   out});
+                return e.kernelStmt(
+                    rt::kernels::aggregateRelationRowsGrad,
+                    {e.graph(a.getGraph()), rt::reduce(a.getReduce()).str(),
+                     e.name(a.getGrad()), e.dims(a.getTable())[1],
+                     e.width(a.getGrad()), rt::ctx::nodeIds.str(), out});
               })
           .Case<AggregateRelationsOp>([&](AggregateRelationsOp a) {
-            return kernelStmt(rt::kernels::aggregateRelations,
-                              {e.graph(a.getGraph()),
-                               rt::reduce(a.getReduce()).str(),
-                               e.name(a.getInput()), e.width(a.getInput()),
-                               e.name(a.getWeight()), e.width(res), out});
+            return e.kernelStmt(rt::kernels::aggregateRelations,
+                                {e.graph(a.getGraph()),
+                                 rt::reduce(a.getReduce()).str(),
+                                 e.name(a.getInput()), e.width(a.getInput()),
+                                 e.name(a.getWeight()), e.width(res), out});
           })
           .Case<AggregateRelationsGradOp>([&](AggregateRelationsGradOp a) {
-            return kernelStmt(rt::kernels::aggregateRelationsGradInput,
-                              {e.graph(a.getGraph()),
-                               rt::reduce(a.getReduce()).str(),
-                               e.name(a.getGrad()), e.name(a.getWeight()),
-                               e.width(res), e.width(a.getGrad()), out});
+            return e.kernelStmt(rt::kernels::aggregateRelationsGradInput,
+                                {e.graph(a.getGraph()),
+                                 rt::reduce(a.getReduce()).str(),
+                                 e.name(a.getGrad()), e.name(a.getWeight()),
+                                 e.width(res), e.width(a.getGrad()), out});
           })
           .Case<AggregateRelationsWeightGradOp>(
               [&](AggregateRelationsWeightGradOp a) {
-                return kernelStmt(rt::kernels::aggregateRelationsGradWeight,
-                                  {e.graph(a.getGraph()),
-                                   rt::reduce(a.getReduce()).str(),
-                                   e.name(a.getGrad()), e.name(a.getInput()),
-                                   e.width(a.getInput()), e.width(a.getGrad()),
-                                   out});
+                return e.kernelStmt(
+                    rt::kernels::aggregateRelationsGradWeight,
+                    {e.graph(a.getGraph()), rt::reduce(a.getReduce()).str(),
+                     e.name(a.getGrad()), e.name(a.getInput()),
+                     e.width(a.getInput()), e.width(a.getGrad()), out});
               })
           .Case<DegreeOp>([&](DegreeOp d) {
             // A partition sees only its own edges: distributed runs pass
@@ -121,36 +125,35 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                                               : rt::ctx::dstDegree)
                     .str();
             return "if (" + given + ")\n  " +
-                   copyStmt(given, e.numel(res), out) + "else\n  " +
-                   kernelStmt(rt::kernels::degree,
-                              {e.graph(d.getGraph()),
-                               rt::side(d.getSide()).str(), out});
+                   e.copyStmt(given, e.numel(res), out) + "else\n  " +
+                   e.kernelStmt(rt::kernels::degree,
+                                {e.graph(d.getGraph()),
+                                 rt::side(d.getSide()).str(), out});
           })
           .Case<DstGradOp>([&](DstGradOp d) {
             // The destinations are the leading sources; the rest get 0.
             std::string dstElems =
                 product({e.member(d.getGraph(), rt::graph::numDst),
                          e.width(d.getGrad())});
-            return copyStmt(e.name(d.getGrad()), dstElems, out) + "std::fill(" +
-                   out + " + " + dstElems + ", " + out + " + " + e.numel(res) +
-                   ", T(0));\n";
+            return e.copyStmt(e.name(d.getGrad()), dstElems, out) +
+                   e.zeroStmt(out, dstElems, e.numel(res));
           })
           .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
             std::string owned =
                 product({e.member(h.getGraph(), rt::graph::numDst),
                          e.width(h.getInput())});
-            return copyStmt(e.name(h.getInput()), owned, out) + "if (" +
-                   rt::ctx::halo.str() + ")\n  " +
-                   haloStmt(rt::halo::forward, {out, e.width(h.getInput())});
+            return e.copyStmt(e.name(h.getInput()), owned, out) +
+                   ifHalo(e, haloStmt(rt::halo::forward,
+                                      {out, e.width(h.getInput())}));
           })
           .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
             std::string owned =
                 product({e.member(h.getGraph(), rt::graph::numDst),
                          e.width(h.getGrad())});
-            return copyStmt(e.name(h.getGrad()), owned, out) + "if (" +
-                   rt::ctx::halo.str() + ")\n  " +
-                   haloStmt(rt::halo::backward,
-                            {e.name(h.getGrad()), e.width(h.getGrad()), out});
+            return e.copyStmt(e.name(h.getGrad()), owned, out) +
+                   ifHalo(e, haloStmt(rt::halo::backward,
+                                      {e.name(h.getGrad()),
+                                       e.width(h.getGrad()), out}));
           })
           .Case<HaloAggregateOp>([&](HaloAggregateOp h) {
             // In a single process the sources are the destinations.
@@ -158,29 +161,27 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                         selfLoops = cppBool(h.getSelfLoops()),
                         input = e.name(h.getInput()),
                         width = e.width(h.getInput());
-            return "if (" + rt::ctx::halo.str() + ")\n  " +
-                   haloStmt(rt::halo::aggregate,
-                            {reduce, selfLoops, input, width, out,
-                             rt::haloMode(h.getMode()).str()}) +
-                   "else\n  " +
-                   kernelStmt(rt::kernels::aggregate,
-                              {e.graph(h.getGraph()), reduce, selfLoops, input,
-                               width, "nullptr", "1", out});
+            return ifHalo(e, haloStmt(rt::halo::aggregate,
+                                      {reduce, selfLoops, input, width, out,
+                                       rt::haloMode(h.getMode()).str()})) +
+                   elseSingle(e, e.kernelStmt(rt::kernels::aggregate,
+                                              {e.graph(h.getGraph()), reduce,
+                                               selfLoops, input, width,
+                                               "nullptr", "1", out}));
           })
           .Case<HaloAggregateGradOp>([&](HaloAggregateGradOp h) {
             std::string reduce = rt::reduce(h.getReduce()).str(),
                         selfLoops = cppBool(h.getSelfLoops()),
                         grad = e.name(h.getGrad()),
                         width = e.width(h.getGrad());
-            return "if (" + rt::ctx::halo.str() + ")\n  " +
-                   haloStmt(rt::halo::aggregateGrad,
-                            {reduce, selfLoops, grad, width, out,
-                             rt::haloMode(h.getMode()).str()}) +
-                   "else\n  " +
-                   kernelStmt(rt::kernels::aggregateGradInput,
-                              {e.graph(h.getGraph()), reduce, selfLoops, grad,
-                               "nullptr", "nullptr", width, "nullptr", "1",
-                               out});
+            return ifHalo(e, haloStmt(rt::halo::aggregateGrad,
+                                      {reduce, selfLoops, grad, width, out,
+                                       rt::haloMode(h.getMode()).str()})) +
+                   elseSingle(
+                       e, e.kernelStmt(rt::kernels::aggregateGradInput,
+                                       {e.graph(h.getGraph()), reduce,
+                                        selfLoops, grad, "nullptr", "nullptr",
+                                        width, "nullptr", "1", out}));
           })
           .Default([](Operation *) { return ""; });
   if (code.empty())

@@ -31,10 +31,9 @@ namespace rt = gnn::target::rt;
 
 namespace {
 
-/// The GEMM's leading arguments: transposes, the result's dims, the inner
-/// dim, and the operands.
 template <typename Op>
-SmallVector<std::string> gemmArgs(FunctionEmitter &e, Op op, const Dims &out) {
+SmallVector<std::string> gemmArgsOf(FunctionEmitter &e, Op op,
+                                    const Dims &out) {
   const Dims &a = e.dims(op.getLhs());
   return {cppBool(op.getTransposeLhs()),
           cppBool(op.getTransposeRhs()),
@@ -45,7 +44,16 @@ SmallVector<std::string> gemmArgs(FunctionEmitter &e, Op op, const Dims &out) {
           e.name(op.getRhs())};
 }
 
-LogicalResult emitMatmulMap(FunctionEmitter &e, MatmulMapOp mm) {
+} // namespace
+
+SmallVector<std::string> gnn::cpp::gemmArgs(FunctionEmitter &e, Operation *op,
+                                            const Dims &out) {
+  if (auto mm = dyn_cast<MatmulMapOp>(op))
+    return gemmArgsOf(e, mm, out);
+  return gemmArgsOf(e, cast<MatmulOp>(op), out);
+}
+
+LogicalResult gnn::cpp::emitMatmulMapLoop(FunctionEmitter &e, MatmulMapOp mm) {
   SmallVector<Value> results(mm->getResults());
   const Dims &out = e.dims(results.front());
   SmallVector<std::string> yielded;
@@ -59,7 +67,7 @@ LogicalResult emitMatmulMap(FunctionEmitter &e, MatmulMapOp mm) {
   SmallVector<std::string> args = gemmArgs(e, mm, out);
   args.push_back(e.name(results.front()));
   args.push_back("false");
-  e.os << rt::kernels::gemm << "<T>(" << llvm::join(args, ", ")
+  e.os << e.kernelName(rt::kernels::gemm) << "<T>(" << llvm::join(args, ", ")
        << ", [&](int64_t r0, int64_t r1) {\n";
   e.os.indent();
   LoopNest loop;
@@ -72,16 +80,12 @@ LogicalResult emitMatmulMap(FunctionEmitter &e, MatmulMapOp mm) {
   return success();
 }
 
-} // namespace
-
 LogicalResult gnn::cpp::emitMatmulOp(FunctionEmitter &e, Operation *op) {
-  if (auto mm = dyn_cast<MatmulMapOp>(op))
-    return emitMatmulMap(e, mm);
   auto m = dyn_cast<MatmulOp>(op);
   if (!m)
     return unsupported(op);
   SmallVector<std::string> args = gemmArgs(e, m, e.dims(m->getResult(0)));
   args.push_back(e.name(m->getResult(0)));
-  e.os << kernelStmt(rt::kernels::gemm, args);
+  e.os << e.kernelStmt(rt::kernels::gemm, args);
   return success();
 }

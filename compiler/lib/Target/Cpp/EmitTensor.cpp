@@ -55,30 +55,30 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
   std::string code =
       llvm::TypeSwitch<Operation *, std::string>(op)
           .Case<SoftmaxOp, LogSoftmaxOp>([&](auto s) {
-            return kernelStmt(
+            return e.kernelStmt(
                 isa<SoftmaxOp>(op) ? rt::kernels::softmax
                                    : rt::kernels::logSoftmax,
                 {axisOf(s.getInput(), s.getAxis()), e.name(s.getInput()), out});
           })
           .Case<SoftmaxGradOp, LogSoftmaxGradOp>([&](auto s) {
-            return kernelStmt(
+            return e.kernelStmt(
                 isa<SoftmaxGradOp>(op) ? rt::kernels::softmaxGrad
                                        : rt::kernels::logSoftmaxGrad,
                 {axisOf(s.getOutput(), s.getAxis()), e.name(s.getGrad()),
                  e.name(s.getOutput()), out});
           })
           .Case<ReduceOp>([&](ReduceOp r) {
-            return kernelStmt(rt::kernels::reduceAxis,
-                              {rt::reduce(r.getKind()).str(),
-                               axisOf(r.getInput(), r.getAxis()),
-                               e.name(r.getInput()), out});
+            return e.kernelStmt(rt::kernels::reduceAxis,
+                                {rt::reduce(r.getKind()).str(),
+                                 axisOf(r.getInput(), r.getAxis()),
+                                 e.name(r.getInput()), out});
           })
           .Case<ReduceGradOp>([&](ReduceGradOp r) {
-            return kernelStmt(rt::kernels::reduceAxisGrad,
-                              {rt::reduce(r.getKind()).str(),
-                               axisOf(r.getInput(), r.getAxis()),
-                               e.name(r.getGrad()), e.name(r.getInput()),
-                               e.name(r.getOutput()), out});
+            return e.kernelStmt(rt::kernels::reduceAxisGrad,
+                                {rt::reduce(r.getKind()).str(),
+                                 axisOf(r.getInput(), r.getAxis()),
+                                 e.name(r.getGrad()), e.name(r.getInput()),
+                                 e.name(r.getOutput()), out});
           })
           .Case<ConcatOp>([&](ConcatOp c) {
             // Each input is copied into its range of the axis.
@@ -92,7 +92,7 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
             std::string offset = "0";
             for (Value in : c.getInputs()) {
               const std::string &along = e.dims(in)[axis];
-              code += kernelStmt(
+              code += e.kernelStmt(
                   rt::kernels::copyIntoAxis,
                   {outer, along, inner, e.name(in), d[axis], offset, out});
               offset = offset == "0" ? along : offset + " + " + along;
@@ -100,11 +100,11 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
             return code;
           })
           .Case<SliceOp>([&](SliceOp s) {
-            return kernelStmt(rt::kernels::sliceAxis,
-                              {axisOf(s.getInput(), s.getAxis()),
-                               e.name(s.getInput()),
-                               std::to_string(s.getOffset()),
-                               std::to_string(s.getSize()), out});
+            return e.kernelStmt(rt::kernels::sliceAxis,
+                                {axisOf(s.getInput(), s.getAxis()),
+                                 e.name(s.getInput()),
+                                 std::to_string(s.getOffset()),
+                                 std::to_string(s.getSize()), out});
           })
           .Case<UnbroadcastOp>([&](UnbroadcastOp u) {
             // The sum over the broadcast dims, from the input's shape to the
@@ -113,10 +113,10 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
             return "{\n  const int64_t from[] = {" + llvm::join(in, ", ") +
                    "}, to[] = {" + (d.empty() ? "1" : llvm::join(d, ", ")) +
                    "};\n  " +
-                   kernelStmt(rt::kernels::unbroadcast,
-                              {e.name(u.getInput()), "from",
-                               std::to_string(in.size()), out, "to",
-                               std::to_string(d.size())}) +
+                   e.kernelStmt(rt::kernels::unbroadcast,
+                                {e.name(u.getInput()), "from",
+                                 std::to_string(in.size()), out, "to",
+                                 std::to_string(d.size())}) +
                    "}\n";
           })
           .Case<DropoutOp>([&](DropoutOp d) {
@@ -127,10 +127,10 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
             std::string p = cppDouble(d.getP().convertToDouble());
             target::RowSpace rows = e.fn.rowSpace(in);
             if (rows == target::RowSpace::Other)
-              return kernelStmt(rt::kernels::dropout,
-                                {rt::ctx::seed.str(), stream, p, e.numel(res),
-                                 e.name(in), out});
-            return kernelStmt(
+              return e.kernelStmt(rt::kernels::dropout,
+                                  {rt::ctx::seed.str(), stream, p, e.numel(res),
+                                   e.name(in), out});
+            return e.kernelStmt(
                 rt::kernels::dropoutRows,
                 {rt::ctx::seed.str(), stream, p, e.dims(in)[0], e.width(in),
                  (rows == target::RowSpace::Edges ? rt::ctx::edgeIds
@@ -142,20 +142,20 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
             // A scalar: declared here, not in the workspace.
             const Dims &l = e.dims(ce.getLogits());
             return "const T " + out + "[1] = {" +
-                   kernelCall(rt::kernels::crossEntropy,
-                              {l[0], l[1], e.name(ce.getLogits()),
-                               rt::ctx::labels.str(),
-                               maskOrNull(ce.getMask())}) +
+                   e.kernelCall(rt::kernels::crossEntropy,
+                                {l[0], l[1], e.name(ce.getLogits()),
+                                 rt::ctx::labels.str(),
+                                 maskOrNull(ce.getMask())}) +
                    " * T(" + rt::ctx::lossScale.str() + ")};\n";
           })
           .Case<CrossEntropyGradOp>([&](CrossEntropyGradOp c) {
             const Dims &l = e.dims(c.getLogits());
-            return kernelStmt(rt::kernels::crossEntropyGrad,
-                              {l[0], l[1], e.name(c.getLogits()),
-                               rt::ctx::labels.str(), maskOrNull(c.getMask()),
-                               e.name(c.getGrad()) + "[0] * T(" +
-                                   rt::ctx::lossScale.str() + ")",
-                               out});
+            return e.kernelStmt(rt::kernels::crossEntropyGrad,
+                                {l[0], l[1], e.name(c.getLogits()),
+                                 rt::ctx::labels.str(), maskOrNull(c.getMask()),
+                                 e.name(c.getGrad()) + "[0] * T(" +
+                                     rt::ctx::lossScale.str() + ")",
+                                 out});
           })
           .Default([](Operation *) { return ""; });
   if (code.empty())

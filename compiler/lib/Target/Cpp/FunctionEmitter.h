@@ -59,12 +59,17 @@ struct LoopNest {
   std::string innerOpen, innerClose;
 };
 
+/// Prints entry points for the CPU. A target that runs elsewhere (the CUDA
+/// emitter, Target/Cuda) derives from it and overrides the hooks below:
+/// everything else -- declarations, the op dispatch, the kernel-call
+/// families -- is the same text with its own kernel names.
 class FunctionEmitter {
 public:
   FunctionEmitter(const target::PreparedFunction &fn,
                   const target::ParameterTable &params,
                   mlir::raw_indented_ostream &os)
       : fn(fn), params(params), os(os) {}
+  virtual ~FunctionEmitter() = default;
 
   /// Writes `template <typename T> ... cppName(ExecContext<T> &ctx)`.
   mlir::LogicalResult emit(llvm::StringRef cppName);
@@ -100,26 +105,69 @@ public:
   void emitLoop(const Dims &out, llvm::ArrayRef<LoopOperand> operands,
                 llvm::StringRef body, const LoopNest &loop);
 
+  //===--------------------------------------------------------------------===//
+  // Target hooks: what the CPU writes, overridden by other targets
+  //===--------------------------------------------------------------------===//
+
+  /// How this target calls the runtime kernel `name` (RuntimeNames.h spells
+  /// the CPU's, `kernels::gemm`).
+  virtual std::string kernelName(llvm::StringRef name) const {
+    return name.str();
+  }
+  /// `<kernel><T>(args...)`: a kernel call as an expression.
+  std::string kernelCall(llvm::StringRef kernel,
+                         llvm::ArrayRef<std::string> args) const {
+    return kernelName(kernel) + "<T>(" + llvm::join(args, ", ") + ")";
+  }
+  /// The same call as a statement, with its newline.
+  std::string kernelStmt(llvm::StringRef kernel,
+                         llvm::ArrayRef<std::string> args) const {
+    return kernelCall(kernel, args) + ";\n";
+  }
+  /// A statement copying `count` elements from `from` to `to`.
+  virtual std::string copyStmt(const std::string &from,
+                               const std::string &count,
+                               const std::string &to) const;
+  /// Whether entry points may run on a rank's partition (ctx.halo); a
+  /// target that trains in one process writes only the halo ops'
+  /// single-process meaning.
+  virtual bool exchangesHalos() const { return true; }
+  /// A statement setting elements [begin, end) of `buffer` to 0.
+  virtual std::string zeroStmt(const std::string &buffer,
+                               const std::string &begin,
+                               const std::string &end) const;
+
+protected:
+  /// The first line of the body: the local `ws` for the memory plan.
+  virtual void emitWorkspaceBinding();
+  /// After the locals (`g`, `x`, the dataset sizes) are bound.
+  virtual void emitAfterBindings() {}
+  /// The buffer of a Slot value: `ws.get(slot, elements)`.
+  virtual std::string slotBuffer(mlir::Value v);
+  /// `grad[i] += g[i]` over `g`'s elements (param_grad, input_grad), where
+  /// the local `grad` points at the destination.
+  virtual void emitAccumulate(mlir::Value g);
+  /// Elementwise ops alone and gnn.map, gnn.edge_map, gnn.matmul_map.
+  virtual mlir::LogicalResult emitElementwise(mlir::Operation *op);
+  virtual mlir::LogicalResult emitEdgeMap(EdgeMapOp op);
+  virtual mlir::LogicalResult emitMatmulMap(MatmulMapOp op);
+  /// The forward's copy of the logits to ctx.output; the train step's
+  /// return of the loss.
+  virtual void emitReturn(mlir::func::ReturnOp ret);
+
 private:
   mlir::LogicalResult emitOp(mlir::Operation *op);
-  void emitReturn(mlir::func::ReturnOp ret);
 };
 
 //===----------------------------------------------------------------------===//
 // Code fragments
 //===----------------------------------------------------------------------===//
 
-/// `kernels::<name><T>(args...)`: a kernel call as an expression.
-inline std::string kernelCall(llvm::StringRef kernel,
-                              llvm::ArrayRef<std::string> args) {
-  return kernel.str() + "<T>(" + llvm::join(args, ", ") + ")";
-}
-
-/// `kernels::<name><T>(args...);` and a newline: a kernel call statement.
-inline std::string kernelStmt(llvm::StringRef kernel,
-                              llvm::ArrayRef<std::string> args) {
-  return kernelCall(kernel, args) + ";\n";
-}
+/// Operand `o`'s element index in a loop nest over `out` (loop variables
+/// `i0`, `i1`, ...): its row times its row width plus the numpy index of its
+/// feature dims; dims stretched from 1 contribute nothing, and an operand
+/// without a row expression broadcasts over all dims, rows included.
+std::string loopOperandIndex(const LoopOperand &o, const Dims &out);
 
 /// The C++ expression of an elementwise op over its operands' elements `$0`,
 /// `$1`, ...; "" if `op` is not elementwise (EmitElementwise.cpp).
@@ -138,8 +186,17 @@ std::string fusedBodyCode(mlir::Operation *op,
 //===----------------------------------------------------------------------===//
 
 mlir::LogicalResult emitElementwiseOp(FunctionEmitter &e, mlir::Operation *op);
+/// gather, scatter and edge softmax (gnn.edge_map: emitEdgeMapLoop).
 mlir::LogicalResult emitEdgeOp(FunctionEmitter &e, mlir::Operation *op);
+/// gnn.matmul (gnn.matmul_map: emitMatmulMapLoop).
 mlir::LogicalResult emitMatmulOp(FunctionEmitter &e, mlir::Operation *op);
+/// The CPU's fused loops of gnn.edge_map and gnn.matmul_map.
+mlir::LogicalResult emitEdgeMapLoop(FunctionEmitter &e, EdgeMapOp op);
+mlir::LogicalResult emitMatmulMapLoop(FunctionEmitter &e, MatmulMapOp op);
+/// The GEMM's leading arguments of a matmul or matmul_map: transposes, the
+/// result's dims, the inner dim, and the operands.
+llvm::SmallVector<std::string> gemmArgs(FunctionEmitter &e, mlir::Operation *op,
+                                        const Dims &out);
 mlir::LogicalResult emitGraphOp(FunctionEmitter &e, mlir::Operation *op);
 mlir::LogicalResult emitTensorOp(FunctionEmitter &e, mlir::Operation *op);
 

@@ -29,6 +29,26 @@ std::string indent(std::string text, size_t by) {
 
 } // namespace
 
+std::string gnn::cpp::loopOperandIndex(const LoopOperand &o, const Dims &out) {
+  const Dims &d = o.dims;
+  size_t rank = out.size();
+  size_t firstDim = o.row.empty() ? 0 : 1;
+  SmallVector<std::string> terms;
+  std::string stride = "1";
+  for (size_t j = d.size(); j-- > firstDim;) {
+    size_t outDim = j + rank - d.size();
+    bool stretched = d[j] == "1" && out[outDim] != "1";
+    if (!stretched)
+      terms.push_back(stride == "1"
+                          ? "i" + std::to_string(outDim)
+                          : "i" + std::to_string(outDim) + " * " + stride);
+    stride = product({stride, d[j]});
+  }
+  if (!o.row.empty())
+    terms.push_back(stride == "1" ? o.row : o.row + " * " + stride);
+  return terms.empty() ? "0" : llvm::join(terms, " + ");
+}
+
 void FunctionEmitter::emitLoop(const Dims &out, ArrayRef<LoopOperand> operands,
                                StringRef body, const LoopNest &loop) {
   std::string width = product(ArrayRef<std::string>(out).drop_front());
@@ -58,29 +78,10 @@ void FunctionEmitter::emitLoop(const Dims &out, ArrayRef<LoopOperand> operands,
        << "}\n";
     return;
   }
-  // Operand k's index: its row times its row width plus the numpy index of
-  // the feature dims (dims stretched from 1 contribute nothing); an operand
-  // without a row expression broadcasts over all dims, rows included.
   size_t rank = out.size();
   SmallVector<std::string> indices;
-  for (const LoopOperand &o : operands) {
-    const Dims &d = o.dims;
-    size_t firstDim = o.row.empty() ? 0 : 1;
-    SmallVector<std::string> terms;
-    std::string stride = "1";
-    for (size_t j = d.size(); j-- > firstDim;) {
-      size_t outDim = j + rank - d.size();
-      bool stretched = d[j] == "1" && out[outDim] != "1";
-      if (!stretched)
-        terms.push_back(stride == "1"
-                            ? "i" + std::to_string(outDim)
-                            : "i" + std::to_string(outDim) + " * " + stride);
-      stride = product({stride, d[j]});
-    }
-    if (!o.row.empty())
-      terms.push_back(stride == "1" ? o.row : o.row + " * " + stride);
-    indices.push_back(terms.empty() ? "0" : llvm::join(terms, " + "));
-  }
+  for (const LoopOperand &o : operands)
+    indices.push_back(loopOperandIndex(o, out));
   std::string outIndex = "i0";
   for (size_t d = 1; d < rank; ++d)
     outIndex = "(" + outIndex + ") * " + out[d] + " + i" + std::to_string(d);

@@ -11,7 +11,9 @@
 // (blocks in order x, then y, then z). Launch errors (a bad configuration,
 // a barrier or warp collective not every thread reaches, a kernel that
 // throws) are reported through cudaGetLastError, never thrown, and stop the
-// launch at the failing block.
+// launch at the failing block. Kernels launched with
+// GNNRT_LAUNCH_WITHOUT_BARRIERS skip the fibers: each thread is a plain call
+// (LaunchConfig::withoutBarriers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,12 @@ struct LaunchConfig {
   dim3 grid, block;
   size_t sharedBytes;
   cudaStream_t stream;
+  /// Launched with GNNRT_LAUNCH_WITHOUT_BARRIERS: the kernel promises no
+  /// __syncthreads, __syncwarp or warp collective, so each thread runs as
+  /// a plain call on the launching thread's stack, one after another,
+  /// with no fiber. A kernel that breaks the promise fails its launch
+  /// with a message naming the call (its threads cannot be suspended).
+  bool withoutBarriers = false;
 };
 
 /// The order in which a block's runnable threads run between barriers. A
@@ -74,6 +82,17 @@ KernelLaunch<Params...> launch(const char *name, void (*kernel)(Params...),
                                cudaStream_t stream = 0) {
   return KernelLaunch<Params...>(
       kernel, LaunchConfig{name, grid, block, sharedBytes, stream});
+}
+
+/// launch() of a kernel without barriers or warp collectives
+/// (LaunchConfig::withoutBarriers).
+template <typename... Params>
+KernelLaunch<Params...>
+launchWithoutBarriers(const char *name, void (*kernel)(Params...), dim3 grid,
+                      dim3 block, size_t sharedBytes = 0,
+                      cudaStream_t stream = 0) {
+  return KernelLaunch<Params...>(
+      kernel, LaunchConfig{name, grid, block, sharedBytes, stream, true});
 }
 
 } // namespace gnnrt::cudaemu

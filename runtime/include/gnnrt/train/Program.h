@@ -30,6 +30,10 @@
 
 namespace gnnrt {
 
+namespace kernels::cuda {
+class DeviceWorkspace;
+} // namespace kernels::cuda
+
 /// Allocates on cache-line boundaries, so that rows of 16 floats (and
 /// every multiple) start on a line of their own.
 template <typename T> struct CacheLineAllocator {
@@ -163,6 +167,11 @@ template <typename T> struct ExecContext {
   /// reproduces the same masks.
   uint64_t seed = 0, step = 0;
   Workspace<T> *workspace = nullptr;
+  /// Device entry points (gnnc --target=cuda): every pointer above and
+  /// below is a device pointer (the GraphViews' arrays included), and the
+  /// memory plan is laid out in this one device allocation instead of
+  /// `workspace` (gnnrt/train/DeviceProgram.h).
+  kernels::cuda::DeviceWorkspace *deviceWorkspace = nullptr;
   /// Sampled programs: the batch's blocks, layer 0 first (CompiledProgram::
   /// numBlocks of them). The input features have a row per source of
   /// blocks[0]; the output and labels a row per seed (the last block's
@@ -299,6 +308,13 @@ struct CompiledProgram {
   float (*trainStepF32)(ExecContext<float> &) = nullptr;
   void (*forwardF64)(ExecContext<double> &) = nullptr;
   double (*trainStepF64)(ExecContext<double> &) = nullptr;
+  /// Programs compiled for a CUDA device (gnnc --target=cuda): the entry
+  /// points above take host contexts and run on the device selected by
+  /// this call (--device N, default 0), before the first of them
+  /// (gnnrt/train/DeviceProgram.h). Null: the entry points run on the CPU.
+  void (*useDevice)(int device) = nullptr;
+  /// The same programs: the bytes of the device workspace (--stats).
+  int64_t (*deviceWorkspaceBytes)() = nullptr;
 };
 
 /// The generated program's main: parses the command line, trains, and

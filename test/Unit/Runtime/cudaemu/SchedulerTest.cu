@@ -206,6 +206,41 @@ TEST(CudaEmulation, ReportsABarrierSomeThreadsSkip) {
                 "without reaching it)");
 }
 
+TEST(CudaEmulation, AKernelLaunchedWithoutBarriersRunsEveryThread) {
+  const dim3 grid(3, 2, 1), block(8, 4, 1);
+  const unsigned n = 6 * 32;
+  DeviceArray<unsigned> out(n);
+  GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, block, 0, 0, writeIndices)(out.get());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::vector<unsigned> host = out.toHost();
+  for (unsigned b = 0; b < 6; ++b)
+    for (unsigned t = 0; t < 32; ++t)
+      ASSERT_EQ(host[b * 32 + t], b * 1000 + t)
+          << "block " << b << " thread " << t;
+}
+
+TEST(CudaEmulation, ReportsABarrierInAKernelLaunchedWithoutBarriers) {
+  // The promise is broken: the launch fails at the first thread that
+  // reaches the barrier, naming it, rather than hanging or running on.
+  DeviceArray<float> x(100), out(100);
+  GNNRT_LAUNCH_WITHOUT_BARRIERS(1, 128, 0, 0, earlyReturn)
+  (x.get(), 100, out.get());
+  const LaunchResult r = lastLaunch();
+  EXPECT_EQ(r.error, cudaErrorLaunchFailure);
+  EXPECT_EQ(r.message,
+            "unspecified launch failure (emulated: kernel 'earlyReturn' block "
+            "(0,0,0): thread " +
+                std::string(gnnrt::cudaemu::threadOrder() ==
+                                    gnnrt::cudaemu::ThreadOrder::Reverse
+                                ? "99"
+                                : "0") +
+                " reached __syncthreads() at SchedulerTest.cu:" +
+                std::to_string(kEarlyReturnBarrierLine) +
+                ", but the kernel was launched without barriers "
+                "(GNNRT_LAUNCH_WITHOUT_BARRIERS): launch it with "
+                "GNNRT_LAUNCH)");
+}
+
 constexpr int kFirstBarrierLine = __LINE__ + 4;
 /// Two barriers in the two branches of a divergent if.
 __global__ void divergentBarriers(int *out) {

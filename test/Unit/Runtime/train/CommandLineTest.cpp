@@ -84,7 +84,9 @@ TEST(CommandLine, EveryOption) {
                            "--eval-only",
                            "--stats",
                            "--gradcheck-nodes",
-                           "20"});
+                           "20",
+                           "--device",
+                           "2"});
   EXPECT_EQ(o.epochs, 5);
   EXPECT_EQ(o.lr, 1e-3);
   EXPECT_EQ(o.seed, 42u);
@@ -96,6 +98,9 @@ TEST(CommandLine, EveryOption) {
   EXPECT_TRUE(o.evalOnly);
   EXPECT_TRUE(o.stats);
   EXPECT_EQ(o.gradcheckNodes, 20);
+  EXPECT_EQ(o.device, 2);
+  // Not given: -1 (the trainer then uses device 0, on CUDA builds only).
+  EXPECT_EQ(parse({"--data", "d"}).device, -1);
 }
 
 TEST(CommandLine, HelpNeedsNothingElse) {
@@ -127,6 +132,8 @@ TEST(CommandLine, Errors) {
             "--seed expects a non-negative integer, got '-3'");
   EXPECT_EQ(usageErrorOf({"--data", "d", "--threads", "0"}),
             "--threads expects a positive integer, got '0'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--device", "-1"}),
+            "--device expects a non-negative integer, got '-1'");
   EXPECT_EQ(usageErrorOf({"--data", "d", "--gradcheck-nodes", "1"}),
             "--gradcheck-nodes expects an integer >= 2, got '1'");
   EXPECT_EQ(usageErrorOf({"--data", "d", "--epcohs", "5"}),
@@ -168,7 +175,7 @@ TEST(CommandLine, UsageListsOptionsAndSettings) {
        {"--help", "--data DIR", "--epochs N", "--lr X", "--seed N",
         "--threads N", "--metrics FILE", "--save FILE", "--load FILE",
         "--predict FILE", "--eval-only", "--stats", "--gradcheck",
-        "--gradcheck-nodes N", "--sampler-threads N"})
+        "--gradcheck-nodes N", "--sampler-threads N", "--device N"})
     EXPECT_NE(usage.find(option), std::string::npos) << option;
   EXPECT_NE(usage.find("optimizer  sgd lr 0.01 momentum 0.9 weight_decay 0"),
             std::string::npos)

@@ -20,6 +20,7 @@
 #include "gnnrt/kernels/cuda/Gemm.h"
 #include "gnnrt/kernels/cuda/Launch.h"
 #include "gnnrt/kernels/cuda/Loss.h"
+#include "gnnrt/kernels/cuda/Memory.h"
 #include "gnnrt/kernels/cuda/Optimizer.h"
 #include "gnnrt/kernels/cuda/Stream.h"
 #include "gnnrt/kernels/cuda/Workspace.h"

@@ -9,6 +9,11 @@
 // (docs/cuda-emulation.md), where a host compiler has no <<<>>>. The kernel
 // comes last so that template arguments with commas need no parentheses.
 //
+// GNNRT_LAUNCH_WITHOUT_BARRIERS is the same launch for a kernel that calls no
+// __syncthreads, __syncwarp or warp collective (every elementwise kernel
+// gnnc generates): identical under nvcc, and run without fibers by the
+// emulation, which reports a barrier such a kernel does reach.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_KERNELS_CUDA_LAUNCH_H
@@ -18,8 +23,13 @@
 #define GNNRT_LAUNCH(grid, block, sharedBytes, stream, ...)                    \
   ::gnnrt::cudaemu::launch(#__VA_ARGS__, __VA_ARGS__, grid, block,             \
                            sharedBytes, stream)
+#define GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, block, sharedBytes, stream, ...)   \
+  ::gnnrt::cudaemu::launchWithoutBarriers(#__VA_ARGS__, __VA_ARGS__, grid,     \
+                                          block, sharedBytes, stream)
 #else
 #define GNNRT_LAUNCH(grid, block, sharedBytes, stream, ...)                    \
+  __VA_ARGS__<<<grid, block, sharedBytes, stream>>>
+#define GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, block, sharedBytes, stream, ...)   \
   __VA_ARGS__<<<grid, block, sharedBytes, stream>>>
 #endif
 

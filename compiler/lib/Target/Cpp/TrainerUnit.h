@@ -1,0 +1,65 @@
+//===- TrainerUnit.h - what every target's translation unit shares -*- C++
+//-*-===//
+//
+// Internal to the emitters. A trainer's translation unit has the same frame
+// whatever language its entry points are in: the model found in the module,
+// the parameter list (`<Model>_params`), the logits' width
+// (`<Model>_output_columns`) and, in `main`, the CompiledProgram's fields up
+// to the entry points. The C++ target (EmitCpp.cpp) and the CUDA target
+// (Target/Cuda/EmitCuda.cpp) both write them with these functions and differ
+// in their includes, their entry points and how main installs them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_TARGET_CPP_TRAINERUNIT_H
+#define GNN_TARGET_CPP_TRAINERUNIT_H
+
+#include "gnn/Target/Common/Prepare.h"
+
+#include "mlir/Support/IndentedOstream.h"
+
+#include <string>
+#include <utility>
+
+namespace gnn::cpp {
+
+/// The model a module compiles: its two entry points and parameters.
+struct TrainerModule {
+  mlir::func::FuncOp forward, step;
+  /// `GCN`, and the same as a C++ identifier.
+  std::string model, cppModel;
+  target::ParameterTable params;
+  /// Sampled programs: the blocks per batch (0: full graph).
+  int64_t numBlocks = 0;
+};
+
+/// The (first) model of `module`; an error on the module if it has none.
+mlir::FailureOr<TrainerModule> findTrainer(mlir::ModuleOp module);
+
+/// `<name> = <value>;` for a member of main's CompiledProgram.
+void setProgram(mlir::raw_indented_ostream &os, llvm::StringRef member,
+                const llvm::Twine &value);
+
+/// `std::vector<ParamInfo> <Model>_params(const DataDims &data)`.
+void emitParams(mlir::raw_indented_ostream &os,
+                const target::ParameterTable &params, llvm::StringRef model,
+                llvm::StringRef cppModel);
+
+/// The logits' width. It is a dim expression of the forward, which may
+/// mention a graph's or a block's row counts (a reshape's): stand-ins with
+/// one row each make it compile outside the forward.
+void emitOutputColumns(mlir::raw_indented_ostream &os, llvm::StringRef cppModel,
+                       llvm::StringRef width, int64_t numBlocks);
+
+/// A relation selected by name (`relation(g, "name")`) and where.
+using RelationUse = std::pair<std::string, std::string>;
+
+/// main's `CompiledProgram program;` and every field but the entry points.
+void emitProgramFields(mlir::raw_indented_ostream &os,
+                       const TrainerModule &unit, llvm::StringRef sourceFile,
+                       bool usesEdgeIds,
+                       llvm::ArrayRef<RelationUse> relationUses);
+
+} // namespace gnn::cpp
+
+#endif // GNN_TARGET_CPP_TRAINERUNIT_H

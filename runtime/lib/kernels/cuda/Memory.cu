@@ -1,0 +1,68 @@
+//===- Memory.cu - Copies and fills of device buffers ---------------------===//
+//
+// See gnnrt/kernels/cuda/Memory.h. Copies and fills are the runtime's
+// asynchronous calls on the current stream; the accumulation is one thread
+// per element, a plain add as on the CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/kernels/cuda/Memory.h"
+
+#include "Common.h"
+
+namespace gnnrt::kernels::cuda {
+
+namespace {
+
+template <typename T>
+__global__ void accumulateKernel(const T *from, int64_t n, T *to) {
+  for (int64_t i = detail::globalThread(); i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    to[i] = detail::add(to[i], from[i]);
+}
+
+} // namespace
+
+template <typename T> void copy(const T *from, int64_t n, T *to) {
+  if (n <= 0 || from == to)
+    return;
+  detail::check(cudaMemcpyAsync(to, from, size_t(n) * sizeof(T),
+                                cudaMemcpyDeviceToDevice, detail::stream()),
+                "copy");
+}
+
+template <typename T> void zero(T *p, int64_t n) {
+  if (n <= 0)
+    return;
+  detail::check(cudaMemsetAsync(p, 0, size_t(n) * sizeof(T), detail::stream()),
+                "zero");
+}
+
+template <typename T> void accumulate(const T *from, int64_t n, T *to) {
+  if (n <= 0)
+    return;
+  GNNRT_LAUNCH(generatedGrid(n), kGeneratedBlock, 0, detail::stream(),
+               accumulateKernel<T>)
+  (from, n, to);
+  detail::checkLaunch("accumulate");
+}
+
+template <typename T> T readScalar(const T *p) {
+  T value{};
+  detail::check(cudaMemcpy(&value, p, sizeof(T), cudaMemcpyDeviceToHost),
+                "readScalar");
+  return value;
+}
+
+void checkLaunch(const char *kernel) { detail::checkLaunch(kernel); }
+
+#define GNNRT_INSTANTIATE(T)                                                   \
+  template void copy<T>(const T *, int64_t, T *);                              \
+  template void zero<T>(T *, int64_t);                                         \
+  template void accumulate<T>(const T *, int64_t, T *);                        \
+  template T readScalar<T>(const T *);
+GNNRT_INSTANTIATE(float)
+GNNRT_INSTANTIATE(double)
+#undef GNNRT_INSTANTIATE
+
+} // namespace gnnrt::kernels::cuda
