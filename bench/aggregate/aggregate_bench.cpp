@@ -32,9 +32,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <new>
 #include <string>
-#include <ctime>
 #include <vector>
 
 using namespace gnnrt;
@@ -133,9 +133,9 @@ template <typename F> Timing median(int reps, int threads, F &&run) {
     const double c0 = cpuSeconds();
     run();
     cpu.push_back((cpuSeconds() - c0) / threads);
-    wall.push_back(std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - t0)
-                       .count());
+    wall.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count());
   }
   std::sort(wall.begin(), wall.end());
   std::sort(cpu.begin(), cpu.end());

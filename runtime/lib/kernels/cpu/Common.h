@@ -126,8 +126,7 @@ template <typename T> void prefetchRow(const T *row, int64_t width) {
 /// prefetchRow into L2 only (prefetchLineToL2): the far stage of a gather
 /// that prefetches in two stages.
 template <typename T> void prefetchRowToL2(const T *row, int64_t width) {
-  forEachRowLine(row, width,
-                 [](const void *line) { prefetchLineToL2(line); });
+  forEachRowLine(row, width, [](const void *line) { prefetchLineToL2(line); });
 }
 
 } // namespace gnnrt::kernels::detail

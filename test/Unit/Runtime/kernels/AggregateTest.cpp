@@ -261,7 +261,8 @@ Vec aggregateGradInputRef(const GraphView &g, Reduce reduce, bool selfLoops,
   Vec dx(size_t(g.numSrc * width), 0.0);
   for (int64_t k = 0; k < g.numEdges; ++k)
     for (int64_t j = 0; j < width; ++j)
-      dx[g.edgeSrc[k] * width + j] += scale(g.edgeDst[k]) * dy[g.edgeDst[k] * width + j];
+      dx[g.edgeSrc[k] * width + j] +=
+          scale(g.edgeDst[k]) * dy[g.edgeDst[k] * width + j];
   if (selfLoops)
     for (int64_t v = 0; v < g.numDst; ++v)
       for (int64_t j = 0; j < width; ++j)
@@ -283,21 +284,19 @@ TEST(KernelsGrad, LinearAggregateRaggedRowsAtWidths1To257) {
   for (int64_t width = 1; width <= 257; ++width)
     for (auto [r, selfLoops] : configs) {
       const std::string what = "width " + std::to_string(width) + " " +
-                               reduceName(r) +
-                               (selfLoops ? " selfLoops" : "");
+                               reduceName(r) + (selfLoops ? " selfLoops" : "");
       const Vec x = roundTo<float>(randomVector(g.numSrc * width, 31));
       const Vec dy = roundTo<float>(randomVector(g.numDst * width, 32));
       const std::vector<float> xf = cast<float>(x), dyf = cast<float>(dy);
       std::vector<float> out(size_t(g.numDst * width), -99.f);
-      kernels::aggregate<float>(g, r, selfLoops, xf.data(), width, nullptr,
-                                1, out.data());
-      expectNear(toDouble(out),
-                 aggregateRef(g, r, selfLoops, x, width, {}, 0), 1e-5,
-                 what + " forward");
+      kernels::aggregate<float>(g, r, selfLoops, xf.data(), width, nullptr, 1,
+                                out.data());
+      expectNear(toDouble(out), aggregateRef(g, r, selfLoops, x, width, {}, 0),
+                 1e-5, what + " forward");
       std::vector<float> dx(size_t(g.numSrc * width), -99.f);
-      kernels::aggregateGradInput<float>(g, r, selfLoops, dyf.data(),
-                                         xf.data(), out.data(), width,
-                                         nullptr, 1, dx.data());
+      kernels::aggregateGradInput<float>(g, r, selfLoops, dyf.data(), xf.data(),
+                                         out.data(), width, nullptr, 1,
+                                         dx.data());
       expectNear(toDouble(dx),
                  aggregateGradInputRef(g, r, selfLoops, dy, width), 1e-5,
                  what + " transpose");
