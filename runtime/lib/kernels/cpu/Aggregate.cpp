@@ -70,33 +70,50 @@ const int32_t *outDestinations(const GraphView &g,
 // are one pattern: output row i adds up gathered rows, one per position p of
 // its list [offsets[i], offsets[i + 1]) (in-edges forward, out-edges
 // backward), then optionally its own row (the self loop). The rows lie at
-// random places, so the walk prefetches in two stages: a fixed number of
-// cache lines ahead of it into L2 (a fixed number of rows ahead leaves memory
-// idle on narrow rows), and the next few rows from there into L1. It
-// accumulates a row of width <= kLocalWidth in registers or a local buffer
-// that is written to the output once, and walks the backward pass's
-// destinations through GraphView::outDst (no edge id lookup per edge).
+// random places, so the walk keeps a fixed number of cache lines requested
+// ahead of it (a fixed number of rows ahead leaves memory idle on narrow
+// rows); rows of up to kTwoStageRowBytes go there in two stages, far ahead
+// into L2 and the next few rows from there into L1. It accumulates a row of
+// width <= kLocalWidth in registers or a local buffer that is written to the
+// output once, and walks the backward pass's destinations through
+// GraphView::outDst (no edge id lookup per edge).
 
-/// Cache lines of gathered rows a thread keeps requested into L2 ahead of
-/// its walk, and the bounds of that distance in positions: 28 rows of 128
-/// floats, 64 of 16. Measured with bench/aggregate on 1M nodes / 5M random
-/// edges, one thread, against the one-stage walk that requested 128 lines
-/// straight into L1: width 128 forward 0.93 -> 0.65 s, transpose 0.89 ->
-/// 0.82 s; width 16 0.059 -> 0.035 s both ways.
-constexpr int64_t kGatherLinesAhead = 256;
+/// Cache lines of gathered rows a thread keeps requested ahead of its walk
+/// straight into L1, and the bounds of that distance in positions: 14 rows
+/// of 128 floats (measured on 1M nodes / 40M random edges, 2 threads: 64
+/// lines ahead or 8 rows of any width are slower).
+constexpr int64_t kGatherLinesAhead = 128;
 constexpr int64_t kMinGatherDistance = 4;
 constexpr int64_t kMaxGatherDistance = 64;
-/// Rows the walk moves from L2 into L1 ahead of it (the second stage).
+/// Rows of at most this many bytes are prefetched in two stages:
+/// kTwoStageLinesAhead lines ahead into L2 (64 rows of 16 floats), and
+/// kNearGatherDistance rows ahead from L2 into L1. One core tracks few
+/// misses into L1 at once; this keeps more rows in flight. Measured with
+/// bench/aggregate.sh (1M nodes, 5M random edges, 1 thread, CPU seconds,
+/// load 18-24): widths 16, 32 and 64 forward 0.064 -> 0.041, 0.112 -> 0.065,
+/// 0.271 -> 0.226 s. At width 128 three sessions gave +30%, -6% and -8%:
+/// not shown to help, so wider rows keep the one-stage walk.
+constexpr int64_t kTwoStageRowBytes = 256;
+constexpr int64_t kTwoStageLinesAhead = 256;
 constexpr int64_t kNearGatherDistance = 3;
 /// Rows up to this many values accumulate in a local buffer.
 constexpr int64_t kLocalWidth = 256;
 
-/// Positions a walk prefetches ahead for rows of rowBytes bytes (a row that
-/// does not start on a cache line spans one line more).
-int64_t gatherDistance(int64_t rowBytes) {
+/// How a walk prefetches rows of rowBytes bytes.
+struct GatherPrefetch {
+  /// Positions ahead of the walk of the first (or only) stage.
+  int64_t distance = 0;
+  /// The first stage goes to L2, and kNearGatherDistance rows to L1.
+  bool twoStage = false;
+};
+
+GatherPrefetch gatherPrefetch(int64_t rowBytes) {
+  // A row that does not start on a cache line spans one line more.
   const int64_t lines = (rowBytes + kCacheLine - 1) / kCacheLine + 1;
-  return std::clamp(kGatherLinesAhead / lines, kMinGatherDistance,
-                    kMaxGatherDistance);
+  const bool twoStage = rowBytes <= kTwoStageRowBytes;
+  const int64_t ahead = twoStage ? kTwoStageLinesAhead : kGatherLinesAhead;
+  return {std::clamp(ahead / lines, kMinGatherDistance, kMaxGatherDistance),
+          twoStage};
 }
 
 /// Output row i = sum over p in [offsets[i], offsets[i + 1]) of
@@ -210,7 +227,7 @@ private:
 /// since 1 * x == x exactly). W > 0 requires p.weightWidth == 1.
 template <typename T, int64_t W, bool Scaled>
 void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
-                      int64_t distance) {
+                      GatherPrefetch ahead) {
   const int64_t width = W > 0 ? W : p.width;
   const int64_t groups = Scaled && p.weight ? p.weightWidth : 1;
   const int64_t groupWidth = width / groups;
@@ -222,8 +239,14 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
     const int64_t k = p.edgeIds ? p.edgeIds[q] : q;
     return norm * (p.weight ? p.weight[k * p.weightWidth + group] : T(1));
   };
+  const int64_t distance = ahead.distance;
+  const int64_t near = ahead.twoStage ? kNearGatherDistance : 0;
   auto prefetch = [&](int64_t q) {
-    prefetchRowToL2(rows + int64_t(ids[q]) * width, width);
+    const T *row = rows + int64_t(ids[q]) * width;
+    if (ahead.twoStage)
+      prefetchRowToL2(row, width);
+    else
+      prefetchRow(row, width);
     if constexpr (Scaled) {
       if (p.weight && p.edgeIds)
         prefetchLine(p.weight + p.edgeIds[q] * p.weightWidth);
@@ -239,8 +262,7 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
   for (int64_t q = offsets[i0]; q < std::min(qEnd, offsets[i0] + distance);
        ++q)
     prefetch(q);
-  for (int64_t q = offsets[i0];
-       q < std::min(qEnd, offsets[i0] + kNearGatherDistance); ++q)
+  for (int64_t q = offsets[i0]; q < std::min(qEnd, offsets[i0] + near); ++q)
     prefetchNear(q);
   RowAccumulator<T, W> acc(width);
   for (int64_t i = i0; i < i1; ++i) {
@@ -253,8 +275,8 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
     for (int64_t q = begin; q < end; ++q) {
       if (q + distance < qEnd)
         prefetch(q + distance);
-      if (q + kNearGatherDistance < qEnd)
-        prefetchNear(q + kNearGatherDistance);
+      if (near > 0 && q + near < qEnd)
+        prefetchNear(q + near);
       const T *row = rows + int64_t(ids[q]) * width;
       if constexpr (!Scaled) {
         acc.add(row);
@@ -282,15 +304,14 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
 template <typename T, int64_t W, bool Scaled>
 void runLinearGather(const LinearGather<T> &p) {
   const int64_t width = W > 0 ? W : p.width;
-  const int64_t distance = gatherDistance(width * int64_t(sizeof(T)));
+  const GatherPrefetch ahead = gatherPrefetch(width * int64_t(sizeof(T)));
   const int64_t chunks = (p.numOut + kNodeChunk - 1) / kNodeChunk;
   const bool threaded =
       worthThreads((p.offsets[p.numOut] + p.numOut) * width);
 #pragma omp parallel for schedule(dynamic, 1) if (threaded)
   for (int64_t c = 0; c < chunks; ++c)
     linearGatherRows<T, W, Scaled>(
-        p, c * kNodeChunk, std::min(p.numOut, (c + 1) * kNodeChunk),
-        distance);
+        p, c * kNodeChunk, std::min(p.numOut, (c + 1) * kNodeChunk), ahead);
 }
 
 template <typename T> void linearGather(const LinearGather<T> &p) {
