@@ -90,9 +90,10 @@ constexpr int64_t kMaxGatherDistance = 64;
 /// kNearGatherDistance rows ahead from L2 into L1. One core tracks few
 /// misses into L1 at once; this keeps more rows in flight. Measured with
 /// bench/aggregate.sh (1M nodes, 5M random edges, 1 thread, CPU seconds,
-/// load 18-24): widths 16, 32 and 64 forward 0.064 -> 0.041, 0.112 -> 0.065,
-/// 0.271 -> 0.226 s. At width 128 three sessions gave +30%, -6% and -8%:
-/// not shown to help, so wider rows keep the one-stage walk.
+/// load 16-24): widths 16, 32 and 64 forward 0.064 -> 0.047, 0.112 -> 0.065,
+/// 0.271 -> 0.226 s, transpose 0.065 -> 0.042, 0.116 -> 0.081, 0.269 ->
+/// 0.241 s. At width 128 three sessions gave +30%, -6% and -8%: not shown
+/// to help, so wider rows keep the one-stage walk.
 constexpr int64_t kTwoStageRowBytes = 256;
 constexpr int64_t kTwoStageLinesAhead = 256;
 constexpr int64_t kNearGatherDistance = 3;
