@@ -93,8 +93,10 @@ constexpr int64_t kMaxGatherDistance = 64;
 /// load 16-24): widths 16, 32 and 64 forward 0.064 -> 0.047, 0.112 -> 0.065,
 /// 0.271 -> 0.226 s, transpose 0.065 -> 0.042, 0.116 -> 0.081, 0.269 ->
 /// 0.241 s. Width 128: 0.877 -> 0.669 s forward, 0.720 -> 0.702 s transpose
-/// at load 5 (-6% and -8% in two sessions at load 20); width 256 no change,
-/// so wider rows keep the one-stage walk.
+/// at load 5 (-6% and -8% in two sessions at load 20, and with 2 threads
+/// on 40M edges faster in wall but 8% more CPU time: unresolved, see
+/// bench/README.md); width 256 no change, so wider rows keep the one-stage
+/// walk.
 constexpr int64_t kTwoStageRowBytes = 512;
 constexpr int64_t kTwoStageLinesAhead = 256;
 constexpr int64_t kNearGatherDistance = 3;
