@@ -59,3 +59,38 @@ func.func @K.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x16xf32> {
 // NARROW:      %[[A:.*]] = gnn.aggregate sum %arg0, %arg1 : tensor<?x?xf32> -> tensor<?x?xf32>
 // NARROW-NEXT: gnn.matmul %[[A]], %{{.*}} : tensor<?x?xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
 // NARROW:      gnn.aggregate max %arg0, %arg1
+
+// A square W (128 -> 128) is a tie. On a full graph both orders run the same
+// GEMM: kept as written. On sampled blocks aggregating first runs the GEMM on
+// the block's destinations only, not on all of its sources: moved (GCN-style,
+// the row scale goes with the aggregation).
+gnn.parameter @F.w : tensor<128x128xf32> init glorot dims ["128", "128"]
+// CHECK-LABEL: func.func @F.forward
+func.func @F.forward(%g: !gnn.graph, %h: tensor<?x128xf32>) -> tensor<?x128xf32> {
+  %s = gnn.degree src %g : tensor<?x1xf32>
+  %w = gnn.param @F.w : tensor<128x128xf32>
+  %hw = gnn.matmul %h, %w : tensor<?x128xf32>, tensor<128x128xf32> -> tensor<?x128xf32>
+  %m = gnn.mul %s, %hw : tensor<?x1xf32>, tensor<?x128xf32> -> tensor<?x128xf32>
+  %a = gnn.aggregate sum %g, %m {self_loops = true} : tensor<?x128xf32> -> tensor<?x128xf32>
+  return %a : tensor<?x128xf32>
+}
+// CHECK:      gnn.matmul %arg1, %{{.*}} : tensor<?x128xf32>, tensor<128x128xf32>
+// CHECK-NEXT: gnn.mul
+// CHECK-NEXT: gnn.aggregate sum %arg0
+
+gnn.parameter @B.w : tensor<128x128xf32> init glorot dims ["128", "128"]
+// CHECK-LABEL: func.func @B.forward
+func.func @B.forward(%g: !gnn.graph, %h: tensor<?x128xf32>) -> tensor<?x128xf32>
+    attributes {gnn.train = #gnn.train<sampler = <fanouts = [5, 5], batch = 16>>} {
+  %s = gnn.degree src %g : tensor<?x1xf32>
+  %w = gnn.param @B.w : tensor<128x128xf32>
+  %hw = gnn.matmul %h, %w : tensor<?x128xf32>, tensor<128x128xf32> -> tensor<?x128xf32>
+  %m = gnn.mul %s, %hw : tensor<?x1xf32>, tensor<?x128xf32> -> tensor<?x128xf32>
+  %a = gnn.aggregate sum %g, %m {self_loops = true} : tensor<?x128xf32> -> tensor<?x128xf32>
+  return %a : tensor<?x128xf32>
+}
+// CHECK:      %[[S:.*]] = gnn.degree src %arg0
+// CHECK:      %[[X:.*]] = gnn.mul %[[S]], %arg1 : tensor<?x1xf32>, tensor<?x128xf32> -> tensor<?x128xf32>
+// CHECK-NEXT: %[[A:.*]] = gnn.aggregate sum %arg0, %[[X]] {self_loops = true} : tensor<?x128xf32> -> tensor<?x128xf32>
+// CHECK-NEXT: %[[Y:.*]] = gnn.matmul %[[A]], %{{.*}} : tensor<?x128xf32>, tensor<128x128xf32> -> tensor<?x128xf32>
+// CHECK-NEXT: return %[[Y]]

@@ -72,26 +72,52 @@ const int32_t *outDestinations(const GraphView &g,
 // backward), then optionally its own row (the self loop). The rows lie at
 // random places, so the walk keeps a fixed number of cache lines requested
 // ahead of it (a fixed number of rows ahead leaves memory idle on narrow
-// rows), accumulates a row of width <= kLocalWidth in registers or a local
-// buffer that is written to the output once, and walks the backward pass's
-// destinations through GraphView::outDst (no edge id lookup per edge).
+// rows); rows of up to kTwoStageRowBytes go there in two stages, far ahead
+// into L2 and the next few rows from there into L1. It accumulates a row of
+// width <= kLocalWidth in registers or a local buffer that is written to the
+// output once, and walks the backward pass's destinations through
+// GraphView::outDst (no edge id lookup per edge).
 
-/// Cache lines of gathered rows a thread keeps requested ahead of its walk,
-/// and the bounds of that distance in positions: 14 rows of 128 floats,
-/// 64 rows of 16 (measured on 1M nodes / 40M random edges, 2 threads:
-/// 64 lines ahead or 8 rows of any width are slower).
+/// Cache lines of gathered rows a thread keeps requested ahead of its walk
+/// straight into L1, and the bounds of that distance in positions: 14 rows
+/// of 128 floats (measured on 1M nodes / 40M random edges, 2 threads: 64
+/// lines ahead or 8 rows of any width are slower).
 constexpr int64_t kGatherLinesAhead = 128;
 constexpr int64_t kMinGatherDistance = 4;
 constexpr int64_t kMaxGatherDistance = 64;
+/// Rows of at most this many bytes are prefetched in two stages:
+/// kTwoStageLinesAhead lines ahead into L2 (64 rows of 16 floats), and
+/// kNearGatherDistance rows ahead from L2 into L1. One core tracks few
+/// misses into L1 at once; this keeps more rows in flight. Measured with
+/// bench/aggregate.sh (1M nodes, 5M random edges, 1 thread, CPU seconds,
+/// load 16-24): widths 16, 32 and 64 forward 0.064 -> 0.047, 0.112 -> 0.065,
+/// 0.271 -> 0.226 s, transpose 0.065 -> 0.042, 0.116 -> 0.081, 0.269 ->
+/// 0.241 s. Width 128: 0.877 -> 0.669 s forward, 0.720 -> 0.702 s transpose
+/// at load 5 (-6% and -8% in two sessions at load 20, and with 2 threads
+/// on 40M edges faster in wall but 8% more CPU time: unresolved, see
+/// bench/README.md); width 256 no change, so wider rows keep the one-stage
+/// walk.
+constexpr int64_t kTwoStageRowBytes = 512;
+constexpr int64_t kTwoStageLinesAhead = 256;
+constexpr int64_t kNearGatherDistance = 3;
 /// Rows up to this many values accumulate in a local buffer.
 constexpr int64_t kLocalWidth = 256;
 
-/// Positions a walk prefetches ahead for rows of rowBytes bytes (a row that
-/// does not start on a cache line spans one line more).
-int64_t gatherDistance(int64_t rowBytes) {
+/// How a walk prefetches rows of rowBytes bytes.
+struct GatherPrefetch {
+  /// Positions ahead of the walk of the first (or only) stage.
+  int64_t distance = 0;
+  /// The first stage goes to L2, and kNearGatherDistance rows to L1.
+  bool twoStage = false;
+};
+
+GatherPrefetch gatherPrefetch(int64_t rowBytes) {
+  // A row that does not start on a cache line spans one line more.
   const int64_t lines = (rowBytes + kCacheLine - 1) / kCacheLine + 1;
-  return std::clamp(kGatherLinesAhead / lines, kMinGatherDistance,
-                    kMaxGatherDistance);
+  const bool twoStage = rowBytes <= kTwoStageRowBytes;
+  const int64_t ahead = twoStage ? kTwoStageLinesAhead : kGatherLinesAhead;
+  return {std::clamp(ahead / lines, kMinGatherDistance, kMaxGatherDistance),
+          twoStage};
 }
 
 /// Output row i = sum over p in [offsets[i], offsets[i + 1]) of
@@ -205,7 +231,7 @@ private:
 /// since 1 * x == x exactly). W > 0 requires p.weightWidth == 1.
 template <typename T, int64_t W, bool Scaled>
 void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
-                      int64_t distance) {
+                      GatherPrefetch ahead) {
   const int64_t width = W > 0 ? W : p.width;
   const int64_t groups = Scaled && p.weight ? p.weightWidth : 1;
   const int64_t groupWidth = width / groups;
@@ -217,8 +243,14 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
     const int64_t k = p.edgeIds ? p.edgeIds[q] : q;
     return norm * (p.weight ? p.weight[k * p.weightWidth + group] : T(1));
   };
+  const int64_t distance = ahead.distance;
+  const int64_t near = ahead.twoStage ? kNearGatherDistance : 0;
   auto prefetch = [&](int64_t q) {
-    prefetchRow(rows + int64_t(ids[q]) * width, width);
+    const T *row = rows + int64_t(ids[q]) * width;
+    if (ahead.twoStage)
+      prefetchRowToL2(row, width);
+    else
+      prefetchRow(row, width);
     if constexpr (Scaled) {
       if (p.weight && p.edgeIds)
         prefetchLine(p.weight + p.edgeIds[q] * p.weightWidth);
@@ -226,11 +258,16 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
         prefetchLine(p.rowScale + ids[q]);
     }
   };
+  auto prefetchNear = [&](int64_t q) {
+    prefetchRow(rows + int64_t(ids[q]) * width, width);
+  };
   const int64_t qEnd = offsets[i1];
   // Start the first rows; the walk requests the rest as it goes.
   for (int64_t q = offsets[i0]; q < std::min(qEnd, offsets[i0] + distance);
        ++q)
     prefetch(q);
+  for (int64_t q = offsets[i0]; q < std::min(qEnd, offsets[i0] + near); ++q)
+    prefetchNear(q);
   RowAccumulator<T, W> acc(width);
   for (int64_t i = i0; i < i1; ++i) {
     T *o = p.out + i * width;
@@ -242,6 +279,8 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
     for (int64_t q = begin; q < end; ++q) {
       if (q + distance < qEnd)
         prefetch(q + distance);
+      if (near > 0 && q + near < qEnd)
+        prefetchNear(q + near);
       const T *row = rows + int64_t(ids[q]) * width;
       if constexpr (!Scaled) {
         acc.add(row);
@@ -269,15 +308,14 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
 template <typename T, int64_t W, bool Scaled>
 void runLinearGather(const LinearGather<T> &p) {
   const int64_t width = W > 0 ? W : p.width;
-  const int64_t distance = gatherDistance(width * int64_t(sizeof(T)));
+  const GatherPrefetch ahead = gatherPrefetch(width * int64_t(sizeof(T)));
   const int64_t chunks = (p.numOut + kNodeChunk - 1) / kNodeChunk;
   const bool threaded =
       worthThreads((p.offsets[p.numOut] + p.numOut) * width);
 #pragma omp parallel for schedule(dynamic, 1) if (threaded)
   for (int64_t c = 0; c < chunks; ++c)
     linearGatherRows<T, W, Scaled>(
-        p, c * kNodeChunk, std::min(p.numOut, (c + 1) * kNodeChunk),
-        distance);
+        p, c * kNodeChunk, std::min(p.numOut, (c + 1) * kNodeChunk), ahead);
 }
 
 template <typename T> void linearGather(const LinearGather<T> &p) {

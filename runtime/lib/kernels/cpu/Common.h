@@ -103,17 +103,30 @@ template <typename T> T dotRow(const T *a, const T *b, int64_t n) {
   return acc;
 }
 
-/// Requests the cache lines of a row that a later iteration gathers: rows
-/// selected by edge endpoints lie at random places, which no hardware
-/// prefetcher predicts.
-template <typename T> void prefetchRow(const T *row, int64_t width) {
+/// Calls request(line) for the cache lines of the first kPrefetchBytes of
+/// a row.
+template <typename T, typename Request>
+void forEachRowLine(const T *row, int64_t width, Request &&request) {
   const uintptr_t begin = reinterpret_cast<uintptr_t>(row);
   const uintptr_t end =
       begin +
       uintptr_t(std::min<int64_t>(width * int64_t(sizeof(T)), kPrefetchBytes));
   for (uintptr_t line = begin & ~uintptr_t(kCacheLine - 1); line < end;
        line += kCacheLine)
-    prefetchLine(reinterpret_cast<const void *>(line));
+    request(reinterpret_cast<const void *>(line));
+}
+
+/// Requests the cache lines of a row that a later iteration gathers: rows
+/// selected by edge endpoints lie at random places, which no hardware
+/// prefetcher predicts.
+template <typename T> void prefetchRow(const T *row, int64_t width) {
+  forEachRowLine(row, width, [](const void *line) { prefetchLine(line); });
+}
+
+/// prefetchRow into L2 only (prefetchLineToL2): the far stage of a gather
+/// that prefetches in two stages.
+template <typename T> void prefetchRowToL2(const T *row, int64_t width) {
+  forEachRowLine(row, width, [](const void *line) { prefetchLineToL2(line); });
 }
 
 } // namespace gnnrt::kernels::detail

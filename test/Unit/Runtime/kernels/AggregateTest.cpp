@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace gnnrt;
@@ -227,6 +228,81 @@ template <typename T> void checkLinearAggregateWidths(double tol) {
 TEST(KernelsGrad, LinearAggregateAtEveryWidth) {
   checkLinearAggregateWidths<double>(1e-12);
   checkLinearAggregateWidths<float>(1e-5);
+}
+
+/// A block whose rows are ragged: destination 0 receives an edge from every
+/// source, destinations 1..9 one each, every third of the rest a few, the
+/// others none; sources past numDst receive nothing back. Its widths cross
+/// every accumulator (registers, local buffer, in place) and the prefetch
+/// walk runs past row, chunk and list ends.
+GraphStorage raggedBlock() {
+  const int64_t numSrc = 220, numDst = 150;
+  std::vector<int64_t> src, dst;
+  for (int64_t u = 0; u < numSrc; ++u)
+    src.push_back(u), dst.push_back(0);
+  for (int64_t v = 1; v < 10; ++v)
+    src.push_back((v * 37) % numSrc), dst.push_back(v);
+  for (int64_t v = 12; v < numDst; v += 3)
+    for (int64_t k = 0; k < v % 7; ++k)
+      src.push_back((v * 13 + k * 29) % numSrc), dst.push_back(v);
+  return GraphStorage::build(numSrc, numDst, src, dst);
+}
+
+/// dx of aggregate's input adjoint in float64: source u collects
+/// c(v) * dy[v] from each out-edge u -> v and c(u) * dy[u] from its self
+/// loop, where c is 1 for sum and 1 / (messages of v) for mean.
+Vec aggregateGradInputRef(const GraphView &g, Reduce reduce, bool selfLoops,
+                          const Vec &dy, int64_t width) {
+  auto scale = [&](int64_t v) {
+    const int64_t count =
+        g.inOffsets[v + 1] - g.inOffsets[v] + (selfLoops ? 1 : 0);
+    return reduce == Reduce::Mean && count > 0 ? 1.0 / double(count) : 1.0;
+  };
+  Vec dx(size_t(g.numSrc * width), 0.0);
+  for (int64_t k = 0; k < g.numEdges; ++k)
+    for (int64_t j = 0; j < width; ++j)
+      dx[g.edgeSrc[k] * width + j] +=
+          scale(g.edgeDst[k]) * dy[g.edgeDst[k] * width + j];
+  if (selfLoops)
+    for (int64_t v = 0; v < g.numDst; ++v)
+      for (int64_t j = 0; j < width; ++j)
+        dx[v * width + j] += scale(v) * dy[v * width + j];
+  return dx;
+}
+
+// Every width from 1 to 257 (the specialized ones, and the ones on either
+// side of them) on ragged and empty rows, forward and transpose, in float
+// against float64: an empty destination gets zeros, a source without
+// out-edges zeros or its self loop's row.
+TEST(KernelsGrad, LinearAggregateRaggedRowsAtWidths1To257) {
+  const GraphStorage storage = raggedBlock();
+  const GraphView g = storage.view();
+  // Sum without self loops leaves empty rows at zero; mean with them takes
+  // the scaled path and divides rows of one message.
+  const std::pair<Reduce, bool> configs[] = {{Reduce::Sum, false},
+                                             {Reduce::Mean, true}};
+  for (int64_t width = 1; width <= 257; ++width)
+    for (auto [r, selfLoops] : configs) {
+      const std::string what = "width " + std::to_string(width) + " " +
+                               reduceName(r) + (selfLoops ? " selfLoops" : "");
+      const Vec x = roundTo<float>(randomVector(g.numSrc * width, 31));
+      const Vec dy = roundTo<float>(randomVector(g.numDst * width, 32));
+      const std::vector<float> xf = cast<float>(x), dyf = cast<float>(dy);
+      std::vector<float> out(size_t(g.numDst * width), -99.f);
+      kernels::aggregate<float>(g, r, selfLoops, xf.data(), width, nullptr, 1,
+                                out.data());
+      expectNear(toDouble(out), aggregateRef(g, r, selfLoops, x, width, {}, 0),
+                 1e-5, what + " forward");
+      std::vector<float> dx(size_t(g.numSrc * width), -99.f);
+      kernels::aggregateGradInput<float>(g, r, selfLoops, dyf.data(), xf.data(),
+                                         out.data(), width, nullptr, 1,
+                                         dx.data());
+      expectNear(toDouble(dx),
+                 aggregateGradInputRef(g, r, selfLoops, dy, width), 1e-5,
+                 what + " transpose");
+      if (HasFailure())
+        return; // one width's report, not 257
+    }
 }
 
 // A view without GraphView::outDst (built by hand) gives the same bits.

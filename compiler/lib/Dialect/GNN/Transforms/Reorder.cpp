@@ -5,7 +5,10 @@
 // scaling s:  A(x) @ W == A(x @ W)  and  A(s * (x @ W)) == A(s * x) @ W.
 // Both orders do the same GEMM on a full graph; the aggregation gathers one
 // row per edge, so its cost is proportional to the width it runs at. The
-// pass moves every such aggregation to the narrower side of W.
+// pass moves every such aggregation to the narrower side of W. On sampled
+// blocks a tie (W square) goes to aggregating first: the GEMM then runs on
+// the block's destinations only, not on all of its sources (several per
+// destination), and the gather moves the same bytes either way.
 //
 // Widths are read from the parameter's declared dims ("cora.features", "16",
 // "2*cora.classes"): literals are exact, dataset dims are exact for a
@@ -129,8 +132,10 @@ bool transformFirst(MatmulOp m, const DimEstimates &estimates) {
   return true;
 }
 
-/// A([s *] (x @ W))  ->  A([s *] x) @ W  when W widens the rows.
-bool aggregateFirst(AggregateOp a, const DimEstimates &estimates) {
+/// A([s *] (x @ W))  ->  A([s *] x) @ W  when W widens the rows, or, on
+/// sampled blocks, keeps their width.
+bool aggregateFirst(AggregateOp a, const DimEstimates &estimates,
+                    bool onBlocks) {
   if (!isLinearAggregation(a))
     return false;
   Value input = a.getInput();
@@ -156,7 +161,8 @@ bool aggregateFirst(AggregateOp a, const DimEstimates &estimates) {
   if (!m || !isPlainMatmul(m) || !m->hasOneUse())
     return false;
   auto widths = weightWidths(m.getRhs(), estimates);
-  if (!widths || widths->second <= widths->first)
+  if (!widths || widths->second < widths->first ||
+      (widths->second == widths->first && !onBlocks))
     return false;
   OpBuilder b(a);
   Value x = m.getLhs();
@@ -191,6 +197,7 @@ struct ReorderPass : gnn::impl::ReorderBase<ReorderPass> {
     func::FuncOp f = getOperation();
     DimEstimates estimates{featuresEstimate, classesEstimate};
     readGeneratedDims(f, estimates);
+    const bool onBlocks = bool(TrainAttr::of(f).getSampler());
     // Collect first. A rewrite erases only the op it visits and producers
     // of it, which come earlier in the block and were already visited.
     SmallVector<Operation *> candidates;
@@ -202,7 +209,7 @@ struct ReorderPass : gnn::impl::ReorderBase<ReorderPass> {
       if (auto m = dyn_cast<MatmulOp>(op))
         transformFirst(m, estimates);
       else
-        aggregateFirst(cast<AggregateOp>(op), estimates);
+        aggregateFirst(cast<AggregateOp>(op), estimates, onBlocks);
     }
   }
 };
