@@ -122,14 +122,34 @@ void forEachRelationChunk(const RelationPairs &pairs, int32_t numRelations,
     }
 }
 
-/// out[node(p)] += rows[i] for the chunk's pairs p (distinct nodes).
-template <typename T>
-void addToPairNodes(const RelationPairs &pairs, int64_t first, int64_t count,
-                    const T *rows, int64_t width, T *out) {
-#pragma omp parallel for if (worthThreads(count * width * 8))
-  for (int64_t i = 0; i < count; ++i)
-    addRow(out + pairs.pairNode[pairs.relationPairs[first + i]] * width,
-           rows + i * width, width);
+/// For every pair p of `pairs` (relation r): out[node(p)] += (the sum over
+/// p's edges k of scale(k) rows[other(k)]) @ op(w[r]), op transposing
+/// w[r] ([rowWidth, outWidth], or [outWidth, rowWidth] when transposeW),
+/// out zeroed first. The forward is this over (destination, relation)
+/// pairs of source rows; the input adjoint over (source, relation) pairs of
+/// output gradients, with w[r]^T.
+template <typename T, typename Other>
+void transformPairs(const GraphView &g, const RelationPairs &pairs,
+                    const Other &other, const MessageScale<T> &scale,
+                    const T *rows, int64_t rowWidth, const T *w,
+                    bool transposeW, int64_t outWidth, int64_t outRows,
+                    T *out) {
+  fillRow(out, T(0), outRows * outWidth);
+  const int64_t matrix = rowWidth * outWidth;
+  std::vector<T> summed, transformed;
+  forEachRelationChunk(
+      pairs, g.numRelations, other, scale, rows, rowWidth, summed,
+      [&](int32_t r, int64_t first, int64_t count, const T *chunk) {
+        transformed.resize(size_t(count * outWidth));
+        gemm<T>(false, transposeW, count, outWidth, rowWidth, chunk,
+                w + r * matrix, transformed.data());
+        // Within a relation every pair has its own node.
+#pragma omp parallel for if (worthThreads(count * outWidth * 8))
+        for (int64_t i = 0; i < count; ++i)
+          addRow(out + pairs.pairNode[pairs.relationPairs[first + i]] *
+                           outWidth,
+                 transformed.data() + i * outWidth, outWidth);
+      });
 }
 
 } // namespace
@@ -140,20 +160,11 @@ void aggregateRelations(const GraphView &g, Reduce reduce, const T *x,
                         T *out) {
   checkTyped(g, reduce, "aggregateRelations");
   RelationIndex local;
-  const RelationPairs &pairs = indexOf(g, local).byDst;
-  const MessageScale<T> scale(g, reduce);
-  const int64_t matrix = inWidth * outWidth;
-  fillRow(out, T(0), g.numDst * outWidth);
-  std::vector<T> reduced, transformed;
-  forEachRelationChunk(
-      pairs, g.numRelations, [&](int64_t k) { return int64_t(g.edgeSrc[k]); },
-      scale, x, inWidth, reduced,
-      [&](int32_t r, int64_t first, int64_t count, const T *rows) {
-        transformed.resize(size_t(count * outWidth));
-        gemm<T>(false, false, count, outWidth, inWidth, rows, w + r * matrix,
-                transformed.data());
-        addToPairNodes(pairs, first, count, transformed.data(), outWidth, out);
-      });
+  transformPairs(
+      g, indexOf(g, local).byDst,
+      [&](int64_t k) { return int64_t(g.edgeSrc[k]); },
+      MessageScale<T>(g, reduce), x, inWidth, w, /*transposeW=*/false,
+      outWidth, g.numDst, out);
 }
 
 template <typename T>
@@ -161,23 +172,14 @@ void aggregateRelationsGradInput(const GraphView &g, Reduce reduce,
                                  const T *dy, const T *w, int64_t inWidth,
                                  int64_t outWidth, T *dx) {
   checkTyped(g, reduce, "aggregateRelationsGradInput");
-  RelationIndex local;
-  const RelationPairs &pairs = indexOf(g, local).bySrc;
-  const MessageScale<T> scale(g, reduce);
-  const int64_t matrix = inWidth * outWidth;
-  fillRow(dx, T(0), g.numSrc * inWidth);
   // Per (source, relation) pair: its edges' scaled output gradients summed,
   // then times w[r]^T.
-  std::vector<T> sums, transformed;
-  forEachRelationChunk(
-      pairs, g.numRelations, [&](int64_t k) { return int64_t(g.edgeDst[k]); },
-      scale, dy, outWidth, sums,
-      [&](int32_t r, int64_t first, int64_t count, const T *rows) {
-        transformed.resize(size_t(count * inWidth));
-        gemm<T>(false, true, count, inWidth, outWidth, rows, w + r * matrix,
-                transformed.data());
-        addToPairNodes(pairs, first, count, transformed.data(), inWidth, dx);
-      });
+  RelationIndex local;
+  transformPairs(
+      g, indexOf(g, local).bySrc,
+      [&](int64_t k) { return int64_t(g.edgeDst[k]); },
+      MessageScale<T>(g, reduce), dy, outWidth, w, /*transposeW=*/true,
+      inWidth, g.numSrc, dx);
 }
 
 template <typename T>
