@@ -226,7 +226,8 @@ void unmark(std::vector<int32_t> &localOf, const int64_t *nodes, size_t n) {
 
 void sampleNeighbors(const Adjacency &adj, int64_t row, int64_t node,
                      int64_t fanout, bool replace, const SampleKey &key,
-                     int layer, std::vector<int64_t> &out) {
+                     int layer, std::vector<int64_t> &out,
+                     std::vector<int32_t> *types) {
   checkFanout(fanout, layer);
   // Callers sample a hop node by node with one key and layer; deriving the
   // layer's key once per thread and hop instead of per node (two Philox
@@ -242,7 +243,7 @@ void sampleNeighbors(const Adjacency &adj, int64_t row, int64_t node,
     lastLayer = layer;
     lastDrawKey = layerKey(key, layer);
   }
-  sampleRow(adj, row, node, fanout, replace, lastDrawKey, out);
+  sampleRow(adj, row, node, fanout, replace, lastDrawKey, out, types);
 }
 
 int64_t SampledBatch::sampledEdges() const {

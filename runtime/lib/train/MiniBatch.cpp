@@ -88,12 +88,10 @@ MiniBatchAssembler::MiniBatchAssembler(const TrainingData &data,
   const GraphView g = data.graph.view();
   adjacency = {g.numDst, g.inOffsets, g.edgeSrc,
                data.nodeIds.empty() ? nullptr : data.nodeIds.data()};
-  // One process samples typed blocks of a heterogeneous graph; ranks
-  // exchange untyped neighbour lists (refused at load for typed graphs).
-  if (data.nodeIds.empty()) {
-    adjacency.edgeType = g.edgeType;
-    adjacency.numRelations = g.numRelations;
-  }
+  // A heterogeneous graph's blocks keep each sampled edge's relation; ranks
+  // send it with the neighbour it came from.
+  adjacency.edgeType = g.edgeType;
+  adjacency.numRelations = g.numRelations;
   if (!distributed())
     return;
   // The partition book: owners summed over ranks (each node has exactly
@@ -199,7 +197,15 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
   const std::vector<int64_t> asked = exchange(
       comm, requests, sendCounts, recvCounts, 1, traffic.sampleRequestBytes);
 
-  // Serve the peers: per request its neighbour count, then the neighbours.
+  // Serve the peers: per request its neighbour count, then the neighbours
+  // (of a typed graph, neighbour * relations + relation: one reply still).
+  const int64_t R = adjacency.edgeType ? adjacency.numRelations : 0;
+  std::vector<int32_t> types, *typesOut = R > 0 ? &types : nullptr;
+  auto pack = [&](std::vector<int64_t> &ids, size_t from) {
+    for (size_t i = from; R > 0 && i < ids.size(); ++i)
+      ids[i] = ids[i] * R + types[i - from];
+    types.clear();
+  };
   std::vector<int64_t> served, servedCounts(asked.size()),
       replyCounts(size_t(P), 0);
   for (int q = 0, k = 0; q < P; ++q) {
@@ -212,7 +218,8 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
                         " asked for node " + std::to_string(v) +
                         ", which this rank does not own");
       sampleNeighbors(adjacency, ownerRow[size_t(v)], v, fanout, replace,
-                      peerKey, layer, served);
+                      peerKey, layer, served, typesOut);
+      pack(served, before);
       servedCounts[size_t(k)] = int64_t(served.size() - before);
       replyCounts[size_t(q)] += servedCounts[size_t(k)];
     }
@@ -232,16 +239,27 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
   const SampleKey own = keyOf(me);
   for (int64_t j = 0; j < n; ++j) {
     const int64_t slot = position[size_t(j)];
+    const size_t before = neighbors.size();
     if (slot < 0) {
       sampleNeighbors(adjacency, ownerRow[size_t(frontier[j])], frontier[j],
-                      fanout, replace, own, layer, neighbors);
+                      fanout, replace, own, layer, neighbors, typesOut);
+      pack(neighbors, before);
     } else {
       neighbors.insert(neighbors.end(), got.begin() + gotStart[size_t(slot)],
                        got.begin() + gotStart[size_t(slot) + 1]);
     }
     offsets[size_t(j) + 1] = int64_t(neighbors.size());
   }
-  builder.addHop(offsets, neighbors);
+  if (R == 0) {
+    builder.addHop(offsets, neighbors);
+    return;
+  }
+  std::vector<int32_t> hopTypes(neighbors.size());
+  for (size_t i = 0; i < neighbors.size(); ++i) {
+    hopTypes[i] = int32_t(neighbors[i] % R);
+    neighbors[i] /= R;
+  }
+  builder.addHop(offsets, neighbors, hopTypes, int32_t(R));
 }
 
 void MiniBatchAssembler::gatherInputs(SampledBatch &out,

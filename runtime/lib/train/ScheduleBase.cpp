@@ -65,15 +65,17 @@ Dataset preprocessedDataset(const CompiledProgram &program,
   return ds;
 }
 
-/// Ranks sample collectively, and their requests do not carry relations
-/// yet: sampled training of a typed graph runs in one process.
-void requireUntypedSampling(const Dataset &ds, const TrainSettings &settings,
-                            const std::string &where, Communicator &comm) {
-  if (comm.size() > 1 && ds.isHeterogeneous() && !settings.fanouts.empty())
-    throw DataError(where + ": sampled batches of a heterogeneous dataset (" +
-                    std::to_string(ds.relations.size()) +
-                    " relations) train in one process so far: the ranks' "
-                    "sampling does not carry relations yet");
+/// A batch's learned input rows are updated where the batch was gathered,
+/// by feature row; a rank's batch gathers rows from other ranks too: on
+/// sampled batches, learned inputs train in one process.
+void requireLocalLearnedRows(const TrainSettings &settings,
+                             const std::string &where, Communicator &comm) {
+  if (comm.size() > 1 && settings.embedDim > 0 && !settings.fanouts.empty())
+    throw DataError(where + ": learned input rows (embed = " +
+                    std::to_string(settings.embedDim) +
+                    ") on sampled batches train in one process so far, not "
+                    "under mpirun (full-graph training under mpirun updates "
+                    "them on every rank)");
 }
 
 } // namespace
@@ -96,7 +98,7 @@ TrainingData loadRankPartition(const CompiledProgram &program,
     TrainingData t = preparePartition(
         readPartition(options.dataDir, comm.rank(), comm.size()), comm,
         settings.normalizeFeatures, program.needsEdgeIds);
-    requireUntypedSampling(t.data, settings, options.dataDir, comm);
+    requireLocalLearnedRows(settings, options.dataDir, comm);
     // The same learned rows as a whole-graph start: keyed by global ids.
     if (settings.embedDim > 0)
       addLearnedRows(t.data, settings.embedDim, options.seed, options.dataDir,
@@ -104,7 +106,7 @@ TrainingData loadRankPartition(const CompiledProgram &program,
     return t;
   }
   Dataset ds = preprocessedDataset(program, options);
-  requireUntypedSampling(ds, settings, options.dataDir, comm);
+  requireLocalLearnedRows(settings, options.dataDir, comm);
   PartitionOptions partition;
   partition.numParts = comm.size();
   partition.method = partitionMethodFromName(settings.partition)

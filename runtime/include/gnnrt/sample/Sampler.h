@@ -77,11 +77,13 @@ struct SampleKey {
 };
 
 /// Appends to `out` the global ids of the in-neighbours sampled for `row` of
-/// `adj` (the node with global id `node`) in layer `layer`. Deterministic in
-/// (key, layer, node).
+/// `adj` (the node with global id `node`) in layer `layer`, and to `types`,
+/// when given (a typed `adj`), the relation of each one's edge.
+/// Deterministic in (key, layer, node).
 void sampleNeighbors(const Adjacency &adj, int64_t row, int64_t node,
                      int64_t fanout, bool replace, const SampleKey &key,
-                     int layer, std::vector<int64_t> &out);
+                     int layer, std::vector<int64_t> &out,
+                     std::vector<int32_t> *types = nullptr);
 
 /// One sampled mini-batch: the blocks and the inputs a train step reads.
 struct SampledBatch {
