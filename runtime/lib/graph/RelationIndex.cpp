@@ -7,6 +7,7 @@
 
 #include "gnnrt/graph/RelationIndex.h"
 
+#include "gnnrt/graph/Graph.h"
 #include "gnnrt/graph/GraphView.h"
 
 #include <algorithm>
@@ -102,17 +103,14 @@ RelationPairs groupByRelation(int64_t numNodes, const int64_t *offsets,
         slot[r] = -1;
     }
   }
-  // Pairs by relation (a counting sort; nodes stay ascending).
+  // Pairs by relation (a stable counting sort: nodes stay ascending).
+  pairs.relationPairs = countingSortOrder(
+      R, std::vector<int64_t>(pairs.relation.begin(), pairs.relation.end()));
   pairs.relationBegin.assign(size_t(R) + 1, 0);
-  for (int64_t p = 0; p < P; ++p)
-    ++pairs.relationBegin[pairs.relation[p] + 1];
+  for (int32_t r : pairs.relation)
+    ++pairs.relationBegin[size_t(r) + 1];
   for (int32_t r = 0; r < R; ++r)
     pairs.relationBegin[r + 1] += pairs.relationBegin[r];
-  pairs.relationPairs.resize(size_t(P));
-  std::vector<int64_t> next(pairs.relationBegin.begin(),
-                            pairs.relationBegin.end() - 1);
-  for (int64_t p = 0; p < P; ++p)
-    pairs.relationPairs[next[pairs.relation[p]]++] = p;
   return pairs;
 }
 

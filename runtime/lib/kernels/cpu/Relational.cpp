@@ -70,13 +70,11 @@ void checkTableRows(const int64_t *nodeIds, int64_t numSrc,
 /// The factor of edge k's message: 1 / (messages of its pair) for a mean.
 template <typename T> class MessageScale {
 public:
-  MessageScale(const GraphView &g, Reduce reduce)
-      : sizes(reduce == Reduce::Mean ? indexOf(g, local).pairSizeOfEdge.data()
-                                     : nullptr) {}
+  MessageScale(const RelationIndex &index, Reduce reduce)
+      : sizes(reduce == Reduce::Mean ? index.pairSizeOfEdge.data() : nullptr) {}
   T operator()(int64_t k) const { return sizes ? T(1) / T(sizes[k]) : T(1); }
 
 private:
-  RelationIndex local;
   const int32_t *sizes;
 };
 
@@ -160,10 +158,10 @@ void aggregateRelations(const GraphView &g, Reduce reduce, const T *x,
                         T *out) {
   checkTyped(g, reduce, "aggregateRelations");
   RelationIndex local;
+  const RelationIndex &index = indexOf(g, local);
   transformPairs(
-      g, indexOf(g, local).byDst,
-      [&](int64_t k) { return int64_t(g.edgeSrc[k]); },
-      MessageScale<T>(g, reduce), x, inWidth, w, /*transposeW=*/false,
+      g, index.byDst, [&](int64_t k) { return int64_t(g.edgeSrc[k]); },
+      MessageScale<T>(index, reduce), x, inWidth, w, /*transposeW=*/false,
       outWidth, g.numDst, out);
 }
 
@@ -175,10 +173,10 @@ void aggregateRelationsGradInput(const GraphView &g, Reduce reduce,
   // Per (source, relation) pair: its edges' scaled output gradients summed,
   // then times w[r]^T.
   RelationIndex local;
+  const RelationIndex &index = indexOf(g, local);
   transformPairs(
-      g, indexOf(g, local).bySrc,
-      [&](int64_t k) { return int64_t(g.edgeDst[k]); },
-      MessageScale<T>(g, reduce), dy, outWidth, w, /*transposeW=*/true,
+      g, index.bySrc, [&](int64_t k) { return int64_t(g.edgeDst[k]); },
+      MessageScale<T>(index, reduce), dy, outWidth, w, /*transposeW=*/true,
       inWidth, g.numSrc, dx);
 }
 
@@ -188,8 +186,9 @@ void aggregateRelationsGradWeight(const GraphView &g, Reduce reduce,
                                   int64_t outWidth, T *dw) {
   checkTyped(g, reduce, "aggregateRelationsGradWeight");
   RelationIndex local;
-  const RelationPairs &pairs = indexOf(g, local).byDst;
-  const MessageScale<T> scale(g, reduce);
+  const RelationIndex &index = indexOf(g, local);
+  const RelationPairs &pairs = index.byDst;
+  const MessageScale<T> scale(index, reduce);
   const int64_t matrix = inWidth * outWidth;
   fillRow(dw, T(0), g.numRelations * matrix);
   std::vector<T> reduced, grads;
@@ -246,7 +245,8 @@ void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
                                const int64_t *nodeIds, T *dtable) {
   checkTyped(g, reduce, "aggregateRelationRowsGrad");
   checkTableRows(nodeIds, g.numSrc, tableRows);
-  const MessageScale<T> scale(g, reduce);
+  RelationIndex local;
+  const MessageScale<T> scale(indexOf(g, local), reduce);
   const int64_t matrix = tableRows * width;
   fillRow(dtable, T(0), g.numRelations * matrix);
   // Source u alone writes the rows id(u) of every relation's table.
