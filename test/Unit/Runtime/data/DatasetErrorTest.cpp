@@ -8,6 +8,7 @@
 
 #include "gnnrt/data/Dataset.h"
 
+#include "DatasetDirFixture.h"
 #include "TestUtil.h"
 #include "gnnrt/io/Npy.h"
 
@@ -18,7 +19,7 @@ using namespace gnnrt;
 using namespace gnnrt::test;
 
 namespace {
-class BadDataset : public ::testing::Test {
+class BadDataset : public DatasetDirFixture {
 protected:
   void SetUp() override {
     put("raw/num-node-list.csv", "4\n");
@@ -30,14 +31,6 @@ protected:
     put("split/s/test.csv", "3\n");
     options.useCache = false;
   }
-  void put(const std::string &rel, const std::string &content) {
-    writeFile(tmp / rel, content);
-  }
-  std::string load() {
-    return dataErrorOf([&] { loadDataset(tmp.path(), options); });
-  }
-  TempDir tmp;
-  LoadOptions options;
 };
 } // namespace
 

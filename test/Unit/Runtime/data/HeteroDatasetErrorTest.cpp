@@ -9,6 +9,7 @@
 
 #include "gnnrt/data/Dataset.h"
 
+#include "DatasetDirFixture.h"
 #include "TestUtil.h"
 
 #include <filesystem>
@@ -17,7 +18,7 @@ using namespace gnnrt;
 using namespace gnnrt::test;
 
 namespace {
-class BadHeteroDataset : public ::testing::Test {
+class BadHeteroDataset : public DatasetDirFixture {
 protected:
   void SetUp() override {
     put("raw/num-node-dict.csv", "a,b\n3,2\n");
@@ -31,14 +32,6 @@ protected:
     put("split/s/a/test.csv", "2\n");
     options.useCache = false;
   }
-  void put(const std::string &rel, const std::string &content) {
-    writeFile(tmp / rel, content);
-  }
-  std::string load() {
-    return dataErrorOf([&] { loadDataset(tmp.path(), options); });
-  }
-  TempDir tmp;
-  LoadOptions options;
 };
 } // namespace
 
