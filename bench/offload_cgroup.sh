@@ -13,20 +13,23 @@
 # PARTS is made first, outside the cgroup, by
 # `mpirun -np RANKS gnn-partition --distributed` (what a user does on a bigger
 # machine or across hosts); PARTITIONS names an existing one instead. A
-# reference in-memory run without a limit gives the losses to compare
-# (REFERENCE=0 skips it). Each row: exit status, the cgroup's OOM kills, peak
+# reference in-memory run without a limit gives the losses to compare. A
+# fourth row, offload-noreadahead, is the offload run with the next part's
+# read-ahead off (GNNRT_OFFLOAD_READAHEAD=0): its effect on the epoch time. Each row: exit status, the cgroup's OOM kills, peak
 # RSS (/usr/bin/time's maxrss), the cgroup's peak usage (page cache
 # included), mean epoch, the load average, the losses against the reference.
 #
 # Environment: BENCH_DIR (/tmp/gnnc-bench), NODES, EDGES, FEATURES (1000000,
 # 20000000, 128), LIMIT (2G), BUDGET (1G), PARTS (8), RANKS (2), EPOCHS (1),
-# THREADS (2), PARTITIONS, REFERENCE (1). Not a timed test.
+# THREADS (2), PARTITIONS, ROWS (the runs to make: "reference memory offload
+# offload-noreadahead"). Not a timed test.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BENCH_DIR="${BENCH_DIR:-/tmp/gnnc-bench}"
 NODES="${NODES:-1000000}" EDGES="${EDGES:-20000000}" FEATURES="${FEATURES:-128}"
 LIMIT="${LIMIT:-2G}" BUDGET="${BUDGET:-1G}" PARTS="${PARTS:-8}" RANKS="${RANKS:-2}"
-EPOCHS="${EPOCHS:-1}" THREADS="${THREADS:-2}" REFERENCE="${REFERENCE:-1}"
+EPOCHS="${EPOCHS:-1}" THREADS="${THREADS:-2}"
+ROWS="${ROWS:-reference memory offload offload-noreadahead}"
 DATA="$BENCH_DIR/data/sbm-n$NODES-e$EDGES-f$FEATURES-c16-s1"
 RUN="$BENCH_DIR/offload-cgroup-n$NODES-e$EDGES-f$FEATURES"
 PARTITIONS="${PARTITIONS:-$RUN/ptscotch-r$RANKS-p$PARTS}"
@@ -106,16 +109,19 @@ echo "machine: $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(nproc) cores;" \
   "cgroup ($kind) limit $LIMIT = $limit_bytes bytes"
 echo "dataset $DATA: $dataset_mib MiB; partitions $PARTITIONS: $parts_mib MiB"
 
-# name, limited (0/1), then the trainer's arguments; prints one row.
+# name, limited (0/1), then the trainer's arguments; prints one row. The
+# trainer's environment: TRAINER_ENV.
+TRAINER_ENV=()
 run() {
   local name="$1" limited="$2"
   shift 2
+  [[ " $ROWS " == *" $name "* ]] || return 0
   local status=0 prefix=()
   if [[ $limited == 1 ]]; then
     make_cgroup "$name"
     prefix=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGROUP")
   fi
-  "${prefix[@]}" /usr/bin/time -f 'maxrss %M' "$RUN/gcn" --epochs "$EPOCHS" \
+  "${prefix[@]}" env "${TRAINER_ENV[@]}" /usr/bin/time -f 'maxrss %M' "$RUN/gcn" --epochs "$EPOCHS" \
     --threads "$THREADS" --stats --metrics "$RUN/$name.jsonl" "$@" \
     >"$RUN/$name.out" 2>&1 || status=$?
   local peak epoch ooms="-" cgpeak="-" losses="-"
@@ -131,13 +137,15 @@ run() {
     losses=$(python3 "$ROOT/test/Train/compare-losses.py" "$RUN/reference.jsonl" \
       "$RUN/$name.jsonl" 1e-5 || true)
   fi
-  printf '%-10s %-7s %6s %5s %12s %12s %9s %6s  %s\n' "$name" "$([[ $limited == 1 ]] && echo "$LIMIT" || echo none)" \
+  printf '%-19s %-7s %6s %5s %12s %12s %9s %6s  %s\n' "$name" "$([[ $limited == 1 ]] && echo "$LIMIT" || echo none)" \
     "$status" "$ooms" "${peak:--}" "$cgpeak" "${epoch:--}" "$(cut -d' ' -f1 /proc/loadavg)" "$losses"
 }
 
-printf '%-10s %-7s %6s %5s %12s %12s %9s %6s  %s\n' run limit exit ooms "peak RSS MiB" \
+printf '%-19s %-7s %6s %5s %12s %12s %9s %6s  %s\n' run limit exit ooms "peak RSS MiB" \
   "cgroup MiB" "epoch s" load "losses vs reference"
-[[ $REFERENCE == 1 ]] && run reference 0 --data "$DATA"
+run reference 0 --data "$DATA"
 run memory 1 --data "$DATA"
 rm -rf "$RUN/spill"
 run offload 1 --data "$PARTITIONS" --offload "$RUN/spill" --memory-budget "$BUDGET"
+TRAINER_ENV=(GNNRT_OFFLOAD_READAHEAD=0)
+run offload-noreadahead 1 --data "$PARTITIONS" --offload "$RUN/spill" --memory-budget "$BUDGET"
