@@ -236,7 +236,8 @@ const std::vector<std::string> &gnn::lang::trainSettingKeys() {
   static const std::vector<std::string> keys = {
       "partition",   "batches",      "loss",       "optimizer",
       "epochs",      "evaluate",     "checkpoint", "seed",
-      "aggregation", "comm_timeout", "samplers"};
+      "aggregation", "comm_timeout", "samplers",   "offload",
+      "memory_budget"};
   return keys;
 }
 

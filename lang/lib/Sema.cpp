@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "gnnrt/support/ByteSize.h"
+
 #include <algorithm>
 
 using namespace gnn::lang;
@@ -743,7 +745,35 @@ void Sema::checkTrain(const TrainDecl &decl) {
                   "'samplers' needs sampled mini-batches (batches = "
                   "neighbor(...)); this train block trains on the full graph");
   }
+  checkOffloadSettings(info);
   result.trains.push_back(std::move(info));
+}
+
+/// `offload = "DIR"` and `memory_budget = "SIZE"` go together, as the
+/// trainer's flags do, and train full-graph programs only (a sampled
+/// program's working set is one batch).
+void Sema::checkOffloadSettings(const TrainInfo &info) {
+  auto offload = info.settings.find("offload");
+  auto budget = info.settings.find("memory_budget");
+  const bool hasOffload = offload != info.settings.end();
+  const bool hasBudget = budget != info.settings.end();
+  if (hasOffload && !hasBudget)
+    diags.error(offload->second->loc,
+                "'offload' needs 'memory_budget' (e.g. memory_budget = "
+                "\"1G\"): the partition count follows from it");
+  if (hasBudget && !hasOffload)
+    diags.error(budget->second->loc,
+                "'memory_budget' needs 'offload = \"DIR\"': the directory "
+                "where the partitions that do not fit live");
+  if (!hasOffload)
+    return;
+  auto batches = info.settings.find("batches");
+  if (batches != info.settings.end() &&
+      isa<CallExpr>(batches->second->value.get()))
+    diags.error(offload->second->loc,
+                "'offload' trains full-graph programs; this train block "
+                "samples mini-batches (batches = neighbor(...)), whose "
+                "working set is one batch");
 }
 
 /// `neighbor(fanout = [...], batch = N)`: one positive fanout (or -1, all
@@ -874,6 +904,18 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
       diags.error(value->loc, "'samplers' must be a non-negative integer: "
                               "the ranks that sample under mpirun (0: every "
                               "rank samples and trains)");
+  } else if (key == "offload") {
+    auto *dir = dyn_cast<StringExpr>(value);
+    if (!dir || dir->value.empty())
+      diags.error(value->loc, "'offload' expects a directory name string: "
+                              "where the partitions' files live");
+  } else if (key == "memory_budget") {
+    auto *size = dyn_cast<StringExpr>(value);
+    if (!size || !gnnrt::parseByteSize(size->value))
+      diags.error(value->loc,
+                  std::string("'memory_budget' expects a size string such as "
+                              "\"1G\", \"512M\" or \"4096\" (bytes)") +
+                      (size ? ", got \"" + size->value + "\"" : ""));
   } else if (key == "comm_timeout") {
     // Seconds, as --comm-timeout takes them; a negative number is NegExpr.
     if (!isa<IntExpr>(value) && !isa<FloatExpr>(value))

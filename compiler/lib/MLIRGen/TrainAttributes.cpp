@@ -12,6 +12,7 @@
 #include "TrainAttributes.h"
 
 #include "gnn/Dialect/GNN/GNNAttrs.h"
+#include "gnnrt/support/ByteSize.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -188,6 +189,7 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
 
   const Expr *evaluate = value("evaluate");
   const Expr *checkpoint = value("checkpoint");
+  const Expr *offload = value("offload");
   mlir::FloatAttr commTimeout;
   if (std::optional<double> t = SettingReader::number(value("comm_timeout")))
     commTimeout = b.getF64FloatAttr(*t);
@@ -212,5 +214,9 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
       checkpoint ? b.getStringAttr(SettingReader::string(checkpoint, ""))
                  : mlir::StringAttr(),
       every("checkpoint", 0),
-      SettingReader::integer(value("samplers")).value_or(0));
+      SettingReader::integer(value("samplers")).value_or(0),
+      offload ? b.getStringAttr(SettingReader::string(offload, ""))
+              : mlir::StringAttr(),
+      gnnrt::parseByteSize(SettingReader::string(value("memory_budget"), ""))
+          .value_or(0));
 }

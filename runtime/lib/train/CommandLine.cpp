@@ -3,6 +3,7 @@
 #include "CommandLine.h"
 
 #include "gnnrt/graph/Reorder.h"
+#include "gnnrt/support/ByteSize.h"
 #include "gnnrt/io/CsvReader.h" // parseInt64
 
 #include <cctype>
@@ -116,11 +117,13 @@ const OptionSpec kOptions[] = {
     {"--offload", "DIR",
      "train out of core: the graph's partitions, their features and "
      "activations live in files under DIR and take turns in memory "
-     "(full-graph programs, one process; needs --memory-budget)",
+     "(full-graph programs, one process; needs --memory-budget; default: "
+     "the train block's offload)",
      [](DriverOptions &o, auto &, auto &v) { o.offloadDir = v; }},
     {"--memory-budget", "SIZE",
      "with --offload: the RAM the run may hold, e.g. 1G or 512M; the "
-     "partition count follows from it",
+     "partition count follows from it (default: the train block's "
+     "memory_budget)",
      [](DriverOptions &o, auto &n, auto &v) {
        o.memoryBudget = parseByteSize(n, v);
      }},
@@ -217,30 +220,10 @@ std::string optimizerSummary(const TrainSettings &s) {
 } // namespace
 
 int64_t parseByteSize(const std::string &option, const std::string &text) {
-  const char *begin = text.c_str();
-  char *end = nullptr;
-  const double value = std::strtod(begin, &end);
-  // The unit: K, M, G or T (powers of 1024), optionally followed by "iB"
-  // or "B"; none for bytes.
-  std::string unit(end);
-  for (const char *suffix : {"iB", "B"})
-    if (unit.size() > 1 && unit.size() >= std::strlen(suffix) &&
-        unit.compare(unit.size() - std::strlen(suffix), std::string::npos,
-                     suffix) == 0) {
-      unit.resize(unit.size() - std::strlen(suffix));
-      break;
-    }
-  static const std::string kUnits = "KMGT";
-  size_t unitIndex = unit.empty() ? std::string::npos
-                                  : kUnits.find(char(std::toupper(unit[0])));
-  const bool validUnit =
-      unit.empty() || (unit.size() == 1 && unitIndex != std::string::npos);
-  if (end == begin || !validUnit || !std::isfinite(value) || value < 1)
-    throw UsageError(option + " expects a size such as 1G, 512M or 4096 "
-                              "(bytes), got '" + text + "'");
-  const double scale =
-      unit.empty() ? 1 : double(int64_t(1) << (10 * (unitIndex + 1)));
-  return int64_t(value * scale);
+  if (std::optional<int64_t> bytes = parseByteSize(text))
+    return *bytes;
+  throw UsageError(option + " expects a size such as " + kByteSizeExamples +
+                   ", got '" + text + "'");
 }
 
 std::string programName(const char *argv0) {
@@ -257,6 +240,8 @@ DriverOptions parseCommandLine(const std::vector<std::string> &args,
   o.seed = settings.seed;
   o.commTimeout = settings.commTimeout;
   o.samplers = int(settings.samplers);
+  o.offloadDir = settings.offloadDir;
+  o.memoryBudget = settings.memoryBudget;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string name = args[i], value;
     if (name.rfind("--", 0) != 0)
@@ -343,6 +328,9 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
   text += "  evaluate   " + splits + " every " +
           std::to_string(s.evaluateEvery) + " epochs and after the last\n";
   text += "  seed       " + std::to_string(s.seed) + "\n";
+  if (!s.offloadDir.empty())
+    text += "  offload    " + s.offloadDir + ", memory budget " +
+            std::to_string(s.memoryBudget) + " bytes (out of core)\n";
   if (s.samplers > 0)
     text += "  samplers   " + std::to_string(s.samplers) +
             " (sampler ranks under mpirun)\n";

@@ -19,7 +19,6 @@
 #include "GradCheck.h"
 #include "OutputPaths.h"
 #include "ParameterStore.h"
-#include "Predictions.h"
 #include "SamplerRanks.h"
 #include "Schedule.h"
 #include "TrainLoop.h"
@@ -104,19 +103,6 @@ void restoreLearnedRows(const DriverOptions &options, Schedule &schedule,
                          /*moments=*/false);
 }
 
-/// --predict: the rows of this process's nodes, or, on ranks of a
-/// partitioned graph, every rank's rows gathered to rank 0.
-void writeAllPredictions(const std::string &path,
-                         const std::vector<float> &logits,
-                         const TrainingData &data, Communicator &comm) {
-  const int64_t rows = data.data.numNodes, classes = data.data.numClasses;
-  if (data.nodeIds.empty())
-    writePredictions(path, logits.data(), rows, classes);
-  else
-    writeGatheredPredictions(path, logits.data(), rows, classes,
-                             data.nodeIds.data(), data.numGlobalNodes, comm);
-}
-
 /// --eval-only: the accuracies of the loaded weights, and their predictions.
 void evaluateOnly(const DriverOptions &options, Schedule &schedule,
                   Communicator &comm) {
@@ -127,8 +113,7 @@ void evaluateOnly(const DriverOptions &options, Schedule &schedule,
                 formatAccuracy(acc.valid).c_str(),
                 formatAccuracy(acc.test).c_str());
   if (!options.predictFile.empty())
-    writeAllPredictions(options.predictFile, schedule.predict(),
-                        schedule.data(), comm);
+    schedule.writePredictions(options.predictFile, comm);
 }
 
 void printSummary(const TrainingResult &result) {
@@ -224,7 +209,7 @@ int run(const CompiledProgram &program, DriverOptions options,
                      inputs ? &*inputs : nullptr);
   }
   if (!options.predictFile.empty())
-    writeAllPredictions(options.predictFile, schedule->predict(), data, comm);
+    schedule->writePredictions(options.predictFile, comm);
   if (reporting)
     printSummary(result);
   if (options.stats)

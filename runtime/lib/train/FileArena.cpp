@@ -169,6 +169,17 @@ void FileArena::dropPages() {
     madvise(base, end, MADV_DONTNEED);
 }
 
+void FileArena::readAhead() {
+  size_t bytes;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    bytes = end;
+  }
+  // The arena grows only in its own turn, never during another's.
+  if (bytes > 0)
+    madvise(base, bytes, MADV_WILLNEED);
+}
+
 void FileArena::dropRange(const void *p, size_t bytes) noexcept {
   const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
   const uintptr_t first = roundUp(begin, kPage);

@@ -48,6 +48,10 @@ public:
   /// Drops every page of the arena from this process's memory; the file
   /// keeps the contents.
   void dropPages();
+  /// Asks the kernel to read the arena's file into the page cache
+  /// (MADV_WILLNEED) without mapping it: the next turn's faults are then
+  /// minor ones. Returns once the reads are queued.
+  void readAhead();
   /// Bytes allocated now, and at most so far.
   int64_t bytesInUse() const { return inUse; }
   int64_t peakBytes() const { return peak; }

@@ -117,7 +117,9 @@ OffloadSchedule::OffloadSchedule(const CompiledProgram &program,
     : program(program), options(options), comm(comm), partOptions(options) {}
 
 OffloadSchedule::~OffloadSchedule() {
-  // The parts' buffers live in the arenas' files: free them first.
+  // No read-ahead may touch an arena that goes; the parts' buffers live in
+  // the arenas' files: free them before the arenas.
+  readahead.reset();
   parts.clear();
   turns.reset();
   arenas.clear();
@@ -276,6 +278,9 @@ void OffloadSchedule::prepare() {
 
   for (int k = 0; k < numParts; ++k)
     arenas.push_back(std::make_unique<FileArena>(dir, k));
+  const char *readAhead = std::getenv("GNNRT_OFFLOAD_READAHEAD");
+  if (numParts > 1 && !(readAhead && std::string(readAhead) == "0"))
+    readahead = std::make_unique<PageReadahead>();
   turns = std::make_unique<TurnTaking>(
       numParts, [this](int from, int to) { handOver(from, to); },
       [](const void *p, size_t bytes) { FileArena::dropRange(p, bytes); });
@@ -314,6 +319,10 @@ void OffloadSchedule::handOver(int from, int to) {
     oldest.dropPages();
     resident.erase(resident.begin());
   }
+  const int next = (to + 1) % int(arenas.size());
+  if (readahead && next != to &&
+      std::find(resident.begin(), resident.end(), next) == resident.end())
+    readahead->request(arenas[size_t(next)].get());
 }
 
 void OffloadSchedule::bind(ParameterStore<float> &params) {
@@ -376,6 +385,10 @@ void OffloadSchedule::printStats(const TrainingResult &result) const {
               "bytes\n",
               (long long)peakResidentBytes(),
               (long long)options.memoryBudget);
+  std::printf("stats: offload read ahead %lld times (%s)\n",
+              (long long)(readahead ? readahead->requests() : 0),
+              readahead ? "the next part's file during each turn"
+                        : "off: GNNRT_OFFLOAD_READAHEAD=0");
 }
 
 } // namespace gnnrt

@@ -23,6 +23,7 @@
 
 #include "FileArena.h"
 #include "FullGraphSchedule.h"
+#include "PageReadahead.h"
 #include "gnnrt/comm/TurnCommunicator.h"
 #include "gnnrt/partition/PartitionManifest.h"
 
@@ -61,7 +62,9 @@ private:
   /// Called as `to` takes the turn from `from`: keeps the parts that ran
   /// last in RAM while they fit the budget beside `to`'s working set (the
   /// larger of its estimate and its arena's peak), and drops the pages of
-  /// the others, least recently run first.
+  /// the others, least recently run first. Then reads ahead the part
+  /// after `to` in rank order (the next to run in a round of turns) if
+  /// its pages were dropped.
   void handOver(int from, int to);
   /// Throws DataError when a part of `manifest` needs more than the budget.
   void checkBudget(const PartitionManifest &manifest,
@@ -79,6 +82,9 @@ private:
   /// that is about to load or grow.
   std::vector<int64_t> estimatedBytes;
   std::vector<std::unique_ptr<OffloadPart>> parts;
+  /// Reads the next part's file into the page cache during a turn (unless
+  /// GNNRT_OFFLOAD_READAHEAD=0).
+  std::unique_ptr<PageReadahead> readahead;
   TrainingData summary;
   std::vector<float> logits;
 };

@@ -89,14 +89,18 @@ double RemoteSampledSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   return lossSum / double(std::max<int64_t>(1, steps));
 }
 
-Accuracies RemoteSampledSchedule::evaluate() {
-  command(SamplerCommand::Evaluate, 0);
+void RemoteSampledSchedule::sendParameters() {
   // Every rank joins: the samplers infer with rank 0's parameters (every
   // trainer holds the same; a copy, since the others' are received into).
   for (const auto &values : params->values) {
     std::vector<float> copy = values;
     ranks.world.broadcast(copy.data(), int64_t(copy.size()), 0);
   }
+}
+
+Accuracies RemoteSampledSchedule::evaluate() {
+  command(SamplerCommand::Evaluate, 0);
+  sendParameters();
   const int from = ranks.samplerRank(0);
   const std::vector<char> message = ranks.world.receive(from, kAccuracyTag);
   double values[6];
@@ -112,7 +116,23 @@ Accuracies RemoteSampledSchedule::evaluate() {
 }
 
 const std::vector<float> &RemoteSampledSchedule::predict() {
-  throw UsageError("--predict is not supported with sampler ranks yet");
+  throw CommError("a trainer rank holds no graph to predict on: the sampler "
+                  "ranks write the predictions (writePredictions)");
+}
+
+void RemoteSampledSchedule::writePredictions(const std::string &path,
+                                             Communicator &) {
+  (void)path; // every rank has it from the command line
+  command(SamplerCommand::Predict, 0);
+  sendParameters();
+  if (comm.rank() != 0)
+    return;
+  // The file is complete once sampler 0 says so: the run ends after it.
+  const int from = ranks.samplerRank(0);
+  const std::vector<char> message = ranks.world.receive(from, kPredictionsTag);
+  if (message.size() != sizeof(int64_t))
+    throw CommError("a predictions reply of " + std::to_string(message.size()) +
+                    " bytes from rank " + std::to_string(from));
 }
 
 void RemoteSampledSchedule::printStats(const TrainingResult &result) const {

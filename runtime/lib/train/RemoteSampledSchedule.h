@@ -34,8 +34,12 @@ public:
   int64_t stepsPerEpoch() const override { return steps; }
   /// Collective over all ranks, samplers included.
   Accuracies evaluate() override;
-  /// Refused before training (SamplerRanks::of).
+  /// A trainer has no nodes: an error (writePredictions is the way).
   const std::vector<float> &predict() override;
+  /// The sampler ranks infer with rank 0's parameters and write the file,
+  /// as worker mode with as many ranks as samplers would; trainer 0 returns
+  /// once sampler 0 reports it written. Collective over all ranks.
+  void writePredictions(const std::string &path, Communicator &) override;
   /// Adds this trainer's wait for batches, as seconds and as a share of
   /// its training time, and what it received.
   void printStats(const TrainingResult &result) const override;
@@ -48,6 +52,8 @@ private:
   /// Trainer 0 sends `command` to every sampler rank.
   void command(SamplerCommand::Kind kind, int64_t epoch);
   void requestBatch(int64_t epoch, int64_t step);
+  /// Rank 0's parameters to every sampler (a broadcast all ranks join).
+  void sendParameters();
 
   const SamplerRanks &ranks;
   int64_t steps = 0;

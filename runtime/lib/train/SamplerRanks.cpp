@@ -58,11 +58,6 @@ SamplerRanks SamplerRanks::of(const CompiledProgram &program,
                      ") are not supported with sampler ranks yet: the rows "
                      "would live with the graph on the sampler ranks, the "
                      "gradients on the trainers");
-  if (!options.predictFile.empty())
-    throw UsageError(flag + ": --predict is not supported with sampler ranks "
-                            "yet (save the weights with --save and predict "
-                            "with --load FILE --eval-only --predict in worker "
-                            "mode)");
   return SamplerRanks{world, P - S, S, options.prefetch};
 }
 
@@ -115,6 +110,9 @@ public:
         break;
       case SamplerCommand::Evaluate:
         evaluate();
+        break;
+      case SamplerCommand::Predict:
+        writePredictions();
         break;
       case SamplerCommand::Stop:
         if (options.stats)
@@ -195,11 +193,16 @@ private:
                       " of epoch " + std::to_string(epoch));
   }
 
-  /// The current parameters from rank 0, then accuracies over every part;
-  /// sampler 0 sends them to every trainer.
-  void evaluate() {
+  /// The current parameters, which rank 0 broadcasts.
+  void receiveParameters() {
     for (auto &values : params->values)
       ranks.world.broadcast(values.data(), int64_t(values.size()), 0);
+  }
+
+  /// The current parameters, then accuracies over every part; sampler 0
+  /// sends them to every trainer.
+  void evaluate() {
+    receiveParameters();
     const Accuracies acc = schedule.evaluate();
     if (samplers.rank() != 0)
       return;
@@ -212,6 +215,18 @@ private:
     }
     for (int t = 0; t < ranks.numTrainers; ++t)
       ranks.world.send(message, sizeof message, t, kAccuracyTag);
+  }
+
+  /// --predict: the current parameters, then every part's rows, gathered
+  /// over the samplers and written by sampler 0 as worker mode writes
+  /// them; sampler 0 then tells trainer 0 the file is complete.
+  void writePredictions() {
+    receiveParameters();
+    schedule.writePredictions(options.predictFile, samplers);
+    if (samplers.rank() != 0)
+      return;
+    const int64_t rows = schedule.data().numGlobalNodes;
+    ranks.world.send(&rows, sizeof rows, 0, kPredictionsTag);
   }
 
   void printStats(const SampledTraining &training) const {

@@ -81,11 +81,12 @@ enum SamplerTag : int {
   kBatchRequestTag = 3,
   kBatchTag = 4,
   kAccuracyTag = 5,
+  kPredictionsTag = 6,
 };
 
 /// What trainer 0 asks of every sampler rank.
 struct SamplerCommand {
-  enum Kind : int64_t { TrainEpoch = 1, Evaluate = 2, Stop = 3 };
+  enum Kind : int64_t { TrainEpoch = 1, Evaluate = 2, Stop = 3, Predict = 4 };
   int64_t kind = Stop;
   int64_t epoch = 0;
 };

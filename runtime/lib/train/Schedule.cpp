@@ -9,12 +9,24 @@
 
 #include "FullGraphSchedule.h"
 #include "OffloadSchedule.h"
+#include "Predictions.h"
 #include "RemoteSampledSchedule.h"
 #include "SampledSchedule.h"
 
 #include <fstream>
 
 namespace gnnrt {
+
+void Schedule::writePredictions(const std::string &path, Communicator &comm) {
+  const std::vector<float> &logits = predict();
+  const TrainingData &t = data();
+  const int64_t rows = t.data.numNodes, classes = t.data.numClasses;
+  if (t.nodeIds.empty())
+    gnnrt::writePredictions(path, logits.data(), rows, classes);
+  else
+    writeGatheredPredictions(path, logits.data(), rows, classes,
+                             t.nodeIds.data(), t.numGlobalNodes, comm);
+}
 
 std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
                                        const DriverOptions &options,

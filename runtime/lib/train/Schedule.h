@@ -106,6 +106,11 @@ public:
   /// with the current parameters. A schedule may return the latest
   /// evaluation's (training evaluates after its last update). Collective.
   virtual const std::vector<float> &predict() = 0;
+  /// --predict: writes predict()'s rows to `path`, a row per node in the
+  /// dataset's ids; on ranks of a partitioned graph gathered to rank 0.
+  /// Collective over `comm`. A schedule whose rows are computed by other
+  /// ranks (sampler ranks) has them written there.
+  virtual void writePredictions(const std::string &path, Communicator &comm);
 
   /// The --stats lines: rank 0 prints the parameters, the memory plans
   /// and the epoch time; every rank its own traffic. Not collective, but

@@ -97,6 +97,10 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
   os << "s.seed = " << train.getSeed() << ";\n";
   if (train.getSamplers() > 0)
     os << "s.samplers = " << train.getSamplers() << ";\n";
+  if (StringAttr offload = train.getOffload())
+    os << "s.offloadDir = " << cppString(offload.getValue()) << ";\n";
+  if (train.getMemoryBudget() > 0)
+    os << "s.memoryBudget = " << train.getMemoryBudget() << ";\n";
   if (FloatAttr commTimeout = train.getCommTimeout())
     os << "s.commTimeout = " << cppDouble(commTimeout.getValueAsDouble())
        << ";\n";

@@ -281,6 +281,11 @@ struct TrainSettings {
   /// `samplers = S`: under mpirun, the last S ranks sample and serve the
   /// batches and the others train (0: every rank does both).
   int64_t samplers = 0;
+  /// `offload = "DIR"` and `memory_budget = "SIZE"` (in bytes): train out of
+  /// core, the partitions' data in files under DIR taking turns in RAM
+  /// (docs/out-of-core.md); --offload and --memory-budget override them.
+  std::string offloadDir;
+  int64_t memoryBudget = 0;
 };
 
 /// A relation the model selects by name (relation(g, "name")), and where.

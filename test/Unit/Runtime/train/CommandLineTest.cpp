@@ -218,6 +218,8 @@ TEST(CommandLine, ByteSizesHaveBinaryUnits) {
   EXPECT_EQ(parseByteSize("--memory-budget", "2g"), int64_t(2) << 30);
   EXPECT_EQ(parseByteSize("--memory-budget", "1GB"), int64_t(1) << 30);
   EXPECT_EQ(parseByteSize("--memory-budget", "1T"), int64_t(1) << 40);
-  for (const char *bad : {"", "G", "1X", "1GG", "-1G", "0", "1 G", "nanG"})
+  EXPECT_EQ(parseByteSize("--memory-budget", "1.5GiB"), int64_t(3) << 29);
+  for (const char *bad : {"", "G", "1X", "1GG", "-1G", "0", "1 G", "nanG",
+                          "infG", "0x10G", "1e30T"})
     EXPECT_THROW(parseByteSize("--memory-budget", bad), UsageError) << bad;
 }

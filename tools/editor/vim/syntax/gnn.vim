@@ -23,7 +23,7 @@ syn keyword gnnConstant    sum mean max min src dst zeros ones glorot kaiming
 syn keyword gnnConstant    valid test nodes edges full_graph cross_entropy
 syn keyword gnnConstant    one_shot sequential sequential_remat sbm rmat
 " Train-setting keys, before their '='.
-syn match   gnnSetting     "\<\(partition\|batches\|loss\|optimizer\|epochs\|evaluate\|checkpoint\|seed\|aggregation\|comm_timeout\|samplers\)\ze\s*="
+syn match   gnnSetting     "\<\(partition\|batches\|loss\|optimizer\|epochs\|evaluate\|checkpoint\|seed\|aggregation\|comm_timeout\|samplers\|offload\|memory_budget\)\ze\s*="
 syn match   gnnNumber      "\<\d\+\(\.\d*\)\=\([eE][+-]\=\d\+\)\=\>"
 syn match   gnnNumber      "\.\d\+\([eE][+-]\=\d\+\)\=\>"
 syn match   gnnOperator    "->\|@\|[-+*/=]"

@@ -189,8 +189,9 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
   let summary = "a train block, with its defaults resolved";
   let description = [{
     The dataset and its source, the optimizer, batching, partitioning,
-    aggregation mode, loss, epochs, evaluation, seed, checkpointing and
-    communication timeout of one train block. Parameters left out take the language's defaults.
+    aggregation mode, loss, epochs, evaluation, seed, checkpointing,
+    communication timeout, sampler ranks and out-of-core training of one
+    train block. Parameters left out take the language's defaults.
 
     ```mlir
     func.func @GCN.forward(...) attributes {gnn.train = #gnn.train<
@@ -234,7 +235,11 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
     DefaultValuedParameter<"int64_t", "0">:$checkpoint_every,
     DefaultValuedParameter<"int64_t", "0",
         "ranks that sample and serve batches under mpirun (0: every rank "
-        "samples and trains)">:$samplers);
+        "samples and trains)">:$samplers,
+    OptionalParameter<"::mlir::StringAttr",
+        "out of core: the directory of the partitions' files">:$offload,
+    DefaultValuedParameter<"int64_t", "0",
+        "out of core: the RAM the run may hold, in bytes">:$memory_budget);
   let extraClassDeclaration = [{
     /// The name of the attribute on a model's forward (and train step).
     static constexpr ::llvm::StringLiteral getAttrName() { return "gnn.train"; }
