@@ -135,7 +135,7 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
                                   const std::vector<int64_t> &fanouts,
                                   const SampleKey &key, BlockBuilder &builder,
                                   SampledBatch &out,
-                                  SamplingTraffic &traffic) {
+                                  SamplingTraffic &traffic, Inputs inputs) {
   const auto start = std::chrono::steady_clock::now();
   if (!distributed()) {
     // One process: the sampler's own loop (prefetching, reused buffers).
@@ -153,7 +153,8 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
       sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
     builder.finish();
   }
-  gatherInputs(out, traffic);
+  if (inputs == Inputs::Gather)
+    gatherInputs(out, traffic);
   traffic.batches += 1;
   traffic.seeds += int64_t(seeds.size());
   traffic.sampledEdges += out.sampledEdges();

@@ -55,13 +55,23 @@ public:
   /// The global ids of this rank's nodes of a split.
   std::vector<int64_t> globalIds(const std::vector<int64_t> &localIds) const;
 
+  /// Whether assemble() gathers the batch's input rows, or leaves that to a
+  /// later gatherInputs() (learned inputs: a batch sampled ahead must read
+  /// the rows the steps before it wrote).
+  enum class Inputs { Gather, Defer };
+
   /// Samples `fanouts` (layer 0 first; -1 = all) around `seeds` (global ids
-  /// owned here) and gathers the inputs into `out`. Collective when
-  /// distributed; thread-safe (with a builder per thread) when not.
+  /// owned here) and gathers the inputs into `out` (unless deferred).
+  /// Collective when distributed; thread-safe (with a builder per thread)
+  /// when not.
   void assemble(const std::vector<int64_t> &seeds,
                 const std::vector<int64_t> &fanouts, const SampleKey &key,
                 BlockBuilder &builder, SampledBatch &out,
-                SamplingTraffic &traffic);
+                SamplingTraffic &traffic, Inputs inputs = Inputs::Gather);
+
+  /// Fills out.features and out.labels for out's sampled nodes. Collective
+  /// when distributed.
+  void gatherInputs(SampledBatch &out, SamplingTraffic &traffic);
 
   int64_t numGlobalNodes() const { return numNodes; }
   bool distributed() const { return comm.size() > 1; }
@@ -70,7 +80,6 @@ private:
   int64_t localRow(int64_t globalId) const;
   void sampleHop(BlockBuilder &builder, int layer, int64_t fanout,
                  const SampleKey &key, SamplingTraffic &traffic);
-  void gatherInputs(SampledBatch &out, SamplingTraffic &traffic);
 
   const TrainingData &data;
   int64_t numNodes;

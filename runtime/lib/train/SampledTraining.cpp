@@ -35,9 +35,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
     : program(program), options(options), data(data), comm(comm),
       assembler(data, data.numGlobalNodes, program.settings.replace,
                 options.seed, comm),
-      // A batch gathered ahead would read input rows the current step is
-      // about to update: with learned inputs the training thread samples.
-      samplerThreads(inputsLearned ? 0 : options.samplerThreads) {
+      samplerThreads(options.samplerThreads), inputsLearned(inputsLearned) {
   const TrainSettings &s = program.settings;
   // Distributed sampling is a sequence of collectives every rank issues in
   // the same order. `--sampler-threads 1` moves it to one background thread
@@ -180,17 +178,24 @@ double SampledTraining::trainEpoch(
     MiniBatchAssembler &sampler =
         samplingAssembler ? *samplingAssembler : assembler;
     std::vector<SamplingTraffic> workerTraffic(builders.size());
+    // A batch sampled ahead would read input rows the steps before it are
+    // about to update: learned inputs are gathered here, at its turn.
+    const auto inputs = inputsLearned ? MiniBatchAssembler::Inputs::Defer
+                                      : MiniBatchAssembler::Inputs::Gather;
     BatchPipeline pipeline(stepsPerEpoch, samplerThreads, kPipelineDepth,
                            [&](int64_t b, int worker, SampledBatch &slot) {
                              sampler.assemble(plan.seedsOf(b), s.fanouts,
                                               keyOf(b),
                                               *builders[size_t(worker)], slot,
-                                              workerTraffic[size_t(worker)]);
+                                              workerTraffic[size_t(worker)],
+                                              inputs);
                            });
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
       SampledBatch *sampled = pipeline.next();
       if (!sampled)
         throw std::logic_error("the batch pipeline ended early");
+      if (inputsLearned)
+        assembler.gatherInputs(*sampled, trainTraffic);
       run(b, *sampled);
     }
     pipelineWait += pipeline.waitSeconds();

@@ -110,6 +110,10 @@ private:
   int64_t stepsPerEpoch = 0;
   /// Background sampler threads (0: the training thread samples).
   int samplerThreads = 0;
+  /// Learned input rows: a batch sampled ahead gathers its inputs in the
+  /// training thread, just before its step (after the steps before it
+  /// updated the rows).
+  bool inputsLearned = false;
   /// One per sampling thread (BatchPipeline's worker index); the training
   /// thread uses the first.
   std::vector<std::unique_ptr<BlockBuilder>> builders;
