@@ -146,7 +146,10 @@ bool runGradCheck(const CompiledProgram &program,
     sampling.fanouts = program.settings.fanouts;
     sampling.replace = program.settings.replace;
     sampling.seed = options.seed;
-    NeighborSampler sampler(Adjacency::of(g), g.numDst, sampling);
+    NeighborSampler sampler(program.settings.perRelation
+                                ? Adjacency::perRelationOf(g)
+                                : Adjacency::of(g),
+                            g.numDst, sampling);
     BlockBuilder builder(g.numDst);
     std::vector<int64_t> seeds(size_t(std::max<int64_t>(1, g.numDst / 2)));
     for (size_t i = 0; i < seeds.size(); ++i)

@@ -82,16 +82,15 @@ std::vector<T> exchange(Communicator &comm, const std::vector<T> &send,
 
 MiniBatchAssembler::MiniBatchAssembler(const TrainingData &data,
                                        int64_t numGlobalNodes, bool replace,
-                                       uint64_t seed, Communicator &comm)
+                                       bool perRelation, uint64_t seed,
+                                       Communicator &comm)
     : data(data), numNodes(numGlobalNodes), replace(replace), seed(seed),
       comm(comm) {
   const GraphView g = data.graph.view();
-  adjacency = {g.numDst, g.inOffsets, g.edgeSrc,
-               data.nodeIds.empty() ? nullptr : data.nodeIds.data()};
   // A heterogeneous graph's blocks keep each sampled edge's relation; ranks
   // send it with the neighbour it came from.
-  adjacency.edgeType = g.edgeType;
-  adjacency.numRelations = g.numRelations;
+  adjacency = perRelation ? Adjacency::perRelationOf(g) : Adjacency::of(g);
+  adjacency.globalIds = data.nodeIds.empty() ? nullptr : data.nodeIds.data();
   if (!distributed())
     return;
   // The partition book: owners summed over ranks (each node has exactly

@@ -49,8 +49,11 @@ public:
   /// `data`: this rank's nodes (a partition, or the whole graph);
   /// `numGlobalNodes`: the id space. Collective (builds the partition book)
   /// in a distributed run.
+  /// `perRelation`: each relation of a node draws its own fanout (a typed
+  /// graph's `per_relation = true`).
   MiniBatchAssembler(const TrainingData &data, int64_t numGlobalNodes,
-                     bool replace, uint64_t seed, Communicator &comm);
+                     bool replace, bool perRelation, uint64_t seed,
+                     Communicator &comm);
 
   /// The global ids of this rank's nodes of a split.
   std::vector<int64_t> globalIds(const std::vector<int64_t> &localIds) const;

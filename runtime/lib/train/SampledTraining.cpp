@@ -34,7 +34,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                                  bool inputsLearned)
     : program(program), options(options), data(data), comm(comm),
       assembler(data, data.numGlobalNodes, program.settings.replace,
-                options.seed, comm),
+                program.settings.perRelation, options.seed, comm),
       samplerThreads(options.samplerThreads), inputsLearned(inputsLearned) {
   const TrainSettings &s = program.settings;
   // Distributed sampling is a sequence of collectives every rank issues in
@@ -59,8 +59,8 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                       "provide (pass --sampler-threads 0)");
     samplingComm = comm.split(0, comm.rank());
     samplingAssembler = std::make_unique<MiniBatchAssembler>(
-        data, data.numGlobalNodes, program.settings.replace, options.seed,
-        *samplingComm);
+        data, data.numGlobalNodes, program.settings.replace,
+        program.settings.perRelation, options.seed, *samplingComm);
   }
   if (int64_t(s.fanouts.size()) != program.numBlocks)
     throw DataError("the program samples " + std::to_string(s.fanouts.size()) +

@@ -275,6 +275,9 @@ struct TrainSettings {
   std::vector<int64_t> fanouts;
   int64_t batchSize = 0;
   bool replace = false, shuffle = true;
+  /// `per_relation = true` (typed graphs): each relation of a destination
+  /// draws its own fanout, rather than the fanout over all its in-edges.
+  bool perRelation = false;
   /// `partition = frequency(cache = R)`: the share of a rank's node count
   /// whose hottest remote features it caches.
   double cacheRatio = 0;
