@@ -151,6 +151,18 @@ float *LearnedInputs::beginStep(int64_t rows) {
 void LearnedInputs::update(const OptimizerConfig &config,
                            const int64_t *rowIds) {
   ++stepCount;
+  if (router) {
+    router(rowIds, gradRows, grad.data(), dim, routedRows, routedGrad);
+    applyAdam(config, routedRows.data(), routedGrad.data(),
+              int64_t(routedRows.size()));
+    return;
+  }
+  applyAdam(config, rowIds, grad.data(), gradRows);
+}
+
+void LearnedInputs::applyAdam(const OptimizerConfig &config,
+                              const int64_t *rowIds, const float *gradRowsData,
+                              int64_t count) {
   // The dense optimizer's arithmetic (Optimizer.cpp), in float so that a
   // row's update vectorizes: a batch touches tens of thousands of rows.
   const float b1 = float(config.beta1), b2 = float(config.beta2);
@@ -170,14 +182,14 @@ void LearnedInputs::update(const OptimizerConfig &config,
   const int64_t width = dim;
   // Gradient row j updates feature row rowIds[j] (or j): the rows are
   // distinct, so the iterations write disjoint rows.
-#pragma omp parallel for if (gradRows * dim > 65536)
-  for (int64_t j = 0; j < gradRows; ++j) {
+#pragma omp parallel for if (count * dim > 65536)
+  for (int64_t j = 0; j < count; ++j) {
     const int64_t r = rowIds ? rowIds[j] : j;
     const int64_t i = learnedIndexOfRow[size_t(r)];
     if (i < 0)
       continue;
     float *__restrict row = features.data() + r * width;
-    const float *__restrict g = grad.data() + j * width;
+    const float *__restrict g = gradRowsData + j * width;
     float *__restrict m = expAvg.data() + i * width;
     float *__restrict v = expAvgSq.data() + i * width;
 #pragma omp simd

@@ -76,6 +76,20 @@ public:
   /// when distributed.
   void gatherInputs(SampledBatch &out, SamplingTraffic &traffic);
 
+  /// Learned input rows change every step: remote rows are then always
+  /// fetched from their owner, never served from the feature cache.
+  void bypassFeatureCache() { useCache = false; }
+
+  /// The owners' side of a batch's input-row gradients (learned inputs
+  /// under mpirun): sends gradient row i ([rows, width]) of global node
+  /// ids[i] to its owner, and sets `ownRows` to this rank's rows (distinct
+  /// local row indices, in order of first arrival) that any rank's batch
+  /// read, with `ownGrad` their gradients summed in rank order. Collective.
+  void sendRowGradients(const int64_t *ids, int64_t rows, const float *grad,
+                        int64_t width, std::vector<int64_t> &ownRows,
+                        std::vector<float> &ownGrad,
+                        SamplingTraffic &traffic);
+
   int64_t numGlobalNodes() const { return numNodes; }
   bool distributed() const { return comm.size() > 1; }
 
@@ -96,6 +110,7 @@ private:
   std::vector<int64_t> ownerRow;
   /// Cached remote feature rows, by global id.
   std::unordered_map<int64_t, int64_t> cacheRow;
+  bool useCache = true;
 };
 
 /// Each rank's value of `local` (collective).

@@ -62,6 +62,8 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
         data, data.numGlobalNodes, program.settings.replace,
         program.settings.perRelation, options.seed, *samplingComm);
   }
+  if (inputsLearned)
+    assembler.bypassFeatureCache();
   if (int64_t(s.fanouts.size()) != program.numBlocks)
     throw DataError("the program samples " + std::to_string(s.fanouts.size()) +
                     " layers but its model has " +
@@ -93,6 +95,18 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
 }
 
 SampledTraining::~SampledTraining() = default;
+
+void SampledTraining::routeGradients(LearnedInputs &learned) {
+  if (!assembler.distributed())
+    return;
+  learned.routeGradients([this](const int64_t *ids, int64_t rows,
+                                const float *grad, int64_t width,
+                                std::vector<int64_t> &ownRows,
+                                std::vector<float> &ownGrad) {
+    assembler.sendRowGradients(ids, rows, grad, width, ownRows, ownGrad,
+                               trainTraffic);
+  });
+}
 
 void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch) {
   ctx.blocks = batch.views.data();

@@ -152,3 +152,47 @@ TEST(TypedSamplingErrors, PerRelationNeedsATypedGraph) {
             std::string::npos)
       << message;
 }
+
+// Learned input rows under mpirun: both ranks' batches read nodes 0-9, and
+// each node's owner receives the two gradient rows summed, once per node.
+TEST(LearnedRowGradients, ReachTheirOwnersSummedOverRanks) {
+  std::set<std::tuple<int64_t, int64_t, int32_t>> typedEdges;
+  const Dataset ds = typedGraph(typedEdges);
+  const PartitionPlan plan = buildPartitionPlan(
+      ds, randomPartition(kNodes, kRanks, 1), kRanks, EdgeAssign::Dst);
+  constexpr int64_t kWidth = 2;
+  TurnTaking turns(kRanks, [](int, int) {});
+  std::vector<std::vector<int64_t>> ownGlobal(kRanks);
+  std::vector<std::vector<float>> ownGrad(kRanks);
+  turns.run([&](int rank) {
+    Communicator &comm = turns.communicator(rank);
+    TrainingData data = preparePartition(extractPartition(ds, plan, rank),
+                                         comm, false, false);
+    MiniBatchAssembler assembler(data, kNodes, false, false, 7, comm);
+    std::vector<int64_t> ids;
+    std::vector<float> grad;
+    for (int64_t v = 9; v >= 0; --v) {
+      ids.push_back(v);
+      grad.insert(grad.end(), kWidth, float((rank + 1) * (v + 1)));
+    }
+    std::vector<int64_t> rows;
+    SamplingTraffic traffic;
+    assembler.sendRowGradients(ids.data(), int64_t(ids.size()), grad.data(),
+                               kWidth, rows, ownGrad[rank], traffic);
+    for (int64_t row : rows)
+      ownGlobal[rank].push_back(data.nodeIds[size_t(row)]);
+  });
+  std::set<int64_t> seen;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    ASSERT_EQ(ownGrad[rank].size(), ownGlobal[rank].size() * kWidth);
+    for (size_t i = 0; i < ownGlobal[rank].size(); ++i) {
+      const int64_t v = ownGlobal[rank][i];
+      EXPECT_EQ(plan.owner[size_t(v)], rank) << "node " << v;
+      EXPECT_TRUE(seen.insert(v).second) << "node " << v << " twice";
+      for (int64_t j = 0; j < kWidth; ++j)
+        EXPECT_EQ(ownGrad[rank][i * kWidth + j], float(3 * (v + 1)))
+            << "node " << v;
+    }
+  }
+  EXPECT_EQ(seen.size(), 10u);
+}
