@@ -202,6 +202,8 @@ constexpr StringLiteral forward = "forward";
 constexpr StringLiteral backward = "backward";
 constexpr StringLiteral aggregate = "aggregate";
 constexpr StringLiteral aggregateGrad = "aggregateGrad";
+constexpr StringLiteral aggregateOver = "aggregateOver";
+constexpr StringLiteral aggregateGradOver = "aggregateGradOver";
 } // namespace halo
 
 /// GraphView members (also of a sampled block).
