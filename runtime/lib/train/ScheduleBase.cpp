@@ -115,14 +115,20 @@ TrainingData loadRankPartition(const CompiledProgram &program,
                           /*normalizeFeatures=*/false, program.needsEdgeIds);
 }
 
-/// Every relation the model selects by name must be in the data; its
-/// subgraph is built from the rank's edges, whose halo and degrees are not
-/// the relation's: one process only, so far.
+/// Every relation and node type the model selects by name must be in the
+/// data, before anything trains.
 static void checkRelationUses(const CompiledProgram &program,
                               const Dataset &data, const Communicator &comm) {
   for (const RelationUse &use : program.relationUses) {
     try {
       findRelation(data.relations, data.nodeTypes, use.name);
+    } catch (const DataError &e) {
+      throw DataError(use.location + ": " + e.what());
+    }
+  }
+  for (const NameUse &use : program.nodeTypeUses) {
+    try {
+      findNodeType(data.nodeTypes, use.name);
     } catch (const DataError &e) {
       throw DataError(use.location + ": " + e.what());
     }

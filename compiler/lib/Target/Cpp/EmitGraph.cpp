@@ -156,6 +156,16 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                                 {e.graph(d.getGraph()),
                                  rt::side(d.getSide()).str(), out});
           })
+          .Case<NodeTypeOp>([&](NodeTypeOp t) {
+            // The sources' whole-graph ids are ctx.nodeIds (a partition's,
+            // halo included, or a batch's), or their rows.
+            return e.kernelStmt(rt::kernels::nodeTypeIndicator,
+                                {e.graph(t.getGraph()), rt::ctx::nodeIds.str(),
+                                 (rt::ctx::nodeType + "(" +
+                                  cppString(t.getName()) + ")")
+                                     .str(),
+                                 out});
+          })
           .Case<DstGradOp>([&](DstGradOp d) {
             // The destinations are the leading sources; the rest get 0.
             std::string dstElems =

@@ -19,6 +19,7 @@
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/graph/GraphView.h"
+#include "gnnrt/kernels/Types.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -195,6 +196,13 @@ template <typename T> struct ExecContext {
     return findRelation(relations ? *relations : noRelations,
                         nodeTypes ? *nodeTypes : noTypes, name);
   }
+  /// The ids of node type `name` (node_type(g, "name")); the trainer
+  /// checked the program's names beforehand.
+  IdRange nodeType(const char *name) const {
+    const NodeType &t = findNodeType(nodeTypes ? *nodeTypes : noNodeTypes(),
+                                     name);
+    return {t.offset, t.offset + t.count};
+  }
 
   /// Distributed runs (null / defaults in a single process):
   /// the halo exchange of this rank's partition (gnn.halo_exchange);
@@ -287,11 +295,13 @@ struct TrainSettings {
   int64_t samplers = 0;
 };
 
-/// A relation the model selects by name (relation(g, "name")), and where.
-struct RelationUse {
+/// A relation or node type the model selects by name (relation(g, "name"),
+/// node_type(g, "name")), and where.
+struct NameUse {
   std::string name;
   std::string location; ///< "model.gnn:12:9", for error messages
 };
+using RelationUse = NameUse;
 
 /// One compiled train block.
 struct CompiledProgram {
@@ -303,6 +313,8 @@ struct CompiledProgram {
   bool needsEdgeIds = false;
   /// The relations selected by name, each of which the data must have.
   std::vector<RelationUse> relationUses;
+  /// The node types selected by name, each of which the data must have.
+  std::vector<NameUse> nodeTypeUses;
   /// Sampled training: the entry points run on this many blocks
   /// (ExecContext::blocks); 0: on the whole graph (or partition).
   int numBlocks = 0;
