@@ -64,6 +64,11 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        {{"g", K::Graph, true}, {"x", K::Tensor, true}},
        "rows of a block's destination nodes; dst(x) when one graph is in "
        "scope"},
+      {"node_type",
+       C::Forward,
+       {{"g", K::Graph, true}, {"type", K::String, true}},
+       "1 for the source nodes of one node type of a heterogeneous graph, "
+       "0 for the others"},
       {"relation",
        C::Forward,
        {{"g", K::Graph, true}, {"name", K::String, true}},
@@ -175,7 +180,8 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        {{"fanout", K::Any, true},
         {"batch", K::Int, true},
         {"replace", K::Bool, false},
-        {"shuffle", K::Bool, false}},
+        {"shuffle", K::Bool, false},
+        {"per_relation", K::Bool, false}},
        "mini-batches of sampled neighborhoods"},
       {"adam",
        C::TrainSetting,

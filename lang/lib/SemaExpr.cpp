@@ -820,6 +820,15 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
                  "row count of the argument of dst", scope);
     return withRows(types[1], g.dst);
   }
+  if (name == "node_type") {
+    // A column over g's sources: 1 where the node has that type.
+    auto *s = dyn_cast<StringExpr>(call.args[1]);
+    if (s && s->value.empty()) {
+      diags.error(argLoc(1), "node type name must not be empty");
+      return Type::error();
+    }
+    return Type::tensor({graphOf(0).src, Dim::constant(1)});
+  }
   if (name == "relation") {
     // The relation's edges over the graph's own nodes (the homogeneous
     // view): tensors on g's nodes flow through it, and the messages of

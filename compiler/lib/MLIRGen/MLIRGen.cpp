@@ -563,6 +563,11 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
                                          graph(0));
   if (name == "dst")
     return builder.create<gnn::DstOp>(l, type, graph(0), value(1));
+  if (name == "node_type") {
+    auto *s = dyn_cast<StringExpr>(arg(1));
+    return builder.create<gnn::NodeTypeOp>(
+        l, type, graph(0), builder.getStringAttr(s ? s->value : ""));
+  }
   if (name == "relation") {
     auto *s = dyn_cast<StringExpr>(arg(1));
     return builder.create<gnn::RelationOp>(

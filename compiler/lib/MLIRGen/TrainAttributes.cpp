@@ -170,7 +170,8 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
         ctx, fanouts,
         SettingReader::integer(read.argument(batches, "batch")).value_or(0),
         SettingReader::flag(read.argument(batches, "replace"), false),
-        SettingReader::flag(read.argument(batches, "shuffle"), true));
+        SettingReader::flag(read.argument(batches, "shuffle"), true),
+        SettingReader::flag(read.argument(batches, "per_relation"), false));
   }
 
   PartitionAttr partition;

@@ -258,6 +258,30 @@ void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
 }
 
 template <typename T>
+void HaloExchange::aggregateOver(const GraphView &graph, Reduce reduce,
+                                 bool selfLoops, const T *x, int64_t width,
+                                 T *out) const {
+  // The owned rows, then the halo's from their owners.
+  std::vector<T> rows(size_t((owned + numHalo()) * width));
+  std::copy_n(x, owned * width, rows.data());
+  forward(rows.data(), width);
+  kernels::aggregate<T>(graph, reduce, selfLoops, rows.data(), width, nullptr,
+                        1, out);
+}
+
+template <typename T>
+void HaloExchange::aggregateGradOver(const GraphView &graph, Reduce reduce,
+                                     bool selfLoops, const T *dy,
+                                     int64_t width, T *dx) const {
+  // Every source row's share, then the halo rows' sent to their owners.
+  std::vector<T> rows(size_t((owned + numHalo()) * width));
+  kernels::aggregateGradInput<T>(graph, reduce, selfLoops, dy, nullptr,
+                                 nullptr, width, nullptr, 1, rows.data());
+  std::copy_n(rows.data(), owned * width, dx);
+  backward(rows.data(), width, dx);
+}
+
+template <typename T>
 void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
                                  int64_t width, T *dx, HaloMode mode) const {
   const int64_t haloBytes = numHalo() * width * int64_t(sizeof(T));
@@ -477,6 +501,20 @@ template void HaloExchange::backward<float>(const float *, int64_t,
                                             float *) const;
 template void HaloExchange::backward<double>(const double *, int64_t,
                                              double *) const;
+template void HaloExchange::aggregateOver<float>(const GraphView &, Reduce,
+                                                 bool, const float *, int64_t,
+                                                 float *) const;
+template void HaloExchange::aggregateOver<double>(const GraphView &, Reduce,
+                                                  bool, const double *,
+                                                  int64_t, double *) const;
+template void HaloExchange::aggregateGradOver<float>(const GraphView &,
+                                                     Reduce, bool,
+                                                     const float *, int64_t,
+                                                     float *) const;
+template void HaloExchange::aggregateGradOver<double>(const GraphView &,
+                                                      Reduce, bool,
+                                                      const double *, int64_t,
+                                                      double *) const;
 template void HaloExchange::aggregate<float>(Reduce, bool, const float *,
                                              int64_t, float *, HaloMode) const;
 template void HaloExchange::aggregate<double>(Reduce, bool, const double *,

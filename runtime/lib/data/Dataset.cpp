@@ -82,6 +82,26 @@ int32_t findRelation(const std::vector<RelationType> &relations,
                   listed);
 }
 
+const NodeType &findNodeType(const std::vector<NodeType> &nodeTypes,
+                             const std::string &name) {
+  for (const NodeType &t : nodeTypes)
+    if (t.name == name)
+      return t;
+  if (nodeTypes.empty())
+    throw DataError("node type '" + name + "': the dataset is homogeneous "
+                    "(its nodes have no types)");
+  std::string listed;
+  for (const NodeType &t : nodeTypes)
+    listed += (listed.empty() ? "" : ", ") + t.name;
+  throw DataError("node type '" + name + "' is not in the data: it has " +
+                  listed);
+}
+
+const std::vector<NodeType> &noNodeTypes() {
+  static const std::vector<NodeType> none;
+  return none;
+}
+
 void requireSplits(const Dataset &ds, const std::vector<std::string> &names) {
   for (const std::string &name : names) {
     if (ds.hasSplit(name))

@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace gnnrt {
@@ -127,35 +128,35 @@ private:
   std::vector<int64_t> slots;
 };
 
-/// Appends the sampled in-neighbours of `row` (global ids) with the layer's
-/// key already derived; sampleNeighbors and the hop loop share it.
-void sampleRow(const Adjacency &adj, int64_t row, int64_t node, int64_t fanout,
-               bool replace, uint64_t key, std::vector<int64_t> &out,
-               std::vector<int32_t> *types = nullptr) {
-  const int64_t begin = adj.offsets[row];
-  const int64_t degree = adj.offsets[row + 1] - begin;
+/// Appends the neighbours of `degree` entries of `adj`, entry i at CSR
+/// position at(i), drawn from stream `stream` under `key`: fanout of them
+/// (or all when there are no more), with or without replacement.
+template <typename Position>
+void sampleEntries(const Adjacency &adj, int64_t degree, const Position &at,
+                   int64_t fanout, bool replace, uint64_t key, uint64_t stream,
+                   std::vector<int64_t> &out, std::vector<int32_t> *types) {
   const size_t first = out.size();
   if (fanout == -1 || (!replace && degree <= fanout)) {
     out.resize(first + size_t(degree));
-    for (int64_t k = 0; k < degree; ++k)
-      out[first + k] = adj.neighbor(begin + k);
-    if (types)
-      types->insert(types->end(), adj.edgeType + begin,
-                    adj.edgeType + begin + degree);
+    for (int64_t k = 0; k < degree; ++k) {
+      out[first + k] = adj.neighbor(at(k));
+      if (types)
+        types->push_back(adj.edgeType[at(k)]);
+    }
     return;
   }
   if (degree == 0)
     return;
 
-  CounterRng rng(key, uint64_t(node));
+  CounterRng rng(key, stream);
   out.resize(first + size_t(fanout));
   int64_t *picked = out.data() + first;
   if (replace) {
     for (int64_t i = 0; i < fanout; ++i) {
-      const int64_t at = begin + int64_t(drawBelow(rng, uint64_t(degree)));
-      picked[i] = adj.neighbor(at);
+      const int64_t k = at(drawBelow(rng, uint64_t(degree)));
+      picked[i] = adj.neighbor(k);
       if (types)
-        types->push_back(adj.edgeType[at]);
+        types->push_back(adj.edgeType[k]);
     }
     return;
   }
@@ -178,9 +179,37 @@ void sampleRow(const Adjacency &adj, int64_t row, int64_t node, int64_t fanout,
     }
   }
   for (int64_t i = 0; i < fanout; ++i) {
+    const int64_t k = at(picked[i]);
     if (types)
-      types->push_back(adj.edgeType[begin + picked[i]]);
-    picked[i] = adj.neighbor(begin + picked[i]);
+      types->push_back(adj.edgeType[k]);
+    picked[i] = adj.neighbor(k);
+  }
+}
+
+/// Appends the sampled in-neighbours of `row` (global ids) with the layer's
+/// key already derived; sampleNeighbors and the hop loop share it. Per
+/// relation, relation r of node v draws from stream v * relations + r, so
+/// its draws do not depend on the node's other relations.
+void sampleRow(const Adjacency &adj, int64_t row, int64_t node, int64_t fanout,
+               bool replace, uint64_t key, std::vector<int64_t> &out,
+               std::vector<int32_t> *types = nullptr) {
+  if (!adj.perRelation) {
+    const int64_t begin = adj.offsets[row];
+    sampleEntries(
+        adj, adj.offsets[row + 1] - begin,
+        [begin](int64_t i) { return begin + i; }, fanout, replace, key,
+        uint64_t(node), out, types);
+    return;
+  }
+  const RelationPairs &pairs = *adj.perRelation;
+  for (int64_t p = pairs.nodePairs[row]; p < pairs.nodePairs[row + 1]; ++p) {
+    const int64_t *edges = pairs.edges.data() + pairs.edgeBegin[p];
+    sampleEntries(
+        adj, pairs.count(p), [edges](int64_t i) { return edges[i]; }, fanout,
+        replace, key,
+        uint64_t(node) * uint64_t(adj.numRelations) +
+            uint64_t(pairs.relation[p]),
+        out, types);
   }
 }
 
@@ -244,6 +273,18 @@ void sampleNeighbors(const Adjacency &adj, int64_t row, int64_t node,
     lastDrawKey = layerKey(key, layer);
   }
   sampleRow(adj, row, node, fanout, replace, lastDrawKey, out, types);
+}
+
+Adjacency Adjacency::perRelationOf(const GraphView &g) {
+  if (!g.edgeType || g.numRelations <= 0)
+    throwSamplerError("per_relation = true samples each relation on its own, "
+                      "but the graph has no relations (a homogeneous dataset)");
+  if (!g.relationIndex || !g.relationIndex->describes(g))
+    throw std::logic_error("Adjacency::perRelationOf: the view carries no "
+                           "relation index of its own");
+  Adjacency adj = of(g);
+  adj.perRelation = &g.relationIndex->byDst;
+  return adj;
 }
 
 int64_t SampledBatch::sampledEdges() const {

@@ -58,6 +58,24 @@ std::vector<RelationType> problemRelations(const CompiledProgram &program) {
   return relations;
 }
 
+/// The problem's node types when the program selects some by name: those,
+/// then one more, splitting the n nodes into consecutive equal ranges.
+std::vector<NodeType> problemNodeTypes(const CompiledProgram &program,
+                                       int64_t n) {
+  std::vector<NodeType> types;
+  for (const NameUse &use : program.nodeTypeUses)
+    types.push_back({use.name, 0, 0, true});
+  if (types.empty())
+    return types;
+  types.push_back({"other", 0, 0, true});
+  const int64_t k = int64_t(types.size());
+  for (int64_t t = 0; t < k; ++t) {
+    types[size_t(t)].offset = n * t / k;
+    types[size_t(t)].count = n * (t + 1) / k - n * t / k;
+  }
+  return types;
+}
+
 Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops,
                     std::vector<RelationType> relations) {
   Problem p;
@@ -129,6 +147,8 @@ bool runGradCheck(const CompiledProgram &program,
   ctx.numClasses = kClasses;
   ctx.numRelations = relations;
   ctx.relations = &problem.data.relations;
+  problem.data.nodeTypes = problemNodeTypes(program, options.nodes);
+  ctx.nodeTypes = &problem.data.nodeTypes;
   ctx.numGlobalNodes = options.nodes;
   ctx.labels = problem.data.labels.data();
   ctx.lossMask = problem.lossMask.data();
@@ -146,7 +166,10 @@ bool runGradCheck(const CompiledProgram &program,
     sampling.fanouts = program.settings.fanouts;
     sampling.replace = program.settings.replace;
     sampling.seed = options.seed;
-    NeighborSampler sampler(Adjacency::of(g), g.numDst, sampling);
+    NeighborSampler sampler(program.settings.perRelation
+                                ? Adjacency::perRelationOf(g)
+                                : Adjacency::of(g),
+                            g.numDst, sampling);
     BlockBuilder builder(g.numDst);
     std::vector<int64_t> seeds(size_t(std::max<int64_t>(1, g.numDst / 2)));
     for (size_t i = 0; i < seeds.size(); ++i)

@@ -151,31 +151,54 @@ float *LearnedInputs::beginStep(int64_t rows) {
 void LearnedInputs::update(const OptimizerConfig &config,
                            const int64_t *rowIds) {
   ++stepCount;
-  const double c1 = 1 - std::pow(config.beta1, double(stepCount));
-  const double c2 = 1 - std::pow(config.beta2, double(stepCount));
+  if (router) {
+    router(rowIds, gradRows, grad.data(), dim, routedRows, routedGrad);
+    applyAdam(config, routedRows.data(), routedGrad.data(),
+              int64_t(routedRows.size()));
+    return;
+  }
+  applyAdam(config, rowIds, grad.data(), gradRows);
+}
+
+void LearnedInputs::applyAdam(const OptimizerConfig &config,
+                              const int64_t *rowIds, const float *gradRowsData,
+                              int64_t count) {
+  // The dense optimizer's arithmetic (Optimizer.cpp), in float so that a
+  // row's update vectorizes: a batch touches tens of thousands of rows.
   const float b1 = float(config.beta1), b2 = float(config.beta2);
+  const float oneMinusB1 = float(1 - config.beta1),
+              oneMinusB2 = float(1 - config.beta2);
+  const float eps = float(config.eps);
+  const double bias1 = 1 - std::pow(config.beta1, double(stepCount));
+  const double bias2 = 1 - std::pow(config.beta2, double(stepCount));
+  const float stepSize = float(config.lr / bias1);
+  const float bias2Sqrt = float(std::sqrt(bias2));
   // The train block's weight decay applies to the rows a step touches: as
   // L2 in the gradient for Adam, decoupled for AdamW.
   const bool decoupled = config.kind == OptimizerKind::AdamW;
   const float l2 = decoupled ? 0.0f : float(config.weightDecay);
-  const double shrink = decoupled ? 1 - config.lr * config.weightDecay : 1.0;
+  const float shrink =
+      decoupled ? float(1 - config.lr * config.weightDecay) : 1.0f;
+  const int64_t width = dim;
   // Gradient row j updates feature row rowIds[j] (or j): the rows are
   // distinct, so the iterations write disjoint rows.
-#pragma omp parallel for if (gradRows * dim > 65536)
-  for (int64_t j = 0; j < gradRows; ++j) {
+#pragma omp parallel for if (count * dim > 65536)
+  for (int64_t j = 0; j < count; ++j) {
     const int64_t r = rowIds ? rowIds[j] : j;
     const int64_t i = learnedIndexOfRow[size_t(r)];
     if (i < 0)
       continue;
-    float *row = features.data() + r * dim;
-    const float *g = grad.data() + j * dim;
-    float *m = expAvg.data() + i * dim, *v = expAvgSq.data() + i * dim;
-    for (int64_t j = 0; j < dim; ++j) {
-      const float gj = g[j] + l2 * row[j];
-      m[j] = b1 * m[j] + (1 - b1) * gj;
-      v[j] = b2 * v[j] + (1 - b2) * gj * gj;
-      const double denom = std::sqrt(double(v[j]) / c2) + config.eps;
-      row[j] = float(row[j] * shrink - config.lr * (double(m[j]) / c1) / denom);
+    float *__restrict row = features.data() + r * width;
+    const float *__restrict g = gradRowsData + j * width;
+    float *__restrict m = expAvg.data() + i * width;
+    float *__restrict v = expAvgSq.data() + i * width;
+#pragma omp simd
+    for (int64_t k = 0; k < width; ++k) {
+      const float gk = g[k] + l2 * row[k];
+      m[k] = b1 * m[k] + oneMinusB1 * gk;
+      v[k] = b2 * v[k] + oneMinusB2 * gk * gk;
+      const float denom = std::sqrt(v[k]) / bias2Sqrt + eps;
+      row[k] = row[k] * shrink - stepSize * m[k] / denom;
     }
   }
 }

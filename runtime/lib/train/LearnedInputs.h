@@ -74,6 +74,19 @@ public:
   /// counts steps of the whole table, as SparseAdam does.
   void update(const OptimizerConfig &config, const int64_t *rowIds = nullptr);
 
+  /// Where a step's gradient rows go when a batch reads rows other ranks
+  /// hold (sampled batches under mpirun): given the batch's whole-graph ids
+  /// and gradient rows ([rows, width]), sets this rank's rows (feature row
+  /// indices, distinct) and their gradients summed over all ranks' batches.
+  /// Collective: every rank calls it every step, with 0 rows if it has none.
+  using GradientRouter = std::function<void(
+      const int64_t *ids, int64_t rows, const float *grad, int64_t width,
+      std::vector<int64_t> &ownRows, std::vector<float> &ownGrad)>;
+  /// From now on, update() passes the step's rows (rowIds are then
+  /// whole-graph ids) through `router` and updates the rows it returns.
+  void routeGradients(GradientRouter router) { this->router = std::move(router); }
+  bool routesGradients() const { return bool(router); }
+
   int64_t learnedRows() const { return int64_t(learned.size()); }
   int64_t rowWidth() const { return dim; }
   int64_t steps() const { return stepCount; }
@@ -91,6 +104,10 @@ public:
   void restore(State state, const TableLookup &table);
 
 private:
+  /// Adam on `count` gradient rows: row j of `gradRowsData` is feature row
+  /// rowIds[j] (or j).
+  void applyAdam(const OptimizerConfig &config, const int64_t *rowIds,
+                 const float *gradRowsData, int64_t count);
   std::vector<float> *rowsOf(State state);
   const std::vector<float> *rowsOf(State state) const;
 
@@ -107,6 +124,9 @@ private:
   std::vector<int64_t> idInType;
   std::vector<float> grad;
   int64_t gradRows = 0;
+  GradientRouter router;
+  std::vector<int64_t> routedRows;
+  std::vector<float> routedGrad;
   /// Adam's moments, [learned.size(), dim].
   std::vector<float> expAvg, expAvgSq;
   int64_t stepCount = 0;

@@ -82,16 +82,15 @@ std::vector<T> exchange(Communicator &comm, const std::vector<T> &send,
 
 MiniBatchAssembler::MiniBatchAssembler(const TrainingData &data,
                                        int64_t numGlobalNodes, bool replace,
-                                       uint64_t seed, Communicator &comm)
+                                       bool perRelation, uint64_t seed,
+                                       Communicator &comm)
     : data(data), numNodes(numGlobalNodes), replace(replace), seed(seed),
       comm(comm) {
   const GraphView g = data.graph.view();
-  adjacency = {g.numDst, g.inOffsets, g.edgeSrc,
-               data.nodeIds.empty() ? nullptr : data.nodeIds.data()};
   // A heterogeneous graph's blocks keep each sampled edge's relation; ranks
   // send it with the neighbour it came from.
-  adjacency.edgeType = g.edgeType;
-  adjacency.numRelations = g.numRelations;
+  adjacency = perRelation ? Adjacency::perRelationOf(g) : Adjacency::of(g);
+  adjacency.globalIds = data.nodeIds.empty() ? nullptr : data.nodeIds.data();
   if (!distributed())
     return;
   // The partition book: owners summed over ranks (each node has exactly
@@ -135,7 +134,7 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
                                   const std::vector<int64_t> &fanouts,
                                   const SampleKey &key, BlockBuilder &builder,
                                   SampledBatch &out,
-                                  SamplingTraffic &traffic) {
+                                  SamplingTraffic &traffic, Inputs inputs) {
   const auto start = std::chrono::steady_clock::now();
   if (!distributed()) {
     // One process: the sampler's own loop (prefetching, reused buffers).
@@ -153,7 +152,8 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
       sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
     builder.finish();
   }
-  gatherInputs(out, traffic);
+  if (inputs == Inputs::Gather)
+    gatherInputs(out, traffic);
   traffic.batches += 1;
   traffic.seeds += int64_t(seeds.size());
   traffic.sampledEdges += out.sampledEdges();
@@ -292,7 +292,8 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
     const int q = owner[size_t(v)];
     if (q == me) {
       copyRow(features + ownerRow[size_t(v)] * f, i);
-    } else if (auto hit = cacheRow.find(v); hit != cacheRow.end()) {
+    } else if (auto hit = useCache ? cacheRow.find(v) : cacheRow.end();
+               hit != cacheRow.end()) {
       copyRow(data.cachedFeatures.data() + hit->second * f, i);
       ++out.cachedRows;
     } else {
@@ -328,6 +329,55 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
     copyRow(fetched.data() + k * size_t(f), rowOf[k]);
   traffic.remoteRows += out.remoteRows;
   traffic.cachedRows += out.cachedRows;
+}
+
+void MiniBatchAssembler::sendRowGradients(const int64_t *ids, int64_t rows,
+                                          const float *grad, int64_t width,
+                                          std::vector<int64_t> &ownRows,
+                                          std::vector<float> &ownGrad,
+                                          SamplingTraffic &traffic) {
+  const int P = comm.size();
+  // Grouped by owner: the ids, then the rows.
+  std::vector<int64_t> sendCounts(size_t(P), 0);
+  for (int64_t i = 0; i < rows; ++i)
+    ++sendCounts[size_t(owner[size_t(ids[i])])];
+  std::vector<int64_t> at = byteOffsets(sendCounts, 1);
+  std::vector<int64_t> sendIds(static_cast<size_t>(rows));
+  std::vector<float> sendRows(static_cast<size_t>(rows * width));
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t slot = at[size_t(owner[size_t(ids[i])])]++;
+    sendIds[size_t(slot)] = ids[i];
+    std::memcpy(sendRows.data() + slot * width, grad + i * width,
+                size_t(width) * sizeof(float));
+  }
+  const std::vector<int64_t> recvCounts =
+      exchangeCounts(comm, sendCounts, traffic.featureRequestBytes);
+  const std::vector<int64_t> gotIds = exchange(
+      comm, sendIds, sendCounts, recvCounts, 1, traffic.featureRequestBytes);
+  const std::vector<float> gotRows = exchange(
+      comm, sendRows, sendCounts, recvCounts, width, traffic.featureReplyBytes);
+
+  // Received grouped by sender rank, in rank order: a row read by several
+  // ranks sums their gradients in that order, whatever the timing.
+  ownRows.clear();
+  ownGrad.clear();
+  std::unordered_map<int64_t, int64_t> slotOf;
+  for (size_t k = 0; k < gotIds.size(); ++k) {
+    const int64_t v = gotIds[k];
+    if (v < 0 || v >= numNodes || owner[size_t(v)] != comm.rank())
+      throw CommError("learned input gradients: received node " +
+                      std::to_string(v) + ", which this rank does not own");
+    const float *g = gotRows.data() + k * size_t(width);
+    auto [it, fresh] = slotOf.try_emplace(v, int64_t(ownRows.size()));
+    if (fresh) {
+      ownRows.push_back(ownerRow[size_t(v)]);
+      ownGrad.insert(ownGrad.end(), g, g + width);
+      continue;
+    }
+    float *sum = ownGrad.data() + it->second * width;
+    for (int64_t j = 0; j < width; ++j)
+      sum[j] += g[j];
+  }
 }
 
 } // namespace gnnrt

@@ -49,19 +49,46 @@ public:
   /// `data`: this rank's nodes (a partition, or the whole graph);
   /// `numGlobalNodes`: the id space. Collective (builds the partition book)
   /// in a distributed run.
+  /// `perRelation`: each relation of a node draws its own fanout (a typed
+  /// graph's `per_relation = true`).
   MiniBatchAssembler(const TrainingData &data, int64_t numGlobalNodes,
-                     bool replace, uint64_t seed, Communicator &comm);
+                     bool replace, bool perRelation, uint64_t seed,
+                     Communicator &comm);
 
   /// The global ids of this rank's nodes of a split.
   std::vector<int64_t> globalIds(const std::vector<int64_t> &localIds) const;
 
+  /// Whether assemble() gathers the batch's input rows, or leaves that to a
+  /// later gatherInputs() (learned inputs: a batch sampled ahead must read
+  /// the rows the steps before it wrote).
+  enum class Inputs { Gather, Defer };
+
   /// Samples `fanouts` (layer 0 first; -1 = all) around `seeds` (global ids
-  /// owned here) and gathers the inputs into `out`. Collective when
-  /// distributed; thread-safe (with a builder per thread) when not.
+  /// owned here) and gathers the inputs into `out` (unless deferred).
+  /// Collective when distributed; thread-safe (with a builder per thread)
+  /// when not.
   void assemble(const std::vector<int64_t> &seeds,
                 const std::vector<int64_t> &fanouts, const SampleKey &key,
                 BlockBuilder &builder, SampledBatch &out,
-                SamplingTraffic &traffic);
+                SamplingTraffic &traffic, Inputs inputs = Inputs::Gather);
+
+  /// Fills out.features and out.labels for out's sampled nodes. Collective
+  /// when distributed.
+  void gatherInputs(SampledBatch &out, SamplingTraffic &traffic);
+
+  /// Learned input rows change every step: remote rows are then always
+  /// fetched from their owner, never served from the feature cache.
+  void bypassFeatureCache() { useCache = false; }
+
+  /// The owners' side of a batch's input-row gradients (learned inputs
+  /// under mpirun): sends gradient row i ([rows, width]) of global node
+  /// ids[i] to its owner, and sets `ownRows` to this rank's rows (distinct
+  /// local row indices, in order of first arrival) that any rank's batch
+  /// read, with `ownGrad` their gradients summed in rank order. Collective.
+  void sendRowGradients(const int64_t *ids, int64_t rows, const float *grad,
+                        int64_t width, std::vector<int64_t> &ownRows,
+                        std::vector<float> &ownGrad,
+                        SamplingTraffic &traffic);
 
   int64_t numGlobalNodes() const { return numNodes; }
   bool distributed() const { return comm.size() > 1; }
@@ -70,7 +97,6 @@ private:
   int64_t localRow(int64_t globalId) const;
   void sampleHop(BlockBuilder &builder, int layer, int64_t fanout,
                  const SampleKey &key, SamplingTraffic &traffic);
-  void gatherInputs(SampledBatch &out, SamplingTraffic &traffic);
 
   const TrainingData &data;
   int64_t numNodes;
@@ -84,6 +110,7 @@ private:
   std::vector<int64_t> ownerRow;
   /// Cached remote feature rows, by global id.
   std::unordered_map<int64_t, int64_t> cacheRow;
+  bool useCache = true;
 };
 
 /// Each rank's value of `local` (collective).

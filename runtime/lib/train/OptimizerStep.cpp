@@ -75,9 +75,16 @@ double OptimizerStep::operator()(ExecContext<float> *ctx) {
         int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
   }
   optimizer.step(values, grads);
-  // Each rank updates the learned rows it owns, from its own gradient.
-  if (learned && ctx)
+  // Each rank updates the learned rows it owns: from its own gradient, or,
+  // when batches read other ranks' rows, from every rank's gradients of its
+  // rows (collective: a rank without a batch this step joins with none).
+  if (learned && learned->routesGradients()) {
+    if (!ctx)
+      learned->beginStep(0);
+    learned->update(optimizer.config(), ctx ? ctx->nodeIds : nullptr);
+  } else if (learned && ctx) {
     learned->update(optimizer.config(), batch ? ctx->nodeIds : nullptr);
+  }
   if (observer)
     observer();
   return loss;

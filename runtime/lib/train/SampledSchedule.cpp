@@ -28,6 +28,8 @@ void SampledSchedule::bind(ParameterStore<float> &params) {
   ScheduleBase::bind(params);
   training = std::make_unique<SampledTraining>(
       program, options, trainingData, comm, /*inputsLearned=*/learned != nullptr);
+  if (learned)
+    training->routeGradients(*learned);
 }
 
 int64_t SampledSchedule::stepsPerEpoch() const {

@@ -34,10 +34,8 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                                  bool inputsLearned)
     : program(program), options(options), data(data), comm(comm),
       assembler(data, data.numGlobalNodes, program.settings.replace,
-                options.seed, comm),
-      // A batch gathered ahead would read input rows the current step is
-      // about to update: with learned inputs the training thread samples.
-      samplerThreads(inputsLearned ? 0 : options.samplerThreads) {
+                program.settings.perRelation, options.seed, comm),
+      samplerThreads(options.samplerThreads), inputsLearned(inputsLearned) {
   const TrainSettings &s = program.settings;
   // Distributed sampling is a sequence of collectives every rank issues in
   // the same order. `--sampler-threads 1` moves it to one background thread
@@ -61,9 +59,11 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                       "provide (pass --sampler-threads 0)");
     samplingComm = comm.split(0, comm.rank());
     samplingAssembler = std::make_unique<MiniBatchAssembler>(
-        data, data.numGlobalNodes, program.settings.replace, options.seed,
-        *samplingComm);
+        data, data.numGlobalNodes, program.settings.replace,
+        program.settings.perRelation, options.seed, *samplingComm);
   }
+  if (inputsLearned)
+    assembler.bypassFeatureCache();
   if (int64_t(s.fanouts.size()) != program.numBlocks)
     throw DataError("the program samples " + std::to_string(s.fanouts.size()) +
                     " layers but its model has " +
@@ -95,6 +95,18 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
 }
 
 SampledTraining::~SampledTraining() = default;
+
+void SampledTraining::routeGradients(LearnedInputs &learned) {
+  if (!assembler.distributed())
+    return;
+  learned.routeGradients([this](const int64_t *ids, int64_t rows,
+                                const float *grad, int64_t width,
+                                std::vector<int64_t> &ownRows,
+                                std::vector<float> &ownGrad) {
+    assembler.sendRowGradients(ids, rows, grad, width, ownRows, ownGrad,
+                               trainTraffic);
+  });
+}
 
 void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch) {
   ctx.blocks = batch.views.data();
@@ -180,17 +192,24 @@ double SampledTraining::trainEpoch(
     MiniBatchAssembler &sampler =
         samplingAssembler ? *samplingAssembler : assembler;
     std::vector<SamplingTraffic> workerTraffic(builders.size());
+    // A batch sampled ahead would read input rows the steps before it are
+    // about to update: learned inputs are gathered here, at its turn.
+    const auto inputs = inputsLearned ? MiniBatchAssembler::Inputs::Defer
+                                      : MiniBatchAssembler::Inputs::Gather;
     BatchPipeline pipeline(stepsPerEpoch, samplerThreads, kPipelineDepth,
                            [&](int64_t b, int worker, SampledBatch &slot) {
                              sampler.assemble(plan.seedsOf(b), s.fanouts,
                                               keyOf(b),
                                               *builders[size_t(worker)], slot,
-                                              workerTraffic[size_t(worker)]);
+                                              workerTraffic[size_t(worker)],
+                                              inputs);
                            });
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
       SampledBatch *sampled = pipeline.next();
       if (!sampled)
         throw std::logic_error("the batch pipeline ended early");
+      if (inputsLearned)
+        assembler.gatherInputs(*sampled, trainTraffic);
       run(b, *sampled);
     }
     pipelineWait += pipeline.waitSeconds();

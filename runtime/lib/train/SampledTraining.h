@@ -23,6 +23,7 @@
 #define GNNRT_LIB_SAMPLEDTRAINING_H
 
 #include "CommandLine.h"
+#include "LearnedInputs.h"
 #include "Metrics.h"
 #include "MiniBatch.h"
 #include "TrainingData.h"
@@ -43,12 +44,17 @@ class SampledTraining {
 public:
   /// Checks the sampling settings against the data (every rank needs
   /// training nodes). Collective in a distributed run. `inputsLearned`: the
-  /// steps update input rows (`embed`), so a batch must be gathered after
-  /// the previous step: sampling then runs in the training thread.
+  /// steps update input rows (`embed`), so a batch's inputs are gathered at
+  /// its turn, after the previous step (its blocks may be sampled ahead),
+  /// and never from the feature cache.
   SampledTraining(const CompiledProgram &program, const DriverOptions &options,
                   const TrainingData &data, Communicator &comm,
                   bool inputsLearned = false);
   ~SampledTraining();
+
+  /// Under mpirun a batch reads input rows of other ranks: `learned` then
+  /// sends each step's gradient rows to their owners, who update them.
+  void routeGradients(LearnedInputs &learned);
 
   /// One epoch (1-based): `step` runs once per batch, on every rank the
   /// same number of times, with the batch's context, or with null where
@@ -110,6 +116,10 @@ private:
   int64_t stepsPerEpoch = 0;
   /// Background sampler threads (0: the training thread samples).
   int samplerThreads = 0;
+  /// Learned input rows: a batch sampled ahead gathers its inputs in the
+  /// training thread, just before its step (after the steps before it
+  /// updated the rows).
+  bool inputsLearned = false;
   /// One per sampling thread (BatchPipeline's worker index); the training
   /// thread uses the first.
   std::vector<std::unique_ptr<BlockBuilder>> builders;

@@ -65,19 +65,6 @@ Dataset preprocessedDataset(const CompiledProgram &program,
   return ds;
 }
 
-/// A batch's learned input rows are updated where the batch was gathered,
-/// by feature row; a rank's batch gathers rows from other ranks too: on
-/// sampled batches, learned inputs train in one process.
-void requireLocalLearnedRows(const TrainSettings &settings,
-                             const std::string &where, Communicator &comm) {
-  if (comm.size() > 1 && settings.embedDim > 0 && !settings.fanouts.empty())
-    throw DataError(where + ": learned input rows (embed = " +
-                    std::to_string(settings.embedDim) +
-                    ") on sampled batches train in one process so far, not "
-                    "under mpirun (full-graph training under mpirun updates "
-                    "them on every rank)");
-}
-
 } // namespace
 
 TrainingData loadWholeGraph(const CompiledProgram &program,
@@ -98,7 +85,6 @@ TrainingData loadRankPartition(const CompiledProgram &program,
     TrainingData t = preparePartition(
         readPartition(options.dataDir, comm.rank(), comm.size()), comm,
         settings.normalizeFeatures, program.needsEdgeIds);
-    requireLocalLearnedRows(settings, options.dataDir, comm);
     // The same learned rows as a whole-graph start: keyed by global ids.
     if (settings.embedDim > 0)
       addLearnedRows(t.data, settings.embedDim, options.seed, options.dataDir,
@@ -106,7 +92,6 @@ TrainingData loadRankPartition(const CompiledProgram &program,
     return t;
   }
   Dataset ds = preprocessedDataset(program, options);
-  requireLocalLearnedRows(settings, options.dataDir, comm);
   PartitionOptions partition;
   partition.numParts = comm.size();
   partition.method = partitionMethodFromName(settings.partition)
@@ -130,17 +115,20 @@ TrainingData loadRankPartition(const CompiledProgram &program,
                           /*normalizeFeatures=*/false, program.needsEdgeIds);
 }
 
-/// Every relation the model selects by name must be in the data; its
-/// subgraph is built from the rank's edges, whose halo and degrees are not
-/// the relation's: one process only, so far.
+/// Every relation and node type the model selects by name must be in the
+/// data, before anything trains.
 static void checkRelationUses(const CompiledProgram &program,
                               const Dataset &data, const Communicator &comm) {
   for (const RelationUse &use : program.relationUses) {
-    if (comm.size() > 1)
-      throw DataError(use.location + ": relation(g, \"" + use.name +
-                      "\") trains in one process so far, not under mpirun");
     try {
       findRelation(data.relations, data.nodeTypes, use.name);
+    } catch (const DataError &e) {
+      throw DataError(use.location + ": " + e.what());
+    }
+  }
+  for (const NameUse &use : program.nodeTypeUses) {
+    try {
+      findNodeType(data.nodeTypes, use.name);
     } catch (const DataError &e) {
       throw DataError(use.location + ": " + e.what());
     }

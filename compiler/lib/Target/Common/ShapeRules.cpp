@@ -68,6 +68,9 @@ LogicalResult PreparedFunction::computeDims(Operation *op,
           .Case<DegreeOp>([&](DegreeOp d) {
             return Dims{numNodes(d.getGraph(), d.getSide()), "1"};
           })
+          .Case<NodeTypeOp>([&](NodeTypeOp t) {
+            return Dims{numNodes(t.getGraph(), EdgeSide::src), "1"};
+          })
           .Case<EdgeSoftmaxOp>(
               [&](EdgeSoftmaxOp s) { return dims(s.getScores()); })
           .Case<HaloExchangeOp>([&](HaloExchangeOp h) {

@@ -138,13 +138,27 @@ void gnn::cpp::emitProgramFields(raw_indented_ostream &os,
   // Dropout on edges keys its masks by the whole graph's edge ids.
   if (usesEdgeIds)
     setProgram(os, rt::program::needsEdgeIds, "true");
-  if (!relationUses.empty()) {
-    std::string uses = "{";
-    for (const auto &[name, where] : relationUses)
-      uses += "{" + cppString(name) + ", " + cppString(where) + "}, ";
-    uses.resize(uses.size() - 2);
-    setProgram(os, rt::program::relationUses, uses + "}");
-  }
+  // `{{"name", "where"}, ...}`.
+  auto useList = [](ArrayRef<RelationUse> uses) {
+    std::string list = "{";
+    for (const auto &[name, where] : uses)
+      list += "{" + cppString(name) + ", " + cppString(where) + "}, ";
+    list.resize(list.size() - 2);
+    return list + "}";
+  };
+  if (!relationUses.empty())
+    setProgram(os, rt::program::relationUses, useList(relationUses));
+  // Node types selected by name, checked against the data like relations.
+  std::vector<RelationUse> nodeTypeUses;
+  for (func::FuncOp entry : {unit.forward, unit.step})
+    entry.walk([&](NodeTypeOp t) {
+      RelationUse use = {t.getName().str(),
+                         target::describeLocation(t.getLoc())};
+      if (!llvm::is_contained(nodeTypeUses, use))
+        nodeTypeUses.push_back(use);
+    });
+  if (!nodeTypeUses.empty())
+    setProgram(os, rt::program::nodeTypeUses, useList(nodeTypeUses));
   setProgram(os, rt::program::outputColumns,
              "&" + unit.cppModel + "_output_columns");
   if (unit.numBlocks > 0)

@@ -248,7 +248,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Case<AggregateOp, AggregateGradOp, AggregateWeightGradOp,
             AggregateRelationsOp, AggregateRelationsGradOp,
             AggregateRelationRowsOp, AggregateRelationRowsGradOp,
-            AggregateRelationsWeightGradOp, DegreeOp, DstGradOp, HaloExchangeOp,
+            AggregateRelationsWeightGradOp, DegreeOp, NodeTypeOp, DstGradOp,
+            HaloExchangeOp,
             HaloExchangeGradOp, HaloAggregateOp, HaloAggregateGradOp>(
           [&](Operation *op) { return emitGraphOp(*this, op); })
       // Axis ops, dropout and the loss: EmitTensor.cpp.

@@ -21,6 +21,8 @@
 
 #include "FunctionEmitter.h"
 
+#include "gnn/Target/Common/Naming.h"
+
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -47,6 +49,11 @@ std::string ifHalo(const FunctionEmitter &e, const std::string &distributed) {
 /// `else\n  <single>` after ifHalo, or `single` alone.
 std::string elseSingle(const FunctionEmitter &e, const std::string &single) {
   return e.exchangesHalos() ? "else\n  " + single : single;
+}
+
+/// Whether `graph` is one relation's subgraph (`relation(g, name)`).
+bool isRelation(Value graph) {
+  return graph.getDefiningOp<RelationOp>() != nullptr;
 }
 
 } // namespace
@@ -118,6 +125,25 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                      e.width(a.getInput()), e.width(a.getGrad()), out});
               })
           .Case<DegreeOp>([&](DegreeOp d) {
+            std::string local = e.kernelStmt(
+                rt::kernels::degree,
+                {e.graph(d.getGraph()), rt::side(d.getSide()).str(), out});
+            // A relation's in-degrees are local (a partition holds its
+            // nodes' in-edges); its out-degrees span the whole graph.
+            if (isRelation(d.getGraph())) {
+              if (d.getSide() == EdgeSide::dst || !e.exchangesHalos())
+                return local;
+              return ifHalo(e, "throw DataError(" +
+                                   cppString(target::describeLocation(
+                                                 d.getLoc()) +
+                                             ": degree(relation(g, ...), "
+                                             "src) needs the relation's "
+                                             "out-degrees over the whole "
+                                             "graph: one process only so "
+                                             "far") +
+                                   ");\n") +
+                     local;
+            }
             // A partition sees only its own edges: distributed runs pass
             // the global degrees.
             std::string given =
@@ -129,6 +155,16 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                    e.kernelStmt(rt::kernels::degree,
                                 {e.graph(d.getGraph()),
                                  rt::side(d.getSide()).str(), out});
+          })
+          .Case<NodeTypeOp>([&](NodeTypeOp t) {
+            // The sources' whole-graph ids are ctx.nodeIds (a partition's,
+            // halo included, or a batch's), or their rows.
+            return e.kernelStmt(rt::kernels::nodeTypeIndicator,
+                                {e.graph(t.getGraph()), rt::ctx::nodeIds.str(),
+                                 (rt::ctx::nodeType + "(" +
+                                  cppString(t.getName()) + ")")
+                                     .str(),
+                                 out});
           })
           .Case<DstGradOp>([&](DstGradOp d) {
             // The destinations are the leading sources; the rest get 0.
@@ -161,9 +197,17 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                         selfLoops = cppBool(h.getSelfLoops()),
                         input = e.name(h.getInput()),
                         width = e.width(h.getInput());
-            return ifHalo(e, haloStmt(rt::halo::aggregate,
-                                      {reduce, selfLoops, input, width, out,
-                                       rt::haloMode(h.getMode()).str()})) +
+            // A relation's subgraph is not the partition the exchange was
+            // split for: the halo comes whole, the subgraph reduces it.
+            std::string distributed =
+                isRelation(h.getGraph())
+                    ? haloStmt(rt::halo::aggregateOver,
+                               {e.graph(h.getGraph()), reduce, selfLoops,
+                                input, width, out})
+                    : haloStmt(rt::halo::aggregate,
+                               {reduce, selfLoops, input, width, out,
+                                rt::haloMode(h.getMode()).str()});
+            return ifHalo(e, distributed) +
                    elseSingle(e, e.kernelStmt(rt::kernels::aggregate,
                                               {e.graph(h.getGraph()), reduce,
                                                selfLoops, input, width,
@@ -174,9 +218,15 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                         selfLoops = cppBool(h.getSelfLoops()),
                         grad = e.name(h.getGrad()),
                         width = e.width(h.getGrad());
-            return ifHalo(e, haloStmt(rt::halo::aggregateGrad,
-                                      {reduce, selfLoops, grad, width, out,
-                                       rt::haloMode(h.getMode()).str()})) +
+            std::string distributed =
+                isRelation(h.getGraph())
+                    ? haloStmt(rt::halo::aggregateGradOver,
+                               {e.graph(h.getGraph()), reduce, selfLoops,
+                                grad, width, out})
+                    : haloStmt(rt::halo::aggregateGrad,
+                               {reduce, selfLoops, grad, width, out,
+                                rt::haloMode(h.getMode()).str()});
+            return ifHalo(e, distributed) +
                    elseSingle(
                        e, e.kernelStmt(rt::kernels::aggregateGradInput,
                                        {e.graph(h.getGraph()), reduce,

@@ -70,6 +70,8 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
     os << "s.batchSize = " << sampler.getBatch() << ";\n";
     os << "s.replace = " << cppBool(sampler.getReplace()) << ";\n";
     os << "s.shuffle = " << cppBool(sampler.getShuffle()) << ";\n";
+    if (sampler.getPerRelation())
+      os << "s.perRelation = true;\n";
   }
   if (PartitionAttr partition = train.getPartition()) {
     os << "s.partition = "

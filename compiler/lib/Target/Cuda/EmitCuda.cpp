@@ -48,7 +48,7 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
     WalkResult relational = entry.walk([](Operation *op) {
       if (!isa<AggregateRelationsOp, AggregateRelationsGradOp,
                AggregateRelationsWeightGradOp, AggregateRelationRowsOp,
-               AggregateRelationRowsGradOp, RelationOp>(op))
+               AggregateRelationRowsGradOp, RelationOp, NodeTypeOp>(op))
         return WalkResult::advance();
       op->emitOpError("is not supported by the CUDA target yet (gnnrt has no "
                       "CUDA kernel for relational graphs): build this "

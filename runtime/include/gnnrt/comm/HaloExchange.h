@@ -71,6 +71,19 @@ public:
                      int64_t width, T *dx,
                      HaloMode mode = HaloMode::Auto) const;
 
+  /// aggregate() over `graph` instead of the rank's whole local graph: a
+  /// subgraph of it on the same nodes (one relation's edges,
+  /// `relation(g, name)`), whose mean divides by its own in-edges (all of an
+  /// owned node's in-edges are local). The whole halo is fetched at once.
+  template <typename T>
+  void aggregateOver(const GraphView &graph, Reduce reduce, bool selfLoops,
+                     const T *x, int64_t width, T *out) const;
+  /// Its adjoint.
+  template <typename T>
+  void aggregateGradOver(const GraphView &graph, Reduce reduce,
+                         bool selfLoops, const T *dy, int64_t width,
+                         T *dx) const;
+
   /// The largest halo buffer Auto fetches at once: $GNNRT_HALO_BUDGET_MB,
   /// else an eighth of physical memory shared by the node's ranks.
   static int64_t haloBudgetBytes();

@@ -104,6 +104,13 @@ int32_t findRelation(const std::vector<RelationType> &relations,
                      const std::vector<NodeType> &nodeTypes,
                      const std::string &name);
 
+/// The node type called `name`. Throws DataError saying which types exist
+/// (or that the dataset is homogeneous).
+const NodeType &findNodeType(const std::vector<NodeType> &nodeTypes,
+                             const std::string &name);
+/// An empty list of node types (a homogeneous dataset's).
+const std::vector<NodeType> &noNodeTypes();
+
 /// How to post-process and cache a dataset. Edge options apply in the order
 /// listed: reverse edges, then self loops, then dedupe.
 struct LoadOptions {

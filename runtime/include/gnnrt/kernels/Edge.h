@@ -53,6 +53,12 @@ void edgeSoftmaxGrad(const GraphView &g, const T *dy, const T *y,
 /// of each destination (side Dst, n = numDst).
 template <typename T> void degree(const GraphView &g, Side side, T *out);
 
+/// out[numSrc, 1]: 1 for each source whose whole-graph id (nodeIds[u], or u
+/// when null) lies in `type`, 0 for the others (`node_type(g, "name")`).
+template <typename T>
+void nodeTypeIndicator(const GraphView &g, const int64_t *nodeIds,
+                       IdRange type, T *out);
+
 } // namespace gnnrt::kernels
 
 #endif // GNNRT_KERNELS_EDGE_H

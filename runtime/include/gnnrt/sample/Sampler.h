@@ -25,6 +25,7 @@
 #define GNNRT_SAMPLE_SAMPLER_H
 
 #include "gnnrt/graph/GraphView.h"
+#include "gnnrt/graph/RelationIndex.h"
 
 #include <condition_variable>
 #include <cstdint>
@@ -49,11 +50,20 @@ struct Adjacency {
   /// untyped); sampled blocks then keep their edges' relations.
   const int32_t *edgeType = nullptr;
   int32_t numRelations = 0;
+  /// Sampling per relation (`neighbor(..., per_relation = true)`): the
+  /// rows' entries grouped by relation (RelationIndex::byDst of the typed
+  /// graph these rows are), and each relation of a row draws its own
+  /// fanout, as DGL's per-edge-type fanouts do. Null: a row draws its
+  /// fanout over all its entries.
+  const RelationPairs *perRelation = nullptr;
 
   static Adjacency of(const GraphView &g) {
     return {g.numDst, g.inOffsets, g.edgeSrc, nullptr, g.edgeType,
             g.numRelations};
   }
+  /// The same with each relation sampled on its own; g must be typed and
+  /// carry its RelationIndex (a typed GraphStorage's views do).
+  static Adjacency perRelationOf(const GraphView &g);
   int64_t degree(int64_t row) const { return offsets[row + 1] - offsets[row]; }
   int64_t neighbor(int64_t k) const {
     return globalIds ? globalIds[neighbors[k]] : int64_t(neighbors[k]);

@@ -19,6 +19,8 @@
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/graph/GraphView.h"
+#include "gnnrt/kernels/Types.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -194,6 +196,13 @@ template <typename T> struct ExecContext {
     return findRelation(relations ? *relations : noRelations,
                         nodeTypes ? *nodeTypes : noTypes, name);
   }
+  /// The ids of node type `name` (node_type(g, "name")); the trainer
+  /// checked the program's names beforehand.
+  IdRange nodeType(const char *name) const {
+    const NodeType &t = findNodeType(nodeTypes ? *nodeTypes : noNodeTypes(),
+                                     name);
+    return {t.offset, t.offset + t.count};
+  }
 
   /// Distributed runs (null / defaults in a single process):
   /// the halo exchange of this rank's partition (gnn.halo_exchange);
@@ -275,6 +284,9 @@ struct TrainSettings {
   std::vector<int64_t> fanouts;
   int64_t batchSize = 0;
   bool replace = false, shuffle = true;
+  /// `per_relation = true` (typed graphs): each relation of a destination
+  /// draws its own fanout, rather than the fanout over all its in-edges.
+  bool perRelation = false;
   /// `partition = frequency(cache = R)`: the share of a rank's node count
   /// whose hottest remote features it caches.
   double cacheRatio = 0;
@@ -288,11 +300,13 @@ struct TrainSettings {
   int64_t memoryBudget = 0;
 };
 
-/// A relation the model selects by name (relation(g, "name")), and where.
-struct RelationUse {
+/// A relation or node type the model selects by name (relation(g, "name"),
+/// node_type(g, "name")), and where.
+struct NameUse {
   std::string name;
   std::string location; ///< "model.gnn:12:9", for error messages
 };
+using RelationUse = NameUse;
 
 /// One compiled train block.
 struct CompiledProgram {
@@ -304,6 +318,8 @@ struct CompiledProgram {
   bool needsEdgeIds = false;
   /// The relations selected by name, each of which the data must have.
   std::vector<RelationUse> relationUses;
+  /// The node types selected by name, each of which the data must have.
+  std::vector<NameUse> nodeTypeUses;
   /// Sampled training: the entry points run on this many blocks
   /// (ExecContext::blocks); 0: on the whole graph (or partition).
   int numBlocks = 0;

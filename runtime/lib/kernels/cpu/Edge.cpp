@@ -134,6 +134,16 @@ template <typename T> void degree(const GraphView &g, Side side, T *out) {
     out[v] = T(offsets[v + 1] - offsets[v]);
 }
 
+template <typename T>
+void nodeTypeIndicator(const GraphView &g, const int64_t *nodeIds,
+                       IdRange type, T *out) {
+#pragma omp parallel for schedule(static) if (worthThreads(g.numSrc))
+  for (int64_t u = 0; u < g.numSrc; ++u) {
+    const int64_t id = nodeIds ? nodeIds[u] : u;
+    out[u] = T(id >= type.begin && id < type.end);
+  }
+}
+
 //===--- Instantiations ---------------------------------------------------===//
 
 #define GNNRT_INSTANTIATE(T)                                                   \
@@ -147,7 +157,9 @@ template <typename T> void degree(const GraphView &g, Side side, T *out) {
   template void edgeSoftmax<T>(const GraphView &, const T *, int64_t, T *);    \
   template void edgeSoftmaxGrad<T>(const GraphView &, const T *, const T *,    \
                                    int64_t, T *);                              \
-  template void degree<T>(const GraphView &, Side, T *);
+  template void degree<T>(const GraphView &, Side, T *);                       \
+  template void nodeTypeIndicator<T>(const GraphView &, const int64_t *,       \
+                                     IdRange, T *);
 
 GNNRT_INSTANTIATE(float)
 GNNRT_INSTANTIATE(double)

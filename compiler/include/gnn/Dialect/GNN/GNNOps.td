@@ -314,6 +314,24 @@ def GNN_HaloAggregateOp : GNN_PureOp<"halo_aggregate",
   let hasVerifier = 1;
 }
 
+def GNN_NodeTypeOp : GNN_PureOp<"node_type", [DeclareOpInterfaceMethods<GNN_GraphOpInterface>]> {
+  let summary = "which source nodes have one node type, as a column";
+  let description = [{
+    1 for each source node of `graph` of node type `name` (of the
+    heterogeneous dataset's types), 0 for the others: an f32 column `[N, 1]`
+    that selects one type's rows of a source-node tensor by broadcasting
+    (a per-type input transform, a type's own bias). Constant: no gradient.
+
+    ```mlir
+    %p = gnn.node_type "paper" %g : tensor<?x1xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, StrAttr:$name);
+  let results = (outs 2DTensorOf<[F32]>:$result);
+  let assemblyFormat = "$name $graph attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def GNN_RelationOp : GNN_PureOp<"relation"> {
   let summary = "the subgraph of one typed relation";
   let description = [{

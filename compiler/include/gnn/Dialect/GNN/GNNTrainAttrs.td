@@ -157,7 +157,8 @@ def GNN_SamplerAttr : GNN_TrainAttrDef<"Sampler", "neighbor"> {
   let summary = "neighbor-sampled mini-batches (`neighbor(...)`)";
   let description = [{
     One fanout per layer of message passing, layer 0 (the input side) first;
-    -1 takes every neighbour.
+    -1 takes every neighbour. With `per_relation`, a node of a typed graph
+    draws that many of each relation's in-neighbours.
 
     ```mlir
     #gnn.neighbor<fanouts = [10, 10], batch = 64>
@@ -167,7 +168,9 @@ def GNN_SamplerAttr : GNN_TrainAttrDef<"Sampler", "neighbor"> {
     GNN_IntListParameter<"sampled neighbours per layer">:$fanouts,
     "int64_t":$batch,
     GNN_BoolParameter<"false", "sample with replacement">:$replace,
-    GNN_BoolParameter<"true", "shuffle the seeds every epoch">:$shuffle);
+    GNN_BoolParameter<"true", "shuffle the seeds every epoch">:$shuffle,
+    GNN_BoolParameter<"false", "each relation of a node draws its own "
+                      "fanout (typed graphs)">:$per_relation);
 }
 
 def GNN_PartitionAttr : GNN_TrainAttrDef<"Partition", "partition"> {

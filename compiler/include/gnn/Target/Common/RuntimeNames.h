@@ -83,6 +83,7 @@ constexpr StringLiteral aggregateRelationRows = "kernels::aggregateRelationRows"
 constexpr StringLiteral aggregateRelationRowsGrad =
     "kernels::aggregateRelationRowsGrad";
 constexpr StringLiteral degree = "kernels::degree";
+constexpr StringLiteral nodeTypeIndicator = "kernels::nodeTypeIndicator";
 // Edge ops.
 constexpr StringLiteral gather = "kernels::gather";
 constexpr StringLiteral gatherGrad = "kernels::gatherGrad";
@@ -165,6 +166,8 @@ constexpr StringLiteral numRelations = "ctx.numRelations";
 constexpr StringLiteral numGlobalNodes = "ctx.numGlobalNodes";
 /// ctx.relationId("name"): a relation's id in the data.
 constexpr StringLiteral relationId = "ctx.relationId";
+/// ctx.nodeType("name"): a node type of the data (its id range).
+constexpr StringLiteral nodeType = "ctx.nodeType";
 /// The whole graph, or the rank's partition.
 constexpr StringLiteral graph = "ctx.graph";
 /// Sampled training: the batch's blocks, layer 0 first.
@@ -202,6 +205,8 @@ constexpr StringLiteral forward = "forward";
 constexpr StringLiteral backward = "backward";
 constexpr StringLiteral aggregate = "aggregate";
 constexpr StringLiteral aggregateGrad = "aggregateGrad";
+constexpr StringLiteral aggregateOver = "aggregateOver";
+constexpr StringLiteral aggregateGradOver = "aggregateGradOver";
 } // namespace halo
 
 /// GraphView members (also of a sampled block).
@@ -233,6 +238,7 @@ constexpr StringLiteral params = "params";
 constexpr StringLiteral needsEdgeIds = "needsEdgeIds";
 /// The relations the model selects by name, with where.
 constexpr StringLiteral relationUses = "relationUses";
+constexpr StringLiteral nodeTypeUses = "nodeTypeUses";
 constexpr StringLiteral outputColumns = "outputColumns";
 constexpr StringLiteral numBlocks = "numBlocks";
 constexpr StringLiteral forwardF32 = "forwardF32";

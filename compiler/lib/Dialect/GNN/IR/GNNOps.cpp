@@ -200,6 +200,7 @@ GraphRows EdgeSoftmaxOp::getResultRows() { return GraphRows::Edges; }
 GraphRows DstOp::getResultRows() { return GraphRows::DstNodes; }
 GraphRows HaloExchangeOp::getResultRows() { return GraphRows::SrcNodes; }
 GraphRows HaloAggregateOp::getResultRows() { return GraphRows::DstNodes; }
+GraphRows NodeTypeOp::getResultRows() { return GraphRows::SrcNodes; }
 GraphRows DegreeOp::getResultRows() {
   return getSide() == EdgeSide::src ? GraphRows::SrcNodes : GraphRows::DstNodes;
 }
@@ -273,6 +274,16 @@ LogicalResult AggregateRelationRowsOp::verify() {
 LogicalResult EdgeSoftmaxOp::verify() {
   if (tensorType(getScores()).getRank() < 1)
     return emitOpError("expects edge scores of rank >= 1, got rank 0");
+  return success();
+}
+
+LogicalResult NodeTypeOp::verify() {
+  if (getName().empty())
+    return emitOpError("expects a node type name");
+  RankedTensorType result = tensorType(getResult());
+  if (!dimsCompatible(result.getDimSize(1), 1))
+    return emitOpError("expects a column result [N, 1], got ")
+           << formatShape(result.getShape());
   return success();
 }
 

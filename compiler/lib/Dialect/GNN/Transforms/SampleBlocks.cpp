@@ -47,7 +47,7 @@ namespace {
 
 /// Where a value's rows live. Node: the nodes of `level`; Edge: the edges
 /// of block `level`; Deferred: node rows of a level not yet known (degree
-/// columns); None: no graph rows (parameters, constants, scalars).
+/// and node type columns); None: no graph rows (parameters, constants, scalars).
 struct Rows {
   enum Kind { None, Node, Edge, Deferred } kind = None;
   int level = 0;
@@ -158,6 +158,14 @@ private:
                            "which are no block's destinations");
       result = b.create<DegreeOp>(d.getLoc(), d.getType(), d.getSideAttr(),
                                   block(layer));
+    } else if (auto t = dyn_cast<NodeTypeOp>(def)) {
+      // Level 0 is block 0's sources; level k > 0 the destinations of block
+      // k - 1, the prefix of its sources.
+      const int layer = std::max(level - 1, 0);
+      result = b.create<NodeTypeOp>(t.getLoc(), t.getType(), block(layer),
+                                    t.getNameAttr());
+      if (level > 0)
+        result = b.create<DstOp>(t.getLoc(), t.getType(), block(layer), result);
     } else {
       IRMapping mapping;
       for (Value operand : def->getOperands()) {
@@ -312,6 +320,13 @@ private:
               in.kind == Rows::Edge ? edgeBlock(in) : 0);
           set(op, {Rows::Edge, layer});
           return bind(op, s.getGraphMutable(), layer);
+        })
+        .Case<NodeTypeOp>([&](NodeTypeOp t) -> LogicalResult {
+          if (std::optional<int> fixed = explicitLayer(t.getGraph()))
+            set(op, {Rows::Node, *fixed});
+          else
+            set(op, {Rows::Deferred, 0});
+          return success();
         })
         .Case<DegreeOp>([&](DegreeOp d) -> LogicalResult {
           if (std::optional<int> fixed = explicitLayer(d.getGraph())) {
