@@ -163,22 +163,9 @@ void LearnedInputs::update(const OptimizerConfig &config,
 void LearnedInputs::applyAdam(const OptimizerConfig &config,
                               const int64_t *rowIds, const float *gradRowsData,
                               int64_t count) {
-  // The dense optimizer's arithmetic (Optimizer.cpp), in float so that a
-  // row's update vectorizes: a batch touches tens of thousands of rows.
-  const float b1 = float(config.beta1), b2 = float(config.beta2);
-  const float oneMinusB1 = float(1 - config.beta1),
-              oneMinusB2 = float(1 - config.beta2);
-  const float eps = float(config.eps);
-  const double bias1 = 1 - std::pow(config.beta1, double(stepCount));
-  const double bias2 = 1 - std::pow(config.beta2, double(stepCount));
-  const float stepSize = float(config.lr / bias1);
-  const float bias2Sqrt = float(std::sqrt(bias2));
-  // The train block's weight decay applies to the rows a step touches: as
-  // L2 in the gradient for Adam, decoupled for AdamW.
-  const bool decoupled = config.kind == OptimizerKind::AdamW;
-  const float l2 = decoupled ? 0.0f : float(config.weightDecay);
-  const float shrink =
-      decoupled ? float(1 - config.lr * config.weightDecay) : 1.0f;
+  // The dense optimizer's rule, on the rows a step touched; the train
+  // block's weight decay too (L2 for Adam, decoupled for AdamW).
+  const AdamRule rule(config, stepCount);
   const int64_t width = dim;
   // Gradient row j updates feature row rowIds[j] (or j): the rows are
   // distinct, so the iterations write disjoint rows.
@@ -188,18 +175,11 @@ void LearnedInputs::applyAdam(const OptimizerConfig &config,
     const int64_t i = learnedIndexOfRow[size_t(r)];
     if (i < 0)
       continue;
-    float *__restrict row = features.data() + r * width;
-    const float *__restrict g = gradRowsData + j * width;
-    float *__restrict m = expAvg.data() + i * width;
-    float *__restrict v = expAvgSq.data() + i * width;
-#pragma omp simd
-    for (int64_t k = 0; k < width; ++k) {
-      const float gk = g[k] + l2 * row[k];
-      m[k] = b1 * m[k] + oneMinusB1 * gk;
-      v[k] = b2 * v[k] + oneMinusB2 * gk * gk;
-      const float denom = std::sqrt(v[k]) / bias2Sqrt + eps;
-      row[k] = row[k] * shrink - stepSize * m[k] / denom;
-    }
+    float *row = features.data() + r * width;
+    const float *g = gradRowsData + j * width;
+    float *m = expAvg.data() + i * width, *v = expAvgSq.data() + i * width;
+    for (int64_t k = 0; k < width; ++k)
+      rule.apply(row[k], m[k], v[k], g[k]);
   }
 }
 

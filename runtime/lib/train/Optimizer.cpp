@@ -63,6 +63,17 @@ Optimizer::Optimizer(const OptimizerConfig &config, std::vector<int64_t> sz)
   }
 }
 
+AdamRule::AdamRule(const OptimizerConfig &cfg, int64_t step)
+    : decoupled(cfg.kind == OptimizerKind::AdamW),
+      weightDecay(decoupled ? 0.0f : float(cfg.weightDecay)),
+      decay(float(1 - cfg.lr * cfg.weightDecay)), b2(float(cfg.beta2)),
+      // Like torch, take 1 - beta in double before rounding to float:
+      // 1 - float(0.999) would be off by 1e-5 relative.
+      oneMinusB1(float(1 - cfg.beta1)), oneMinusB2(float(1 - cfg.beta2)),
+      eps(float(cfg.eps)),
+      stepSize(float(cfg.lr / (1 - std::pow(cfg.beta1, double(step))))),
+      bias2Sqrt(float(std::sqrt(1 - std::pow(cfg.beta2, double(step))))) {}
+
 std::vector<Optimizer::StateKind> Optimizer::state() {
   if (cfg.kind != OptimizerKind::Sgd)
     return {{"exp_avg", &first}, {"exp_avg_sq", &second}};
@@ -96,31 +107,11 @@ void Optimizer::step(const std::vector<float *> &params,
       }
       continue;
     }
-    const bool decoupled = cfg.kind == OptimizerKind::AdamW;
-    // Like torch, take 1 - beta in double before rounding to float:
-    // 1 - float(0.999) would be off by 1e-5 relative.
-    const float b2 = float(cfg.beta2);
-    const float oneMinusB1 = float(1 - cfg.beta1),
-                oneMinusB2 = float(1 - cfg.beta2);
-    const float eps = float(cfg.eps);
-    const double bias1 = 1 - std::pow(cfg.beta1, double(stepCount));
-    const double bias2 = 1 - std::pow(cfg.beta2, double(stepCount));
-    const float stepSize = float(cfg.lr / bias1);
-    const float bias2Sqrt = float(std::sqrt(bias2));
-    const float decay = float(1 - cfg.lr * cfg.weightDecay);
+    const AdamRule rule(cfg, stepCount);
     float *m = first[t].data(), *v = second[t].data();
 #pragma omp parallel for schedule(static) if (n >= kParallelThreshold)
-    for (int64_t i = 0; i < n; ++i) {
-      float d = g[i];
-      if (decoupled)
-        p[i] *= decay;
-      else if (wd != 0)
-        d += wd * p[i];
-      m[i] += (d - m[i]) * oneMinusB1; // torch's lerp_(grad, 1 - beta1)
-      v[i] = b2 * v[i] + oneMinusB2 * d * d;
-      float denom = std::sqrt(v[i]) / bias2Sqrt + eps;
-      p[i] -= stepSize * m[i] / denom;
-    }
+    for (int64_t i = 0; i < n; ++i)
+      rule.apply(p[i], m[i], v[i], g[i]);
   }
 }
 

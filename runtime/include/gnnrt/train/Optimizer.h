@@ -16,6 +16,7 @@
 #ifndef GNNRT_TRAIN_OPTIMIZER_H
 #define GNNRT_TRAIN_OPTIMIZER_H
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,32 @@ struct OptimizerConfig {
 
   /// The train block's optimizer; throws DataError for an unknown name.
   static OptimizerConfig fromSettings(const TrainSettings &settings);
+};
+
+/// Adam's (or AdamW's) update of one element at step `step` (1-based), in
+/// float with torch's arithmetic: the dense optimizer and the learned input
+/// rows' sparse Adam share it, so the two update a value alike. Inline, so
+/// that a loop over a tensor vectorizes.
+class AdamRule {
+public:
+  AdamRule(const OptimizerConfig &cfg, int64_t step);
+
+  /// Updates parameter p and its moments m, v from gradient g.
+  void apply(float &p, float &m, float &v, float g) const {
+    if (decoupled)
+      p *= decay;
+    else if (weightDecay != 0)
+      g += weightDecay * p;
+    m += (g - m) * oneMinusB1; // torch's lerp_(grad, 1 - beta1)
+    v = b2 * v + oneMinusB2 * g * g;
+    const float denom = std::sqrt(v) / bias2Sqrt + eps;
+    p -= stepSize * m / denom;
+  }
+
+private:
+  bool decoupled;
+  float weightDecay, decay, b2, oneMinusB1, oneMinusB2, eps, stepSize,
+      bias2Sqrt;
 };
 
 class Optimizer {
