@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
@@ -352,8 +351,6 @@ template <typename T> int64_t gatherTileWidth(const LinearGather<T> &p) {
   const int64_t matrixBytes = p.numRows * p.width * int64_t(sizeof(T));
   if (matrixBytes <= kAnyCacheBytes || matrixBytes <= lastLevelCacheBytes())
     return p.width;
-  if (const char *env = std::getenv("GNNRT_GATHER_TILE"))
-    return std::min<int64_t>(std::atoll(env), p.width);
   return tile;
 }
 
