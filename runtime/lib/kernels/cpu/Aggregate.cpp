@@ -78,7 +78,9 @@ const int32_t *outDestinations(const GraphView &g,
 // into L2 and the next few rows from there into L1. It accumulates a row of
 // width <= kLocalWidth in registers or a local buffer that is written to the
 // output once, and walks the backward pass's destinations through
-// GraphView::outDst (no edge id lookup per edge).
+// GraphView::outDst (no edge id lookup per edge). Wide rows of a matrix the
+// last-level cache cannot hold are walked one column tile at a time
+// (gatherTileWidth).
 
 /// Cache lines of gathered rows a thread keeps requested ahead of its walk
 /// straight into L1, and the bounds of that distance in positions: 14 rows
@@ -139,7 +141,8 @@ template <typename T> struct LinearGather {
   /// Rows in `rows` (the working set of the gather).
   int64_t numRows = 0;
   /// Values gathered per row, and the distance between rows of `rows` and
-  /// `out` (0: width). A column tile gathers `width` of `stride` columns.
+  /// `out` (linearGather sets it): a column tile gathers `width` of
+  /// `stride` columns.
   int64_t width = 0;
   int64_t stride = 0;
   const T *weight = nullptr;
@@ -331,11 +334,11 @@ void runLinearGather(const LinearGather<T> &p) {
 /// A tile's column slice of the matrix is a fraction of the whole, so more
 /// of the rows that several destinations read are still in the cache when
 /// the next one reads them; each tile costs one more walk over the ids and
-/// offsets. Measured on the GCN benchmark's graph (300k nodes, 12M edges,
-/// community order, width 128, 1 thread, epoch CPU seconds, medians of 6
-/// epochs in 2 alternating runs): whole rows 1.62, tiles of 64 floats 1.38,
-/// of 32 floats 1.83 (and 16: 2.7): narrower tiles cost more walks than
-/// they save misses.
+/// offsets. Measured on the GCN benchmark's graphs (community order, width
+/// 128, 1 thread, epoch CPU seconds, bench/README.md): 300k nodes / 12M
+/// edges whole rows 1.63, tiles of 64 floats 1.39, of 32 floats 1.83 (16:
+/// 2.7; narrower tiles cost more walks than they save misses); 1M nodes /
+/// 40M edges 7.30 -> 5.65.
 constexpr int64_t kGatherTileBytes = 256;
 /// A last-level cache holds at least this much.
 constexpr int64_t kAnyCacheBytes = int64_t(1) << 20;
