@@ -135,7 +135,7 @@ train GCN on graph {
 EOF
 log "compiling $RUN/gcn.gnn"
 t0=$(date +%s.%N)
-"$GNNC" "$RUN/gcn.gnn" -o "$RUN/gcn"
+"$GNNC" "$RUN/gcn.gnn" --assume-features "$FEATURES" -o "$RUN/gcn"
 COMPILE_S="$("$PY" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)")"
 
 if [[ "$DGL" != 0 ]]; then ensure_venv "$BENCH_DIR/venv-dgl" "torch, dgl" "${DGL_PACKAGES[@]}"; fi

@@ -123,7 +123,12 @@ LAYERS=${#FAN[@]}
   echo "}"
 } >"$RUN/sage.gnn"
 log "compiling $RUN/sage.gnn"
-"$GNNC" "$RUN/sage.gnn" -o "$RUN/sage"
+# An npy dataset's width is unknown when gnnc compiles: the reordering cost
+# model assumes 512 features and transforms the input before aggregating.
+# With the real width (128 = hidden) the first layer aggregates first: its
+# GEMMs run on the block's destinations, and the input needs no gather
+# adjoint. DGL's SAGEConv makes the same choice at these widths.
+"$GNNC" "$RUN/sage.gnn" --assume-features "$FEATURES" -o "$RUN/sage"
 
 #--- 4. Rounds: gnnc, DGL, in turn ---------------------------------------------
 GNNC_RUNS="" DGL_RUNS="" DGL_NOTE=""

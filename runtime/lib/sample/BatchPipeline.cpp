@@ -28,10 +28,14 @@
 namespace gnnrt {
 
 struct BatchPipeline::Impl {
-  Impl(int64_t numBatches, int capacity, Producer produce)
-      : numBatches(numBatches), capacity(capacity), produce(std::move(produce)),
-        slots(size_t(capacity)), slotBatch(size_t(capacity), -1),
-        slotError(size_t(capacity)) {}
+  /// `external` slots, or `capacity` of the pipeline's own.
+  Impl(int64_t numBatches, std::vector<SampledBatch> *external, int capacity,
+       Producer produce)
+      : numBatches(numBatches), capacity(capacity),
+        produce(std::move(produce)),
+        ownSlots(external ? 0 : size_t(capacity)),
+        slots(external ? *external : ownSlots),
+        slotBatch(size_t(capacity), -1), slotError(size_t(capacity)) {}
 
   /// Stops the workers: each finishes the batch it is producing.
   ~Impl() {
@@ -73,7 +77,9 @@ struct BatchPipeline::Impl {
   const int64_t numBatches;
   const int capacity;
   const Producer produce;
-  std::vector<SampledBatch> slots;
+  /// The ring: the pipeline's own (ownSlots) or the caller's.
+  std::vector<SampledBatch> ownSlots;
+  std::vector<SampledBatch> &slots;
   /// The batch whose production last finished in each slot (-1: none), and
   /// its exception if it threw.
   std::vector<int64_t> slotBatch;
@@ -90,6 +96,18 @@ struct BatchPipeline::Impl {
 };
 
 BatchPipeline::BatchPipeline(int64_t numBatches, int workers, int capacity,
+                             Producer produce)
+    : BatchPipeline(numBatches, workers, nullptr, capacity,
+                    std::move(produce)) {}
+
+BatchPipeline::BatchPipeline(int64_t numBatches, int workers,
+                             std::vector<SampledBatch> &slots,
+                             Producer produce)
+    : BatchPipeline(numBatches, workers, &slots, int(slots.size()),
+                    std::move(produce)) {}
+
+BatchPipeline::BatchPipeline(int64_t numBatches, int workers,
+                             std::vector<SampledBatch> *slots, int capacity,
                              Producer produce) {
   if (numBatches < 0 || workers < 1 || capacity < 1)
     throwDataError("pipeline", 0,
@@ -99,7 +117,8 @@ BatchPipeline::BatchPipeline(int64_t numBatches, int workers, int capacity,
                        " slots (expected batches >= 0, workers and slots "
                        ">= 1)");
   // If a thread fails to start, the Impl's destructor joins the others.
-  auto owned = std::make_unique<Impl>(numBatches, capacity, std::move(produce));
+  auto owned =
+      std::make_unique<Impl>(numBatches, slots, capacity, std::move(produce));
   for (int w = 0; w < workers; ++w)
     owned->threads.emplace_back([state = owned.get(), w] { state->work(w); });
   impl = owned.release();

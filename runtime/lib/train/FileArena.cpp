@@ -13,6 +13,7 @@
 #include "FileArena.h"
 
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/HugePages.h"
 
 #include <atomic>
 #include <cerrno>
@@ -62,8 +63,10 @@ void *heapAllocate(size_t bytes, size_t alignment) {
       p = std::malloc(bytes ? bytes : 1);
     else if (posix_memalign(&p, alignment, bytes ? bytes : 1) != 0)
       p = nullptr;
-    if (p)
+    if (p) {
+      adviseHugePages(p, bytes);
       return p;
+    }
     std::new_handler handler = std::get_new_handler();
     if (!handler)
       throw std::bad_alloc();

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 
 namespace gnnrt {
@@ -77,6 +78,12 @@ std::string number(double value, const char *format = "%.9g") {
 }
 } // namespace
 
+double processCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
 int64_t peakResidentBytes() {
   std::ifstream status("/proc/self/status");
   for (std::string line; std::getline(status, line);)
@@ -98,6 +105,7 @@ std::string metricsJson(const EpochRecord &record) {
     field("test_acc", record.eval->test);
   }
   return line + ",\"epoch_seconds\":" + number(record.seconds, "%.6g") +
+         ",\"epoch_cpu_seconds\":" + number(record.cpuSeconds, "%.6g") +
          ",\"peak_rss_bytes\":" + std::to_string(record.peakRssBytes) + "}";
 }
 

@@ -55,14 +55,22 @@ struct EpochRecord {
   int64_t epoch = 0; ///< 1-based
   double loss = 0;
   double seconds = 0;             ///< training step + optimizer update
+  /// The CPU time of the process (every thread, user + system) over the
+  /// same span: on a shared machine it moves less than `seconds` when
+  /// others take time slices.
+  double cpuSeconds = 0;
   /// The process's peak resident set so far (VmHWM), after the epoch.
   int64_t peakRssBytes = 0;
   std::optional<Accuracies> eval; ///< set on evaluation epochs
 };
 
 /// {"epoch":1,"loss":...,"train_acc":...,"valid_acc":...,"test_acc":...,
-/// "epoch_seconds":...,"peak_rss_bytes":...} without a trailing newline.
+/// "epoch_seconds":...,"epoch_cpu_seconds":...,"peak_rss_bytes":...}
+/// without a trailing newline.
 std::string metricsJson(const EpochRecord &record);
+
+/// The CPU time this process has used so far (every thread), in seconds.
+double processCpuSeconds();
 
 /// The process's peak resident set so far, in bytes: VmHWM from
 /// /proc/self/status (0 where there is none).

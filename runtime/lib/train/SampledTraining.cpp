@@ -196,7 +196,8 @@ double SampledTraining::trainEpoch(
     // about to update: learned inputs are gathered here, at its turn.
     const auto inputs = inputsLearned ? MiniBatchAssembler::Inputs::Defer
                                       : MiniBatchAssembler::Inputs::Gather;
-    BatchPipeline pipeline(stepsPerEpoch, samplerThreads, kPipelineDepth,
+    pipelineSlots.resize(kPipelineDepth);
+    BatchPipeline pipeline(stepsPerEpoch, samplerThreads, pipelineSlots,
                            [&](int64_t b, int worker, SampledBatch &slot) {
                              sampler.assemble(plan.seedsOf(b), s.fanouts,
                                               keyOf(b),
@@ -230,6 +231,9 @@ double SampledTraining::trainEpoch(
 void SampledTraining::infer(
     ExecContext<float> &ctx, const std::vector<int64_t> &local,
     const std::function<void(size_t, size_t, const float *)> &visit) {
+  // Inference batches are whole neighbourhoods: the training ring's
+  // buffers go first, so that the peak holds one or the other.
+  std::vector<SampledBatch>().swap(pipelineSlots);
   const std::vector<int64_t> global = assembler.globalIds(local);
   const std::vector<int64_t> all(size_t(program.numBlocks), -1);
   const int64_t classes = data.data.numClasses;

@@ -123,6 +123,9 @@ private:
   /// One per sampling thread (BatchPipeline's worker index); the training
   /// thread uses the first.
   std::vector<std::unique_ptr<BlockBuilder>> builders;
+  /// The batch pipeline's ring, kept across epochs: its buffers stay the
+  /// size of a batch instead of being faulted in again every epoch.
+  std::vector<SampledBatch> pipelineSlots;
   SamplingTraffic trainTraffic;
   double pipelineWait = 0;
   /// Sums over the trained batches of each block's sources, destinations

@@ -61,12 +61,14 @@ TrainingResult trainEpochs(const CompiledProgram &program,
 
   for (int64_t epoch = first; epoch <= options.epochs; ++epoch) {
     auto start = std::chrono::steady_clock::now();
+    const double cpuStart = processCpuSeconds();
     EpochRecord record;
     record.epoch = epoch;
     if (progress)
       progress->beginEpoch(epoch, schedule.stepsPerEpoch());
     record.loss = schedule.trainEpoch(epoch, step);
     record.seconds = secondsSince(start);
+    record.cpuSeconds = processCpuSeconds() - cpuStart;
     result.trainSeconds += record.seconds;
     if (epoch % every == 0 || epoch == options.epochs) {
       record.eval = schedule.evaluateBetweenEpochs();

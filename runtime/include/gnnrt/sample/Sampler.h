@@ -197,6 +197,11 @@ public:
       std::function<void(int64_t batch, int worker, SampledBatch &slot)>;
   BatchPipeline(int64_t numBatches, int workers, int capacity,
                 Producer produce);
+  /// The ring is the caller's `slots` (capacity: their number), which
+  /// outlive the pipeline: the next pipeline over them refills buffers that
+  /// are already the size of a batch (no fresh pages to clear each epoch).
+  BatchPipeline(int64_t numBatches, int workers,
+                std::vector<SampledBatch> &slots, Producer produce);
   ~BatchPipeline();
   BatchPipeline(const BatchPipeline &) = delete;
   BatchPipeline &operator=(const BatchPipeline &) = delete;
@@ -207,6 +212,9 @@ public:
   double waitSeconds() const { return waited; }
 
 private:
+  BatchPipeline(int64_t numBatches, int workers,
+                std::vector<SampledBatch> *slots, int capacity,
+                Producer produce);
   struct Impl;
   Impl *impl;
   double waited = 0;

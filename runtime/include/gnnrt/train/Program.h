@@ -107,11 +107,15 @@ private:
         slots.resize(size_t(slot) + 1);
       Slot &s = slots[size_t(slot)];
       if (s.size < elements) {
+        // A slot that grows a second time holds values whose size varies
+        // (sampled batches): an eighth more room spares refaulting it for
+        // every batch a little larger than the largest so far.
+        const int64_t size = s.size > 0 ? elements + elements / 8 : elements;
         // The old value is dead: free it first, so that the peak is the
         // new buffer alone.
         free(s);
-        s.data = CacheLineAllocator<T>().allocate(size_t(elements));
-        s.size = elements;
+        s.data = CacheLineAllocator<T>().allocate(size_t(size));
+        s.size = size;
       }
       return s.data;
     }

@@ -568,6 +568,34 @@ TEST(BatchPipeline, NeverMoreThanCapacityAhead) {
   EXPECT_FALSE(ahead);
 }
 
+// A ring the caller owns outlives its pipelines: a second epoch's pipeline
+// over it delivers its own batches in order, into the buffers the first one
+// grew (a slot's features keep their allocation).
+TEST(BatchPipeline, CallerSlotsOutliveThePipeline) {
+  std::vector<SampledBatch> slots(3);
+  auto epoch = [&](int64_t first) {
+    std::vector<int64_t> seen;
+    BatchPipeline pipeline(7, 2, slots, [&](int64_t b, int, SampledBatch &slot) {
+      slot.labels = {first + b};
+      slot.features.resize(1000);
+    });
+    while (SampledBatch *batch = pipeline.next())
+      seen.push_back(batch->labels[0]);
+    return seen;
+  };
+  EXPECT_EQ(epoch(0), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));
+  // The batches were produced into the caller's slots.
+  std::vector<const float *> buffers;
+  for (const SampledBatch &slot : slots) {
+    EXPECT_EQ(slot.features.size(), 1000u);
+    buffers.push_back(slot.features.data());
+  }
+  EXPECT_EQ(epoch(100),
+            (std::vector<int64_t>{100, 101, 102, 103, 104, 105, 106}));
+  for (size_t i = 0; i < slots.size(); ++i)
+    EXPECT_EQ(slots[i].features.data(), buffers[i]) << "slot " << i;
+}
+
 TEST(BatchPipeline, RethrowsProducerErrorInTurn) {
   BatchPipeline pipeline(10, 3, 4, [](int64_t b, int, SampledBatch &slot) {
     if (b == 3)

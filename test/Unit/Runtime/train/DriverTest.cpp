@@ -220,6 +220,7 @@ TEST_F(Driver, TrainsAndWritesMetrics) {
     ASSERT_TRUE(record.contains("loss") && record["loss"].is_number());
     losses.push_back(record["loss"].get<double>());
     EXPECT_GE(record["epoch_seconds"].get<double>(), 0.0);
+    EXPECT_GE(record["epoch_cpu_seconds"].get<double>(), 0.0);
     bool evaluated = (i + 1) % 5 == 0;
     for (const char *key : {"train_acc", "valid_acc", "test_acc"})
       EXPECT_EQ(record.contains(key), evaluated)
