@@ -354,8 +354,19 @@ Value Generator::emitWeight(const std::string &name, const Expr *use,
       }
     }
     llvm::SmallVector<mlir::Attribute> dims;
-    for (const Dim &d : env.module->weightTypes.at(name).shape)
-      dims.push_back(builder.getStringAttr(globalDim(d, env).str()));
+    for (const Dim &d : env.module->weightTypes.at(name).shape) {
+      // Sema checks a layer's own arguments; this catches quotients whose
+      // operands came through an enclosing layer's (`in / blocks`).
+      Dim global = globalDim(d, env);
+      if (auto q = global.indivisibleQuotient()) {
+        fail(weight ? weight->loc : use->loc,
+             "parameter '" + name + "' has a dimension " + d.str() + ", but " +
+                 std::to_string(q->first) + " is not divisible by " +
+                 std::to_string(q->second));
+        return nullptr;
+      }
+      dims.push_back(builder.getStringAttr(global.str()));
+    }
     mlir::OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(module.getBody(), module.getBody()->begin());
     // Parameters go before functions, in declaration order.
@@ -624,6 +635,8 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
   }
   if (name == "reshape")
     return builder.create<gnn::ReshapeOp>(l, type, value(0));
+  if (name == "block_diagonal")
+    return builder.create<gnn::BlockDiagonalOp>(l, type, value(0));
 
   if (name == "relu")
     return builder.create<gnn::ReluOp>(l, type, x);

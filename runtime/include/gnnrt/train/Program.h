@@ -19,6 +19,7 @@
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/graph/GraphView.h"
+#include "gnnrt/support/Error.h" // The parameter table throws DataError.
 
 #include <algorithm>
 #include <cstddef>
