@@ -42,7 +42,8 @@ public:
   /// divisor divides every term, otherwise an opaque quotient symbol spelled
   /// `(in/blocks)` that substitution folds again and that multiplying back
   /// by the divisor cancels (`blocks * (in/blocks)` is `in`). Null when the
-  /// divisor is zero or both are constants that do not divide.
+  /// divisor is zero or both are constants that do not divide. Equal values
+  /// may still differ in form: `(in/blocks) * out` is not `in * (out/blocks)`.
   std::optional<Dim> divide(const Dim &divisor) const;
   /// The constants of an opaque quotient whose divisor does not divide its
   /// dividend once symbols are bound (`(18/4)`), for "not divisible" errors.
