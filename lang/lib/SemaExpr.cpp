@@ -916,8 +916,7 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
       return Type::error();
     }
     const Dim &blocks = q.shape[1];
-    return Type::tensor(
-        {q.shape[0], blocks * q.shape[2], blocks * q.shape[3]});
+    return Type::tensor({q.shape[0], blocks * q.shape[2], blocks * q.shape[3]});
   }
   if (name == "reshape") {
     const Type &x = types[0];

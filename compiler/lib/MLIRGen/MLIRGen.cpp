@@ -368,10 +368,9 @@ Value Generator::emitWeight(const std::string &name, const Expr *use,
       Dim global = globalDim(d, env);
       if (auto q = global.indivisibleQuotient())
         reportError(weight ? weight->loc : use->loc,
-             "parameter '" + symbol + "' has a dimension " + d.str() +
-                 ", but " +
-                 std::to_string(q->first) + " is not divisible by " +
-                 std::to_string(q->second));
+                    "parameter '" + symbol + "' has a dimension " + d.str() +
+                        ", but " + std::to_string(q->first) +
+                        " is not divisible by " + std::to_string(q->second));
       dims.push_back(builder.getStringAttr(global.str()));
     }
     mlir::OpBuilder::InsertionGuard guard(builder);

@@ -108,15 +108,15 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
           })
           .Case<BlockDiagonalOp>([&](BlockDiagonalOp b) {
             const Dims &q = e.dims(b.getInput());
-            return e.kernelStmt(rt::kernels::blockDiagonal,
-                                {q[0], q[1], q[2], q[3], e.name(b.getInput()),
-                                 out});
+            return e.kernelStmt(
+                rt::kernels::blockDiagonal,
+                {q[0], q[1], q[2], q[3], e.name(b.getInput()), out});
           })
           .Case<DiagonalBlocksOp>([&](DiagonalBlocksOp b) {
             const Dims &q = e.dims(b.getBlocks());
-            return e.kernelStmt(rt::kernels::diagonalBlocks,
-                                {q[0], q[1], q[2], q[3], e.name(b.getInput()),
-                                 out});
+            return e.kernelStmt(
+                rt::kernels::diagonalBlocks,
+                {q[0], q[1], q[2], q[3], e.name(b.getInput()), out});
           })
           .Case<UnbroadcastOp>([&](UnbroadcastOp u) {
             // The sum over the broadcast dims, from the input's shape to the

@@ -54,8 +54,8 @@ void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
 /// entries are zero (R-GCN's block-diagonal decomposition); diagonalBlocks
 /// is its adjoint, the diagonal blocks of w back in q's layout.
 template <typename T>
-void blockDiagonal(int64_t matrices, int64_t blocks, int64_t rows,
-                   int64_t cols, const T *q, T *out);
+void blockDiagonal(int64_t matrices, int64_t blocks, int64_t rows, int64_t cols,
+                   const T *q, T *out);
 template <typename T>
 void diagonalBlocks(int64_t matrices, int64_t blocks, int64_t rows,
                     int64_t cols, const T *w, T *q);

@@ -217,8 +217,8 @@ void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
 // Row (m, b, i) of the blocks is row b*rows + i of matrix m, at column
 // b*cols; the blocks' rows are contiguous in both layouts.
 template <typename T>
-void blockDiagonal(int64_t matrices, int64_t blocks, int64_t rows,
-                   int64_t cols, const T *q, T *out) {
+void blockDiagonal(int64_t matrices, int64_t blocks, int64_t rows, int64_t cols,
+                   const T *q, T *out) {
   const int64_t blockRows = matrices * blocks * rows, width = blocks * cols;
   const bool threaded = worthThreads(blockRows * width);
 #pragma omp parallel for schedule(static) if (threaded)
@@ -343,9 +343,9 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
                                 int64_t, T *);                                 \
   template void sliceAxis<T>(int64_t, int64_t, int64_t, const T *, int64_t,    \
                              int64_t, T *);                                    \
-  template void blockDiagonal<T>(int64_t, int64_t, int64_t, int64_t,          \
+  template void blockDiagonal<T>(int64_t, int64_t, int64_t, int64_t,           \
                                  const T *, T *);                              \
-  template void diagonalBlocks<T>(int64_t, int64_t, int64_t, int64_t,         \
+  template void diagonalBlocks<T>(int64_t, int64_t, int64_t, int64_t,          \
                                   const T *, T *);                             \
   template void unbroadcast<T>(const T *, const int64_t *, int, T *,           \
                                const int64_t *, int);

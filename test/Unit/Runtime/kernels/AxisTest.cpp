@@ -1,8 +1,8 @@
 //===- AxisTest.cpp - Axis operations and unbroadcast ---------------------===//
 //
 // Softmax, log-softmax and reductions along an axis, concat and slice,
-// block-diagonal matrices and unbroadcast, against references (shapes wider than one column tile
-// included), and their adjoints by finite differences.
+// block-diagonal matrices and unbroadcast, against references (shapes wider
+// than one column tile included), and their adjoints by finite differences.
 //
 //===----------------------------------------------------------------------===//
 

@@ -209,9 +209,9 @@ LogicalResult ReshapeOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
 LogicalResult BlockDiagonalOp::buildAdjoint(AdjointBuilder &adjoints,
                                             Value dy) {
   // Only the diagonal blocks are parameters; the zeros around them are not.
-  adjoints.accumulate(getInput(), adjoints.builder().create<DiagonalBlocksOp>(
-                                      adjoints.loc(), getInput().getType(), dy,
-                                      getInput()));
+  adjoints.accumulate(
+      getInput(), adjoints.builder().create<DiagonalBlocksOp>(
+                      adjoints.loc(), getInput().getType(), dy, getInput()));
   return success();
 }
 
