@@ -110,6 +110,11 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        C::Forward,
        {{"x", K::Tensor, true}, {"shape", K::DimList, true}},
        "same elements, new shape; -1 first keeps the row count"},
+      {"block_diagonal",
+       C::Forward,
+       {{"q", K::Tensor, true}},
+       "[R, B, i, o] to [R, B*i, B*o]: each matrix with its B blocks on the "
+       "diagonal, zeros elsewhere"},
       {"sum",
        C::Forward,
        {{"x", K::Tensor, true}, {"axis", K::Int, true}},

@@ -530,8 +530,27 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
       sub.dimBindings[p.name] = *actual.intValue;
     }
   }
+  if (argsOk && !checkQuotientDims(*layer, callee, sub, call->loc))
+    argsOk = false;
   if (argsOk)
     info.subLayers[decl.name] = std::move(sub);
+}
+
+bool Sema::checkQuotientDims(const ModuleDecl &layer, const ModuleInfo &callee,
+                             const SubLayerInfo &sub, SourceLoc loc) {
+  // A parameter sized `in / blocks` needs arguments that divide.
+  for (const auto &[weight, type] : callee.weightTypes)
+    for (const Dim &d : type.shape)
+      if (auto q = d.substitute(sub.dimBindings).indivisibleQuotient()) {
+        diags.error(loc, "parameter '" + weight + "' of '" + layer.name +
+                             "' has a dimension " + d.str() + ", but " +
+                             std::to_string(q->first) +
+                             " is not divisible by " +
+                             std::to_string(q->second));
+        noteDefinition(&layer);
+        return false;
+      }
+  return true;
 }
 
 void Sema::checkForward(ModuleInfo &info, Scope &scope) {

@@ -387,11 +387,11 @@ Type Sema::checkBinary(BinaryExpr *expr, Scope &scope) {
       t.intValue = *l.intValue * *r.intValue;
       break;
     case BinaryOp::Div:
-      if (l.intValue->isConstant() && r.intValue->isConstant() &&
-          r.intValue->constantValue() != 0 &&
-          l.intValue->constantValue() % r.intValue->constantValue() == 0)
-        t.intValue = Dim::constant(l.intValue->constantValue() /
-                                   r.intValue->constantValue());
+      // Exact when the values are known (`16 / 4`); a symbolic quotient
+      // (`in / blocks`) may size a tensor, and divisibility is checked
+      // where the layer is instantiated.
+      if (std::optional<Dim> q = l.intValue->divide(*r.intValue))
+        t.intValue = *q;
       else
         t = Type::scalar(TypeKind::Float);
       break;
@@ -912,6 +912,20 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
       }
     }
     return t;
+  }
+  if (name == "block_diagonal") {
+    // [R, B, i, o] -> [R, B*i, B*o]: relation r's matrix has the blocks
+    // q[r, b] on its diagonal (R-GCN's block-diagonal decomposition).
+    const Type &q = types[0];
+    if (!q.isTensor() || q.rank() != 4) {
+      diags.error(argLoc(0), "'q' of 'block_diagonal' must be the blocks of "
+                             "each matrix, [matrices, blocks, rows, columns], "
+                             "got " +
+                                 show(q, scope));
+      return Type::error();
+    }
+    const Dim &blocks = q.shape[1];
+    return Type::tensor({q.shape[0], blocks * q.shape[2], blocks * q.shape[3]});
   }
   if (name == "reshape") {
     const Type &x = types[0];

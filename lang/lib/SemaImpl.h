@@ -78,6 +78,10 @@ public:
                 const std::vector<FormalParam> &params,
                 const std::vector<Arg> &args, std::vector<const Expr *> &bound);
   void checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info, Scope &scope);
+  /// Reports (at `loc`) a parameter of `layer` sized by a quotient of its
+  /// arguments that do not divide (`in / blocks` with 18 and 4).
+  bool checkQuotientDims(const ModuleDecl &layer, const ModuleInfo &callee,
+                         const SubLayerInfo &sub, SourceLoc loc);
   /// A dropout probability `value` (of type `type`) bound to a parameter
   /// used as one at `use`: reports a constant outside [0, 1) at `value`, and
   /// records a parameter of the enclosing module as one in turn.

@@ -87,6 +87,12 @@ private:
       compilation.diagnostics().error(l, "cannot lower to MLIR: " + message);
     failed = true;
   }
+  /// An error after which the IR is still well formed: generation goes on
+  /// (its values are valid) and its result is dropped at the end.
+  void reportError(SourceLoc l, const std::string &message) {
+    compilation.diagnostics().error(l, "cannot lower to MLIR: " + message);
+    hasErrors = true;
+  }
 
   mlir::MLIRContext &context;
   Compilation &compilation;
@@ -96,7 +102,7 @@ private:
   std::set<std::string> declaredParameters;
   /// Each dropout draws its masks from its own random stream.
   int64_t nextDropoutStream = 0;
-  bool failed = false;
+  bool failed = false, hasErrors = false;
 };
 
 } // namespace
@@ -253,7 +259,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
         emitModel(*m, args, m->name);
     }
   }
-  if (failed)
+  if (failed || hasErrors)
     return nullptr;
   if (mlir::failed(mlir::verify(*owned))) {
     llvm::errs()
@@ -354,8 +360,19 @@ Value Generator::emitWeight(const std::string &name, const Expr *use,
       }
     }
     llvm::SmallVector<mlir::Attribute> dims;
-    for (const Dim &d : env.module->weightTypes.at(name).shape)
-      dims.push_back(builder.getStringAttr(globalDim(d, env).str()));
+    for (const Dim &d : env.module->weightTypes.at(name).shape) {
+      // Sema checks a layer's own arguments; this catches quotients whose
+      // operands came through an enclosing layer's or a model's parameters
+      // (`in / blocks`). The parameter is still made, and generation goes
+      // on.
+      Dim global = globalDim(d, env);
+      if (auto q = global.indivisibleQuotient())
+        reportError(weight ? weight->loc : use->loc,
+                    "parameter '" + symbol + "' has a dimension " + d.str() +
+                        ", but " + std::to_string(q->first) +
+                        " is not divisible by " + std::to_string(q->second));
+      dims.push_back(builder.getStringAttr(global.str()));
+    }
     mlir::OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(module.getBody(), module.getBody()->begin());
     // Parameters go before functions, in declaration order.
@@ -629,6 +646,8 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
   }
   if (name == "reshape")
     return builder.create<gnn::ReshapeOp>(l, type, value(0));
+  if (name == "block_diagonal")
+    return builder.create<gnn::BlockDiagonalOp>(l, type, value(0));
 
   if (name == "relu")
     return builder.create<gnn::ReluOp>(l, type, x);

@@ -26,8 +26,9 @@ using namespace gnn::target;
 namespace {
 
 /// A parameter dim as MLIRGen prints it (a polynomial in literals and
-/// dataset sizes, e.g. `2*cora.classes`) as a C++ expression over the
-/// generated code's `features` and `classes`.
+/// dataset sizes, e.g. `2*cora.classes`, with exact quotients such as
+/// `(cora.classes/4)`) as a C++ expression over the generated code's
+/// `features` and `classes`.
 std::optional<std::string> translateDim(StringRef text) {
   if (isLiteral(text))
     return text.str();
@@ -55,7 +56,7 @@ std::optional<std::string> translateDim(StringRef text) {
     } else if (llvm::isDigit(c) || c == ' ') {
       out += c;
       ++i;
-    } else if (StringRef("*+-()").contains(c)) {
+    } else if (StringRef("*+-()/").contains(c)) {
       out += c;
       compound = true;
       ++i;

@@ -127,6 +127,12 @@ LogicalResult PreparedFunction::computeDims(Operation *op,
                   "(" + numel(r.getInput()) + " / " + product(known) + ")";
             return d;
           })
+          .Case<BlockDiagonalOp>([&](BlockDiagonalOp b) {
+            const Dims &q = dims(b.getInput());
+            return Dims{q[0], product({q[1], q[2]}), product({q[1], q[3]})};
+          })
+          .Case<DiagonalBlocksOp>(
+              [&](DiagonalBlocksOp b) { return dims(b.getBlocks()); })
           .Case<ReduceOp>([&](ReduceOp r) {
             Dims d = dims(r.getInput());
             d.erase(d.begin() + r.getAxis());

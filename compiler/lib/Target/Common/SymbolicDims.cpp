@@ -72,3 +72,47 @@ Dims gnn::target::broadcastDims(const Dims &a, const Dims &b) {
   }
   return d;
 }
+
+llvm::SmallVector<std::pair<std::string, std::string>>
+gnn::target::quotients(llvm::StringRef dim) {
+  auto isToken = [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '.';
+  };
+  // The operand ending just before `end` / starting at `begin`: a balanced
+  // parenthesized expression or a token.
+  auto before = [&](size_t end) {
+    size_t begin = end;
+    if (begin > 0 && dim[begin - 1] == ')') {
+      for (int depth = 0; begin > 0;) {
+        char c = dim[--begin];
+        depth += c == ')' ? 1 : c == '(' ? -1 : 0;
+        if (depth == 0)
+          break;
+      }
+    } else {
+      while (begin > 0 && isToken(dim[begin - 1]))
+        --begin;
+    }
+    return dim.slice(begin, end).str();
+  };
+  auto after = [&](size_t begin) {
+    size_t end = begin;
+    if (end < dim.size() && dim[end] == '(') {
+      for (int depth = 0; end < dim.size();) {
+        char c = dim[end++];
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (depth == 0)
+          break;
+      }
+    } else {
+      while (end < dim.size() && isToken(dim[end]))
+        ++end;
+    }
+    return dim.slice(begin, end).str();
+  };
+  llvm::SmallVector<std::pair<std::string, std::string>> found;
+  for (size_t at = dim.find('/'); at != llvm::StringRef::npos;
+       at = dim.find('/', at + 1))
+    found.emplace_back(before(at), after(at + 1));
+  return found;
+}

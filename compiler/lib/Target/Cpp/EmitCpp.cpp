@@ -67,6 +67,19 @@ void gnn::cpp::emitParams(raw_indented_ostream &os,
   os.indent();
   bindDataDims(os, "", params.uses(rt::local::relations),
                params.uses(rt::local::nodes));
+  // A parameter sized by a quotient of dataset sizes (`features / 4`, from
+  // a layer's `in / blocks`) needs sizes that divide; Sema checked the rest.
+  for (ParameterOp p : params.params) {
+    std::string shortName = p.getSymName().drop_front(model.size() + 1).str();
+    for (const std::string &dim : params.dims.lookup(p.getSymName()))
+      for (auto [dividend, divisor] : target::quotients(dim))
+        os << "if ((" << dividend << ") % (" << divisor << ") != 0)\n"
+           << "  throw " << rt::dataError << "(\"parameter '" << shortName
+           << "' has a dimension " << dividend << " / " << divisor
+           << ", but \" + std::to_string(" << dividend
+           << ") + \" is not divisible by \" + std::to_string(" << divisor
+           << "));\n";
+  }
   os << "return {\n";
   for (ParameterOp p : params.params) {
     StringRef sym = p.getSymName();

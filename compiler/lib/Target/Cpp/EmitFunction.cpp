@@ -254,8 +254,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           [&](Operation *op) { return emitGraphOp(*this, op); })
       // Axis ops, dropout and the loss: EmitTensor.cpp.
       .Case<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp, ReduceOp,
-            ReduceGradOp, ConcatOp, SliceOp, UnbroadcastOp, DropoutOp,
-            CrossEntropyOp, CrossEntropyGradOp>(
+            ReduceGradOp, ConcatOp, SliceOp, BlockDiagonalOp, DiagonalBlocksOp,
+            UnbroadcastOp, DropoutOp, CrossEntropyOp, CrossEntropyGradOp>(
           [&](Operation *op) { return emitTensorOp(*this, op); })
       .Default([](Operation *op) { return unsupported(op); });
 }

@@ -1,4 +1,4 @@
-//===- EmitTensor.cpp - axis ops, concat/slice/unbroadcast, dropout, loss -===//
+//===- EmitTensor.cpp - axis ops, concat/slice, block diagonals, loss -----===//
 //
 // Dense ops that are kernel calls rather than loops. Ops along one axis see
 // their operand as [outer, axis, inner] (the products of the dims before and
@@ -105,6 +105,18 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
                                  e.name(s.getInput()),
                                  std::to_string(s.getOffset()),
                                  std::to_string(s.getSize()), out});
+          })
+          .Case<BlockDiagonalOp>([&](BlockDiagonalOp b) {
+            const Dims &q = e.dims(b.getInput());
+            return e.kernelStmt(
+                rt::kernels::blockDiagonal,
+                {q[0], q[1], q[2], q[3], e.name(b.getInput()), out});
+          })
+          .Case<DiagonalBlocksOp>([&](DiagonalBlocksOp b) {
+            const Dims &q = e.dims(b.getBlocks());
+            return e.kernelStmt(
+                rt::kernels::diagonalBlocks,
+                {q[0], q[1], q[2], q[3], e.name(b.getInput()), out});
           })
           .Case<UnbroadcastOp>([&](UnbroadcastOp u) {
             // The sum over the broadcast dims, from the input's shape to the

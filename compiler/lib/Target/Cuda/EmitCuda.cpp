@@ -57,6 +57,16 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
     });
     if (relational.wasInterrupted())
       return failure();
+    WalkResult blockDiagonal = entry.walk([](Operation *op) {
+      if (!isa<BlockDiagonalOp, DiagonalBlocksOp>(op))
+        return WalkResult::advance();
+      op->emitOpError("is not supported by the CUDA target yet (gnnrt has no "
+                      "CUDA block-diagonal kernel): build this program with "
+                      "--target=cpu");
+      return WalkResult::interrupt();
+    });
+    if (blockDiagonal.wasInterrupted())
+      return failure();
   }
 
   raw_indented_ostream os(out);

@@ -37,6 +37,17 @@ public:
   Dim operator+(const Dim &other) const;
   Dim operator-(const Dim &other) const;
   Dim operator*(const Dim &other) const;
+  /// `*this / divisor` when it is an integer for every value of the symbols
+  /// the caller promises divisible (`in / blocks`): a polynomial when the
+  /// divisor divides every term, otherwise an opaque quotient symbol spelled
+  /// `(in/blocks)` that substitution folds again and that multiplying back
+  /// by the divisor cancels (`blocks * (in/blocks)` is `in`). Null when the
+  /// divisor is zero or both are constants that do not divide. Equal values
+  /// may still differ in form: `(in/blocks) * out` is not `in * (out/blocks)`.
+  std::optional<Dim> divide(const Dim &divisor) const;
+  /// The constants of an opaque quotient whose divisor does not divide its
+  /// dividend once symbols are bound (`(18/4)`), for "not divisible" errors.
+  std::optional<std::pair<int64_t, int64_t>> indivisibleQuotient() const;
   bool operator==(const Dim &other) const { return terms == other.terms; }
   bool operator!=(const Dim &other) const { return !(*this == other); }
 

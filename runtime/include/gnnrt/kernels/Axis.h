@@ -49,6 +49,17 @@ template <typename T>
 void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
                int64_t offset, int64_t n, T *out);
 
+/// out[matrices, blocks*rows, blocks*cols] = block-diagonal matrices whose
+/// diagonal blocks are q[matrices, blocks, rows, cols] and whose other
+/// entries are zero (R-GCN's block-diagonal decomposition); diagonalBlocks
+/// is its adjoint, the diagonal blocks of w back in q's layout.
+template <typename T>
+void blockDiagonal(int64_t matrices, int64_t blocks, int64_t rows, int64_t cols,
+                   const T *q, T *out);
+template <typename T>
+void diagonalBlocks(int64_t matrices, int64_t blocks, int64_t rows,
+                    int64_t cols, const T *w, T *q);
+
 /// The adjoint of broadcasting: out (shape outShape, rank outRank) = sum of
 /// dy (shape dyShape, rank dyRank >= outRank) over the dims that were
 /// broadcast (missing leading dims and dims of size 1 in outShape). Ranks

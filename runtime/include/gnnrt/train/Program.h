@@ -20,7 +20,7 @@
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/graph/GraphView.h"
 #include "gnnrt/kernels/Types.h"
-#include "gnnrt/support/Error.h"
+#include "gnnrt/support/Error.h" // generated code throws DataError
 
 #include <algorithm>
 #include <cstddef>

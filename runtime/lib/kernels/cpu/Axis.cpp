@@ -214,6 +214,35 @@ void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
                 size_t(n * inner) * sizeof(T));
 }
 
+// Row (m, b, i) of the blocks is row b*rows + i of matrix m, at column
+// b*cols; the blocks' rows are contiguous in both layouts.
+template <typename T>
+void blockDiagonal(int64_t matrices, int64_t blocks, int64_t rows, int64_t cols,
+                   const T *q, T *out) {
+  const int64_t blockRows = matrices * blocks * rows, width = blocks * cols;
+  const bool threaded = worthThreads(blockRows * width);
+#pragma omp parallel for schedule(static) if (threaded)
+  for (int64_t row = 0; row < blockRows; ++row) {
+    const int64_t b = (row / rows) % blocks;
+    T *to = out + row * width;
+    std::fill(to, to + width, T(0));
+    std::memcpy(to + b * cols, q + row * cols, size_t(cols) * sizeof(T));
+  }
+}
+
+template <typename T>
+void diagonalBlocks(int64_t matrices, int64_t blocks, int64_t rows,
+                    int64_t cols, const T *w, T *q) {
+  const int64_t blockRows = matrices * blocks * rows, width = blocks * cols;
+  const bool threaded = worthThreads(blockRows * cols);
+#pragma omp parallel for schedule(static) if (threaded)
+  for (int64_t row = 0; row < blockRows; ++row) {
+    const int64_t b = (row / rows) % blocks;
+    std::memcpy(q + row * cols, w + row * width + b * cols,
+                size_t(cols) * sizeof(T));
+  }
+}
+
 template <typename T>
 void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
                  const int64_t *outShape, int outRank) {
@@ -314,6 +343,10 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
                                 int64_t, T *);                                 \
   template void sliceAxis<T>(int64_t, int64_t, int64_t, const T *, int64_t,    \
                              int64_t, T *);                                    \
+  template void blockDiagonal<T>(int64_t, int64_t, int64_t, int64_t,           \
+                                 const T *, T *);                              \
+  template void diagonalBlocks<T>(int64_t, int64_t, int64_t, int64_t,          \
+                                  const T *, T *);                             \
   template void unbroadcast<T>(const T *, const int64_t *, int, T *,           \
                                const int64_t *, int);
 

@@ -1,8 +1,8 @@
 //===- AxisTest.cpp - Axis operations and unbroadcast ---------------------===//
 //
-// Softmax, log-softmax and reductions along an axis, concat and slice, and
-// unbroadcast, against references (shapes wider than one column tile
-// included), and their adjoints by finite differences.
+// Softmax, log-softmax and reductions along an axis, concat and slice,
+// block-diagonal matrices and unbroadcast, against references (shapes wider
+// than one column tile included), and their adjoints by finite differences.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,6 +148,45 @@ TEST(KernelsForward, ConcatAndSlice) {
   kernels::sliceAxis<double>(2, 4, 4, joined.data(), 3, 1, sliceB.data());
   EXPECT_EQ(sliceA, a);
   EXPECT_EQ(sliceB, b);
+}
+
+TEST(KernelsForward, BlockDiagonalAndItsAdjoint) {
+  // [matrices, blocks, rows, cols]; the last one is big enough for threads.
+  struct Case {
+    int64_t m, b, i, o;
+  };
+  for (Case c : {Case{1, 1, 2, 3}, Case{3, 4, 2, 1}, Case{2, 3, 1, 5},
+                 Case{5, 8, 16, 16}}) {
+    const int64_t rows = c.b * c.i, cols = c.b * c.o;
+    const Vec q = randomVector(c.m * c.b * c.i * c.o, 11);
+    Vec w(c.m * rows * cols, -99);
+    kernels::blockDiagonal<double>(c.m, c.b, c.i, c.o, q.data(), w.data());
+    // By definition: entry (r, k) of matrix m is in block r / i, and is
+    // zero unless its column is in the same block.
+    Vec expected(w.size());
+    for (int64_t m = 0; m < c.m; ++m)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k)
+          expected[(m * rows + r) * cols + k] =
+              r / c.i == k / c.o
+                  ? q[((m * c.b + r / c.i) * c.i + r % c.i) * c.o + k % c.o]
+                  : 0.0;
+    EXPECT_EQ(w, expected);
+
+    // The adjoint: <blockDiagonal(q), dw> == <q, diagonalBlocks(dw)>, and
+    // the diagonal blocks of blockDiagonal(q) are q.
+    const Vec dw = randomVector(w.size(), 12);
+    Vec dq(q.size(), -99), back(q.size(), -99);
+    kernels::diagonalBlocks<double>(c.m, c.b, c.i, c.o, dw.data(), dq.data());
+    kernels::diagonalBlocks<double>(c.m, c.b, c.i, c.o, w.data(), back.data());
+    double lhs = 0, rhs = 0;
+    for (size_t k = 0; k < w.size(); ++k)
+      lhs += w[k] * dw[k];
+    for (size_t k = 0; k < q.size(); ++k)
+      rhs += q[k] * dq[k];
+    EXPECT_NEAR(lhs, rhs, 1e-9 * (1 + std::abs(lhs)));
+    EXPECT_EQ(back, q);
+  }
 }
 
 template <typename T> void checkUnbroadcast(double tol) {

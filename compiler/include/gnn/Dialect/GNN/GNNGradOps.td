@@ -318,6 +318,26 @@ def GNN_SliceOp : GNN_PureOp<"slice"> {
   }];
 }
 
+def GNN_DiagonalBlocksOp : GNN_PureOp<"diagonal_blocks"> {
+  let summary = "the diagonal blocks of matrices; the adjoint of block_diagonal";
+  let description = [{
+    `[R, B*I, B*O] -> [R, B, I, O]`, shaped like `blocks` (the forward's
+    blocks, read for their shape only): block `b` of matrix `r` is `input[r]`
+    at rows `[b*I, (b+1)*I)` and columns `[b*O, (b+1)*O)`; the entries off
+    the diagonal blocks are dropped.
+    ```mlir
+    %dq = gnn.diagonal_blocks %dw like %q : tensor<?x16x8xf32>, tensor<?x4x4x2xf32> -> tensor<?x4x4x2xf32>
+    ```
+  }];
+  let arguments = (ins 3DTensorOf<[F32]>:$input, 4DTensorOf<[F32]>:$blocks);
+  let results = (outs 4DTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $input `like` $blocks attr-dict `:` type($input) `,` type($blocks) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def GNN_DstGradOp : GNN_PureOp<"dst_grad"> {
   let summary = "adjoint of dst: pads destination rows to all sources";
   let description = [{

@@ -576,6 +576,23 @@ def GNN_ReshapeOp : GNN_PureOp<"reshape", [DeclareOpInterfaceMethods<GNN_Differe
   let hasVerifier = 1;
 }
 
+def GNN_BlockDiagonalOp : GNN_PureOp<"block_diagonal", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+  let summary = "block-diagonal matrices from their blocks (R-GCN eq. 4)";
+  let description = [{
+    `[R, B, I, O] -> [R, B*I, B*O]`: matrix `r` of the result has the blocks
+    `input[r, 0..B)` on its diagonal, block `b` at rows `[b*I, (b+1)*I)` and
+    columns `[b*O, (b+1)*O)`, and zeros elsewhere.
+
+    ```mlir
+    %w = gnn.block_diagonal %q : tensor<?x4x4x2xf32> -> tensor<?x16x8xf32>
+    ```
+  }];
+  let arguments = (ins 4DTensorOf<[F32]>:$input);
+  let results = (outs 3DTensorOf<[F32]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def GNN_ReduceOp : GNN_PureOp<"reduce", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "reduction along one axis";
   let description = [{

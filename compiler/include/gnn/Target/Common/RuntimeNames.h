@@ -58,6 +58,8 @@ constexpr StringLiteral relationSubgraph = "relationSubgraph";
 constexpr StringLiteral paramInfo = "ParamInfo";
 /// The dataset's sizes, known when the trainer has loaded it.
 constexpr StringLiteral dataDims = "DataDims";
+/// The error a trainer reports for data it cannot train on.
+constexpr StringLiteral dataError = "DataError";
 /// What `main` fills and hands to `trainMain`.
 constexpr StringLiteral compiledProgram = "CompiledProgram";
 /// `int trainMain(int argc, char **argv, const CompiledProgram &)`.
@@ -100,6 +102,8 @@ constexpr StringLiteral reduceAxis = "kernels::reduceAxis";
 constexpr StringLiteral reduceAxisGrad = "kernels::reduceAxisGrad";
 constexpr StringLiteral copyIntoAxis = "kernels::copyIntoAxis";
 constexpr StringLiteral sliceAxis = "kernels::sliceAxis";
+constexpr StringLiteral blockDiagonal = "kernels::blockDiagonal";
+constexpr StringLiteral diagonalBlocks = "kernels::diagonalBlocks";
 constexpr StringLiteral unbroadcast = "kernels::unbroadcast";
 // Dropout: by element, or by row keyed with the whole graph's row ids.
 constexpr StringLiteral dropout = "kernels::dropout";

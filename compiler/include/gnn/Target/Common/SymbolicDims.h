@@ -38,6 +38,13 @@ std::string sum(llvm::ArrayRef<std::string> dims);
 /// stretches to the other side's dim.
 Dims broadcastDims(const Dims &a, const Dims &b);
 
+/// The exact quotients in a dim expression, as (dividend, divisor) pairs:
+/// `(features/4)` in `(relations * (features/4))` gives ("features", "4").
+/// Operands are an identifier, a literal or a parenthesized expression, as
+/// Sema spells quotients; the generated code checks that they divide.
+llvm::SmallVector<std::pair<std::string, std::string>>
+quotients(llvm::StringRef dim);
+
 } // namespace gnn::target
 
 #endif // GNN_TARGET_COMMON_SYMBOLICDIMS_H

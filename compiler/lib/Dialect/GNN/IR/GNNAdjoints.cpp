@@ -206,6 +206,15 @@ LogicalResult ReshapeOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
   return success();
 }
 
+LogicalResult BlockDiagonalOp::buildAdjoint(AdjointBuilder &adjoints,
+                                            Value dy) {
+  // Only the diagonal blocks are parameters; the zeros around them are not.
+  adjoints.accumulate(
+      getInput(), adjoints.builder().create<DiagonalBlocksOp>(
+                      adjoints.loc(), getInput().getType(), dy, getInput()));
+  return success();
+}
+
 LogicalResult ReduceOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
   adjoints.accumulate(getInput(), adjoints.builder().create<ReduceGradOp>(
                                       adjoints.loc(), getInput().getType(),

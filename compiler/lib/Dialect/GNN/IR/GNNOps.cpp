@@ -370,6 +370,47 @@ LogicalResult ConcatOp::verify() {
   return success();
 }
 
+/// The shape of the block-diagonal matrices made of `blocks` [R, B, I, O]:
+/// [R, B*I, B*O], dynamic where a factor is.
+static SmallVector<int64_t, 3> blockDiagonalShape(ArrayRef<int64_t> blocks) {
+  auto times = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b)
+               ? ShapedType::kDynamic
+               : a * b;
+  };
+  return {blocks[0], times(blocks[1], blocks[2]), times(blocks[1], blocks[3])};
+}
+
+/// Checks that `matrices` can be the block-diagonal matrices of `blocks`.
+static LogicalResult verifyBlockDiagonal(Operation *op,
+                                         RankedTensorType matrices,
+                                         RankedTensorType blocks) {
+  SmallVector<int64_t, 3> expected = blockDiagonalShape(blocks.getShape());
+  for (int64_t d = 0; d < 3; ++d)
+    if (!dimsCompatible(matrices.getDimSize(d), expected[d]))
+      return op->emitOpError("expects matrices ")
+             << formatShape(matrices.getShape()) << " to have blocks "
+             << formatShape(blocks.getShape()) << " on their diagonal, i.e. "
+             << formatShape(expected);
+  return success();
+}
+
+LogicalResult BlockDiagonalOp::verify() {
+  return verifyBlockDiagonal(*this, tensorType(getResult()),
+                             tensorType(getInput()));
+}
+
+LogicalResult DiagonalBlocksOp::verify() {
+  RankedTensorType blocks = tensorType(getBlocks());
+  RankedTensorType result = tensorType(getResult());
+  for (int64_t d = 0; d < 4; ++d)
+    if (!dimsCompatible(result.getDimSize(d), blocks.getDimSize(d)))
+      return emitOpError("expects the result ")
+             << formatShape(result.getShape()) << " to match the blocks "
+             << formatShape(blocks.getShape());
+  return verifyBlockDiagonal(*this, tensorType(getInput()), blocks);
+}
+
 LogicalResult ReshapeOp::verify() {
   RankedTensorType input = tensorType(getInput());
   RankedTensorType result = tensorType(getResult());

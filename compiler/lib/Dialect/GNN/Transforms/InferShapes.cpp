@@ -118,6 +118,19 @@ std::optional<Shape> inferResultShape(Operation *op, TypeLookup typeOf) {
         return concatShape(concat, typeOf);
       })
       .Case([&](ReshapeOp reshape) { return reshapeShape(reshape, typeOf); })
+      .Case([&](BlockDiagonalOp op) -> std::optional<Shape> {
+        // [R, B, I, O] -> [R, B*I, B*O].
+        ArrayRef<int64_t> q = typeOf(op.getInput()).getShape();
+        auto times = [](int64_t a, int64_t b) {
+          return ShapedType::isDynamic(a) || ShapedType::isDynamic(b)
+                     ? ShapedType::kDynamic
+                     : a * b;
+        };
+        return Shape{q[0], times(q[1], q[2]), times(q[1], q[3])};
+      })
+      .Case([&](DiagonalBlocksOp op) -> std::optional<Shape> {
+        return Shape(typeOf(op.getBlocks()).getShape());
+      })
       .Case([&](ReduceOp reduce) -> std::optional<Shape> {
         Shape shape(typeOf(reduce.getInput()).getShape());
         if (reduce.getAxis() >= shape.size())
