@@ -6,6 +6,28 @@
 # EDGES, FEATURES and CLASSES to be set.
 
 die() { echo "$NAME: $*" >&2; exit 1; }
+
+# gcn_program SCRIPT DATA EPOCHS [AGGREGATION]: the 2-layer GCN (hidden 128,
+# Adam, evaluated only at the end) the memory benchmarks train on the npy
+# graph in DATA, with `aggregation = AGGREGATION` when given.
+gcn_program() {
+  cat <<GNN
+// Written by $1.
+import nn
+dataset graph = npy("$2")
+model GCN(hidden: int = 128) {
+  c1 = GCNConv(graph.features, hidden)
+  c2 = GCNConv(hidden, graph.classes)
+  forward(g, x) { return c2(g, relu(c1(g, x))) }
+}
+train GCN on graph {
+  optimizer   = adam(lr = 0.01)
+  epochs      = $3
+  evaluate    = [valid, test] every 1000000 epochs${4:+
+  aggregation = $4}
+}
+GNN
+}
 log() { echo "== $*" >&2; }
 load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
 

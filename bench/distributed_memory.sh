@@ -9,6 +9,8 @@
 # (1000000, 20000000, 128), EPOCHS (2), RANKS ("2 4"), METHOD (metis).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+NAME=distributed_memory
+source "$ROOT/bench/common.sh"
 BENCH_DIR="${BENCH_DIR:-/tmp/gnnc-bench}"
 NODES="${NODES:-1000000}" EDGES="${EDGES:-20000000}" FEATURES="${FEATURES:-128}"
 EPOCHS="${EPOCHS:-2}" RANKS="${RANKS:-2 4}" METHOD="${METHOD:-metis}"
@@ -31,22 +33,7 @@ for p in $RANKS; do
 done
 
 for mode in one_shot sequential; do
-  cat >"$RUN/gcn-$mode.gnn" <<GNN
-// Written by bench/distributed_memory.sh.
-import nn
-dataset graph = npy("$DATA")
-model GCN(hidden: int = 128) {
-  c1 = GCNConv(graph.features, hidden)
-  c2 = GCNConv(hidden, graph.classes)
-  forward(g, x) { return c2(g, relu(c1(g, x))) }
-}
-train GCN on graph {
-  optimizer   = adam(lr = 0.01)
-  epochs      = $EPOCHS
-  evaluate    = [valid, test] every 1000000 epochs
-  aggregation = $mode
-}
-GNN
+  gcn_program bench/distributed_memory.sh "$DATA" "$EPOCHS" "$mode" >"$RUN/gcn-$mode.gnn"
   "$GNNC" "$RUN/gcn-$mode.gnn" -o "$RUN/gcn-$mode"
 done
 

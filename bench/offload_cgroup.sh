@@ -25,6 +25,8 @@
 # offload-noreadahead"). Not a timed test.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+NAME=offload_cgroup
+source "$ROOT/bench/common.sh"
 BENCH_DIR="${BENCH_DIR:-/tmp/gnnc-bench}"
 NODES="${NODES:-1000000}" EDGES="${EDGES:-20000000}" FEATURES="${FEATURES:-128}"
 LIMIT="${LIMIT:-2G}" BUDGET="${BUDGET:-1G}" PARTS="${PARTS:-8}" RANKS="${RANKS:-2}"
@@ -86,21 +88,7 @@ if [[ ! -f "$PARTITIONS/manifest.json" ]]; then
     --out "$PARTITIONS" >"$RUN/partition.out" 2>&1
   grep -E 'partitioned|peak RSS|partitioning:' "$RUN/partition.out" || true
 fi
-cat >"$RUN/gcn.gnn" <<GNN
-// Written by bench/offload_cgroup.sh.
-import nn
-dataset graph = npy("$DATA")
-model GCN(hidden: int = 128) {
-  c1 = GCNConv(graph.features, hidden)
-  c2 = GCNConv(hidden, graph.classes)
-  forward(g, x) { return c2(g, relu(c1(g, x))) }
-}
-train GCN on graph {
-  optimizer   = adam(lr = 0.01)
-  epochs      = $EPOCHS
-  evaluate    = [valid, test] every 1000000 epochs
-}
-GNN
+gcn_program bench/offload_cgroup.sh "$DATA" "$EPOCHS" >"$RUN/gcn.gnn"
 "$ROOT/build/bin/gnnc" "$RUN/gcn.gnn" -o "$RUN/gcn"
 
 dataset_mib=$(du -sm --apparent-size "$DATA" | cut -f1)

@@ -16,6 +16,8 @@
 # (1000000, 20000000, 128), EPOCHS (3), BUDGET (1G), THREADS (2).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+NAME=offload_memory
+source "$ROOT/bench/common.sh"
 BENCH_DIR="${BENCH_DIR:-/tmp/gnnc-bench}"
 NODES="${NODES:-1000000}" EDGES="${EDGES:-20000000}" FEATURES="${FEATURES:-128}"
 EPOCHS="${EPOCHS:-3}" BUDGET="${BUDGET:-1G}" THREADS="${THREADS:-2}"
@@ -28,21 +30,7 @@ if [[ ! -d "$DATA" ]]; then
   "$ROOT/build/bin/gnn-data" generate --kind sbm --nodes "$NODES" --edges "$EDGES" \
     --features "$FEATURES" --classes 16 --seed 1 --format npy --out "$DATA" >/dev/null
 fi
-cat >"$RUN/gcn.gnn" <<GNN
-// Written by bench/offload_memory.sh.
-import nn
-dataset graph = npy("$DATA")
-model GCN(hidden: int = 128) {
-  c1 = GCNConv(graph.features, hidden)
-  c2 = GCNConv(hidden, graph.classes)
-  forward(g, x) { return c2(g, relu(c1(g, x))) }
-}
-train GCN on graph {
-  optimizer   = adam(lr = 0.01)
-  epochs      = $EPOCHS
-  evaluate    = [valid, test] every 1000000 epochs
-}
-GNN
+gcn_program bench/offload_memory.sh "$DATA" "$EPOCHS" >"$RUN/gcn.gnn"
 "$ROOT/build/bin/gnnc" "$RUN/gcn.gnn" -o "$RUN/gcn"
 
 # name, then the trainer's arguments; prints one row.
