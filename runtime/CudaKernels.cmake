@@ -28,7 +28,8 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Workspace.cu
   # The trainer's device side: host contexts run by device entry points
   # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda.
-  lib/train/cuda/DeviceExecution.cu)
+  lib/train/cuda/DeviceExecution.cu
+  lib/train/cuda/DeviceParameters.cu)
 
 # The kernel tests, the same sources for both builds.
 set(_gnnrt_cuda_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/kernels/cuda)

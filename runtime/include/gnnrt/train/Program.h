@@ -34,6 +34,12 @@ namespace kernels::cuda {
 class DeviceWorkspace;
 } // namespace kernels::cuda
 
+// Internal to gnnrt's trainer (runtime/lib/train): where the parameters
+// live while training (ParameterResidence.h).
+template <typename T> class ParameterStore;
+class Optimizer;
+class ParameterResidence;
+
 /// Allocates on cache-line boundaries, so that rows of 16 floats (and
 /// every multiple) start on a line of their own.
 template <typename T> struct CacheLineAllocator {
@@ -289,6 +295,21 @@ struct RelationUse {
   std::string location; ///< "model.gnn:12:9", for error messages
 };
 
+/// Bytes a device trainer copied between host and device so far, by what
+/// they were (--stats).
+struct DeviceTransfers {
+  /// Full-graph arrays (graph, features, labels, masks), copied once.
+  int64_t onceBytes = 0;
+  /// Sampled batches' blocks and rows, learned input rows' gradients.
+  int64_t batchBytes = 0;
+  /// Parameters, gradients and optimizer state, either way.
+  int64_t parameterBytes = 0;
+  /// Logits of evaluations and predictions.
+  int64_t evaluationBytes = 0;
+  /// float32 train steps run.
+  int64_t trainSteps = 0;
+};
+
 /// One compiled train block.
 struct CompiledProgram {
   std::string model;      ///< the model's name, e.g. "GCN"
@@ -315,6 +336,13 @@ struct CompiledProgram {
   void (*useDevice)(int device) = nullptr;
   /// The same programs: the bytes of the device workspace (--stats).
   int64_t (*deviceWorkspaceBytes)() = nullptr;
+  /// The same programs: the residence that keeps the parameters, their
+  /// gradients and the optimizer state on the device between steps of a
+  /// one-process run (the float32 entry points then train them in place).
+  std::unique_ptr<ParameterResidence> (*makeDeviceResidence)(
+      ParameterStore<float> &params, Optimizer &optimizer) = nullptr;
+  /// The same programs: the host<->device copies so far (--stats).
+  DeviceTransfers (*deviceTransfers)() = nullptr;
 };
 
 /// The generated program's main: parses the command line, trains, and
