@@ -28,6 +28,7 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Workspace.cu
   # The trainer's device side: host contexts run by device entry points
   # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda.
+  lib/train/cuda/AsyncBatchCopies.cu
   lib/train/cuda/DeviceExecution.cu
   lib/train/cuda/DeviceParameters.cu)
 

@@ -187,11 +187,27 @@ double SampledTraining::trainEpoch(
                                               *builders[size_t(worker)], slot,
                                               workerTraffic[size_t(worker)]);
                            });
+    // A device trainer copies batch b + 1 to the device while step b runs
+    // (CompiledProgram::stageBatch): the pipeline then hands out b + 1
+    // before step b, keeping b's slot until the step after.
+    const bool lookAhead = program.stageBatch != nullptr;
+    ExecContext<float> nextCtx;
+    SampledBatch *sampled = nullptr;
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
-      SampledBatch *sampled = pipeline.next();
-      if (!sampled)
+      SampledBatch *current = sampled ? sampled : pipeline.next();
+      if (!current)
         throw std::logic_error("the batch pipeline ended early");
-      run(b, *sampled);
+      sampled = nullptr;
+      if (lookAhead && b + 1 < stepsPerEpoch) {
+        sampled = pipeline.next(/*keep=*/1);
+        if (sampled && sampled->numSeeds() > 0) {
+          nextCtx = ctx;
+          nextCtx.step = uint64_t((epoch - 1) * stepsPerEpoch + b + 1);
+          bindBatch(nextCtx, *sampled);
+          program.stageBatch(nextCtx);
+        }
+      }
+      run(b, *current);
     }
     pipelineWait += pipeline.waitSeconds();
     for (const SamplingTraffic &t : workerTraffic)

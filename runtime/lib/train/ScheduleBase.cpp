@@ -212,6 +212,10 @@ void ScheduleBase::printPlanStats(const TrainingResult &result) const {
                   (long long)t.trainSteps, (long long)t.parameterBytes,
                   (long long)t.batchBytes, (long long)t.onceBytes,
                   (long long)t.evaluationBytes);
+      if (program.numBlocks > 0)
+        std::printf("stats: batches copied while the step before ran: "
+                    "%lld of %lld\n",
+                    (long long)t.stagedSteps, (long long)t.trainSteps);
     }
   } else {
     std::printf("stats: trainStep workspace %lld bytes (unplanned %lld)\n",

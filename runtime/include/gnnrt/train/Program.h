@@ -306,8 +306,9 @@ struct DeviceTransfers {
   int64_t parameterBytes = 0;
   /// Logits of evaluations and predictions.
   int64_t evaluationBytes = 0;
-  /// float32 train steps run.
-  int64_t trainSteps = 0;
+  /// float32 train steps run, and those whose batch had been copied
+  /// while the step before ran (CompiledProgram::stageBatch).
+  int64_t trainSteps = 0, stagedSteps = 0;
 };
 
 /// One compiled train block.
@@ -341,6 +342,11 @@ struct CompiledProgram {
   /// one-process run (the float32 entry points then train them in place).
   std::unique_ptr<ParameterResidence> (*makeDeviceResidence)(
       ParameterStore<float> &params, Optimizer &optimizer) = nullptr;
+  /// The same programs: starts copying the batch of `next` (a sampled
+  /// context) to the device while the current step runs; the train step
+  /// on `next` then uses that copy. The sampled schedule calls it with
+  /// each epoch's batch b + 1 before step b.
+  void (*stageBatch)(const ExecContext<float> &next) = nullptr;
   /// The same programs: the host<->device copies so far (--stats).
   DeviceTransfers (*deviceTransfers)() = nullptr;
 };

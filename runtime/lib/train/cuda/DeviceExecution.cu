@@ -4,12 +4,15 @@
 // ExecContext from the trainer's host one: scalars copied, arrays mirrored
 // into device buffers (DeviceState.h); the parameters are the resident
 // ones while a device residence is active (DeviceParameters.cu), otherwise
-// they and the gradients are copied in. Then it runs the device entry
+// they and the gradients are copied in; a sampled batch staged while the
+// step before ran (AsyncBatchCopies.h) is taken as it is. Then it runs the
+// device entry
 // point and copies back what the trainer reads: the logits, the input
 // rows' gradient, and the gradients unless they are resident.
 //
 //===----------------------------------------------------------------------===//
 
+#include "AsyncBatchCopies.h"
 #include "DeviceState.h"
 
 #include <algorithm>
@@ -23,7 +26,10 @@ using device::Traffic;
 
 namespace device {
 
+DeviceState::DeviceState() = default;
+
 DeviceState::~DeviceState() {
+  batchCopies.reset();
   // At exit the driver may already be gone: errors are ignored.
   for (auto &entry : buffers)
     cudaFree(entry.second.data);
@@ -114,35 +120,34 @@ template <typename T> struct DeviceCall {
   bool residentGrads = false;
 };
 
+/// The staged copy of a sampled training batch (AsyncBatchCopies), if this
+/// is the batch staged.
 template <typename T>
-void prepareCall(const ExecContext<T> &host, bool training,
-                 DeviceCall<T> &call) {
+bool takeStagedBatch(const ExecContext<T> &host, bool training,
+                     DeviceCall<T> &call) {
+  if constexpr (std::is_same_v<T, float>) {
+    DeviceState &s = state();
+    if (training && host.blocks && s.batchCopies &&
+        s.batchCopies->take(host, call.ctx, call.blocks)) {
+      ++s.transfers.stagedSteps;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The graph or blocks, rows, labels and ids of `host`, mirrored now.
+template <typename T>
+void mirrorData(const ExecContext<T> &host, bool fixed, int numBlocks,
+                DeviceCall<T> &call) {
   DeviceState &s = state();
-  if (host.halo)
-    throw DeviceError("a trainer built with gnnc --target=cuda trains in one "
-                      "process: several ranks or a partition directory are "
-                      "not supported on a device yet");
-  // Full-graph contexts point at the same arrays for the whole run, unless
-  // learned input rows rewrite the features between steps.
-  const bool fixed = host.blocks == nullptr && host.inputGrad == nullptr;
-  const int numBlocks = host.blocks ? s.numBlocks : 0;
   const Traffic batch = Traffic::Batch;
   ExecContext<T> &d = call.ctx;
-  d.numFeatures = host.numFeatures;
-  d.numClasses = host.numClasses;
-  d.numRelations = host.numRelations;
-  d.numGlobalNodes = host.numGlobalNodes;
-  d.seed = host.seed;
-  d.step = host.step;
-  d.lossScale = host.lossScale;
   d.graph = s.mirrorGraph("graph", host.graph, fixed);
   for (int k = 0; k < numBlocks; ++k)
     call.blocks.push_back(
         s.mirrorGraph("block" + std::to_string(k), host.blocks[k], fixed));
   d.blocks = numBlocks ? call.blocks.data() : nullptr;
-  call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
-  call.outputRows =
-      numBlocks ? host.blocks[numBlocks - 1].numDst : host.graph.numDst;
   d.features = s.mirror("features", host.features,
                         call.inputRows * host.numFeatures, fixed, batch);
   d.labels = s.mirror("labels", host.labels, call.outputRows, fixed, batch);
@@ -155,7 +160,15 @@ void prepareCall(const ExecContext<T> &host, bool training,
       s.mirror("srcDegree", host.srcDegree, host.graph.numSrc, fixed, batch);
   d.dstDegree =
       s.mirror("dstDegree", host.dstDegree, host.graph.numDst, fixed, batch);
+}
 
+/// The parameters (and gradients, when `training`): the resident ones, or
+/// the host's copied in.
+template <typename T>
+void useParameters(const ExecContext<T> &host, bool training,
+                   DeviceCall<T> &call) {
+  DeviceState &s = state();
+  ExecContext<T> &d = call.ctx;
   DataDims dims;
   dims.features = host.numFeatures;
   dims.classes = host.numClasses;
@@ -183,9 +196,38 @@ void prepareCall(const ExecContext<T> &host, bool training,
                                    /*fixed=*/false, Traffic::Parameters));
     }
   }
+}
+
+template <typename T>
+void prepareCall(const ExecContext<T> &host, bool training,
+                 DeviceCall<T> &call) {
+  DeviceState &s = state();
+  if (host.halo)
+    throw DeviceError("a trainer built with gnnc --target=cuda trains in one "
+                      "process: several ranks or a partition directory are "
+                      "not supported on a device yet");
+  // Full-graph contexts point at the same arrays for the whole run, unless
+  // learned input rows rewrite the features between steps.
+  const bool fixed = host.blocks == nullptr && host.inputGrad == nullptr;
+  const int numBlocks = host.blocks ? s.numBlocks : 0;
+  ExecContext<T> &d = call.ctx;
+  d.numFeatures = host.numFeatures;
+  d.numClasses = host.numClasses;
+  d.numRelations = host.numRelations;
+  d.numGlobalNodes = host.numGlobalNodes;
+  d.seed = host.seed;
+  d.step = host.step;
+  d.lossScale = host.lossScale;
+  call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
+  call.outputRows =
+      numBlocks ? host.blocks[numBlocks - 1].numDst : host.graph.numDst;
+  if (!takeStagedBatch(host, training, call))
+    mirrorData(host, fixed, numBlocks, call);
+  useParameters(host, training, call);
   if (training && host.inputGrad)
     d.inputGrad = s.mirror("inputGrad", static_cast<const T *>(host.inputGrad),
-                           call.inputRows * host.numFeatures, false, batch);
+                           call.inputRows * host.numFeatures, false,
+                           Traffic::Batch);
   d.deviceWorkspace = &s.workspace;
 }
 
@@ -265,6 +307,13 @@ int64_t workspaceBytes() { return state().workspace.bytes(); }
 
 DeviceTransfers transfers() { return state().transfers; }
 
+void stageBatch(const ExecContext<float> &next) {
+  DeviceState &s = state();
+  if (!s.batchCopies)
+    s.batchCopies = std::make_unique<device::AsyncBatchCopies>();
+  s.batchCopies->stage(next, s.numBlocks);
+}
+
 } // namespace
 
 void installDeviceEntryPoints(CompiledProgram &program,
@@ -281,6 +330,7 @@ void installDeviceEntryPoints(CompiledProgram &program,
   program.deviceWorkspaceBytes = &workspaceBytes;
   program.makeDeviceResidence = &device::makeDeviceResidence;
   program.deviceTransfers = &transfers;
+  program.stageBatch = program.numBlocks > 0 ? &stageBatch : nullptr;
 }
 
 } // namespace gnnrt

@@ -49,6 +49,8 @@ enum class Traffic {
   Evaluation, ///< forward's logits
 };
 
+class AsyncBatchCopies;
+
 /// The parameters the device entry points train in place while a device
 /// residence is active (DeviceParameters.cu): trainStep accumulates into
 /// `grads`, and nothing crosses per step.
@@ -65,7 +67,11 @@ struct DeviceState {
   /// Non-null while the float32 parameters live on the device.
   const ResidentParameters *resident = nullptr;
   DeviceTransfers transfers;
+  /// Sampled batches copied while the step before runs (made by the first
+  /// CompiledProgram::stageBatch).
+  std::unique_ptr<AsyncBatchCopies> batchCopies;
 
+  DeviceState();
   ~DeviceState();
 
   /// `bytes` of device memory under `key` (its contents kept only while
