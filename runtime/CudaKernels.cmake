@@ -20,6 +20,7 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Dropout.cu
   lib/kernels/cuda/Edge.cu
   lib/kernels/cuda/Gemm.cu
+  lib/kernels/cuda/GemmEpilogue.cu
   lib/kernels/cuda/Loss.cu
   lib/kernels/cuda/Memory.cu
   lib/kernels/cuda/Optimizer.cu
@@ -58,7 +59,7 @@ if(GNNC_HAVE_CUDA)
   target_include_directories(gnnrt_kernels_cuda PUBLIC
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>)
   target_link_libraries(gnnrt_kernels_cuda PUBLIC gnnrt_support gnnrt_graph
-    CUDA::cudart CUDA::cublas)
+    CUDA::cudart CUDA::cublas CUDA::cublasLt)
   # Random.h's Philox is constexpr-friendly host code that kernels call.
   target_compile_options(gnnrt_kernels_cuda PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
