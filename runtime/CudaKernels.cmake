@@ -24,6 +24,7 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Loss.cu
   lib/kernels/cuda/Memory.cu
   lib/kernels/cuda/Optimizer.cu
+  lib/kernels/cuda/Relational.cu
   lib/kernels/cuda/Scratch.cu
   lib/kernels/cuda/Stream.cu
   lib/kernels/cuda/Workspace.cu
@@ -43,6 +44,7 @@ set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/GemmTest.cpp
   ${_gnnrt_cuda_test_dir}/LossTest.cpp
   ${_gnnrt_cuda_test_dir}/OptimizerTest.cpp
+  ${_gnnrt_cuda_test_dir}/RelationalTest.cpp
   ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).
 set(_gnnrt_cudaemu_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/cudaemu)

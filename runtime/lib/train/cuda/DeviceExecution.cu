@@ -207,8 +207,10 @@ void prepareCall(const ExecContext<T> &host, bool training,
                       "process: several ranks or a partition directory are "
                       "not supported on a device yet");
   // Full-graph contexts point at the same arrays for the whole run, unless
-  // learned input rows rewrite the features between steps.
-  const bool fixed = host.blocks == nullptr && host.inputGrad == nullptr;
+  // learned input rows rewrite the features between steps; the float64
+  // entry points serve the gradient check, which perturbs them in place.
+  const bool fixed = std::is_same_v<T, float> && host.blocks == nullptr &&
+                     host.inputGrad == nullptr;
   const int numBlocks = host.blocks ? s.numBlocks : 0;
   ExecContext<T> &d = call.ctx;
   d.numFeatures = host.numFeatures;

@@ -98,8 +98,11 @@ struct DeviceState {
     void *device = buffer(key, bytes > 0 ? bytes : 1);
     copy(device, host, bytes, cudaMemcpyHostToDevice,
          fixed ? Traffic::Once : traffic, key + " to the device");
+    // Only a fixed copy vouches for later fixed calls: after a per-call
+    // copy (learned input rows rewrote the features), the next fixed call
+    // copies again.
     DeviceBuffer &b = buffers[key];
-    b.source = host;
+    b.source = fixed ? host : nullptr;
     b.sourceBytes = bytes;
     return static_cast<U *>(device);
   }
