@@ -15,7 +15,8 @@ makeParameterResidence(const CompiledProgram &program,
   // Several ranks all-reduce their gradients on the host, so their
   // parameters stay there (the adapters copy them per step).
   if (program.useDevice && program.makeDeviceResidence && comm.size() == 1)
-    return program.makeDeviceResidence(params, optimizer);
+    return program.makeDeviceResidence(params.info, params.valuePointers(),
+                                       optimizer);
   return std::make_unique<HostParameterResidence>(params, optimizer);
 }
 

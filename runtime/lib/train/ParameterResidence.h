@@ -1,6 +1,8 @@
-//===- ParameterResidence.h - Where parameters live between steps -*- C++ -*-===//
+//===- ParameterResidence.h - Host residence and the choice -----*- C++ -*-===//
 //
-// Internal to gnnrt. The seam between the optimizer step and the memory the
+// Internal to gnnrt. The host implementation of gnnrt/train/
+// ParameterResidence.h, and the choice between it and the device's. The
+// seam between the optimizer step and the memory the
 // model's parameters, gradients and optimizer state live in while training:
 //
 //  - on the host (every CPU trainer, and a device trainer under several
@@ -23,6 +25,7 @@
 #define GNNRT_LIB_TRAIN_PARAMETERRESIDENCE_H
 
 #include "ParameterStore.h"
+#include "gnnrt/train/ParameterResidence.h"
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/train/Optimizer.h"
 #include "gnnrt/train/Program.h"
@@ -30,25 +33,6 @@
 #include <memory>
 
 namespace gnnrt {
-
-class ParameterResidence {
-public:
-  virtual ~ParameterResidence() = default;
-
-  /// Zeroes the gradients before a step (trainStep accumulates). The first
-  /// call takes the host's values and optimizer state as they are then
-  /// (initialized, --load'ed or --resume'd).
-  virtual void zeroGrads() = 0;
-  /// One optimizer update of the parameters from the gradients; advances
-  /// the optimizer's step count.
-  virtual void update() = 0;
-  /// Whether the gradients are in the ParameterStore's host buffers after
-  /// trainStep (a cross-rank all-reduce needs them there).
-  virtual bool gradientsOnHost() const = 0;
-  /// Makes the ParameterStore's values and the Optimizer's state current
-  /// on the host (a no-op where they live there).
-  virtual void toHost() = 0;
-};
 
 /// Host residence: the ParameterStore's and Optimizer's own buffers.
 class HostParameterResidence final : public ParameterResidence {

@@ -34,11 +34,9 @@ namespace kernels::cuda {
 class DeviceWorkspace;
 } // namespace kernels::cuda
 
-// Internal to gnnrt's trainer (runtime/lib/train): where the parameters
-// live while training (ParameterResidence.h).
-template <typename T> class ParameterStore;
 class Optimizer;
-class ParameterResidence;
+class ParameterResidence; // gnnrt/train/ParameterResidence.h
+struct ParamInfo;
 
 /// Allocates on cache-line boundaries, so that rows of 16 floats (and
 /// every multiple) start on a line of their own.
@@ -340,8 +338,11 @@ struct CompiledProgram {
   /// The same programs: the residence that keeps the parameters, their
   /// gradients and the optimizer state on the device between steps of a
   /// one-process run (the float32 entry points then train them in place).
+  /// `values` are the host's buffers of `params` (what the residence reads
+  /// first and refreshes in toHost); `optimizer` holds the state.
   std::unique_ptr<ParameterResidence> (*makeDeviceResidence)(
-      ParameterStore<float> &params, Optimizer &optimizer) = nullptr;
+      const std::vector<ParamInfo> &params, const std::vector<float *> &values,
+      Optimizer &optimizer) = nullptr;
   /// The same programs: starts copying the batch of `next` (a sampled
   /// context) to the device while the current step runs; the train step
   /// on `next` then uses that copy. The sampled schedule calls it with

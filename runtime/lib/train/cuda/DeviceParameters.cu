@@ -1,6 +1,6 @@
 //===- DeviceParameters.cu - Parameters resident on the device ------------===//
 //
-// The device ParameterResidence (ParameterResidence.h): each parameter's
+// The device ParameterResidence (gnnrt/train/ParameterResidence.h): each parameter's
 // values, gradient and optimizer state in device buffers allocated once.
 // The first step copies the host's values and optimizer state in; from then
 // on the device entry points read and accumulate into these buffers
@@ -13,9 +13,10 @@
 
 #include "DeviceState.h"
 
-#include "../ParameterResidence.h"
 #include "gnnrt/kernels/cuda/Memory.h"
 #include "gnnrt/kernels/cuda/Optimizer.h"
+#include "gnnrt/train/Optimizer.h"
+#include "gnnrt/train/ParameterResidence.h"
 
 namespace gnnrt::device {
 
@@ -37,10 +38,18 @@ struct DeviceFloats {
 
 class DeviceParameterResidence final : public ParameterResidence {
 public:
-  DeviceParameterResidence(ParameterStore<float> &params, Optimizer &optimizer)
-      : params(params), optimizer(optimizer), sizes(params.sizes()) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      const std::string &name = params.info[i].name;
+  DeviceParameterResidence(const std::vector<ParamInfo> &params,
+                           const std::vector<float *> &hostValues,
+                           Optimizer &optimizer)
+      : info(params), hostValues(hostValues), optimizer(optimizer) {
+    for (const ParamInfo &p : info) {
+      int64_t n = 1;
+      for (int64_t d : p.shape)
+        n *= d;
+      sizes.push_back(n);
+    }
+    for (size_t i = 0; i < info.size(); ++i) {
+      const std::string &name = info[i].name;
       values.push_back(std::make_unique<DeviceFloats>(sizes[i], name));
       grads.push_back(
           std::make_unique<DeviceFloats>(sizes[i], name + "'s gradient"));
@@ -51,9 +60,9 @@ public:
     // as the host optimizer holds them.
     for (const Optimizer::StateKind &kind : optimizer.state()) {
       state.emplace_back();
-      for (size_t i = 0; i < params.size(); ++i)
+      for (size_t i = 0; i < info.size(); ++i)
         state.back().push_back(std::make_unique<DeviceFloats>(
-            sizes[i], params.info[i].name + "'s " + kind.name));
+            sizes[i], info[i].name + "'s " + kind.name));
     }
   }
 
@@ -102,26 +111,26 @@ public:
     if (deviceState().resident != &resident)
       return; // no step yet: the host's copies are the current ones
     for (size_t i = 0; i < sizes.size(); ++i)
-      move(params.values[i].data(), resident.values[i], sizes[i],
-           cudaMemcpyDeviceToHost, params.info[i].name);
+      move(hostValues[i], resident.values[i], sizes[i],
+           cudaMemcpyDeviceToHost, info[i].name);
     std::vector<Optimizer::StateKind> kinds = optimizer.state();
     for (size_t k = 0; k < kinds.size(); ++k)
       for (size_t i = 0; i < sizes.size(); ++i)
         move((*kinds[k].tensors)[i].data(), state[k][i]->data, sizes[i],
-             cudaMemcpyDeviceToHost, params.info[i].name + "'s " + kinds[k].name);
+             cudaMemcpyDeviceToHost, info[i].name + "'s " + kinds[k].name);
   }
 
 private:
   /// The host's values and optimizer state become the resident ones.
   void toDevice() {
     for (size_t i = 0; i < sizes.size(); ++i)
-      move(resident.values[i], params.values[i].data(), sizes[i],
-           cudaMemcpyHostToDevice, params.info[i].name);
+      move(resident.values[i], hostValues[i], sizes[i],
+           cudaMemcpyHostToDevice, info[i].name);
     std::vector<Optimizer::StateKind> kinds = optimizer.state();
     for (size_t k = 0; k < kinds.size(); ++k)
       for (size_t i = 0; i < sizes.size(); ++i)
         move(state[k][i]->data, (*kinds[k].tensors)[i].data(), sizes[i],
-             cudaMemcpyHostToDevice, params.info[i].name + "'s " + kinds[k].name);
+             cudaMemcpyHostToDevice, info[i].name + "'s " + kinds[k].name);
     deviceState().resident = &resident;
   }
 
@@ -134,9 +143,10 @@ private:
                                    : " to the host"));
   }
 
-  ParameterStore<float> &params;
+  const std::vector<ParamInfo> info;
+  const std::vector<float *> hostValues;
   Optimizer &optimizer;
-  const std::vector<int64_t> sizes;
+  std::vector<int64_t> sizes;
   std::vector<std::unique_ptr<DeviceFloats>> values, grads;
   /// state[k][i]: the k-th kind of optimizer state of parameter i.
   std::vector<std::vector<std::unique_ptr<DeviceFloats>>> state;
@@ -146,8 +156,9 @@ private:
 } // namespace
 
 std::unique_ptr<ParameterResidence>
-makeDeviceResidence(ParameterStore<float> &params, Optimizer &optimizer) {
-  return std::make_unique<DeviceParameterResidence>(params, optimizer);
+makeDeviceResidence(const std::vector<ParamInfo> &params,
+                    const std::vector<float *> &values, Optimizer &optimizer) {
+  return std::make_unique<DeviceParameterResidence>(params, values, optimizer);
 }
 
 } // namespace gnnrt::device

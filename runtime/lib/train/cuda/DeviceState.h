@@ -117,7 +117,8 @@ DeviceState &deviceState();
 /// The device residence of `params` and `optimizer`'s state
 /// (CompiledProgram::makeDeviceResidence; DeviceParameters.cu).
 std::unique_ptr<ParameterResidence>
-makeDeviceResidence(ParameterStore<float> &params, Optimizer &optimizer);
+makeDeviceResidence(const std::vector<ParamInfo> &params,
+                    const std::vector<float *> &values, Optimizer &optimizer);
 
 } // namespace gnnrt::device
 
