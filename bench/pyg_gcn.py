@@ -15,8 +15,11 @@ one self loop per node and normalizes D^-1/2 (A + I) D^-1/2, as stdlib's GCNConv
   sparse      a torch.sparse CSR adjacency (adj_t): GCNConv then multiplies
               with torch.sparse.mm and never materializes per-edge messages
 
+--model sage trains SAGEConv (mean) layers instead; --device cuda trains on a
+GPU (bench/cuda_gcn.sh).
+
 The last line printed is machine-readable:
-  pyg: adj=MODE nodes=N edges=E median_epoch_s=S peak_rss_mib=M
+  pyg: [model=sage ]adj=MODE nodes=N edges=E median_epoch_s=S peak_rss_mib=M
 Exit status 3 means the run ran out of memory (the driver script may then
 retry with --adj sparse).
 """
@@ -28,12 +31,16 @@ import peer_gcn
 
 
 def main():
-    args = peer_gcn.arguments(__doc__, lambda ap: ap.add_argument(
-        "--adj", choices=["edge_index", "sparse"], default="edge_index"))
+    def extra(ap):
+        ap.add_argument("--adj", choices=["edge_index", "sparse"], default="edge_index")
+        ap.add_argument("--model", choices=["gcn", "sage"], default="gcn",
+                        help="gcn: GCNConv; sage: SAGEConv with the mean (bench/cuda_gcn.sh)")
+
+    args = peer_gcn.arguments(__doc__, extra)
 
     import torch
     import torch.nn.functional as F
-    from torch_geometric.nn import GCNConv
+    from torch_geometric.nn import GCNConv, SAGEConv
     from torch_geometric.utils import to_torch_csr_tensor, to_undirected
 
     torch.set_num_threads(args.threads)
@@ -59,18 +66,28 @@ def main():
           f"{n} nodes, {num_edges} edges after reverse + dedupe (self loops added by "
           f"GCNConv), adj={args.adj}", file=sys.stderr, flush=True)
 
-    class GCN(torch.nn.Module):
+    def conv(width_in, width_out):
+        if args.model == "sage":
+            return SAGEConv(width_in, width_out, aggr="mean")
+        return GCNConv(width_in, width_out, cached=True)
+
+    class Net(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.c1 = GCNConv(x.size(1), args.hidden, cached=True)
-            self.c2 = GCNConv(args.hidden, classes, cached=True)
+            self.c1 = conv(x.size(1), args.hidden)
+            self.c2 = conv(args.hidden, classes)
 
         def forward(self, x, g):
             return self.c2(F.relu(self.c1(x, g)), g)
 
-    model = GCN()
-    peer_gcn.time_epochs(torch, "pyg", f"adj={args.adj} nodes={n} edges={num_edges}",
-                         model, lambda: model(x, graph), y, train_idx, args)
+    device = torch.device(args.device)
+    model = Net().to(device)
+    x, y, train_idx, graph = (t.to(device) for t in (x, y, train_idx, graph))
+    summary = f"adj={args.adj} nodes={n} edges={num_edges}"
+    if args.model != "gcn":
+        summary = f"model={args.model} " + summary
+    peer_gcn.time_epochs(torch, "pyg", summary, model, lambda: model(x, graph),
+                         y, train_idx, args)
 
 
 if __name__ == "__main__":

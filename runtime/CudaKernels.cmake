@@ -20,15 +20,19 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Dropout.cu
   lib/kernels/cuda/Edge.cu
   lib/kernels/cuda/Gemm.cu
+  lib/kernels/cuda/GemmEpilogue.cu
   lib/kernels/cuda/Loss.cu
   lib/kernels/cuda/Memory.cu
   lib/kernels/cuda/Optimizer.cu
+  lib/kernels/cuda/Relational.cu
   lib/kernels/cuda/Scratch.cu
   lib/kernels/cuda/Stream.cu
   lib/kernels/cuda/Workspace.cu
   # The trainer's device side: host contexts run by device entry points
   # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda.
-  lib/train/cuda/DeviceExecution.cu)
+  lib/train/cuda/AsyncBatchCopies.cu
+  lib/train/cuda/DeviceExecution.cu
+  lib/train/cuda/DeviceParameters.cu)
 
 # The kernel tests, the same sources for both builds.
 set(_gnnrt_cuda_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/kernels/cuda)
@@ -40,6 +44,7 @@ set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/GemmTest.cpp
   ${_gnnrt_cuda_test_dir}/LossTest.cpp
   ${_gnnrt_cuda_test_dir}/OptimizerTest.cpp
+  ${_gnnrt_cuda_test_dir}/RelationalTest.cpp
   ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).
 set(_gnnrt_cudaemu_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/cudaemu)
@@ -56,7 +61,7 @@ if(GNNC_HAVE_CUDA)
   target_include_directories(gnnrt_kernels_cuda PUBLIC
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>)
   target_link_libraries(gnnrt_kernels_cuda PUBLIC gnnrt_support gnnrt_graph
-    CUDA::cudart CUDA::cublas)
+    CUDA::cudart CUDA::cublas CUDA::cublasLt)
   # Random.h's Philox is constexpr-friendly host code that kernels call.
   target_compile_options(gnnrt_kernels_cuda PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)

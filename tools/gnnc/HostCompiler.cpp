@@ -125,7 +125,7 @@ static bool toolchainFor(TrainerTarget target, const std::string &includeDir,
                    "-Xcompiler",
                    "-fopenmp"};
     tools.beforeRuntime = {kernels};
-    tools.afterRuntime = {"-lcublas", "-lcudart", "-lgomp"};
+    tools.afterRuntime = {"-lcublasLt", "-lcublas", "-lcudart", "-lgomp"};
     return true;
   }
   case TrainerTarget::CudaEmulated: {

@@ -9,7 +9,8 @@
 // has been claimed (so it completes and is delivered before the error).
 //
 // A slot is reused only after the consumer has moved past the batch in it
-// (its next call to next()), so a worker never overwrites a batch that is
+// (its next call to next(), or a later one for a batch next(keep) keeps
+// while the consumer looks ahead), so a worker never overwrites a batch that is
 // still being trained on. One mutex and one condition variable guard it
 // all; the waits are per batch, not per edge, so contention is negligible.
 //
@@ -22,6 +23,7 @@
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -126,13 +128,18 @@ BatchPipeline::BatchPipeline(int64_t numBatches, int workers,
 
 BatchPipeline::~BatchPipeline() { delete impl; }
 
-SampledBatch *BatchPipeline::next() {
+SampledBatch *BatchPipeline::next(int keep) {
   std::unique_lock<std::mutex> lock(impl->mutex);
   if (impl->deliveredError)
     std::rethrow_exception(impl->deliveredError);
-  // The batch handed out last time is done with: its slot may be refilled.
-  if (impl->released < impl->nextToDeliver) {
-    impl->released = impl->nextToDeliver;
+  if (keep < 0 || keep >= impl->capacity)
+    throw std::logic_error("BatchPipeline::next keeps " + std::to_string(keep) +
+                           " batches of " + std::to_string(impl->capacity) +
+                           " slots");
+  // The batches handed out before, but the last `keep`, are done with:
+  // their slots may be refilled.
+  if (impl->released < impl->nextToDeliver - keep) {
+    impl->released = impl->nextToDeliver - keep;
     impl->changed.notify_all();
   }
   const int64_t batch = impl->nextToDeliver;

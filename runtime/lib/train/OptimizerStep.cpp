@@ -49,13 +49,13 @@ void allReduceGradients(Communicator &comm, const std::vector<float *> &grads,
 OptimizerStep::OptimizerStep(const CompiledProgram &program,
                              const DriverOptions &options,
                              ParameterStore<float> &params, Communicator &comm)
-    : program(program), params(params), comm(comm),
+    : program(program), comm(comm),
       optimizer(configOf(program, options), params.sizes()),
-      values(params.valuePointers()), grads(params.gradPointers()),
-      sizes(params.sizes()) {}
+      residence(makeParameterResidence(program, params, optimizer, comm)),
+      grads(params.gradPointers()), sizes(params.sizes()) {}
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {
-  params.zeroGrads();
+  residence->zeroGrads();
   // A sampled batch's input rows are its level-0 nodes (ids of the
   // single process's feature rows); a full-graph step reads every row.
   const bool batch = ctx && ctx->blocks;
@@ -63,6 +63,8 @@ double OptimizerStep::operator()(ExecContext<float> *ctx) {
     ctx->inputGrad = learned->beginStep(batch ? ctx->blocks[0].numSrc : -1);
   double loss = ctx ? program.trainStepF32(*ctx) : 0.0;
   if (comm.size() > 1) {
+    if (!residence->gradientsOnHost())
+      throw std::logic_error("gradients to all-reduce are not on the host");
     // Every rank's loss is its share of the global mean; the gradients
     // add up the same way. Then all ranks take the same step.
     const auto reduceStart = std::chrono::steady_clock::now();
@@ -74,7 +76,7 @@ double OptimizerStep::operator()(ExecContext<float> *ctx) {
     reduceBytes +=
         int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
   }
-  optimizer.step(values, grads);
+  residence->update();
   // Each rank updates the learned rows it owns: from its own gradient, or,
   // when batches read other ranks' rows, from every rank's gradients of its
   // rows (collective: a rank without a batch this step joins with none).
@@ -95,9 +97,9 @@ double OptimizerStep::operator()(const std::function<double()> &trainSteps) {
     throw std::logic_error("OptimizerStep over trainSteps runs in one process");
   // The steps added every part's gradients into the same buffers: their
   // sum is what an all-reduce would give.
-  params.zeroGrads();
+  residence->zeroGrads();
   const double loss = trainSteps();
-  optimizer.step(values, grads);
+  residence->update();
   if (observer)
     observer();
   return loss;

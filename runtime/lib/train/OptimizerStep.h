@@ -6,7 +6,8 @@
 // the parameters with the optimizer. Every rank takes the same number of
 // steps, so the all-reduces pair up; a rank with no rows in a step passes
 // no context and only joins them. The all-reduce's time and bytes are
-// counted for --stats.
+// counted for --stats. Where the parameters, gradients and optimizer state
+// live meanwhile -- host or device -- is its ParameterResidence's concern.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 
 #include "CommandLine.h"
 #include "LearnedInputs.h"
+#include "ParameterResidence.h"
 #include "ParameterStore.h"
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/train/Optimizer.h"
@@ -22,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace gnnrt {
@@ -50,8 +53,13 @@ public:
   /// Learned input rows to update after each step (null: none).
   void learnInputs(LearnedInputs *inputs) { learned = inputs; }
 
-  /// The optimizer, for checkpoints of its state.
+  /// The optimizer, for checkpoints of its state (current after
+  /// parametersToHost()).
   Optimizer &state() { return optimizer; }
+
+  /// Makes the ParameterStore's values and the optimizer's state current
+  /// on the host: before a checkpoint or --save, and after training.
+  void parametersToHost() { residence->toHost(); }
 
   /// Time in, and bytes per rank through, the all-reduces so far.
   double allReduceSeconds() const { return reduceSeconds; }
@@ -59,10 +67,10 @@ public:
 
 private:
   const CompiledProgram &program;
-  ParameterStore<float> &params;
   Communicator &comm;
   Optimizer optimizer;
-  const std::vector<float *> values, grads;
+  std::unique_ptr<ParameterResidence> residence;
+  const std::vector<float *> grads;
   const std::vector<int64_t> sizes;
   std::vector<float> reduceBuffer; ///< all gradients, packed
   double reduceSeconds = 0;

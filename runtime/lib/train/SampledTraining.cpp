@@ -205,13 +205,31 @@ double SampledTraining::trainEpoch(
                                               workerTraffic[size_t(worker)],
                                               inputs);
                            });
+    // A device trainer copies batch b + 1 to the device while step b runs
+    // (CompiledProgram::stageBatch): the pipeline then hands out b + 1
+    // before step b, keeping b's slot until the step after.
+    const bool lookAhead = program.stageBatch != nullptr;
+    ExecContext<float> nextCtx;
+    SampledBatch *sampled = nullptr;
     for (int64_t b = 0; b < stepsPerEpoch; ++b) {
-      SampledBatch *sampled = pipeline.next();
-      if (!sampled)
+      SampledBatch *current = sampled ? sampled : pipeline.next();
+      if (!current)
         throw std::logic_error("the batch pipeline ended early");
       if (inputsLearned)
-        assembler.gatherInputs(*sampled, trainTraffic);
-      run(b, *sampled);
+        assembler.gatherInputs(*current, trainTraffic);
+      sampled = nullptr;
+      // Learned inputs are gathered at their batch's turn (above), so their
+      // batches are not staged ahead.
+      if (lookAhead && !inputsLearned && b + 1 < stepsPerEpoch) {
+        sampled = pipeline.next(/*keep=*/1);
+        if (sampled && sampled->numSeeds() > 0) {
+          nextCtx = ctx;
+          nextCtx.step = uint64_t((epoch - 1) * stepsPerEpoch + b + 1);
+          bindBatch(nextCtx, *sampled);
+          program.stageBatch(nextCtx);
+        }
+      }
+      run(b, *current);
     }
     pipelineWait += pipeline.waitSeconds();
     for (const SamplingTraffic &t : workerTraffic)

@@ -190,6 +190,21 @@ void ScheduleBase::printPlanStats(const TrainingResult &result) const {
                 (long long)program.deviceWorkspaceBytes(),
                 (long long)trainCtx.unplannedBytes,
                 (long long)forwardCtx.unplannedBytes);
+    if (program.deviceTransfers) {
+      // Parameters resident on the device cross only before the first
+      // step and for checkpoints: a count that does not grow with steps.
+      const DeviceTransfers t = program.deviceTransfers();
+      std::printf("stats: host<->device copies over %lld train steps: "
+                  "parameters and optimizer state %lld bytes, batches %lld "
+                  "bytes, once %lld bytes, evaluation %lld bytes\n",
+                  (long long)t.trainSteps, (long long)t.parameterBytes,
+                  (long long)t.batchBytes, (long long)t.onceBytes,
+                  (long long)t.evaluationBytes);
+      if (program.numBlocks > 0)
+        std::printf("stats: batches copied while the step before ran: "
+                    "%lld of %lld\n",
+                    (long long)t.stagedSteps, (long long)t.trainSteps);
+    }
   } else {
     std::printf("stats: trainStep workspace %lld bytes (unplanned %lld)\n",
                 (long long)trainWorkspace.bytes(),

@@ -86,6 +86,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
       std::optional<LearnedInputsSnapshot> inputs;
       if (const LearnedInputs *learned = schedule.learnedInputs())
         inputs = snapshotLearnedInputs(*learned, comm, /*moments=*/true);
+      step.parametersToHost();
       if (reporting)
         saveResumableCheckpoint(
             checkpointFile, program.model, params, step.state(),
@@ -101,6 +102,9 @@ TrainingResult trainEpochs(const CompiledProgram &program,
                                " at epoch " + std::to_string(epoch) +
                                "; training diverged (try a smaller --lr)");
   }
+  // --save, --predict and the caller read the trained parameters on the
+  // host.
+  step.parametersToHost();
   result.allReduceSeconds = step.allReduceSeconds();
   result.allReduceBytes = step.allReduceBytes();
   return result;

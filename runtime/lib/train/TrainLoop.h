@@ -22,7 +22,8 @@ namespace gnnrt {
 
 /// Trains `params` up to epoch options.epochs of `schedule` (prepared and
 /// bound to `params`), from epoch 1 or, with `resume`, from the epoch after
-/// the checkpoint's with its optimizer state. Rank 0 writes the metrics,
+/// the checkpoint's with its optimizer state; `params` hold the trained
+/// values on return (wherever they lived meanwhile). Rank 0 writes the metrics,
 /// the checkpoints and the progress; the others train silently. Throws
 /// std::runtime_error when the loss diverges. Collective.
 TrainingResult trainEpochs(const CompiledProgram &program,

@@ -12,6 +12,7 @@
 //                           the return
 //   ElementwiseKernels.cpp  kernels for elementwise ops, gnn.map,
 //                           gnn.edge_map and gnn.matmul_map's epilogue
+//   GemmEpilogue.cpp        matmul_map epilogues cuBLASLt fuses instead
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,6 +84,10 @@ public:
 
   /// Writes `kernel`'s definition to the kernels and its launch here.
   void emitKernel(const ElementwiseKernel &kernel);
+  /// Writes `mm` as one kernels::cuda::gemmEpilogue call if cuBLASLt can
+  /// fuse its epilogue (GemmEpilogue.cpp); false, writing nothing,
+  /// otherwise.
+  bool emitGemmEpilogue(MatmulMapOp mm);
 
 protected:
   void emitWorkspaceBinding() override;

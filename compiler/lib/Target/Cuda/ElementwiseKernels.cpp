@@ -41,7 +41,8 @@
 // a destination row and loops over the row's in-edges in CSR order, so a
 // sum adds in the CPU's order and the per-edge values are never stored.
 // A gnn.matmul_map is the CUDA GEMM followed by its epilogue as a kernel,
-// in place on the product.
+// in place on the product -- unless cuBLASLt fuses the epilogue into the
+// GEMM (GemmEpilogue.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -345,6 +346,8 @@ LogicalResult CudaFunctionEmitter::emitEdgeMap(EdgeMapOp em) {
 }
 
 LogicalResult CudaFunctionEmitter::emitMatmulMap(MatmulMapOp mm) {
+  if (emitGemmEpilogue(mm))
+    return success();
   SmallVector<Value> results(mm->getResults());
   // The product into the first result, then the epilogue in place on it.
   SmallVector<std::string> args = cpp::gemmArgs(*this, mm, dims(results[0]));

@@ -41,18 +41,17 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
     return failure();
   const cpp::TrainerModule &unit = *found;
   const std::string &cppModel = unit.cppModel;
-  // gnnrt has no CUDA kernels for the relation-batched aggregations
-  // (heterogeneous graphs) yet, and a relation's subgraph is built from the
-  // graph's edges on the host.
+  // A relation's subgraph (relation(g, "name")) is built from the graph's
+  // edges on the host, and a node type's column has no CUDA kernel yet; the
+  // relation-batched aggregations have CUDA kernels.
   for (func::FuncOp entry : {unit.forward, unit.step}) {
     WalkResult relational = entry.walk([](Operation *op) {
-      if (!isa<AggregateRelationsOp, AggregateRelationsGradOp,
-               AggregateRelationsWeightGradOp, AggregateRelationRowsOp,
-               AggregateRelationRowsGradOp, RelationOp, NodeTypeOp>(op))
+      if (!isa<RelationOp, NodeTypeOp>(op))
         return WalkResult::advance();
-      op->emitOpError("is not supported by the CUDA target yet (gnnrt has no "
-                      "CUDA kernel for relational graphs): build this "
-                      "program with --target=cpu");
+      op->emitOpError("is not supported by the CUDA target yet (")
+          << (isa<RelationOp>(op) ? "a relation's subgraph is built on the host"
+                                  : "gnnrt has no CUDA kernel for it")
+          << "): build this program with --target=cpu";
       return WalkResult::interrupt();
     });
     if (relational.wasInterrupted())

@@ -205,9 +205,11 @@ public:
   ~BatchPipeline();
   BatchPipeline(const BatchPipeline &) = delete;
   BatchPipeline &operator=(const BatchPipeline &) = delete;
-  /// The next batch in order; the previous one's slot is recycled.
-  /// Returns null after the last batch.
-  SampledBatch *next();
+  /// The next batch in order; the previous ones' slots are recycled,
+  /// except the last `keep` handed out (a consumer that still reads the
+  /// current batch while it looks at the next one passes 1; keep must be
+  /// less than the capacity). Returns null after the last batch.
+  SampledBatch *next(int keep = 0);
   /// Seconds next() spent waiting for a batch (the pipeline's stall time).
   double waitSeconds() const { return waited; }
 

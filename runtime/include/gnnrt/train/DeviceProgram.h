@@ -12,11 +12,15 @@
 // full-graph context are copied once, on the first call that sees them (a
 // full-graph context points at the same arrays for the whole run); sampled
 // batches (ExecContext::blocks) are copied per call into buffers that only
-// grow; the memory plan is one DeviceWorkspace allocation, laid out again
-// per call (allocating only when a plan needs more). What crosses per step:
-// the parameters (host to device) and the gradients (both ways, since
-// trainStep accumulates into the caller's), a few hundred kilobytes for the
-// models of the examples; the optimizer updates the host's parameters.
+// grow, or, staged by CompiledProgram::stageBatch, asynchronously while the
+// step before runs; the memory plan is one DeviceWorkspace allocation, laid
+// out again per call (allocating only when a plan needs more). While the
+// trainer's device residence is active (CompiledProgram::
+// makeDeviceResidence, one process), the float32 entry points train the
+// resident parameters and gradients in place and only the loss crosses;
+// otherwise (float64 gradient checks, --eval-only, several ranks) each call
+// copies the host's parameters in, and the gradients both ways, since
+// trainStep accumulates into the caller's.
 //
 // Only in the CUDA libraries (gnnrt_kernels_cuda, and
 // gnnrt_kernels_cuda_emulated over the emulation layer): CPU trainers do
@@ -40,8 +44,10 @@ struct DeviceEntryPoints {
 };
 
 /// Sets `program`'s entry points to adapters that run `device`'s on the
-/// CUDA device, and program.useDevice. Call after program.params and
-/// program.numBlocks are set; one program per process.
+/// CUDA device, and program.useDevice, deviceWorkspaceBytes,
+/// makeDeviceResidence, deviceTransfers and (sampled programs) stageBatch.
+/// Call after program.params and program.numBlocks are set; one program
+/// per process.
 void installDeviceEntryPoints(CompiledProgram &program,
                               const DeviceEntryPoints &device);
 

@@ -36,6 +36,10 @@ namespace kernels::cuda {
 class DeviceWorkspace;
 } // namespace kernels::cuda
 
+class Optimizer;
+class ParameterResidence; // gnnrt/train/ParameterResidence.h
+struct ParamInfo;
+
 /// Allocates on cache-line boundaries, so that rows of 16 floats (and
 /// every multiple) start on a line of their own.
 template <typename T> struct CacheLineAllocator {
@@ -312,6 +316,22 @@ struct NameUse {
 };
 using RelationUse = NameUse;
 
+/// Bytes a device trainer copied between host and device so far, by what
+/// they were (--stats).
+struct DeviceTransfers {
+  /// Full-graph arrays (graph, features, labels, masks), copied once.
+  int64_t onceBytes = 0;
+  /// Sampled batches' blocks and rows, learned input rows' gradients.
+  int64_t batchBytes = 0;
+  /// Parameters, gradients and optimizer state, either way.
+  int64_t parameterBytes = 0;
+  /// Logits of evaluations and predictions.
+  int64_t evaluationBytes = 0;
+  /// float32 train steps run, and those whose batch had been copied
+  /// while the step before ran (CompiledProgram::stageBatch).
+  int64_t trainSteps = 0, stagedSteps = 0;
+};
+
 /// One compiled train block.
 struct CompiledProgram {
   std::string model;      ///< the model's name, e.g. "GCN"
@@ -340,6 +360,21 @@ struct CompiledProgram {
   void (*useDevice)(int device) = nullptr;
   /// The same programs: the bytes of the device workspace (--stats).
   int64_t (*deviceWorkspaceBytes)() = nullptr;
+  /// The same programs: the residence that keeps the parameters, their
+  /// gradients and the optimizer state on the device between steps of a
+  /// one-process run (the float32 entry points then train them in place).
+  /// `values` are the host's buffers of `params` (what the residence reads
+  /// first and refreshes in toHost); `optimizer` holds the state.
+  std::unique_ptr<ParameterResidence> (*makeDeviceResidence)(
+      const std::vector<ParamInfo> &params, const std::vector<float *> &values,
+      Optimizer &optimizer) = nullptr;
+  /// The same programs: starts copying the batch of `next` (a sampled
+  /// context) to the device while the current step runs; the train step
+  /// on `next` then uses that copy. The sampled schedule calls it with
+  /// each epoch's batch b + 1 before step b.
+  void (*stageBatch)(const ExecContext<float> &next) = nullptr;
+  /// The same programs: the host<->device copies so far (--stats).
+  DeviceTransfers (*deviceTransfers)() = nullptr;
 };
 
 /// The generated program's main: parses the command line, trains, and

@@ -2,110 +2,90 @@
 //
 // See gnnrt/train/DeviceProgram.h. Each adapter call builds a device
 // ExecContext from the trainer's host one: scalars copied, arrays mirrored
-// into device buffers, parameters and gradients copied in; then it runs the
-// device entry point and copies back what the trainer reads (gradients, the
-// input rows' gradient, the logits). The device buffers live for the
-// process, keyed by what they hold.
+// into device buffers (DeviceState.h); the parameters are the resident
+// ones while a device residence is active (DeviceParameters.cu), otherwise
+// they and the gradients are copied in; a sampled batch staged while the
+// step before ran (AsyncBatchCopies.h) is taken as it is. Then it runs the
+// device entry
+// point and copies back what the trainer reads: the logits, the input
+// rows' gradient, and the gradients unless they are resident.
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/train/DeviceProgram.h"
-
-#include "gnnrt/kernels/cuda/Workspace.h"
-#include "gnnrt/support/Error.h"
-
-#include <cuda_runtime.h>
+#include "AsyncBatchCopies.h"
+#include "DeviceState.h"
 
 #include <algorithm>
-#include <map>
-#include <string>
-#include <vector>
+#include <memory>
+#include <type_traits>
 
 namespace gnnrt {
 
-namespace {
+using device::DeviceState;
+using device::Traffic;
 
-void check(cudaError_t status, const std::string &what) {
-  if (status != cudaSuccess)
-    throw DeviceError("CUDA " + what + ": " + cudaGetErrorString(status));
+namespace device {
+
+DeviceState::DeviceState() = default;
+
+DeviceState::~DeviceState() {
+  batchCopies.reset();
+  // At exit the driver may already be gone: errors are ignored.
+  for (auto &entry : buffers)
+    cudaFree(entry.second.data);
 }
 
-/// A device buffer that only grows, and the host array it last mirrored.
-struct DeviceBuffer {
-  void *data = nullptr;
-  size_t capacity = 0;
-  const void *source = nullptr;
-  size_t sourceBytes = 0;
-};
-
-/// The process's device state: the installed program and its buffers.
-struct DeviceState {
-  DeviceEntryPoints entries;
-  std::vector<ParamInfo> (*params)(const DataDims &) = nullptr;
-  int numBlocks = 0;
-  std::map<std::string, DeviceBuffer> buffers;
-  kernels::cuda::DeviceWorkspace workspace;
-
-  ~DeviceState() {
-    // At exit the driver may already be gone: errors are ignored.
-    for (auto &entry : buffers)
-      cudaFree(entry.second.data);
+void *DeviceState::buffer(const std::string &key, size_t bytes) {
+  DeviceBuffer &b = buffers[key];
+  if (b.capacity < bytes) {
+    check(cudaFree(b.data), "free of " + key);
+    b = DeviceBuffer();
+    check(cudaMalloc(&b.data, bytes),
+          "allocation of " + key + " (" + std::to_string(bytes) + " bytes)");
+    b.capacity = bytes;
   }
+  return b.data;
+}
 
-  /// `bytes` of device memory under `key` (its contents kept only while
-  /// it does not grow).
-  void *buffer(const std::string &key, size_t bytes) {
-    DeviceBuffer &b = buffers[key];
-    if (b.capacity < bytes) {
-      check(cudaFree(b.data), "free of " + key);
-      b = DeviceBuffer();
-      check(cudaMalloc(&b.data, bytes),
-            "allocation of " + key + " (" + std::to_string(bytes) + " bytes)");
-      b.capacity = bytes;
-    }
-    return b.data;
-  }
+void DeviceState::copy(void *to, const void *from, size_t bytes,
+                       cudaMemcpyKind kind, Traffic traffic,
+                       const std::string &what) {
+  if (bytes == 0)
+    return;
+  check(cudaMemcpy(to, from, bytes, kind), "copy of " + what);
+  int64_t &counter = traffic == Traffic::Once         ? transfers.onceBytes
+                     : traffic == Traffic::Batch      ? transfers.batchBytes
+                     : traffic == Traffic::Parameters ? transfers.parameterBytes
+                                                      : transfers.evaluationBytes;
+  counter += int64_t(bytes);
+}
 
-  /// The device copy of host[0..count) under `key`. With `fixed`, a
-  /// buffer that already mirrors the same host array is not copied again
-  /// (full-graph arrays never change during a run).
-  template <typename U>
-  U *mirror(const std::string &key, const U *host, int64_t count, bool fixed) {
-    if (!host)
-      return nullptr;
-    const size_t bytes = size_t(count < 0 ? 0 : count) * sizeof(U);
-    DeviceBuffer &existing = buffers[key];
-    if (fixed && existing.source == host && existing.sourceBytes == bytes)
-      return static_cast<U *>(existing.data);
-    void *device = buffer(key, bytes > 0 ? bytes : 1);
-    if (bytes > 0)
-      check(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice),
-            "copy of " + key + " to the device");
-    DeviceBuffer &b = buffers[key];
-    b.source = host;
-    b.sourceBytes = bytes;
-    return static_cast<U *>(device);
-  }
+GraphView DeviceState::mirrorGraph(const std::string &key, const GraphView &g,
+                                   bool fixed) {
+  const Traffic t = Traffic::Batch;
+  GraphView d = g;
+  d.inOffsets =
+      mirror(key + ".inOffsets", g.inOffsets, g.numDst + 1, fixed, t);
+  d.edgeSrc = mirror(key + ".edgeSrc", g.edgeSrc, g.numEdges, fixed, t);
+  d.edgeDst = mirror(key + ".edgeDst", g.edgeDst, g.numEdges, fixed, t);
+  d.outOffsets =
+      mirror(key + ".outOffsets", g.outOffsets, g.numSrc + 1, fixed, t);
+  d.outEdges = mirror(key + ".outEdges", g.outEdges, g.numEdges, fixed, t);
+  d.outDst = mirror(key + ".outDst", g.outDst, g.numEdges, fixed, t);
+  d.edgeType = mirror(key + ".edgeType", g.edgeType, g.numEdges, fixed, t);
+  return d;
+}
 
-  GraphView mirrorGraph(const std::string &key, const GraphView &g,
-                        bool fixed) {
-    GraphView d = g;
-    d.inOffsets = mirror(key + ".inOffsets", g.inOffsets, g.numDst + 1, fixed);
-    d.edgeSrc = mirror(key + ".edgeSrc", g.edgeSrc, g.numEdges, fixed);
-    d.edgeDst = mirror(key + ".edgeDst", g.edgeDst, g.numEdges, fixed);
-    d.outOffsets =
-        mirror(key + ".outOffsets", g.outOffsets, g.numSrc + 1, fixed);
-    d.outEdges = mirror(key + ".outEdges", g.outEdges, g.numEdges, fixed);
-    d.outDst = mirror(key + ".outDst", g.outDst, g.numEdges, fixed);
-    d.edgeType = mirror(key + ".edgeType", g.edgeType, g.numEdges, fixed);
-    return d;
-  }
-};
-
-DeviceState &state() {
+DeviceState &deviceState() {
   static DeviceState s;
   return s;
 }
+
+} // namespace device
+
+namespace {
+
+DeviceState &state() { return device::deviceState(); }
 
 int64_t elementsOf(const ParamInfo &p) {
   int64_t n = 1;
@@ -114,53 +94,81 @@ int64_t elementsOf(const ParamInfo &p) {
   return n;
 }
 
+/// Points `ctx` at the resident parameters (and gradients, when
+/// `training`) if `T`'s entry points train them: float32 ones, while a
+/// device residence is active. Returns whether it did.
+template <typename T> bool useResident(ExecContext<T> &ctx, bool training) {
+  if constexpr (std::is_same_v<T, float>) {
+    const device::ResidentParameters *resident = state().resident;
+    if (!resident)
+      return false;
+    ctx.params = resident->values;
+    if (training)
+      ctx.grads = resident->grads;
+    return true;
+  }
+  return false;
+}
+
 /// A call's device context and what it needs to copy back.
 template <typename T> struct DeviceCall {
   ExecContext<T> ctx;
   std::vector<GraphView> blocks;
   std::vector<int64_t> paramElements;
   int64_t outputRows = 0, inputRows = 0;
+  /// The gradients are the resident ones: nothing to copy back.
+  bool residentGrads = false;
 };
 
+/// The staged copy of a sampled training batch (AsyncBatchCopies), if this
+/// is the batch staged.
 template <typename T>
-void prepareCall(const ExecContext<T> &host, bool training,
-                 DeviceCall<T> &call) {
+bool takeStagedBatch(const ExecContext<T> &host, bool training,
+                     DeviceCall<T> &call) {
+  if constexpr (std::is_same_v<T, float>) {
+    DeviceState &s = state();
+    if (training && host.blocks && s.batchCopies &&
+        s.batchCopies->take(host, call.ctx, call.blocks)) {
+      ++s.transfers.stagedSteps;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The graph or blocks, rows, labels and ids of `host`, mirrored now.
+template <typename T>
+void mirrorData(const ExecContext<T> &host, bool fixed, int numBlocks,
+                DeviceCall<T> &call) {
   DeviceState &s = state();
-  if (host.halo)
-    throw DeviceError("a trainer built with gnnc --target=cuda trains in one "
-                      "process: several ranks or a partition directory are "
-                      "not supported on a device yet");
-  // Full-graph contexts point at the same arrays for the whole run, unless
-  // learned input rows rewrite the features between steps.
-  const bool fixed = host.blocks == nullptr && host.inputGrad == nullptr;
-  const int numBlocks = host.blocks ? s.numBlocks : 0;
+  const Traffic batch = Traffic::Batch;
   ExecContext<T> &d = call.ctx;
-  d.numFeatures = host.numFeatures;
-  d.numClasses = host.numClasses;
-  d.numRelations = host.numRelations;
-  d.numGlobalNodes = host.numGlobalNodes;
-  d.seed = host.seed;
-  d.step = host.step;
-  d.lossScale = host.lossScale;
   d.graph = s.mirrorGraph("graph", host.graph, fixed);
   for (int k = 0; k < numBlocks; ++k)
     call.blocks.push_back(
         s.mirrorGraph("block" + std::to_string(k), host.blocks[k], fixed));
   d.blocks = numBlocks ? call.blocks.data() : nullptr;
-  call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
-  call.outputRows =
-      numBlocks ? host.blocks[numBlocks - 1].numDst : host.graph.numDst;
   d.features = s.mirror("features", host.features,
-                        call.inputRows * host.numFeatures, fixed);
-  d.labels = s.mirror("labels", host.labels, call.outputRows, fixed);
-  d.lossMask = s.mirror("lossMask", host.lossMask, call.outputRows, fixed);
-  d.nodeIds = s.mirror("nodeIds", host.nodeIds, call.inputRows, fixed);
-  d.edgeIds = s.mirror("edgeIds", host.edgeIds, host.graph.numEdges, fixed);
-  d.srcDegree = s.mirror("srcDegree", host.srcDegree, host.graph.numSrc, fixed);
-  d.dstDegree = s.mirror("dstDegree", host.dstDegree, host.graph.numDst, fixed);
+                        call.inputRows * host.numFeatures, fixed, batch);
+  d.labels = s.mirror("labels", host.labels, call.outputRows, fixed, batch);
+  d.lossMask =
+      s.mirror("lossMask", host.lossMask, call.outputRows, fixed, batch);
+  d.nodeIds = s.mirror("nodeIds", host.nodeIds, call.inputRows, fixed, batch);
+  d.edgeIds =
+      s.mirror("edgeIds", host.edgeIds, host.graph.numEdges, fixed, batch);
+  d.srcDegree =
+      s.mirror("srcDegree", host.srcDegree, host.graph.numSrc, fixed, batch);
+  d.dstDegree =
+      s.mirror("dstDegree", host.dstDegree, host.graph.numDst, fixed, batch);
+}
 
-  // Parameters every call (the optimizer updated them on the host); the
-  // gradients too, since the entry point adds to the caller's.
+/// The parameters (and gradients, when `training`): the resident ones, or
+/// the host's copied in.
+template <typename T>
+void useParameters(const ExecContext<T> &host, bool training,
+                   DeviceCall<T> &call) {
+  DeviceState &s = state();
+  ExecContext<T> &d = call.ctx;
   DataDims dims;
   dims.features = host.numFeatures;
   dims.classes = host.numClasses;
@@ -171,29 +179,67 @@ void prepareCall(const ExecContext<T> &host, bool training,
     throw DeviceError(
         "the context holds " + std::to_string(host.params.size()) +
         " parameters, the program declares " + std::to_string(infos.size()));
-  for (size_t i = 0; i < infos.size(); ++i) {
-    const int64_t n = elementsOf(infos[i]);
-    call.paramElements.push_back(n);
-    d.params.push_back(s.mirror("param" + std::to_string(i),
-                                static_cast<const T *>(host.params[i]), n,
-                                /*fixed=*/false));
-    if (training)
-      d.grads.push_back(s.mirror("grad" + std::to_string(i),
-                                 static_cast<const T *>(host.grads[i]), n,
-                                 /*fixed=*/false));
+  // Trained in place on the device: nothing crosses.
+  call.residentGrads = useResident(d, training);
+  if (!call.residentGrads) {
+    // The host's parameters every call; the gradients too, since the
+    // entry point adds to the caller's.
+    for (size_t i = 0; i < infos.size(); ++i) {
+      const int64_t n = elementsOf(infos[i]);
+      call.paramElements.push_back(n);
+      d.params.push_back(s.mirror("param" + std::to_string(i),
+                                  static_cast<const T *>(host.params[i]), n,
+                                  /*fixed=*/false, Traffic::Parameters));
+      if (training)
+        d.grads.push_back(s.mirror("grad" + std::to_string(i),
+                                   static_cast<const T *>(host.grads[i]), n,
+                                   /*fixed=*/false, Traffic::Parameters));
+    }
   }
+}
+
+template <typename T>
+void prepareCall(const ExecContext<T> &host, bool training,
+                 DeviceCall<T> &call) {
+  DeviceState &s = state();
+  if (host.halo)
+    throw DeviceError("a trainer built with gnnc --target=cuda trains in one "
+                      "process: several ranks or a partition directory are "
+                      "not supported on a device yet");
+  // Full-graph contexts point at the same arrays for the whole run, unless
+  // learned input rows rewrite the features between steps; the float64
+  // entry points serve the gradient check, which perturbs them in place.
+  const bool fixed = std::is_same_v<T, float> && host.blocks == nullptr &&
+                     host.inputGrad == nullptr;
+  const int numBlocks = host.blocks ? s.numBlocks : 0;
+  ExecContext<T> &d = call.ctx;
+  d.numFeatures = host.numFeatures;
+  d.numClasses = host.numClasses;
+  d.numRelations = host.numRelations;
+  d.numGlobalNodes = host.numGlobalNodes;
+  d.seed = host.seed;
+  d.step = host.step;
+  d.lossScale = host.lossScale;
+  call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
+  call.outputRows =
+      numBlocks ? host.blocks[numBlocks - 1].numDst : host.graph.numDst;
+  if (!takeStagedBatch(host, training, call))
+    mirrorData(host, fixed, numBlocks, call);
+  useParameters(host, training, call);
   if (training && host.inputGrad)
     d.inputGrad = s.mirror("inputGrad", static_cast<const T *>(host.inputGrad),
-                           call.inputRows * host.numFeatures, false);
+                           call.inputRows * host.numFeatures, false,
+                           Traffic::Batch);
   d.deviceWorkspace = &s.workspace;
 }
 
 template <typename T>
-void copyToHost(T *host, const T *device, int64_t count, const char *what) {
+void copyToHost(T *host, const T *device, int64_t count, Traffic traffic,
+                const char *what) {
   if (count > 0)
-    check(cudaMemcpy(host, device, size_t(count) * sizeof(T),
-                     cudaMemcpyDeviceToHost),
-          std::string("copy of ") + what + " to the host");
+    state().copy(host, device, size_t(count) * sizeof(T),
+                 cudaMemcpyDeviceToHost, traffic,
+                 std::string(what) + " to the host");
 }
 
 template <typename T>
@@ -206,7 +252,8 @@ void runForward(ExecContext<T> &host, void (*entry)(ExecContext<T> &)) {
   call.ctx.output = static_cast<T *>(state().buffer(
       "output", size_t(std::max<int64_t>(outputs, 1)) * sizeof(T)));
   entry(call.ctx);
-  copyToHost(host.output, call.ctx.output, outputs, "the logits");
+  copyToHost(host.output, call.ctx.output, outputs, Traffic::Evaluation,
+             "the logits");
   host.unplannedBytes = call.ctx.unplannedBytes;
 }
 
@@ -217,13 +264,17 @@ T runTrainStep(ExecContext<T> &host, T (*entry)(ExecContext<T> &)) {
   DeviceCall<T> call;
   prepareCall(host, /*training=*/true, call);
   const T loss = entry(call.ctx);
-  for (size_t i = 0; i < call.paramElements.size(); ++i)
-    copyToHost(host.grads[i], call.ctx.grads[i], call.paramElements[i],
-               "a gradient");
+  if (!call.residentGrads)
+    for (size_t i = 0; i < call.paramElements.size(); ++i)
+      copyToHost(host.grads[i], call.ctx.grads[i], call.paramElements[i],
+                 Traffic::Parameters, "a gradient");
   if (host.inputGrad)
     copyToHost(host.inputGrad, call.ctx.inputGrad,
-               call.inputRows * host.numFeatures, "the input gradient");
+               call.inputRows * host.numFeatures, Traffic::Batch,
+               "the input gradient");
   host.unplannedBytes = call.ctx.unplannedBytes;
+  if (std::is_same_v<T, float>)
+    ++state().transfers.trainSteps;
   return loss;
 }
 
@@ -250,10 +301,20 @@ void useDevice(int device) {
     throw DeviceError("--device " + std::to_string(device) + ": only " +
                       std::to_string(count) + " CUDA device" +
                       (count == 1 ? " is" : "s are") + " available");
-  check(cudaSetDevice(device), "selection of device " + std::to_string(device));
+  device::check(cudaSetDevice(device),
+                "selection of device " + std::to_string(device));
 }
 
 int64_t workspaceBytes() { return state().workspace.bytes(); }
+
+DeviceTransfers transfers() { return state().transfers; }
+
+void stageBatch(const ExecContext<float> &next) {
+  DeviceState &s = state();
+  if (!s.batchCopies)
+    s.batchCopies = std::make_unique<device::AsyncBatchCopies>();
+  s.batchCopies->stage(next, s.numBlocks);
+}
 
 } // namespace
 
@@ -269,6 +330,9 @@ void installDeviceEntryPoints(CompiledProgram &program,
   program.trainStepF64 = device.trainStepF64 ? &trainStepF64 : nullptr;
   program.useDevice = &useDevice;
   program.deviceWorkspaceBytes = &workspaceBytes;
+  program.makeDeviceResidence = &device::makeDeviceResidence;
+  program.deviceTransfers = &transfers;
+  program.stageBatch = program.numBlocks > 0 ? &stageBatch : nullptr;
 }
 
 } // namespace gnnrt

@@ -16,10 +16,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <numeric>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 
 using namespace gnnrt;
@@ -594,6 +596,27 @@ TEST(BatchPipeline, CallerSlotsOutliveThePipeline) {
             (std::vector<int64_t>{100, 101, 102, 103, 104, 105, 106}));
   for (size_t i = 0; i < slots.size(); ++i)
     EXPECT_EQ(slots[i].features.data(), buffers[i]) << "slot " << i;
+}
+
+TEST(BatchPipeline, LookAheadKeepsTheCurrentBatch) {
+  // A device trainer holds batch b while it stages b + 1 (next(1)): with 2
+  // slots and 3 workers, no worker may refill b's slot until the next call.
+  BatchPipeline pipeline(100, 3, 2, [](int64_t b, int, SampledBatch &slot) {
+    slot.labels.assign(64, b);
+  });
+  SampledBatch *current = pipeline.next();
+  for (int64_t b = 0; b + 1 < 100; ++b) {
+    SampledBatch *following = pipeline.next(/*keep=*/1);
+    ASSERT_NE(following, nullptr);
+    ASSERT_NE(following, current);
+    // Let the workers run: they must not touch `current`.
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    EXPECT_EQ(current->labels, std::vector<int64_t>(64, b));
+    EXPECT_EQ(following->labels, std::vector<int64_t>(64, b + 1));
+    current = following;
+  }
+  EXPECT_EQ(pipeline.next(1), nullptr);
+  EXPECT_THROW(pipeline.next(2), std::logic_error); // keep < capacity
 }
 
 TEST(BatchPipeline, RethrowsProducerErrorInTurn) {

@@ -72,6 +72,8 @@ constexpr StringLiteral trainMain = "trainMain";
 namespace kernels {
 // Dense products.
 constexpr StringLiteral gemm = "kernels::gemm";
+/// CUDA only: the product with a fused bias / added matrix / ReLU.
+constexpr StringLiteral gemmEpilogue = "kernels::gemmEpilogue";
 // Aggregation over in-edges, and its adjoints.
 constexpr StringLiteral aggregate = "kernels::aggregate";
 constexpr StringLiteral aggregateGradInput = "kernels::aggregateGradInput";

@@ -22,6 +22,7 @@
 #include "gnnrt/kernels/cuda/Loss.h"
 #include "gnnrt/kernels/cuda/Memory.h"
 #include "gnnrt/kernels/cuda/Optimizer.h"
+#include "gnnrt/kernels/cuda/Relational.h"
 #include "gnnrt/kernels/cuda/Stream.h"
 #include "gnnrt/kernels/cuda/Workspace.h"
 

@@ -2,7 +2,9 @@
 //
 // cuda::gemm (row-major, through cuBLAS; over the emulation, cuBLAS served
 // by OpenBLAS) against a float64 triple loop for every transposition, with
-// accumulation, a K of 0 and a vector-shaped product.
+// accumulation, a K of 0 and a vector-shaped product; cuda::gemmEpilogue
+// (through cuBLASLt) the same way with every combination of an added
+// matrix, a bias and ReLU, the added matrix also C itself.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +62,62 @@ TEST(CudaGemm, MatchesFloat64ForEveryTransposition) {
   GNNRT_REQUIRE_CUDA_DEVICE();
   gemmCases<float>();
   gemmCases<double>();
+}
+
+template <typename T> void gemmEpilogueCases() {
+  struct Size {
+    int64_t M, N, K;
+  };
+  for (const Size s : {Size{1, 1, 1}, Size{17, 33, 5}, Size{65, 7, 257},
+                       Size{3, 257, 40}, Size{9, 4, 0}})
+    for (bool transA : {false, true})
+      for (bool transB : {false, true})
+        for (int addend : {0, 1, 2}) // none, a matrix, C itself
+          for (bool bias : {false, true})
+            for (bool relu : {false, true}) {
+              const std::string what =
+                  "M " + std::to_string(s.M) + " N " + std::to_string(s.N) +
+                  " K " + std::to_string(s.K) + " transA " +
+                  std::to_string(transA) + " transB " +
+                  std::to_string(transB) + " addend " +
+                  std::to_string(addend) + " bias " + std::to_string(bias) +
+                  " relu " + std::to_string(relu);
+              const auto a = randomValues<T>(s.M * s.K, 1);
+              const auto b = randomValues<T>(s.K * s.N, 2);
+              const auto x = randomValues<T>(s.M * s.N, 3);
+              const auto c0 = randomValues<T>(s.M * s.N, 4);
+              const auto bv = randomValues<T>(s.N, 5);
+              const std::vector<T> &added = addend == 2 ? c0 : x;
+              std::vector<T> expected(c0.size());
+              for (int64_t i = 0; i < s.M; ++i)
+                for (int64_t j = 0; j < s.N; ++j) {
+                  double acc = 0;
+                  for (int64_t k = 0; k < s.K; ++k)
+                    acc += double(transA ? a[k * s.M + i] : a[i * s.K + k]) *
+                           double(transB ? b[j * s.K + k] : b[k * s.N + j]);
+                  if (addend)
+                    acc += double(added[i * s.N + j]);
+                  if (bias)
+                    acc += double(bv[j]);
+                  expected[i * s.N + j] = T(relu && acc < 0 ? 0.0 : acc);
+                }
+              DeviceArray<T> da(a), db(b), dx(x), dc(c0), dbias(bv);
+              const T *addedOnDevice =
+                  addend == 0 ? nullptr : (addend == 1 ? dx.get() : dc.get());
+              kernels::cuda::gemmEpilogue(transA, transB, s.M, s.N, s.K,
+                                          da.get(), db.get(), addedOnDevice,
+                                          bias ? dbias.get() : nullptr, relu,
+                                          dc.get());
+              expectClose(dc.toHost(), expected,
+                          tolerance<T>() * double(std::max<int64_t>(1, s.K) + 2),
+                          what);
+            }
+}
+
+TEST(CudaGemm, EpilogueMatchesFloat64) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  gemmEpilogueCases<float>();
+  gemmEpilogueCases<double>();
 }
 
 } // namespace
