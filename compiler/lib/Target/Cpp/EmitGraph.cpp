@@ -30,26 +30,26 @@ namespace rt = gnn::target::rt;
 
 namespace {
 
-/// `ctx.halo-><member>(args...);` and a newline.
-std::string haloStmt(llvm::StringRef member, ArrayRef<std::string> args) {
-  return (rt::ctx::halo + "->" + member + "(").str() + llvm::join(args, ", ") +
-         ");\n";
+/// `ctx.halo-><member>(args...);` (or the target's exchange) and a newline.
+std::string haloStmt(const FunctionEmitter &e, llvm::StringRef member,
+                     ArrayRef<std::string> args) {
+  return (e.haloExchange() + "->" + member + "(").str() +
+         llvm::join(args, ", ") + ");\n";
 }
 
-/// `if (ctx.halo)\n  <distributed>` or, for a target without halo
-/// exchanges, nothing.
+/// `if (ctx.halo)\n  <distributed>`.
 std::string ifHalo(const FunctionEmitter &e, const std::string &distributed) {
-  if (!e.exchangesHalos())
-    return "";
-  return "if (" + rt::ctx::halo.str() + ")\n  " + distributed;
+  return "if (" + e.haloExchange().str() + ")\n  " + distributed;
 }
 
-/// `else\n  <single>` after ifHalo, or `single` alone.
-std::string elseSingle(const FunctionEmitter &e, const std::string &single) {
-  return e.exchangesHalos() ? "else\n  " + single : single;
+/// `else\n  <single>` after ifHalo.
+std::string elseSingle(const std::string &single) {
+  return "else\n  " + single;
 }
 
 } // namespace
+
+llvm::StringRef FunctionEmitter::haloExchange() const { return rt::ctx::halo; }
 
 LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
   Value res = op->getResult(0);
@@ -143,7 +143,7 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                 product({e.member(h.getGraph(), rt::graph::numDst),
                          e.width(h.getInput())});
             return e.copyStmt(e.name(h.getInput()), owned, out) +
-                   ifHalo(e, haloStmt(rt::halo::forward,
+                   ifHalo(e, haloStmt(e, rt::halo::forward,
                                       {out, e.width(h.getInput())}));
           })
           .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
@@ -151,7 +151,7 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                 product({e.member(h.getGraph(), rt::graph::numDst),
                          e.width(h.getGrad())});
             return e.copyStmt(e.name(h.getGrad()), owned, out) +
-                   ifHalo(e, haloStmt(rt::halo::backward,
+                   ifHalo(e, haloStmt(e, rt::halo::backward,
                                       {e.name(h.getGrad()),
                                        e.width(h.getGrad()), out}));
           })
@@ -161,10 +161,10 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                         selfLoops = cppBool(h.getSelfLoops()),
                         input = e.name(h.getInput()),
                         width = e.width(h.getInput());
-            return ifHalo(e, haloStmt(rt::halo::aggregate,
+            return ifHalo(e, haloStmt(e, rt::halo::aggregate,
                                       {reduce, selfLoops, input, width, out,
                                        rt::haloMode(h.getMode()).str()})) +
-                   elseSingle(e, e.kernelStmt(rt::kernels::aggregate,
+                   elseSingle(e.kernelStmt(rt::kernels::aggregate,
                                               {e.graph(h.getGraph()), reduce,
                                                selfLoops, input, width,
                                                "nullptr", "1", out}));
@@ -174,11 +174,11 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                         selfLoops = cppBool(h.getSelfLoops()),
                         grad = e.name(h.getGrad()),
                         width = e.width(h.getGrad());
-            return ifHalo(e, haloStmt(rt::halo::aggregateGrad,
+            return ifHalo(e, haloStmt(e, rt::halo::aggregateGrad,
                                       {reduce, selfLoops, grad, width, out,
                                        rt::haloMode(h.getMode()).str()})) +
                    elseSingle(
-                       e, e.kernelStmt(rt::kernels::aggregateGradInput,
+                       e.kernelStmt(rt::kernels::aggregateGradInput,
                                        {e.graph(h.getGraph()), reduce,
                                         selfLoops, grad, "nullptr", "nullptr",
                                         width, "nullptr", "1", out}));

@@ -11,8 +11,14 @@
 
 #include "gnnrt/train/DeviceProgram.h"
 
+#include "gnnrt/comm/DeviceHaloExchange.h"
+#include "gnnrt/comm/NcclCommunicator.h"
 #include "gnnrt/kernels/cuda/Workspace.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/train/DeviceSelection.h"
+
+#include <cstdio>
+#include <memory>
 
 #include <cuda_runtime.h>
 
@@ -45,6 +51,20 @@ struct DeviceState {
   int numBlocks = 0;
   std::map<std::string, DeviceBuffer> buffers;
   kernels::cuda::DeviceWorkspace workspace;
+  /// A distributed run's halo exchange over device rows, made for the
+  /// host exchange it mirrors.
+  const HaloExchange *haloSource = nullptr;
+  std::unique_ptr<DeviceHaloExchange> halo;
+
+  const DeviceHaloExchange *deviceHalo(const HaloExchange *host) {
+    if (!host)
+      return nullptr;
+    if (haloSource != host) {
+      halo = std::make_unique<DeviceHaloExchange>(*host);
+      haloSource = host;
+    }
+    return halo.get();
+  }
 
   ~DeviceState() {
     // At exit the driver may already be gone: errors are ignored.
@@ -119,17 +139,13 @@ template <typename T> struct DeviceCall {
   ExecContext<T> ctx;
   std::vector<GraphView> blocks;
   std::vector<int64_t> paramElements;
-  int64_t outputRows = 0, inputRows = 0;
+  int64_t outputRows = 0, inputRows = 0, featureRows = 0;
 };
 
 template <typename T>
 void prepareCall(const ExecContext<T> &host, bool training,
                  DeviceCall<T> &call) {
   DeviceState &s = state();
-  if (host.halo)
-    throw DeviceError("a trainer built with gnnc --target=cuda trains in one "
-                      "process: several ranks or a partition directory are "
-                      "not supported on a device yet");
   // Full-graph contexts point at the same arrays for the whole run, unless
   // learned input rows rewrite the features between steps.
   const bool fixed = host.blocks == nullptr && host.inputGrad == nullptr;
@@ -150,8 +166,12 @@ void prepareCall(const ExecContext<T> &host, bool training,
   call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
   call.outputRows =
       numBlocks ? host.blocks[numBlocks - 1].numDst : host.graph.numDst;
+  // A rank's full-graph features are its owned rows (destinations); its
+  // halo's arrive through the exchange.
+  call.featureRows = numBlocks ? call.inputRows : host.graph.numDst;
   d.features = s.mirror("features", host.features,
-                        call.inputRows * host.numFeatures, fixed);
+                        call.featureRows * host.numFeatures, fixed);
+  d.deviceHalo = s.deviceHalo(host.halo);
   d.labels = s.mirror("labels", host.labels, call.outputRows, fixed);
   d.lossMask = s.mirror("lossMask", host.lossMask, call.outputRows, fixed);
   d.nodeIds = s.mirror("nodeIds", host.nodeIds, call.inputRows, fixed);
@@ -184,7 +204,7 @@ void prepareCall(const ExecContext<T> &host, bool training,
   }
   if (training && host.inputGrad)
     d.inputGrad = s.mirror("inputGrad", static_cast<const T *>(host.inputGrad),
-                           call.inputRows * host.numFeatures, false);
+                           call.featureRows * host.numFeatures, false);
   d.deviceWorkspace = &s.workspace;
 }
 
@@ -222,7 +242,7 @@ T runTrainStep(ExecContext<T> &host, T (*entry)(ExecContext<T> &)) {
                "a gradient");
   if (host.inputGrad)
     copyToHost(host.inputGrad, call.ctx.inputGrad,
-               call.inputRows * host.numFeatures, "the input gradient");
+               call.featureRows * host.numFeatures, "the input gradient");
   host.unplannedBytes = call.ctx.unplannedBytes;
   return loss;
 }
@@ -240,17 +260,17 @@ double trainStepF64(ExecContext<double> &ctx) {
   return runTrainStep(ctx, state().entries.trainStepF64);
 }
 
-void useDevice(int device) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
-    throw DeviceError("this trainer was built with gnnc --target=cuda, and "
-                      "no CUDA device is available (build it with "
-                      "--cuda-emulate to run on the CPU)");
-  if (device >= count)
-    throw DeviceError("--device " + std::to_string(device) + ": only " +
-                      std::to_string(count) + " CUDA device" +
-                      (count == 1 ? " is" : "s are") + " available");
-  check(cudaSetDevice(device), "selection of device " + std::to_string(device));
+std::unique_ptr<Communicator> useDevice(int device, Communicator &comm) {
+  selectDevice(device, comm);
+  if (comm.size() == 1)
+    return nullptr;
+  // The ranks' collectives between their devices, bootstrapped over MPI.
+  std::unique_ptr<Communicator> nccl = makeNcclCommunicator(comm);
+  if (comm.rank() == 0) {
+    std::printf("%s\n", describeNcclCommunicator(*nccl).c_str());
+    std::fflush(stdout);
+  }
+  return nccl;
 }
 
 int64_t workspaceBytes() { return state().workspace.bytes(); }
