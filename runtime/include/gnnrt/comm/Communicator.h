@@ -1,12 +1,12 @@
 //===- Communicator.h - collectives between training ranks ------*- C++ -*-===//
 //
 // The interface the trainer and the halo exchange talk to. MpiCommunicator
-// implements it over MPI; an NCCL implementation can fill the same
-// interface for GPUs. A single-process run uses SerialCommunicator, so the
-// trainer has one code path. Every collective throws CommError when the
-// transport reports a failure (a rank died) or when it makes no progress for
-// the communication timeout (a rank stopped or deadlocked), so a run never
-// hangs silently.
+// implements it over MPI; NcclCommunicator (gnnrt/comm/NcclCommunicator.h)
+// over NCCL for the ranks of a CUDA trainer. A single-process run uses
+// SerialCommunicator, so the trainer has one code path. Every MPI
+// collective throws CommError when the transport reports a failure (a rank
+// died) or when it makes no progress for the communication timeout (a rank
+// stopped or deadlocked), so a run never hangs silently.
 //
 //===----------------------------------------------------------------------===//
 

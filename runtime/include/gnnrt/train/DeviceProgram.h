@@ -16,7 +16,10 @@
 // per call (allocating only when a plan needs more). What crosses per step:
 // the parameters (host to device) and the gradients (both ways, since
 // trainStep accumulates into the caller's), a few hundred kilobytes for the
-// models of the examples; the optimizer updates the host's parameters.
+// models of the examples; the optimizer updates the host's parameters. A
+// rank of a distributed run gets its halo exchange mirrored on the device
+// once (ctx.deviceHalo, gnnrt/comm/DeviceHaloExchange.h), and its
+// collectives run on the communicator useDevice returned (NCCL).
 //
 // Only in the CUDA libraries (gnnrt_kernels_cuda, and
 // gnnrt_kernels_cuda_emulated over the emulation layer): CPU trainers do
