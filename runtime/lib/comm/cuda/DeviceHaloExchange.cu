@@ -21,24 +21,12 @@
 
 namespace gnnrt {
 
-namespace {
+/// Members of DeviceHaloExchange::Mirror (a named namespace: the emulated
+/// build compiles this file as an included one, where members of
+/// anonymous-namespace types draw -Wsubobject-linkage).
+namespace devicehalo {
 
 using kernels::cuda::detail::check;
-using kernels::cuda::detail::stream;
-
-double since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
-}
-
-std::vector<int64_t> scaled(const std::vector<int64_t> &offsets,
-                            int64_t bytesPerRow) {
-  std::vector<int64_t> out(offsets.size());
-  for (size_t i = 0; i < offsets.size(); ++i)
-    out[i] = offsets[i] * bytesPerRow;
-  return out;
-}
 
 /// Device memory that only grows; its contents are not kept when it does.
 class DeviceBytes {
@@ -91,6 +79,30 @@ struct DeviceGraph {
     view.relationIndex = nullptr;
   }
 };
+
+} // namespace devicehalo
+
+using devicehalo::DeviceBytes;
+using devicehalo::DeviceGraph;
+
+namespace {
+
+using kernels::cuda::detail::check;
+using kernels::cuda::detail::stream;
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+std::vector<int64_t> scaled(const std::vector<int64_t> &offsets,
+                            int64_t bytesPerRow) {
+  std::vector<int64_t> out(offsets.size());
+  for (size_t i = 0; i < offsets.size(); ++i)
+    out[i] = offsets[i] * bytesPerRow;
+  return out;
+}
 
 /// out[i - first] = x[ids[i]] for i in [first, last), rows of `width`.
 template <typename T>

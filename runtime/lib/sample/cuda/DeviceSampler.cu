@@ -23,10 +23,12 @@
 
 namespace gnnrt {
 
-namespace {
+/// Members of DeviceNeighborSampler::Device (a named namespace: the
+/// emulated build compiles this file as an included one, where members of
+/// anonymous-namespace types draw -Wsubobject-linkage).
+namespace devicesampler {
 
 using kernels::cuda::detail::check;
-using kernels::cuda::detail::stream;
 
 /// Device memory that only grows; its contents are not kept when it does.
 class DeviceArray {
@@ -65,6 +67,16 @@ struct DeviceCsr {
   const int32_t *neighbors;
   const int64_t *globalIds; ///< null: row ids are global ids
 };
+
+} // namespace devicesampler
+
+using devicesampler::DeviceArray;
+using devicesampler::DeviceCsr;
+
+namespace {
+
+using kernels::cuda::detail::check;
+using kernels::cuda::detail::stream;
 
 __device__ inline int64_t neighborAt(const DeviceCsr &g, int64_t k) {
   return g.globalIds ? g.globalIds[g.neighbors[k]] : int64_t(g.neighbors[k]);
