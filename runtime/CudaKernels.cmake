@@ -28,10 +28,10 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Workspace.cu
   # Ranks on devices: collectives between them (NCCL, or the emulation's
   # MPI stand-in) and the halo exchange over device rows.
-  lib/comm/cuda/DeviceHaloExchange.cu
-  lib/comm/cuda/NcclCommunicator.cu
+  lib/comm/DeviceHaloExchange.cu
+  lib/comm/NcclCommunicator.cu
   # Neighbour sampling with the CPU sampler's draws, on the device.
-  lib/sample/cuda/DeviceSampler.cu
+  lib/train/cuda/DeviceSampler.cu
   # The trainer's device side: host contexts run by device entry points
   # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda,
   # and each rank's choice of device.
@@ -49,7 +49,7 @@ set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/LossTest.cpp
   ${_gnnrt_cuda_test_dir}/OptimizerTest.cpp
   ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp
-  ${GNNC_SOURCE_DIR}/test/Unit/Runtime/sample/DeviceSamplerTest.cpp)
+  ${GNNC_SOURCE_DIR}/test/Unit/Runtime/train/DeviceSamplerTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).
 set(_gnnrt_cudaemu_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/cudaemu)
 set(GNNRT_CUDAEMU_TESTS

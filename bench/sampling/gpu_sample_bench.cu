@@ -18,7 +18,7 @@
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/kernels/cuda/Stream.h"
-#include "gnnrt/sample/DeviceSampler.h"
+#include "gnnrt/train/DeviceSampler.h"
 
 #include <cuda_runtime.h>
 

@@ -2,7 +2,7 @@
 //
 // Internal to lib/comm: the order in which the sequential aggregation moves
 // remote parts' rows, shared by the host halo exchange (HaloExchange.cpp)
-// and the device one (cuda/DeviceHaloExchange.cu), so that both send the
+// and the device one (DeviceHaloExchange.cu), so that both send the
 // same messages in the same order.
 //
 //===----------------------------------------------------------------------===//

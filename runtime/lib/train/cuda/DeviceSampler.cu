@@ -1,6 +1,6 @@
 //===- DeviceSampler.cu - Neighbour sampling on a CUDA device -------------===//
 //
-// See gnnrt/sample/DeviceSampler.h. sampleRow below is NeighborSampler.cpp's
+// See gnnrt/train/DeviceSampler.h. sampleRow below is NeighborSampler.cpp's
 // per-node rule written for one device thread: the same counts, the same
 // draws in the same order. Floyd's membership test always scans the
 // positions picked so far (the CPU switches to a hash set above fanout 64);
@@ -8,13 +8,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/sample/DeviceSampler.h"
+#include "gnnrt/train/DeviceSampler.h"
 
-#include "../../kernels/cuda/Common.h"
-
+#include "gnnrt/kernels/cuda/Launch.h"
 #include "gnnrt/kernels/cuda/Memory.h"
+#include "gnnrt/kernels/cuda/Stream.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
+
+#include <cuda_runtime.h>
 
 #include <cstdint>
 #include <limits>
@@ -28,7 +30,17 @@ namespace gnnrt {
 /// anonymous-namespace types draw -Wsubobject-linkage).
 namespace devicesampler {
 
-using kernels::cuda::detail::check;
+/// Throws DeviceError("CUDA <what>: <the driver's message>").
+inline void check(cudaError_t status, const char *what) {
+  if (status != cudaSuccess)
+    throw DeviceError(std::string("CUDA ") + what + ": " +
+                      cudaGetErrorString(status));
+}
+
+/// This thread's index in a one-dimensional grid.
+__device__ inline int64_t globalThread() {
+  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
 
 /// Device memory that only grows; its contents are not kept when it does.
 class DeviceArray {
@@ -75,8 +87,10 @@ using devicesampler::DeviceCsr;
 
 namespace {
 
-using kernels::cuda::detail::check;
-using kernels::cuda::detail::stream;
+using devicesampler::check;
+using devicesampler::globalThread;
+
+cudaStream_t stream() { return kernels::cuda::currentStream(); }
 
 __device__ inline int64_t neighborAt(const DeviceCsr &g, int64_t k) {
   return g.globalIds ? g.globalIds[g.neighbors[k]] : int64_t(g.neighbors[k]);
@@ -99,7 +113,7 @@ __device__ inline int64_t drawBelow(CounterRng &rng, uint64_t n) {
 
 __global__ void countKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
                             int64_t fanout, bool replace, int64_t *counts) {
-  for (int64_t j = kernels::cuda::detail::globalThread(); j < n;
+  for (int64_t j = globalThread(); j < n;
        j += int64_t(gridDim.x) * blockDim.x)
     counts[j] = sampledCount(g, frontier[j], fanout, replace);
 }
@@ -108,7 +122,7 @@ __global__ void countKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
 __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
                              int64_t fanout, bool replace, uint64_t drawKey,
                              const int64_t *offsets, int64_t *out) {
-  for (int64_t j = kernels::cuda::detail::globalThread(); j < n;
+  for (int64_t j = globalThread(); j < n;
        j += int64_t(gridDim.x) * blockDim.x) {
     const int64_t row = frontier[j];
     const int64_t begin = g.offsets[row];
@@ -145,7 +159,7 @@ __global__ void gatherRowsKernel(const float *features, int64_t width,
                                  const int64_t *nodes, int64_t count,
                                  float *out) {
   const int64_t n = count * width;
-  for (int64_t k = kernels::cuda::detail::globalThread(); k < n;
+  for (int64_t k = globalThread(); k < n;
        k += int64_t(gridDim.x) * blockDim.x)
     out[k] = features[nodes[k / width] * width + k % width];
 }
@@ -211,7 +225,7 @@ void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
       GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
                                     stream(), countKernel)
       (d.csr, frontier, n, fanout, opts.replace, counts);
-      kernels::cuda::detail::checkLaunch("sampler count");
+      kernels::cuda::checkLaunch("sampler count");
     }
     d.hostCounts.resize(size_t(n));
     if (n > 0)
@@ -231,7 +245,7 @@ void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
                                     stream(), sampleKernel)
       (d.csr, frontier, n, fanout, opts.replace, sampleDrawKey(key, layer),
        deviceOffsets, deviceNeighbors);
-      kernels::cuda::detail::checkLaunch("sampler draws");
+      kernels::cuda::checkLaunch("sampler draws");
     }
     neighbors.resize(size_t(total));
     if (total > 0)
@@ -253,7 +267,7 @@ void gatherFeatureRows(const float *features, int64_t width,
                                 kernels::cuda::kGeneratedBlock, 0, stream(),
                                 gatherRowsKernel)
   (features, width, nodes, count, out);
-  kernels::cuda::detail::checkLaunch("gatherFeatureRows");
+  kernels::cuda::checkLaunch("gatherFeatureRows");
 }
 
 } // namespace gnnrt

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/sample/DeviceSampler.h"
+#include "gnnrt/train/DeviceSampler.h"
 
 #include "kernels/cuda/CudaTestUtil.h"
 

@@ -21,12 +21,14 @@
 // graphs, and a graph larger than device memory (pinned host memory read
 // zero-copy).
 //
-// Only in the CUDA libraries (gnnrt_kernels_cuda and its emulated twin).
+// Under train/ because it joins two concerns that do not use each other,
+// sampling (BlockBuilder) and the device kernels. Only in the CUDA
+// libraries (gnnrt_kernels_cuda and its emulated twin).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GNNRT_SAMPLE_DEVICESAMPLER_H
-#define GNNRT_SAMPLE_DEVICESAMPLER_H
+#ifndef GNNRT_TRAIN_DEVICESAMPLER_H
+#define GNNRT_TRAIN_DEVICESAMPLER_H
 
 #include "gnnrt/sample/Sampler.h"
 
@@ -64,4 +66,4 @@ void gatherFeatureRows(const float *features, int64_t width,
 
 } // namespace gnnrt
 
-#endif // GNNRT_SAMPLE_DEVICESAMPLER_H
+#endif // GNNRT_TRAIN_DEVICESAMPLER_H

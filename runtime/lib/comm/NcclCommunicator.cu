@@ -84,6 +84,28 @@ private:
   size_t capacity = 0;
 };
 
+/// Staging buffers kept for the next call (host buffers are staged on
+/// every step: allocating each time would cost a cudaMalloc per
+/// collective). One thread uses a communicator, so no lock.
+class StagingPool {
+public:
+  std::unique_ptr<DeviceBuffer> take() {
+    if (spare.empty())
+      return std::make_unique<DeviceBuffer>();
+    std::unique_ptr<DeviceBuffer> b = std::move(spare.back());
+    spare.pop_back();
+    return b;
+  }
+  void giveBack(std::vector<std::unique_ptr<DeviceBuffer>> &buffers) {
+    for (auto &b : buffers)
+      spare.push_back(std::move(b));
+    buffers.clear();
+  }
+
+private:
+  std::vector<std::unique_ptr<DeviceBuffer>> spare;
+};
+
 /// A buffer the collective reads or writes on the device: `user`'s own
 /// when it is device memory, else a staging copy.
 struct Staged {
@@ -106,13 +128,16 @@ class NcclCommunicator;
 class NcclTransfer : public PendingTransfer {
 public:
   NcclTransfer(cudaEvent_t done, std::vector<Staged> outputs,
-               std::vector<std::unique_ptr<DeviceBuffer>> buffers)
-      : done(done), outputs(std::move(outputs)), buffers(std::move(buffers)) {}
+               std::vector<std::unique_ptr<DeviceBuffer>> buffers,
+               StagingPool &pool)
+      : done(done), outputs(std::move(outputs)), buffers(std::move(buffers)),
+        pool(pool) {}
   ~NcclTransfer() override {
     if (done) {
       cudaEventSynchronize(done);
       cudaEventDestroy(done);
     }
+    pool.giveBack(buffers);
   }
   void wait() override {
     if (!done)
@@ -124,12 +149,14 @@ public:
       if (s.staged && s.bytes > 0)
         check(cudaMemcpy(s.user, s.device, s.bytes, cudaMemcpyDeviceToHost),
               "copy of a received buffer to the host");
+    pool.giveBack(buffers);
   }
 
 private:
   cudaEvent_t done;
   std::vector<Staged> outputs;
   std::vector<std::unique_ptr<DeviceBuffer>> buffers;
+  StagingPool &pool;
 };
 
 class NcclCommunicator : public Communicator {
@@ -180,7 +207,7 @@ public:
     check(ncclBroadcast(s.device, s.device, size_t(n), ncclFloat32, root, all,
                         stream),
           "broadcast");
-    finish({s});
+    finish({s}, buffers);
   }
 
   void allToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
@@ -319,7 +346,7 @@ private:
       s.device = static_cast<char *>(user);
       return s;
     }
-    buffers.push_back(std::make_unique<DeviceBuffer>());
+    buffers.push_back(staging.take());
     s.device = buffers.back()->get(bytes);
     s.staged = true;
     return s;
@@ -333,15 +360,17 @@ private:
           "creation of an event");
     check(cudaEventRecord(done, stream), "record of an event");
     return std::make_unique<NcclTransfer>(done, std::move(outputs),
-                                          std::move(buffers));
+                                          std::move(buffers), staging);
   }
 
-  void finish(std::vector<Staged> outputs) {
+  void finish(std::vector<Staged> outputs,
+              std::vector<std::unique_ptr<DeviceBuffer>> &buffers) {
     check(cudaStreamSynchronize(stream), "wait for a collective");
     for (const Staged &s : outputs)
       if (s.staged && s.bytes > 0)
         check(cudaMemcpy(s.user, s.device, s.bytes, cudaMemcpyDeviceToHost),
               "copy of a result to the host");
+    staging.giveBack(buffers);
   }
 
   template <typename T> void reduce(T *data, int64_t n) {
@@ -367,7 +396,7 @@ private:
                           stream),
             "broadcast within a node");
     }
-    finish({s});
+    finish({s}, buffers);
   }
 
   Communicator &host;
@@ -377,6 +406,7 @@ private:
   bool hierarchical = false;
   cudaStream_t stream = nullptr;
   cudaEvent_t computeDone = nullptr;
+  StagingPool staging;
 };
 
 } // namespace

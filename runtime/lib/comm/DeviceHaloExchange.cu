@@ -10,11 +10,15 @@
 
 #include "gnnrt/comm/DeviceHaloExchange.h"
 
-#include "../RingSchedule.h"
-#include "../../kernels/cuda/Common.h"
+#include "RingSchedule.h"
 
 #include "gnnrt/kernels/cuda/Aggregate.h"
+#include "gnnrt/kernels/cuda/Launch.h"
 #include "gnnrt/kernels/cuda/Memory.h"
+#include "gnnrt/kernels/cuda/Stream.h"
+#include "gnnrt/support/Error.h"
+
+#include <cuda_runtime.h>
 
 #include <chrono>
 #include <map>
@@ -26,7 +30,17 @@ namespace gnnrt {
 /// anonymous-namespace types draw -Wsubobject-linkage).
 namespace devicehalo {
 
-using kernels::cuda::detail::check;
+/// Throws DeviceError("CUDA <what>: <the driver's message>").
+inline void check(cudaError_t status, const char *what) {
+  if (status != cudaSuccess)
+    throw DeviceError(std::string("CUDA ") + what + ": " +
+                      cudaGetErrorString(status));
+}
+
+/// This thread's index in a one-dimensional grid.
+__device__ inline int64_t globalThread() {
+  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
 
 /// Device memory that only grows; its contents are not kept when it does.
 class DeviceBytes {
@@ -87,8 +101,10 @@ using devicehalo::DeviceGraph;
 
 namespace {
 
-using kernels::cuda::detail::check;
-using kernels::cuda::detail::stream;
+using devicehalo::check;
+using devicehalo::globalThread;
+
+cudaStream_t stream() { return kernels::cuda::currentStream(); }
 
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -110,7 +126,7 @@ __global__ void packRowsKernel(const int64_t *ids, int64_t first,
                                int64_t last, const T *x, int64_t width,
                                T *out) {
   const int64_t n = (last - first) * width;
-  for (int64_t k = kernels::cuda::detail::globalThread(); k < n;
+  for (int64_t k = globalThread(); k < n;
        k += int64_t(gridDim.x) * blockDim.x) {
     const int64_t i = k / width, j = k % width;
     out[k] = x[ids[first + i] * width + j];
@@ -126,14 +142,14 @@ __global__ void addRowsKernel(const int64_t *ownerOffsets,
                               int64_t first, int64_t last, const T *rows,
                               int64_t width, T *out) {
   const int64_t n = owned * width;
-  for (int64_t k = kernels::cuda::detail::globalThread(); k < n;
+  for (int64_t k = globalThread(); k < n;
        k += int64_t(gridDim.x) * blockDim.x) {
     const int64_t v = k / width, j = k % width;
     T acc = out[k];
     for (int64_t q = ownerOffsets[v]; q < ownerOffsets[v + 1]; ++q) {
       const int64_t p = positions[q];
       if (p >= first && p < last)
-        acc = kernels::cuda::detail::add(acc, rows[(p - first) * width + j]);
+        acc = acc + rows[(p - first) * width + j];
     }
     out[k] = acc;
   }
@@ -144,11 +160,11 @@ template <typename T>
 __global__ void divideByCountsKernel(const float *inDegree, int64_t owned,
                                      bool selfLoops, int64_t width, T *rows) {
   const int64_t n = owned * width;
-  for (int64_t k = kernels::cuda::detail::globalThread(); k < n;
+  for (int64_t k = globalThread(); k < n;
        k += int64_t(gridDim.x) * blockDim.x) {
     const T count = T(inDegree[k / width] + (selfLoops ? 1 : 0));
     if (count > 0)
-      rows[k] = kernels::cuda::detail::div(rows[k], count);
+      rows[k] = rows[k] / count;
   }
 }
 
@@ -196,7 +212,7 @@ struct DeviceHaloExchange::Mirror {
                                   kernels::cuda::kGeneratedBlock, 0, stream(),
                                   packRowsKernel<T>)
     (sendNodes.get<int64_t>(0), first, last, x, width, out);
-    kernels::cuda::detail::checkLaunch("packRows");
+    kernels::cuda::checkLaunch("packRows");
   }
   template <typename T>
   void addBack(int64_t first, int64_t last, const T *rows, int64_t width,
@@ -208,7 +224,7 @@ struct DeviceHaloExchange::Mirror {
                                   addRowsKernel<T>)
     (ownerOffsets.get<int64_t>(0), ownerPositions.get<int64_t>(0), owned,
      first, last, rows, width, out);
-    kernels::cuda::detail::checkLaunch("addRows");
+    kernels::cuda::checkLaunch("addRows");
   }
   template <typename T>
   void divide(bool selfLoops, int64_t width, T *rows) {
@@ -218,7 +234,7 @@ struct DeviceHaloExchange::Mirror {
                                   kernels::cuda::kGeneratedBlock, 0, stream(),
                                   divideByCountsKernel<T>)
     (inDegree.get<float>(0), owned, selfLoops, width, rows);
-    kernels::cuda::detail::checkLaunch("divideByCounts");
+    kernels::cuda::checkLaunch("divideByCounts");
   }
   /// dy, or dy divided by the counts for a mean (the division's adjoint).
   template <typename T>
