@@ -28,11 +28,19 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Scratch.cu
   lib/kernels/cuda/Stream.cu
   lib/kernels/cuda/Workspace.cu
+  # Ranks on devices: collectives between them (NCCL, or the emulation's
+  # MPI stand-in) and the halo exchange over device rows.
+  lib/comm/DeviceHaloExchange.cu
+  lib/comm/NcclCommunicator.cu
+  # Neighbour sampling with the CPU sampler's draws, on the device.
+  lib/train/cuda/DeviceSampler.cu
   # The trainer's device side: host contexts run by device entry points
-  # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda.
+  # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda,
+  # and each rank's choice of device.
   lib/train/cuda/AsyncBatchCopies.cu
   lib/train/cuda/DeviceExecution.cu
-  lib/train/cuda/DeviceParameters.cu)
+  lib/train/cuda/DeviceParameters.cu
+  lib/train/cuda/DeviceSelection.cu)
 
 # The kernel tests, the same sources for both builds.
 set(_gnnrt_cuda_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/kernels/cuda)
@@ -45,7 +53,8 @@ set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/LossTest.cpp
   ${_gnnrt_cuda_test_dir}/OptimizerTest.cpp
   ${_gnnrt_cuda_test_dir}/RelationalTest.cpp
-  ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp)
+  ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp
+  ${GNNC_SOURCE_DIR}/test/Unit/Runtime/train/DeviceSamplerTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).
 set(_gnnrt_cudaemu_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/cudaemu)
 set(GNNRT_CUDAEMU_TESTS
@@ -62,6 +71,23 @@ if(GNNC_HAVE_CUDA)
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>)
   target_link_libraries(gnnrt_kernels_cuda PUBLIC gnnrt_support gnnrt_graph
     CUDA::cudart CUDA::cublas CUDA::cublasLt)
+  # NCCL for the ranks' collectives between GPUs: the toolkit's own first.
+  # Without it the build still passes, and a trainer refuses several ranks
+  # (NcclCommunicator.cu).
+  find_path(GNNRT_NCCL_INCLUDE_DIR nccl.h
+    HINTS ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_LIBRARY_ROOT}/include)
+  find_library(GNNRT_NCCL_LIBRARY nccl
+    HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib)
+  if(GNNRT_NCCL_INCLUDE_DIR AND GNNRT_NCCL_LIBRARY)
+    message(STATUS "gnnrt: NCCL ${GNNRT_NCCL_LIBRARY}")
+    target_include_directories(gnnrt_kernels_cuda PRIVATE
+      ${GNNRT_NCCL_INCLUDE_DIR})
+    target_compile_definitions(gnnrt_kernels_cuda PRIVATE GNNRT_HAVE_NCCL=1)
+    target_link_libraries(gnnrt_kernels_cuda PUBLIC ${GNNRT_NCCL_LIBRARY})
+  else()
+    message(STATUS "gnnrt: NCCL not found: CUDA trainers run one rank")
+    set(GNNRT_NCCL_LIBRARY "")
+  endif()
   # Random.h's Philox is constexpr-friendly host code that kernels call.
   target_compile_options(gnnrt_kernels_cuda PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
@@ -129,7 +155,8 @@ function(gnnrt_add_emulated_cuda kernels testName)
     target_include_directories(${emu}
       PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
       PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/lib/cudaemu ${GNNRT_CBLAS_INCLUDE_DIR})
-    target_link_libraries(${emu} PUBLIC Boost::context ${GNNRT_BLAS_LIBRARY})
+    target_link_libraries(${emu} PUBLIC Boost::context ${GNNRT_BLAS_LIBRARY}
+      MPI::MPI_C)
     gnnrt_sanitize(${emu})
   endif()
   add_library(${kernels} STATIC ${_gnnrt_emulated_kernels})

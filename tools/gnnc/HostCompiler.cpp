@@ -126,6 +126,9 @@ static bool toolchainFor(TrainerTarget target, const std::string &includeDir,
                    "-fopenmp"};
     tools.beforeRuntime = {kernels};
     tools.afterRuntime = {"-lcublasLt", "-lcublas", "-lcudart", "-lgomp"};
+    // The ranks' collectives between GPUs (gnnrt/comm/NcclCommunicator.h).
+    if (std::string nccl = GNNRT_NCCL_LIBRARY; !nccl.empty())
+      tools.afterRuntime.insert(tools.afterRuntime.begin(), nccl);
     return true;
   }
   case TrainerTarget::CudaEmulated: {

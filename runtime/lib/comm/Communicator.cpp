@@ -479,6 +479,20 @@ public:
     return std::make_unique<MpiCommunicator>(part, watch, timeoutSeconds);
   }
 
+  std::unique_ptr<Communicator> splitByNode() override {
+    MPI_Comm node = MPI_COMM_NULL;
+    if (const char *perNode = std::getenv("GNNRT_TEST_RANKS_PER_NODE")) {
+      // Fake nodes for tests: consecutive ranks, K to a node.
+      const int k = std::max(1, std::atoi(perNode));
+      check(MPI_Comm_split(comm, myRank / k, myRank, &node), "split by node");
+    } else {
+      check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, myRank,
+                                MPI_INFO_NULL, &node),
+            "split by node");
+    }
+    return std::make_unique<MpiCommunicator>(node, watch, timeoutSeconds);
+  }
+
   /// kNoPeer as MPI's null process (the transfer completes at once).
   static int peer(int rank) { return rank < 0 ? MPI_PROC_NULL : rank; }
 
@@ -644,6 +658,26 @@ std::vector<char> gatherToRoot(Communicator &comm, const void *data,
   std::vector<char> all(size_t(recvOffsets.back()));
   comm.allToAllV(data, sendOffsets, all.data(), recvOffsets);
   return all;
+}
+
+void broadcastBytes(Communicator &comm, void *data, int64_t bytes, int root) {
+  // An all-to-all in which only root sends, the same bytes to every rank.
+  const int ranks = comm.size(), me = comm.rank();
+  std::vector<int64_t> recvOffsets(size_t(ranks) + 1, 0);
+  for (int q = 0; q < ranks; ++q)
+    recvOffsets[size_t(q) + 1] = recvOffsets[size_t(q)] + (q == root ? bytes : 0);
+  std::vector<char> send;
+  std::vector<int64_t> sendOffsets(size_t(ranks) + 1, 0);
+  if (me == root) {
+    for (int q = 0; q < ranks; ++q) {
+      send.insert(send.end(), static_cast<char *>(data),
+                  static_cast<char *>(data) + bytes);
+      sendOffsets[size_t(q) + 1] = int64_t(send.size());
+    }
+  }
+  std::vector<char> received(static_cast<size_t>(bytes));
+  comm.allToAllV(send.data(), sendOffsets, received.data(), recvOffsets);
+  std::copy(received.begin(), received.end(), static_cast<char *>(data));
 }
 
 void abortAllRanks(Communicator &comm, int exitCode) {

@@ -2,6 +2,8 @@
 
 #include "gnnrt/comm/HaloExchange.h"
 
+#include "RingSchedule.h"
+
 #include "gnnrt/kernels/Aggregate.h"
 
 #include <algorithm>
@@ -179,15 +181,6 @@ template <typename T> struct RingStep {
   std::unique_ptr<PendingTransfer> transfer;
 };
 
-/// Transfer t of the ring: in step k (1 .. P-1) a rank sends to rank + k and
-/// receives from rank - k, chunk by chunk. A direction whose chunks are
-/// used up has no peer, so both ends of a pair agree on every message.
-struct RingTransfer {
-  int to = Communicator::kNoPeer, from = Communicator::kNoPeer;
-  int64_t chunk = 0; ///< chunk index within the step
-  int toPart = 0, fromPart = 0;
-};
-
 namespace {
 
 /// out[v] /= the number of messages v reduced (mean), or dy's adjoint.
@@ -315,6 +308,16 @@ void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
   addRows(sendNodes, 0, int64_t(sendNodes.size()), back.data(), width, dx);
 }
 
+void HaloExchange::addTraffic(const CommTraffic &forward,
+                              const CommTraffic &backward) const {
+  for (auto [total, more] : {std::make_pair(&fwd, &forward),
+                             std::make_pair(&bwd, &backward)}) {
+    total->sentBytes += more->sentBytes;
+    total->receivedBytes += more->receivedBytes;
+    total->seconds += more->seconds;
+  }
+}
+
 void HaloExchange::countOneShot(CommTraffic &traffic, int64_t rowBytes,
                                 bool toOwners) const {
   const int self = comm.rank();
@@ -325,40 +328,6 @@ void HaloExchange::countOneShot(CommTraffic &traffic, int64_t rowBytes,
   traffic.sentBytes += (toOwners ? haloRows : sendRows) * rowBytes;
   traffic.receivedBytes += (toOwners ? sendRows : haloRows) * rowBytes;
 }
-
-namespace {
-
-/// The ring's transfers: per step, as many as the longer direction has
-/// chunks (`sendChunks(to)`, `recvChunks(from)`).
-template <typename SendChunks, typename RecvChunks>
-std::vector<RingTransfer> ringSchedule(int parts, int self,
-                                       SendChunks sendChunks,
-                                       RecvChunks recvChunks) {
-  std::vector<RingTransfer> plan;
-  for (int k = 1; k < parts; ++k) {
-    const int to = (self + k) % parts, from = (self - k + parts) % parts;
-    const int64_t sends = sendChunks(to), recvs = recvChunks(from);
-    for (int64_t i = 0; i < std::max(sends, recvs); ++i) {
-      RingTransfer t;
-      t.to = i < sends ? to : Communicator::kNoPeer;
-      t.from = i < recvs ? from : Communicator::kNoPeer;
-      t.chunk = i;
-      t.toPart = to;
-      t.fromPart = from;
-      plan.push_back(t);
-    }
-  }
-  return plan;
-}
-
-/// Rows [first, last) of chunk i of a run of `rows` rows starting at `base`.
-std::pair<int64_t, int64_t> chunkRange(int64_t base, int64_t rows, int64_t i,
-                                       int64_t chunkRows) {
-  const int64_t begin = std::min(rows, i * chunkRows);
-  return {base + begin, base + std::min(rows, begin + chunkRows)};
-}
-
-} // namespace
 
 template <typename T>
 void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,

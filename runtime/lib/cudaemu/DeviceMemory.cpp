@@ -264,3 +264,16 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
   *free = physical > table.bytes ? physical - table.bytes : 0;
   return stickyError();
 }
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attributes,
+                                     const void *ptr) {
+  if (!attributes)
+    return fail(cudaErrorInvalidValue,
+                "cudaPointerGetAttributes: null result pointer");
+  const bool device = ptr && isDeviceRange(ptr, 1);
+  attributes->type = device ? cudaMemoryTypeDevice : cudaMemoryTypeUnregistered;
+  attributes->device = device ? 0 : -2;
+  attributes->devicePointer = device ? const_cast<void *>(ptr) : nullptr;
+  attributes->hostPointer = device ? nullptr : const_cast<void *>(ptr);
+  return stickyError();
+}

@@ -10,6 +10,7 @@
 #include "Errors.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <string>
@@ -71,25 +72,47 @@ bool isValidStream(cudaStream_t stream) {
 
 using namespace gnnrt::cudaemu;
 
+namespace {
+
+/// Devices the emulation reports: $GNNRT_CUDAEMU_DEVICES, else 1. They
+/// share one memory; several exist only so that device selection (a rank's
+/// node-local pick, --device) can be tested.
+int emulatedDevices() {
+  static const int count = [] {
+    const char *text = std::getenv("GNNRT_CUDAEMU_DEVICES");
+    const int n = text ? std::atoi(text) : 1;
+    return n > 0 ? n : 1;
+  }();
+  return count;
+}
+
+/// The device this host thread selected, as CUDA's per-thread current one.
+thread_local int currentDevice = 0;
+
+} // namespace
+
 cudaError_t cudaGetDeviceCount(int *count) {
   if (!count)
     return fail(cudaErrorInvalidValue, "cudaGetDeviceCount: null pointer");
-  *count = 1;
+  *count = emulatedDevices();
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int *device) {
   if (!device)
     return fail(cudaErrorInvalidValue, "cudaGetDevice: null pointer");
-  *device = 0;
+  *device = currentDevice;
   return stickyError();
 }
 
 cudaError_t cudaSetDevice(int device) {
-  if (device != 0)
+  if (device < 0 || device >= emulatedDevices())
     return fail(cudaErrorInvalidDevice,
                 "cudaSetDevice(" + std::to_string(device) +
-                    "): the emulation has one device, 0");
+                    "): the emulation has " +
+                    std::to_string(emulatedDevices()) +
+                    " device(s) (GNNRT_CUDAEMU_DEVICES)");
+  currentDevice = device;
   return stickyError();
 }
 

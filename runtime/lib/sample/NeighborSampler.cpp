@@ -253,6 +253,10 @@ void unmark(std::vector<int32_t> &localOf, const int64_t *nodes, size_t n) {
 
 } // namespace
 
+uint64_t sampleDrawKey(const SampleKey &key, int layer) {
+  return layerKey(key, layer);
+}
+
 void sampleNeighbors(const Adjacency &adj, int64_t row, int64_t node,
                      int64_t fanout, bool replace, const SampleKey &key,
                      int layer, std::vector<int64_t> &out,

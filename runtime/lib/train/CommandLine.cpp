@@ -74,7 +74,8 @@ const OptionSpec kOptions[] = {
      }},
     {"--device", "N",
      "trainers built with gnnc --target=cuda: the CUDA device to train on "
-     "(default 0)",
+     "(default: the rank's node-local rank modulo the node's devices, so "
+     "under mpirun each rank of a node takes its own GPU)",
      [](DriverOptions &o, auto &n, auto &v) {
        o.device = int(integerValue(n, v, 0, "a non-negative integer"));
      }},

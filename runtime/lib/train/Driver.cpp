@@ -131,16 +131,20 @@ void printSummary(const TrainingResult &result) {
 }
 
 int run(const CompiledProgram &program, DriverOptions options,
-        Communicator &comm, const SamplerRanks *samplerRanks = nullptr) {
+        Communicator &hostComm, const SamplerRanks *samplerRanks = nullptr) {
   if (!program.params || !program.forwardF32 || !program.trainStepF32)
     throw std::runtime_error("the CompiledProgram lacks its float32 entry "
                              "points or parameter list");
   setThreads(options.threads);
+  // A device trainer's ranks talk between their devices (NCCL) over a
+  // communicator bootstrapped from the MPI one.
+  std::unique_ptr<Communicator> deviceComm;
   if (program.useDevice)
-    program.useDevice(std::max(options.device, 0));
+    deviceComm = program.useDevice(options.device, hostComm);
   else if (options.device >= 0)
     throw UsageError("--device: this trainer runs on the CPU; build it with "
                      "gnnc --target=cuda to train on a CUDA device");
+  Communicator &comm = deviceComm ? *deviceComm : hostComm;
   if (options.gradcheck) {
     GradCheckOptions check;
     check.nodes = options.gradcheckNodes;

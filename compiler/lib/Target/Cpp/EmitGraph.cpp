@@ -32,23 +32,21 @@ namespace rt = gnn::target::rt;
 
 namespace {
 
-/// `ctx.halo-><member>(args...);` and a newline.
-std::string haloStmt(llvm::StringRef member, ArrayRef<std::string> args) {
-  return (rt::ctx::halo + "->" + member + "(").str() + llvm::join(args, ", ") +
-         ");\n";
+/// `ctx.halo-><member>(args...);` (or the target's exchange) and a newline.
+std::string haloStmt(const FunctionEmitter &e, llvm::StringRef member,
+                     ArrayRef<std::string> args) {
+  return (e.haloExchange() + "->" + member + "(").str() +
+         llvm::join(args, ", ") + ");\n";
 }
 
-/// `if (ctx.halo)\n  <distributed>` or, for a target without halo
-/// exchanges, nothing.
+/// `if (ctx.halo)\n  <distributed>`.
 std::string ifHalo(const FunctionEmitter &e, const std::string &distributed) {
-  if (!e.exchangesHalos())
-    return "";
-  return "if (" + rt::ctx::halo.str() + ")\n  " + distributed;
+  return "if (" + e.haloExchange().str() + ")\n  " + distributed;
 }
 
-/// `else\n  <single>` after ifHalo, or `single` alone.
-std::string elseSingle(const FunctionEmitter &e, const std::string &single) {
-  return e.exchangesHalos() ? "else\n  " + single : single;
+/// `else\n  <single>` after ifHalo.
+std::string elseSingle(const std::string &single) {
+  return "else\n  " + single;
 }
 
 /// Whether `graph` is one relation's subgraph (`relation(g, name)`).
@@ -57,6 +55,8 @@ bool isRelation(Value graph) {
 }
 
 } // namespace
+
+llvm::StringRef FunctionEmitter::haloExchange() const { return rt::ctx::halo; }
 
 LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
   Value res = op->getResult(0);
@@ -179,7 +179,7 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                 product({e.member(h.getGraph(), rt::graph::numDst),
                          e.width(h.getInput())});
             return e.copyStmt(e.name(h.getInput()), owned, out) +
-                   ifHalo(e, haloStmt(rt::halo::forward,
+                   ifHalo(e, haloStmt(e, rt::halo::forward,
                                       {out, e.width(h.getInput())}));
           })
           .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
@@ -187,7 +187,7 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                 product({e.member(h.getGraph(), rt::graph::numDst),
                          e.width(h.getGrad())});
             return e.copyStmt(e.name(h.getGrad()), owned, out) +
-                   ifHalo(e, haloStmt(rt::halo::backward,
+                   ifHalo(e, haloStmt(e, rt::halo::backward,
                                       {e.name(h.getGrad()),
                                        e.width(h.getGrad()), out}));
           })
@@ -201,14 +201,14 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
             // split for: the halo comes whole, the subgraph reduces it.
             std::string distributed =
                 isRelation(h.getGraph())
-                    ? haloStmt(rt::halo::aggregateOver,
+                    ? haloStmt(e, rt::halo::aggregateOver,
                                {e.graph(h.getGraph()), reduce, selfLoops,
                                 input, width, out})
-                    : haloStmt(rt::halo::aggregate,
+                    : haloStmt(e, rt::halo::aggregate,
                                {reduce, selfLoops, input, width, out,
                                 rt::haloMode(h.getMode()).str()});
             return ifHalo(e, distributed) +
-                   elseSingle(e, e.kernelStmt(rt::kernels::aggregate,
+                   elseSingle(e.kernelStmt(rt::kernels::aggregate,
                                               {e.graph(h.getGraph()), reduce,
                                                selfLoops, input, width,
                                                "nullptr", "1", out}));
@@ -220,15 +220,15 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                         width = e.width(h.getGrad());
             std::string distributed =
                 isRelation(h.getGraph())
-                    ? haloStmt(rt::halo::aggregateGradOver,
+                    ? haloStmt(e, rt::halo::aggregateGradOver,
                                {e.graph(h.getGraph()), reduce, selfLoops,
                                 grad, width, out})
-                    : haloStmt(rt::halo::aggregateGrad,
+                    : haloStmt(e, rt::halo::aggregateGrad,
                                {reduce, selfLoops, grad, width, out,
                                 rt::haloMode(h.getMode()).str()});
             return ifHalo(e, distributed) +
                    elseSingle(
-                       e, e.kernelStmt(rt::kernels::aggregateGradInput,
+                       e.kernelStmt(rt::kernels::aggregateGradInput,
                                        {e.graph(h.getGraph()), reduce,
                                         selfLoops, grad, "nullptr", "nullptr",
                                         width, "nullptr", "1", out}));

@@ -128,10 +128,9 @@ public:
   virtual std::string copyStmt(const std::string &from,
                                const std::string &count,
                                const std::string &to) const;
-  /// Whether entry points may run on a rank's partition (ctx.halo); a
-  /// target that trains in one process writes only the halo ops'
-  /// single-process meaning.
-  virtual bool exchangesHalos() const { return true; }
+  /// The context member holding the rank's halo exchange, null in a
+  /// single process (`ctx.halo`; the CUDA target's works on device rows).
+  virtual llvm::StringRef haloExchange() const;
   /// A statement setting elements [begin, end) of `buffer` to 0.
   virtual std::string zeroStmt(const std::string &buffer,
                                const std::string &begin,

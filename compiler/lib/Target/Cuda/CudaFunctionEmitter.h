@@ -75,8 +75,8 @@ public:
   static const llvm::StringSet<> &reservedNames();
 
   std::string kernelName(llvm::StringRef name) const override;
-  /// The device trainer runs in one process (it refuses a ctx.halo).
-  bool exchangesHalos() const override { return false; }
+  /// A rank's halo ops go through the exchange over device rows.
+  llvm::StringRef haloExchange() const override;
   std::string copyStmt(const std::string &from, const std::string &count,
                        const std::string &to) const override;
   std::string zeroStmt(const std::string &buffer, const std::string &begin,

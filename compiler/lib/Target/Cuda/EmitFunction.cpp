@@ -50,6 +50,10 @@ std::string CudaFunctionEmitter::kernelName(StringRef name) const {
   return rt::cudaKernel(name);
 }
 
+llvm::StringRef CudaFunctionEmitter::haloExchange() const {
+  return rt::ctx::deviceHalo;
+}
+
 std::string CudaFunctionEmitter::copyStmt(const std::string &from,
                                           const std::string &count,
                                           const std::string &to) const {

@@ -1,12 +1,12 @@
 //===- Communicator.h - collectives between training ranks ------*- C++ -*-===//
 //
 // The interface the trainer and the halo exchange talk to. MpiCommunicator
-// implements it over MPI; an NCCL implementation can fill the same
-// interface for GPUs. A single-process run uses SerialCommunicator, so the
-// trainer has one code path. Every collective throws CommError when the
-// transport reports a failure (a rank died) or when it makes no progress for
-// the communication timeout (a rank stopped or deadlocked), so a run never
-// hangs silently.
+// implements it over MPI; NcclCommunicator (gnnrt/comm/NcclCommunicator.h)
+// over NCCL for the ranks of a CUDA trainer. A single-process run uses
+// SerialCommunicator, so the trainer has one code path. Every MPI
+// collective throws CommError when the transport reports a failure (a rank
+// died) or when it makes no progress for the communication timeout (a rank
+// stopped or deadlocked), so a run never hangs silently.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,6 +99,15 @@ public:
   /// timed-out wait in it asks every rank of the launch which are there.
   virtual std::unique_ptr<Communicator> split(int color, int key);
 
+  /// The ranks of this communicator that share this rank's node (machine),
+  /// ordered by rank: what picks each rank's GPU and groups a hierarchical
+  /// all-reduce. Collective. The default: every rank on a node of its own.
+  /// Tests emulate several nodes on one machine with
+  /// GNNRT_TEST_RANKS_PER_NODE=K (ranks 0..K-1 form node 0, and so on).
+  virtual std::unique_ptr<Communicator> splitByNode() {
+    return split(rank(), 0);
+  }
+
   /// Whether this communicator and those split from it may be used by
   /// different threads at the same time (MPI_THREAD_MULTIPLE): a sampling
   /// thread on a split communicator beside the training thread.
@@ -115,6 +124,10 @@ public:
 /// empty vector on the other ranks). Collective.
 std::vector<char> gatherToRoot(Communicator &comm, const void *data,
                                int64_t bytes, int root = 0);
+
+/// Copies `root`'s `bytes` of `data` to every rank. Collective.
+void broadcastBytes(Communicator &comm, void *data, int64_t bytes,
+                    int root = 0);
 
 /// The timeout a communicator starts with (`--comm-timeout`'s default).
 constexpr double kDefaultCommTimeoutSeconds = 60;
@@ -145,6 +158,9 @@ public:
                                              int dest, int tag) override;
   std::vector<char> receive(int source, int tag) override;
   std::unique_ptr<Communicator> split(int, int) override {
+    return std::make_unique<SerialCommunicator>();
+  }
+  std::unique_ptr<Communicator> splitByNode() override {
     return std::make_unique<SerialCommunicator>();
   }
 

@@ -92,6 +92,26 @@ public:
   const CommTraffic &forwardTraffic() const { return fwd; }
   const CommTraffic &backwardTraffic() const { return bwd; }
   void resetTraffic() const { fwd = bwd = CommTraffic(); }
+  /// Counts traffic moved for this exchange by another implementation of
+  /// it (DeviceHaloExchange), so that --stats reports one total.
+  void addTraffic(const CommTraffic &forward, const CommTraffic &backward) const;
+
+  /// What a device implementation of the same exchange mirrors
+  /// (DeviceHaloExchange): the communicator, the exchange lists, the
+  /// owned nodes' whole-graph in-degrees, and the local graph split by the
+  /// owner of each edge's source (after splitBySourceOwner).
+  Communicator &communicator() const { return comm; }
+  const std::vector<int64_t> &haloOffsets() const { return recvOffsets; }
+  const std::vector<int64_t> &sendListOffsets() const { return sendOffsets; }
+  const std::vector<int64_t> &sendList() const { return sendNodes; }
+  const std::vector<float> &ownedInDegrees() const { return inDegree; }
+  GraphView ownedSourceGraph() const { return ownedSources.view(); }
+  GraphView haloSourceGraph() const { return haloGraph().view(); }
+  /// The sequential ring's chunks: their row limit, how many part q's halo
+  /// rows make (0 for this rank), and chunk i's in-edges.
+  int64_t ringChunkRows() const { return chunkRows; }
+  int64_t numChunks(int q) const;
+  GraphView chunkGraph(int q, int64_t i) const;
 
 private:
   template <typename T>
@@ -115,13 +135,9 @@ private:
   /// this many rows, so that its three live buffers stay small whatever
   /// the part sizes: $GNNRT_RING_CHUNK_ROWS, else 65536.
   int64_t chunkRows = int64_t(1) << 16;
-  /// Chunks of part q's halo rows (0 for this rank).
-  int64_t numChunks(int q) const;
-  /// In-edges from chunk i of part q's halo rows, sources numbered within
-  /// the chunk (numSrc = the chunk's rows); built on first use.
-  GraphView chunkGraph(int q, int64_t i) const;
   /// In-edges from halo nodes, sources numbered by halo position; built on
-  /// first use.
+  /// first use. (chunkGraph: the same per chunk, sources numbered within
+  /// the chunk, numSrc = the chunk's rows.)
   const GraphStorage &haloGraph() const;
 
   GraphView localGraph;

@@ -71,6 +71,23 @@ const char *cudaGetErrorString(cudaError_t error);
 const char *cudaGetErrorName(cudaError_t error);
 cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
 
+/// Where a pointer lies: device memory (inside a cudaMalloc allocation) or
+/// not (cudaMemoryTypeUnregistered, as CUDA 11+ says of plain host memory).
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3
+};
+struct cudaPointerAttributes {
+  enum cudaMemoryType type;
+  int device;
+  void *devicePointer;
+  void *hostPointer;
+};
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attributes,
+                                     const void *ptr);
+
 cudaError_t cudaMalloc(void **devPtr, size_t size);
 template <typename T> cudaError_t cudaMalloc(T **devPtr, size_t size) {
   return cudaMalloc(reinterpret_cast<void **>(devPtr), size);

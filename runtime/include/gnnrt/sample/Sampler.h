@@ -86,6 +86,11 @@ struct SampleKey {
   uint64_t seed = 0, epoch = 0, batch = 0;
 };
 
+/// The Philox key of every draw of one (seed, epoch, batch, layer): node
+/// v's draws in that layer are CounterRng(sampleDrawKey(key, layer), v).
+/// Shared by the CPU and the device samplers, so their draws are the same.
+uint64_t sampleDrawKey(const SampleKey &key, int layer);
+
 /// Appends to `out` the global ids of the in-neighbours sampled for `row` of
 /// `adj` (the node with global id `node`) in layer `layer`, and to `types`,
 /// when given (a typed `adj`), the relation of each one's edge.

@@ -73,14 +73,16 @@ inline float normal(uint64_t seed, uint64_t stream, uint64_t counter) {
 
 /// A sequential view of one (seed, stream): consecutive calls consume the
 /// words of blocks startCounter, startCounter + 1, ... in order. Two
-/// generators built with the same arguments produce the same sequence.
+/// generators built with the same arguments produce the same sequence, on
+/// the host or on a device (the GPU sampler's draws are the CPU's).
 class CounterRng {
 public:
-  CounterRng(uint64_t seed, uint64_t stream, uint64_t startCounter = 0)
+  GNNRT_HOST_DEVICE CounterRng(uint64_t seed, uint64_t stream,
+                               uint64_t startCounter = 0)
       : seed(seed), stream(stream), counter(startCounter) {}
 
   /// The next 32 random bits.
-  uint32_t next() {
+  GNNRT_HOST_DEVICE uint32_t next() {
     if (used == 4) {
       block = randomBits(seed, stream, counter++);
       used = 0;
@@ -91,11 +93,11 @@ public:
   float nextUniform() { return bitsToUniform(next()); }
   /// An integer uniform in [0, n) for 0 < n < 2^32 (Lemire's multiply-shift;
   /// its bias below 2^-32 * n is irrelevant for graph generation).
-  uint32_t nextBelow(uint32_t n) {
+  GNNRT_HOST_DEVICE uint32_t nextBelow(uint32_t n) {
     return uint32_t((uint64_t(next()) * n) >> 32);
   }
   /// An integer uniform in [0, n) for any n > 0, from 64 random bits.
-  uint64_t nextBelow64(uint64_t n) {
+  GNNRT_HOST_DEVICE uint64_t nextBelow64(uint64_t n) {
     uint64_t hi = next(), lo = next();
     return uint64_t(((unsigned __int128)((hi << 32) | lo) * n) >> 64);
   }

@@ -21,6 +21,9 @@
 // otherwise (float64 gradient checks, --eval-only, several ranks) each call
 // copies the host's parameters in, and the gradients both ways, since
 // trainStep accumulates into the caller's.
+// A rank of a distributed run gets its halo exchange mirrored on the device
+// once (ctx.deviceHalo, gnnrt/comm/DeviceHaloExchange.h), and its
+// collectives run on the communicator useDevice returned (NCCL).
 //
 // Only in the CUDA libraries (gnnrt_kernels_cuda, and
 // gnnrt_kernels_cuda_emulated over the emulation layer): CPU trainers do

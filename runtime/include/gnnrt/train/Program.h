@@ -35,6 +35,7 @@ namespace gnnrt {
 namespace kernels::cuda {
 class DeviceWorkspace;
 } // namespace kernels::cuda
+class DeviceHaloExchange;
 
 class Optimizer;
 class ParameterResidence; // gnnrt/train/ParameterResidence.h
@@ -215,6 +216,9 @@ template <typename T> struct ExecContext {
   /// Distributed runs (null / defaults in a single process):
   /// the halo exchange of this rank's partition (gnn.halo_exchange);
   const HaloExchange *halo = nullptr;
+  /// device entry points: the same exchange over device rows, in place of
+  /// `halo` (gnnrt/comm/DeviceHaloExchange.h);
+  const DeviceHaloExchange *deviceHalo = nullptr;
   /// the global id of each local node, for dropout masks that do not depend
   /// on the partitioning ([graph.numSrc]);
   const int64_t *nodeIds = nullptr;
@@ -355,9 +359,14 @@ struct CompiledProgram {
   double (*trainStepF64)(ExecContext<double> &) = nullptr;
   /// Programs compiled for a CUDA device (gnnc --target=cuda): the entry
   /// points above take host contexts and run on the device selected by
-  /// this call (--device N, default 0), before the first of them
-  /// (gnnrt/train/DeviceProgram.h). Null: the entry points run on the CPU.
-  void (*useDevice)(int device) = nullptr;
+  /// this call, before the first of them (gnnrt/train/DeviceProgram.h):
+  /// `device` (--device N), or with -1 the rank's node-local rank modulo
+  /// the node's devices. Collective over `comm`; with several ranks it
+  /// returns the communicator the trainer uses instead of `comm`, whose
+  /// collectives run between the devices (NCCL). Null: the entry points
+  /// run on the CPU.
+  std::unique_ptr<Communicator> (*useDevice)(int device,
+                                             Communicator &comm) = nullptr;
   /// The same programs: the bytes of the device workspace (--stats).
   int64_t (*deviceWorkspaceBytes)() = nullptr;
   /// The same programs: the residence that keeps the parameters, their

@@ -15,6 +15,11 @@
 #include "AsyncBatchCopies.h"
 #include "DeviceState.h"
 
+#include "gnnrt/comm/NcclCommunicator.h"
+#include "gnnrt/train/DeviceSelection.h"
+
+#include <cstdio>
+
 #include <algorithm>
 #include <memory>
 #include <type_traits>
@@ -116,6 +121,9 @@ template <typename T> struct DeviceCall {
   std::vector<GraphView> blocks;
   std::vector<int64_t> paramElements;
   int64_t outputRows = 0, inputRows = 0;
+  /// Input rows held here: a rank's full-graph features are its owned rows
+  /// (destinations); its halo's arrive through the exchange.
+  int64_t featureRows = 0;
   /// The gradients are the resident ones: nothing to copy back.
   bool residentGrads = false;
 };
@@ -149,7 +157,7 @@ void mirrorData(const ExecContext<T> &host, bool fixed, int numBlocks,
         s.mirrorGraph("block" + std::to_string(k), host.blocks[k], fixed));
   d.blocks = numBlocks ? call.blocks.data() : nullptr;
   d.features = s.mirror("features", host.features,
-                        call.inputRows * host.numFeatures, fixed, batch);
+                        call.featureRows * host.numFeatures, fixed, batch);
   d.labels = s.mirror("labels", host.labels, call.outputRows, fixed, batch);
   d.lossMask =
       s.mirror("lossMask", host.lossMask, call.outputRows, fixed, batch);
@@ -202,10 +210,6 @@ template <typename T>
 void prepareCall(const ExecContext<T> &host, bool training,
                  DeviceCall<T> &call) {
   DeviceState &s = state();
-  if (host.halo)
-    throw DeviceError("a trainer built with gnnc --target=cuda trains in one "
-                      "process: several ranks or a partition directory are "
-                      "not supported on a device yet");
   // Full-graph contexts point at the same arrays for the whole run, unless
   // learned input rows rewrite the features between steps; the float64
   // entry points serve the gradient check, which perturbs them in place.
@@ -223,12 +227,14 @@ void prepareCall(const ExecContext<T> &host, bool training,
   call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
   call.outputRows =
       numBlocks ? host.blocks[numBlocks - 1].numDst : host.graph.numDst;
+  call.featureRows = numBlocks ? call.inputRows : host.graph.numDst;
   if (!takeStagedBatch(host, training, call))
     mirrorData(host, fixed, numBlocks, call);
+  d.deviceHalo = s.deviceHalo(host.halo);
   useParameters(host, training, call);
   if (training && host.inputGrad)
     d.inputGrad = s.mirror("inputGrad", static_cast<const T *>(host.inputGrad),
-                           call.inputRows * host.numFeatures, false,
+                           call.featureRows * host.numFeatures, false,
                            Traffic::Batch);
   d.deviceWorkspace = &s.workspace;
 }
@@ -270,7 +276,7 @@ T runTrainStep(ExecContext<T> &host, T (*entry)(ExecContext<T> &)) {
                  Traffic::Parameters, "a gradient");
   if (host.inputGrad)
     copyToHost(host.inputGrad, call.ctx.inputGrad,
-               call.inputRows * host.numFeatures, Traffic::Batch,
+               call.featureRows * host.numFeatures, Traffic::Batch,
                "the input gradient");
   host.unplannedBytes = call.ctx.unplannedBytes;
   if (std::is_same_v<T, float>)
@@ -291,18 +297,17 @@ double trainStepF64(ExecContext<double> &ctx) {
   return runTrainStep(ctx, state().entries.trainStepF64);
 }
 
-void useDevice(int device) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
-    throw DeviceError("this trainer was built with gnnc --target=cuda, and "
-                      "no CUDA device is available (build it with "
-                      "--cuda-emulate to run on the CPU)");
-  if (device >= count)
-    throw DeviceError("--device " + std::to_string(device) + ": only " +
-                      std::to_string(count) + " CUDA device" +
-                      (count == 1 ? " is" : "s are") + " available");
-  device::check(cudaSetDevice(device),
-                "selection of device " + std::to_string(device));
+std::unique_ptr<Communicator> useDevice(int device, Communicator &comm) {
+  selectDevice(device, comm);
+  if (comm.size() == 1)
+    return nullptr;
+  // The ranks' collectives between their devices, bootstrapped over MPI.
+  std::unique_ptr<Communicator> nccl = makeNcclCommunicator(comm);
+  if (comm.rank() == 0) {
+    std::printf("%s\n", describeNcclCommunicator(*nccl).c_str());
+    std::fflush(stdout);
+  }
+  return nccl;
 }
 
 int64_t workspaceBytes() { return state().workspace.bytes(); }

@@ -13,6 +13,7 @@
 #ifndef GNNRT_LIB_TRAIN_CUDA_DEVICESTATE_H
 #define GNNRT_LIB_TRAIN_CUDA_DEVICESTATE_H
 
+#include "gnnrt/comm/DeviceHaloExchange.h"
 #include "gnnrt/kernels/cuda/Workspace.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/train/DeviceProgram.h"
@@ -70,6 +71,21 @@ struct DeviceState {
   /// Sampled batches copied while the step before runs (made by the first
   /// CompiledProgram::stageBatch).
   std::unique_ptr<AsyncBatchCopies> batchCopies;
+  /// A distributed run's halo exchange over device rows, made for the
+  /// host exchange it mirrors.
+  const HaloExchange *haloSource = nullptr;
+  std::unique_ptr<DeviceHaloExchange> halo;
+
+  /// The device mirror of `host` (null for null), made on first use.
+  const DeviceHaloExchange *deviceHalo(const HaloExchange *host) {
+    if (!host)
+      return nullptr;
+    if (haloSource != host) {
+      halo = std::make_unique<DeviceHaloExchange>(*host);
+      haloSource = host;
+    }
+    return halo.get();
+  }
 
   DeviceState();
   ~DeviceState();

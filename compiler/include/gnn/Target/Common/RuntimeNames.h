@@ -123,6 +123,8 @@ namespace cuda {
 constexpr StringLiteral kernelsHeader = "gnnrt/kernels/cuda/Kernels.h";
 /// DeviceEntryPoints and installDeviceEntryPoints.
 constexpr StringLiteral deviceProgramHeader = "gnnrt/train/DeviceProgram.h";
+/// DeviceHaloExchange, a rank's halo ops over device rows.
+constexpr StringLiteral deviceHaloHeader = "gnnrt/comm/DeviceHaloExchange.h";
 constexpr StringLiteral deviceWorkspace = "kernels::cuda::DeviceWorkspace";
 /// DeviceWorkspace::plan, given every slot's bytes.
 constexpr StringLiteral workspacePlan = "plan";
@@ -203,9 +205,12 @@ constexpr StringLiteral srcDegree = "ctx.srcDegree";
 constexpr StringLiteral dstDegree = "ctx.dstDegree";
 /// Distributed runs: the HaloExchange (null in a single process).
 constexpr StringLiteral halo = "ctx.halo";
+/// The same over device rows, for device entry points (the CUDA target).
+constexpr StringLiteral deviceHalo = "ctx.deviceHalo";
 } // namespace ctx
 
-/// HaloExchange member functions, called through `ctx.halo->`.
+/// HaloExchange member functions, called through `ctx.halo->` (and
+/// DeviceHaloExchange's, through `ctx.deviceHalo->`).
 namespace halo {
 constexpr StringLiteral forward = "forward";
 constexpr StringLiteral backward = "backward";

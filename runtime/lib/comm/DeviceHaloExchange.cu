@@ -1,0 +1,559 @@
+//===- DeviceHaloExchange.cu - boundary rows between GPUs -----------------===//
+//
+// See gnnrt/comm/DeviceHaloExchange.h. The structure follows
+// HaloExchange.cpp step for step (the ring's order is RingSchedule.h, shared
+// with it); what differs is where rows live: packing, adding back and the
+// mean's division are kernels here, and every buffer is device memory that
+// only grows, kept across calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/comm/DeviceHaloExchange.h"
+
+#include "RingSchedule.h"
+
+#include "gnnrt/kernels/cuda/Aggregate.h"
+#include "gnnrt/kernels/cuda/Launch.h"
+#include "gnnrt/kernels/cuda/Memory.h"
+#include "gnnrt/kernels/cuda/Stream.h"
+#include "gnnrt/support/Error.h"
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <map>
+
+namespace gnnrt {
+
+/// Members of DeviceHaloExchange::Mirror (a named namespace: the emulated
+/// build compiles this file as an included one, where members of
+/// anonymous-namespace types draw -Wsubobject-linkage).
+namespace devicehalo {
+
+/// Throws DeviceError("CUDA <what>: <the driver's message>").
+inline void check(cudaError_t status, const char *what) {
+  if (status != cudaSuccess)
+    throw DeviceError(std::string("CUDA ") + what + ": " +
+                      cudaGetErrorString(status));
+}
+
+/// This thread's index in a one-dimensional grid.
+__device__ inline int64_t globalThread() {
+  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+/// Device memory that only grows; its contents are not kept when it does.
+class DeviceBytes {
+public:
+  DeviceBytes() = default;
+  DeviceBytes(const DeviceBytes &) = delete;
+  DeviceBytes &operator=(const DeviceBytes &) = delete;
+  ~DeviceBytes() { cudaFree(data); }
+  template <typename U> U *get(int64_t count) {
+    const size_t bytes = size_t(count > 0 ? count : 1) * sizeof(U);
+    if (bytes > capacity) {
+      check(cudaFree(data), "free of a halo buffer");
+      data = nullptr;
+      check(cudaMalloc(&data, bytes), "allocation of a halo buffer");
+      capacity = bytes;
+    }
+    return static_cast<U *>(data);
+  }
+  /// A device copy of host[0..count).
+  template <typename U> const U *upload(const U *host, int64_t count) {
+    if (!host)
+      return nullptr;
+    U *device = get<U>(count);
+    if (count > 0)
+      check(cudaMemcpy(device, host, size_t(count) * sizeof(U),
+                       cudaMemcpyHostToDevice),
+            "copy of the halo lists to the device");
+    return device;
+  }
+
+private:
+  void *data = nullptr;
+  size_t capacity = 0;
+};
+
+/// A host GraphView's arrays on the device (the aggregate kernels read the
+/// destination-major ones, their adjoints the source-major ones too).
+struct DeviceGraph {
+  DeviceBytes inOffsets, edgeSrc, edgeDst, outOffsets, outEdges, outDst;
+  GraphView view;
+  explicit DeviceGraph(const GraphView &g) : view(g) {
+    view.inOffsets = inOffsets.upload(g.inOffsets, g.numDst + 1);
+    view.edgeSrc = edgeSrc.upload(g.edgeSrc, g.numEdges);
+    view.edgeDst = g.edgeDst ? edgeDst.upload(g.edgeDst, g.numEdges) : nullptr;
+    view.outOffsets =
+        g.outOffsets ? outOffsets.upload(g.outOffsets, g.numSrc + 1) : nullptr;
+    view.outEdges = g.outEdges ? outEdges.upload(g.outEdges, g.numEdges) : nullptr;
+    view.outDst = g.outDst ? outDst.upload(g.outDst, g.numEdges) : nullptr;
+    view.edgeType = nullptr;
+    view.relationIndex = nullptr;
+  }
+};
+
+} // namespace devicehalo
+
+using devicehalo::DeviceBytes;
+using devicehalo::DeviceGraph;
+
+namespace {
+
+using devicehalo::check;
+using devicehalo::globalThread;
+
+cudaStream_t stream() { return kernels::cuda::currentStream(); }
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+std::vector<int64_t> scaled(const std::vector<int64_t> &offsets,
+                            int64_t bytesPerRow) {
+  std::vector<int64_t> out(offsets.size());
+  for (size_t i = 0; i < offsets.size(); ++i)
+    out[i] = offsets[i] * bytesPerRow;
+  return out;
+}
+
+/// out[i - first] = x[ids[i]] for i in [first, last), rows of `width`.
+template <typename T>
+__global__ void packRowsKernel(const int64_t *ids, int64_t first,
+                               int64_t last, const T *x, int64_t width,
+                               T *out) {
+  const int64_t n = (last - first) * width;
+  for (int64_t k = globalThread(); k < n;
+       k += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = k / width, j = k % width;
+    out[k] = x[ids[first + i] * width + j];
+  }
+}
+
+/// out[v] += rows[p - first] for each position p in [first, last) of the
+/// send list that names owned node v, positions in ascending order: the
+/// host's addRows, which adds the list in order, gives the same bits.
+template <typename T>
+__global__ void addRowsKernel(const int64_t *ownerOffsets,
+                              const int64_t *positions, int64_t owned,
+                              int64_t first, int64_t last, const T *rows,
+                              int64_t width, T *out) {
+  const int64_t n = owned * width;
+  for (int64_t k = globalThread(); k < n;
+       k += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t v = k / width, j = k % width;
+    T acc = out[k];
+    for (int64_t q = ownerOffsets[v]; q < ownerOffsets[v + 1]; ++q) {
+      const int64_t p = positions[q];
+      if (p >= first && p < last)
+        acc = acc + rows[(p - first) * width + j];
+    }
+    out[k] = acc;
+  }
+}
+
+/// rows[v] /= the number of messages v reduces (a mean's last step).
+template <typename T>
+__global__ void divideByCountsKernel(const float *inDegree, int64_t owned,
+                                     bool selfLoops, int64_t width, T *rows) {
+  const int64_t n = owned * width;
+  for (int64_t k = globalThread(); k < n;
+       k += int64_t(gridDim.x) * blockDim.x) {
+    const T count = T(inDegree[k / width] + (selfLoops ? 1 : 0));
+    if (count > 0)
+      rows[k] = rows[k] / count;
+  }
+}
+
+unsigned gridFor(int64_t items) {
+  return kernels::cuda::generatedGrid(items);
+}
+
+} // namespace
+
+struct DeviceHaloExchange::Mirror {
+  int64_t owned = 0, numHalo = 0, numSent = 0;
+  DeviceBytes sendNodes, ownerOffsets, ownerPositions, inDegree;
+  std::unique_ptr<DeviceGraph> ownedSources, haloSources;
+  /// Chunk graphs of the ring, by (part, chunk), mirrored on first use.
+  std::map<std::pair<int, int64_t>, std::unique_ptr<DeviceGraph>> chunks;
+  /// Buffers kept across calls: one-shot's send, halo and returned rows;
+  /// the ring's two transfers' both ways; a mean adjoint's scaled dy.
+  DeviceBytes send, halo, back, scaledDy;
+  DeviceBytes ringSend[2], ringRecv[2];
+
+  /// The owned sources' and the halo's in-edges, mirrored on first use.
+  const GraphView &ownedGraph(const HaloExchange &host) {
+    if (!ownedSources)
+      ownedSources = std::make_unique<DeviceGraph>(host.ownedSourceGraph());
+    return ownedSources->view;
+  }
+  const GraphView &haloGraph(const HaloExchange &host) {
+    if (!haloSources)
+      haloSources = std::make_unique<DeviceGraph>(host.haloSourceGraph());
+    return haloSources->view;
+  }
+
+  const GraphView &chunk(const HaloExchange &host, int q, int64_t i) {
+    std::unique_ptr<DeviceGraph> &g = chunks[{q, i}];
+    if (!g)
+      g = std::make_unique<DeviceGraph>(host.chunkGraph(q, i));
+    return g->view;
+  }
+
+  template <typename T>
+  void pack(int64_t first, int64_t last, const T *x, int64_t width, T *out) {
+    if (last <= first || width <= 0)
+      return;
+    GNNRT_LAUNCH_WITHOUT_BARRIERS(gridFor((last - first) * width),
+                                  kernels::cuda::kGeneratedBlock, 0, stream(),
+                                  packRowsKernel<T>)
+    (sendNodes.get<int64_t>(0), first, last, x, width, out);
+    kernels::cuda::checkLaunch("packRows");
+  }
+  template <typename T>
+  void addBack(int64_t first, int64_t last, const T *rows, int64_t width,
+               T *out) {
+    if (last <= first || width <= 0 || owned == 0)
+      return;
+    GNNRT_LAUNCH_WITHOUT_BARRIERS(gridFor(owned * width),
+                                  kernels::cuda::kGeneratedBlock, 0, stream(),
+                                  addRowsKernel<T>)
+    (ownerOffsets.get<int64_t>(0), ownerPositions.get<int64_t>(0), owned,
+     first, last, rows, width, out);
+    kernels::cuda::checkLaunch("addRows");
+  }
+  template <typename T>
+  void divide(bool selfLoops, int64_t width, T *rows) {
+    if (owned == 0 || width <= 0)
+      return;
+    GNNRT_LAUNCH_WITHOUT_BARRIERS(gridFor(owned * width),
+                                  kernels::cuda::kGeneratedBlock, 0, stream(),
+                                  divideByCountsKernel<T>)
+    (inDegree.get<float>(0), owned, selfLoops, width, rows);
+    kernels::cuda::checkLaunch("divideByCounts");
+  }
+  /// dy, or dy divided by the counts for a mean (the division's adjoint).
+  template <typename T>
+  const T *divisionAdjoint(Reduce reduce, bool selfLoops, const T *dy,
+                           int64_t width) {
+    if (reduce != Reduce::Mean)
+      return dy;
+    T *out = scaledDy.get<T>(owned * width);
+    kernels::cuda::copy<T>(dy, owned * width, out);
+    divide(selfLoops, width, out);
+    return out;
+  }
+};
+
+DeviceHaloExchange::DeviceHaloExchange(const HaloExchange &host)
+    : host(host), mirror(std::make_unique<Mirror>()) {
+  Mirror &m = *mirror;
+  m.owned = host.numOwned();
+  m.numHalo = host.numHalo();
+  const std::vector<int64_t> &sent = host.sendList();
+  m.numSent = int64_t(sent.size());
+  m.sendNodes.upload(sent.data(), m.numSent);
+  // Each owned node's positions in the send list, ascending (a counting
+  // sort), so that rows come back in the host's order.
+  std::vector<int64_t> offsets(size_t(m.owned) + 1, 0), positions(sent.size());
+  for (int64_t v : sent)
+    ++offsets[size_t(v) + 1];
+  for (int64_t v = 0; v < m.owned; ++v)
+    offsets[size_t(v) + 1] += offsets[size_t(v)];
+  std::vector<int64_t> next(offsets.begin(), offsets.end() - 1);
+  for (int64_t p = 0; p < m.numSent; ++p)
+    positions[size_t(next[size_t(sent[size_t(p)])]++)] = p;
+  m.ownerOffsets.upload(offsets.data(), int64_t(offsets.size()));
+  m.ownerPositions.upload(positions.data(), int64_t(positions.size()));
+  const std::vector<float> &degrees = host.ownedInDegrees();
+  if (!degrees.empty())
+    m.inDegree.upload(degrees.data(), int64_t(degrees.size()));
+}
+
+DeviceHaloExchange::~DeviceHaloExchange() = default;
+
+namespace {
+
+/// One one-shot exchange's bytes (forward: owners to halo holders), as
+/// HaloExchange counts them.
+CommTraffic oneShotTraffic(const HaloExchange &host, int64_t rowBytes,
+                           bool toOwners) {
+  const int self = host.communicator().rank();
+  const std::vector<int64_t> &send = host.sendListOffsets(),
+                             &recv = host.haloOffsets();
+  const int64_t sendRows = send.back() - (send[self + 1] - send[self]);
+  const int64_t haloRows = recv.back() - (recv[self + 1] - recv[self]);
+  CommTraffic t;
+  t.sentBytes = (toOwners ? haloRows : sendRows) * rowBytes;
+  t.receivedBytes = (toOwners ? sendRows : haloRows) * rowBytes;
+  return t;
+}
+
+bool sequential(HaloMode mode, int64_t haloBytes) {
+  return mode == HaloMode::Sequential ||
+         (mode == HaloMode::Auto &&
+          haloBytes > HaloExchange::haloBudgetBytes());
+}
+
+} // namespace
+
+template <typename T>
+void DeviceHaloExchange::forward(T *rows, int64_t width) const {
+  const auto start = std::chrono::steady_clock::now();
+  Mirror &m = *mirror;
+  const int64_t rowBytes = width * int64_t(sizeof(T));
+  T *send = m.send.get<T>(m.numSent * width);
+  m.pack(0, m.numSent, rows, width, send);
+  // Halo rows arrive straight into place: they are contiguous, by owner.
+  host.communicator().allToAllV(send, scaled(host.sendListOffsets(), rowBytes),
+                                rows + m.owned * width,
+                                scaled(host.haloOffsets(), rowBytes));
+  CommTraffic fwd = oneShotTraffic(host, rowBytes, /*toOwners=*/false);
+  fwd.seconds = since(start);
+  host.addTraffic(fwd, CommTraffic());
+}
+
+template <typename T>
+void DeviceHaloExchange::backward(const T *grad, int64_t width,
+                                  T *ownedGrad) const {
+  const auto start = std::chrono::steady_clock::now();
+  Mirror &m = *mirror;
+  const int64_t rowBytes = width * int64_t(sizeof(T));
+  T *recv = m.back.get<T>(m.numSent * width);
+  host.communicator().allToAllV(grad + m.owned * width,
+                                scaled(host.haloOffsets(), rowBytes), recv,
+                                scaled(host.sendListOffsets(), rowBytes));
+  m.addBack(0, m.numSent, recv, width, ownedGrad);
+  CommTraffic bwd = oneShotTraffic(host, rowBytes, /*toOwners=*/true);
+  bwd.seconds = since(start);
+  host.addTraffic(CommTraffic(), bwd);
+}
+
+template <typename T>
+void DeviceHaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
+                                   int64_t width, T *out,
+                                   HaloMode mode) const {
+  Mirror &m = *mirror;
+  if (sequential(mode, m.numHalo * width * int64_t(sizeof(T)))) {
+    aggregateSequential(reduce, selfLoops, x, width, out);
+    return;
+  }
+  // One-shot: the whole halo arrives while the owned sources are reduced.
+  const int64_t bytes = width * int64_t(sizeof(T));
+  T *send = m.send.get<T>(m.numSent * width);
+  m.pack(0, m.numSent, x, width, send);
+  const int64_t haloElements = std::max(m.numHalo, m.owned) * width;
+  T *halo = m.halo.get<T>(haloElements);
+  kernels::cuda::zero<T>(halo, haloElements);
+  auto transfer = host.communicator().startAllToAllV(
+      send, scaled(host.sendListOffsets(), bytes), halo,
+      scaled(host.haloOffsets(), bytes));
+  CommTraffic fwd = oneShotTraffic(host, bytes, /*toOwners=*/false);
+  kernels::cuda::aggregate<T>(m.ownedGraph(host), Reduce::Sum, selfLoops,
+                              x, width, nullptr, 1, out);
+  const auto waitStart = std::chrono::steady_clock::now();
+  transfer->wait();
+  fwd.seconds = since(waitStart);
+  host.addTraffic(fwd, CommTraffic());
+  kernels::cuda::aggregate<T>(m.haloGraph(host), Reduce::Sum, false, halo,
+                              width, nullptr, 1, out, /*accumulate=*/true);
+  if (reduce == Reduce::Mean)
+    m.divide(selfLoops, width, out);
+}
+
+template <typename T>
+void DeviceHaloExchange::aggregateGrad(Reduce reduce, bool selfLoops,
+                                       const T *dy, int64_t width, T *dx,
+                                       HaloMode mode) const {
+  Mirror &m = *mirror;
+  if (sequential(mode, m.numHalo * width * int64_t(sizeof(T)))) {
+    aggregateGradSequential(reduce, selfLoops, dy, width, dx);
+    return;
+  }
+  const int64_t bytes = width * int64_t(sizeof(T));
+  const T *scaledDy = m.divisionAdjoint(reduce, selfLoops, dy, width);
+  // The halo rows' gradients go to their owners while the owned sources'
+  // gradient is computed.
+  const GraphView &h = m.haloGraph(host);
+  T *haloGrad = m.halo.get<T>(h.numSrc * width);
+  kernels::cuda::zero<T>(haloGrad, h.numSrc * width);
+  kernels::cuda::aggregateGradInput<T>(h, Reduce::Sum, false, scaledDy,
+                                       nullptr, nullptr, width, nullptr, 1,
+                                       haloGrad);
+  T *back = m.back.get<T>(m.numSent * width);
+  auto transfer = host.communicator().startAllToAllV(
+      haloGrad, scaled(host.haloOffsets(), bytes), back,
+      scaled(host.sendListOffsets(), bytes));
+  CommTraffic bwd = oneShotTraffic(host, bytes, /*toOwners=*/true);
+  kernels::cuda::aggregateGradInput<T>(m.ownedGraph(host), Reduce::Sum,
+                                       selfLoops, scaledDy, nullptr, nullptr,
+                                       width, nullptr, 1, dx);
+  const auto waitStart = std::chrono::steady_clock::now();
+  transfer->wait();
+  bwd.seconds = since(waitStart);
+  host.addTraffic(CommTraffic(), bwd);
+  m.addBack(0, m.numSent, back, width, dx);
+}
+
+template <typename T>
+void DeviceHaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
+                                             const T *x, int64_t width,
+                                             T *out) const {
+  Mirror &m = *mirror;
+  Communicator &comm = host.communicator();
+  const int parts = comm.size(), self = comm.rank();
+  const int64_t bytes = width * int64_t(sizeof(T)),
+                chunkRows = host.ringChunkRows();
+  const std::vector<int64_t> &sendOffsets = host.sendListOffsets();
+  auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
+  const std::vector<RingTransfer> plan = ringSchedule(
+      parts, self,
+      [&](int to) { return (sendRows(to) + chunkRows - 1) / chunkRows; },
+      [&](int from) { return host.numChunks(from); });
+  // As HaloExchange::aggregateSequential: transfer t sends `to` a chunk of
+  // the rows it needs and receives a chunk of `from`'s; the chunk received
+  // last is reduced while the next is in flight.
+  CommTraffic fwd;
+  std::unique_ptr<PendingTransfer> transfers[2];
+  T *received[2] = {nullptr, nullptr};
+  auto post = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    int64_t sendBytes = 0, recvBytes = 0;
+    T *send = nullptr;
+    if (r.to != Communicator::kNoPeer) {
+      auto [first, last] = chunkRange(sendOffsets[r.to], sendRows(r.to),
+                                      r.chunk, chunkRows);
+      send = m.ringSend[t % 2].get<T>((last - first) * width);
+      m.pack(first, last, x, width, send);
+      sendBytes = (last - first) * bytes;
+    }
+    received[t % 2] = nullptr;
+    if (r.from != Communicator::kNoPeer) {
+      const int64_t rows = host.chunkGraph(r.from, r.chunk).numSrc;
+      received[t % 2] = m.ringRecv[t % 2].get<T>(rows * width);
+      recvBytes = rows * bytes;
+    }
+    transfers[t % 2] = comm.startSendRecv(send, sendBytes, r.to,
+                                          received[t % 2], recvBytes, r.from);
+    fwd.sentBytes += sendBytes;
+    fwd.receivedBytes += recvBytes;
+  };
+  if (!plan.empty())
+    post(0);
+  // Sums first; a mean divides by the whole graph's counts at the end.
+  kernels::cuda::aggregate<T>(m.ownedGraph(host), Reduce::Sum, selfLoops,
+                              x, width, nullptr, 1, out);
+  for (size_t t = 0; t < plan.size(); ++t) {
+    const auto start = std::chrono::steady_clock::now();
+    transfers[t % 2]->wait();
+    fwd.seconds += since(start);
+    if (t + 1 < plan.size())
+      post(t + 1);
+    if (plan[t].from != Communicator::kNoPeer)
+      kernels::cuda::aggregate<T>(m.chunk(host, plan[t].from, plan[t].chunk),
+                                  Reduce::Sum, false, received[t % 2], width,
+                                  nullptr, 1, out, /*accumulate=*/true);
+  }
+  host.addTraffic(fwd, CommTraffic());
+  if (reduce == Reduce::Mean)
+    m.divide(selfLoops, width, out);
+}
+
+template <typename T>
+void DeviceHaloExchange::aggregateGradSequential(Reduce reduce,
+                                                 bool selfLoops, const T *dy,
+                                                 int64_t width, T *dx) const {
+  Mirror &m = *mirror;
+  Communicator &comm = host.communicator();
+  const int parts = comm.size(), self = comm.rank();
+  const int64_t bytes = width * int64_t(sizeof(T)),
+                chunkRows = host.ringChunkRows();
+  const std::vector<int64_t> &sendOffsets = host.sendListOffsets();
+  const T *scaledDy = m.divisionAdjoint(reduce, selfLoops, dy, width);
+  auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
+  // As HaloExchange::aggregateGradSequential: transfer t returns to `to`
+  // the gradient of a chunk of the rows `to` sent, and receives from
+  // `from` that of a chunk of the rows this rank sent it; the next
+  // transfer's gradient is computed while one is in flight.
+  const std::vector<RingTransfer> plan = ringSchedule(
+      parts, self, [&](int to) { return host.numChunks(to); },
+      [&](int from) { return (sendRows(from) + chunkRows - 1) / chunkRows; });
+  CommTraffic bwd;
+  std::unique_ptr<PendingTransfer> transfers[2];
+  T *sent[2] = {nullptr, nullptr}, *received[2] = {nullptr, nullptr};
+  int64_t sentRows[2] = {0, 0};
+  auto compute = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    sent[t % 2] = nullptr;
+    sentRows[t % 2] = 0;
+    if (r.to == Communicator::kNoPeer)
+      return;
+    const GraphView &g = m.chunk(host, r.to, r.chunk);
+    sentRows[t % 2] = g.numSrc;
+    sent[t % 2] = m.ringSend[t % 2].get<T>(g.numSrc * width);
+    kernels::cuda::zero<T>(sent[t % 2], g.numSrc * width);
+    kernels::cuda::aggregateGradInput<T>(g, Reduce::Sum, false, scaledDy,
+                                         nullptr, nullptr, width, nullptr, 1,
+                                         sent[t % 2]);
+  };
+  auto start = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    int64_t recvRows = 0;
+    if (r.from != Communicator::kNoPeer) {
+      auto [first, last] = chunkRange(0, sendRows(r.from), r.chunk, chunkRows);
+      recvRows = last - first;
+    }
+    received[t % 2] = m.ringRecv[t % 2].get<T>(recvRows * width);
+    const int64_t sendBytes = sentRows[t % 2] * bytes;
+    transfers[t % 2] =
+        comm.startSendRecv(sent[t % 2], sendBytes, r.to, received[t % 2],
+                           recvRows * bytes, r.from);
+    bwd.sentBytes += sendBytes;
+    bwd.receivedBytes += recvRows * bytes;
+  };
+  auto finish = [&](size_t t) {
+    const RingTransfer &r = plan[t];
+    const auto waitStart = std::chrono::steady_clock::now();
+    transfers[t % 2]->wait();
+    bwd.seconds += since(waitStart);
+    if (r.from != Communicator::kNoPeer) {
+      auto [first, last] = chunkRange(sendOffsets[r.from], sendRows(r.from),
+                                      r.chunk, chunkRows);
+      m.addBack(first, last, received[t % 2], width, dx);
+    }
+  };
+  if (!plan.empty()) {
+    compute(0);
+    start(0);
+  }
+  kernels::cuda::aggregateGradInput<T>(m.ownedGraph(host), Reduce::Sum,
+                                       selfLoops, scaledDy, nullptr, nullptr,
+                                       width, nullptr, 1, dx);
+  for (size_t t = 0; t < plan.size(); ++t) {
+    if (t + 1 < plan.size())
+      compute(t + 1);
+    finish(t);
+    if (t + 1 < plan.size())
+      start(t + 1);
+  }
+  host.addTraffic(CommTraffic(), bwd);
+}
+
+#define GNNRT_INSTANTIATE(T)                                                   \
+  template void DeviceHaloExchange::forward<T>(T *, int64_t) const;           \
+  template void DeviceHaloExchange::backward<T>(const T *, int64_t, T *)      \
+      const;                                                                   \
+  template void DeviceHaloExchange::aggregate<T>(Reduce, bool, const T *,     \
+                                                 int64_t, T *, HaloMode)      \
+      const;                                                                   \
+  template void DeviceHaloExchange::aggregateGrad<T>(                         \
+      Reduce, bool, const T *, int64_t, T *, HaloMode) const;
+GNNRT_INSTANTIATE(float)
+GNNRT_INSTANTIATE(double)
+#undef GNNRT_INSTANTIATE
+
+} // namespace gnnrt

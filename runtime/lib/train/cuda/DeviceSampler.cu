@@ -1,0 +1,273 @@
+//===- DeviceSampler.cu - Neighbour sampling on a CUDA device -------------===//
+//
+// See gnnrt/train/DeviceSampler.h. sampleRow below is NeighborSampler.cpp's
+// per-node rule written for one device thread: the same counts, the same
+// draws in the same order. Floyd's membership test always scans the
+// positions picked so far (the CPU switches to a hash set above fanout 64);
+// a scan and a set answer alike, so the picks do not change.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/train/DeviceSampler.h"
+
+#include "gnnrt/kernels/cuda/Launch.h"
+#include "gnnrt/kernels/cuda/Memory.h"
+#include "gnnrt/kernels/cuda/Stream.h"
+#include "gnnrt/support/Error.h"
+#include "gnnrt/support/Random.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// Members of DeviceNeighborSampler::Device (a named namespace: the
+/// emulated build compiles this file as an included one, where members of
+/// anonymous-namespace types draw -Wsubobject-linkage).
+namespace devicesampler {
+
+/// Throws DeviceError("CUDA <what>: <the driver's message>").
+inline void check(cudaError_t status, const char *what) {
+  if (status != cudaSuccess)
+    throw DeviceError(std::string("CUDA ") + what + ": " +
+                      cudaGetErrorString(status));
+}
+
+/// This thread's index in a one-dimensional grid.
+__device__ inline int64_t globalThread() {
+  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+/// Device memory that only grows; its contents are not kept when it does.
+class DeviceArray {
+public:
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+  ~DeviceArray() { cudaFree(data); }
+  template <typename U> U *get(int64_t count) {
+    const size_t bytes = size_t(count > 0 ? count : 1) * sizeof(U);
+    if (bytes > capacity) {
+      check(cudaFree(data), "free of a sampler buffer");
+      data = nullptr;
+      check(cudaMalloc(&data, bytes), "allocation of a sampler buffer");
+      capacity = bytes;
+    }
+    return static_cast<U *>(data);
+  }
+  template <typename U> U *upload(const U *host, int64_t count) {
+    U *device = get<U>(count);
+    if (count > 0)
+      check(cudaMemcpy(device, host, size_t(count) * sizeof(U),
+                       cudaMemcpyHostToDevice),
+            "copy to the device");
+    return device;
+  }
+
+private:
+  void *data = nullptr;
+  size_t capacity = 0;
+};
+
+/// The CSR on the device.
+struct DeviceCsr {
+  const int64_t *offsets;
+  const int32_t *neighbors;
+  const int64_t *globalIds; ///< null: row ids are global ids
+};
+
+} // namespace devicesampler
+
+using devicesampler::DeviceArray;
+using devicesampler::DeviceCsr;
+
+namespace {
+
+using devicesampler::check;
+using devicesampler::globalThread;
+
+cudaStream_t stream() { return kernels::cuda::currentStream(); }
+
+__device__ inline int64_t neighborAt(const DeviceCsr &g, int64_t k) {
+  return g.globalIds ? g.globalIds[g.neighbors[k]] : int64_t(g.neighbors[k]);
+}
+
+/// How many neighbours `row` gets (NeighborSampler.cpp's sampleRow).
+__device__ inline int64_t sampledCount(const DeviceCsr &g, int64_t row,
+                                       int64_t fanout, bool replace) {
+  const int64_t degree = g.offsets[row + 1] - g.offsets[row];
+  if (fanout == -1 || (!replace && degree <= fanout))
+    return degree;
+  return degree == 0 ? 0 : fanout;
+}
+
+/// An integer uniform in [0, n), n > 0: the CPU's drawBelow.
+__device__ inline int64_t drawBelow(CounterRng &rng, uint64_t n) {
+  return n <= 0xffffffffull ? int64_t(rng.nextBelow(uint32_t(n)))
+                            : int64_t(rng.nextBelow64(n));
+}
+
+__global__ void countKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
+                            int64_t fanout, bool replace, int64_t *counts) {
+  for (int64_t j = globalThread(); j < n;
+       j += int64_t(gridDim.x) * blockDim.x)
+    counts[j] = sampledCount(g, frontier[j], fanout, replace);
+}
+
+/// Frontier node j's sampled neighbours (global ids) at out[offsets[j]..].
+__global__ void sampleKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
+                             int64_t fanout, bool replace, uint64_t drawKey,
+                             const int64_t *offsets, int64_t *out) {
+  for (int64_t j = globalThread(); j < n;
+       j += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t row = frontier[j];
+    const int64_t begin = g.offsets[row];
+    const int64_t degree = g.offsets[row + 1] - begin;
+    int64_t *picked = out + offsets[j];
+    if (fanout == -1 || (!replace && degree <= fanout)) {
+      for (int64_t k = 0; k < degree; ++k)
+        picked[k] = neighborAt(g, begin + k);
+      continue;
+    }
+    if (degree == 0)
+      continue;
+    CounterRng rng(drawKey, uint64_t(row));
+    if (replace) {
+      for (int64_t i = 0; i < fanout; ++i)
+        picked[i] = neighborAt(g, begin + drawBelow(rng, uint64_t(degree)));
+      continue;
+    }
+    // Floyd: for j = d-k .. d-1 draw t in [0, j]; take t, or j if t was
+    // taken.
+    for (int64_t i = 0, at = degree - fanout; at < degree; ++i, ++at) {
+      const int64_t t = drawBelow(rng, uint64_t(at) + 1);
+      bool taken = false;
+      for (int64_t p = 0; p < i && !taken; ++p)
+        taken = picked[p] == t;
+      picked[i] = taken ? at : t;
+    }
+    for (int64_t i = 0; i < fanout; ++i)
+      picked[i] = neighborAt(g, begin + picked[i]);
+  }
+}
+
+__global__ void gatherRowsKernel(const float *features, int64_t width,
+                                 const int64_t *nodes, int64_t count,
+                                 float *out) {
+  const int64_t n = count * width;
+  for (int64_t k = globalThread(); k < n;
+       k += int64_t(gridDim.x) * blockDim.x)
+    out[k] = features[nodes[k / width] * width + k % width];
+}
+
+[[noreturn]] void throwSamplerError(const std::string &message) {
+  throwDataError("device sampler", 0, message);
+}
+
+} // namespace
+
+struct DeviceNeighborSampler::Device {
+  DeviceArray offsets, neighbors, globalIds;
+  DeviceCsr csr{};
+  /// Per hop, kept across batches: the frontier, the counts and offsets,
+  /// the neighbour ids.
+  mutable DeviceArray frontier, counts, hopOffsets, hopNeighbors;
+  mutable std::vector<int64_t> hostCounts;
+};
+
+DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
+                                             int64_t numGlobalNodes,
+                                             SamplerOptions options)
+    : numNodes(numGlobalNodes), opts(std::move(options)),
+      device(std::make_unique<Device>()) {
+  if (adj.numRows != numGlobalNodes)
+    throwSamplerError("the adjacency has " + std::to_string(adj.numRows) +
+                      " rows for " + std::to_string(numGlobalNodes) +
+                      " nodes (row v must be node v)");
+  if (adj.edgeType)
+    throwSamplerError("typed (heterogeneous) graphs are sampled on the host "
+                      "only so far");
+  for (size_t i = 0; i < opts.fanouts.size(); ++i)
+    if (opts.fanouts[i] == 0 || opts.fanouts[i] < -1)
+      throwSamplerError("fanout " + std::to_string(opts.fanouts[i]) +
+                        " of layer " + std::to_string(i) +
+                        ": expected a positive count or -1 (all neighbours)");
+  const int64_t edges = adj.offsets[adj.numRows];
+  Device &d = *device;
+  d.csr.offsets = d.offsets.upload(adj.offsets, adj.numRows + 1);
+  d.csr.neighbors = d.neighbors.upload(adj.neighbors, edges);
+  d.csr.globalIds =
+      adj.globalIds ? d.globalIds.upload(adj.globalIds, numGlobalNodes)
+                    : nullptr;
+}
+
+DeviceNeighborSampler::~DeviceNeighborSampler() = default;
+
+void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
+                                   const SampleKey &key, BlockBuilder &builder,
+                                   SampledBatch &out) const {
+  Device &d = *device;
+  const int numLayers = int(opts.fanouts.size());
+  builder.start(seeds, numSeeds, numLayers, out);
+  std::vector<int64_t> offsets, neighbors;
+  // Hop h samples block numLayers - h: the seeds' hop first.
+  for (int layer = numLayers - 1; layer >= 0; --layer) {
+    const int64_t fanout = opts.fanouts[size_t(layer)];
+    const int64_t n = builder.frontierSize();
+    const int64_t *frontier = d.frontier.upload(builder.frontier(), n);
+    int64_t *counts = d.counts.get<int64_t>(n);
+    const unsigned grid = kernels::cuda::generatedGrid(n);
+    if (n > 0) {
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
+                                    stream(), countKernel)
+      (d.csr, frontier, n, fanout, opts.replace, counts);
+      kernels::cuda::checkLaunch("sampler count");
+    }
+    d.hostCounts.resize(size_t(n));
+    if (n > 0)
+      check(cudaMemcpyAsync(d.hostCounts.data(), counts,
+                            size_t(n) * sizeof(int64_t),
+                            cudaMemcpyDeviceToHost, stream()),
+            "copy of the sampled counts");
+    check(cudaStreamSynchronize(stream()), "sampler count");
+    offsets.assign(size_t(n) + 1, 0);
+    for (int64_t j = 0; j < n; ++j)
+      offsets[size_t(j) + 1] = offsets[size_t(j)] + d.hostCounts[size_t(j)];
+    const int64_t total = offsets.back();
+    const int64_t *deviceOffsets = d.hopOffsets.upload(offsets.data(), n + 1);
+    int64_t *deviceNeighbors = d.hopNeighbors.get<int64_t>(total);
+    if (n > 0) {
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
+                                    stream(), sampleKernel)
+      (d.csr, frontier, n, fanout, opts.replace, sampleDrawKey(key, layer),
+       deviceOffsets, deviceNeighbors);
+      kernels::cuda::checkLaunch("sampler draws");
+    }
+    neighbors.resize(size_t(total));
+    if (total > 0)
+      check(cudaMemcpyAsync(neighbors.data(), deviceNeighbors,
+                            size_t(total) * sizeof(int64_t),
+                            cudaMemcpyDeviceToHost, stream()),
+            "copy of the sampled neighbours");
+    check(cudaStreamSynchronize(stream()), "sampler draws");
+    builder.addHop(offsets, neighbors);
+  }
+  builder.finish();
+}
+
+void gatherFeatureRows(const float *features, int64_t width,
+                       const int64_t *nodes, int64_t count, float *out) {
+  if (count <= 0 || width <= 0)
+    return;
+  GNNRT_LAUNCH_WITHOUT_BARRIERS(kernels::cuda::generatedGrid(count * width),
+                                kernels::cuda::kGeneratedBlock, 0, stream(),
+                                gatherRowsKernel)
+  (features, width, nodes, count, out);
+  kernels::cuda::checkLaunch("gatherFeatureRows");
+}
+
+} // namespace gnnrt

@@ -1,0 +1,152 @@
+//===- DeviceSamplerTest.cpp - GPU sampling draws the CPU sampler's -------===//
+//
+// A user switching to sampling on the device must get the same batches: for
+// the same key, DeviceNeighborSampler's blocks equal NeighborSampler's edge
+// for edge, in every mode (a fanout, all neighbours, with replacement, a
+// fanout above the CPU's linear-scan limit of 64 on a hub, isolated seeds),
+// and a batch's feature rows gathered on the device are the host's rows.
+// Compiled natively (skips without a device) and over the emulation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/train/DeviceSampler.h"
+
+#include "kernels/cuda/CudaTestUtil.h"
+
+#include "gnnrt/support/Error.h"
+
+#include <set>
+
+using namespace gnnrt;
+using namespace gnnrt::cudatest;
+
+namespace {
+
+/// A random graph of 300 nodes with a hub (node 0, ~150 in-neighbours) and
+/// isolated nodes 297-299.
+GraphStorage testGraph() {
+  CounterRng rng(7, 3);
+  std::set<std::pair<int64_t, int64_t>> edges;
+  const int64_t n = 300;
+  for (int64_t e = 0; e < 2400; ++e) {
+    const int64_t u = rng.nextBelow(uint32_t(n - 3));
+    const int64_t v = e % 16 == 0 ? 0 : rng.nextBelow(uint32_t(n - 3));
+    if (u != v)
+      edges.insert({u, v});
+  }
+  std::vector<int64_t> src, dst;
+  for (auto [u, v] : edges) {
+    src.push_back(u);
+    dst.push_back(v);
+  }
+  return GraphStorage::build(n, n, src, dst);
+}
+
+void expectSameBatch(const SampledBatch &cpu, const SampledBatch &gpu) {
+  ASSERT_EQ(cpu.nodes, gpu.nodes);
+  ASSERT_EQ(cpu.levelSizes, gpu.levelSizes);
+  ASSERT_EQ(cpu.views.size(), gpu.views.size());
+  for (size_t i = 0; i < cpu.views.size(); ++i) {
+    const GraphView &a = cpu.views[i], &b = gpu.views[i];
+    ASSERT_EQ(a.numSrc, b.numSrc) << "block " << i;
+    ASSERT_EQ(a.numDst, b.numDst) << "block " << i;
+    ASSERT_EQ(a.numEdges, b.numEdges) << "block " << i;
+    EXPECT_TRUE(std::equal(a.inOffsets, a.inOffsets + a.numDst + 1,
+                           b.inOffsets))
+        << "block " << i;
+    EXPECT_TRUE(std::equal(a.edgeSrc, a.edgeSrc + a.numEdges, b.edgeSrc))
+        << "block " << i;
+  }
+}
+
+TEST(DeviceSampler, SameBlocksAsCpuSampler) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = testGraph();
+  const GraphView view = graph.view();
+  ASSERT_GT(view.inOffsets[1] - view.inOffsets[0], 100) << "the hub";
+  // The hub, isolated nodes and a spread of others as seeds.
+  std::vector<int64_t> seeds = {0, 297, 298};
+  for (int64_t v = 5; v < 290; v += 9)
+    seeds.push_back(v);
+  const std::vector<std::pair<std::vector<int64_t>, bool>> modes = {
+      {{5, 3}, false},   {{5, 3}, true},   {{-1, 4}, false},
+      {{2, 100}, false}, {{2, 100}, true}, {{10, 10, 10}, false}};
+  int batches = 0;
+  for (const auto &[fanouts, replace] : modes) {
+    SamplerOptions options;
+    options.fanouts = fanouts;
+    options.replace = replace;
+    const NeighborSampler cpu(Adjacency::of(view), view.numDst, options);
+    const DeviceNeighborSampler gpu(Adjacency::of(view), view.numDst, options);
+    BlockBuilder cpuBuilder(view.numDst), gpuBuilder(view.numDst);
+    for (uint64_t epoch = 0; epoch < 2; ++epoch) {
+      const SampleKey key{11, epoch, 3};
+      SampledBatch a, b;
+      cpu.sample(seeds.data(), int64_t(seeds.size()), key, cpuBuilder, a);
+      gpu.sample(seeds.data(), int64_t(seeds.size()), key, gpuBuilder, b);
+      SCOPED_TRACE("fanouts " + std::to_string(fanouts.back()) +
+                   (replace ? " with replacement" : ""));
+      expectSameBatch(a, b);
+      EXPECT_GT(b.sampledEdges(), 0);
+      ++batches;
+    }
+  }
+  EXPECT_EQ(batches, 12);
+}
+
+TEST(DeviceSampler, DifferentKeysDrawDifferentBlocks) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = testGraph();
+  const GraphView view = graph.view();
+  SamplerOptions options;
+  options.fanouts = {4, 4};
+  const DeviceNeighborSampler gpu(Adjacency::of(view), view.numDst, options);
+  BlockBuilder builder(view.numDst);
+  std::vector<int64_t> seeds = {0, 10, 20, 30};
+  SampledBatch a, b;
+  gpu.sample(seeds.data(), 4, SampleKey{1, 0, 0}, builder, a);
+  gpu.sample(seeds.data(), 4, SampleKey{1, 1, 0}, builder, b);
+  EXPECT_NE(a.nodes, b.nodes);
+}
+
+TEST(DeviceSampler, GathersTheBatchRows) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const int64_t rows = 50, width = 7;
+  std::vector<float> features(size_t(rows * width));
+  for (size_t i = 0; i < features.size(); ++i)
+    features[i] = float(i) * 0.5f;
+  const std::vector<int64_t> nodes = {49, 0, 17, 17, 3};
+  DeviceArray<float> table(features), out(nodes.size() * width);
+  DeviceArray<int64_t> ids(nodes);
+  gatherFeatureRows(table.get(), width, ids.get(), int64_t(nodes.size()),
+                    out.get());
+  const std::vector<float> got = out.toHost();
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (int64_t j = 0; j < width; ++j)
+      EXPECT_EQ(got[i * width + j], features[nodes[i] * width + j]);
+}
+
+TEST(DeviceSampler, RefusesTypedGraphsAndBadFanouts) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = testGraph();
+  GraphView view = graph.view();
+  SamplerOptions options;
+  options.fanouts = {0};
+  try {
+    DeviceNeighborSampler sampler(Adjacency::of(view), view.numDst, options);
+    FAIL() << "a zero fanout was accepted";
+  } catch (const DataError &e) {
+    EXPECT_NE(std::string(e.what()).find("fanout 0 of layer 0"),
+              std::string::npos)
+        << e.what();
+  }
+  options.fanouts = {3};
+  std::vector<int32_t> types(size_t(view.numEdges), 0);
+  view.edgeType = types.data();
+  view.numRelations = 1;
+  EXPECT_THROW(
+      DeviceNeighborSampler(Adjacency::of(view), view.numDst, options),
+      DataError);
+}
+
+} // namespace
