@@ -131,7 +131,7 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
             // A relation's in-degrees are local (a partition holds its
             // nodes' in-edges); its out-degrees span the whole graph.
             if (isRelation(d.getGraph())) {
-              if (d.getSide() == EdgeSide::dst || !e.exchangesHalos())
+              if (d.getSide() == EdgeSide::dst)
                 return local;
               return ifHalo(e, "throw DataError(" +
                                    cppString(target::describeLocation(
