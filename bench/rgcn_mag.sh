@@ -13,7 +13,8 @@
 # [1000000], HIDDEN [64], BASES [2], EPOCHS [4] (full graph: the first is
 # warm-up), FANOUTS [10,10], BATCH [1024], BATCHES [8] (timed batches per
 # sampled epoch; gnnc runs 3 such epochs, the first warm-up), THREADS [2],
-# DGL [1] (0 skips DGL), GNNC, GNN_DATA.
+# DGL [1] (0 skips DGL), MODES ["full sampled"] (either alone: a 1M-node
+# full-graph DGL epoch takes minutes), GNNC, GNN_DATA.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,6 +29,7 @@ BATCH="${BATCH:-1024}"
 BATCHES="${BATCHES:-8}"
 THREADS="${THREADS:-2}"
 DGL="${DGL:-1}"
+MODES="${MODES:-full sampled}"
 GNNC="${GNNC:-$ROOT/build/bin/gnnc}"
 GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
 source "$ROOT/bench/common.sh"
@@ -108,16 +110,25 @@ print(" ".join(str(json.loads(l)["epoch_seconds"] / float(sys.argv[2])) for l in
 log "load average $(load_avg)"
 # The first load parses the CSV files and writes the binary cache: untimed.
 [[ -f "$RUN/.cache-warm" ]] || { ours full 1 1 >/dev/null; touch "$RUN/.cache-warm"; }
-FULL="$(ours full "$EPOCHS" 1)"
-SAMPLED="$(ours sampled 3 "$BATCHES")"
-echo "gnnc full: median $FULL s per epoch over $(( EPOCHS - 1 ))"
-echo "gnnc sampled: median $SAMPLED s per batch ($BATCHES batches of $BATCH, fanouts [$FANOUTS]) over 2 epochs"
+runs() { [[ " $MODES " == *" $1 "* ]]; }
+if runs full; then
+  FULL="$(ours full "$EPOCHS" 1)"
+  echo "gnnc full: median $FULL s per epoch over $(( EPOCHS - 1 ))"
+fi
+if runs sampled; then
+  SAMPLED="$(ours sampled 3 "$BATCHES")"
+  echo "gnnc sampled: median $SAMPLED s per batch ($BATCHES batches of $BATCH, fanouts [$FANOUTS]) over 2 epochs"
+fi
 if [[ "$DGL" != 0 ]]; then
   ensure_venv "$BENCH_DIR/venv-dgl" "torch, dgl" "${DGL_PACKAGES[@]}"
   VPY="$BENCH_DIR/venv-dgl/bin/python"
-  "$VPY" -W ignore "$ROOT/bench/rgcn/dgl_rgcn_mag.py" "$DATA" "$SPLIT" full \
-    "$HIDDEN" "$BASES" "$(( EPOCHS - 1 ))" 1 "$THREADS"
-  "$VPY" -W ignore "$ROOT/bench/rgcn/dgl_rgcn_mag.py" "$DATA" "$SPLIT" sampled \
-    "$HIDDEN" "$BASES" "$BATCHES" 2 "$THREADS" "$FANOUTS" "$BATCH"
+  if runs full; then
+    "$VPY" -W ignore "$ROOT/bench/rgcn/dgl_rgcn_mag.py" "$DATA" "$SPLIT" full \
+      "$HIDDEN" "$BASES" "$(( EPOCHS - 1 ))" 1 "$THREADS"
+  fi
+  if runs sampled; then
+    "$VPY" -W ignore "$ROOT/bench/rgcn/dgl_rgcn_mag.py" "$DATA" "$SPLIT" sampled \
+      "$HIDDEN" "$BASES" "$BATCHES" 2 "$THREADS" "$FANOUTS" "$BATCH"
+  fi
 fi
 log "load average $(load_avg)"
