@@ -13,6 +13,7 @@
 #include "RingSchedule.h"
 
 #include "gnnrt/kernels/cuda/Aggregate.h"
+#include "gnnrt/kernels/cuda/DeviceArray.h"
 #include "gnnrt/kernels/cuda/Launch.h"
 #include "gnnrt/kernels/cuda/Memory.h"
 #include "gnnrt/kernels/cuda/Stream.h"
@@ -30,51 +31,12 @@ namespace gnnrt {
 /// anonymous-namespace types draw -Wsubobject-linkage).
 namespace devicehalo {
 
+using kernels::cuda::globalThread;
+using DeviceBytes = kernels::cuda::DeviceArray;
 /// Throws DeviceError("CUDA <what>: <the driver's message>").
 inline void check(cudaError_t status, const char *what) {
-  if (status != cudaSuccess)
-    throw DeviceError(std::string("CUDA ") + what + ": " +
-                      cudaGetErrorString(status));
+  kernels::cuda::checkCuda(status, what);
 }
-
-/// This thread's index in a one-dimensional grid.
-__device__ inline int64_t globalThread() {
-  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-/// Device memory that only grows; its contents are not kept when it does.
-class DeviceBytes {
-public:
-  DeviceBytes() = default;
-  DeviceBytes(const DeviceBytes &) = delete;
-  DeviceBytes &operator=(const DeviceBytes &) = delete;
-  ~DeviceBytes() { cudaFree(data); }
-  template <typename U> U *get(int64_t count) {
-    const size_t bytes = size_t(count > 0 ? count : 1) * sizeof(U);
-    if (bytes > capacity) {
-      check(cudaFree(data), "free of a halo buffer");
-      data = nullptr;
-      check(cudaMalloc(&data, bytes), "allocation of a halo buffer");
-      capacity = bytes;
-    }
-    return static_cast<U *>(data);
-  }
-  /// A device copy of host[0..count).
-  template <typename U> const U *upload(const U *host, int64_t count) {
-    if (!host)
-      return nullptr;
-    U *device = get<U>(count);
-    if (count > 0)
-      check(cudaMemcpy(device, host, size_t(count) * sizeof(U),
-                       cudaMemcpyHostToDevice),
-            "copy of the halo lists to the device");
-    return device;
-  }
-
-private:
-  void *data = nullptr;
-  size_t capacity = 0;
-};
 
 /// A host GraphView's arrays on the device (the aggregate kernels read the
 /// destination-major ones, their adjoints the source-major ones too).

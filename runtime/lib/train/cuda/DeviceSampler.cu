@@ -10,6 +10,7 @@
 
 #include "gnnrt/train/DeviceSampler.h"
 
+#include "gnnrt/kernels/cuda/DeviceArray.h"
 #include "gnnrt/kernels/cuda/Launch.h"
 #include "gnnrt/kernels/cuda/Memory.h"
 #include "gnnrt/kernels/cuda/Stream.h"
@@ -30,48 +31,12 @@ namespace gnnrt {
 /// anonymous-namespace types draw -Wsubobject-linkage).
 namespace devicesampler {
 
+using kernels::cuda::globalThread;
+using DeviceArray = kernels::cuda::DeviceArray;
 /// Throws DeviceError("CUDA <what>: <the driver's message>").
 inline void check(cudaError_t status, const char *what) {
-  if (status != cudaSuccess)
-    throw DeviceError(std::string("CUDA ") + what + ": " +
-                      cudaGetErrorString(status));
+  kernels::cuda::checkCuda(status, what);
 }
-
-/// This thread's index in a one-dimensional grid.
-__device__ inline int64_t globalThread() {
-  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-/// Device memory that only grows; its contents are not kept when it does.
-class DeviceArray {
-public:
-  DeviceArray() = default;
-  DeviceArray(const DeviceArray &) = delete;
-  DeviceArray &operator=(const DeviceArray &) = delete;
-  ~DeviceArray() { cudaFree(data); }
-  template <typename U> U *get(int64_t count) {
-    const size_t bytes = size_t(count > 0 ? count : 1) * sizeof(U);
-    if (bytes > capacity) {
-      check(cudaFree(data), "free of a sampler buffer");
-      data = nullptr;
-      check(cudaMalloc(&data, bytes), "allocation of a sampler buffer");
-      capacity = bytes;
-    }
-    return static_cast<U *>(data);
-  }
-  template <typename U> U *upload(const U *host, int64_t count) {
-    U *device = get<U>(count);
-    if (count > 0)
-      check(cudaMemcpy(device, host, size_t(count) * sizeof(U),
-                       cudaMemcpyHostToDevice),
-            "copy to the device");
-    return device;
-  }
-
-private:
-  void *data = nullptr;
-  size_t capacity = 0;
-};
 
 /// The CSR on the device.
 struct DeviceCsr {
