@@ -225,7 +225,6 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
              ++n)
           id = base + "_" + std::to_string(n);
         fn.graphs[res] = id;
-        fn.relations.push_back(rel);
         continue;
       }
       auto block = dyn_cast<BlockOp>(op);

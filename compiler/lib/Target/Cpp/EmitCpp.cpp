@@ -141,8 +141,8 @@ FailureOr<TrainerModule> gnn::cpp::findTrainer(ModuleOp module) {
 
 void gnn::cpp::emitProgramFields(raw_indented_ostream &os,
                                  const TrainerModule &unit,
-                                 llvm::StringRef sourceFile, bool usesEdgeIds,
-                                 ArrayRef<RelationUse> relationUses) {
+                                 llvm::StringRef sourceFile,
+                                 bool usesEdgeIds) {
   os << rt::compiledProgram << " " << rt::local::program << ";\n";
   setProgram(os, rt::program::model, cppString(unit.model));
   setProgram(os, rt::program::sourceFile, cppString(sourceFile));
@@ -151,27 +151,29 @@ void gnn::cpp::emitProgramFields(raw_indented_ostream &os,
   // Dropout on edges keys its masks by the whole graph's edge ids.
   if (usesEdgeIds)
     setProgram(os, rt::program::needsEdgeIds, "true");
-  // `{{"name", "where"}, ...}`.
-  auto useList = [](ArrayRef<RelationUse> uses) {
+  // Relations and node types selected by name, each with its source
+  // location (`{{"name", "where"}, ...}`), checked against the data before
+  // training.
+  auto setUses = [&](StringRef member, auto opKind) {
+    using OpT = decltype(opKind);
+    std::vector<std::pair<std::string, std::string>> uses;
+    for (func::FuncOp entry : {unit.forward, unit.step})
+      entry.walk([&](OpT op) {
+        std::pair<std::string, std::string> use = {
+            op.getName().str(), target::describeLocation(op.getLoc())};
+        if (!llvm::is_contained(uses, use))
+          uses.push_back(use);
+      });
+    if (uses.empty())
+      return;
     std::string list = "{";
     for (const auto &[name, where] : uses)
       list += "{" + cppString(name) + ", " + cppString(where) + "}, ";
     list.resize(list.size() - 2);
-    return list + "}";
+    setProgram(os, member, list + "}");
   };
-  if (!relationUses.empty())
-    setProgram(os, rt::program::relationUses, useList(relationUses));
-  // Node types selected by name, checked against the data like relations.
-  std::vector<RelationUse> nodeTypeUses;
-  for (func::FuncOp entry : {unit.forward, unit.step})
-    entry.walk([&](NodeTypeOp t) {
-      RelationUse use = {t.getName().str(),
-                         target::describeLocation(t.getLoc())};
-      if (!llvm::is_contained(nodeTypeUses, use))
-        nodeTypeUses.push_back(use);
-    });
-  if (!nodeTypeUses.empty())
-    setProgram(os, rt::program::nodeTypeUses, useList(nodeTypeUses));
+  setUses(rt::program::relationUses, RelationOp());
+  setUses(rt::program::nodeTypeUses, NodeTypeOp());
   setProgram(os, rt::program::outputColumns,
              "&" + unit.cppModel + "_output_columns");
   if (unit.numBlocks > 0)
@@ -201,9 +203,6 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   // Each entry point: prepared, then printed.
   std::string outputWidth;
   bool usesEdgeIds = false;
-  // Relations selected by name, each with its source location, checked
-  // against the data before training.
-  std::vector<RelationUse> relationUses;
   for (auto [entry, training] :
        {std::make_pair(unit.forward, false), std::make_pair(unit.step, true)}) {
     FailureOr<target::PreparedFunction> fn = target::PreparedFunction::prepare(
@@ -212,12 +211,6 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
         failed(FunctionEmitter(*fn, unit.params, os)
                    .emit(cppModel + (training ? "_train_step" : "_forward"))))
       return failure();
-    for (RelationOp rel : fn->relationGraphs()) {
-      std::pair<std::string, std::string> use = {
-          rel.getName().str(), target::describeLocation(rel.getLoc())};
-      if (!llvm::is_contained(relationUses, use))
-        relationUses.push_back(use);
-    }
     if (training)
       usesEdgeIds = fn->readsEdgeIds();
     else
@@ -228,7 +221,7 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
 
   os << "int main(int argc, char **argv) {\n";
   os.indent();
-  emitProgramFields(os, unit, options.sourceFile, usesEdgeIds, relationUses);
+  emitProgramFields(os, unit, options.sourceFile, usesEdgeIds);
   setProgram(os, rt::program::forwardF32, "&" + cppModel + "_forward<float>");
   setProgram(os, rt::program::trainStepF32,
              "&" + cppModel + "_train_step<float>");

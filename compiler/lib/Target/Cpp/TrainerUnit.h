@@ -51,14 +51,10 @@ void emitParams(mlir::raw_indented_ostream &os,
 void emitOutputColumns(mlir::raw_indented_ostream &os, llvm::StringRef cppModel,
                        llvm::StringRef width, int64_t numBlocks);
 
-/// A relation selected by name (`relation(g, "name")`) and where.
-using RelationUse = std::pair<std::string, std::string>;
-
 /// main's `CompiledProgram program;` and every field but the entry points.
 void emitProgramFields(mlir::raw_indented_ostream &os,
                        const TrainerModule &unit, llvm::StringRef sourceFile,
-                       bool usesEdgeIds,
-                       llvm::ArrayRef<RelationUse> relationUses);
+                       bool usesEdgeIds);
 
 } // namespace gnn::cpp
 

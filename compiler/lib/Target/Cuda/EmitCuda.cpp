@@ -110,8 +110,7 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
 
   os << "int main(int argc, char **argv) {\n";
   os.indent();
-  cpp::emitProgramFields(os, unit, options.sourceFile, usesEdgeIds,
-                         /*relationUses=*/{});
+  cpp::emitProgramFields(os, unit, options.sourceFile, usesEdgeIds);
   os << "// The entry points run on the device; the program gets adapters\n"
      << "// that take the trainer's host contexts.\n";
   os << rt::cuda::deviceEntryPoints << " device;\n";

@@ -118,9 +118,6 @@ public:
   llvm::StringRef outputWidth() const { return returnedWidth; }
   /// Whether the code reads the whole graph's edge ids (dropout on edges).
   bool readsEdgeIds() const { return edgeIds; }
-  /// The relation subgraphs the function selects (gnn.relation), in
-  /// program order.
-  llvm::ArrayRef<RelationOp> relationGraphs() const { return relations; }
 
 private:
   PreparedFunction(mlir::func::FuncOp func, bool training)
@@ -153,7 +150,6 @@ private:
   llvm::SmallVector<std::string> buffered;
   std::string returnedWidth;
   bool edgeIds = false;
-  llvm::SmallVector<RelationOp> relations;
 };
 
 } // namespace gnn::target
