@@ -71,8 +71,9 @@ slurmctld -D -i -f "$SLURM_CONF" > "$dir/slurmctld.out" 2>&1 &
 ctld=$!
 slurmd -D -f "$SLURM_CONF" > "$dir/slurmd.out" 2>&1 &
 slurmd_pid=$!
-# The node is up when sinfo shows it idle.
-for _ in $(seq 100); do
+# The node is up when sinfo shows it idle: within 60 s (it once took over
+# the 20 s this used to allow while the suite's other worker was busy).
+for _ in $(seq 300); do
   state=$(sinfo -h -n "$node" -o %t 2> /dev/null)
   [ "$state" = idle ] && break
   sleep 0.2
