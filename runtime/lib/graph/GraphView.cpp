@@ -141,7 +141,19 @@ GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
                                  const std::vector<int64_t> &dst,
                                  const std::vector<int32_t> &edgeType,
                                  int32_t numRelations) {
+  return build(numSrc, numDst, src, dst, edgeType, numRelations, {});
+}
+
+GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
+                                 const std::vector<int64_t> &src,
+                                 const std::vector<int64_t> &dst,
+                                 const std::vector<int32_t> &edgeType,
+                                 int32_t numRelations,
+                                 const std::vector<int64_t> &sourceRank) {
   checkEdgeList(numSrc, numDst, src, dst);
+  if (!sourceRank.empty() && int64_t(sourceRank.size()) != numSrc)
+    throwGraphError("source order has " + std::to_string(sourceRank.size()) +
+                    " entries for " + std::to_string(numSrc) + " sources");
   const int64_t numEdges = int64_t(src.size());
   const bool typed = numRelations > 0;
   if (typed && int64_t(edgeType.size()) != numEdges)
@@ -157,8 +169,21 @@ GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
   g.nSrc = numSrc;
   g.nDst = numDst;
   // inputEdgeAt[k]: the input edge that becomes edge k.
+  std::vector<int64_t> bySource;
+  if (sourceRank.empty()) {
+    bySource = countingSortOrder(numSrc, src);
+  } else {
+    std::vector<int64_t> rank(src.size());
+    for (size_t i = 0; i < src.size(); ++i) {
+      rank[i] = sourceRank[size_t(src[i])];
+      if (rank[i] < 0 || rank[i] >= numSrc)
+        throwGraphError("source order: rank " + std::to_string(rank[i]) +
+                        " out of range [0, " + std::to_string(numSrc) + ")");
+    }
+    bySource = countingSortOrder(numSrc, rank);
+  }
   std::vector<int64_t> inputEdgeAt =
-      countingSortOrder(numDst, dst, countingSortOrder(numSrc, src));
+      countingSortOrder(numDst, dst, bySource);
   g.inOffsets = runOffsets(numDst, dst);
   g.edgeSrc.resize(size_t(numEdges));
   g.edgeDst.resize(size_t(numEdges));

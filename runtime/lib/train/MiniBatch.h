@@ -116,6 +116,10 @@ private:
 /// Each rank's value of `local` (collective).
 std::vector<int64_t> gatherCounts(Communicator &comm, int64_t local);
 
+/// Every rank's `local` values, concatenated in rank order (collective).
+std::vector<int64_t> gatherAll(Communicator &comm,
+                               const std::vector<int64_t> &local);
+
 } // namespace gnnrt
 
 #endif // GNNRT_LIB_TRAIN_MINIBATCH_H

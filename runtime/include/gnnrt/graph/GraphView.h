@@ -69,6 +69,17 @@ public:
                             const std::vector<int64_t> &dst,
                             const std::vector<int32_t> &edgeType,
                             int32_t numRelations);
+  /// build() with the sources of a destination ordered by sourceRank[u]
+  /// (a permutation of [0, numSrc)) instead of by id. A partition ranks its
+  /// local sources by global id, so that a node's k-th in-edge is the
+  /// whole graph's: neighbour draws and sums then match one process.
+  /// edgeType may be empty (numRelations 0).
+  static GraphStorage build(int64_t numSrc, int64_t numDst,
+                            const std::vector<int64_t> &src,
+                            const std::vector<int64_t> &dst,
+                            const std::vector<int32_t> &edgeType,
+                            int32_t numRelations,
+                            const std::vector<int64_t> &sourceRank);
   /// Builds the same layout from the destination-major CSR itself: the
   /// in-edges of destination v have sources edgeSrc[inOffsets[v] ..
   /// inOffsets[v + 1]), ascending within v (parallel edges allowed). The
