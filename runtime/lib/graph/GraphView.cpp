@@ -91,18 +91,11 @@ void checkCsr(int64_t numSrc, int64_t numDst,
     if (inOffsets[v + 1] < inOffsets[v])
       throwGraphError("in-offsets decrease at destination " +
                       std::to_string(v));
-  for (int64_t v = 0; v < numDst; ++v) {
-    const int64_t begin = inOffsets[v], end = inOffsets[v + 1];
-    for (int64_t k = begin; k < end; ++k) {
-      if (edgeSrc[k] < 0 || edgeSrc[k] >= numSrc)
-        throwGraphError("edge " + std::to_string(k) + ": source id " +
-                        std::to_string(edgeSrc[k]) + " out of range [0, " +
-                        std::to_string(numSrc) + ")");
-      if (k > begin && edgeSrc[k] < edgeSrc[k - 1])
-        throwGraphError("edge " + std::to_string(k) + ": sources of " +
-                        "destination " + std::to_string(v) + " not ascending");
-    }
-  }
+  for (size_t k = 0; k < edgeSrc.size(); ++k)
+    if (edgeSrc[k] < 0 || edgeSrc[k] >= numSrc)
+      throwGraphError("edge " + std::to_string(k) + ": source id " +
+                      std::to_string(edgeSrc[k]) + " out of range [0, " +
+                      std::to_string(numSrc) + ")");
 }
 
 } // namespace
@@ -141,7 +134,19 @@ GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
                                  const std::vector<int64_t> &dst,
                                  const std::vector<int32_t> &edgeType,
                                  int32_t numRelations) {
+  return build(numSrc, numDst, src, dst, edgeType, numRelations, {});
+}
+
+GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
+                                 const std::vector<int64_t> &src,
+                                 const std::vector<int64_t> &dst,
+                                 const std::vector<int32_t> &edgeType,
+                                 int32_t numRelations,
+                                 const std::vector<int64_t> &sourceRank) {
   checkEdgeList(numSrc, numDst, src, dst);
+  if (!sourceRank.empty() && int64_t(sourceRank.size()) != numSrc)
+    throwGraphError("source order has " + std::to_string(sourceRank.size()) +
+                    " entries for " + std::to_string(numSrc) + " sources");
   const int64_t numEdges = int64_t(src.size());
   const bool typed = numRelations > 0;
   if (typed && int64_t(edgeType.size()) != numEdges)
@@ -157,8 +162,21 @@ GraphStorage GraphStorage::build(int64_t numSrc, int64_t numDst,
   g.nSrc = numSrc;
   g.nDst = numDst;
   // inputEdgeAt[k]: the input edge that becomes edge k.
+  std::vector<int64_t> bySource;
+  if (sourceRank.empty()) {
+    bySource = countingSortOrder(numSrc, src);
+  } else {
+    std::vector<int64_t> rank(src.size());
+    for (size_t i = 0; i < src.size(); ++i) {
+      rank[i] = sourceRank[size_t(src[i])];
+      if (rank[i] < 0 || rank[i] >= numSrc)
+        throwGraphError("source order: rank " + std::to_string(rank[i]) +
+                        " out of range [0, " + std::to_string(numSrc) + ")");
+    }
+    bySource = countingSortOrder(numSrc, rank);
+  }
   std::vector<int64_t> inputEdgeAt =
-      countingSortOrder(numDst, dst, countingSortOrder(numSrc, src));
+      countingSortOrder(numDst, dst, bySource);
   g.inOffsets = runOffsets(numDst, dst);
   g.edgeSrc.resize(size_t(numEdges));
   g.edgeDst.resize(size_t(numEdges));
@@ -256,7 +274,7 @@ GraphStorage relationSubgraph(const GraphView &g, int32_t relation) {
         sources.push_back(g.edgeSrc[k]);
     offsets[size_t(v) + 1] = int64_t(sources.size());
   }
-  // A destination's sources stay ascending: the subgraph is a valid CSR.
+  // A destination's sources keep g's order (a partition's is by global id).
   return GraphStorage::fromCsr(g.numSrc, g.numDst, offsets, sources);
 }
 

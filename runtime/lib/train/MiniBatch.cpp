@@ -38,6 +38,26 @@ std::vector<int64_t> gatherCounts(Communicator &comm, int64_t local) {
   return counts;
 }
 
+std::vector<int64_t> gatherAll(Communicator &comm,
+                               const std::vector<int64_t> &local) {
+  if (comm.size() == 1)
+    return local;
+  // Each rank fills its own run of a zeroed buffer; the sum is the
+  // concatenation (the lists are small: a split's node ids).
+  const std::vector<int64_t> counts =
+      gatherCounts(comm, int64_t(local.size()));
+  int64_t begin = 0, total = 0;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r == comm.rank())
+      begin = total;
+    total += counts[size_t(r)];
+  }
+  std::vector<int64_t> all(size_t(total), 0);
+  std::copy(local.begin(), local.end(), all.begin() + begin);
+  comm.allReduceSum(all.data(), total);
+  return all;
+}
+
 namespace {
 
 /// Byte offsets of per-peer runs of `elementBytes`-sized elements.
@@ -168,13 +188,9 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
   const int64_t n = builder.frontierSize();
   const int64_t *frontier = builder.frontier();
   const int P = comm.size(), me = comm.rank();
-  // The draws of a batch are keyed by (step, requesting rank), so that an
-  // owner sampling on a peer's behalf draws what the peer would have.
-  auto keyOf = [&](int requester) {
-    SampleKey k = key;
-    k.batch = key.batch * uint64_t(P) + uint64_t(requester);
-    return k;
-  };
+  // The draws are keyed by (step, node) alone: an owner sampling a node on
+  // a peer's behalf, the peer, and one process over the whole graph all
+  // draw the same neighbours.
   std::vector<int64_t> offsets(size_t(n) + 1, 0), neighbors;
 
   // Requests: remote frontier nodes grouped by owner.
@@ -209,7 +225,6 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
   std::vector<int64_t> served, servedCounts(asked.size()),
       replyCounts(size_t(P), 0);
   for (int q = 0, k = 0; q < P; ++q) {
-    const SampleKey peerKey = keyOf(q);
     for (int64_t i = 0; i < recvCounts[size_t(q)]; ++i, ++k) {
       const size_t before = served.size();
       const int64_t v = asked[size_t(k)];
@@ -217,8 +232,8 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
         throw CommError("sampling: rank " + std::to_string(q) +
                         " asked for node " + std::to_string(v) +
                         ", which this rank does not own");
-      sampleNeighbors(adjacency, ownerRow[size_t(v)], v, fanout, replace,
-                      peerKey, layer, served, typesOut);
+      sampleNeighbors(adjacency, ownerRow[size_t(v)], v, fanout, replace, key,
+                      layer, served, typesOut);
       pack(served, before);
       servedCounts[size_t(k)] = int64_t(served.size() - before);
       replyCounts[size_t(q)] += servedCounts[size_t(k)];
@@ -236,13 +251,12 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
   std::vector<int64_t> gotStart(gotCounts.size() + 1, 0);
   for (size_t k = 0; k < gotCounts.size(); ++k)
     gotStart[k + 1] = gotStart[k] + gotCounts[k];
-  const SampleKey own = keyOf(me);
   for (int64_t j = 0; j < n; ++j) {
     const int64_t slot = position[size_t(j)];
     const size_t before = neighbors.size();
     if (slot < 0) {
       sampleNeighbors(adjacency, ownerRow[size_t(frontier[j])], frontier[j],
-                      fanout, replace, own, layer, neighbors, typesOut);
+                      fanout, replace, key, layer, neighbors, typesOut);
       pack(neighbors, before);
     } else {
       neighbors.insert(neighbors.end(), got.begin() + gotStart[size_t(slot)],

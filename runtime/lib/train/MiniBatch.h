@@ -7,9 +7,9 @@
 // of a distributed run owns some nodes and their in-edges, so each hop of
 // sampling and the final feature fetch are collectives (SAR's approach
 // rather than DistDGL's RPC): frontier nodes owned elsewhere are sent to
-// their owners with one all_to_all, the owners sample them with the same
-// random draws the requester would have made (draws are keyed by node, not
-// by who samples), and the neighbour lists come back with a second one.
+// their owners with one all_to_all, the owners sample them with the draws
+// one process would make (draws are keyed by node, not by who samples, and
+// a partition lists in-edges in the whole graph's order), and the neighbour lists come back with a second one.
 // Remote input rows are fetched the same way unless the rank's feature
 // cache (frequency partitioning) holds them. Every rank calls assemble()
 // the same number of times, with an empty seed list when it has no batch.
@@ -115,6 +115,10 @@ private:
 
 /// Each rank's value of `local` (collective).
 std::vector<int64_t> gatherCounts(Communicator &comm, int64_t local);
+
+/// Every rank's `local` values, concatenated in rank order (collective).
+std::vector<int64_t> gatherAll(Communicator &comm,
+                               const std::vector<int64_t> &local);
 
 } // namespace gnnrt
 

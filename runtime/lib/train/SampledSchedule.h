@@ -49,8 +49,8 @@ protected:
   std::unique_ptr<SampledTraining> training;
 };
 
-/// A partition per rank (or a partition directory in one process); seeds
-/// are each rank's own training nodes, the neighbours and features of
+/// A partition per rank (or a partition directory in one process); each
+/// rank trains the seeds of a step's batch that it owns, the neighbours and features of
 /// other ranks' nodes are fetched collectively. --stats adds each rank's
 /// all_to_all and all-reduce traffic.
 class DistributedSampledSchedule : public SampledSchedule {

@@ -9,6 +9,7 @@
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace gnnrt {
 
@@ -70,23 +71,21 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                     std::to_string(program.numBlocks));
   if (s.batchSize <= 0)
     throw DataError("the batch size must be positive");
-  trainNodes = assembler.globalIds(data.data.trainIdx);
-  // Each rank draws seeds from its own training nodes: one without any
-  // would have nothing to train on.
-  const std::vector<int64_t> counts =
-      gatherCounts(comm, int64_t(trainNodes.size()));
-  for (size_t r = 0; r < counts.size(); ++r)
-    if (counts[r] == 0)
-      throw DataError(
-          comm.size() == 1
-              ? std::string("the training split is empty: sampled training "
-                            "needs seed nodes")
-              : "rank " + std::to_string(r) +
-                    " has no training nodes in its partition; sampled "
-                    "training draws each rank's seeds from its own training "
-                    "nodes (partition with balance = [nodes, edges, train])");
-  for (int64_t c : counts)
-    stepsPerEpoch = std::max(stepsPerEpoch, ceilDiv(c, s.batchSize));
+  // Every rank learns the whole graph's training nodes, so that each
+  // epoch's batches are one process's (a rank without training nodes
+  // only joins the collectives).
+  std::vector<int64_t> mine = assembler.globalIds(data.data.trainIdx);
+  std::sort(mine.begin(), mine.end());
+  allTrainNodes = gatherAll(comm, mine);
+  std::sort(allTrainNodes.begin(), allTrainNodes.end());
+  if (allTrainNodes.empty())
+    throw DataError("the training split is empty: sampled training needs "
+                    "seed nodes");
+  ownsTrainNode.resize(allTrainNodes.size());
+  for (size_t i = 0; i < allTrainNodes.size(); ++i)
+    ownsTrainNode[i] =
+        std::binary_search(mine.begin(), mine.end(), allTrainNodes[i]);
+  stepsPerEpoch = ceilDiv(int64_t(allTrainNodes.size()), s.batchSize);
   // One dedupe table per sampling thread; the training thread uses the
   // first when no pipeline runs.
   const int threads = std::max(1, samplerThreads);
@@ -122,28 +121,37 @@ void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch) {
 }
 
 std::vector<int64_t> SampledTraining::EpochPlan::seedsOf(int64_t b) const {
-  const int64_t n = int64_t(order.size());
-  const int64_t begin = std::min(n, b * batchSize),
-                end = std::min(n, begin + stepSeeds[size_t(b)]);
-  return std::vector<int64_t>(order.begin() + begin, order.begin() + end);
+  return std::vector<int64_t>(order.begin() + stepBegin[size_t(b)],
+                              order.begin() + stepBegin[size_t(b) + 1]);
 }
 
 SampledTraining::EpochPlan SampledTraining::planEpoch(int64_t epoch) const {
-  const TrainSettings &s = program.settings;
+  const int64_t batchSize = program.settings.batchSize,
+                total = int64_t(allTrainNodes.size());
   EpochPlan plan;
   plan.epoch = epoch;
-  plan.batchSize = s.batchSize;
-  plan.order =
-      epochSeedOrder(trainNodes, s.shuffle, options.seed, uint64_t(epoch));
-  // Batch b's seeds are order[b * batchSize ..], at most batchSize of them.
-  const int64_t local = int64_t(plan.order.size());
-  plan.stepSeeds.resize(size_t(stepsPerEpoch));
-  for (int64_t b = 0; b < stepsPerEpoch; ++b)
-    plan.stepSeeds[size_t(b)] = std::max<int64_t>(
-        0, std::min(local, (b + 1) * s.batchSize) - b * s.batchSize);
-  // The loss of a step is the mean over all ranks' seeds of that step.
-  plan.globalSeeds = plan.stepSeeds;
-  comm.allReduceSum(plan.globalSeeds.data(), stepsPerEpoch);
+  // The shuffle permutes positions, so it is the same permutation of the
+  // same (sorted) nodes on every rank and in one process.
+  std::vector<int64_t> positions(static_cast<size_t>(total));
+  std::iota(positions.begin(), positions.end(), int64_t(0));
+  positions = epochSeedOrder(positions, program.settings.shuffle, options.seed,
+                             uint64_t(epoch));
+  // Batch b is positions[b * batchSize ..], at most batchSize of them; this
+  // rank trains the ones it owns.
+  plan.stepBegin.assign(1, 0);
+  for (int64_t b = 0; b < stepsPerEpoch; ++b) {
+    const int64_t begin = b * batchSize,
+                  end = std::min(total, begin + batchSize);
+    for (int64_t i = begin; i < end; ++i) {
+      const size_t at = size_t(positions[size_t(i)]);
+      if (ownsTrainNode[at])
+        plan.order.push_back(allTrainNodes[at]);
+    }
+    plan.stepBegin.push_back(int64_t(plan.order.size()));
+    plan.stepSeeds.push_back(plan.stepBegin[size_t(b) + 1] -
+                             plan.stepBegin[size_t(b)]);
+    plan.globalSeeds.push_back(end - begin);
+  }
   return plan;
 }
 

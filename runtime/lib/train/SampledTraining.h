@@ -3,12 +3,16 @@
 //
 // Internal to gnnrt; the engine of the sampled Schedules (SampledSchedule.h).
 // For programs compiled with `batches = neighbor(...)`
-// (CompiledProgram::numBlocks > 0): each epoch shuffles the rank's training
-// nodes, cuts them into batches, and runs one optimizer step per batch on
-// its sampled blocks. A single process samples the next batches on
-// background threads (BatchPipeline) while the current one trains; ranks of
-// a distributed run sample collectively, in lockstep, so every rank takes
-// the same number of steps (a rank out of seeds takes empty ones), in the
+// (CompiledProgram::numBlocks > 0): each epoch shuffles the training nodes
+// of the whole graph, cuts them into batches of the program's size, and
+// runs one optimizer step per batch on its sampled blocks. Under mpirun the
+// batch is still the whole graph's: each rank trains the seeds of the step
+// it owns (its share of the loss is its seeds over the batch's), and the
+// draws are keyed by node, so P ranks train exactly what one process does
+// (the same steps, the same sampled neighbourhoods, the same mean loss).
+// A single process samples the next batches on background threads
+// (BatchPipeline) while the current one trains; ranks sample collectively,
+// in lockstep (a rank with no seeds in a step takes an empty one), in the
 // training thread or (--sampler-threads 1) on one background thread each
 // with a communicator of its own.
 //
@@ -42,8 +46,8 @@ void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch);
 
 class SampledTraining {
 public:
-  /// Checks the sampling settings against the data (every rank needs
-  /// training nodes). Collective in a distributed run. `inputsLearned`: the
+  /// Checks the sampling settings against the data and learns every rank's
+  /// training nodes. Collective in a distributed run. `inputsLearned`: the
   /// steps update input rows (`embed`), so a batch's inputs are gathered at
   /// its turn, after the previous step (its blocks may be sampled ahead),
   /// and never from the feature cache.
@@ -71,12 +75,17 @@ public:
   /// Steps (batches) per epoch, the same on every rank.
   int64_t batchesPerEpoch() const { return stepsPerEpoch; }
 
-  /// What every rank's batches of an epoch are: this rank's seeds in the
-  /// epoch's order, and per step this rank's seed count and all ranks'.
+  /// What every rank's batches of an epoch are: the whole graph's training
+  /// nodes shuffled and cut into batches; per step this rank's seeds (the
+  /// batch's nodes it owns, in batch order) and the batch's size.
   struct EpochPlan {
-    int64_t epoch = 0, batchSize = 1;
-    std::vector<int64_t> order, stepSeeds, globalSeeds;
-    /// This rank's seeds of step b (empty past its last batch).
+    int64_t epoch = 0;
+    /// This rank's seeds of every step, step after step; step b's are
+    /// order[stepBegin[b] .. stepBegin[b + 1]).
+    std::vector<int64_t> order, stepBegin;
+    /// Per step: this rank's seed count and the whole batch's.
+    std::vector<int64_t> stepSeeds, globalSeeds;
+    /// This rank's seeds of step b (empty when it owns none of them).
     std::vector<int64_t> seedsOf(int64_t b) const;
   };
   /// The plan of epoch `epoch` (1-based). Collective.
@@ -112,7 +121,10 @@ private:
   /// (split from `comm`) and the assembler that samples over it.
   std::unique_ptr<Communicator> samplingComm;
   std::unique_ptr<MiniBatchAssembler> samplingAssembler;
-  std::vector<int64_t> trainNodes; ///< global ids of this rank's
+  /// The training nodes of the whole graph (global ids, ascending), and
+  /// which of them this rank owns.
+  std::vector<int64_t> allTrainNodes;
+  std::vector<uint8_t> ownsTrainNode;
   int64_t stepsPerEpoch = 0;
   /// Background sampler threads (0: the training thread samples).
   int samplerThreads = 0;

@@ -6,6 +6,7 @@
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 namespace gnnrt {
@@ -176,12 +177,26 @@ TrainingData preparePartition(Partition part, Communicator &comm,
       }
     std::vector<int32_t>().swap(part.indices);
     std::vector<int64_t>().swap(part.edgeIds);
-    // A heterogeneous graph's edges keep their relations (parallel to the
-    // local CSR, as src and dst are).
-    t.graph = part.edgeTypes.empty()
-                  ? GraphStorage::build(local, owned, src, dst)
-                  : GraphStorage::build(local, owned, src, dst, part.edgeTypes,
-                                        int32_t(part.relations.size()));
+    // A node's in-edges are listed by global source id, as the whole
+    // graph lists them (local ids put the halo after the owned nodes), so
+    // the k-th in-edge a sampler draws is one process's. A heterogeneous
+    // graph's edges keep their relations.
+    std::vector<int64_t> byGlobalId(static_cast<size_t>(local));
+    std::iota(byGlobalId.begin(), byGlobalId.end(), int64_t(0));
+    auto globalOf = [&](int64_t u) {
+      return u < owned ? part.ownedNodes[size_t(u)]
+                       : part.haloNodes[size_t(u - owned)];
+    };
+    std::sort(byGlobalId.begin(), byGlobalId.end(),
+              [&](int64_t a, int64_t b) { return globalOf(a) < globalOf(b); });
+    std::vector<int64_t> sourceRank(static_cast<size_t>(local));
+    for (int64_t i = 0; i < local; ++i)
+      sourceRank[size_t(byGlobalId[size_t(i)])] = i;
+    t.graph = GraphStorage::build(local, owned, src, dst, part.edgeTypes,
+                                  int32_t(part.edgeTypes.empty()
+                                              ? 0
+                                              : part.relations.size()),
+                                  sourceRank);
     std::vector<int32_t>().swap(part.edgeTypes);
   }
   t.srcDegree = counts;

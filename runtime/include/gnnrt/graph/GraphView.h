@@ -69,13 +69,25 @@ public:
                             const std::vector<int64_t> &dst,
                             const std::vector<int32_t> &edgeType,
                             int32_t numRelations);
+  /// build() with the sources of a destination ordered by sourceRank[u]
+  /// (a permutation of [0, numSrc)) instead of by id. A partition ranks its
+  /// local sources by global id, so that a node's k-th in-edge is the
+  /// whole graph's: neighbour draws and sums then match one process.
+  /// edgeType may be empty (numRelations 0).
+  static GraphStorage build(int64_t numSrc, int64_t numDst,
+                            const std::vector<int64_t> &src,
+                            const std::vector<int64_t> &dst,
+                            const std::vector<int32_t> &edgeType,
+                            int32_t numRelations,
+                            const std::vector<int64_t> &sourceRank);
   /// Builds the same layout from the destination-major CSR itself: the
   /// in-edges of destination v have sources edgeSrc[inOffsets[v] ..
-  /// inOffsets[v + 1]), ascending within v (parallel edges allowed). The
-  /// transpose is one O(numSrc + numEdges) counting pass, without build()'s
-  /// two sorts (sampled blocks). Throws DataError for inOffsets of the wrong
-  /// length or not rising from 0 to edgeSrc.size(), a source out of range or
-  /// out of order, numDst > numSrc, or numSrc >= 2^31.
+  /// inOffsets[v + 1]), in the order given (samplers sort them; a
+  /// partition's subgraphs keep its order by global id). The transpose is
+  /// one O(numSrc + numEdges) counting pass, without build()'s two sorts.
+  /// Throws DataError for inOffsets of the wrong length or not rising from 0
+  /// to edgeSrc.size(), a source out of range, numDst > numSrc, or
+  /// numSrc >= 2^31.
   static GraphStorage fromCsr(int64_t numSrc, int64_t numDst,
                               const std::vector<int64_t> &inOffsets,
                               const std::vector<int32_t> &edgeSrc);

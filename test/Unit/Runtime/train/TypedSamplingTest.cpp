@@ -18,6 +18,7 @@
 #include "gnnrt/partition/Partitioner.h"
 #include "gnnrt/support/Random.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -136,6 +137,66 @@ TEST_P(TypedSampling, RanksSendEachNeighbourWithItsRelation) {
     // The other rank sampled some of these blocks' edges.
     EXPECT_GT(remote, 0) << "rank " << rank;
   }
+}
+
+/// Per (layer, destination) of a batch: its sampled (source, relation)
+/// edges by global id, sorted.
+using DrawnEdges =
+    std::map<std::pair<size_t, int64_t>, std::vector<std::pair<int64_t, int>>>;
+DrawnEdges drawnEdges(const SampledBatch &batch) {
+  DrawnEdges drawn;
+  for (size_t l = 0; l < batch.views.size(); ++l) {
+    const GraphView &block = batch.views[l];
+    for (int64_t v = 0; v < block.numDst; ++v) {
+      auto &edges = drawn[{l, batch.nodes[size_t(v)]}];
+      for (int64_t k = block.inOffsets[v]; k < block.inOffsets[v + 1]; ++k)
+        edges.push_back({batch.nodes[size_t(block.edgeSrc[k])],
+                         block.edgeType ? block.edgeType[k] : -1});
+      std::sort(edges.begin(), edges.end());
+    }
+  }
+  return drawn;
+}
+
+// A node draws the same neighbours whichever rank samples it and however
+// the graph is split: its in-edges are listed by global source id on every
+// rank as in one process, and the draws are keyed by node. This is what
+// makes sampled training under mpirun equal one process.
+TEST_P(TypedSampling, EachNodeDrawsWhatOneProcessDraws) {
+  const bool perRelation = GetParam();
+  std::set<std::tuple<int64_t, int64_t, int32_t>> typedEdges;
+  const Dataset ds = typedGraph(typedEdges);
+  const PartitionPlan plan = buildPartitionPlan(
+      ds, randomPartition(kNodes, kRanks, 1), kRanks, EdgeAssign::Dst);
+  const std::vector<SampledBatch> batches =
+      sampleOnTwoRanks(ds, plan, perRelation);
+  // One process samples both ranks' seeds in one batch.
+  std::vector<int64_t> seeds;
+  for (const SampledBatch &batch : batches)
+    seeds.insert(seeds.end(), batch.nodes.begin(),
+                 batch.nodes.begin() + batch.numSeeds());
+  SampledBatch whole;
+  TurnTaking one(1, [](int, int) {});
+  one.run([&](int) {
+    TrainingData data = prepareWholeGraph(ds);
+    MiniBatchAssembler assembler(data, kNodes, false, perRelation, 7,
+                                 one.communicator(0));
+    BlockBuilder builder(kNodes);
+    SamplingTraffic traffic;
+    assembler.assemble(seeds, {2, 3}, {7, 1, 0}, builder, whole, traffic);
+  });
+  const DrawnEdges expected = drawnEdges(whole);
+  int64_t compared = 0;
+  for (int rank = 0; rank < kRanks; ++rank)
+    for (const auto &[at, edges] : drawnEdges(batches[size_t(rank)])) {
+      const auto it = expected.find(at);
+      ASSERT_NE(it, expected.end())
+          << "rank " << rank << " block " << at.first << " node " << at.second;
+      EXPECT_EQ(edges, it->second)
+          << "rank " << rank << " block " << at.first << " node " << at.second;
+      ++compared;
+    }
+  EXPECT_GT(compared, 20);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOrPerRelation, TypedSampling, ::testing::Bool(),
