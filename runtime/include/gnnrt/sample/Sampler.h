@@ -113,6 +113,9 @@ struct SampledBatch {
   /// whoever gathers (the trainer's pipeline), not by the sampler.
   std::vector<float> features;
   std::vector<int64_t> labels;
+  /// A CUDA trainer that gathers on the device: the input rows in device
+  /// memory (gnnrt/train/DeviceBatchSource.h), `features` then empty.
+  const float *deviceFeatures = nullptr;
   /// Distributed: rows of `features` that came from another rank, and how
   /// many of the remote rows a feature cache served.
   int64_t remoteRows = 0, cachedRows = 0;
