@@ -376,8 +376,9 @@ struct CompiledProgram {
   /// The same programs: the bytes of the device workspace (--stats).
   int64_t (*deviceWorkspaceBytes)() = nullptr;
   /// The same programs: the residence that keeps the parameters, their
-  /// gradients and the optimizer state on the device between steps of a
-  /// one-process run (the float32 entry points then train them in place).
+  /// gradients and the optimizer state on the device between steps (the
+  /// float32 entry points then train them in place; under several ranks
+  /// the gradients are all-reduced there).
   /// `values` are the host's buffers of `params` (what the residence reads
   /// first and refreshes in toHost); `optimizer` holds the state.
   std::unique_ptr<ParameterResidence> (*makeDeviceResidence)(
