@@ -53,9 +53,9 @@ public:
   enum class Table { Features, Cache };
 
   /// `batch`'s device buffer of input rows, [rows x width] of the placed
-  /// tables' width: one per batch object, kept while it is reused, so a
-  /// pipeline's batches in flight never share one.
-  virtual float *batchRows(const SampledBatch &batch, int64_t rows) = 0;
+  /// tables' width: its deviceStorage, grown if needed, so a pipeline's
+  /// batches in flight never share one.
+  virtual float *batchRows(SampledBatch &batch, int64_t rows) = 0;
   /// out[toRows[i]] = table[fromRows[i]] (host index arrays; out from
   /// batchRows).
   virtual void copyRows(Table table, const int64_t *fromRows,

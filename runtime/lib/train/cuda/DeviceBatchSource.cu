@@ -18,7 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <map>
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -79,10 +79,25 @@ public:
 
   std::string rowPlacement() const override { return placement; }
 
-  float *batchRows(const SampledBatch &batch, int64_t rows) override {
-    std::lock_guard<std::mutex> lock(buffersMutex);
-    useDevice();
-    return buffers[&batch].get<float>(rows * width);
+  float *batchRows(SampledBatch &batch, int64_t rows) override {
+    const size_t bytes =
+        size_t(std::max<int64_t>(1, rows * width)) * sizeof(float);
+    if (batch.deviceStorageBytes < bytes) {
+      useDevice();
+      batch.deviceStorage.reset();
+      batch.deviceStorageBytes = 0;
+      // Some headroom: batches vary in size from step to step.
+      const size_t grown = bytes + bytes / 8;
+      void *memory = nullptr;
+      check(cudaMalloc(&memory, grown),
+            "allocation of a batch's input rows (" + std::to_string(grown) +
+                " bytes)");
+      // At exit the driver may be gone first: errors are ignored.
+      batch.deviceStorage =
+          std::shared_ptr<void>(memory, [](void *p) { cudaFree(p); });
+      batch.deviceStorageBytes = grown;
+    }
+    return static_cast<float *>(batch.deviceStorage.get());
   }
 
   void copyRows(Table table, const int64_t *fromRows, const int64_t *toRows,
@@ -151,9 +166,6 @@ private:
   std::string placement = "on the host";
   kernels::cuda::DeviceArray featureStorage, cacheStorage;
   const float *featureTable = nullptr, *cacheTable = nullptr;
-  /// One input-row buffer per batch object (a pipeline slot).
-  std::mutex buffersMutex;
-  std::map<const SampledBatch *, kernels::cuda::DeviceArray> buffers;
   /// Index and staging buffers of one copy at a time.
   std::mutex indexMutex;
   kernels::cuda::DeviceArray fromIndex, toIndex, fetched;
