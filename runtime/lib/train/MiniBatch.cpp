@@ -220,7 +220,8 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
     }
   std::vector<int64_t> served, servedCounts(asked.size()),
       replyCounts(size_t(P), 0), drawnOffsets, drawn;
-  for (int q = 0, k = 0; q < P; k += int(recvCounts[size_t(q)]), ++q) {
+  int64_t k = 0;
+  for (int q = 0; q < P; k += recvCounts[size_t(q)], ++q) {
     drawNeighbors(asked.data() + k, recvCounts[size_t(q)], layer, fanout,
                   keyOf(q), drawnOffsets, drawn);
     for (int64_t i = 0; i < recvCounts[size_t(q)]; ++i)
