@@ -38,6 +38,7 @@ set(GNNRT_CUDA_SOURCES
   # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda,
   # and each rank's choice of device.
   lib/train/cuda/AsyncBatchCopies.cu
+  lib/train/cuda/DeviceBatchSource.cu
   lib/train/cuda/DeviceExecution.cu
   lib/train/cuda/DeviceParameters.cu
   lib/train/cuda/DeviceSelection.cu)

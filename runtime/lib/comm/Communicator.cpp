@@ -47,6 +47,14 @@ std::unique_ptr<Communicator> Communicator::split(int, int) {
   throw CommError("this communicator cannot be split");
 }
 
+void Communicator::waitUntil(const char *, const std::function<bool()> &ready) {
+  std::chrono::microseconds sleep(20);
+  while (!ready()) {
+    std::this_thread::sleep_for(sleep);
+    sleep = std::min(sleep * 2, std::chrono::microseconds(1000));
+  }
+}
+
 void SerialCommunicator::allToAllV(const void *send,
                                    const std::vector<int64_t> &sendOffsets,
                                    void *recv,
@@ -337,6 +345,10 @@ public:
   int rank() const override { return myRank; }
   int size() const override { return mySize; }
   void setTimeout(double seconds) override { timeoutSeconds = seconds; }
+  void waitUntil(const char *what,
+                 const std::function<bool()> &ready) override {
+    waitFor(what, ready);
+  }
   bool allowsConcurrentUse() const override { return watch->threadMultiple; }
 
   void allReduceSum(float *data, int64_t n) override {

@@ -123,36 +123,23 @@ template <> ncclDataType_t ncclTypeOf<int64_t>() { return ncclInt64; }
 
 class NcclCommunicator;
 
-/// A transfer queued on the communicator's stream: wait() blocks until it
-/// is done and copies staged receive buffers back.
+/// A transfer queued on the communicator's stream: wait() waits (bounded,
+/// NcclCommunicator::await) until it is done and copies staged receive
+/// buffers back.
 class NcclTransfer : public PendingTransfer {
 public:
-  NcclTransfer(cudaEvent_t done, std::vector<Staged> outputs,
+  NcclTransfer(NcclCommunicator &owner, const char *what, cudaEvent_t done,
+               std::vector<Staged> outputs,
                std::vector<std::unique_ptr<DeviceBuffer>> buffers,
                StagingPool &pool)
-      : done(done), outputs(std::move(outputs)), buffers(std::move(buffers)),
-        pool(pool) {}
-  ~NcclTransfer() override {
-    if (done) {
-      cudaEventSynchronize(done);
-      cudaEventDestroy(done);
-    }
-    pool.giveBack(buffers);
-  }
-  void wait() override {
-    if (!done)
-      return;
-    check(cudaEventSynchronize(done), "wait for a transfer");
-    cudaEventDestroy(done);
-    done = nullptr;
-    for (const Staged &s : outputs)
-      if (s.staged && s.bytes > 0)
-        check(cudaMemcpy(s.user, s.device, s.bytes, cudaMemcpyDeviceToHost),
-              "copy of a received buffer to the host");
-    pool.giveBack(buffers);
-  }
+      : owner(owner), what(what), done(done), outputs(std::move(outputs)),
+        buffers(std::move(buffers)), pool(pool) {}
+  ~NcclTransfer() override;
+  void wait() override;
 
 private:
+  NcclCommunicator &owner;
+  const char *what;
   cudaEvent_t done;
   std::vector<Staged> outputs;
   std::vector<std::unique_ptr<DeviceBuffer>> buffers;
@@ -165,6 +152,8 @@ public:
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
           "creation of the communication stream");
     check(cudaEventCreateWithFlags(&computeDone, cudaEventDisableTiming),
+          "creation of an event");
+    check(cudaEventCreateWithFlags(&collectiveDone, cudaEventDisableTiming),
           "creation of an event");
     all = initOver(host);
     // Node-local groups: which ranks share this one's node, and the nodes'
@@ -188,6 +177,7 @@ public:
       if (c)
         ncclCommDestroy(c);
     cudaEventDestroy(computeDone);
+    cudaEventDestroy(collectiveDone);
     cudaStreamDestroy(stream);
   }
 
@@ -207,7 +197,7 @@ public:
     check(ncclBroadcast(s.device, s.device, size_t(n), ncclFloat32, root, all,
                         stream),
           "broadcast");
-    finish({s}, buffers);
+    finish("nccl_broadcast", {s}, buffers);
   }
 
   void allToAllV(const void *send, const std::vector<int64_t> &sendOffsets,
@@ -238,7 +228,7 @@ public:
                      stream),
             "receive");
     check(ncclGroupEnd(), "group end");
-    return started({out}, std::move(buffers));
+    return started("nccl_send_recv", {out}, std::move(buffers));
   }
 
   std::unique_ptr<PendingTransfer>
@@ -276,7 +266,7 @@ public:
               "receive");
     }
     check(ncclGroupEnd(), "group end");
-    return started({out}, std::move(buffers));
+    return started("nccl_all_to_all", {out}, std::move(buffers));
   }
 
   void barrier() override { host.barrier(); }
@@ -297,6 +287,41 @@ public:
     return host.allowsConcurrentUse();
   }
   void setTimeout(double seconds) override { host.setTimeout(seconds); }
+  void waitUntil(const char *what,
+                 const std::function<bool()> &ready) override {
+    host.waitUntil(what, ready);
+  }
+
+  /// Waits for `done` (recorded on the communication stream after a
+  /// collective) as the MPI communicator waits: it polls the event and
+  /// NCCL's asynchronous errors while answering the other ranks' liveness
+  /// checks, and after --comm-timeout without progress it aborts the NCCL
+  /// communicators (ending their kernels, so nothing waits on them any
+  /// more) and throws, naming the rank that went silent.
+  void await(cudaEvent_t done, const char *what) {
+    try {
+      host.waitUntil(what, [&] {
+        const cudaError_t status = cudaEventQuery(done);
+        if (status == cudaSuccess)
+          return true;
+        if (status != cudaErrorNotReady)
+          check(status, what);
+        for (ncclComm_t c : {all, node, leaders}) {
+          ncclResult_t asyncError = ncclSuccess;
+          if (c)
+            check(ncclCommGetAsyncError(c, &asyncError), what);
+          if (asyncError != ncclSuccess && asyncError != ncclInProgress)
+            check(asyncError, what);
+        }
+        return false;
+      });
+    } catch (...) {
+      abort();
+      throw;
+    }
+  }
+  /// Whether a failed wait aborted the NCCL communicators.
+  bool aborted() const { return abortedComms; }
 
   std::string describe() const {
     return "nccl: " + std::to_string(size()) + " ranks on " +
@@ -353,19 +378,31 @@ private:
   }
 
   std::unique_ptr<PendingTransfer>
-  started(std::vector<Staged> outputs,
+  started(const char *what, std::vector<Staged> outputs,
           std::vector<std::unique_ptr<DeviceBuffer>> buffers) {
     cudaEvent_t done = nullptr;
     check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming),
           "creation of an event");
     check(cudaEventRecord(done, stream), "record of an event");
-    return std::make_unique<NcclTransfer>(done, std::move(outputs),
+    return std::make_unique<NcclTransfer>(*this, what, done, std::move(outputs),
                                           std::move(buffers), staging);
   }
 
-  void finish(std::vector<Staged> outputs,
+  /// Ends every NCCL communicator's work (NCCL frees them: they are not
+  /// destroyed again).
+  void abort() {
+    abortedComms = true;
+    for (ncclComm_t *c : {&leaders, &node, &all})
+      if (*c) {
+        ncclCommAbort(*c);
+        *c = nullptr;
+      }
+  }
+
+  void finish(const char *what, std::vector<Staged> outputs,
               std::vector<std::unique_ptr<DeviceBuffer>> &buffers) {
-    check(cudaStreamSynchronize(stream), "wait for a collective");
+    check(cudaEventRecord(collectiveDone, stream), "record of an event");
+    await(collectiveDone, what);
     for (const Staged &s : outputs)
       if (s.staged && s.bytes > 0)
         check(cudaMemcpy(s.user, s.device, s.bytes, cudaMemcpyDeviceToHost),
@@ -396,7 +433,7 @@ private:
                           stream),
             "broadcast within a node");
     }
-    finish({s}, buffers);
+    finish("nccl_all_reduce", {s}, buffers);
   }
 
   Communicator &host;
@@ -405,9 +442,37 @@ private:
   int nodes = 1;
   bool hierarchical = false;
   cudaStream_t stream = nullptr;
-  cudaEvent_t computeDone = nullptr;
+  cudaEvent_t computeDone = nullptr, collectiveDone = nullptr;
+  bool abortedComms = false;
   StagingPool staging;
 };
+
+NcclTransfer::~NcclTransfer() {
+  if (done) {
+    // On the way out after a failed wait nothing is waited for again.
+    if (!owner.aborted()) {
+      try {
+        owner.await(done, what);
+      } catch (...) {
+      }
+    }
+    cudaEventDestroy(done);
+  }
+  pool.giveBack(buffers);
+}
+
+void NcclTransfer::wait() {
+  if (!done)
+    return;
+  owner.await(done, what);
+  cudaEventDestroy(done);
+  done = nullptr;
+  for (const Staged &s : outputs)
+    if (s.staged && s.bytes > 0)
+      check(cudaMemcpy(s.user, s.device, s.bytes, cudaMemcpyDeviceToHost),
+            "copy of a received buffer to the host");
+  pool.giveBack(buffers);
+}
 
 } // namespace
 

@@ -1,11 +1,17 @@
 //===- NcclOverMpi.cpp - NCCL's calls served by MPI -----------------------===//
 //
 // See gnnrt/cudaemu/Nccl.h. The only file of the emulation that includes
-// mpi.h.
+// mpi.h. A call starts its MPI operation as work on its stream
+// (StreamWork.h), non-blocking, once the stream's earlier work is done, and
+// completes when the stream is queried or waited on: like NCCL's kernels,
+// a collective whose peers never come leaves its stream unfinished, and
+// ncclCommAbort ends it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/cudaemu/Nccl.h"
+
+#include "StreamWork.h"
 
 // The C API only: no C++ bindings to link.
 #define OMPI_SKIP_MPICXX 1
@@ -16,11 +22,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <vector>
 
 struct ncclComm {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
+  /// ncclCommAbort was called: its work ends without completing.
+  bool aborted = false;
+  /// The first failure of its work (ncclCommGetAsyncError).
+  ncclResult_t asyncError = ncclSuccess;
 };
 
 namespace {
@@ -44,6 +56,7 @@ struct Pending {
   MPI_Datatype type = MPI_BYTE;
   int peer = 0;
   ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
 };
 
 /// This thread's open groups (NCCL's groups are per thread).
@@ -63,6 +76,43 @@ ncclResult_t mpiResult(int code, const char *call) {
   MPI_Error_string(code, text, &length);
   std::fprintf(stderr, "nccl (MPI stand-in): %s: %.*s\n", call, length, text);
   return ncclSystemError;
+}
+
+/// Queues on `stream` the work of one call on `comm`: `start` posts its
+/// non-blocking MPI operations (adding their requests) once the stream's
+/// earlier work is done; the work is done when they all complete, or at
+/// once when the communicator is aborted. A failure becomes the
+/// communicator's asynchronous error.
+ncclResult_t enqueue(
+    ncclComm_t comm, cudaStream_t stream, const char *call,
+    std::function<int(std::vector<MPI_Request> &)> start) {
+  struct State {
+    bool started = false;
+    std::vector<MPI_Request> requests;
+  };
+  auto state = std::make_shared<State>();
+  gnnrt::cudaemu::enqueueStreamWork(
+      stream, [comm, call, state, start = std::move(start)] {
+        if (comm->aborted || comm->asyncError != ncclSuccess)
+          return true;
+        if (!state->started) {
+          state->started = true;
+          if (const int code = start(state->requests); code != MPI_SUCCESS) {
+            comm->asyncError = mpiResult(code, call);
+            return true;
+          }
+        }
+        int done = 0;
+        if (const int code =
+                MPI_Testall(int(state->requests.size()),
+                            state->requests.data(), &done, MPI_STATUSES_IGNORE);
+            code != MPI_SUCCESS) {
+          comm->asyncError = mpiResult(code, call);
+          return true;
+        }
+        return done != 0;
+      });
+  return ncclSuccess;
 }
 
 /// MPI's type for `type` (null for the types the stand-in lacks).
@@ -203,6 +253,22 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   return ncclSuccess;
 }
 
+ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  if (!comm)
+    return ncclSuccess;
+  // Its work in flight ends now. The MPI requests stay posted and the
+  // object stays (the work still refers to it): the run is ending.
+  comm->aborted = true;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError) {
+  if (!comm || !asyncError)
+    return failed("ncclCommGetAsyncError", "null argument");
+  *asyncError = comm->asyncError;
+  return ncclSuccess;
+}
+
 ncclResult_t ncclCommCount(const ncclComm_t comm, int *count) {
   if (!comm || !count)
     return failed("ncclCommCount", "null argument");
@@ -234,7 +300,7 @@ const char *ncclGetErrorString(ncclResult_t result) {
 
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op,
-                           ncclComm_t comm, cudaStream_t) {
+                           ncclComm_t comm, cudaStream_t stream) {
   MPI_Datatype type;
   int n = 0;
   if (ncclResult_t r =
@@ -242,14 +308,17 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
       r != ncclSuccess)
     return r;
   const void *send = sendbuff == recvbuff ? MPI_IN_PLACE : sendbuff;
-  return mpiResult(MPI_Allreduce(send, recvbuff, n, type, mpiOp(op),
-                                 comm->comm),
-                   "ncclAllReduce");
+  return enqueue(comm, stream, "ncclAllReduce",
+                 [=](std::vector<MPI_Request> &requests) {
+                   requests.emplace_back();
+                   return MPI_Iallreduce(send, recvbuff, n, type, mpiOp(op),
+                                         comm->comm, &requests.back());
+                 });
 }
 
 ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                         ncclDataType_t datatype, ncclRedOp_t op, int root,
-                        ncclComm_t comm, cudaStream_t) {
+                        ncclComm_t comm, cudaStream_t stream) {
   MPI_Datatype type;
   int n = 0;
   if (ncclResult_t r =
@@ -257,24 +326,33 @@ ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
       r != ncclSuccess)
     return r;
   const bool inPlace = comm->rank == root && sendbuff == recvbuff;
-  return mpiResult(MPI_Reduce(inPlace ? MPI_IN_PLACE : sendbuff, recvbuff, n,
-                              type, mpiOp(op), root, comm->comm),
-                   "ncclReduce");
+  const void *send = inPlace ? MPI_IN_PLACE : sendbuff;
+  return enqueue(comm, stream, "ncclReduce",
+                 [=](std::vector<MPI_Request> &requests) {
+                   requests.emplace_back();
+                   return MPI_Ireduce(send, recvbuff, n, type, mpiOp(op), root,
+                                      comm->comm, &requests.back());
+                 });
 }
 
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, int root, ncclComm_t comm,
-                           cudaStream_t) {
+                           cudaStream_t stream) {
   MPI_Datatype type;
   int n = 0;
   if (ncclResult_t r =
           checkArguments("ncclBroadcast", comm, datatype, count, type, n);
       r != ncclSuccess)
     return r;
-  if (comm->rank == root && sendbuff != recvbuff)
-    std::memmove(recvbuff, sendbuff, count * size_t(typeBytes(type)));
-  return mpiResult(MPI_Bcast(recvbuff, n, type, root, comm->comm),
-                   "ncclBroadcast");
+  return enqueue(comm, stream, "ncclBroadcast",
+                 [=](std::vector<MPI_Request> &requests) {
+                   if (comm->rank == root && sendbuff != recvbuff)
+                     std::memmove(recvbuff, sendbuff,
+                                  count * size_t(typeBytes(type)));
+                   requests.emplace_back();
+                   return MPI_Ibcast(recvbuff, n, type, root, comm->comm,
+                                     &requests.back());
+                 });
 }
 
 ncclResult_t ncclGroupStart() {
@@ -288,29 +366,33 @@ ncclResult_t ncclGroupEnd() {
   if (--groupDepth > 0)
     return ncclSuccess;
   // Every call of the group at once, so that a rank's sends and receives
-  // never wait for each other.
+  // never wait for each other; the group is one piece of work on the first
+  // call's stream.
   std::vector<Pending> calls;
   calls.swap(grouped);
-  std::vector<MPI_Request> requests(calls.size(), MPI_REQUEST_NULL);
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const Pending &c = calls[i];
-    const int code =
-        c.send ? MPI_Isend(c.buffer, c.count, c.type, c.peer, 0, c.comm->comm,
-                           &requests[i])
-               : MPI_Irecv(c.buffer, c.count, c.type, c.peer, 0, c.comm->comm,
-                           &requests[i]);
-    if (code != MPI_SUCCESS)
-      return mpiResult(code, c.send ? "ncclSend" : "ncclRecv");
-  }
-  return mpiResult(MPI_Waitall(int(requests.size()), requests.data(),
-                               MPI_STATUSES_IGNORE),
-                   "ncclGroupEnd");
+  if (calls.empty())
+    return ncclSuccess;
+  return enqueue(calls.front().comm, calls.front().stream, "ncclGroupEnd",
+                 [calls](std::vector<MPI_Request> &requests) {
+                   for (const Pending &c : calls) {
+                     requests.emplace_back();
+                     const int code =
+                         c.send ? MPI_Isend(c.buffer, c.count, c.type, c.peer,
+                                            0, c.comm->comm, &requests.back())
+                                : MPI_Irecv(c.buffer, c.count, c.type, c.peer,
+                                            0, c.comm->comm, &requests.back());
+                     if (code != MPI_SUCCESS)
+                       return code;
+                   }
+                   return int(MPI_SUCCESS);
+                 });
 }
 
 namespace {
 
 ncclResult_t pointToPoint(bool send, void *buffer, size_t count,
-                          ncclDataType_t datatype, int peer, ncclComm_t comm) {
+                          ncclDataType_t datatype, int peer, ncclComm_t comm,
+                          cudaStream_t stream) {
   const char *call = send ? "ncclSend" : "ncclRecv";
   MPI_Datatype type;
   int n = 0;
@@ -323,7 +405,7 @@ ncclResult_t pointToPoint(bool send, void *buffer, size_t count,
   const bool alone = groupDepth == 0;
   if (alone)
     ncclGroupStart();
-  grouped.push_back({send, buffer, n, type, peer, comm});
+  grouped.push_back({send, buffer, n, type, peer, comm, stream});
   return alone ? ncclGroupEnd() : ncclSuccess;
 }
 
@@ -331,12 +413,12 @@ ncclResult_t pointToPoint(bool send, void *buffer, size_t count,
 
 ncclResult_t ncclSend(const void *sendbuff, size_t count,
                       ncclDataType_t datatype, int peer, ncclComm_t comm,
-                      cudaStream_t) {
+                      cudaStream_t stream) {
   return pointToPoint(true, const_cast<void *>(sendbuff), count, datatype,
-                      peer, comm);
+                      peer, comm, stream);
 }
 
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype,
-                      int peer, ncclComm_t comm, cudaStream_t) {
-  return pointToPoint(false, recvbuff, count, datatype, peer, comm);
+                      int peer, ncclComm_t comm, cudaStream_t stream) {
+  return pointToPoint(false, recvbuff, count, datatype, peer, comm, stream);
 }

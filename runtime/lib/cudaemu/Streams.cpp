@@ -1,28 +1,41 @@
 //===- Streams.cpp - The emulated device, its streams and events ----------===//
 //
 // One device, number 0. Streams and events are checked handles; since every
-// launch and copy completes before its call returns, synchronizing is only
-// a check of the handle and of the sticky error, and an event records the
-// host time at which the work before it was done.
+// launch and copy completes before its call returns, synchronizing is a
+// check of the handle and of the sticky error, and an event records the
+// host time at which the work before it was done. The exception is work
+// that completes later (StreamWork.h: the NCCL stand-in's collectives),
+// counted per stream: an event fires once its stream has completed as
+// much work as it had queued when the event was recorded.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Errors.h"
+#include "StreamWork.h"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 
 struct CUstream_st {
   unsigned int flags;
+  /// Work that completes later, oldest first; items queued and completed.
+  std::deque<std::function<bool()>> work;
+  uint64_t queued = 0, completed = 0;
 };
 
 struct CUevent_st {
   unsigned int flags;
   bool recorded = false;
   std::chrono::steady_clock::time_point at;
+  /// Done once `stream` has completed `target` items (null: at once).
+  cudaStream_t stream = nullptr;
+  uint64_t target = 0;
 };
 
 namespace gnnrt::cudaemu {
@@ -57,7 +70,58 @@ cudaError_t badEvent(const char *call) {
               std::string(call) + ": the event was destroyed or never created");
 }
 
+/// The default stream's queue (the null handle and its aliases).
+CUstream_st &defaultStream() {
+  static CUstream_st *stream = new CUstream_st{0}; // outlives destructors
+  return *stream;
+}
+
+cudaStream_t resolve(cudaStream_t stream) {
+  return stream == nullptr || stream == cudaStreamLegacy ||
+                 stream == cudaStreamPerThread
+             ? &defaultStream()
+             : stream;
+}
+
+/// Guards every stream's queue and runs their work, one pass at a time
+/// (recursive: waiting for another stream's event advances that stream
+/// from inside a pass). A pass is short (MPI_Test calls), so a thread that
+/// waits sleeps between passes, outside it.
+std::recursive_mutex workMutex;
+
+/// Advances `stream`'s work as far as it goes now; returns how many items
+/// it has completed.
+uint64_t advance(cudaStream_t stream) {
+  std::lock_guard<std::recursive_mutex> lock(workMutex);
+  while (!stream->work.empty()) {
+    if (!stream->work.front()())
+      break;
+    stream->work.pop_front();
+    ++stream->completed;
+  }
+  return stream->completed;
+}
+
+/// Waits until `stream` has completed `target` items.
+void waitForWork(cudaStream_t stream, uint64_t target) {
+  std::chrono::microseconds sleep(1);
+  while (advance(stream) < target) {
+    std::this_thread::sleep_for(sleep);
+    sleep = std::min(sleep * 2, std::chrono::microseconds(1000));
+  }
+}
+
 } // namespace
+
+void enqueueStreamWork(cudaStream_t stream, std::function<bool()> progress) {
+  cudaStream_t s = resolve(stream);
+  {
+    std::lock_guard<std::recursive_mutex> lock(workMutex);
+    s->work.push_back(std::move(progress));
+    ++s->queued;
+  }
+  advance(s); // starts it at once when nothing is ahead
+}
 
 bool isValidStream(cudaStream_t stream) {
   if (stream == nullptr || stream == cudaStreamLegacy ||
@@ -149,11 +213,25 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!isValidStream(stream))
     return badStream("cudaStreamSynchronize");
+  cudaStream_t s = resolve(stream);
+  uint64_t target;
+  {
+    std::lock_guard<std::recursive_mutex> lock(workMutex);
+    target = s->queued;
+  }
+  waitForWork(s, target);
   return stickyError();
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  return cudaStreamSynchronize(stream);
+  if (!isValidStream(stream))
+    return badStream("cudaStreamQuery");
+  cudaStream_t s = resolve(stream);
+  const uint64_t done = advance(s);
+  std::lock_guard<std::recursive_mutex> lock(workMutex);
+  if (done < s->queued)
+    return cudaErrorNotReady;
+  return stickyError();
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
@@ -162,6 +240,13 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
     return badStream("cudaStreamWaitEvent");
   if (!isValidEvent(event))
     return badEvent("cudaStreamWaitEvent");
+  // Later work on `stream` waits for the event's stream to get as far.
+  if (event->stream && advance(event->stream) < event->target) {
+    const cudaStream_t other = event->stream;
+    const uint64_t target = event->target;
+    enqueueStreamWork(stream,
+                      [other, target] { return advance(other) >= target; });
+  }
   return stickyError();
 }
 
@@ -199,17 +284,29 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     return badStream("cudaEventRecord");
   event->recorded = true;
   event->at = std::chrono::steady_clock::now();
+  cudaStream_t s = resolve(stream);
+  {
+    std::lock_guard<std::recursive_mutex> lock(workMutex);
+    event->stream = s->completed < s->queued ? s : nullptr;
+    event->target = s->queued;
+  }
   return stickyError();
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (!isValidEvent(event))
     return badEvent("cudaEventSynchronize");
+  if (event->stream)
+    waitForWork(event->stream, event->target);
   return stickyError();
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  return cudaEventSynchronize(event);
+  if (!isValidEvent(event))
+    return badEvent("cudaEventQuery");
+  if (event->stream && advance(event->stream) < event->target)
+    return cudaErrorNotReady;
+  return stickyError();
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,

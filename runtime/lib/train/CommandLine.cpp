@@ -89,6 +89,17 @@ const OptionSpec kOptions[] = {
        o.samplerThreads = int(integerValue(n, v, 0, "a non-negative integer"));
        o.samplerThreadsGiven = true;
      }},
+    {"--sample-on", "WHERE",
+     "trainers built with gnnc --target=cuda, sampled training: device "
+     "(default) draws the batches' neighbours on the GPU and gathers their "
+     "input rows there from features kept in device memory (when they fit); "
+     "host samples and gathers on the CPU, as a CPU trainer does. The "
+     "batches are the same either way",
+     [](DriverOptions &o, auto &n, auto &v) {
+       if (v != "device" && v != "host")
+         throw UsageError(n + " expects device or host, got '" + v + "'");
+       o.hostSampling = v == "host";
+     }},
     {"--samplers", "N",
      "sampled training under mpirun: the last N ranks own the graph (in N "
      "parts) and serve sampled batches with their features; the other "

@@ -46,6 +46,9 @@ struct DriverOptions {
   /// collective and runs in the training thread unless the command line
   /// asks for 1 thread; more are refused there rather than ignored).
   int samplerThreads = 1;
+  /// --sample-on host: a CUDA trainer samples and gathers its batches on
+  /// the host (default: on its device).
+  bool hostSampling = false;
   bool samplerThreadsGiven = false;
   /// --samplers (default: the train block's `samplers`): sampler ranks
   /// that serve the batches to the other ranks (0: none, every rank

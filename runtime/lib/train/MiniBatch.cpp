@@ -156,7 +156,24 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
                                   SampledBatch &out,
                                   SamplingTraffic &traffic, Inputs inputs) {
   const auto start = std::chrono::steady_clock::now();
-  if (!distributed()) {
+  const int layers = int(fanouts.size());
+  if (distributed()) {
+    builder.start(seeds.data(), int64_t(seeds.size()), layers, out);
+    // Hop 1 samples the last layer's block, around the seeds.
+    for (int layer = layers - 1; layer >= 0; --layer)
+      sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
+    builder.finish();
+  } else if (device) {
+    // One process on a device: every frontier node is drawn there.
+    builder.start(seeds.data(), int64_t(seeds.size()), layers, out);
+    std::vector<int64_t> offsets, neighbors;
+    for (int layer = layers - 1; layer >= 0; --layer) {
+      drawNeighbors(builder.frontier(), builder.frontierSize(), layer,
+                    fanouts[size_t(layer)], key, offsets, neighbors);
+      builder.addHop(offsets, neighbors);
+    }
+    builder.finish();
+  } else {
     // One process: the sampler's own loop (prefetching, reused buffers).
     SamplerOptions options;
     options.fanouts = fanouts;
@@ -164,13 +181,6 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
     options.seed = key.seed;
     NeighborSampler(adjacency, numNodes, std::move(options))
         .sample(seeds.data(), int64_t(seeds.size()), key, builder, out);
-  } else {
-    const int layers = int(fanouts.size());
-    builder.start(seeds.data(), int64_t(seeds.size()), layers, out);
-    // Hop 1 samples the last layer's block, around the seeds.
-    for (int layer = layers - 1; layer >= 0; --layer)
-      sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
-    builder.finish();
   }
   if (inputs == Inputs::Gather)
     gatherInputs(out, traffic);
@@ -215,29 +225,25 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
 
   // Serve the peers: per request its neighbour count, then the neighbours
   // (of a typed graph, neighbour * relations + relation: one reply still).
-  const int64_t R = adjacency.edgeType ? adjacency.numRelations : 0;
-  std::vector<int32_t> types, *typesOut = R > 0 ? &types : nullptr;
-  auto pack = [&](std::vector<int64_t> &ids, size_t from) {
-    for (size_t i = from; R > 0 && i < ids.size(); ++i)
-      ids[i] = ids[i] * R + types[i - from];
-    types.clear();
-  };
-  std::vector<int64_t> served, servedCounts(asked.size()),
-      replyCounts(size_t(P), 0);
-  for (int q = 0, k = 0; q < P; ++q) {
+  for (int q = 0, k = 0; q < P; ++q)
     for (int64_t i = 0; i < recvCounts[size_t(q)]; ++i, ++k) {
-      const size_t before = served.size();
       const int64_t v = asked[size_t(k)];
       if (v < 0 || v >= numNodes || owner[size_t(v)] != me)
         throw CommError("sampling: rank " + std::to_string(q) +
                         " asked for node " + std::to_string(v) +
                         ", which this rank does not own");
-      sampleNeighbors(adjacency, ownerRow[size_t(v)], v, fanout, replace, key,
-                      layer, served, typesOut);
-      pack(served, before);
-      servedCounts[size_t(k)] = int64_t(served.size() - before);
-      replyCounts[size_t(q)] += servedCounts[size_t(k)];
     }
+  std::vector<int64_t> served, servedCounts(asked.size()),
+      replyCounts(size_t(P), 0), drawnOffsets, drawn;
+  int64_t k = 0;
+  for (int q = 0; q < P; k += recvCounts[size_t(q)], ++q) {
+    drawNeighbors(asked.data() + k, recvCounts[size_t(q)], layer, fanout,
+                  key, drawnOffsets, drawn);
+    for (int64_t i = 0; i < recvCounts[size_t(q)]; ++i)
+      servedCounts[size_t(k + i)] =
+          drawnOffsets[size_t(i) + 1] - drawnOffsets[size_t(i)];
+    replyCounts[size_t(q)] = int64_t(drawn.size());
+    served.insert(served.end(), drawn.begin(), drawn.end());
   }
   const std::vector<int64_t> gotCounts = exchange(
       comm, servedCounts, recvCounts, sendCounts, 1, traffic.sampleReplyBytes);
@@ -251,19 +257,29 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
   std::vector<int64_t> gotStart(gotCounts.size() + 1, 0);
   for (size_t k = 0; k < gotCounts.size(); ++k)
     gotStart[k + 1] = gotStart[k] + gotCounts[k];
-  for (int64_t j = 0; j < n; ++j) {
+  // This rank's own frontier nodes, drawn together, then merged with the
+  // replies in frontier order.
+  std::vector<int64_t> ownNodes;
+  for (int64_t j = 0; j < n; ++j)
+    if (position[size_t(j)] < 0)
+      ownNodes.push_back(frontier[j]);
+  std::vector<int64_t> ownOffsets, ownDrawn;
+  drawNeighbors(ownNodes.data(), int64_t(ownNodes.size()), layer, fanout,
+                key, ownOffsets, ownDrawn);
+  for (int64_t j = 0, mine = 0; j < n; ++j) {
     const int64_t slot = position[size_t(j)];
-    const size_t before = neighbors.size();
     if (slot < 0) {
-      sampleNeighbors(adjacency, ownerRow[size_t(frontier[j])], frontier[j],
-                      fanout, replace, key, layer, neighbors, typesOut);
-      pack(neighbors, before);
+      neighbors.insert(neighbors.end(),
+                       ownDrawn.begin() + ownOffsets[size_t(mine)],
+                       ownDrawn.begin() + ownOffsets[size_t(mine) + 1]);
+      ++mine;
     } else {
       neighbors.insert(neighbors.end(), got.begin() + gotStart[size_t(slot)],
                        got.begin() + gotStart[size_t(slot) + 1]);
     }
     offsets[size_t(j) + 1] = int64_t(neighbors.size());
   }
+  const int64_t R = adjacency.edgeType ? adjacency.numRelations : 0;
   if (R == 0) {
     builder.addHop(offsets, neighbors);
     return;
@@ -276,8 +292,50 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
   builder.addHop(offsets, neighbors, hopTypes, int32_t(R));
 }
 
+void MiniBatchAssembler::drawNeighbors(const int64_t *nodes, int64_t n,
+                                       int layer, int64_t fanout,
+                                       const SampleKey &key,
+                                       std::vector<int64_t> &offsets,
+                                       std::vector<int64_t> &out) const {
+  if (device) {
+    std::vector<int64_t> rows(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k)
+      rows[size_t(k)] = localRow(nodes[k]);
+    device->sampleRows(rows.data(), nodes, n, fanout, sampleDrawKey(key, layer),
+                       offsets, out);
+    return;
+  }
+  const int64_t R = adjacency.edgeType ? adjacency.numRelations : 0;
+  std::vector<int32_t> types, *typesOut = R > 0 ? &types : nullptr;
+  offsets.assign(size_t(n) + 1, 0);
+  out.clear();
+  for (int64_t k = 0; k < n; ++k) {
+    const size_t before = out.size();
+    sampleNeighbors(adjacency, localRow(nodes[k]), nodes[k], fanout, replace,
+                    key, layer, out, typesOut);
+    for (size_t i = before; R > 0 && i < out.size(); ++i)
+      out[i] = out[i] * R + types[i - before];
+    types.clear();
+    offsets[size_t(k) + 1] = int64_t(out.size());
+  }
+}
+
+const std::vector<float> &MiniBatchAssembler::cacheInUse() const {
+  static const std::vector<float> none;
+  return useCache && distributed() ? data.cachedFeatures : none;
+}
+
+int64_t MiniBatchAssembler::cacheRowsInUse() const {
+  return useCache && distributed() ? int64_t(data.cachedNodes.size()) : 0;
+}
+
 void MiniBatchAssembler::gatherInputs(SampledBatch &out,
                                       SamplingTraffic &traffic) {
+  if (deviceRows) {
+    gatherRowsOnDevice(out, traffic);
+    return;
+  }
+  out.deviceFeatures = nullptr;
   const int64_t f = data.data.numFeatures;
   const int64_t rows = out.levelSizes.empty() ? 0 : out.levelSizes.front();
   const float *features = data.data.features.data();
@@ -316,8 +374,26 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
       remoteOwners.push_back(q);
     }
   }
+  std::vector<int64_t> rowOf;
+  const std::vector<float> fetched =
+      fetchRemoteRows(out, remoteRows, remoteOwners, sendCounts, rowOf, traffic);
+  for (size_t k = 0; k < rowOf.size(); ++k)
+    copyRow(fetched.data() + k * size_t(f), rowOf[k]);
+  traffic.remoteRows += out.remoteRows;
+  traffic.cachedRows += out.cachedRows;
+}
+
+std::vector<float> MiniBatchAssembler::fetchRemoteRows(
+    SampledBatch &out, const std::vector<int64_t> &remoteRows,
+    const std::vector<int32_t> &remoteOwners,
+    const std::vector<int64_t> &sendCounts, std::vector<int64_t> &rowOf,
+    SamplingTraffic &traffic) {
+  const int64_t f = data.data.numFeatures;
+  const float *features = data.data.features.data();
+  const int me = comm.rank();
   std::vector<int64_t> at = byteOffsets(sendCounts, 1);
-  std::vector<int64_t> requests(remoteRows.size()), rowOf(remoteRows.size());
+  std::vector<int64_t> requests(remoteRows.size());
+  rowOf.resize(remoteRows.size());
   for (size_t k = 0; k < remoteRows.size(); ++k) {
     const int64_t slot = at[size_t(remoteOwners[k])]++;
     rowOf[size_t(slot)] = remoteRows[k];
@@ -337,10 +413,59 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
     std::memcpy(rowsOut.data() + k * size_t(f),
                 features + ownerRow[size_t(v)] * f, size_t(f) * sizeof(float));
   }
-  const std::vector<float> fetched = exchange(
-      comm, rowsOut, recvCounts, sendCounts, f, traffic.featureReplyBytes);
-  for (size_t k = 0; k < rowOf.size(); ++k)
-    copyRow(fetched.data() + k * size_t(f), rowOf[k]);
+  return exchange(comm, rowsOut, recvCounts, sendCounts, f,
+                  traffic.featureReplyBytes);
+}
+
+void MiniBatchAssembler::gatherRowsOnDevice(SampledBatch &out,
+                                            SamplingTraffic &traffic) {
+  const int64_t rows = out.levelSizes.empty() ? 0 : out.levelSizes.front();
+  out.labels.resize(size_t(out.numSeeds()));
+  for (int64_t i = 0; i < out.numSeeds(); ++i)
+    out.labels[size_t(i)] =
+        data.data.labels[size_t(localRow(out.nodes[size_t(i)]))];
+  out.features.clear();
+  out.remoteRows = out.cachedRows = 0;
+  float *rowsOut = device->batchRows(out, rows);
+  out.deviceFeatures = rowsOut;
+  using Table = DeviceBatchSource::Table;
+  if (!distributed()) {
+    device->copyRows(Table::Features, out.nodes.data(), nullptr, rows,
+                     rowsOut);
+    return;
+  }
+  // Owned and cached rows are copied from the device's tables at once; the
+  // others come from their owners as on the host, and are copied in.
+  const int P = comm.size(), me = comm.rank();
+  std::vector<int64_t> ownFrom, ownTo, cacheFrom, cacheTo, remoteRows;
+  std::vector<int64_t> sendCounts(size_t(P), 0);
+  std::vector<int32_t> remoteOwners;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t v = out.nodes[size_t(i)];
+    const int q = owner[size_t(v)];
+    if (q == me) {
+      ownFrom.push_back(ownerRow[size_t(v)]);
+      ownTo.push_back(i);
+    } else if (auto hit = useCache ? cacheRow.find(v) : cacheRow.end();
+               hit != cacheRow.end()) {
+      cacheFrom.push_back(hit->second);
+      cacheTo.push_back(i);
+    } else {
+      ++sendCounts[size_t(q)];
+      remoteRows.push_back(i);
+      remoteOwners.push_back(q);
+    }
+  }
+  device->copyRows(Table::Features, ownFrom.data(), ownTo.data(),
+                   int64_t(ownFrom.size()), rowsOut);
+  device->copyRows(Table::Cache, cacheFrom.data(), cacheTo.data(),
+                   int64_t(cacheFrom.size()), rowsOut);
+  out.cachedRows = int64_t(cacheFrom.size());
+  std::vector<int64_t> rowOf;
+  const std::vector<float> fetched =
+      fetchRemoteRows(out, remoteRows, remoteOwners, sendCounts, rowOf, traffic);
+  device->copyHostRows(fetched.data(), rowOf.data(), int64_t(rowOf.size()),
+                       rowsOut);
   traffic.remoteRows += out.remoteRows;
   traffic.cachedRows += out.cachedRows;
 }

@@ -14,6 +14,13 @@
 // cache (frequency partitioning) holds them. Every rank calls assemble()
 // the same number of times, with an empty seed list when it has no batch.
 //
+// A CUDA trainer hands the assembler a DeviceBatchSource: the draws of the
+// nodes a rank samples (its own frontier nodes and its peers' requests; in
+// one process all of them) are then made on the device, the same draws,
+// and the input rows are gathered into device memory from the feature
+// rows and the cache resident there, with the rows fetched from other
+// ranks copied in. The collectives do not change.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_LIB_TRAIN_MINIBATCH_H
@@ -22,6 +29,7 @@
 #include "TrainingData.h"
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/sample/Sampler.h"
+#include "gnnrt/train/DeviceBatchSource.h"
 
 #include <cstdint>
 #include <memory>
@@ -80,6 +88,23 @@ public:
   /// fetched from their owner, never served from the feature cache.
   void bypassFeatureCache() { useCache = false; }
 
+  /// Whether a device can draw this rank's samples (an untyped graph).
+  bool deviceSamplable() const {
+    return !adjacency.edgeType && !adjacency.perRelation;
+  }
+  /// The adjacency sampled (rows of this rank's nodes).
+  const Adjacency &sampledAdjacency() const { return adjacency; }
+  /// Draws on `source` from now on (deviceSamplable() must hold); with
+  /// `rowsOnDevice` (its row tables placed), batches' input rows are
+  /// gathered there too (SampledBatch::deviceFeatures).
+  void sampleOn(DeviceBatchSource &source, bool rowsOnDevice) {
+    device = &source;
+    deviceRows = rowsOnDevice;
+  }
+  /// The host's rows of the feature cache in use (empty when bypassed).
+  const std::vector<float> &cacheInUse() const;
+  int64_t cacheRowsInUse() const;
+
   /// The owners' side of a batch's input-row gradients (learned inputs
   /// under mpirun): sends gradient row i ([rows, width]) of global node
   /// ids[i] to its owner, and sets `ownRows` to this rank's rows (distinct
@@ -97,6 +122,26 @@ private:
   int64_t localRow(int64_t globalId) const;
   void sampleHop(BlockBuilder &builder, int layer, int64_t fanout,
                  const SampleKey &key, SamplingTraffic &traffic);
+  /// The sampled neighbours of nodes[0..n) (owned here, or any in one
+  /// process) with `key`'s draws of `layer`: node k's at
+  /// out[offsets[k] .. offsets[k + 1]) (of a typed graph, neighbour *
+  /// relations + relation). On the device when there is one.
+  void drawNeighbors(const int64_t *nodes, int64_t n, int layer,
+                     int64_t fanout, const SampleKey &key,
+                     std::vector<int64_t> &offsets,
+                     std::vector<int64_t> &out) const;
+  /// Requests out's rows remoteRows[k] (row indices of the batch) from
+  /// their owners remoteOwners[k] (sendCounts per owner) and serves the
+  /// peers' requests; returns the rows received, row k being the batch's
+  /// row rowOf[k]. Sets out.remoteRows. Collective.
+  std::vector<float> fetchRemoteRows(SampledBatch &out,
+                                     const std::vector<int64_t> &remoteRows,
+                                     const std::vector<int32_t> &remoteOwners,
+                                     const std::vector<int64_t> &sendCounts,
+                                     std::vector<int64_t> &rowOf,
+                                     SamplingTraffic &traffic);
+  /// gatherInputs' rows when they are gathered on the device.
+  void gatherRowsOnDevice(SampledBatch &out, SamplingTraffic &traffic);
 
   const TrainingData &data;
   int64_t numNodes;
@@ -111,6 +156,9 @@ private:
   /// Cached remote feature rows, by global id.
   std::unordered_map<int64_t, int64_t> cacheRow;
   bool useCache = true;
+  /// A CUDA trainer's draws and input rows (sampleOn); not owned.
+  DeviceBatchSource *device = nullptr;
+  bool deviceRows = false;
 };
 
 /// Each rank's value of `local` (collective).

@@ -21,29 +21,6 @@ OptimizerConfig configOf(const CompiledProgram &program,
   return config;
 }
 
-/// Sums the gradients of all ranks, in one all-reduce.
-void allReduceGradients(Communicator &comm, const std::vector<float *> &grads,
-                        const std::vector<int64_t> &sizes,
-                        std::vector<float> &buffer) {
-  if (comm.size() == 1)
-    return;
-  int64_t total = 0;
-  for (int64_t n : sizes)
-    total += n;
-  buffer.resize(size_t(total));
-  int64_t at = 0;
-  for (size_t i = 0; i < grads.size(); ++i) {
-    std::copy(grads[i], grads[i] + sizes[i], buffer.begin() + at);
-    at += sizes[i];
-  }
-  comm.allReduceSum(buffer.data(), total);
-  at = 0;
-  for (size_t i = 0; i < grads.size(); ++i) {
-    std::copy(buffer.begin() + at, buffer.begin() + at + sizes[i], grads[i]);
-    at += sizes[i];
-  }
-}
-
 } // namespace
 
 OptimizerStep::OptimizerStep(const CompiledProgram &program,
@@ -51,8 +28,7 @@ OptimizerStep::OptimizerStep(const CompiledProgram &program,
                              ParameterStore<float> &params, Communicator &comm)
     : program(program), comm(comm),
       optimizer(configOf(program, options), params.sizes()),
-      residence(makeParameterResidence(program, params, optimizer, comm)),
-      grads(params.gradPointers()), sizes(params.sizes()) {}
+      residence(makeParameterResidence(program, params, optimizer)) {}
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {
   residence->zeroGrads();
@@ -63,18 +39,16 @@ double OptimizerStep::operator()(ExecContext<float> *ctx) {
     ctx->inputGrad = learned->beginStep(batch ? ctx->blocks[0].numSrc : -1);
   double loss = ctx ? program.trainStepF32(*ctx) : 0.0;
   if (comm.size() > 1) {
-    if (!residence->gradientsOnHost())
-      throw std::logic_error("gradients to all-reduce are not on the host");
     // Every rank's loss is its share of the global mean; the gradients
-    // add up the same way. Then all ranks take the same step.
+    // add up the same way, where they live. Then all ranks take the same
+    // step.
     const auto reduceStart = std::chrono::steady_clock::now();
-    allReduceGradients(comm, grads, sizes, reduceBuffer);
+    reduceBytes += residence->allReduceGradients(comm);
     comm.allReduceSum(&loss, 1);
     reduceSeconds += std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - reduceStart)
                          .count();
-    reduceBytes +=
-        int64_t(reduceBuffer.size() * sizeof(float) + sizeof(double));
+    reduceBytes += int64_t(sizeof(double));
   }
   residence->update();
   // Each rank updates the learned rows it owns: from its own gradient, or,

@@ -70,9 +70,6 @@ private:
   Communicator &comm;
   Optimizer optimizer;
   std::unique_ptr<ParameterResidence> residence;
-  const std::vector<float *> grads;
-  const std::vector<int64_t> sizes;
-  std::vector<float> reduceBuffer; ///< all gradients, packed
   double reduceSeconds = 0;
   int64_t reduceBytes = 0;
   std::function<void()> observer;

@@ -65,6 +65,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
   }
   if (inputsLearned)
     assembler.bypassFeatureCache();
+  sampleOnDevice();
   if (int64_t(s.fanouts.size()) != program.numBlocks)
     throw DataError("the program samples " + std::to_string(s.fanouts.size()) +
                     " layers but its model has " +
@@ -95,6 +96,47 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
 
 SampledTraining::~SampledTraining() = default;
 
+void SampledTraining::sampleOnDevice() {
+  if (!program.makeDeviceBatchSource)
+    return;
+  if (options.hostSampling) {
+    devicePlacement = "draws on the host (--sample-on host), input rows "
+                      "gathered on the host";
+    return;
+  }
+  // Sampler ranks (--samplers) send their batches' rows to the trainers
+  // from the host; they select no device.
+  if (options.samplers > 0) {
+    devicePlacement = "draws on the host (sampler ranks)";
+    return;
+  }
+  if (!assembler.deviceSamplable()) {
+    devicePlacement =
+        "draws on the host (typed graphs are sampled on the host only so far)";
+    return;
+  }
+  deviceBatches = program.makeDeviceBatchSource(
+      assembler.sampledAdjacency(), data.numGlobalNodes,
+      program.settings.replace);
+  // Learned input rows change on the host every step: a resident copy
+  // would go stale.
+  bool rowsOnDevice = false;
+  std::string rows = "on the host (learned input rows change every step)";
+  if (!inputsLearned) {
+    const std::vector<float> &cache = assembler.cacheInUse();
+    rowsOnDevice = deviceBatches->placeRowTables(
+        data.data.features.data(), data.data.numNodes,
+        cache.empty() ? nullptr : cache.data(), assembler.cacheRowsInUse(),
+        data.data.numFeatures);
+    rows = deviceBatches->rowPlacement();
+  }
+  assembler.sampleOn(*deviceBatches, rowsOnDevice);
+  if (samplingAssembler)
+    samplingAssembler->sampleOn(*deviceBatches, rowsOnDevice);
+  devicePlacement = "draws on " + deviceBatches->deviceName() +
+                    ", input rows gathered " + rows;
+}
+
 void SampledTraining::routeGradients(LearnedInputs &learned) {
   if (!assembler.distributed())
     return;
@@ -110,7 +152,8 @@ void SampledTraining::routeGradients(LearnedInputs &learned) {
 void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch) {
   ctx.blocks = batch.views.data();
   ctx.graph = batch.views.back();
-  ctx.features = batch.features.data();
+  ctx.deviceFeatures = batch.deviceFeatures;
+  ctx.features = batch.deviceFeatures ? nullptr : batch.features.data();
   ctx.labels = batch.labels.data();
   ctx.lossMask = nullptr;
   // Level 0's global ids name the rows of every level (each is a prefix).
@@ -362,6 +405,9 @@ void SampledTraining::printStats(std::FILE *out, int64_t epochs) const {
           double(blockTotals[l][1]) / b, double(blockTotals[l][2]) / b);
     std::fprintf(out, "\n");
   }
+  if (!devicePlacement.empty())
+    std::fprintf(out, "stats: rank %d device sampling: %s\n", r,
+                 devicePlacement.c_str());
 }
 
 void SampledTraining::printRemoteStats(std::FILE *out, double e) const {

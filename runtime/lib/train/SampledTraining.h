@@ -105,6 +105,10 @@ public:
 private:
   /// printStats' lines on the all_to_all traffic of distributed sampling.
   void printRemoteStats(std::FILE *out, double epochs) const;
+  /// A CUDA trainer's draws and input rows on its device, unless
+  /// --sample-on host, sampler ranks (--samplers) or a typed graph keep
+  /// them on the host; `devicePlacement` says which, for --stats.
+  void sampleOnDevice();
 
   /// Full-neighbourhood inference of this rank's nodes `local`, in
   /// chunks: visit(first, count, logits) gets the logits of
@@ -117,6 +121,9 @@ private:
   const TrainingData &data;
   Communicator &comm;
   MiniBatchAssembler assembler;
+  /// A CUDA trainer's device side of the batches (null: the host's).
+  std::unique_ptr<DeviceBatchSource> deviceBatches;
+  std::string devicePlacement;
   /// `--sampler-threads 1` under mpirun: the sampling thread's communicator
   /// (split from `comm`) and the assembler that samples over it.
   std::unique_ptr<Communicator> samplingComm;

@@ -14,6 +14,7 @@
 #define GNNRT_COMM_COMMUNICATOR_H
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -118,6 +119,14 @@ public:
   /// CommError naming the silent ones. 0 waits forever. A communicator of
   /// one rank never waits, so the default ignores it.
   virtual void setTimeout(double seconds) { (void)seconds; }
+
+  /// Waits until `ready()` returns true, bounded as this communicator's
+  /// own waits are: meanwhile it answers the other ranks' liveness checks,
+  /// and after the timeout it throws CommError naming the silent ranks.
+  /// For work that another layer completes (a device communicator's
+  /// collectives on a stream); `what` names the wait in messages (a string
+  /// literal). The default polls without a bound.
+  virtual void waitUntil(const char *what, const std::function<bool()> &ready);
 };
 
 /// Every rank's `bytes` of `data`, concatenated in rank order on `root` (an

@@ -5,10 +5,14 @@
 // device buffers, on a stream of the communicator's own that waits (through
 // an event) for the work queued on the calling thread's compute stream, so
 // a collective reads what the kernels before it wrote. A buffer in host
-// memory (the sampler's requests, the trainer's host gradients while the
-// optimizer runs on the host) is staged through device memory, so the whole
-// trainer can talk over this communicator. Barriers, tagged messages,
-// splits and timeouts are the MPI communicator's it was built on.
+// memory (the sampler's requests, the loss) is staged through device
+// memory, so the whole trainer can talk over this communicator. Barriers,
+// tagged messages and splits are the MPI communicator's it was built on.
+// Its waits are that communicator's bounded ones (Communicator::waitUntil):
+// they poll the collective's event and ncclCommGetAsyncError while
+// answering the other ranks' liveness checks, and after the timeout abort
+// the NCCL communicators (ncclCommAbort ends their kernels) and throw
+// CommError naming the rank that went silent.
 //
 // MPI bootstraps NCCL: rank 0's ncclGetUniqueId goes to the others over the
 // MPI communicator. When the ranks share nodes and there are several nodes

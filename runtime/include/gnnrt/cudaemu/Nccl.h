@@ -12,14 +12,19 @@
 // members' world ranks at that root over MPI_COMM_WORLD (tags above 30000,
 // which gnnrt's MPI communicator never uses), and the members create an MPI
 // communicator of their own (MPI_Comm_create_group, collective only over
-// them). Collectives are MPI's blocking ones; ncclSend/ncclRecv between
-// ncclGroupStart and ncclGroupEnd are posted together at ncclGroupEnd and
-// completed there, as NCCL's grouped point-to-point calls are. Streams are
-// accepted and ignored: emulated streams are synchronous, so each call is
-// complete when it returns.
+// them). A call is queued on its stream, as NCCL's kernels are: its
+// non-blocking MPI operation (MPI_Iallreduce, MPI_Ireduce, MPI_Ibcast; the
+// ncclSend/ncclRecv between ncclGroupStart and ncclGroupEnd posted
+// together) starts once the stream's earlier work is done, and the stream
+// and the events recorded after it are done once it completes (advanced by
+// cudaStreamQuery/cudaEventQuery, waited for by the synchronizing calls).
+// So a collective whose peer stopped leaves its stream unfinished, as on a
+// device: a caller that polls cudaEventQuery can give up, and
+// ncclCommAbort then ends the communicator's work.
+// ncclCommGetAsyncError reports the first MPI failure of its work.
 //
-// Not modelled: NCCL's own reduction order (MPI's is used), timeouts,
-// asynchronous errors (ncclCommGetAsyncError), and CUDA graphs.
+// Not modelled: NCCL's own reduction order (MPI's is used), its own
+// timeouts and error kinds, and CUDA graphs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +74,8 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId);
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
                               int rank);
 ncclResult_t ncclCommDestroy(ncclComm_t comm);
+ncclResult_t ncclCommAbort(ncclComm_t comm);
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
 ncclResult_t ncclCommCount(const ncclComm_t comm, int *count);
 ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank);
 const char *ncclGetErrorString(ncclResult_t result);

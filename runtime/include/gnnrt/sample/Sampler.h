@@ -30,6 +30,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -113,6 +114,13 @@ struct SampledBatch {
   /// whoever gathers (the trainer's pipeline), not by the sampler.
   std::vector<float> features;
   std::vector<int64_t> labels;
+  /// A CUDA trainer that gathers on the device: the input rows in device
+  /// memory (gnnrt/train/DeviceBatchSource.h), `features` then empty. The
+  /// memory is `deviceStorage`'s (grown as needed, freed with the batch;
+  /// copies of the batch share it).
+  const float *deviceFeatures = nullptr;
+  std::shared_ptr<void> deviceStorage;
+  size_t deviceStorageBytes = 0;
   /// Distributed: rows of `features` that came from another rank, and how
   /// many of the remote rows a feature cache served.
   int64_t remoteRows = 0, cachedRows = 0;

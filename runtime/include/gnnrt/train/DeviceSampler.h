@@ -13,8 +13,15 @@
 // neighbour lists then go through the same BlockBuilder, so a batch's
 // blocks equal NeighborSampler's for the same key, edge for edge.
 //
+// sampleRows is one hop over any rows (a rank's own rows of a partition,
+// with their global ids as the draws' streams): the trainer's batches
+// (MiniBatchAssembler) sample hop by hop through it, single process and
+// per rank under mpirun.
+//
 // gatherFeatureRows copies a batch's input rows from a feature matrix in
-// device memory, so that a batch's features need not cross from the host.
+// device memory, so that a batch's features need not cross from the host;
+// copyFeatureRows places rows anywhere in the batch (owned, cached and
+// fetched rows come from three tables).
 //
 // Not yet: deduplication on the device (the BlockBuilder runs on the host,
 // so each hop's neighbour ids are copied back), typed (heterogeneous)
@@ -38,24 +45,37 @@ namespace gnnrt {
 
 class DeviceNeighborSampler {
 public:
-  /// Copies `adj` (row v = node v, untyped) to the current device. Throws
-  /// DataError for a typed adjacency or a bad fanout, DeviceError when
-  /// CUDA fails.
+  /// Copies `adj` (untyped; a partition's rows with their globalIds, or
+  /// row v = node v) to the current device. Throws DataError for a typed
+  /// adjacency or a bad fanout, DeviceError when CUDA fails.
   DeviceNeighborSampler(Adjacency adj, int64_t numGlobalNodes,
                         SamplerOptions options);
   ~DeviceNeighborSampler();
   DeviceNeighborSampler(const DeviceNeighborSampler &) = delete;
   DeviceNeighborSampler &operator=(const DeviceNeighborSampler &) = delete;
 
-  /// NeighborSampler::sample with the draws made on the device.
+  /// NeighborSampler::sample with the draws made on the device. Needs
+  /// row v = node v (a DataError otherwise).
   void sample(const int64_t *seeds, int64_t numSeeds, const SampleKey &key,
               BlockBuilder &builder, SampledBatch &out) const;
+
+  /// One hop: the sampled in-neighbours (global ids) of rows[j], drawn
+  /// from stream nodes[j] (the row's global id; null: rows are node ids)
+  /// of `drawKey` (sampleDrawKey of the batch's key and the layer), as
+  /// sampleNeighbors draws them, at neighbors[offsets[j] ..
+  /// offsets[j + 1]). `fanout` -1: all. Host arrays in and out; calls from
+  /// several threads take turns.
+  void sampleRows(const int64_t *rows, const int64_t *nodes, int64_t n,
+                  int64_t fanout, uint64_t drawKey,
+                  std::vector<int64_t> &offsets,
+                  std::vector<int64_t> &neighbors) const;
   const SamplerOptions &options() const { return opts; }
 
 private:
   struct Device;
   int64_t numNodes;
   SamplerOptions opts;
+  bool rowsAreNodes = false;
   std::unique_ptr<Device> device;
 };
 
@@ -63,6 +83,13 @@ private:
 /// pointer device memory. Queued on the current stream.
 void gatherFeatureRows(const float *features, int64_t width,
                        const int64_t *nodes, int64_t count, float *out);
+
+/// out[toRows[i]] = table[fromRows[i]] for i < count (toRows null: row i),
+/// rows of `width` floats; every pointer device memory. Queued on the
+/// current stream.
+void copyFeatureRows(const float *table, int64_t width,
+                     const int64_t *fromRows, const int64_t *toRows,
+                     int64_t count, float *out);
 
 } // namespace gnnrt
 

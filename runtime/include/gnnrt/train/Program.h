@@ -39,6 +39,8 @@ class DeviceHaloExchange;
 
 class Optimizer;
 class ParameterResidence; // gnnrt/train/ParameterResidence.h
+class DeviceBatchSource;  // gnnrt/train/DeviceBatchSource.h
+struct Adjacency;         // gnnrt/sample/Sampler.h
 struct ParamInfo;
 
 /// Allocates on cache-line boundaries, so that rows of 16 floats (and
@@ -188,6 +190,10 @@ template <typename T> struct ExecContext {
   /// blocks[0]; the output and labels a row per seed (the last block's
   /// destinations).
   const GraphView *blocks = nullptr;
+  /// A device trainer's host context of a batch whose input rows were
+  /// gathered into device memory (gnnrt/train/DeviceBatchSource.h): the
+  /// entry points read them there, and `features` is null.
+  const T *deviceFeatures = nullptr;
   /// forward writes the model output [graph.numDst, numClasses] here.
   T *output = nullptr;
   /// Bytes the entry point would use with one buffer per value (set by the
@@ -370,8 +376,9 @@ struct CompiledProgram {
   /// The same programs: the bytes of the device workspace (--stats).
   int64_t (*deviceWorkspaceBytes)() = nullptr;
   /// The same programs: the residence that keeps the parameters, their
-  /// gradients and the optimizer state on the device between steps of a
-  /// one-process run (the float32 entry points then train them in place).
+  /// gradients and the optimizer state on the device between steps (the
+  /// float32 entry points then train them in place; under several ranks
+  /// the gradients are all-reduced there).
   /// `values` are the host's buffers of `params` (what the residence reads
   /// first and refreshes in toHost); `optimizer` holds the state.
   std::unique_ptr<ParameterResidence> (*makeDeviceResidence)(
@@ -384,6 +391,11 @@ struct CompiledProgram {
   void (*stageBatch)(const ExecContext<float> &next) = nullptr;
   /// The same programs: the host<->device copies so far (--stats).
   DeviceTransfers (*deviceTransfers)() = nullptr;
+  /// The same programs, sampled: the device side of the batches (draws
+  /// and input rows on the device, gnnrt/train/DeviceBatchSource.h) for
+  /// this rank's adjacency `adj` (untyped), on the selected device.
+  std::unique_ptr<DeviceBatchSource> (*makeDeviceBatchSource)(
+      const Adjacency &adj, int64_t numGlobalNodes, bool replace) = nullptr;
 };
 
 /// The generated program's main: parses the command line, trains, and

@@ -116,7 +116,10 @@ void AsyncBatchCopies::stage(const ExecContext<float> &host, int numBlocks) {
     ExecContext<float> &v = b.view;
     v.graph = host.graph.inOffsets == last.inOffsets ? b.blocks.back()
                                                      : p.placeGraph(host.graph);
-    v.features = p.place(host.features, inputRows * host.numFeatures);
+    // Rows gathered on the device stay where they are.
+    v.features = host.deviceFeatures
+                     ? host.deviceFeatures
+                     : p.place(host.features, inputRows * host.numFeatures);
     v.labels = p.place(host.labels, outputRows);
     v.lossMask = p.place(host.lossMask, outputRows);
     v.nodeIds = p.place(host.nodeIds, inputRows);

@@ -156,8 +156,12 @@ void mirrorData(const ExecContext<T> &host, bool fixed, int numBlocks,
     call.blocks.push_back(
         s.mirrorGraph("block" + std::to_string(k), host.blocks[k], fixed));
   d.blocks = numBlocks ? call.blocks.data() : nullptr;
-  d.features = s.mirror("features", host.features,
-                        call.featureRows * host.numFeatures, fixed, batch);
+  // Rows gathered on the device are read where they are.
+  d.features = host.deviceFeatures
+                   ? host.deviceFeatures
+                   : s.mirror("features", host.features,
+                              call.featureRows * host.numFeatures, fixed,
+                              batch);
   d.labels = s.mirror("labels", host.labels, call.outputRows, fixed, batch);
   d.lossMask =
       s.mirror("lossMask", host.lossMask, call.outputRows, fixed, batch);
@@ -312,7 +316,11 @@ std::unique_ptr<Communicator> useDevice(int device, Communicator &comm) {
 
 int64_t workspaceBytes() { return state().workspace.bytes(); }
 
-DeviceTransfers transfers() { return state().transfers; }
+DeviceTransfers transfers() {
+  DeviceTransfers t = state().transfers;
+  t.batchBytes += state().sampledRowBytes;
+  return t;
+}
 
 void stageBatch(const ExecContext<float> &next) {
   DeviceState &s = state();
@@ -338,6 +346,8 @@ void installDeviceEntryPoints(CompiledProgram &program,
   program.makeDeviceResidence = &device::makeDeviceResidence;
   program.deviceTransfers = &transfers;
   program.stageBatch = program.numBlocks > 0 ? &stageBatch : nullptr;
+  program.makeDeviceBatchSource =
+      program.numBlocks > 0 ? &device::makeDeviceBatchSource : nullptr;
 }
 
 } // namespace gnnrt

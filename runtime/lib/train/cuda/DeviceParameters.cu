@@ -1,7 +1,9 @@
 //===- DeviceParameters.cu - Parameters resident on the device ------------===//
 //
 // The device ParameterResidence (gnnrt/train/ParameterResidence.h): each parameter's
-// values, gradient and optimizer state in device buffers allocated once.
+// values, gradient and optimizer state in device buffers allocated once;
+// the gradients are consecutive parts of one array, so that under mpirun
+// one all-reduce through the device communicator (NCCL) sums them in place.
 // The first step copies the host's values and optimizer state in; from then
 // on the device entry points read and accumulate into these buffers
 // (DeviceState::resident), gnnrt's CUDA optimizer kernels update them --
@@ -12,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "DeviceState.h"
+
+#include "gnnrt/comm/Communicator.h"
 
 #include "gnnrt/kernels/cuda/Memory.h"
 #include "gnnrt/kernels/cuda/Optimizer.h"
@@ -48,13 +52,13 @@ public:
         n *= d;
       sizes.push_back(n);
     }
-    for (size_t i = 0; i < info.size(); ++i) {
-      const std::string &name = info[i].name;
-      values.push_back(std::make_unique<DeviceFloats>(sizes[i], name));
-      grads.push_back(
-          std::make_unique<DeviceFloats>(sizes[i], name + "'s gradient"));
+    for (int64_t n : sizes)
+      gradElements += n;
+    grads = std::make_unique<DeviceFloats>(gradElements, "the gradients");
+    for (size_t i = 0, at = 0; i < info.size(); at += size_t(sizes[i]), ++i) {
+      values.push_back(std::make_unique<DeviceFloats>(sizes[i], info[i].name));
       resident.values.push_back(values.back()->data);
-      resident.grads.push_back(grads.back()->data);
+      resident.grads.push_back(grads->data + at);
     }
     // Adam's two moments or SGD's momentum buffer (none for plain SGD),
     // as the host optimizer holds them.
@@ -76,8 +80,7 @@ public:
   void zeroGrads() override {
     if (!deviceState().resident)
       toDevice();
-    for (size_t i = 0; i < sizes.size(); ++i)
-      kernels::cuda::zero(resident.grads[i], sizes[i]);
+    kernels::cuda::zero(grads->data, gradElements);
   }
 
   void update() override {
@@ -106,6 +109,15 @@ public:
   }
 
   bool gradientsOnHost() const override { return false; }
+
+  int64_t allReduceGradients(Communicator &comm) override {
+    if (comm.size() == 1)
+      return 0;
+    // The device communicator reduces a device array where it is, after
+    // the train step's kernels on the compute stream.
+    comm.allReduceSum(grads->data, gradElements);
+    return gradElements * int64_t(sizeof(float));
+  }
 
   void toHost() override {
     if (deviceState().resident != &resident)
@@ -147,7 +159,10 @@ private:
   const std::vector<float *> hostValues;
   Optimizer &optimizer;
   std::vector<int64_t> sizes;
-  std::vector<std::unique_ptr<DeviceFloats>> values, grads;
+  std::vector<std::unique_ptr<DeviceFloats>> values;
+  /// Every parameter's gradient, in parameter order.
+  std::unique_ptr<DeviceFloats> grads;
+  int64_t gradElements = 0;
   /// state[k][i]: the k-th kind of optimizer state of parameter i.
   std::vector<std::vector<std::unique_ptr<DeviceFloats>>> state;
   ResidentParameters resident;

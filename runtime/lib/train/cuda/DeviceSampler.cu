@@ -20,7 +20,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -83,8 +85,10 @@ __global__ void countKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
     counts[j] = sampledCount(g, frontier[j], fanout, replace);
 }
 
-/// Frontier node j's sampled neighbours (global ids) at out[offsets[j]..].
-__global__ void sampleKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
+/// Row j's sampled neighbours (global ids) at out[offsets[j]..], drawn from
+/// stream streams[j] (null: the row).
+__global__ void sampleKernel(DeviceCsr g, const int64_t *frontier,
+                             const int64_t *streams, int64_t n,
                              int64_t fanout, bool replace, uint64_t drawKey,
                              const int64_t *offsets, int64_t *out) {
   for (int64_t j = globalThread(); j < n;
@@ -100,7 +104,7 @@ __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
     }
     if (degree == 0)
       continue;
-    CounterRng rng(drawKey, uint64_t(row));
+    CounterRng rng(drawKey, uint64_t(streams ? streams[j] : row));
     if (replace) {
       for (int64_t i = 0; i < fanout; ++i)
         picked[i] = neighborAt(g, begin + drawBelow(rng, uint64_t(degree)));
@@ -129,6 +133,17 @@ __global__ void gatherRowsKernel(const float *features, int64_t width,
     out[k] = features[nodes[k / width] * width + k % width];
 }
 
+__global__ void copyRowsKernel(const float *table, int64_t width,
+                               const int64_t *fromRows, const int64_t *toRows,
+                               int64_t count, float *out) {
+  const int64_t n = count * width;
+  for (int64_t k = globalThread(); k < n;
+       k += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = k / width, to = toRows ? toRows[i] : i;
+    out[to * width + k % width] = table[fromRows[i] * width + k % width];
+  }
+}
+
 [[noreturn]] void throwSamplerError(const std::string &message) {
   throwDataError("device sampler", 0, message);
 }
@@ -138,18 +153,30 @@ __global__ void gatherRowsKernel(const float *features, int64_t width,
 struct DeviceNeighborSampler::Device {
   DeviceArray offsets, neighbors, globalIds;
   DeviceCsr csr{};
-  /// Per hop, kept across batches: the frontier, the counts and offsets,
-  /// the neighbour ids.
-  mutable DeviceArray frontier, counts, hopOffsets, hopNeighbors;
+  /// Per hop, kept across batches: the rows and their streams, the counts
+  /// and offsets, the neighbour ids; one hop at a time uses them.
+  mutable std::mutex hop;
+  mutable DeviceArray frontier, streams, counts, hopOffsets, hopNeighbors;
   mutable std::vector<int64_t> hostCounts;
 };
+
+namespace {
+
+void checkFanout(int64_t fanout, int layer) {
+  if (fanout == 0 || fanout < -1)
+    throwSamplerError("fanout " + std::to_string(fanout) + " of layer " +
+                      std::to_string(layer) +
+                      ": expected a positive count or -1 (all neighbours)");
+}
+
+} // namespace
 
 DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
                                              int64_t numGlobalNodes,
                                              SamplerOptions options)
     : numNodes(numGlobalNodes), opts(std::move(options)),
       device(std::make_unique<Device>()) {
-  if (adj.numRows != numGlobalNodes)
+  if (!adj.globalIds && adj.numRows != numGlobalNodes)
     throwSamplerError("the adjacency has " + std::to_string(adj.numRows) +
                       " rows for " + std::to_string(numGlobalNodes) +
                       " nodes (row v must be node v)");
@@ -157,17 +184,20 @@ DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
     throwSamplerError("typed (heterogeneous) graphs are sampled on the host "
                       "only so far");
   for (size_t i = 0; i < opts.fanouts.size(); ++i)
-    if (opts.fanouts[i] == 0 || opts.fanouts[i] < -1)
-      throwSamplerError("fanout " + std::to_string(opts.fanouts[i]) +
-                        " of layer " + std::to_string(i) +
-                        ": expected a positive count or -1 (all neighbours)");
+    checkFanout(opts.fanouts[i], int(i));
   const int64_t edges = adj.offsets[adj.numRows];
   Device &d = *device;
   d.csr.offsets = d.offsets.upload(adj.offsets, adj.numRows + 1);
   d.csr.neighbors = d.neighbors.upload(adj.neighbors, edges);
+  // A partition's neighbours are local ids, owned rows first, then the
+  // halo: the id table covers the largest one named.
+  int64_t ids = adj.numRows;
+  if (adj.globalIds)
+    for (int64_t k = 0; k < edges; ++k)
+      ids = std::max(ids, int64_t(adj.neighbors[k]) + 1);
   d.csr.globalIds =
-      adj.globalIds ? d.globalIds.upload(adj.globalIds, numGlobalNodes)
-                    : nullptr;
+      adj.globalIds ? d.globalIds.upload(adj.globalIds, ids) : nullptr;
+  rowsAreNodes = adj.numRows == numGlobalNodes;
 }
 
 DeviceNeighborSampler::~DeviceNeighborSampler() = default;
@@ -175,53 +205,65 @@ DeviceNeighborSampler::~DeviceNeighborSampler() = default;
 void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
                                    const SampleKey &key, BlockBuilder &builder,
                                    SampledBatch &out) const {
-  Device &d = *device;
+  if (!rowsAreNodes)
+    throwSamplerError("sample() needs row v to be node v; sample a "
+                      "partition's rows with sampleRows");
   const int numLayers = int(opts.fanouts.size());
   builder.start(seeds, numSeeds, numLayers, out);
   std::vector<int64_t> offsets, neighbors;
   // Hop h samples block numLayers - h: the seeds' hop first.
   for (int layer = numLayers - 1; layer >= 0; --layer) {
-    const int64_t fanout = opts.fanouts[size_t(layer)];
-    const int64_t n = builder.frontierSize();
-    const int64_t *frontier = d.frontier.upload(builder.frontier(), n);
-    int64_t *counts = d.counts.get<int64_t>(n);
-    const unsigned grid = kernels::cuda::generatedGrid(n);
-    if (n > 0) {
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
-                                    stream(), countKernel)
-      (d.csr, frontier, n, fanout, opts.replace, counts);
-      kernels::cuda::checkLaunch("sampler count");
-    }
-    d.hostCounts.resize(size_t(n));
-    if (n > 0)
-      check(cudaMemcpyAsync(d.hostCounts.data(), counts,
-                            size_t(n) * sizeof(int64_t),
-                            cudaMemcpyDeviceToHost, stream()),
-            "copy of the sampled counts");
-    check(cudaStreamSynchronize(stream()), "sampler count");
-    offsets.assign(size_t(n) + 1, 0);
-    for (int64_t j = 0; j < n; ++j)
-      offsets[size_t(j) + 1] = offsets[size_t(j)] + d.hostCounts[size_t(j)];
-    const int64_t total = offsets.back();
-    const int64_t *deviceOffsets = d.hopOffsets.upload(offsets.data(), n + 1);
-    int64_t *deviceNeighbors = d.hopNeighbors.get<int64_t>(total);
-    if (n > 0) {
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
-                                    stream(), sampleKernel)
-      (d.csr, frontier, n, fanout, opts.replace, sampleDrawKey(key, layer),
-       deviceOffsets, deviceNeighbors);
-      kernels::cuda::checkLaunch("sampler draws");
-    }
-    neighbors.resize(size_t(total));
-    if (total > 0)
-      check(cudaMemcpyAsync(neighbors.data(), deviceNeighbors,
-                            size_t(total) * sizeof(int64_t),
-                            cudaMemcpyDeviceToHost, stream()),
-            "copy of the sampled neighbours");
-    check(cudaStreamSynchronize(stream()), "sampler draws");
+    sampleRows(builder.frontier(), nullptr, builder.frontierSize(),
+               opts.fanouts[size_t(layer)], sampleDrawKey(key, layer), offsets,
+               neighbors);
     builder.addHop(offsets, neighbors);
   }
   builder.finish();
+}
+
+void DeviceNeighborSampler::sampleRows(const int64_t *rows,
+                                       const int64_t *nodes, int64_t n,
+                                       int64_t fanout, uint64_t drawKey,
+                                       std::vector<int64_t> &offsets,
+                                       std::vector<int64_t> &neighbors) const {
+  checkFanout(fanout, 0);
+  Device &d = *device;
+  std::lock_guard<std::mutex> lock(d.hop);
+  offsets.assign(size_t(n) + 1, 0);
+  neighbors.clear();
+  if (n <= 0)
+    return;
+  const int64_t *frontier = d.frontier.upload(rows, n);
+  const int64_t *streams = d.streams.upload(nodes, n);
+  int64_t *counts = d.counts.get<int64_t>(n);
+  const unsigned grid = kernels::cuda::generatedGrid(n);
+  GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
+                                stream(), countKernel)
+  (d.csr, frontier, n, fanout, opts.replace, counts);
+  kernels::cuda::checkLaunch("sampler count");
+  d.hostCounts.resize(size_t(n));
+  check(cudaMemcpyAsync(d.hostCounts.data(), counts,
+                        size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                        stream()),
+        "copy of the sampled counts");
+  check(cudaStreamSynchronize(stream()), "sampler count");
+  for (int64_t j = 0; j < n; ++j)
+    offsets[size_t(j) + 1] = offsets[size_t(j)] + d.hostCounts[size_t(j)];
+  const int64_t total = offsets.back();
+  const int64_t *deviceOffsets = d.hopOffsets.upload(offsets.data(), n + 1);
+  int64_t *deviceNeighbors = d.hopNeighbors.get<int64_t>(total);
+  GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
+                                stream(), sampleKernel)
+  (d.csr, frontier, streams, n, fanout, opts.replace, drawKey, deviceOffsets,
+   deviceNeighbors);
+  kernels::cuda::checkLaunch("sampler draws");
+  neighbors.resize(size_t(total));
+  if (total > 0)
+    check(cudaMemcpyAsync(neighbors.data(), deviceNeighbors,
+                          size_t(total) * sizeof(int64_t),
+                          cudaMemcpyDeviceToHost, stream()),
+          "copy of the sampled neighbours");
+  check(cudaStreamSynchronize(stream()), "sampler draws");
 }
 
 void gatherFeatureRows(const float *features, int64_t width,
@@ -233,6 +275,18 @@ void gatherFeatureRows(const float *features, int64_t width,
                                 gatherRowsKernel)
   (features, width, nodes, count, out);
   kernels::cuda::checkLaunch("gatherFeatureRows");
+}
+
+void copyFeatureRows(const float *table, int64_t width,
+                     const int64_t *fromRows, const int64_t *toRows,
+                     int64_t count, float *out) {
+  if (count <= 0 || width <= 0)
+    return;
+  GNNRT_LAUNCH_WITHOUT_BARRIERS(kernels::cuda::generatedGrid(count * width),
+                                kernels::cuda::kGeneratedBlock, 0, stream(),
+                                copyRowsKernel)
+  (table, width, fromRows, toRows, count, out);
+  kernels::cuda::checkLaunch("copyFeatureRows");
 }
 
 } // namespace gnnrt

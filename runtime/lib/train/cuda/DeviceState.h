@@ -16,10 +16,12 @@
 #include "gnnrt/comm/DeviceHaloExchange.h"
 #include "gnnrt/kernels/cuda/Workspace.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/train/DeviceBatchSource.h"
 #include "gnnrt/train/DeviceProgram.h"
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -68,6 +70,9 @@ struct DeviceState {
   /// Non-null while the float32 parameters live on the device.
   const ResidentParameters *resident = nullptr;
   DeviceTransfers transfers;
+  /// Batch bytes copied by sampler threads (rows other ranks sent), added
+  /// to transfers.batchBytes when read.
+  std::atomic<int64_t> sampledRowBytes{0};
   /// Sampled batches copied while the step before runs (made by the first
   /// CompiledProgram::stageBatch).
   std::unique_ptr<AsyncBatchCopies> batchCopies;
@@ -129,6 +134,12 @@ struct DeviceState {
 
 /// The process's device state.
 DeviceState &deviceState();
+
+/// The device side of sampled batches (CompiledProgram::
+/// makeDeviceBatchSource; DeviceBatchSource.cu).
+std::unique_ptr<DeviceBatchSource>
+makeDeviceBatchSource(const Adjacency &adj, int64_t numGlobalNodes,
+                      bool replace);
 
 /// The device residence of `params` and `optimizer`'s state
 /// (CompiledProgram::makeDeviceResidence; DeviceParameters.cu).

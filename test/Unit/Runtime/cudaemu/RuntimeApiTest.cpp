@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cudaemu/StreamWork.h"
 #include "kernels/cuda/CudaTestUtil.h"
 
 #include <cublas_v2.h>
@@ -94,6 +95,42 @@ TEST(CudaEmulationRuntime, StreamsAndEventsAreCheckedHandles) {
             std::string::npos);
   EXPECT_EQ(cudaEventDestroy(start), cudaSuccess);
   EXPECT_EQ(cudaEventDestroy(stop), cudaSuccess);
+}
+
+// The NCCL stand-in's collectives complete later, as a device's do: until
+// its work is done a stream is not, nor any event recorded after it, nor a
+// stream made to wait for such an event; work behind it does not start.
+TEST(CudaEmulationRuntime, WorkThatCompletesLaterHoldsItsStreamAndEvents) {
+  cudaStream_t stream, other;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&other), cudaSuccess);
+  cudaEvent_t before, after;
+  ASSERT_EQ(cudaEventCreate(&before), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&after), cudaSuccess);
+  EXPECT_EQ(cudaEventRecord(before, stream), cudaSuccess);
+  bool peerArrived = false, nextStarted = false;
+  gnnrt::cudaemu::enqueueStreamWork(stream, [&] { return peerArrived; });
+  gnnrt::cudaemu::enqueueStreamWork(stream, [&] {
+    nextStarted = true;
+    return true;
+  });
+  EXPECT_EQ(cudaEventRecord(after, stream), cudaSuccess);
+  EXPECT_EQ(cudaStreamWaitEvent(other, after, 0), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(before), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(after), cudaErrorNotReady);
+  EXPECT_EQ(cudaStreamQuery(stream), cudaErrorNotReady);
+  EXPECT_EQ(cudaStreamQuery(other), cudaErrorNotReady);
+  EXPECT_FALSE(nextStarted);
+  peerArrived = true;
+  EXPECT_EQ(cudaEventQuery(after), cudaSuccess);
+  EXPECT_TRUE(nextStarted);
+  EXPECT_EQ(cudaStreamQuery(other), cudaSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "not ready is no error";
+  EXPECT_EQ(cudaEventDestroy(before), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(after), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(other), cudaSuccess);
 }
 
 TEST(CudaEmulationRuntime, CublasGemmIsColumnMajor) {

@@ -109,6 +109,56 @@ TEST(DeviceSampler, DifferentKeysDrawDifferentBlocks) {
   EXPECT_NE(a.nodes, b.nodes);
 }
 
+// A rank samples its own rows of a partition, whose neighbours are local
+// ids named by a table of global ids, with each row's global id as the
+// draws' stream: sampleRows must draw what the CPU's sampleNeighbors does.
+TEST(DeviceSampler, SampleRowsDrawsAPartitionsRowsAsTheCpuDoes) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = testGraph();
+  const GraphView view = graph.view();
+  // Local id i is global node 3 * i + 1 of a larger id space.
+  std::vector<int64_t> globalIds(size_t(view.numSrc));
+  for (size_t i = 0; i < globalIds.size(); ++i)
+    globalIds[i] = 3 * int64_t(i) + 1;
+  Adjacency adj = Adjacency::of(view);
+  adj.globalIds = globalIds.data();
+  const int64_t idSpace = 3 * view.numSrc + 1;
+  const std::vector<int64_t> rows = {0, 5, 17, 297, 120, 0};
+  std::vector<int64_t> nodes;
+  for (int64_t r : rows)
+    nodes.push_back(globalIds[size_t(r)]);
+  for (bool replace : {false, true}) {
+    SamplerOptions options;
+    options.replace = replace;
+    const DeviceNeighborSampler gpu(adj, idSpace, options);
+    for (int64_t fanout : {int64_t(4), int64_t(-1), int64_t(90)}) {
+      const SampleKey key{5, 2, 7};
+      std::vector<int64_t> offsets, neighbors, expected;
+      gpu.sampleRows(rows.data(), nodes.data(), int64_t(rows.size()), fanout,
+                     sampleDrawKey(key, 1), offsets, neighbors);
+      ASSERT_EQ(offsets.size(), rows.size() + 1);
+      for (size_t k = 0; k < rows.size(); ++k) {
+        const size_t before = expected.size();
+        sampleNeighbors(adj, rows[k], nodes[k], fanout, replace, key, 1,
+                        expected);
+        EXPECT_EQ(offsets[k + 1] - offsets[k], int64_t(expected.size() - before))
+            << "row " << rows[k] << " fanout " << fanout;
+      }
+      EXPECT_EQ(neighbors, expected)
+          << "fanout " << fanout << (replace ? " with replacement" : "");
+      EXPECT_FALSE(neighbors.empty());
+    }
+  }
+  // Rows that are not node ids: sample() would read the wrong rows.
+  SamplerOptions options;
+  options.fanouts = {3};
+  const DeviceNeighborSampler gpu(adj, idSpace, options);
+  BlockBuilder builder(idSpace);
+  SampledBatch batch;
+  const int64_t seed = 1;
+  EXPECT_THROW(gpu.sample(&seed, 1, SampleKey{}, builder, batch), DataError);
+}
+
 TEST(DeviceSampler, GathersTheBatchRows) {
   GNNRT_REQUIRE_CUDA_DEVICE();
   const int64_t rows = 50, width = 7;
@@ -124,6 +174,22 @@ TEST(DeviceSampler, GathersTheBatchRows) {
   for (size_t i = 0; i < nodes.size(); ++i)
     for (int64_t j = 0; j < width; ++j)
       EXPECT_EQ(got[i * width + j], features[nodes[i] * width + j]);
+
+  // Rows placed anywhere (a rank's owned, cached and fetched rows land
+  // among each other); rows not named keep what they held.
+  const std::vector<int64_t> to = {4, 0, 2};
+  DeviceArray<int64_t> toRows(to), fromRows(std::vector<int64_t>{1, 2, 3});
+  DeviceArray<float> placed(std::vector<float>(5 * width, -1.0f));
+  copyFeatureRows(table.get(), width, fromRows.get(), toRows.get(), 3,
+                  placed.get());
+  const std::vector<float> rowsOut = placed.toHost();
+  for (int64_t j = 0; j < width; ++j) {
+    EXPECT_EQ(rowsOut[4 * width + j], features[1 * width + j]);
+    EXPECT_EQ(rowsOut[0 * width + j], features[2 * width + j]);
+    EXPECT_EQ(rowsOut[2 * width + j], features[3 * width + j]);
+    EXPECT_EQ(rowsOut[1 * width + j], -1.0f);
+    EXPECT_EQ(rowsOut[3 * width + j], -1.0f);
+  }
 }
 
 TEST(DeviceSampler, RefusesTypedGraphsAndBadFanouts) {

@@ -1,0 +1,76 @@
+//===- DeviceBatchSource.h - Sampled batches drawn on the device -*- C++ -*-===//
+//
+// What a CUDA trainer's sampled batches need from the device, behind an
+// interface of host types, so that the batch assembly (MiniBatchAssembler,
+// in the CPU-only gnnrt library) can use it without CUDA: the neighbour
+// draws of a hop (DeviceNeighborSampler, the CPU sampler's draws) and the
+// batch's input rows gathered into device memory from tables resident
+// there: the rank's feature rows and the frequency partitioner's cache of
+// hot remote rows. Rows fetched from other ranks are copied in.
+//
+// CompiledProgram::makeDeviceBatchSource makes one (gnnc --target=cuda,
+// sampled programs); the train step then reads a batch's input rows where
+// the source gathered them (SampledBatch::deviceFeatures), and no feature
+// row crosses from the host unless another rank sent it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_TRAIN_DEVICEBATCHSOURCE_H
+#define GNNRT_TRAIN_DEVICEBATCHSOURCE_H
+
+#include "gnnrt/sample/Sampler.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+class DeviceBatchSource {
+public:
+  virtual ~DeviceBatchSource() = default;
+
+  /// DeviceNeighborSampler::sampleRows on the adjacency the source was made
+  /// for. Thread-safe (calls take turns).
+  virtual void sampleRows(const int64_t *rows, const int64_t *nodes,
+                          int64_t n, int64_t fanout, uint64_t drawKey,
+                          std::vector<int64_t> &offsets,
+                          std::vector<int64_t> &neighbors) = 0;
+
+  /// The tables input rows are gathered from, [rows x width] each (host
+  /// memory; `cache` may be empty). Copies them to the device when both
+  /// fit the budget ($GNNRT_DEVICE_FEATURE_BUDGET_MB if set, else half of
+  /// the device's free memory: the rest is for the model's workspace and
+  /// the batches) and returns true; otherwise keeps nothing and returns
+  /// false (the inputs are then gathered on the host). rowPlacement()
+  /// says which, and the sizes.
+  virtual bool placeRowTables(const float *features, int64_t rows,
+                              const float *cache, int64_t cacheRows,
+                              int64_t width) = 0;
+  virtual std::string rowPlacement() const = 0;
+
+  /// The tables of a batch's rows.
+  enum class Table { Features, Cache };
+
+  /// `batch`'s device buffer of input rows, [rows x width] of the placed
+  /// tables' width: its deviceStorage, grown if needed, so a pipeline's
+  /// batches in flight never share one.
+  virtual float *batchRows(SampledBatch &batch, int64_t rows) = 0;
+  /// out[toRows[i]] = table[fromRows[i]] (host index arrays; out from
+  /// batchRows).
+  virtual void copyRows(Table table, const int64_t *fromRows,
+                        const int64_t *toRows, int64_t count, float *out) = 0;
+  /// out[toRows[i]] = hostRows[i] (rows another rank sent).
+  virtual void copyHostRows(const float *hostRows, const int64_t *toRows,
+                            int64_t count, float *out) = 0;
+  /// Waits until the rows copied into batch buffers are in place (before
+  /// the batch is handed to a step).
+  virtual void finishRows() = 0;
+
+  /// Where the draws run, for --stats: "CUDA device 0".
+  virtual std::string deviceName() const = 0;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_TRAIN_DEVICEBATCHSOURCE_H
