@@ -50,10 +50,12 @@ public:
   /// `numGlobalNodes`: the id space. Collective (builds the partition book)
   /// in a distributed run.
   /// `perRelation`: each relation of a node draws its own fanout (a typed
-  /// graph's `per_relation = true`).
+  /// graph's `per_relation = true`), from `relationFanouts` for the
+  /// relations that have their own (relationFanoutsOf; empty: none).
   MiniBatchAssembler(const TrainingData &data, int64_t numGlobalNodes,
                      bool replace, bool perRelation, uint64_t seed,
-                     Communicator &comm);
+                     Communicator &comm,
+                     RelationFanouts relationFanouts = {});
 
   /// The global ids of this rank's nodes of a split.
   std::vector<int64_t> globalIds(const std::vector<int64_t> &localIds) const;
@@ -103,6 +105,9 @@ private:
   bool replace;
   uint64_t seed;
   Communicator &comm;
+  /// What adjacency.relationFanouts points to (when sampling per relation
+  /// with relations of their own fanouts).
+  RelationFanouts relationFanouts;
   Adjacency adjacency;
   /// The partition book (distributed only): each node's owner and its row
   /// among the owner's nodes.

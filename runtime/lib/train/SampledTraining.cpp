@@ -6,6 +6,8 @@
 
 #include "SampledTraining.h"
 
+#include "RelationFanouts.h"
+
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -34,7 +36,9 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                                  bool inputsLearned)
     : program(program), options(options), data(data), comm(comm),
       assembler(data, data.numGlobalNodes, program.settings.replace,
-                program.settings.perRelation, options.seed, comm),
+                program.settings.perRelation, options.seed, comm,
+                relationFanoutsOf(program.settings, data.data.relations,
+                                  data.data.nodeTypes)),
       samplerThreads(options.samplerThreads), inputsLearned(inputsLearned) {
   const TrainSettings &s = program.settings;
   // Distributed sampling is a sequence of collectives every rank issues in
@@ -60,7 +64,9 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
     samplingComm = comm.split(0, comm.rank());
     samplingAssembler = std::make_unique<MiniBatchAssembler>(
         data, data.numGlobalNodes, program.settings.replace,
-        program.settings.perRelation, options.seed, *samplingComm);
+        program.settings.perRelation, options.seed, *samplingComm,
+        relationFanoutsOf(program.settings, data.data.relations,
+                          data.data.nodeTypes));
   }
   if (inputsLearned)
     assembler.bypassFeatureCache();

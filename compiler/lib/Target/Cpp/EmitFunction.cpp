@@ -170,18 +170,19 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
 
   // Declare the results: slots and views here, parameters and scalars in
   // their ops' cases below. A graph value is only a name (a sampled block),
-  // or a relation's subgraph, built here from its graph's edges.
+  // or a relation's subgraph, which its graph's relation index keeps from
+  // the first step on (the local storage holds it only for a graph without
+  // an index).
   if (op->getNumResults() > 0) {
     Value res = op->getResult(0);
     if (isa<GraphType>(res.getType())) {
       if (auto rel = dyn_cast<RelationOp>(op)) {
         std::string id = fn.graph(res).str();
-        os << "const " << rt::graphStorage << " " << id << "_storage = "
-           << rt::relationSubgraph << "(" << fn.graph(rel.getGraph()) << ", "
-           << rt::ctx::relationId << "(" << cppString(rel.getName())
-           << "));\n"
-           << "const " << rt::graphView << " " << id << " = " << id
-           << "_storage.view();\n";
+        os << rt::graphStorage << " " << id << "_storage;\n"
+           << "const " << rt::graphView << " " << id << " = "
+           << rt::relationView << "(" << fn.graph(rel.getGraph()) << ", "
+           << rt::ctx::relationId << "(" << cppString(rel.getName()) << "), "
+           << id << "_storage);\n";
       }
       return success();
     }

@@ -42,29 +42,16 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
   const cpp::TrainerModule &unit = *found;
   const std::string &cppModel = unit.cppModel;
   // A relation's subgraph (relation(g, "name")) is built from the graph's
-  // edges on the host, and a node type's column has no CUDA kernel yet; the
+  // edges on the host; node types' columns, block-diagonal matrices and the
   // relation-batched aggregations have CUDA kernels.
   for (func::FuncOp entry : {unit.forward, unit.step}) {
-    WalkResult relational = entry.walk([](Operation *op) {
-      if (!isa<RelationOp, NodeTypeOp>(op))
-        return WalkResult::advance();
-      op->emitOpError("is not supported by the CUDA target yet (")
-          << (isa<RelationOp>(op) ? "a relation's subgraph is built on the host"
-                                  : "gnnrt has no CUDA kernel for it")
-          << "): build this program with --target=cpu";
+    WalkResult relational = entry.walk([](RelationOp op) {
+      op->emitOpError("is not supported by the CUDA target yet (a relation's "
+                      "subgraph is built on the host): build this program "
+                      "with --target=cpu");
       return WalkResult::interrupt();
     });
     if (relational.wasInterrupted())
-      return failure();
-    WalkResult blockDiagonal = entry.walk([](Operation *op) {
-      if (!isa<BlockDiagonalOp, DiagonalBlocksOp>(op))
-        return WalkResult::advance();
-      op->emitOpError("is not supported by the CUDA target yet (gnnrt has no "
-                      "CUDA block-diagonal kernel): build this program with "
-                      "--target=cpu");
-      return WalkResult::interrupt();
-    });
-    if (blockDiagonal.wasInterrupted())
       return failure();
   }
 

@@ -221,6 +221,9 @@ void prepareCall(const ExecContext<T> &host, bool training,
   d.numClasses = host.numClasses;
   d.numRelations = host.numRelations;
   d.numGlobalNodes = host.numGlobalNodes;
+  // Host lists: node_type(g, "name") looks its ids up on the host.
+  d.relations = host.relations;
+  d.nodeTypes = host.nodeTypes;
   d.seed = host.seed;
   d.step = host.step;
   d.lossScale = host.lossScale;
