@@ -2,17 +2,19 @@
 # bench/rgcn_named_relations.sh - a layer written with relation(g, "name")
 # (a matrix per relation of ogbn-mag's 4 and their inverses, mean over each
 # relation's messages, self connection) on a generated mag-shaped graph,
-# full graph: the epoch time and the process CPU time per epoch. Each
-# relation's subgraph comes from the graph's relation index, built in the
-# first step and kept (before: rebuilt in every step from all the edges).
+# full graph or sampled: the epoch time and the process CPU time per epoch.
+# Each relation's subgraph comes from the graph's relation index, built on
+# first use and kept with the graph (a sampled block's for its step).
 # Pass GNNC of another build to compare (its libgnnrt is the one it links).
 #
 #   bench/rgcn_named_relations.sh                 # 100k nodes, 1 thread
+#   MODE=sampled bench/rgcn_named_relations.sh
 #   GNNC=/other/build/bin/gnnc bench/rgcn_named_relations.sh
 #
 # Environment (defaults in brackets): BENCH_DIR [/tmp/gnnc-bench], NODES
 # [100000], HIDDEN [16], EPOCHS [4] (the first is warm-up), THREADS [1],
-# GNNC, GNN_DATA.
+# MODE [full] (or sampled: fanouts [10, 10], batches of 1024), GNNC,
+# GNN_DATA.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,6 +24,7 @@ NODES="${NODES:-100000}"
 HIDDEN="${HIDDEN:-16}"
 EPOCHS="${EPOCHS:-4}"
 THREADS="${THREADS:-1}"
+MODE="${MODE:-full}"
 GNNC="${GNNC:-$ROOT/build/bin/gnnc}"
 GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
 source "$ROOT/bench/common.sh"
@@ -38,7 +41,12 @@ if [[ ! -f "$DATA/.bench-complete" ]]; then
   touch "$DATA/.bench-complete"
 fi
 
-RUN="$BENCH_DIR/run/rgcn-named-n$NODES-h$HIDDEN-$(echo "$GNNC" | md5sum | cut -c1-8)"
+RUN="$BENCH_DIR/run/rgcn-named-n$NODES-h$HIDDEN-$MODE-$(echo "$GNNC" | md5sum | cut -c1-8)"
+g0=g g1=g batches=""
+if [[ "$MODE" == sampled ]]; then
+  g0="g[0]" g1="g[1]"
+  batches="  batches   = neighbor(fanout = [10, 10], batch = 1024)"
+fi
 mkdir -p "$RUN"
 relations=(cites cites_inv writes writes_inv affiliated_with affiliated_with_inv
            has_topic has_topic_inv)
@@ -60,9 +68,10 @@ relations=(cites cites_inv writes writes_inv affiliated_with affiliated_with_inv
   echo "model M(hidden: int = $HIDDEN) {"
   echo "  c1 = NamedConv(mag.features, hidden)"
   echo "  c2 = NamedConv(hidden, mag.classes)"
-  echo "  forward(g, x) { return c2(g, relu(c1(g, x))) }"
+  echo "  forward(g, x) { return c2($g1, relu(c1($g0, x))) }"
   echo "}"
   echo "train M on mag {"
+  [[ -z "$batches" ]] || echo "$batches"
   echo "  optimizer = adam(lr = 0.01)"
   echo "  epochs    = 100"
   echo "  evaluate  = test every 100 epochs"
@@ -74,12 +83,12 @@ log "load average $(load_avg)"
 "$RUN/named" --data "$DATA" --epochs "$EPOCHS" --threads "$THREADS" \
   --metrics "$RUN/named.jsonl" > "$RUN/named.out" 2> "$RUN/named.err" ||
   die "$RUN/named failed: $(tail -3 "$RUN/named.err")"
-python3 - "$RUN/named.jsonl" <<'PYEOF'
+python3 - "$RUN/named.jsonl" "$MODE" <<'PYEOF'
 import json, statistics, sys
 epochs = [json.loads(l) for l in open(sys.argv[1])][1:]
 wall = statistics.median(e["epoch_seconds"] for e in epochs)
 cpu = statistics.median(e["epoch_cpu_seconds"] for e in epochs)
-print(f"gnnc named relations, full graph: median {wall:.3f} s per epoch, "
+print(f"gnnc named relations, {sys.argv[2]}: median {wall:.3f} s per epoch, "
       f"{cpu:.3f} s CPU, over {len(epochs)} epochs")
 PYEOF
 log "load average $(load_avg)"

@@ -159,6 +159,15 @@ void FunctionEmitter::emitReturn(func::ReturnOp ret) {
     os << copyStmt(name(v), numel(v), rt::ctx::output.str());
 }
 
+std::string FunctionEmitter::relationGraphStmt(
+    const std::string &id, const std::string &graph,
+    const std::string &relation) const {
+  return (rt::graphStorage + " " + id + "_storage;\nconst " + rt::graphView +
+          " " + id + " = " + rt::relationView + "(" + graph + ", " + relation +
+          ", " + id + "_storage);\n")
+      .str();
+}
+
 LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     emitReturn(ret);
@@ -176,14 +185,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (op->getNumResults() > 0) {
     Value res = op->getResult(0);
     if (isa<GraphType>(res.getType())) {
-      if (auto rel = dyn_cast<RelationOp>(op)) {
-        std::string id = fn.graph(res).str();
-        os << rt::graphStorage << " " << id << "_storage;\n"
-           << "const " << rt::graphView << " " << id << " = "
-           << rt::relationView << "(" << fn.graph(rel.getGraph()) << ", "
-           << rt::ctx::relationId << "(" << cppString(rel.getName()) << "), "
-           << id << "_storage);\n";
-      }
+      if (auto rel = dyn_cast<RelationOp>(op))
+        os << relationGraphStmt(fn.graph(res).str(),
+                                fn.graph(rel.getGraph()).str(),
+                                (rt::ctx::relationId + "(" +
+                                 cppString(rel.getName()) + ")")
+                                    .str());
       return success();
     }
     switch (fn.storage(res)) {

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -218,6 +219,25 @@ template <typename T> struct ExecContext {
     int32_t id;
   };
   mutable std::vector<ResolvedRelation> resolvedRelations;
+  /// Device entry points: the subgraphs of the relations the program
+  /// selects by name, of each graph it runs on (the graph, a batch's
+  /// blocks), built on the host and copied (gnnrt/train/DeviceProgram.h);
+  /// `inOffsets` names the device graph a subgraph is of.
+  struct RelationGraph {
+    const int64_t *inOffsets;
+    int32_t relation;
+    GraphView view;
+  };
+  const std::vector<RelationGraph> *relationGraphs = nullptr;
+  /// relation(g, "name") in a device entry point: that copy.
+  GraphView relationGraph(const GraphView &g, int32_t relation) const {
+    if (relationGraphs)
+      for (const RelationGraph &r : *relationGraphs)
+        if (r.inOffsets == g.inOffsets && r.relation == relation)
+          return r.view;
+    throw std::logic_error("relation " + std::to_string(relation) +
+                           " of this graph is not on the device");
+  }
   /// The ids of node type `name` (node_type(g, "name")); the trainer
   /// checked the program's names beforehand.
   IdRange nodeType(const char *name) const {

@@ -178,6 +178,9 @@ constexpr StringLiteral numRelations = "ctx.numRelations";
 constexpr StringLiteral numGlobalNodes = "ctx.numGlobalNodes";
 /// ctx.relationId("name"): a relation's id in the data.
 constexpr StringLiteral relationId = "ctx.relationId";
+/// ctx.relationGraph(g, relation): device entry points' copy of a
+/// relation's subgraph of g.
+constexpr StringLiteral relationGraph = "ctx.relationGraph";
 /// ctx.nodeType("name"): a node type of the data (its id range).
 constexpr StringLiteral nodeType = "ctx.nodeType";
 /// The whole graph, or the rank's partition.
