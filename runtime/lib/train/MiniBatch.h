@@ -82,6 +82,15 @@ public:
   /// fetched from their owner, never served from the feature cache.
   void bypassFeatureCache() { useCache = false; }
 
+  /// Whether relations with fanouts of their own draw them (training), or
+  /// every relation draws the fanouts assemble() is given (inference's
+  /// whole neighbourhoods, -1). On by default; every rank sets the same.
+  void useRelationFanouts(bool on) {
+    if (adjacency.perRelation)
+      adjacency.relationFanouts =
+          on && relationFanouts.numRelations > 0 ? &relationFanouts : nullptr;
+  }
+
   /// The owners' side of a batch's input-row gradients (learned inputs
   /// under mpirun): sends gradient row i ([rows, width]) of global node
   /// ids[i] to its owner, and sets `ownRows` to this rank's rows (distinct

@@ -260,6 +260,12 @@ void SampledTraining::infer(
   std::vector<SampledBatch>().swap(pipelineSlots);
   const std::vector<int64_t> global = assembler.globalIds(local);
   const std::vector<int64_t> all(size_t(program.numBlocks), -1);
+  // Whole neighbourhoods: relations with fanouts of their own take all too.
+  struct WholeNeighbourhoods {
+    MiniBatchAssembler &assembler;
+    ~WholeNeighbourhoods() { assembler.useRelationFanouts(true); }
+  } restore{assembler};
+  assembler.useRelationFanouts(false);
   const int64_t classes = data.data.numClasses;
   const std::vector<int64_t> counts = gatherCounts(comm, int64_t(local.size()));
   int64_t chunks = 0;

@@ -88,10 +88,12 @@ int64_t fanoutOf(Mode mode, size_t l, int32_t r) {
 }
 
 /// Each rank's batch of its first 5 nodes, fanouts [2, 3], sampled by
-/// `ranks` ranks together.
+/// `ranks` ranks together; with `whole`, whole neighbourhoods (fanouts -1
+/// with the relations' own fanouts off, as inference samples).
 std::vector<SampledBatch> sampleOnRanks(const Dataset &ds,
                                         const PartitionPlan &plan, Mode mode,
-                                        int ranks = kRanks) {
+                                        int ranks = kRanks,
+                                        bool whole = false) {
   TurnTaking turns(ranks, [](int, int) {});
   std::vector<SampledBatch> batches(static_cast<size_t>(ranks));
   turns.run([&](int rank) {
@@ -108,8 +110,12 @@ std::vector<SampledBatch> sampleOnRanks(const Dataset &ds,
     const std::vector<int64_t> owned = assembler.globalIds({0, 1, 2, 3, 4});
     BlockBuilder builder(kNodes);
     SamplingTraffic traffic;
-    assembler.assemble(owned, {2, 3}, {7, 1, 0}, builder, batches[rank],
-                       traffic);
+    if (whole)
+      assembler.useRelationFanouts(false);
+    assembler.assemble(owned,
+                       whole ? std::vector<int64_t>{-1, -1}
+                             : std::vector<int64_t>{kFanouts[0], kFanouts[1]},
+                       {7, 1, 0}, builder, batches[rank], traffic);
   });
   return batches;
 }
@@ -212,6 +218,29 @@ TEST(RelationFanoutDraws, LeaveOtherRelationsDrawsAlone) {
   };
   EXPECT_FALSE(relationOne(per[0]).empty());
   EXPECT_EQ(relationOne(per[0]), relationOne(own[0]));
+}
+
+// Inference samples whole neighbourhoods: with the relations' own fanouts
+// turned off, every (destination, relation) keeps all its in-edges, on one
+// rank and on two.
+TEST(RelationFanoutDraws, InferenceTakesWholeNeighbourhoods) {
+  std::set<std::tuple<int64_t, int64_t, int32_t>> typedEdges;
+  const Dataset ds = typedGraph(typedEdges);
+  std::map<int64_t, int64_t> inDegree;
+  for (const auto &[u, v, r] : typedEdges)
+    ++inDegree[v];
+  for (int ranks : {1, kRanks}) {
+    const PartitionPlan plan = buildPartitionPlan(
+        ds, randomPartition(kNodes, ranks, 1), ranks, EdgeAssign::Dst);
+    const std::vector<SampledBatch> batches =
+        sampleOnRanks(ds, plan, Mode::OwnFanouts, ranks, /*whole=*/true);
+    for (int rank = 0; rank < ranks; ++rank)
+      for (const GraphView &block : batches[size_t(rank)].views)
+        for (int64_t v = 0; v < block.numDst; ++v)
+          EXPECT_EQ(block.inOffsets[v + 1] - block.inOffsets[v],
+                    inDegree[batches[size_t(rank)].nodes[size_t(v)]])
+              << ranks << " ranks, rank " << rank << " node " << v;
+  }
 }
 
 TEST(RelationFanoutsOf, FillsTheLayersFanoutForRelationsWithoutTheirOwn) {
