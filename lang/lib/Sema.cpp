@@ -795,39 +795,105 @@ void Sema::checkOffloadSettings(const TrainInfo &info) {
                 "working set is one batch");
 }
 
-/// `neighbor(fanout = [...], batch = N)`: one positive fanout (or -1, all
-/// neighbours) per layer, and a positive batch size. Whether there is one
-/// fanout per layer is checked once the model's layers are known
-/// (gnn-sample-blocks).
+/// `neighbor(fanout = [...], batch = N, relation_fanout = [...])`: one
+/// positive fanout (or -1, all neighbours) per layer, and a positive batch
+/// size; each relation given its own fanouts gives one per layer too, once.
+/// Whether there is one fanout per layer is checked once the model's layers
+/// are known (gnn-sample-blocks); whether the relations exist, once the
+/// data is (the trainer, at start-up).
 void Sema::checkSampler(const CallExpr *call) {
   auto resolved = call ? result.builtinCalls.find(call)
                        : result.builtinCalls.end();
   if (resolved == result.builtinCalls.end() ||
       resolved->second.args.size() < 2)
     return;
-  if (const Expr *fanout = resolved->second.args[0]) {
+  const BuiltinCall &sampler = resolved->second;
+  auto argument = [](const BuiltinCall &c, const char *param) -> const Expr * {
+    for (size_t i = 0; i < c.args.size(); ++i)
+      if (std::string(c.builtin->params[i].name) == param)
+        return c.args[i];
+    return nullptr;
+  };
+  // The fanouts of a list, one per layer; nullopt after an error.
+  auto fanoutList = [&](const Expr *fanout) -> std::optional<size_t> {
     auto *list = dyn_cast<ListExpr>(fanout);
-    if (!list || list->elements.empty())
+    if (!list || list->elements.empty()) {
       diags.error(fanout->loc, "fanout expects a non-empty list of integers, "
                                "one per layer (layer 0 first)");
-    else
-      for (const ExprPtr &e : list->elements) {
-        std::optional<int64_t> v;
-        if (auto *i = dyn_cast<IntExpr>(e.get()))
-          v = i->value;
-        else if (auto *neg = dyn_cast<NegExpr>(e.get()))
-          if (auto *i = dyn_cast<IntExpr>(neg->operand.get()))
-            v = -i->value;
-        if (!v || (*v <= 0 && *v != -1))
-          diags.error(e->loc, "a fanout is a positive number of neighbours, "
-                              "or -1 for all of them");
+      return std::nullopt;
+    }
+    bool ok = true;
+    for (const ExprPtr &e : list->elements) {
+      std::optional<int64_t> v;
+      if (auto *i = dyn_cast<IntExpr>(e.get()))
+        v = i->value;
+      else if (auto *neg = dyn_cast<NegExpr>(e.get()))
+        if (auto *i = dyn_cast<IntExpr>(neg->operand.get()))
+          v = -i->value;
+      if (!v || (*v <= 0 && *v != -1)) {
+        diags.error(e->loc, "a fanout is a positive number of neighbours, "
+                            "or -1 for all of them");
+        ok = false;
       }
-  }
-  const Expr *batch = resolved->second.args[1];
+    }
+    return ok ? std::optional<size_t>(list->elements.size()) : std::nullopt;
+  };
+  std::optional<size_t> layers;
+  if (const Expr *fanout = argument(sampler, "fanout"))
+    layers = fanoutList(fanout);
+  const Expr *batch = argument(sampler, "batch");
   if (auto *n = batch ? dyn_cast<IntExpr>(batch) : nullptr)
     if (n->value <= 0)
       diags.error(batch->loc, "the batch size must be positive, got " +
                                   std::to_string(n->value));
+
+  const Expr *overrides = argument(sampler, "relation_fanout");
+  if (!overrides)
+    return;
+  if (const Expr *perRelation = argument(sampler, "per_relation"))
+    if (auto *flag = dyn_cast<BoolExpr>(perRelation); flag && !flag->value)
+      diags.error(flag->loc, "per_relation = false contradicts "
+                             "relation_fanout, which samples each relation "
+                             "on its own");
+  const char *expected = "relation_fanout expects a list of "
+                         "relation(\"name\", [f0, f1, ...]) entries";
+  auto *list = dyn_cast<ListExpr>(overrides);
+  if (!list || list->elements.empty()) {
+    diags.error(overrides->loc, expected);
+    return;
+  }
+  std::map<std::string, const Expr *> seen;
+  for (const ExprPtr &e : list->elements) {
+    auto *entry = dyn_cast<CallExpr>(e.get());
+    auto *callee = entry ? dyn_cast<NameExpr>(entry->callee.get()) : nullptr;
+    if (!callee || callee->name != "relation") {
+      diags.error(e->loc, expected);
+      continue;
+    }
+    Scope scope;
+    if (checkBuiltinCall(entry, *lookupBuiltin("relation",
+                                               BuiltinContext::TrainSetting),
+                         scope)
+            .isError())
+      continue;
+    const BuiltinCall &relation = result.builtinCalls[entry];
+    const auto *name = dyn_cast<StringExpr>(argument(relation, "name"));
+    const Expr *fanout = argument(relation, "fanout");
+    if (!name || !fanout)
+      continue;
+    if (auto [at, inserted] = seen.emplace(name->value, name); !inserted) {
+      diags.error(name->loc, "relation '" + name->value +
+                                 "' is given its fanouts more than once");
+      diags.note(at->second->loc, "previous fanouts are here");
+    }
+    std::optional<size_t> own = fanoutList(fanout);
+    if (own && layers && *own != *layers)
+      diags.error(fanout->loc,
+                  "relation '" + name->value + "' gives " +
+                      std::to_string(*own) + " fanouts, but fanout gives " +
+                      std::to_string(*layers) +
+                      ": give one per layer (layer 0 first)");
+  }
 }
 
 void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {

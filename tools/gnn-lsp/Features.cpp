@@ -180,6 +180,8 @@ const char *kindName(ParamKind kind) {
     return "sum|mean|max|min";
   case ParamKind::Side:
     return "src|dst";
+  case ParamKind::RelationFanouts:
+    return "list[relation(name, fanout)]";
   case ParamKind::Any:
     return "any";
   }

@@ -237,7 +237,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
       if (!forward)
         continue;
       forward->setAttr(gnn::TrainAttr::getAttrName(),
-                       gnn::mlirgen::trainAttributes(t, sema, builder));
+                       gnn::mlirgen::trainAttributes(t, sema, compilation.sources(),
+                                                      builder));
       // Where `batches = ...` is written, for errors found by passes (a
       // fanout list that does not match the model's layers).
       if (auto it = t.settings.find("batches"); it != t.settings.end())

@@ -15,6 +15,7 @@
 #include "gnnrt/support/ByteSize.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Path.h"
 
 using namespace gnn::lang;
 using llvm::cast;
@@ -110,9 +111,16 @@ private:
 
 gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
                                              const SemaResult &sema,
+                                             const SourceManager &sources,
                                              mlir::Builder &b) {
   mlir::MLIRContext *ctx = b.getContext();
   SettingReader read(sema, b);
+  // `file.gnn:line:col`, as the trainer prints the locations of ops.
+  auto sourceLocation = [&](SourceLoc l) {
+    return (llvm::sys::path::filename(sources.name(l.fileId)) + ":" +
+            llvm::Twine(l.line) + ":" + llvm::Twine(l.column))
+        .str();
+  };
   auto setting = [&](llvm::StringRef key) -> const TrainSetting * {
     auto it = train.settings.find(key.str());
     return it == train.settings.end() ? nullptr : it->second;
@@ -166,12 +174,33 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
       for (const ExprPtr &f : list->elements)
         if (std::optional<int64_t> n = SettingReader::integer(f.get()))
           fanouts.push_back(*n);
+    // `relation_fanout = [relation("cites", [5, 5]), ...]`: relations with
+    // fanouts of their own, which means sampling per relation.
+    mlir::ArrayAttr relationFanouts;
+    if (auto *entries = dyn_cast_or_null<ListExpr>(
+            read.argument(batches, "relation_fanout"))) {
+      llvm::SmallVector<mlir::Attribute> list;
+      for (const ExprPtr &entry : entries->elements) {
+        llvm::SmallVector<int64_t> own;
+        if (auto *f = dyn_cast_or_null<ListExpr>(
+                read.argument(entry.get(), "fanout")))
+          for (const ExprPtr &n : f->elements)
+            if (std::optional<int64_t> v = SettingReader::integer(n.get()))
+              own.push_back(*v);
+        list.push_back(RelationFanoutAttr::get(
+            ctx, SettingReader::string(read.argument(entry.get(), "name"), ""),
+            own, sourceLocation(entry->loc)));
+      }
+      relationFanouts = b.getArrayAttr(list);
+    }
     sampler = SamplerAttr::get(
         ctx, fanouts,
         SettingReader::integer(read.argument(batches, "batch")).value_or(0),
         SettingReader::flag(read.argument(batches, "replace"), false),
         SettingReader::flag(read.argument(batches, "shuffle"), true),
-        SettingReader::flag(read.argument(batches, "per_relation"), false));
+        relationFanouts ||
+            SettingReader::flag(read.argument(batches, "per_relation"), false),
+        relationFanouts);
   }
 
   PartitionAttr partition;

@@ -4,6 +4,7 @@
 
 #include "gnn/Dialect/GNN/GNNAttrs.h"
 #include "gnn/lang/Sema.h"
+#include "gnn/lang/SourceManager.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -14,9 +15,12 @@ class Builder;
 namespace gnn::mlirgen {
 
 /// The `#gnn.train` attribute of a checked train block, defaults resolved.
+/// `sources` names the files of settings whose location the trainer reports
+/// (a relation's own fanouts, checked against the data at start-up).
 gnn::TrainAttr trainAttributes(const lang::TrainInfo &train,
-                                     const lang::SemaResult &sema,
-                                     mlir::Builder &builder);
+                               const lang::SemaResult &sema,
+                               const lang::SourceManager &sources,
+                               mlir::Builder &builder);
 
 } // namespace gnn::mlirgen
 

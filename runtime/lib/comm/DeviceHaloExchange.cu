@@ -146,6 +146,8 @@ struct DeviceHaloExchange::Mirror {
   /// the ring's two transfers' both ways; a mean adjoint's scaled dy.
   DeviceBytes send, halo, back, scaledDy;
   DeviceBytes ringSend[2], ringRecv[2];
+  /// aggregateOver's owned and halo rows.
+  DeviceBytes overRows;
 
   /// The owned sources' and the halo's in-edges, mirrored on first use.
   const GraphView &ownedGraph(const HaloExchange &host) {
@@ -505,7 +507,38 @@ void DeviceHaloExchange::aggregateGradSequential(Reduce reduce,
   host.addTraffic(CommTraffic(), bwd);
 }
 
+template <typename T>
+void DeviceHaloExchange::aggregateOver(const GraphView &graph, Reduce reduce,
+                                       bool selfLoops, const T *x,
+                                       int64_t width, T *out) const {
+  // The owned rows, then the halo's from their owners, as on the host.
+  Mirror &m = *mirror;
+  T *rows = m.overRows.get<T>((m.owned + m.numHalo) * width);
+  kernels::cuda::copy<T>(x, m.owned * width, rows);
+  forward(rows, width);
+  kernels::cuda::aggregate<T>(graph, reduce, selfLoops, rows, width, nullptr,
+                              1, out);
+}
+
+template <typename T>
+void DeviceHaloExchange::aggregateGradOver(const GraphView &graph,
+                                           Reduce reduce, bool selfLoops,
+                                           const T *dy, int64_t width,
+                                           T *dx) const {
+  // Every source row's share, then the halo rows' sent to their owners.
+  Mirror &m = *mirror;
+  T *rows = m.overRows.get<T>((m.owned + m.numHalo) * width);
+  kernels::cuda::aggregateGradInput<T>(graph, reduce, selfLoops, dy, nullptr,
+                                       nullptr, width, nullptr, 1, rows);
+  kernels::cuda::copy<T>(rows, m.owned * width, dx);
+  backward(rows, width, dx);
+}
+
 #define GNNRT_INSTANTIATE(T)                                                   \
+  template void DeviceHaloExchange::aggregateOver<T>(                         \
+      const GraphView &, Reduce, bool, const T *, int64_t, T *) const;        \
+  template void DeviceHaloExchange::aggregateGradOver<T>(                     \
+      const GraphView &, Reduce, bool, const T *, int64_t, T *) const;        \
   template void DeviceHaloExchange::forward<T>(T *, int64_t) const;           \
   template void DeviceHaloExchange::backward<T>(const T *, int64_t, T *)      \
       const;                                                                   \

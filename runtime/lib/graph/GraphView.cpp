@@ -268,14 +268,39 @@ GraphStorage relationSubgraph(const GraphView &g, int32_t relation) {
                                 : std::string("without relations")));
   std::vector<int64_t> offsets(size_t(g.numDst) + 1, 0);
   std::vector<int32_t> sources;
-  for (int64_t v = 0; v < g.numDst; ++v) {
-    for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k)
-      if (g.edgeType[k] == relation)
-        sources.push_back(g.edgeSrc[k]);
-    offsets[size_t(v) + 1] = int64_t(sources.size());
+  if (g.relationIndex && g.relationIndex->describes(g)) {
+    // The index lists the relation's (destination, relation) pairs by
+    // ascending destination: O(its edges + destinations), not O(all edges).
+    const RelationPairs &pairs = g.relationIndex->byDst;
+    for (int64_t i = pairs.relationBegin[size_t(relation)];
+         i < pairs.relationBegin[size_t(relation) + 1]; ++i) {
+      const int64_t p = pairs.relationPairs[size_t(i)];
+      for (int64_t e = pairs.edgeBegin[p]; e < pairs.edgeBegin[p + 1]; ++e)
+        sources.push_back(g.edgeSrc[pairs.edges[e]]);
+      offsets[size_t(pairs.pairNode[p]) + 1] = pairs.count(p);
+    }
+    for (int64_t v = 0; v < g.numDst; ++v)
+      offsets[size_t(v) + 1] += offsets[size_t(v)];
+  } else {
+    for (int64_t v = 0; v < g.numDst; ++v) {
+      for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k)
+        if (g.edgeType[k] == relation)
+          sources.push_back(g.edgeSrc[k]);
+      offsets[size_t(v) + 1] = int64_t(sources.size());
+    }
   }
-  // A destination's sources keep g's order (a partition's is by global id).
+  // A destination's sources keep g's order (a partition's is by global
+  // id; a pair keeps its edges in CSR order).
   return GraphStorage::fromCsr(g.numSrc, g.numDst, offsets, sources);
+}
+
+GraphView relationView(const GraphView &g, int32_t relation,
+                       GraphStorage &scratch) {
+  if (g.relationIndex && g.relationIndex->describes(g) &&
+      g.relationIndex->subgraphs)
+    return g.relationIndex->subgraphs->get(g, relation).view();
+  scratch = relationSubgraph(g, relation);
+  return scratch.view();
 }
 
 } // namespace gnnrt

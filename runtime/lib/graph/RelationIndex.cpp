@@ -11,6 +11,7 @@
 #include "gnnrt/graph/GraphView.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace gnnrt {
 
@@ -135,7 +136,26 @@ RelationIndex buildRelationIndex(const GraphView &g) {
   index.numSrc = g.numSrc;
   index.numDst = g.numDst;
   index.numEdges = g.numEdges;
+  index.subgraphs = std::make_shared<RelationSubgraphs>(g.numRelations);
   return index;
+}
+
+RelationSubgraphs::RelationSubgraphs(int32_t numRelations)
+    : built(size_t(std::max(0, numRelations))) {}
+
+RelationSubgraphs::~RelationSubgraphs() = default;
+
+const GraphStorage &RelationSubgraphs::get(const GraphView &g,
+                                           int32_t relation) {
+  if (relation < 0 || size_t(relation) >= built.size()) {
+    relationSubgraph(g, relation); // throws, naming the relation
+    throw std::logic_error("RelationSubgraphs: relation out of range");
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<GraphStorage> &subgraph = built[size_t(relation)];
+  if (!subgraph)
+    subgraph = std::make_unique<GraphStorage>(relationSubgraph(g, relation));
+  return *subgraph;
 }
 
 } // namespace gnnrt

@@ -189,9 +189,11 @@ void sampleEntries(const Adjacency &adj, int64_t degree, const Position &at,
 /// Appends the sampled in-neighbours of `row` (global ids) with the layer's
 /// key already derived; sampleNeighbors and the hop loop share it. Per
 /// relation, relation r of node v draws from stream v * relations + r, so
-/// its draws do not depend on the node's other relations.
+/// its draws do not depend on the node's other relations (nor on their
+/// fanouts), and draws adj.relationFanouts' count for `layer` when given.
 void sampleRow(const Adjacency &adj, int64_t row, int64_t node, int64_t fanout,
-               bool replace, uint64_t key, std::vector<int64_t> &out,
+               bool replace, uint64_t key, int layer,
+               std::vector<int64_t> &out,
                std::vector<int32_t> *types = nullptr) {
   if (!adj.perRelation) {
     const int64_t begin = adj.offsets[row];
@@ -204,8 +206,11 @@ void sampleRow(const Adjacency &adj, int64_t row, int64_t node, int64_t fanout,
   const RelationPairs &pairs = *adj.perRelation;
   for (int64_t p = pairs.nodePairs[row]; p < pairs.nodePairs[row + 1]; ++p) {
     const int64_t *edges = pairs.edges.data() + pairs.edgeBegin[p];
+    const int64_t own = adj.relationFanouts
+                            ? adj.relationFanouts->of(layer, pairs.relation[p])
+                            : fanout;
     sampleEntries(
-        adj, pairs.count(p), [edges](int64_t i) { return edges[i]; }, fanout,
+        adj, pairs.count(p), [edges](int64_t i) { return edges[i]; }, own,
         replace, key,
         uint64_t(node) * uint64_t(adj.numRelations) +
             uint64_t(pairs.relation[p]),
@@ -276,18 +281,32 @@ void sampleNeighbors(const Adjacency &adj, int64_t row, int64_t node,
     lastLayer = layer;
     lastDrawKey = layerKey(key, layer);
   }
-  sampleRow(adj, row, node, fanout, replace, lastDrawKey, out, types);
+  if (adj.relationFanouts && layer >= adj.relationFanouts->numLayers())
+    throw std::logic_error("sampleNeighbors: layer " + std::to_string(layer) +
+                           " has no relation fanouts");
+  sampleRow(adj, row, node, fanout, replace, lastDrawKey, layer, out, types);
 }
 
-Adjacency Adjacency::perRelationOf(const GraphView &g) {
+Adjacency Adjacency::perRelationOf(const GraphView &g,
+                                   const RelationFanouts *fanouts) {
   if (!g.edgeType || g.numRelations <= 0)
     throwSamplerError("per_relation = true samples each relation on its own, "
                       "but the graph has no relations (a homogeneous dataset)");
   if (!g.relationIndex || !g.relationIndex->describes(g))
     throw std::logic_error("Adjacency::perRelationOf: the view carries no "
                            "relation index of its own");
+  if (fanouts) {
+    if (fanouts->numRelations != g.numRelations)
+      throw std::logic_error("Adjacency::perRelationOf: fanouts for " +
+                             std::to_string(fanouts->numRelations) +
+                             " relations, the graph has " +
+                             std::to_string(g.numRelations));
+    for (size_t i = 0; i < fanouts->table.size(); ++i)
+      checkFanout(fanouts->table[i], int(i / size_t(g.numRelations)));
+  }
   Adjacency adj = of(g);
   adj.perRelation = &g.relationIndex->byDst;
+  adj.relationFanouts = fanouts;
   return adj;
 }
 
@@ -422,6 +441,12 @@ NeighborSampler::NeighborSampler(Adjacency adj, int64_t numGlobalNodes,
                       " nodes (row v must be node v)");
   for (size_t i = 0; i < opts.fanouts.size(); ++i)
     checkFanout(opts.fanouts[i], int(i));
+  if (adj.relationFanouts &&
+      adj.relationFanouts->numLayers() != int64_t(opts.fanouts.size()))
+    throwSamplerError(
+        "relation fanouts for " +
+        std::to_string(adj.relationFanouts->numLayers()) + " layers, but " +
+        std::to_string(opts.fanouts.size()) + " layers are sampled");
 }
 
 void NeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
@@ -450,7 +475,7 @@ void NeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
       if (j + kPrefetchNodes / 2 < n)
         prefetchNeighbors(adj, frontier[j + kPrefetchNodes / 2]);
       sampleRow(adj, frontier[j], frontier[j], fanout, opts.replace, drawKey,
-                neighbors, typesOut);
+                layer, neighbors, typesOut);
       offsets[size_t(j) + 1] = int64_t(neighbors.size());
     }
     if (typesOut)

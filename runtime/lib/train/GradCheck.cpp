@@ -14,6 +14,7 @@
 #include "GradCheck.h"
 
 #include "ParameterStore.h"
+#include "RelationFanouts.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/sample/Sampler.h"
 #include "gnnrt/support/Random.h"
@@ -44,14 +45,20 @@ struct Problem {
 };
 
 /// The problem's relations: those the program selects by name first (so
-/// that relation(g, "name") finds them), then unnamed ones up to
-/// kMinRelations.
+/// that relation(g, "name") and relation_fanout find them), then unnamed
+/// ones up to kMinRelations.
 std::vector<RelationType> problemRelations(const CompiledProgram &program) {
   std::vector<RelationType> relations;
-  for (const RelationUse &use : program.relationUses)
+  auto add = [&](const std::string &name) {
     if (std::none_of(relations.begin(), relations.end(),
-                     [&](const RelationType &r) { return r.name == use.name; }))
-      relations.push_back({use.name, 0, 0, -1});
+                     [&](const RelationType &r) { return r.name == name; }))
+      relations.push_back({name, 0, 0, -1});
+  };
+  for (const RelationUse &use : program.relationUses)
+    add(use.name);
+  for (const TrainSettings::RelationFanout &own :
+       program.settings.relationFanouts)
+    add(own.relation);
   while (relations.size() < size_t(kMinRelations))
     relations.push_back(
         {"relation" + std::to_string(relations.size()), 0, 0, -1});
@@ -166,8 +173,13 @@ bool runGradCheck(const CompiledProgram &program,
     sampling.fanouts = program.settings.fanouts;
     sampling.replace = program.settings.replace;
     sampling.seed = options.seed;
+    const RelationFanouts relationFanouts = relationFanoutsOf(
+        program.settings, problem.data.relations, problem.data.nodeTypes);
     NeighborSampler sampler(program.settings.perRelation
-                                ? Adjacency::perRelationOf(g)
+                                ? Adjacency::perRelationOf(
+                                      g, relationFanouts.numRelations > 0
+                                             ? &relationFanouts
+                                             : nullptr)
                                 : Adjacency::of(g),
                             g.numDst, sampling);
     BlockBuilder builder(g.numDst);

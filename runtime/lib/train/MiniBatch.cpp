@@ -103,13 +103,19 @@ std::vector<T> exchange(Communicator &comm, const std::vector<T> &send,
 MiniBatchAssembler::MiniBatchAssembler(const TrainingData &data,
                                        int64_t numGlobalNodes, bool replace,
                                        bool perRelation, uint64_t seed,
-                                       Communicator &comm)
+                                       Communicator &comm,
+                                       RelationFanouts relationFanouts)
     : data(data), numNodes(numGlobalNodes), replace(replace), seed(seed),
-      comm(comm) {
+      comm(comm), relationFanouts(std::move(relationFanouts)) {
   const GraphView g = data.graph.view();
   // A heterogeneous graph's blocks keep each sampled edge's relation; ranks
   // send it with the neighbour it came from.
-  adjacency = perRelation ? Adjacency::perRelationOf(g) : Adjacency::of(g);
+  adjacency = perRelation
+                  ? Adjacency::perRelationOf(
+                        g, this->relationFanouts.numRelations > 0
+                               ? &this->relationFanouts
+                               : nullptr)
+                  : Adjacency::of(g);
   adjacency.globalIds = data.nodeIds.empty() ? nullptr : data.nodeIds.data();
   if (!distributed())
     return;

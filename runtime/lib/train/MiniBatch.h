@@ -58,10 +58,12 @@ public:
   /// `numGlobalNodes`: the id space. Collective (builds the partition book)
   /// in a distributed run.
   /// `perRelation`: each relation of a node draws its own fanout (a typed
-  /// graph's `per_relation = true`).
+  /// graph's `per_relation = true`), from `relationFanouts` for the
+  /// relations that have their own (relationFanoutsOf; empty: none).
   MiniBatchAssembler(const TrainingData &data, int64_t numGlobalNodes,
                      bool replace, bool perRelation, uint64_t seed,
-                     Communicator &comm);
+                     Communicator &comm,
+                     RelationFanouts relationFanouts = {});
 
   /// The global ids of this rank's nodes of a split.
   std::vector<int64_t> globalIds(const std::vector<int64_t> &localIds) const;
@@ -104,6 +106,15 @@ public:
   /// The host's rows of the feature cache in use (empty when bypassed).
   const std::vector<float> &cacheInUse() const;
   int64_t cacheRowsInUse() const;
+
+  /// Whether relations with fanouts of their own draw them (training), or
+  /// every relation draws the fanouts assemble() is given (inference's
+  /// whole neighbourhoods, -1). On by default; every rank sets the same.
+  void useRelationFanouts(bool on) {
+    if (adjacency.perRelation)
+      adjacency.relationFanouts =
+          on && relationFanouts.numRelations > 0 ? &relationFanouts : nullptr;
+  }
 
   /// The owners' side of a batch's input-row gradients (learned inputs
   /// under mpirun): sends gradient row i ([rows, width]) of global node
@@ -148,6 +159,9 @@ private:
   bool replace;
   uint64_t seed;
   Communicator &comm;
+  /// What adjacency.relationFanouts points to (when sampling per relation
+  /// with relations of their own fanouts).
+  RelationFanouts relationFanouts;
   Adjacency adjacency;
   /// The partition book (distributed only): each node's owner and its row
   /// among the owner's nodes.

@@ -6,6 +6,8 @@
 
 #include "SampledTraining.h"
 
+#include "RelationFanouts.h"
+
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -35,7 +37,9 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                                  bool inputsLearned)
     : program(program), options(options), data(data), comm(comm),
       assembler(data, data.numGlobalNodes, program.settings.replace,
-                program.settings.perRelation, options.seed, comm),
+                program.settings.perRelation, options.seed, comm,
+                relationFanoutsOf(program.settings, data.data.relations,
+                                  data.data.nodeTypes)),
       samplerThreads(options.samplerThreads), inputsLearned(inputsLearned) {
   const TrainSettings &s = program.settings;
   // Distributed sampling is a sequence of collectives every rank issues in
@@ -61,7 +65,9 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
     samplingComm = comm.split(0, comm.rank());
     samplingAssembler = std::make_unique<MiniBatchAssembler>(
         data, data.numGlobalNodes, program.settings.replace,
-        program.settings.perRelation, options.seed, *samplingComm);
+        program.settings.perRelation, options.seed, *samplingComm,
+        relationFanoutsOf(program.settings, data.data.relations,
+                          data.data.nodeTypes));
   }
   if (inputsLearned)
     assembler.bypassFeatureCache();
@@ -305,6 +311,12 @@ void SampledTraining::infer(
   std::vector<SampledBatch>().swap(pipelineSlots);
   const std::vector<int64_t> global = assembler.globalIds(local);
   const std::vector<int64_t> all(size_t(program.numBlocks), -1);
+  // Whole neighbourhoods: relations with fanouts of their own take all too.
+  struct WholeNeighbourhoods {
+    MiniBatchAssembler &assembler;
+    ~WholeNeighbourhoods() { assembler.useRelationFanouts(true); }
+  } restore{assembler};
+  assembler.useRelationFanouts(false);
   const int64_t classes = data.data.numClasses;
   const std::vector<int64_t> counts = gatherCounts(comm, int64_t(local.size()));
   int64_t chunks = 0;

@@ -6,6 +6,8 @@
 
 #include "ScheduleBase.h"
 
+#include "RelationFanouts.h"
+
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/graph/Reorder.h"
 #include "gnnrt/partition/PartitionDirectory.h"
@@ -133,6 +135,8 @@ static void checkRelationUses(const CompiledProgram &program,
       throw DataError(use.location + ": " + e.what());
     }
   }
+  // The relations given fanouts of their own (errors carry the location).
+  relationFanoutsOf(program.settings, data.relations, data.nodeTypes);
 }
 
 void ScheduleBase::prepare() {

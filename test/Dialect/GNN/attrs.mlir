@@ -92,3 +92,8 @@ func.func @unary_kinds(%d: tensor<?x4xf32>, %x: tensor<?x4xf32>, %y: tensor<?x4x
   %10 = gnn.unary_grad elu %9, %x, %y {alpha = 1.0} : tensor<?x4xf32>
   return %10 : tensor<?x4xf32>
 }
+
+// A sampler whose relations have fanouts of their own round-trips.
+// CHECK-LABEL: func.func @relation_fanouts()
+// CHECK-SAME: sampler = <fanouts = [5, 5], batch = 4, per_relation = true, relation_fanouts = [#gnn.relation_fanout<name = "cites", fanouts = [3, -1], where = "m.gnn:2:3">]>
+func.func @relation_fanouts() attributes {gnn.train = #gnn.train<sampler = <fanouts = [5, 5], batch = 4, per_relation = true, relation_fanouts = [#gnn.relation_fanout<name = "cites", fanouts = [3, -1], where = "m.gnn:2:3">]>>} { return }

@@ -375,6 +375,19 @@ func.func @train_sampler() attributes {gnn.train = #gnn.train<sampler = <batch =
 
 // -----
 
+// A relation's own fanouts cover every layer and mean sampling per relation.
+// expected-error @+2 {{relation 'cites' has 1 fanouts, expected 2 (one per layer)}}
+// expected-error @+1 {{failed to parse GNN_TrainAttr parameter 'sampler'}}
+func.func @relation_fanouts_per_layer() attributes {gnn.train = #gnn.train<sampler = <fanouts = [5, 5], batch = 4, per_relation = true, relation_fanouts = [#gnn.relation_fanout<name = "cites", fanouts = [3], where = "m.gnn:2:3">]>>} { return }
+
+// -----
+
+// expected-error @+2 {{relation_fanouts needs per_relation = true}}
+// expected-error @+1 {{failed to parse GNN_TrainAttr parameter 'sampler'}}
+func.func @relation_fanouts_per_relation() attributes {gnn.train = #gnn.train<sampler = <fanouts = [5], batch = 4, relation_fanouts = [#gnn.relation_fanout<name = "cites", fanouts = [3], where = "m.gnn:2:3">]>>} { return }
+
+// -----
+
 func.func @aggregate_relations_max(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?x16x4xf32>) -> tensor<?x4xf32> {
   // expected-error @+1 {{'gnn.aggregate_relations' op supports sum and mean, got max}}
   %h = gnn.aggregate_relations max %g, %x, %w : tensor<?x16xf32>, tensor<?x16x4xf32> -> tensor<?x4xf32>

@@ -1,7 +1,8 @@
 // RUN: gnn-translate --gnn-to-cpp %s | FileCheck %s
-// gnn.relation: the relation's subgraph is built where the op is, from its
-// graph's edges, under a name taken from the relation; the ops on it read
-// that view, and its node counts are its graph's.
+// gnn.relation: the relation's subgraph is looked up where the op is (its
+// graph's relation index builds it once), under a name taken from the
+// relation; the ops on it read that view, and its node counts are its
+// graph's.
 module {
   func.func @M.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x?xf32> {
     %r = gnn.relation %g "paper___cites___paper"
@@ -14,8 +15,8 @@ module {
   }
 }
 // CHECK-LABEL: void M_forward(
-// CHECK: const GraphStorage rel_paper___cites___paper_storage = relationSubgraph(g, ctx.relationId("paper___cites___paper"));
-// CHECK-NEXT: const GraphView rel_paper___cites___paper = rel_paper___cites___paper_storage.view();
+// CHECK: GraphStorage rel_paper___cites___paper_storage;
+// CHECK-NEXT: const GraphView rel_paper___cites___paper = relationView(g, ctx.relationId("paper___cites___paper"), rel_paper___cites___paper_storage);
 // CHECK: T *t = ws.get(0, (g.numDst * features));
 // CHECK: kernels::aggregate<T>(rel_paper___cites___paper, Reduce::Sum,
-// CHECK: program.relationUses = {{[{][{]}}"paper___cites___paper", "{{.*}}relation.mlir:7:10"{{[}][}]}};
+// CHECK: program.relationUses = {{[{][{]}}"paper___cites___paper", "{{.*}}relation.mlir:8:10"{{[}][}]}};

@@ -159,6 +159,15 @@ void FunctionEmitter::emitReturn(func::ReturnOp ret) {
     os << copyStmt(name(v), numel(v), rt::ctx::output.str());
 }
 
+std::string FunctionEmitter::relationGraphStmt(
+    const std::string &id, const std::string &graph,
+    const std::string &relation) const {
+  return (rt::graphStorage + " " + id + "_storage;\nconst " + rt::graphView +
+          " " + id + " = " + rt::relationView + "(" + graph + ", " + relation +
+          ", " + id + "_storage);\n")
+      .str();
+}
+
 LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     emitReturn(ret);
@@ -170,19 +179,18 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
 
   // Declare the results: slots and views here, parameters and scalars in
   // their ops' cases below. A graph value is only a name (a sampled block),
-  // or a relation's subgraph, built here from its graph's edges.
+  // or a relation's subgraph, which its graph's relation index keeps from
+  // the first step on (the local storage holds it only for a graph without
+  // an index).
   if (op->getNumResults() > 0) {
     Value res = op->getResult(0);
     if (isa<GraphType>(res.getType())) {
-      if (auto rel = dyn_cast<RelationOp>(op)) {
-        std::string id = fn.graph(res).str();
-        os << "const " << rt::graphStorage << " " << id << "_storage = "
-           << rt::relationSubgraph << "(" << fn.graph(rel.getGraph()) << ", "
-           << rt::ctx::relationId << "(" << cppString(rel.getName())
-           << "));\n"
-           << "const " << rt::graphView << " " << id << " = " << id
-           << "_storage.view();\n";
-      }
+      if (auto rel = dyn_cast<RelationOp>(op))
+        os << relationGraphStmt(fn.graph(res).str(),
+                                fn.graph(rel.getGraph()).str(),
+                                (rt::ctx::relationId + "(" +
+                                 cppString(rel.getName()) + ")")
+                                    .str());
       return success();
     }
     switch (fn.storage(res)) {

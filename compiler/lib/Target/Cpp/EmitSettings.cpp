@@ -72,6 +72,13 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
     os << "s.shuffle = " << cppBool(sampler.getShuffle()) << ";\n";
     if (sampler.getPerRelation())
       os << "s.perRelation = true;\n";
+    if (ArrayAttr relations = sampler.getRelationFanouts())
+      for (auto relation : relations.getAsRange<RelationFanoutAttr>()) {
+        os << "s.relationFanouts.push_back({"
+           << cppString(relation.getName()) << ", {";
+        llvm::interleaveComma(relation.getFanouts(), os);
+        os << "}, " << cppString(relation.getWhere()) << "});\n";
+      }
   }
   if (PartitionAttr partition = train.getPartition()) {
     os << "s.partition = "

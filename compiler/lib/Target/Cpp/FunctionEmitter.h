@@ -135,6 +135,12 @@ public:
   virtual std::string zeroStmt(const std::string &buffer,
                                const std::string &begin,
                                const std::string &end) const;
+  /// The statements declaring `id`, the view of relation `relation` (an id
+  /// expression) of `graph`: the CPU's relationView, whose storage local
+  /// `<id>_storage` holds it when the graph keeps no relation index.
+  virtual std::string relationGraphStmt(const std::string &id,
+                                        const std::string &graph,
+                                        const std::string &relation) const;
 
 protected:
   /// The first line of the body: the local `ws` for the memory plan.

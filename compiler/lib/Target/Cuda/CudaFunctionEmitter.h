@@ -77,6 +77,10 @@ public:
   std::string kernelName(llvm::StringRef name) const override;
   /// A rank's halo ops go through the exchange over device rows.
   llvm::StringRef haloExchange() const override;
+  /// The device's copy of the relation's subgraph, which the device
+  /// adapter built on the host (ctx.relationGraph).
+  std::string relationGraphStmt(const std::string &id, const std::string &graph,
+                                const std::string &relation) const override;
   std::string copyStmt(const std::string &from, const std::string &count,
                        const std::string &to) const override;
   std::string zeroStmt(const std::string &buffer, const std::string &begin,

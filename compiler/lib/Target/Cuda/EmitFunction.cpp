@@ -50,6 +50,15 @@ std::string CudaFunctionEmitter::kernelName(StringRef name) const {
   return rt::cudaKernel(name);
 }
 
+std::string
+CudaFunctionEmitter::relationGraphStmt(const std::string &id,
+                                       const std::string &graph,
+                                       const std::string &relation) const {
+  return ("const " + rt::graphView + " " + id + " = " + rt::ctx::relationGraph +
+          "(" + graph + ", " + relation + ");\n")
+      .str();
+}
+
 llvm::StringRef CudaFunctionEmitter::haloExchange() const {
   return rt::ctx::deviceHalo;
 }

@@ -29,6 +29,9 @@ enum class ParamKind {
   DimList, ///< A list of dimension expressions (reshape).
   Reduce,  ///< sum | mean | max | min
   Side,    ///< src | dst
+  /// A list of `relation("name", [f0, f1, ...])` entries (neighbor's
+  /// relation_fanout), checked by the sampler's own rule.
+  RelationFanouts,
   Any,
 };
 

@@ -52,6 +52,16 @@ public:
   void aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
                      int64_t width, T *dx,
                      HaloMode mode = HaloMode::Auto) const;
+  /// HaloExchange::aggregateOver and its adjoint on device rows: over a
+  /// device subgraph of the rank's graph on the same nodes (one relation's
+  /// edges), the whole halo fetched at once.
+  template <typename T>
+  void aggregateOver(const GraphView &graph, Reduce reduce, bool selfLoops,
+                     const T *x, int64_t width, T *out) const;
+  template <typename T>
+  void aggregateGradOver(const GraphView &graph, Reduce reduce,
+                         bool selfLoops, const T *dy, int64_t width,
+                         T *dx) const;
 
 private:
   struct Mirror;

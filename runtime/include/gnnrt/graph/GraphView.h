@@ -128,6 +128,13 @@ private:
 /// range.
 GraphStorage relationSubgraph(const GraphView &g, int32_t relation);
 
+/// relationSubgraph's view, built once per graph: kept by g's relation
+/// index when g carries one that describes it (a typed GraphStorage's
+/// views do), for as long as the storage's edges stay the same; otherwise
+/// built into `scratch`, which must outlive the view.
+GraphView relationView(const GraphView &g, int32_t relation,
+                       GraphStorage &scratch);
+
 } // namespace gnnrt
 
 #endif // GNNRT_GRAPH_GRAPHVIEW_H

@@ -15,11 +15,31 @@
 #define GNNRT_GRAPH_RELATIONINDEX_H
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace gnnrt {
 
 struct GraphView;
+class GraphStorage;
+
+/// The subgraphs of single relations (relation(g, "name")) of the graph an
+/// index describes, each built on first use. The index is rebuilt whenever
+/// its storage's edges change, and a new index starts with no subgraphs: a
+/// full graph's or a partition's are built once per run, a sampled block's
+/// at most once per block. Thread-safe.
+class RelationSubgraphs {
+public:
+  explicit RelationSubgraphs(int32_t numRelations);
+  ~RelationSubgraphs();
+  /// Relation r's subgraph of g (the graph of the index that owns this).
+  const GraphStorage &get(const GraphView &g, int32_t relation);
+
+private:
+  std::mutex mutex;
+  std::vector<std::unique_ptr<GraphStorage>> built;
+};
 
 /// One side's grouping of a typed graph's edges: the (node, relation)
 /// pairs that have edges, node-major and by increasing relation within a
@@ -55,6 +75,9 @@ struct RelationIndex {
   const int64_t *inOffsets = nullptr, *outOffsets = nullptr;
   const int32_t *edgeType = nullptr;
   int64_t numSrc = 0, numDst = 0, numEdges = 0;
+  /// Relations' subgraphs, shared by copies of the index (which describe
+  /// the same arrays, or none).
+  std::shared_ptr<RelationSubgraphs> subgraphs;
 
   /// Whether this is the index of `g` (same arrays, same sizes).
   bool describes(const GraphView &g) const;

@@ -37,6 +37,23 @@
 
 namespace gnnrt {
 
+/// Per-relation sampling where some relations draw fanouts of their own
+/// (`neighbor(..., relation_fanout = [relation("cites", [5, 5])])`, DGL's
+/// `{etype: fanout}`): the fanout of every (layer, relation), layer 0
+/// first; a relation the program does not name has the layer's fanout.
+struct RelationFanouts {
+  int32_t numRelations = 0;
+  /// fanout of relation r in layer l at [l * numRelations + r]; -1: all.
+  std::vector<int64_t> table;
+
+  int64_t numLayers() const {
+    return numRelations > 0 ? int64_t(table.size()) / numRelations : 0;
+  }
+  int64_t of(int layer, int32_t relation) const {
+    return table[size_t(layer) * size_t(numRelations) + size_t(relation)];
+  }
+};
+
 /// The in-neighbours of a set of nodes, as a CSR: row r's neighbours are
 /// neighbors[offsets[r] .. offsets[r + 1]). Neighbours are row-space ids
 /// mapped to global ids through `globalIds` (null: the identity, as for a
@@ -57,14 +74,20 @@ struct Adjacency {
   /// fanout, as DGL's per-edge-type fanouts do. Null: a row draws its
   /// fanout over all its entries.
   const RelationPairs *perRelation = nullptr;
+  /// With perRelation: the fanouts of relations that have their own, which
+  /// replace the fanout a caller passes for the layer. Null: every
+  /// relation draws that fanout.
+  const RelationFanouts *relationFanouts = nullptr;
 
   static Adjacency of(const GraphView &g) {
     return {g.numDst, g.inOffsets, g.edgeSrc, nullptr, g.edgeType,
             g.numRelations};
   }
   /// The same with each relation sampled on its own; g must be typed and
-  /// carry its RelationIndex (a typed GraphStorage's views do).
-  static Adjacency perRelationOf(const GraphView &g);
+  /// carry its RelationIndex (a typed GraphStorage's views do). `fanouts`
+  /// (kept by pointer; null: none) must cover g's relations.
+  static Adjacency perRelationOf(const GraphView &g,
+                                 const RelationFanouts *fanouts = nullptr);
   int64_t degree(int64_t row) const { return offsets[row + 1] - offsets[row]; }
   int64_t neighbor(int64_t k) const {
     return globalIds ? globalIds[neighbors[k]] : int64_t(neighbors[k]);

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -206,10 +207,42 @@ template <typename T> struct ExecContext {
   const std::vector<RelationType> *relations = nullptr;
   const std::vector<NodeType> *nodeTypes = nullptr;
   int32_t relationId(const char *name) const {
+    // Generated code asks with the same literal in every step: the answer
+    // is remembered per (literal, relations), not searched by name again.
+    for (const ResolvedRelation &known : resolvedRelations)
+      if (known.name == name && known.relations == relations)
+        return known.id;
     static const std::vector<RelationType> noRelations;
     static const std::vector<NodeType> noTypes;
-    return findRelation(relations ? *relations : noRelations,
-                        nodeTypes ? *nodeTypes : noTypes, name);
+    const int32_t id = findRelation(relations ? *relations : noRelations,
+                                    nodeTypes ? *nodeTypes : noTypes, name);
+    resolvedRelations.push_back({name, relations, id});
+    return id;
+  }
+  struct ResolvedRelation {
+    const char *name;
+    const std::vector<RelationType> *relations;
+    int32_t id;
+  };
+  mutable std::vector<ResolvedRelation> resolvedRelations;
+  /// Device entry points: the subgraphs of the relations the program
+  /// selects by name, of each graph it runs on (the graph, a batch's
+  /// blocks), built on the host and copied (gnnrt/train/DeviceProgram.h);
+  /// `inOffsets` names the device graph a subgraph is of.
+  struct RelationGraph {
+    const int64_t *inOffsets;
+    int32_t relation;
+    GraphView view;
+  };
+  const std::vector<RelationGraph> *relationGraphs = nullptr;
+  /// relation(g, "name") in a device entry point: that copy.
+  GraphView relationGraph(const GraphView &g, int32_t relation) const {
+    if (relationGraphs)
+      for (const RelationGraph &r : *relationGraphs)
+        if (r.inOffsets == g.inOffsets && r.relation == relation)
+          return r.view;
+    throw std::logic_error("relation " + std::to_string(relation) +
+                           " of this graph is not on the device");
   }
   /// The ids of node type `name` (node_type(g, "name")); the trainer
   /// checked the program's names beforehand.
@@ -305,6 +338,16 @@ struct TrainSettings {
   /// `per_relation = true` (typed graphs): each relation of a destination
   /// draws its own fanout, rather than the fanout over all its in-edges.
   bool perRelation = false;
+  /// `relation_fanout = [relation("cites", [5, 5]), ...]` (with
+  /// perRelation): relations that draw fanouts of their own, one per layer
+  /// as `fanouts`; the others draw `fanouts`. Checked against the data at
+  /// start-up, errors prefixed with `location` ("m.gnn:9:40").
+  struct RelationFanout {
+    std::string relation;
+    std::vector<int64_t> fanouts;
+    std::string location;
+  };
+  std::vector<RelationFanout> relationFanouts;
   /// `partition = frequency(cache = R)`: the share of a rank's node count
   /// whose hottest remote features it caches.
   double cacheRatio = 0;

@@ -164,6 +164,33 @@ __global__ void copyRowsKernel(int64_t rows, int64_t count, const T *from,
   to[o * toStride + r] = from[o * fromStride + r];
 }
 
+/// Entry i of out[matrices, blocks * rows, blocks * cols]: its row's block
+/// b has its entries in columns [b * cols, (b + 1) * cols), the rest are 0.
+/// A row of out is a row of q[matrices, blocks, rows, cols] (same index).
+template <typename T>
+__global__ void blockDiagonalKernel(int64_t total, int64_t blocks,
+                                    int64_t rows, int64_t cols, const T *q,
+                                    T *out) {
+  const int64_t i = globalThread();
+  if (i >= total)
+    return;
+  const int64_t width = blocks * cols;
+  const int64_t row = i / width, c = i % width - (row / rows) % blocks * cols;
+  out[i] = c >= 0 && c < cols ? q[row * cols + c] : T(0);
+}
+
+/// Entry i of q: the entry of w's diagonal block it came from.
+template <typename T>
+__global__ void diagonalBlocksKernel(int64_t total, int64_t blocks,
+                                     int64_t rows, int64_t cols, const T *w,
+                                     T *q) {
+  const int64_t i = globalThread();
+  if (i >= total)
+    return;
+  const int64_t row = i / cols, c = i % cols;
+  q[i] = w[row * blocks * cols + (row / rows) % blocks * cols + c];
+}
+
 /// dy's dims (row-major strides), which of them are summed away, and the
 /// kept dims in order (out is laid out as them).
 struct Broadcast {
@@ -272,6 +299,22 @@ void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
 }
 
 template <typename T>
+void blockDiagonal(int64_t matrices, int64_t blocks, int64_t rows, int64_t cols,
+                   const T *q, T *out) {
+  const int64_t total = matrices * blocks * rows * blocks * cols;
+  launchColumns("blockDiagonal launch", total, blockDiagonalKernel<T>, total,
+                blocks, rows, cols, q, out);
+}
+
+template <typename T>
+void diagonalBlocks(int64_t matrices, int64_t blocks, int64_t rows,
+                    int64_t cols, const T *w, T *q) {
+  const int64_t total = matrices * blocks * rows * cols;
+  launchColumns("diagonalBlocks launch", total, diagonalBlocksKernel<T>, total,
+                blocks, rows, cols, w, q);
+}
+
+template <typename T>
 void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
                  const int64_t *outShape, int outRank) {
   // The CPU kernel's checks and messages (lib/kernels/cpu/Axis.cpp).
@@ -327,6 +370,10 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
                                 int64_t, T *);                                 \
   template void sliceAxis<T>(int64_t, int64_t, int64_t, const T *, int64_t,    \
                              int64_t, T *);                                    \
+  template void blockDiagonal<T>(int64_t, int64_t, int64_t, int64_t,           \
+                                 const T *, T *);                              \
+  template void diagonalBlocks<T>(int64_t, int64_t, int64_t, int64_t,          \
+                                  const T *, T *);                             \
   template void unbroadcast<T>(const T *, const int64_t *, int, T *,           \
                                const int64_t *, int);
 

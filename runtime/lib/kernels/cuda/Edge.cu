@@ -121,6 +121,16 @@ __global__ void degreeKernel(int64_t n, const int64_t *offsets, T *out) {
     out[v] = T(offsets[v + 1] - offsets[v]);
 }
 
+template <typename T>
+__global__ void nodeTypeIndicatorKernel(int64_t n, const int64_t *nodeIds,
+                                        IdRange type, T *out) {
+  const int64_t u = globalThread();
+  if (u < n) {
+    const int64_t id = nodeIds ? nodeIds[u] : u;
+    out[u] = T(id >= type.begin && id < type.end);
+  }
+}
+
 } // namespace
 
 template <typename T>
@@ -199,6 +209,17 @@ template <typename T> void degree(const GraphView &g, Side side, T *out) {
   checkLaunch("degree launch");
 }
 
+template <typename T>
+void nodeTypeIndicator(const GraphView &g, const int64_t *nodeIds,
+                       IdRange type, T *out) {
+  if (g.numSrc == 0)
+    return;
+  GNNRT_LAUNCH(blocksFor(g.numSrc), kBlock, 0, stream(),
+               nodeTypeIndicatorKernel<T>)
+  (g.numSrc, nodeIds, type, out);
+  checkLaunch("nodeTypeIndicator launch");
+}
+
 #define GNNRT_INSTANTIATE(T)                                                   \
   template void gather<T>(const GraphView &, Side, const T *, int64_t, T *);   \
   template void gatherGrad<T>(const GraphView &, Side, const T *, int64_t,     \
@@ -210,7 +231,9 @@ template <typename T> void degree(const GraphView &g, Side side, T *out) {
   template void edgeSoftmax<T>(const GraphView &, const T *, int64_t, T *);    \
   template void edgeSoftmaxGrad<T>(const GraphView &, const T *, const T *,    \
                                    int64_t, T *);                              \
-  template void degree<T>(const GraphView &, Side, T *);
+  template void degree<T>(const GraphView &, Side, T *);                       \
+  template void nodeTypeIndicator<T>(const GraphView &, const int64_t *,       \
+                                     IdRange, T *);
 
 GNNRT_INSTANTIATE(float)
 GNNRT_INSTANTIATE(double)

@@ -21,6 +21,7 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <type_traits>
 
@@ -126,6 +127,10 @@ template <typename T> struct DeviceCall {
   int64_t featureRows = 0;
   /// The gradients are the resident ones: nothing to copy back.
   bool residentGrads = false;
+  /// relation(g, "name")'s device subgraphs (ctx.relationGraphs), and the
+  /// host storage of any a host graph's relation index does not keep.
+  std::vector<typename ExecContext<T>::RelationGraph> relationGraphs;
+  std::deque<GraphStorage> relationScratch;
 };
 
 /// The staged copy of a sampled training batch (AsyncBatchCopies), if this
@@ -172,6 +177,36 @@ void mirrorData(const ExecContext<T> &host, bool fixed, int numBlocks,
       s.mirror("srcDegree", host.srcDegree, host.graph.numSrc, fixed, batch);
   d.dstDegree =
       s.mirror("dstDegree", host.dstDegree, host.graph.numDst, fixed, batch);
+}
+
+/// The subgraphs of the relations the program selects by name, of the
+/// call's graph and of each block: built on the host (where the host
+/// graph's relation index keeps them from call to call) and mirrored as
+/// their graphs are, so a full graph's are copied once.
+template <typename T>
+void mirrorRelations(const ExecContext<T> &host, bool fixed, int numBlocks,
+                     DeviceCall<T> &call) {
+  DeviceState &s = state();
+  if (s.relationNames.empty())
+    return;
+  std::vector<std::pair<const GraphView *, const GraphView *>> graphs = {
+      {&host.graph, &call.ctx.graph}};
+  for (int k = 0; k < numBlocks; ++k)
+    graphs.push_back({&host.blocks[k], &call.blocks[size_t(k)]});
+  for (const std::string &name : s.relationNames) {
+    const int32_t r = host.relationId(name.c_str());
+    for (size_t k = 0; k < graphs.size(); ++k) {
+      call.relationScratch.emplace_back();
+      const GraphView sub =
+          relationView(*graphs[k].first, r, call.relationScratch.back());
+      call.relationGraphs.push_back(
+          {graphs[k].second->inOffsets, r,
+           s.mirrorGraph("relation" + std::to_string(r) + "." +
+                             std::to_string(k),
+                         sub, fixed)});
+    }
+  }
+  call.ctx.relationGraphs = &call.relationGraphs;
 }
 
 /// The parameters (and gradients, when `training`): the resident ones, or
@@ -225,6 +260,9 @@ void prepareCall(const ExecContext<T> &host, bool training,
   d.numClasses = host.numClasses;
   d.numRelations = host.numRelations;
   d.numGlobalNodes = host.numGlobalNodes;
+  // Host lists: node_type(g, "name") looks its ids up on the host.
+  d.relations = host.relations;
+  d.nodeTypes = host.nodeTypes;
   d.seed = host.seed;
   d.step = host.step;
   d.lossScale = host.lossScale;
@@ -234,6 +272,7 @@ void prepareCall(const ExecContext<T> &host, bool training,
   call.featureRows = numBlocks ? call.inputRows : host.graph.numDst;
   if (!takeStagedBatch(host, training, call))
     mirrorData(host, fixed, numBlocks, call);
+  mirrorRelations(host, fixed, numBlocks, call);
   d.deviceHalo = s.deviceHalo(host.halo);
   useParameters(host, training, call);
   if (training && host.inputGrad)
@@ -337,6 +376,11 @@ void installDeviceEntryPoints(CompiledProgram &program,
   s.entries = device;
   s.params = program.params;
   s.numBlocks = program.numBlocks;
+  s.relationNames.clear();
+  for (const RelationUse &use : program.relationUses)
+    if (std::find(s.relationNames.begin(), s.relationNames.end(), use.name) ==
+        s.relationNames.end())
+      s.relationNames.push_back(use.name);
   program.forwardF32 = &forwardF32;
   program.trainStepF32 = &trainStepF32;
   program.forwardF64 = device.forwardF64 ? &forwardF64 : nullptr;

@@ -65,6 +65,9 @@ struct DeviceState {
   DeviceEntryPoints entries;
   std::vector<ParamInfo> (*params)(const DataDims &) = nullptr;
   int numBlocks = 0;
+  /// The relations the program selects by name (relation(g, "name")),
+  /// whose subgraphs each call copies beside its graphs.
+  std::vector<std::string> relationNames;
   std::map<std::string, DeviceBuffer> buffers;
   kernels::cuda::DeviceWorkspace workspace;
   /// Non-null while the float32 parameters live on the device.

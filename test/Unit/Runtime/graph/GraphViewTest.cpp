@@ -143,10 +143,21 @@ TEST(GraphView, RelationSubgraphsSplitTheEdges) {
   const GraphStorage storage =
       GraphStorage::build(n, n, src, dst, type, relations);
   const GraphView g = storage.view();
+  // The same graph without its relation index: built by a scan of g's edges
+  // instead of from the index's pairs, with the same result.
+  GraphView unindexed = g;
+  unindexed.relationIndex = nullptr;
   int64_t edges = 0;
   for (int32_t r = 0; r < relations; ++r) {
     const GraphStorage sub = relationSubgraph(g, r);
     const GraphView s = sub.view();
+    const GraphStorage scanned = relationSubgraph(unindexed, r);
+    EXPECT_EQ(std::vector<int64_t>(s.inOffsets, s.inOffsets + s.numDst + 1),
+              std::vector<int64_t>(scanned.view().inOffsets,
+                                   scanned.view().inOffsets + s.numDst + 1));
+    EXPECT_EQ(std::vector<int32_t>(s.edgeSrc, s.edgeSrc + s.numEdges),
+              std::vector<int32_t>(scanned.view().edgeSrc,
+                                   scanned.view().edgeSrc + s.numEdges));
     EXPECT_EQ(s.numSrc, g.numSrc);
     EXPECT_EQ(s.numDst, g.numDst);
     // Per destination, the relation-r sources of g in g's order.
@@ -166,4 +177,37 @@ TEST(GraphView, RelationSubgraphsSplitTheEdges) {
   EXPECT_THROW(relationSubgraph(g, relations), DataError);
   const GraphStorage plain = GraphStorage::build(n, n, src, dst);
   EXPECT_THROW(relationSubgraph(plain.view(), 0), DataError);
+}
+
+// relationView keeps a relation's subgraph with the graph's relation index:
+// the second call returns the arrays of the first, until the storage's
+// edges change (a sampled block refilled); a view without an index gets a
+// subgraph built into the caller's scratch storage.
+TEST(GraphView, RelationViewsAreBuiltOncePerGraph) {
+  GraphStorage block = GraphStorage::fromCsr(3, 2, {0, 2, 3}, {0, 2, 1});
+  block.setEdgeTypes({0, 1, 1}, 2);
+  GraphStorage scratch;
+  const GraphView first = relationView(block.view(), 1, scratch);
+  const GraphView again = relationView(block.view(), 1, scratch);
+  EXPECT_EQ(first.edgeSrc, again.edgeSrc);
+  EXPECT_EQ(scratch.numEdges(), 0);
+  ASSERT_EQ(first.numEdges, 2);
+  EXPECT_EQ(first.edgeSrc[0], 2);
+  EXPECT_EQ(first.edgeSrc[1], 1);
+
+  // Refilled with other edges: relation 1 is now destination 0's source 1.
+  block.assignCsr(3, 2, {0, 2, 3}, {1, 2, 0});
+  block.setEdgeTypes({1, 0, 0}, 2);
+  const GraphView refilled = relationView(block.view(), 1, scratch);
+  ASSERT_EQ(refilled.numEdges, 1);
+  EXPECT_EQ(refilled.edgeSrc[0], 1);
+  EXPECT_EQ(refilled.inOffsets[1], 1);
+  EXPECT_EQ(refilled.inOffsets[2], 1);
+
+  GraphView unindexed = block.view();
+  unindexed.relationIndex = nullptr;
+  const GraphView built = relationView(unindexed, 0, scratch);
+  EXPECT_EQ(scratch.numEdges(), 2);
+  EXPECT_EQ(built.edgeSrc, scratch.view().edgeSrc);
+  EXPECT_THROW(relationView(block.view(), 2, scratch), DataError);
 }

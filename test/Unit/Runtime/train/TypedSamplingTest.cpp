@@ -5,11 +5,15 @@
 // other rank are sampled there and come back with their edges' relations.
 // Every edge of every block must be an edge of the whole graph with that
 // relation, both ranks' batches included. Sampled per relation, every
-// (destination, relation) gets min(fanout, its edges of that relation).
+// (destination, relation) gets min(fanout, its edges of that relation),
+// where the fanout is the relation's own when the program gives it one
+// (relation_fanout); one process sampling alone (NeighborSampler's hop
+// loop) obeys the same counts.
 //
 //===----------------------------------------------------------------------===//
 
 #include "train/MiniBatch.h"
+#include "train/RelationFanouts.h"
 
 #include "TestUtil.h"
 #include "gnnrt/comm/TurnCommunicator.h"
@@ -59,34 +63,71 @@ Dataset typedGraph(std::set<std::tuple<int64_t, int64_t, int32_t>> &edges) {
   return ds;
 }
 
-/// Each rank's batch of its first 5 nodes, fanouts [2, 3], sampled by two
-/// ranks together.
-std::vector<SampledBatch> sampleOnTwoRanks(const Dataset &ds,
-                                           const PartitionPlan &plan,
-                                           bool perRelation) {
-  TurnTaking turns(kRanks, [](int, int) {});
-  std::vector<SampledBatch> batches(kRanks);
+/// How a test samples: over all of a node's in-edges, per relation, or per
+/// relation with relations r0 and r2 given fanouts of their own.
+enum class Mode { AllRelations, PerRelation, OwnFanouts };
+const int64_t kFanouts[] = {2, 3};
+
+/// `neighbor(fanout = [2, 3], relation_fanout = [relation("r0", [1, -1]),
+/// relation("r2", [4, 1])])`: r0 takes 1 then all, r2 4 then 1, r1 2 then 3.
+TrainSettings ownFanoutSettings() {
+  TrainSettings s;
+  s.fanouts = {kFanouts[0], kFanouts[1]};
+  s.perRelation = true;
+  s.relationFanouts = {{"r0", {1, -1}, "m.gnn:3:5"},
+                       {"r2", {4, 1}, "m.gnn:4:5"}};
+  return s;
+}
+
+/// The fanout relation r draws in layer l under `mode`.
+int64_t fanoutOf(Mode mode, size_t l, int32_t r) {
+  if (mode == Mode::OwnFanouts && r == 0)
+    return l == 0 ? 1 : -1;
+  if (mode == Mode::OwnFanouts && r == 2)
+    return l == 0 ? 4 : 1;
+  return kFanouts[l];
+}
+
+/// Each rank's batch of its first 5 nodes, fanouts [2, 3], sampled by
+/// `ranks` ranks together; with `whole`, whole neighbourhoods (fanouts -1
+/// with the relations' own fanouts off, as inference samples).
+std::vector<SampledBatch> sampleOnRanks(const Dataset &ds,
+                                        const PartitionPlan &plan, Mode mode,
+                                        int ranks = kRanks,
+                                        bool whole = false) {
+  TurnTaking turns(ranks, [](int, int) {});
+  std::vector<SampledBatch> batches(static_cast<size_t>(ranks));
   turns.run([&](int rank) {
     Communicator &comm = turns.communicator(rank);
     TrainingData data = preparePartition(extractPartition(ds, plan, rank),
                                          comm, false, false);
-    MiniBatchAssembler assembler(data, kNodes, /*replace=*/false, perRelation,
-                                 /*seed=*/7, comm);
+    MiniBatchAssembler assembler(
+        data, kNodes, /*replace=*/false, mode != Mode::AllRelations,
+        /*seed=*/7, comm,
+        mode == Mode::OwnFanouts
+            ? relationFanoutsOf(ownFanoutSettings(), ds.relations,
+                                ds.nodeTypes)
+            : RelationFanouts{});
     const std::vector<int64_t> owned = assembler.globalIds({0, 1, 2, 3, 4});
     BlockBuilder builder(kNodes);
     SamplingTraffic traffic;
-    assembler.assemble(owned, {2, 3}, {7, 1, 0}, builder, batches[rank],
-                       traffic);
+    if (whole)
+      assembler.useRelationFanouts(false);
+    assembler.assemble(owned,
+                       whole ? std::vector<int64_t>{-1, -1}
+                             : std::vector<int64_t>{kFanouts[0], kFanouts[1]},
+                       {7, 1, 0}, builder, batches[rank], traffic);
   });
   return batches;
 }
 
 } // namespace
 
-class TypedSampling : public ::testing::TestWithParam<bool> {};
+class TypedSampling
+    : public ::testing::TestWithParam<std::tuple<Mode, int>> {};
 
 TEST_P(TypedSampling, RanksSendEachNeighbourWithItsRelation) {
-  const bool perRelation = GetParam();
+  const auto [mode, ranks] = GetParam();
   std::set<std::tuple<int64_t, int64_t, int32_t>> typedEdges;
   const Dataset ds = typedGraph(typedEdges);
   // In-edges per (destination, relation) of the whole graph.
@@ -97,11 +138,9 @@ TEST_P(TypedSampling, RanksSendEachNeighbourWithItsRelation) {
     ++inDegree[v];
   }
   const PartitionPlan plan = buildPartitionPlan(
-      ds, randomPartition(kNodes, kRanks, 1), kRanks, EdgeAssign::Dst);
-  const std::vector<SampledBatch> batches =
-      sampleOnTwoRanks(ds, plan, perRelation);
-  const int64_t fanouts[] = {2, 3};
-  for (int rank = 0; rank < kRanks; ++rank) {
+      ds, randomPartition(kNodes, ranks, 1), ranks, EdgeAssign::Dst);
+  const std::vector<SampledBatch> batches = sampleOnRanks(ds, plan, mode, ranks);
+  for (int rank = 0; rank < ranks; ++rank) {
     const SampledBatch &batch = batches[rank];
     ASSERT_EQ(batch.numLayers(), 2);
     int64_t remote = 0;
@@ -121,21 +160,25 @@ TEST_P(TypedSampling, RanksSendEachNeighbourWithItsRelation) {
           remote += plan.owner[size_t(dst)] != rank;
         }
         // Without replacement: min(fanout, degree) of the node's in-edges,
-        // or of each relation's.
-        if (perRelation) {
-          for (int32_t r = 0; r < kRelations; ++r)
-            EXPECT_EQ(sampled[r], std::min(fanouts[l], inEdges[{dst, r}]))
+        // or of each relation's (all of them for -1).
+        if (mode != Mode::AllRelations) {
+          for (int32_t r = 0; r < kRelations; ++r) {
+            const int64_t fanout = fanoutOf(mode, l, r);
+            const int64_t edges = inEdges[{dst, r}];
+            EXPECT_EQ(sampled[r], fanout < 0 ? edges : std::min(fanout, edges))
                 << "rank " << rank << " block " << l << " node " << dst
                 << " relation " << r;
+          }
         } else {
           EXPECT_EQ(block.inOffsets[v + 1] - block.inOffsets[v],
-                    std::min(fanouts[l], inDegree[dst]))
+                    std::min(kFanouts[l], inDegree[dst]))
               << "rank " << rank << " block " << l << " node " << dst;
         }
       }
     }
     // The other rank sampled some of these blocks' edges.
-    EXPECT_GT(remote, 0) << "rank " << rank;
+    if (ranks > 1)
+      EXPECT_GT(remote, 0) << "rank " << rank;
   }
 }
 
@@ -163,14 +206,15 @@ DrawnEdges drawnEdges(const SampledBatch &batch) {
 // rank as in one process, and the draws are keyed by node. This is what
 // makes sampled training under mpirun equal one process.
 TEST_P(TypedSampling, EachNodeDrawsWhatOneProcessDraws) {
-  const bool perRelation = GetParam();
+  const auto [mode, ranks] = GetParam();
+  if (ranks == 1)
+    GTEST_SKIP() << "compares several ranks with one process";
   std::set<std::tuple<int64_t, int64_t, int32_t>> typedEdges;
   const Dataset ds = typedGraph(typedEdges);
   const PartitionPlan plan = buildPartitionPlan(
-      ds, randomPartition(kNodes, kRanks, 1), kRanks, EdgeAssign::Dst);
-  const std::vector<SampledBatch> batches =
-      sampleOnTwoRanks(ds, plan, perRelation);
-  // One process samples both ranks' seeds in one batch.
+      ds, randomPartition(kNodes, ranks, 1), ranks, EdgeAssign::Dst);
+  const std::vector<SampledBatch> batches = sampleOnRanks(ds, plan, mode, ranks);
+  // One process samples every rank's seeds in one batch.
   std::vector<int64_t> seeds;
   for (const SampledBatch &batch : batches)
     seeds.insert(seeds.end(), batch.nodes.begin(),
@@ -179,15 +223,20 @@ TEST_P(TypedSampling, EachNodeDrawsWhatOneProcessDraws) {
   TurnTaking one(1, [](int, int) {});
   one.run([&](int) {
     TrainingData data = prepareWholeGraph(ds);
-    MiniBatchAssembler assembler(data, kNodes, false, perRelation, 7,
-                                 one.communicator(0));
+    MiniBatchAssembler assembler(
+        data, kNodes, false, mode != Mode::AllRelations, 7, one.communicator(0),
+        mode == Mode::OwnFanouts
+            ? relationFanoutsOf(ownFanoutSettings(), ds.relations,
+                                ds.nodeTypes)
+            : RelationFanouts{});
     BlockBuilder builder(kNodes);
     SamplingTraffic traffic;
-    assembler.assemble(seeds, {2, 3}, {7, 1, 0}, builder, whole, traffic);
+    assembler.assemble(seeds, {kFanouts[0], kFanouts[1]}, {7, 1, 0}, builder,
+                       whole, traffic);
   });
   const DrawnEdges expected = drawnEdges(whole);
   int64_t compared = 0;
-  for (int rank = 0; rank < kRanks; ++rank)
+  for (int rank = 0; rank < ranks; ++rank)
     for (const auto &[at, edges] : drawnEdges(batches[size_t(rank)])) {
       const auto it = expected.find(at);
       ASSERT_NE(it, expected.end())
@@ -199,10 +248,100 @@ TEST_P(TypedSampling, EachNodeDrawsWhatOneProcessDraws) {
   EXPECT_GT(compared, 20);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllOrPerRelation, TypedSampling, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool> &info) {
-                           return info.param ? "PerRelation" : "AllRelations";
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Modes, TypedSampling,
+    ::testing::Combine(::testing::Values(Mode::AllRelations, Mode::PerRelation,
+                                         Mode::OwnFanouts),
+                       ::testing::Values(1, kRanks)),
+    [](const ::testing::TestParamInfo<std::tuple<Mode, int>> &info) {
+      const Mode mode = std::get<0>(info.param);
+      return std::string(mode == Mode::AllRelations  ? "AllRelations"
+                         : mode == Mode::PerRelation ? "PerRelation"
+                                                     : "OwnFanouts") +
+             "On" + std::to_string(std::get<1>(info.param)) + "Ranks";
+    });
+
+// Relation r draws from its own Philox stream per node: giving another
+// relation a fanout of its own leaves r's draws as they were.
+TEST(RelationFanoutDraws, LeaveOtherRelationsDrawsAlone) {
+  std::set<std::tuple<int64_t, int64_t, int32_t>> typedEdges;
+  const Dataset ds = typedGraph(typedEdges);
+  const PartitionPlan plan = buildPartitionPlan(
+      ds, randomPartition(kNodes, 1, 1), 1, EdgeAssign::Dst);
+  // (The batches stay in their vectors: their views point into them.)
+  const std::vector<SampledBatch> per =
+      sampleOnRanks(ds, plan, Mode::PerRelation, 1);
+  const std::vector<SampledBatch> own =
+      sampleOnRanks(ds, plan, Mode::OwnFanouts, 1);
+  // The seeds' block: the sources relation r1 gave each seed.
+  auto relationOne = [](const SampledBatch &b) {
+    std::multiset<std::pair<int64_t, int64_t>> edges;
+    const GraphView &block = b.views.back();
+    for (int64_t v = 0; v < block.numDst; ++v)
+      for (int64_t k = block.inOffsets[v]; k < block.inOffsets[v + 1]; ++k)
+        if (block.edgeType[k] == 1)
+          edges.insert({b.nodes[size_t(block.edgeSrc[k])], b.nodes[size_t(v)]});
+    return edges;
+  };
+  EXPECT_FALSE(relationOne(per[0]).empty());
+  EXPECT_EQ(relationOne(per[0]), relationOne(own[0]));
+}
+
+// Inference samples whole neighbourhoods: with the relations' own fanouts
+// turned off, every (destination, relation) keeps all its in-edges, on one
+// rank and on two.
+TEST(RelationFanoutDraws, InferenceTakesWholeNeighbourhoods) {
+  std::set<std::tuple<int64_t, int64_t, int32_t>> typedEdges;
+  const Dataset ds = typedGraph(typedEdges);
+  std::map<int64_t, int64_t> inDegree;
+  for (const auto &[u, v, r] : typedEdges)
+    ++inDegree[v];
+  for (int ranks : {1, kRanks}) {
+    const PartitionPlan plan = buildPartitionPlan(
+        ds, randomPartition(kNodes, ranks, 1), ranks, EdgeAssign::Dst);
+    const std::vector<SampledBatch> batches =
+        sampleOnRanks(ds, plan, Mode::OwnFanouts, ranks, /*whole=*/true);
+    for (int rank = 0; rank < ranks; ++rank)
+      for (const GraphView &block : batches[size_t(rank)].views)
+        for (int64_t v = 0; v < block.numDst; ++v)
+          EXPECT_EQ(block.inOffsets[v + 1] - block.inOffsets[v],
+                    inDegree[batches[size_t(rank)].nodes[size_t(v)]])
+              << ranks << " ranks, rank " << rank << " node " << v;
+  }
+}
+
+TEST(RelationFanoutsOf, FillsTheLayersFanoutForRelationsWithoutTheirOwn) {
+  std::set<std::tuple<int64_t, int64_t, int32_t>> typedEdges;
+  const Dataset ds = typedGraph(typedEdges);
+  const RelationFanouts table =
+      relationFanoutsOf(ownFanoutSettings(), ds.relations, ds.nodeTypes);
+  EXPECT_EQ(table.numRelations, kRelations);
+  EXPECT_EQ(table.table, (std::vector<int64_t>{1, 2, 4, -1, 3, 1}));
+  TrainSettings none;
+  none.fanouts = {5};
+  EXPECT_EQ(relationFanoutsOf(none, ds.relations, ds.nodeTypes).numRelations,
+            0);
+}
+
+TEST(RelationFanoutsOf, NamesTheEntryOfAnUnknownOrRepeatedRelation) {
+  std::set<std::tuple<int64_t, int64_t, int32_t>> typedEdges;
+  const Dataset ds = typedGraph(typedEdges);
+  TrainSettings s = ownFanoutSettings();
+  s.relationFanouts.push_back({"r7", {1, 1}, "m.gnn:5:5"});
+  std::string message = test::dataErrorOf(
+      [&] { relationFanoutsOf(s, ds.relations, ds.nodeTypes); });
+  EXPECT_NE(message.find("m.gnn:5:5: relation 'r7' is not in the data: it "
+                         "has r0, r1, r2"),
+            std::string::npos)
+      << message;
+  s.relationFanouts.back() = {"r0", {1, 1}, "m.gnn:6:5"};
+  message = test::dataErrorOf(
+      [&] { relationFanoutsOf(s, ds.relations, ds.nodeTypes); });
+  EXPECT_NE(message.find("m.gnn:6:5: relation 'r0' is the relation 'r0' of "
+                         "m.gnn:3:5: give its fanouts once"),
+            std::string::npos)
+      << message;
+}
 
 TEST(TypedSamplingErrors, PerRelationNeedsATypedGraph) {
   GraphStorage g = GraphStorage::build(3, 3, {0, 1}, {1, 2});

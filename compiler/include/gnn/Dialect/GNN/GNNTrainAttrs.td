@@ -153,15 +153,37 @@ def GNN_GeneratorAttr : GNN_TrainAttrDef<"Generator", "generate"> {
     OptionalParameter<"std::optional<int64_t>", "the generator's seed">:$seed);
 }
 
+def GNN_RelationFanoutAttr : GNN_TrainAttrDef<"RelationFanout",
+                                               "relation_fanout"> {
+  let summary = "one relation's own fanouts (`relation(\"name\", [...])`)";
+  let description = [{
+    The relation as the program names it (checked against the data when
+    the trainer starts, which reports `where`, the entry's source location),
+    and its fanout per layer, layer 0 first.
+
+    ```mlir
+    #gnn.relation_fanout<name = "cites", fanouts = [5, -1], where = "m.gnn:9:40">
+    ```
+  }];
+  let parameters = (ins
+    GNN_StringParameter<"", "the relation's name">:$name,
+    GNN_IntListParameter<"sampled neighbours per layer">:$fanouts,
+    GNN_StringParameter<"", "source location, for start-up errors">:$where);
+}
+
 def GNN_SamplerAttr : GNN_TrainAttrDef<"Sampler", "neighbor"> {
   let summary = "neighbor-sampled mini-batches (`neighbor(...)`)";
   let description = [{
     One fanout per layer of message passing, layer 0 (the input side) first;
     -1 takes every neighbour. With `per_relation`, a node of a typed graph
-    draws that many of each relation's in-neighbours.
+    draws that many of each relation's in-neighbours; `relation_fanouts`
+    (which implies `per_relation`) gives some relations counts of their own.
 
     ```mlir
     #gnn.neighbor<fanouts = [10, 10], batch = 64>
+    #gnn.neighbor<fanouts = [10, 10], batch = 64, per_relation = true,
+                  relation_fanouts = [#gnn.relation_fanout<name = "cites",
+                                      fanouts = [5, 5], where = "m.gnn:9:40">]>
     ```
   }];
   let parameters = (ins
@@ -170,7 +192,11 @@ def GNN_SamplerAttr : GNN_TrainAttrDef<"Sampler", "neighbor"> {
     GNN_BoolParameter<"false", "sample with replacement">:$replace,
     GNN_BoolParameter<"true", "shuffle the seeds every epoch">:$shuffle,
     GNN_BoolParameter<"false", "each relation of a node draws its own "
-                      "fanout (typed graphs)">:$per_relation);
+                      "fanout (typed graphs)">:$per_relation,
+    OptionalParameter<"::mlir::ArrayAttr",
+        "#gnn.relation_fanout entries: relations with fanouts of their "
+        "own">:$relation_fanouts);
+  let genVerifyDecl = 1;
 }
 
 def GNN_PartitionAttr : GNN_TrainAttrDef<"Partition", "partition"> {

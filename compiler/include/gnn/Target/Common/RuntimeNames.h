@@ -50,10 +50,14 @@ constexpr StringLiteral workspace = "Workspace";
 constexpr StringLiteral workspaceGet = "get";
 /// The CSR graph (or sampled block) the graph kernels take.
 constexpr StringLiteral graphView = "GraphView";
-/// Owns a GraphView's arrays (a relation's subgraph, built in the step).
+/// Owns a GraphView's arrays (a relation's subgraph, when its graph keeps
+/// none).
 constexpr StringLiteral graphStorage = "GraphStorage";
 /// relationSubgraph(g, relation): the edges of one relation of `g`.
 constexpr StringLiteral relationSubgraph = "relationSubgraph";
+/// relationView(g, relation, scratch): the same as a view, built once per
+/// graph (kept by g's relation index).
+constexpr StringLiteral relationView = "relationView";
 /// A parameter's name, dims and initializer, as the trainer allocates it.
 constexpr StringLiteral paramInfo = "ParamInfo";
 /// The dataset's sizes, known when the trainer has loaded it.
@@ -174,6 +178,9 @@ constexpr StringLiteral numRelations = "ctx.numRelations";
 constexpr StringLiteral numGlobalNodes = "ctx.numGlobalNodes";
 /// ctx.relationId("name"): a relation's id in the data.
 constexpr StringLiteral relationId = "ctx.relationId";
+/// ctx.relationGraph(g, relation): device entry points' copy of a
+/// relation's subgraph of g.
+constexpr StringLiteral relationGraph = "ctx.relationGraph";
 /// ctx.nodeType("name"): a node type of the data (its id range).
 constexpr StringLiteral nodeType = "ctx.nodeType";
 /// The whole graph, or the rank's partition.

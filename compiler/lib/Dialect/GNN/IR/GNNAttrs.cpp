@@ -38,3 +38,27 @@ void GNNDialect::registerAttributes() {
 #include "gnn/Dialect/GNN/GNNAttrs.cpp.inc"
       >();
 }
+
+/// A relation's own fanouts sample per relation and cover every layer.
+LogicalResult
+SamplerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                    ArrayRef<int64_t> fanouts, int64_t batch, bool replace,
+                    bool shuffle, bool perRelation,
+                    ArrayAttr relationFanouts) {
+  if (!relationFanouts)
+    return success();
+  if (!perRelation)
+    return emitError() << "relation_fanouts needs per_relation = true";
+  for (Attribute entry : relationFanouts) {
+    auto relation = llvm::dyn_cast<RelationFanoutAttr>(entry);
+    if (!relation)
+      return emitError() << "expects #gnn.relation_fanout entries, got "
+                         << entry;
+    if (relation.getFanouts().size() != fanouts.size())
+      return emitError() << "relation '" << relation.getName() << "' has "
+                         << relation.getFanouts().size()
+                         << " fanouts, expected " << fanouts.size()
+                         << " (one per layer)";
+  }
+  return success();
+}

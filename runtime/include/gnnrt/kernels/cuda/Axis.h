@@ -42,6 +42,15 @@ template <typename T>
 void sliceAxis(int64_t outer, int64_t total, int64_t inner, const T *x,
                int64_t offset, int64_t n, T *out);
 
+/// kernels::blockDiagonal and its adjoint diagonalBlocks (R-GCN's
+/// block-diagonal relation matrices): one thread per entry written.
+template <typename T>
+void blockDiagonal(int64_t matrices, int64_t blocks, int64_t rows, int64_t cols,
+                   const T *q, T *out);
+template <typename T>
+void diagonalBlocks(int64_t matrices, int64_t blocks, int64_t rows,
+                    int64_t cols, const T *w, T *q);
+
 /// kernels::unbroadcast; the shapes are host arrays, the tensors device
 /// ones. Throws std::invalid_argument as the CPU kernel does.
 template <typename T>

@@ -43,6 +43,12 @@ void edgeSoftmaxGrad(const GraphView &g, const T *dy, const T *y, int64_t width,
 
 template <typename T> void degree(const GraphView &g, Side side, T *out);
 
+/// kernels::nodeTypeIndicator: nodeIds is a device array (or null: the
+/// sources' rows are their ids).
+template <typename T>
+void nodeTypeIndicator(const GraphView &g, const int64_t *nodeIds,
+                       IdRange type, T *out);
+
 } // namespace gnnrt::kernels::cuda
 
 #endif // GNNRT_KERNELS_CUDA_EDGE_H

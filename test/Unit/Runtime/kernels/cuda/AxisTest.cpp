@@ -164,4 +164,54 @@ TEST(CudaAxis, UnbroadcastSameBitsAsCpu) {
   }
 }
 
+/// R-GCN's block-diagonal matrices from their blocks and back: the CPU's
+/// bits, zeros off the blocks, and diagonalBlocks(blockDiagonal(q)) == q.
+template <typename T> void blockDiagonals() {
+  struct Blocks {
+    int64_t matrices, blocks, rows, cols;
+  };
+  for (const Blocks &b : {Blocks{3, 2, 4, 3}, Blocks{1, 1, 1, 1},
+                          Blocks{2, 4, 1, 5}, Blocks{0, 2, 2, 2},
+                          Blocks{2, 3, 33, 40}}) {
+    const std::string what =
+        "[" + std::to_string(b.matrices) + ", " + std::to_string(b.blocks) +
+        ", " + std::to_string(b.rows) + ", " + std::to_string(b.cols) + "]";
+    const int64_t blockSize = b.matrices * b.blocks * b.rows * b.cols;
+    const int64_t denseSize =
+        b.matrices * b.blocks * b.rows * b.blocks * b.cols;
+    const auto q = randomValues<T>(blockSize, 3);
+    std::vector<T> w(static_cast<size_t>(denseSize));
+    kernels::blockDiagonal<T>(b.matrices, b.blocks, b.rows, b.cols, q.data(),
+                              w.data());
+    DeviceArray<T> dQ(q), dW(w.size());
+    kernels::cuda::blockDiagonal<T>(b.matrices, b.blocks, b.rows, b.cols,
+                                    dQ.get(), dW.get());
+    const std::vector<T> dense = dW.toHost();
+    expectSameBits(dense, w, "blockDiagonal " + what);
+    int64_t nonzero = 0;
+    for (T v : dense)
+      nonzero += v != T(0);
+    EXPECT_LE(nonzero, blockSize) << what;
+
+    const auto dy = randomValues<T>(denseSize, 4);
+    std::vector<T> dq(static_cast<size_t>(blockSize));
+    kernels::diagonalBlocks<T>(b.matrices, b.blocks, b.rows, b.cols, dy.data(),
+                               dq.data());
+    DeviceArray<T> dDy(dy), dDq(dq.size());
+    kernels::cuda::diagonalBlocks<T>(b.matrices, b.blocks, b.rows, b.cols,
+                                     dDy.get(), dDq.get());
+    expectSameBits(dDq.toHost(), dq, "diagonalBlocks " + what);
+    DeviceArray<T> back(q.size());
+    kernels::cuda::diagonalBlocks<T>(b.matrices, b.blocks, b.rows, b.cols,
+                                     dW.get(), back.get());
+    expectSameBits(back.toHost(), q, "diagonalBlocks(blockDiagonal) " + what);
+  }
+}
+
+TEST(CudaAxis, BlockDiagonalAndItsAdjointSameBitsAsCpu) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  blockDiagonals<float>();
+  blockDiagonals<double>();
+}
+
 } // namespace

@@ -144,4 +144,39 @@ TEST(CudaEdge, DegreesAreEdgeCounts) {
   }
 }
 
+/// node_type(g, "name"): 1 for the sources whose whole-graph id is in the
+/// type's range, from the ids a block or partition passes or the rows
+/// themselves.
+template <typename T> void nodeTypeIndicators(const EdgeFixture &f) {
+  const int64_t n = f.host.numSrc;
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  for (int64_t u = 0; u < n; ++u)
+    ids[size_t(u)] = (u * 37 + 11) % 200; // a batch's scattered ids
+  const IdRange type{30, 95};
+  DeviceArray<int64_t> dIds(ids);
+  for (const bool withIds : {true, false}) {
+    const std::string what = withIds ? "with ids" : "rows as ids";
+    std::vector<T> expected(static_cast<size_t>(n));
+    kernels::nodeTypeIndicator<T>(f.host, withIds ? ids.data() : nullptr, type,
+                                  expected.data());
+    DeviceArray<T> out{size_t(n)};
+    kernels::cuda::nodeTypeIndicator<T>(
+        f.device.view, withIds ? dIds.get() : nullptr, type, out.get());
+    const std::vector<T> column = out.toHost();
+    expectSameBits(column, expected, "nodeTypeIndicator " + what);
+    for (int64_t u = 0; u < n; ++u) {
+      const int64_t id = withIds ? ids[size_t(u)] : u;
+      EXPECT_EQ(column[size_t(u)], T(id >= 30 && id < 95))
+          << what << " source " << u;
+    }
+  }
+}
+
+TEST(CudaEdge, NodeTypeIndicatorMarksTheTypesIds) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const EdgeFixture f;
+  nodeTypeIndicators<float>(f);
+  nodeTypeIndicators<double>(f);
+}
+
 } // namespace
