@@ -312,10 +312,10 @@ void OffloadSchedule::handOver(int from, int to) {
                           arenas[size_t(to)]->peakBytes());
   for (int k : resident)
     if (k != to)
-      held += arenas[size_t(k)]->bytesInUse();
+      held += arenas[size_t(k)]->residentBytes();
   while (held > usable && resident.size() > 1) {
     FileArena &oldest = *arenas[size_t(resident.front())];
-    held -= oldest.bytesInUse();
+    held -= oldest.residentBytes();
     oldest.dropPages();
     resident.erase(resident.begin());
   }
