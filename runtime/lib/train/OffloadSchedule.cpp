@@ -105,12 +105,13 @@ void requireWritableDirectory(const std::string &dir) {
                     std::strerror(errno) + ")");
 }
 
-/// The whole graph's node, edge and feature counts from an .npy dataset's
-/// headers (edges as the trainer loads them: reverse edges and self loops
-/// added, before repeats are removed), without reading its arrays; false
-/// for another layout.
+/// The whole graph's node, edge, feature and class counts of an .npy
+/// dataset from its headers (edges as the trainer loads them: reverse edges
+/// and self loops added, before repeats are removed) and its labels (8
+/// bytes a node, which every partitioner rank reads anyway); false for
+/// another layout.
 bool npyDatasetCounts(const std::string &dir, const TrainSettings &settings,
-                      PartCounts &whole, int64_t &features) {
+                      PartCounts &whole, int64_t &features, int64_t &classes) {
   if (detectDatasetFormat(dir) != DatasetFormat::Npy)
     return false;
   auto exists = [](const std::string &path) {
@@ -118,6 +119,13 @@ bool npyDatasetCounts(const std::string &dir, const TrainSettings &settings,
   };
   whole = {};
   features = 0;
+  classes = 0;
+  if (exists(dir + "/labels.npy")) {
+    const std::string file = dir + "/labels.npy";
+    const int64_t unlabeled = -1;
+    for (int64_t label : readNpy(file).toInt64(file, &unlabeled))
+      classes = std::max(classes, label + 1);
+  }
   if (exists(dir + "/features.npy")) {
     const NpyHeader h = readNpyHeader(dir + "/features.npy");
     if (h.shape.size() == 2) {
@@ -308,14 +316,12 @@ std::string OffloadSchedule::partitionDirectory() {
 std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   const TrainSettings &settings = program.settings;
   PartCounts whole;
-  int64_t features = 0;
-  if (!npyDatasetCounts(dataDir, settings, whole, features))
+  int64_t features = 0, classes = 0;
+  if (!npyDatasetCounts(dataDir, settings, whole, features, classes))
     return "";
   const int64_t usable = options.memoryBudget - kFixedBytes;
-  // The classes are not in the headers: the first count leaves out the
-  // logits, the manifest's counts decide whether it was enough.
   const int64_t perNode = activationFloatsPerNode(
-      program, {features, 0, 0, whole.ownedNodes});
+      program, {features, classes, 0, whole.ownedNodes});
   const int64_t wholeBytes = offloadPartBytes(whole, features, perNode);
   int64_t numParts = std::max<int64_t>(
       1, int64_t(std::ceil(1.25 * double(wholeBytes) / double(usable))));
@@ -373,15 +379,11 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
     });
     // Read back outside the arenas, which go with this attempt.
     const PartitionManifest manifest = readPartitionManifest(dir);
-    const int64_t classes = manifest.numClasses;
+    // The halos are known now: partition again into more parts if one
+    // came out too large.
     int64_t largest = 0;
     for (const PartCounts &p : manifest.parts)
-      largest = std::max(
-          largest,
-          offloadPartBytes(p, features,
-                           activationFloatsPerNode(
-                               program, {features, classes, 0,
-                                         whole.ownedNodes})));
+      largest = std::max(largest, offloadPartBytes(p, features, perNode));
     if (largest <= usable || attempt == 3)
       return dir;
     numParts = int64_t(
