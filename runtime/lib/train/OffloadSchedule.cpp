@@ -8,7 +8,6 @@
 
 #include "OptimizerStep.h"
 #include "ScheduleBase.h"
-#include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
