@@ -61,12 +61,6 @@ HaloExchange::HaloExchange(Communicator &comm, int64_t numOwned,
       sendOffsets(std::move(sendOffsets)), sendNodes(std::move(sendNodes)) {
   if (const char *rows = std::getenv("GNNRT_RING_CHUNK_ROWS"))
     chunkRows = std::max<int64_t>(1, std::atoll(rows));
-  if (const char *bytes = std::getenv("GNNRT_RING_CHUNK_BYTES"))
-    chunkBytes = std::max<int64_t>(0, std::atoll(bytes));
-}
-
-int64_t HaloExchange::chunksPerTransfer(int64_t rowBytes) const {
-  return std::max<int64_t>(1, chunkBytes / (chunkRows * rowBytes));
 }
 
 template <typename T>
@@ -342,13 +336,10 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
   const int parts = comm.size(), self = comm.rank();
   const int64_t bytes = width * int64_t(sizeof(T));
   auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
-  auto haloRows = [&](int q) { return recvOffsets[q + 1] - recvOffsets[q]; };
-  // A transfer moves `per` consecutive chunks (rowsPer rows).
-  const int64_t per = chunksPerTransfer(bytes), rowsPer = per * chunkRows;
   const std::vector<RingTransfer> plan = ringSchedule(
       parts, self,
-      [&](int to) { return (sendRows(to) + rowsPer - 1) / rowsPer; },
-      [&](int from) { return (numChunks(from) + per - 1) / per; });
+      [&](int to) { return (sendRows(to) + chunkRows - 1) / chunkRows; },
+      [&](int from) { return numChunks(from); });
   // Transfer t sends `to` a chunk of the rows it needs and receives a chunk
   // of `from`'s rows. At most three buffers live: the chunk being reduced
   // and the next transfer's both ways. Each chunk's share is added to `out`
@@ -360,14 +351,13 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
     int64_t sendBytes = 0, recvBytes = 0;
     if (r.to != Communicator::kNoPeer) {
       auto [first, last] = chunkRange(sendOffsets[r.to], sendRows(r.to),
-                                      r.chunk, rowsPer);
+                                      r.chunk, chunkRows);
       s.send.resize(size_t((last - first) * width));
       packRows(sendNodes, first, last, x, width, s.send.data());
       sendBytes = (last - first) * bytes;
     }
     if (r.from != Communicator::kNoPeer) {
-      auto [first, last] = chunkRange(0, haloRows(r.from), r.chunk, rowsPer);
-      s.recv.resize(size_t((last - first) * width));
+      s.recv.resize(size_t(chunkGraph(r.from, r.chunk).numSrc * width));
       recvBytes = int64_t(s.recv.size() * sizeof(T));
     }
     s.transfer = comm.startSendRecv(s.send.data(), sendBytes, r.to,
@@ -388,13 +378,10 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
     s.send = std::vector<T>();
     if (t + 1 < plan.size())
       post(t + 1);
-    const int from = plan[t].from;
-    if (from != Communicator::kNoPeer)
-      for (int64_t i = 0, c = plan[t].chunk * per;
-           i < per && c < numChunks(from); ++i, ++c)
-        kernels::aggregate<T>(chunkGraph(from, c), Reduce::Sum, false,
-                              s.recv.data() + i * chunkRows * width, width,
-                              nullptr, 1, out, /*accumulate=*/true);
+    if (plan[t].from != Communicator::kNoPeer)
+      kernels::aggregate<T>(chunkGraph(plan[t].from, plan[t].chunk),
+                            Reduce::Sum, false, s.recv.data(), width, nullptr,
+                            1, out, /*accumulate=*/true);
     s.recv = std::vector<T>(); // this chunk's rows are done with
   }
   if (reduce == Reduce::Mean)
@@ -417,32 +404,27 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
   // the rows this rank sent it. The next transfer's gradient is computed
   // while one is in flight; its receive buffer is made only once the
   // previous transfer is done with, so at most three buffers live.
-  // A transfer moves `per` consecutive chunks (rowsPer rows), as forward.
-  const int64_t per = chunksPerTransfer(bytes), rowsPer = per * chunkRows;
   const std::vector<RingTransfer> plan = ringSchedule(
-      parts, self, [&](int to) { return (numChunks(to) + per - 1) / per; },
-      [&](int from) { return (sendRows(from) + rowsPer - 1) / rowsPer; });
+      parts, self, [&](int to) { return numChunks(to); },
+      [&](int from) { return (sendRows(from) + chunkRows - 1) / chunkRows; });
   RingStep<T> steps[2];
   auto compute = [&](size_t t) {
     const RingTransfer &r = plan[t];
     RingStep<T> &s = steps[t % 2];
     if (r.to == Communicator::kNoPeer)
       return;
-    auto [first, last] = chunkRange(0, recvOffsets[r.to + 1] - recvOffsets[r.to],
-                                    r.chunk, rowsPer);
-    s.send.assign(size_t((last - first) * width), T(0));
-    for (int64_t i = 0, c = r.chunk * per; i < per && c < numChunks(r.to);
-         ++i, ++c)
-      kernels::aggregateGradInput<T>(chunkGraph(r.to, c), Reduce::Sum, false,
-                                     scaled, nullptr, nullptr, width, nullptr,
-                                     1, s.send.data() + i * chunkRows * width);
+    const GraphView g = chunkGraph(r.to, r.chunk);
+    s.send.assign(size_t(g.numSrc * width), T(0));
+    kernels::aggregateGradInput<T>(g, Reduce::Sum, false, scaled, nullptr,
+                                   nullptr, width, nullptr, 1, s.send.data());
   };
   auto start = [&](size_t t) {
     const RingTransfer &r = plan[t];
     RingStep<T> &s = steps[t % 2];
     int64_t recvRows = 0;
     if (r.from != Communicator::kNoPeer) {
-      auto [first, last] = chunkRange(0, sendRows(r.from), r.chunk, rowsPer);
+      auto [first, last] = chunkRange(0, sendRows(r.from), r.chunk,
+                                      chunkRows);
       recvRows = last - first;
     }
     s.recv.resize(size_t(recvRows * width));
@@ -460,7 +442,7 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
     bwd.seconds += since(waitStart);
     if (r.from != Communicator::kNoPeer) {
       auto [first, last] = chunkRange(sendOffsets[r.from], sendRows(r.from),
-                                      r.chunk, rowsPer);
+                                      r.chunk, chunkRows);
       addRows(sendNodes, first, last, s.recv.data(), width, dx);
     }
     s.send = std::vector<T>();

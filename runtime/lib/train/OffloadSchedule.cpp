@@ -444,14 +444,6 @@ void OffloadSchedule::prepare() {
                (std::max<int64_t>(1, width) * 4));
   setenv("GNNRT_RING_CHUNK_ROWS", std::to_string(chunkRows).c_str(),
          /*overwrite=*/0);
-  // The same bytes per transfer for narrower layers: more rows each, so
-  // fewer rounds of turns (GCN's 16-class layer: one transfer per ring step
-  // instead of two on the 1M-node graph).
-  const char *rows = std::getenv("GNNRT_RING_CHUNK_ROWS");
-  setenv("GNNRT_RING_CHUNK_BYTES",
-         std::to_string(std::atoll(rows) * std::max<int64_t>(1, width) * 4)
-             .c_str(),
-         /*overwrite=*/0);
 
   std::vector<FileArena *> views;
   for (int k = 0; k < numParts; ++k) {

@@ -120,10 +120,6 @@ private:
   template <typename T>
   void aggregateGradSequential(Reduce reduce, bool selfLoops, const T *dy,
                                int64_t width, T *dx) const;
-  /// Chunks one transfer of the sequential ring moves for rows of
-  /// `rowBytes`: as many as $GNNRT_RING_CHUNK_BYTES holds, at least one
-  /// (one without it), so that narrow layers take fewer transfers.
-  int64_t chunksPerTransfer(int64_t rowBytes) const;
   /// Adds one one-shot exchange's bytes (forward: owners to halo holders).
   void countOneShot(CommTraffic &traffic, int64_t rowBytes,
                     bool toOwners) const;
@@ -139,9 +135,6 @@ private:
   /// this many rows, so that its three live buffers stay small whatever
   /// the part sizes: $GNNRT_RING_CHUNK_ROWS, else 65536.
   int64_t chunkRows = int64_t(1) << 16;
-  /// $GNNRT_RING_CHUNK_BYTES: the bytes of one transfer's rows (0: one
-  /// chunk per transfer).
-  int64_t chunkBytes = 0;
   /// In-edges from halo nodes, sources numbered by halo position; built on
   /// first use. (chunkGraph: the same per chunk, sources numbered within
   /// the chunk, numSrc = the chunk's rows.)
