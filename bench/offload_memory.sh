@@ -7,7 +7,7 @@
 # Three runs:
 #   memory     --data DATA                                   (in memory)
 #   start-up   --data DATA --offload DIR --memory-budget B   (partitions the
-#              dataset into DIR/partitions first: its peak is the loading)
+#              .npy dataset into DIR/partitions first, in the budget too)
 #   offload    --data DIR/partitions --offload DIR --memory-budget B
 #              (the partitions it wrote: the peak of training itself)
 # Not a timed test; the machine's load average is printed beside the times.

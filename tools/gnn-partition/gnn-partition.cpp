@@ -191,7 +191,8 @@ void printSummary(const std::string &dir, const PartitionManifest &m) {
     std::printf(" (balance %s; ufactor %lld; seed %llu; objective %lld)",
                 balanceText(m.balance).c_str(), (long long)m.ufactor,
                 (unsigned long long)m.seed, (long long)m.metisObjective);
-  else if (m.method == PartitionMethod::ParallelScotch)
+  else if (m.method == PartitionMethod::ParallelScotch ||
+           m.method == PartitionMethod::Blocks)
     std::printf(" (balance %s; ufactor %lld; objective %lld)",
                 balanceText(m.balance).c_str(), (long long)m.ufactor,
                 (long long)m.metisObjective);
@@ -366,7 +367,7 @@ int partition(int argc, char **argv, Communicator *comm) {
   if (method == PartitionMethod::ParallelScotch)
     throw UsageError("--method ptscotch partitions across MPI ranks: run "
                      "mpirun -np R gnn-partition --distributed");
-  if (!method)
+  if (!method || method == PartitionMethod::Blocks)
     throw UsageError("--method must be metis, random, file or frequency, "
                      "found '" +
                      methodName + "'");

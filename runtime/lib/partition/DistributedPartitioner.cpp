@@ -7,9 +7,9 @@
 //      the same located error on all of them);
 //   2. edges to the owners of their sources, sorted and deduplicated
 //      (DistributedGraph.h), then ParMETIS's symmetrized rows and weights;
-//   3. PT-Scotch on one folded weight (ParallelScotch.h), then METIS's
-//      per-constraint bound restored and the cut refined
-//      (DistributedBalance.h);
+//   3. PT-Scotch on one folded weight (ParallelScotch.h), or contiguous
+//      blocks of node ids (method blocks), then METIS's per-constraint
+//      bound restored and the cut refined (DistributedBalance.h);
 //   4. every rank learns the whole assignment (4 bytes per node) and builds
 //      the parts p with p % P == rank: their edges, halos and send lists,
 //      feature rows and labels, as extractPartition lays them out;
@@ -76,9 +76,10 @@ std::vector<int> partsOfRank(int numParts, int rank, int numRanks) {
 }
 
 void checkOptions(const PartitionOptions &o) {
-  if (o.method != PartitionMethod::ParallelScotch)
+  if (o.method != PartitionMethod::ParallelScotch &&
+      o.method != PartitionMethod::Blocks)
     throw DataError(std::string("partition: the distributed partitioner runs "
-                                "PT-Scotch, not '") +
+                                "PT-Scotch or node blocks, not '") +
                     partitionMethodName(o.method) + "'");
   if (o.numParts < 1)
     throw DataError("partition: the number of parts must be at least 1 (got " +
@@ -343,7 +344,14 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   // 3. PT-Scotch, then the per-constraint bound and refinement.
   start = Clock::now();
   std::vector<int32_t> part;
-  {
+  if (options.method == PartitionMethod::Blocks) {
+    // Node v of n starts in part v * parts / n: no communication, and the
+    // refinement below moves the boundary nodes to cut fewer edges.
+    const int64_t first = edges.vtxdist[size_t(rank)];
+    part.resize(size_t(edges.vtxdist[size_t(rank) + 1] - first));
+    for (size_t i = 0; i < part.size(); ++i)
+      part[i] = int32_t((first + int64_t(i)) * options.numParts / n);
+  } else {
     std::vector<int32_t> weights = scotchVertexWeights(graph);
     part = parallelScotchPartition(comm, edges.vtxdist, graph, weights,
                                    options.numParts);
@@ -403,7 +411,7 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   agreeOnFailure(comm, [&] {
     if (rank != 0)
       return;
-    manifest.method = PartitionMethod::ParallelScotch;
+    manifest.method = options.method;
     manifest.numParts = options.numParts;
     manifest.balance = options.balance;
     manifest.edgeAssign = options.edgeAssign;

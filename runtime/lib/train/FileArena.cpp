@@ -4,9 +4,9 @@
 // arenas (PROT_NONE, no memory behind it), a slice per arena. An arena maps
 // its file into its slice at the same offsets, block by block; a block is a
 // header (its size, kHeaderBytes so that cache-line alignment holds)
-// followed by the caller's bytes, rounded up to whole pages. Freed blocks have
-// their file pages punched out and are kept for reuse, so a long run's
-// address use stays at its peak working set.
+// followed by the caller's bytes, rounded up to whole pages. Freed blocks
+// keep their pages and disk blocks and are reused, so a long run's address
+// use and file size stay at its peak working set.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +20,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <linux/falloc.h>
 #include <new>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -151,18 +150,16 @@ void *FileArena::allocate(size_t bytes, size_t alignment) {
 }
 
 void FileArena::release(Header *block) noexcept {
+  // The block keeps its pages, in RAM and on disk, for the next allocation
+  // that reuses it: punching them out made every reuse zero-fill fresh
+  // pages and allocate their disk blocks again, which cost a third of an
+  // out-of-core epoch (the ring's chunk buffers come and go with every
+  // transfer). They leave RAM with the arena's next dropPages().
   const size_t blockBytes = block->blockBytes;
-  char *start = reinterpret_cast<char *>(block);
-  const size_t offset = size_t(start - base);
-  // The contents are dead: neither RAM nor the disk keeps them (the first
-  // page stays, for the header).
-  if (blockBytes > kPage) {
-    madvise(start + kPage, blockBytes - kPage, MADV_DONTNEED);
-    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-              off_t(offset + kPage), off_t(blockBytes - kPage));
-  }
+  const size_t offset = size_t(reinterpret_cast<char *>(block) - base);
   std::lock_guard<std::mutex> lock(mutex);
   inUse -= int64_t(blockBytes);
+  freedSinceDrop += int64_t(blockBytes);
   freeBlocks.emplace(blockBytes, offset);
 }
 
@@ -170,6 +167,12 @@ void FileArena::dropPages() {
   std::lock_guard<std::mutex> lock(mutex);
   if (end > 0)
     madvise(base, end, MADV_DONTNEED);
+  freedSinceDrop = 0;
+}
+
+int64_t FileArena::residentBytes() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return std::min(int64_t(end), inUse + freedSinceDrop);
 }
 
 void FileArena::readAhead() {

@@ -5,7 +5,8 @@
 // a file of its own under the --offload directory, so that when the
 // partition gives up its turn its pages can leave RAM without swap:
 // dropPages() unmaps them (MADV_DONTNEED), the kernel writes the dirty ones
-// back to the file, and the next turn faults them in again.
+// back to the file, and the next turn faults them in again. Freed blocks
+// keep their pages for reuse until then.
 //
 // The partition's code is the ordinary trainer code, full of std::vector:
 // rather than give every container an allocator, this file replaces the
@@ -55,6 +56,9 @@ public:
   /// Bytes allocated now, and at most so far.
   int64_t bytesInUse() const { return inUse; }
   int64_t peakBytes() const { return peak; }
+  /// At most the bytes of the arena in RAM: those in use, and the freed
+  /// blocks', which stay mapped until the next dropPages().
+  int64_t residentBytes() const;
 
   /// Drops the whole pages inside [p, p + bytes) from this process's
   /// memory if they are arena memory (another part's buffer that this
@@ -71,10 +75,10 @@ private:
   int slot = -1, fd = -1;
   char *base = nullptr;
   size_t end = 0; ///< bytes of the slice handed out so far
-  /// Freed blocks by size, for reuse (their file pages punched out).
+  /// Freed blocks by size, for reuse (their pages kept).
   std::multimap<size_t, size_t> freeBlocks;
-  int64_t inUse = 0, peak = 0;
-  std::mutex mutex;
+  int64_t inUse = 0, peak = 0, freedSinceDrop = 0;
+  mutable std::mutex mutex;
 };
 
 /// While alive, this thread's large allocations come from `arena`.

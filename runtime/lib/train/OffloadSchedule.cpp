@@ -8,6 +8,8 @@
 
 #include "OptimizerStep.h"
 #include "ScheduleBase.h"
+#include "gnnrt/io/Npy.h"
+#include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/Partitioner.h"
 #include "gnnrt/support/Error.h"
@@ -102,7 +104,90 @@ void requireWritableDirectory(const std::string &dir) {
                     std::strerror(errno) + ")");
 }
 
+/// The whole graph's node, edge, feature and class counts of an .npy
+/// dataset from its headers (edges as the trainer loads them: reverse edges
+/// and self loops added, before repeats are removed) and its labels (8
+/// bytes a node, which every partitioner rank reads anyway); false for
+/// another layout.
+bool npyDatasetCounts(const std::string &dir, const TrainSettings &settings,
+                      PartCounts &whole, int64_t &features, int64_t &classes) {
+  if (detectDatasetFormat(dir) != DatasetFormat::Npy)
+    return false;
+  auto exists = [](const std::string &path) {
+    return std::ifstream(path).good();
+  };
+  whole = {};
+  features = 0;
+  classes = 0;
+  if (exists(dir + "/labels.npy")) {
+    const std::string file = dir + "/labels.npy";
+    const int64_t unlabeled = -1;
+    for (int64_t label : readNpy(file).toInt64(file, &unlabeled))
+      classes = std::max(classes, label + 1);
+  }
+  if (exists(dir + "/features.npy")) {
+    const NpyHeader h = readNpyHeader(dir + "/features.npy");
+    if (h.shape.size() == 2) {
+      whole.ownedNodes = h.shape[0];
+      features = h.shape[1];
+    }
+  } else if (exists(dir + "/labels.npy")) {
+    whole.ownedNodes = readNpyHeader(dir + "/labels.npy").numElements();
+  }
+  if (exists(dir + "/edge_index.npy"))
+    whole.edges = readNpyHeader(dir + "/edge_index.npy").numElements() / 2;
+  else if (exists(dir + "/src.npy"))
+    whole.edges = readNpyHeader(dir + "/src.npy").numElements();
+  if (settings.addReverseEdges)
+    whole.edges *= 2;
+  if (settings.addSelfLoops)
+    whole.edges += whole.ownedNodes;
+  return whole.ownedNodes > 0;
+}
+
+/// A rank's RAM while the distributed partitioner runs on `ranks` ranks:
+/// its feature rows, its edges with the distributed graph's copies of
+/// them, and the node-indexed tables every rank holds (labels, splits,
+/// the assignment, the partition book).
+int64_t sliceBytes(const PartCounts &whole, int64_t features, int64_t ranks) {
+  return whole.ownedNodes / ranks * features * 4 +
+         whole.edges / ranks * 64 + whole.ownedNodes * 24;
+}
+
 } // namespace
+
+ArenaResidency::ArenaResidency(int64_t usableBytes,
+                               std::vector<FileArena *> arenas,
+                               std::vector<int64_t> estimatedBytes)
+    : usable(usableBytes), arenas(std::move(arenas)),
+      estimated(std::move(estimatedBytes)) {}
+
+void ArenaResidency::takeTurn(int to) {
+  resident.erase(std::remove(resident.begin(), resident.end(), to),
+                 resident.end());
+  resident.push_back(to);
+  int64_t held =
+      std::max(estimated[size_t(to)], arenas[size_t(to)]->peakBytes());
+  for (int k : resident)
+    if (k != to)
+      held += arenas[size_t(k)]->residentBytes();
+  while (held > usable && resident.size() > 1) {
+    FileArena &oldest = *arenas[size_t(resident.front())];
+    held -= oldest.residentBytes();
+    oldest.dropPages();
+    resident.erase(resident.begin());
+  }
+}
+
+bool ArenaResidency::isResident(int k) const {
+  return std::find(resident.begin(), resident.end(), k) != resident.end();
+}
+
+void ArenaResidency::dropAll() {
+  for (FileArena *arena : arenas)
+    arena->dropPages();
+  resident.clear();
+}
 
 int64_t offloadPartBytes(const PartCounts &part, int64_t features,
                          int64_t activationFloatsPerNode) {
@@ -162,6 +247,11 @@ std::string OffloadSchedule::partitionDirectory() {
   if (!options.dataDir.empty() &&
       std::ifstream(options.dataDir + "/manifest.json").good())
     return options.dataDir;
+  if (!options.dataDir.empty()) {
+    std::string streamed = streamPartitions(options.dataDir);
+    if (!streamed.empty())
+      return streamed;
+  }
   // The partitions keep the dataset's features as loaded: each part
   // normalizes its rows itself, as a partition directory's do.
   CompiledProgram raw = program;
@@ -222,6 +312,84 @@ std::string OffloadSchedule::partitionDirectory() {
   }
 }
 
+std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
+  const TrainSettings &settings = program.settings;
+  PartCounts whole;
+  int64_t features = 0, classes = 0;
+  if (!npyDatasetCounts(dataDir, settings, whole, features, classes))
+    return "";
+  const int64_t usable = options.memoryBudget - kFixedBytes;
+  const int64_t perNode = activationFloatsPerNode(
+      program, {features, classes, 0, whole.ownedNodes});
+  const int64_t wholeBytes = offloadPartBytes(whole, features, perNode);
+  int64_t numParts = std::max<int64_t>(
+      1, int64_t(std::ceil(1.25 * double(wholeBytes) / double(usable))));
+  LoadOptions load;
+  load.addReverseEdges = settings.addReverseEdges;
+  load.addSelfLoops = settings.addSelfLoops;
+  load.dedupe = true;
+  load.splitName = settings.split;
+  load.useCache = false;
+  PartitionManifest fields;
+  fields.dataset = dataDir;
+  fields.split = settings.split;
+  fields.addReverseEdges = settings.addReverseEdges;
+  fields.addSelfLoops = settings.addSelfLoops;
+  fields.dedupe = true;
+  const std::string dir = options.offloadDir + "/partitions";
+  for (int attempt = 0;; ++attempt) {
+    if (numParts > kMaxParts)
+      throw DataError("--memory-budget " + mib(options.memoryBudget) +
+                      " would split " + dataDir + " into " +
+                      std::to_string(numParts) +
+                      " partitions (its whole working set is about " +
+                      mib(wholeBytes) + "); at most " +
+                      std::to_string(kMaxParts) +
+                      " are supported: raise the budget");
+    PartitionOptions partition;
+    partition.method = PartitionMethod::Blocks;
+    partition.numParts = int(numParts);
+    partition.balance = {BalanceConstraint::Nodes};
+    // One rank per part, each with its slice of the files in a file of
+    // its own; the ranks take turns, as the parts do in training.
+    const int ranks = int(numParts);
+    std::vector<std::unique_ptr<FileArena>> sliceArenas;
+    std::vector<FileArena *> views;
+    for (int k = 0; k < ranks; ++k) {
+      sliceArenas.push_back(
+          std::make_unique<FileArena>(options.offloadDir, k));
+      views.push_back(sliceArenas.back().get());
+    }
+    ArenaResidency slices(
+        usable, views,
+        std::vector<int64_t>(size_t(ranks),
+                             sliceBytes(whole, features, ranks)));
+    TurnTaking partitioners(
+        ranks,
+        [&](int, int to) {
+          if (to >= 0)
+            slices.takeTurn(to);
+        },
+        [](const void *p, size_t bytes) { FileArena::dropRange(p, bytes); });
+    partitioners.run([&](int k) {
+      ArenaScope scope(sliceArenas[size_t(k)].get());
+      partitionDistributed(partitioners.communicator(k), dataDir, load,
+                           partition, dir, fields);
+    });
+    // Read back outside the arenas, which go with this attempt.
+    const PartitionManifest manifest = readPartitionManifest(dir);
+    // The halos are known now: partition again into more parts if one
+    // came out too large.
+    int64_t largest = 0;
+    for (const PartCounts &p : manifest.parts)
+      largest = std::max(largest, offloadPartBytes(p, features, perNode));
+    if (largest <= usable || attempt == 3)
+      return dir;
+    numParts = int64_t(
+        std::ceil(double(numParts) * double(largest) / double(usable)));
+  }
+}
+
 void OffloadSchedule::prepare() {
   const std::string &dir = options.offloadDir;
   if (comm.size() > 1)
@@ -252,6 +420,7 @@ void OffloadSchedule::prepare() {
   const int64_t perNode = activationFloatsPerNode(
       program, {manifest.numFeatures, manifest.numClasses,
                 int64_t(manifest.relations.size()), manifest.numNodes});
+  std::vector<int64_t> estimatedBytes;
   for (const PartCounts &part : manifest.parts)
     estimatedBytes.push_back(
         offloadPartBytes(part, manifest.numFeatures, perNode));
@@ -276,8 +445,13 @@ void OffloadSchedule::prepare() {
   setenv("GNNRT_RING_CHUNK_ROWS", std::to_string(chunkRows).c_str(),
          /*overwrite=*/0);
 
-  for (int k = 0; k < numParts; ++k)
+  std::vector<FileArena *> views;
+  for (int k = 0; k < numParts; ++k) {
     arenas.push_back(std::make_unique<FileArena>(dir, k));
+    views.push_back(arenas.back().get());
+  }
+  residency = std::make_unique<ArenaResidency>(
+      options.memoryBudget - kFixedBytes, views, std::move(estimatedBytes));
   const char *readAhead = std::getenv("GNNRT_OFFLOAD_READAHEAD");
   if (numParts > 1 && !(readAhead && std::string(readAhead) == "0"))
     readahead = std::make_unique<PageReadahead>();
@@ -304,24 +478,9 @@ void OffloadSchedule::handOver(int from, int to) {
   (void)from;
   if (to < 0)
     return;
-  resident.erase(std::remove(resident.begin(), resident.end(), to),
-                 resident.end());
-  resident.push_back(to);
-  const int64_t usable = options.memoryBudget - kFixedBytes;
-  int64_t held = std::max(estimatedBytes[size_t(to)],
-                          arenas[size_t(to)]->peakBytes());
-  for (int k : resident)
-    if (k != to)
-      held += arenas[size_t(k)]->bytesInUse();
-  while (held > usable && resident.size() > 1) {
-    FileArena &oldest = *arenas[size_t(resident.front())];
-    held -= oldest.bytesInUse();
-    oldest.dropPages();
-    resident.erase(resident.begin());
-  }
+  residency->takeTurn(to);
   const int next = (to + 1) % int(arenas.size());
-  if (readahead && next != to &&
-      std::find(resident.begin(), resident.end(), next) == resident.end())
+  if (readahead && next != to && !residency->isResident(next))
     readahead->request(arenas[size_t(next)].get());
 }
 
@@ -368,7 +527,7 @@ const std::vector<float> &OffloadSchedule::predict() {
                 logits.begin() + t.nodeIds[size_t(i)] * classes);
     arenas[k]->dropPages();
   }
-  resident.clear();
+  residency->dropAll();
   return logits;
 }
 

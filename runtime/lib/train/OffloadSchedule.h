@@ -34,6 +34,30 @@ namespace gnnrt {
 
 class OffloadPart;
 
+/// Which arenas' pages stay in RAM as turns pass among their owners: the
+/// ones that ran last, as long as they fit `usableBytes` together beside
+/// the working set of the one taking the turn (the larger of its estimate
+/// and its arena's peak); the others' pages are dropped, least recently
+/// run first.
+class ArenaResidency {
+public:
+  ArenaResidency(int64_t usableBytes, std::vector<FileArena *> arenas,
+                 std::vector<int64_t> estimatedBytes);
+  /// `to` takes the turn.
+  void takeTurn(int to);
+  /// Whether `k`'s pages may be in RAM.
+  bool isResident(int k) const;
+  /// Drops every arena's pages.
+  void dropAll();
+
+private:
+  int64_t usable;
+  std::vector<FileArena *> arenas;
+  std::vector<int64_t> estimated;
+  /// Arenas whose pages may be in RAM, least recently run first.
+  std::vector<int> resident;
+};
+
 class OffloadSchedule : public Schedule {
 public:
   OffloadSchedule(const CompiledProgram &program, const DriverOptions &options,
@@ -59,12 +83,15 @@ private:
   /// The partition directory to train from: --data itself, or one written
   /// under DIR with the partition count the budget needs.
   std::string partitionDirectory();
+  /// partitionDirectory for an .npy dataset: node blocks refined by the
+  /// distributed partitioner, its ranks taking turns in this process with
+  /// their slices of the dataset in files under DIR, so that the start-up
+  /// keeps to the budget too. Empty if `dataDir` is not an .npy dataset.
+  std::string streamPartitions(const std::string &dataDir);
   /// Called as `to` takes the turn from `from`: keeps the parts that ran
-  /// last in RAM while they fit the budget beside `to`'s working set (the
-  /// larger of its estimate and its arena's peak), and drops the pages of
-  /// the others, least recently run first. Then reads ahead the part
-  /// after `to` in rank order (the next to run in a round of turns) if
-  /// its pages were dropped.
+  /// last in RAM while they fit (ArenaResidency), then reads ahead the
+  /// part after `to` in rank order (the next to run in a round of turns)
+  /// if its pages were dropped.
   void handOver(int from, int to);
   /// Throws DataError when a part of `manifest` needs more than the budget.
   void checkBudget(const PartitionManifest &manifest,
@@ -76,11 +103,9 @@ private:
   DriverOptions partOptions;
   std::vector<std::unique_ptr<FileArena>> arenas;
   std::unique_ptr<TurnTaking> turns;
-  /// Parts whose pages may be in RAM, least recently run first.
-  std::vector<int> resident;
-  /// Each part's estimated working set (offloadPartBytes): room for a part
-  /// that is about to load or grow.
-  std::vector<int64_t> estimatedBytes;
+  /// The parts' pages in RAM; each part's estimated working set
+  /// (offloadPartBytes) is room for a part that is about to load or grow.
+  std::unique_ptr<ArenaResidency> residency;
   std::vector<std::unique_ptr<OffloadPart>> parts;
   /// Reads the next part's file into the page cache during a turn (unless
   /// GNNRT_OFFLOAD_READAHEAD=0).

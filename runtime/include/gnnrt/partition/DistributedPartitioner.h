@@ -45,7 +45,8 @@ struct DistributedPartitionReport {
 /// edges are always removed, as gnn-partition loads) into options.numParts
 /// parts with the ranks of `comm`, and writes the partition directory
 /// `outDir` (atomically, as writePartitions; every rank must see the same
-/// file system). options.method must be ParallelScotch; options.balance,
+/// file system). options.method must be ParallelScotch (on the ranks of
+/// MPI_COMM_WORLD) or Blocks (on any communicator); options.balance,
 /// edgeAssign and ufactor apply as for METIS. `manifest` brings the
 /// dataset fields (path, split, load flags); the manifest written is
 /// returned on every rank. Any rank's failure (a bad row in its slice, an

@@ -29,7 +29,11 @@ enum class PartitionMethod {
   Frequency,
   /// PT-Scotch across MPI ranks, then METIS's per-constraint balance
   /// (partitionDistributed; gnn-partition --distributed)
-  ParallelScotch
+  ParallelScotch,
+  /// Contiguous blocks of node ids, then the same balance and cut
+  /// refinement as ParallelScotch (partitionDistributed on any
+  /// communicator: --offload's start-up partitioning in bounded memory)
+  Blocks
 };
 
 /// Which endpoint's owner stores an edge (GLT's edge_assign_strategy).

@@ -44,17 +44,25 @@ TEST(FileArena, LargeAllocationsLiveInTheFileAndSurviveDroppedPages) {
   for (size_t i = 0; i < big.size(); i += 4099)
     ASSERT_EQ(big[i], float(i));
   EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % 64, 0u);
+  const float *first = big.data();
   big = std::vector<float>();
   EXPECT_EQ(arena.bytesInUse(), 0);
   EXPECT_EQ(arena.peakBytes(), int64_t(4 << 20) + 4096);
-  // A freed block is reused, zero-filled by the file's hole.
+  // The freed block keeps its pages in RAM until the next dropPages().
+  EXPECT_EQ(arena.residentBytes(), int64_t(4 << 20) + 4096);
+  arena.dropPages();
+  EXPECT_EQ(arena.residentBytes(), 0);
+  // A block at most twice as large as asked for is reused, in place.
   {
     ArenaScope scope(&arena);
-    std::vector<char> again(1 << 20);
-    EXPECT_EQ(arena.bytesInUse(), int64_t(1 << 20) + 4096);
-    EXPECT_EQ(again[12345], 0);
+    std::vector<float> again(3 << 18); // 3 MiB
+    EXPECT_EQ(static_cast<const void *>(again.data()),
+              static_cast<const void *>(first));
+    EXPECT_EQ(arena.bytesInUse(), int64_t(4 << 20) + 4096);
+    EXPECT_EQ(again[12345], 0.0f);
   }
   EXPECT_EQ(arena.bytesInUse(), 0);
+  EXPECT_EQ(arena.peakBytes(), int64_t(4 << 20) + 4096);
 }
 
 TEST(FileArena, ADirectoryThatCannotHoldTheFileIsAnError) {
