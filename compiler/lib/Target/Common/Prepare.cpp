@@ -135,6 +135,19 @@ RowSpace PreparedFunction::rowSpace(Value v) const {
   return RowSpace::Other;
 }
 
+bool PreparedFunction::readAfterInvariants(Value v) {
+  for (Operation *user : v.getUsers()) {
+    if (!user->hasAttr(kStepInvariantAttrName))
+      return true;
+    // A view (reshape, dst) is read wherever its result is.
+    if (isa<ReshapeOp, DstOp>(user) &&
+        user->getOperand(isa<DstOp>(user) ? 1 : 0) == v &&
+        readAfterInvariants(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
 Storage PreparedFunction::storageOf(Value v) const {
   Operation *op = v.getDefiningOp();
   if (isa<GraphType>(v.getType()) || isa<ParamOp>(op))
@@ -143,6 +156,8 @@ Storage PreparedFunction::storageOf(Value v) const {
     return Storage::Scalar;
   if (isa<ReshapeOp, DstOp>(op) || (isa<DropoutOp>(op) && !training))
     return Storage::View;
+  if (op->hasAttr(kStepInvariantAttrName) && readAfterInvariants(v))
+    return Storage::Kept;
   return Storage::Slot;
 }
 
@@ -191,6 +206,11 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
   fn.dimsOf[body.getArgument(1)] = Dims{inputRows, rt::local::features.str()};
 
   for (Operation &op : body) {
+    if (op.hasAttr(kStepInvariantAttrName))
+      fn.invariant.push_back(&op);
+    for (Value r : op.getResults())
+      if (fn.storage(r) == Storage::Kept)
+        fn.kept.try_emplace(r, int(fn.kept.size()));
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       if (!training)
         fn.returnedWidth = fn.width(ret.getOperand(0));

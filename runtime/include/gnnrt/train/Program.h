@@ -69,6 +69,12 @@ template <typename T> struct CacheLineAllocator {
 /// holds, per slot, the larger of the two plans' buffers, about the larger
 /// plan rather than their sum, and an evaluation between epochs costs the
 /// next epoch no page faults.
+///
+/// Kept buffers hold what an entry point computes alike on every call
+/// (gnnc's gnn-hoist-invariants: values of the graph and the input features
+/// alone, such as GCN's aggregated features): the generated code asks
+/// keptStale() and computes them only on the first call with those inputs,
+/// or after release().
 template <typename T> class Workspace {
 public:
   Workspace() : buffers(std::make_shared<Buffers>()) {}
@@ -87,6 +93,19 @@ public:
   /// Draws the buffers from `other`'s from now on (this workspace's own go).
   /// Only for entry points that never run at the same time.
   void shareBuffersWith(const Workspace &other) { buffers = other.buffers; }
+  /// Kept value `index` of entry point `entry` (0: forward, 1: trainStep),
+  /// with room for `elements` values. Growing it makes the entry's kept
+  /// values stale.
+  T *kept(int entry, int index, int64_t elements) {
+    return buffers->kept(entry, index, elements);
+  }
+  /// Whether entry point `entry` must compute its kept values now: true on
+  /// its first call, after release(), after a kept buffer grew, or when
+  /// `features` or `graph` differ from the last call's; then the values
+  /// count as computed.
+  bool keptStale(int entry, const T *features, const GraphView &graph) {
+    return buffers->keptStale(entry, features, graph);
+  }
   /// Frees every buffer, shared ones included (the next call allocates them
   /// again).
   void release() {
@@ -124,15 +143,45 @@ private:
       }
       return s.data;
     }
+    T *kept(int entry, int index, int64_t elements) {
+      Entry &e = entries[size_t(entry)];
+      if (index >= int(e.kept.size()))
+        e.kept.resize(size_t(index) + 1);
+      Slot &s = e.kept[size_t(index)];
+      if (s.size < elements) {
+        free(s);
+        s.data = CacheLineAllocator<T>().allocate(size_t(elements));
+        s.size = elements;
+        e.computed = false;
+      }
+      return s.data;
+    }
+    bool keptStale(int entry, const T *features, const GraphView &graph) {
+      Entry &e = entries[size_t(entry)];
+      const Inputs now{features, graph.inOffsets, graph.edgeSrc,
+                       graph.numSrc, graph.numDst, graph.numEdges};
+      const bool stale = !e.computed || !(e.inputs == now);
+      e.computed = true;
+      e.inputs = now;
+      return stale;
+    }
     void release() {
       for (Slot &s : slots)
         free(s);
       slots.clear();
+      for (Entry &e : entries) {
+        for (Slot &s : e.kept)
+          free(s);
+        e = Entry();
+      }
     }
     int64_t held() const {
       int64_t bytes = 0;
       for (const Slot &s : slots)
         bytes += s.size * int64_t(sizeof(T));
+      for (const Entry &e : entries)
+        for (const Slot &s : e.kept)
+          bytes += s.size * int64_t(sizeof(T));
       return bytes;
     }
 
@@ -146,7 +195,27 @@ private:
         CacheLineAllocator<T>().deallocate(s.data, size_t(s.size));
       s = Slot();
     }
+    /// What kept values were computed from: the same arrays (by address)
+    /// and sizes give the same values.
+    struct Inputs {
+      const T *features = nullptr;
+      const int64_t *inOffsets = nullptr;
+      const int32_t *edgeSrc = nullptr;
+      int64_t numSrc = 0, numDst = 0, numEdges = 0;
+      bool operator==(const Inputs &o) const {
+        return features == o.features && inOffsets == o.inOffsets &&
+               edgeSrc == o.edgeSrc && numSrc == o.numSrc &&
+               numDst == o.numDst && numEdges == o.numEdges;
+      }
+    };
+    struct Entry {
+      std::vector<Slot> kept;
+      Inputs inputs;
+      bool computed = false;
+    };
     std::vector<Slot> slots;
+    /// forward, trainStep
+    Entry entries[2];
   };
 
   std::shared_ptr<Buffers> buffers;

@@ -107,6 +107,13 @@ public:
   /// How `v` is materialized, and for a Slot value, its slot.
   Storage storage(mlir::Value v) const { return plan->storage(v); }
   int slot(mlir::Value v) const { return plan->slot(v); }
+  /// The value `v` aliases through its views (itself if not a View).
+  mlir::Value root(mlir::Value v) const { return plan->root(v); }
+  /// A Kept value's index among its function's kept buffers.
+  int keptIndex(mlir::Value v) const { return kept.lookup(v); }
+  /// The ops gnn-hoist-invariants marked, in program order: the section
+  /// computed only when the inputs are new.
+  llvm::ArrayRef<mlir::Operation *> invariantOps() const { return invariant; }
   /// The value a View result reads through: its op's input (for gnn.dst,
   /// the sources it takes the leading rows of).
   mlir::Value viewOf(mlir::Value v) const;
@@ -130,6 +137,9 @@ private:
   std::string numNodes(mlir::Value graph, EdgeSide side) const;
 
   Storage storageOf(mlir::Value v) const;
+  /// Whether an op outside the invariant section reads `v` (directly or
+  /// through views).
+  static bool readAfterInvariants(mlir::Value v);
   /// The string `map` holds for `v` (empty if none), as a reference into
   /// the map: DenseMap::lookup returns a copy, which a StringRef would
   /// outlive.
@@ -147,6 +157,8 @@ private:
   llvm::DenseMap<mlir::Value, std::string> graphs;
   llvm::DenseMap<mlir::Value, Dims> dimsOf;
   std::optional<MemoryPlan> plan;
+  llvm::DenseMap<mlir::Value, int> kept;
+  llvm::SmallVector<mlir::Operation *> invariant;
   llvm::SmallVector<std::string> buffered;
   std::string returnedWidth;
   bool edgeIds = false;
