@@ -14,6 +14,7 @@
 #include "gnn/Target/Common/RuntimeNames.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace gnn;
@@ -148,6 +149,35 @@ bool PreparedFunction::readAfterInvariants(Value v) {
   return false;
 }
 
+namespace {
+
+/// The key of `v` (PreparedFunction::keptKey), memoized in `keys`: the
+/// arguments by position; a result by its op printed in generic form
+/// without locations (operands print as placeholders), its result number
+/// and its operands' keys.
+uint64_t computationKey(Value v, DenseMap<Value, uint64_t> &keys) {
+  if (auto it = keys.find(v); it != keys.end())
+    return it->second;
+  // xxHash64, not llvm::hash_code, whose seed changes between runs: the
+  // emitted C++ must not.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    os << "arg " << arg.getArgNumber();
+  } else {
+    Operation *op = v.getDefiningOp();
+    op->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+    os << " #" << cast<OpResult>(v).getResultNumber();
+    for (Value operand : op->getOperands())
+      os << " " << computationKey(operand, keys);
+  }
+  const uint64_t key = llvm::xxHash64(os.str());
+  keys[v] = key;
+  return key;
+}
+
+} // namespace
+
 Storage PreparedFunction::storageOf(Value v) const {
   Operation *op = v.getDefiningOp();
   if (isa<GraphType>(v.getType()) || isa<ParamOp>(op))
@@ -205,12 +235,13 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
                      : (rt::local::graph + "." + rt::graph::numDst).str();
   fn.dimsOf[body.getArgument(1)] = Dims{inputRows, rt::local::features.str()};
 
+  DenseMap<Value, uint64_t> keys;
   for (Operation &op : body) {
     if (op.hasAttr(kStepInvariantAttrName))
       fn.invariant.push_back(&op);
     for (Value r : op.getResults())
       if (fn.storage(r) == Storage::Kept)
-        fn.kept.try_emplace(r, int(fn.kept.size()));
+        fn.kept[r] = computationKey(r, keys);
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       if (!training)
         fn.returnedWidth = fn.width(ret.getOperand(0));

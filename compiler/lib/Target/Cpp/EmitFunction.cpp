@@ -36,6 +36,7 @@
 #include "gnn/Target/Common/Naming.h"
 
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace gnn;
@@ -118,7 +119,7 @@ LogicalResult FunctionEmitter::emit(StringRef cppName) {
 /// buffers, the views of them later ops read, then the section's ops, run
 /// only when the entry point sees these inputs for the first time:
 ///
-///   T *h = ws.kept(1, 0, (g.numDst * features));
+///   T *h = ws.kept(1, 0x9c0e5b1f2a44d7e3u, (g.numDst * features));
 ///   if (ws.keptStale(1, x, g)) {
 ///     T *t = ws.get(0, (g.numDst * features));
 ///     ...
@@ -133,8 +134,9 @@ LogicalResult FunctionEmitter::emitInvariantSection() {
     for (Value r : op->getResults())
       if (fn.storage(r) == Storage::Kept)
         os << "T *" << name(r) << " = " << rt::local::workspace << "."
-           << rt::workspaceKept << "(" << entry << ", " << fn.keptIndex(r)
-           << ", " << numel(r) << ");\n";
+           << rt::workspaceKept << "(" << entry << ", 0x"
+           << llvm::format_hex_no_prefix(fn.keptKey(r), 16) << "u, "
+           << numel(r) << ");\n";
     // A view of a kept value (or of an argument) is declared out here, for
     // the ops after the section.
     Value res = op->getNumResults() ? op->getResult(0) : Value();

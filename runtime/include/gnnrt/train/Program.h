@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <new>
 #include <string>
@@ -74,7 +75,9 @@ template <typename T> struct CacheLineAllocator {
 /// (gnnc's gnn-hoist-invariants: values of the graph and the input features
 /// alone, such as GCN's aggregated features): the generated code asks
 /// keptStale() and computes them only on the first call with those inputs,
-/// or after release().
+/// or after release(). A kept value is named by a key of its computation,
+/// so the forward and the train step, which compute some of the same
+/// values, hold one copy of each (shared buffers).
 template <typename T> class Workspace {
 public:
   Workspace() : buffers(std::make_shared<Buffers>()) {}
@@ -93,11 +96,12 @@ public:
   /// Draws the buffers from `other`'s from now on (this workspace's own go).
   /// Only for entry points that never run at the same time.
   void shareBuffersWith(const Workspace &other) { buffers = other.buffers; }
-  /// Kept value `index` of entry point `entry` (0: forward, 1: trainStep),
-  /// with room for `elements` values. Growing it makes the entry's kept
-  /// values stale.
-  T *kept(int entry, int index, int64_t elements) {
-    return buffers->kept(entry, index, elements);
+  /// The kept value `key` (gnnc's hash of its computation) of entry point
+  /// `entry` (0: forward, 1: trainStep), with room for `elements` values.
+  /// Growing it makes every entry's kept values stale.
+  T *kept(int entry, uint64_t key, int64_t elements) {
+    (void)entry;
+    return buffers->kept(key, elements);
   }
   /// Whether entry point `entry` must compute its kept values now: true on
   /// its first call, after release(), after a kept buffer grew, or when
@@ -143,16 +147,14 @@ private:
       }
       return s.data;
     }
-    T *kept(int entry, int index, int64_t elements) {
-      Entry &e = entries[size_t(entry)];
-      if (index >= int(e.kept.size()))
-        e.kept.resize(size_t(index) + 1);
-      Slot &s = e.kept[size_t(index)];
+    T *kept(uint64_t key, int64_t elements) {
+      Slot &s = keptSlots[key];
       if (s.size < elements) {
         free(s);
         s.data = CacheLineAllocator<T>().allocate(size_t(elements));
         s.size = elements;
-        e.computed = false;
+        for (Entry &e : entries)
+          e.computed = false;
       }
       return s.data;
     }
@@ -169,19 +171,18 @@ private:
       for (Slot &s : slots)
         free(s);
       slots.clear();
-      for (Entry &e : entries) {
-        for (Slot &s : e.kept)
-          free(s);
+      for (auto &[key, s] : keptSlots)
+        free(s);
+      keptSlots.clear();
+      for (Entry &e : entries)
         e = Entry();
-      }
     }
     int64_t held() const {
       int64_t bytes = 0;
       for (const Slot &s : slots)
         bytes += s.size * int64_t(sizeof(T));
-      for (const Entry &e : entries)
-        for (const Slot &s : e.kept)
-          bytes += s.size * int64_t(sizeof(T));
+      for (const auto &[key, s] : keptSlots)
+        bytes += s.size * int64_t(sizeof(T));
       return bytes;
     }
 
@@ -208,12 +209,13 @@ private:
                numDst == o.numDst && numEdges == o.numEdges;
       }
     };
+    /// Whether an entry point's kept values are computed, and from what.
     struct Entry {
-      std::vector<Slot> kept;
       Inputs inputs;
       bool computed = false;
     };
     std::vector<Slot> slots;
+    std::map<uint64_t, Slot> keptSlots;
     /// forward, trainStep
     Entry entries[2];
   };

@@ -109,8 +109,11 @@ public:
   int slot(mlir::Value v) const { return plan->slot(v); }
   /// The value `v` aliases through its views (itself if not a View).
   mlir::Value root(mlir::Value v) const { return plan->root(v); }
-  /// A Kept value's index among its function's kept buffers.
-  int keptIndex(mlir::Value v) const { return kept.lookup(v); }
+  /// A Kept value's key: a hash of what computes it (its op, attributes,
+  /// types and regions, and its operands' keys; not its location). A
+  /// program's forward and train step compute some of the same values: the
+  /// same key shares one kept buffer.
+  uint64_t keptKey(mlir::Value v) const { return kept.lookup(v); }
   /// The ops gnn-hoist-invariants marked, in program order: the section
   /// computed only when the inputs are new.
   llvm::ArrayRef<mlir::Operation *> invariantOps() const { return invariant; }
@@ -157,7 +160,7 @@ private:
   llvm::DenseMap<mlir::Value, std::string> graphs;
   llvm::DenseMap<mlir::Value, Dims> dimsOf;
   std::optional<MemoryPlan> plan;
-  llvm::DenseMap<mlir::Value, int> kept;
+  llvm::DenseMap<mlir::Value, uint64_t> kept;
   llvm::SmallVector<mlir::Operation *> invariant;
   llvm::SmallVector<std::string> buffered;
   std::string returnedWidth;

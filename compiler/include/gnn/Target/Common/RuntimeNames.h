@@ -48,7 +48,7 @@ constexpr StringLiteral execContext = "ExecContext";
 constexpr StringLiteral workspace = "Workspace";
 /// `Workspace<T>::get(slot, elements)`: slot `slot`, grown to `elements`.
 constexpr StringLiteral workspaceGet = "get";
-/// `Workspace<T>::kept(entry, index, elements)`: a step-invariant value's
+/// `Workspace<T>::kept(entry, key, elements)`: a step-invariant value's
 /// buffer, kept across calls; `keptStale(entry, features, graph)`: whether
 /// the entry point must compute its kept values (first call, new inputs).
 constexpr StringLiteral workspaceKept = "kept";
