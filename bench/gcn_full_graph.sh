@@ -105,6 +105,7 @@ field() { sed -n "s/^floor:.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
 FLOOR_S="$(field "$FLOOR_TABLE" floor_s)"
 STRICT_S="$(field "$FLOOR_TABLE" strict_floor_s)"
 MOVED_S="$(field "$FLOOR_TABLE" moved_floor_s)"
+HOISTED_S="$(field "$FLOOR_TABLE" hoisted_floor_s)"
 MOVED_ORIGINAL_S="$(field "$ORIGINAL_TABLE" moved_floor_s)"
 MEM_S="$(field "$FLOOR_TABLE" mem_s)"
 GEMM_S="$(field "$FLOOR_TABLE" gemm_s)"
@@ -135,7 +136,7 @@ train GCN on graph {
 EOF
 log "compiling $RUN/gcn.gnn"
 t0=$(date +%s.%N)
-"$GNNC" "$RUN/gcn.gnn" --assume-features "$FEATURES" -o "$RUN/gcn"
+"$GNNC" "$RUN/gcn.gnn" -o "$RUN/gcn"
 COMPILE_S="$("$PY" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)")"
 
 if [[ "$DGL" != 0 ]]; then ensure_venv "$BENCH_DIR/venv-dgl" "torch, dgl" "${DGL_PACKAGES[@]}"; fi
@@ -259,8 +260,10 @@ except ValueError: print('-')" "$1" "$2"; }
   printf '%-32s %9s  %s\n' "floor (naive: rows from memory)" "$FLOOR_S" "memory $MEM_S s + GEMM $GEMM_S s"
   printf '%-32s %9s  %s\n' "floor (bytes moved, $AUTO_ORDER)" "$MOVED_S" "in the original order: $MOVED_ORIGINAL_S s"
   printf '%-32s %9s  %s\n' "strict floor (rows once)" "$STRICT_S" ""
+  printf '%-32s %9s  %s\n' "floor (A.X once per run)" "$HOISTED_S" "the naive floor of gnnc's dataflow: no layer-1 aggregation per epoch"
   printf '%-32s %9s  %s\n' "gnnc / naive floor" "$(ratio "$OURS_S" "$FLOOR_S")" "goal: at most 1.3x"
   printf '%-32s %9s  %s\n' "gnnc / moved floor" "$(ratio "$OURS_S" "$MOVED_S")" ""
+  printf '%-32s %9s  %s\n' "gnnc / floor (A.X once)" "$(ratio "$OURS_S" "$HOISTED_S")" ""
   printf '%-32s %9s  %s\n' "DGL GraphConv" "$DGL_S" "${RUNS_S[dgl]:- } (peak RSS ${RSS[dgl]:-n/a} MiB) ${NOTE[dgl]:-}"
   printf '%-32s %9s  %s\n' "speedup DGL / gnnc" "$(ratio "$DGL_S" "$OURS_S")" "goal: at least 4x"
   printf '%-32s %9s  %s\n' "PyG (adj=$PYG_MODE)" "$PYG_S" "peak RSS ${RSS[pyg-$PYG_MODE]:-n/a} MiB"

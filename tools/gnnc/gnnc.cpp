@@ -114,6 +114,11 @@ static cl::opt<int64_t> assumeClasses(
 static cl::opt<bool> noFusion("no-fuse",
                               cl::desc("Emit one loop or kernel call per op"),
                               cl::cat(gnncCategory));
+static cl::opt<bool> noHoist(
+    "no-hoist",
+    cl::desc("Recompute on every step what every step computes alike "
+             "(gnn-hoist-invariants is off for --target=cuda anyway)"),
+    cl::cat(gnncCategory));
 
 /// The passes between MLIRGen and C++ (gnn-train-pipeline, the same that
 /// gnn-opt runs), with the options of this command line.
@@ -122,6 +127,9 @@ static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
   options.fuse = !noFusion;
   options.assumeFeatures = assumeFeatures.getValue();
   options.assumeClasses = assumeClasses.getValue();
+  // The CUDA target keeps nothing across calls (its memory is the plan's
+  // one allocation).
+  options.hoistInvariants = !noHoist && target != Target::Cuda;
   mlir::PassManager pm(module.getContext());
   gnn::buildTrainPipeline(pm, options);
   return pm.run(module);

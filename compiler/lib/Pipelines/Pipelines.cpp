@@ -6,7 +6,8 @@
 // order; sampled blocks and halo exchanges are bound before autodiff, which
 // turns each into its adjoint; CSE then merges what the forward and the
 // reverse sweep both compute (the layers' degree normalizations, the loss
-// seed, constants); fusion runs last, on forward and backward alike.
+// seed, constants); fusion runs on forward and backward alike; what every
+// step computes alike is marked last, on the fused ops the target emits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@ void gnn::buildTrainPipeline(OpPassManager &pm,
   ReorderOptions reorder;
   reorder.featuresEstimate = options.assumeFeatures;
   reorder.classesEstimate = options.assumeClasses;
+  reorder.hoistInvariants = options.hoistInvariants;
   pm.addNestedPass<func::FuncOp>(createReorder(reorder));
   pm.addNestedPass<func::FuncOp>(createSampleBlocks());
   pm.addNestedPass<func::FuncOp>(createDistribute());
@@ -37,6 +39,8 @@ void gnn::buildTrainPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createFuseEdges());
     pm.addNestedPass<func::FuncOp>(createFuseGemmEpilogue());
   }
+  if (options.hoistInvariants)
+    pm.addNestedPass<func::FuncOp>(createHoistInvariants());
 }
 
 void gnn::registerGNNPipelines() {

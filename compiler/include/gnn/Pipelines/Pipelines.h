@@ -43,13 +43,19 @@ struct TrainPipelineOptions
       llvm::cl::desc("Class count the reordering cost model assumes where "
                      "the dataset does not fix it"),
       llvm::cl::init(kAssumedClasses)};
+  Option<bool> hoistInvariants{
+      *this, "hoist-invariants",
+      llvm::cl::desc("Compute what every step computes alike once per run "
+                     "(gnn-hoist-invariants; the C++ target)"),
+      llvm::cl::init(true)};
 };
 
 /// Adds gnnc's passes to `pm` (anchored on the module), in order:
 /// gnn-infer-shapes, gnn-reorder, gnn-sample-blocks and gnn-distribute on
 /// each function; gnn-autodiff; cse and canonicalize; then, if
 /// `options.fuse`, gnn-fuse-elementwise, gnn-fuse-edges and
-/// gnn-fuse-gemm-epilogue on each function.
+/// gnn-fuse-gemm-epilogue on each function; last, if
+/// `options.hoistInvariants`, gnn-hoist-invariants.
 void buildTrainPipeline(mlir::OpPassManager &pm,
                         const TrainPipelineOptions &options);
 

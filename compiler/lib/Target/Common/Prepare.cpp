@@ -14,6 +14,7 @@
 #include "gnn/Target/Common/RuntimeNames.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace gnn;
@@ -135,6 +136,48 @@ RowSpace PreparedFunction::rowSpace(Value v) const {
   return RowSpace::Other;
 }
 
+bool PreparedFunction::readAfterInvariants(Value v) {
+  for (Operation *user : v.getUsers()) {
+    if (!user->hasAttr(kStepInvariantAttrName))
+      return true;
+    // A view (reshape, dst) is read wherever its result is.
+    if (isa<ReshapeOp, DstOp>(user) &&
+        user->getOperand(isa<DstOp>(user) ? 1 : 0) == v &&
+        readAfterInvariants(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
+/// The key of `v` (PreparedFunction::keptKey), memoized in `keys`: the
+/// arguments by position; a result by its op printed in generic form
+/// without locations (operands print as placeholders), its result number
+/// and its operands' keys.
+uint64_t computationKey(Value v, DenseMap<Value, uint64_t> &keys) {
+  if (auto it = keys.find(v); it != keys.end())
+    return it->second;
+  // xxHash64, not llvm::hash_code, whose seed changes between runs: the
+  // emitted C++ must not.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    os << "arg " << arg.getArgNumber();
+  } else {
+    Operation *op = v.getDefiningOp();
+    op->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+    os << " #" << cast<OpResult>(v).getResultNumber();
+    for (Value operand : op->getOperands())
+      os << " " << computationKey(operand, keys);
+  }
+  const uint64_t key = llvm::xxHash64(os.str());
+  keys[v] = key;
+  return key;
+}
+
+} // namespace
+
 Storage PreparedFunction::storageOf(Value v) const {
   Operation *op = v.getDefiningOp();
   if (isa<GraphType>(v.getType()) || isa<ParamOp>(op))
@@ -143,6 +186,8 @@ Storage PreparedFunction::storageOf(Value v) const {
     return Storage::Scalar;
   if (isa<ReshapeOp, DstOp>(op) || (isa<DropoutOp>(op) && !training))
     return Storage::View;
+  if (op->hasAttr(kStepInvariantAttrName) && readAfterInvariants(v))
+    return Storage::Kept;
   return Storage::Slot;
 }
 
@@ -190,7 +235,13 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
                      : (rt::local::graph + "." + rt::graph::numDst).str();
   fn.dimsOf[body.getArgument(1)] = Dims{inputRows, rt::local::features.str()};
 
+  DenseMap<Value, uint64_t> keys;
   for (Operation &op : body) {
+    if (op.hasAttr(kStepInvariantAttrName))
+      fn.invariant.push_back(&op);
+    for (Value r : op.getResults())
+      if (fn.storage(r) == Storage::Kept)
+        fn.kept[r] = computationKey(r, keys);
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       if (!training)
         fn.returnedWidth = fn.width(ret.getOperand(0));

@@ -36,6 +36,7 @@
 #include "gnn/Target/Common/Naming.h"
 
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace gnn;
@@ -99,11 +100,64 @@ LogicalResult FunctionEmitter::emit(StringRef cppName) {
   os << "const T *" << name(body.getArgument(1)) << " = " << rt::ctx::features
      << ";\n";
   emitAfterBindings();
-  for (Operation &op : body)
+  for (Operation &op : body) {
+    if (op.hasAttr(kStepInvariantAttrName)) {
+      // The section of gnn-hoist-invariants: emitted once, at its first op.
+      if (&op == fn.invariantOps().front() && failed(emitInvariantSection()))
+        return failure();
+      continue;
+    }
     if (failed(emitOp(&op)))
       return failure();
+  }
   os.unindent();
   os << "}\n\n";
+  return success();
+}
+
+/// The step-invariant section (gnn-hoist-invariants): the kept values'
+/// buffers, the views of them later ops read, then the section's ops, run
+/// only when the entry point sees these inputs for the first time:
+///
+///   T *h = ws.kept(1, 0x9c0e5b1f2a44d7e3u, (g.numDst * features));
+///   if (ws.keptStale(1, x, g)) {
+///     T *t = ws.get(0, (g.numDst * features));
+///     ...
+///     kernels::aggregate<T>(g, Reduce::Sum, true, t, features, nullptr, 1, h);
+///   }
+LogicalResult FunctionEmitter::emitInvariantSection() {
+  const int entry = fn.isTraining() ? 1 : 0;
+  os << "// What every call computes alike (gnn-hoist-invariants): computed "
+        "on the\n// first call with these inputs, kept across calls.\n";
+  SmallVector<Operation *> inside;
+  for (Operation *op : fn.invariantOps()) {
+    for (Value r : op->getResults())
+      if (fn.storage(r) == Storage::Kept)
+        os << "T *" << name(r) << " = " << rt::local::workspace << "."
+           << rt::workspaceKept << "(" << entry << ", 0x"
+           << llvm::format_hex_no_prefix(fn.keptKey(r), 16) << "u, "
+           << numel(r) << ");\n";
+    // A view of a kept value (or of an argument) is declared out here, for
+    // the ops after the section.
+    Value res = op->getNumResults() ? op->getResult(0) : Value();
+    if (res && fn.storage(res) == Storage::View &&
+        fn.storage(fn.root(res)) != Storage::Slot) {
+      if (failed(emitOp(op)))
+        return failure();
+      continue;
+    }
+    inside.push_back(op);
+  }
+  Block &body = fn.getBody();
+  os << "if (" << rt::local::workspace << "." << rt::workspaceKeptStale << "("
+     << entry << ", " << name(body.getArgument(1)) << ", "
+     << graph(body.getArgument(0)) << ")) {\n";
+  os.indent();
+  for (Operation *op : inside)
+    if (failed(emitOp(op)))
+      return failure();
+  os.unindent();
+  os << "}\n";
   return success();
 }
 
@@ -199,8 +253,10 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
          << "; // view\n";
       return success();
     case Storage::Slot:
+    case Storage::Kept: // declared before the invariant section
       for (Value r : op->getResults())
-        os << "T *" << name(r) << " = " << slotBuffer(r) << ";\n";
+        if (fn.storage(r) == Storage::Slot)
+          os << "T *" << name(r) << " = " << slotBuffer(r) << ";\n";
       break;
     case Storage::External:
     case Storage::Scalar:

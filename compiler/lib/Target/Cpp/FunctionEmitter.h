@@ -159,6 +159,9 @@ protected:
   /// The forward's copy of the logits to ctx.output; the train step's
   /// return of the loss.
   virtual void emitReturn(mlir::func::ReturnOp ret);
+  /// The ops gnn-hoist-invariants marked, run only for new inputs, their
+  /// read values kept across calls.
+  virtual mlir::LogicalResult emitInvariantSection();
 
 private:
   mlir::LogicalResult emitOp(mlir::Operation *op);

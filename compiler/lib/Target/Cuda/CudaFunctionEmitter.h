@@ -96,6 +96,7 @@ public:
 protected:
   void emitWorkspaceBinding() override;
   void emitAfterBindings() override;
+  mlir::LogicalResult emitInvariantSection() override;
   std::string slotBuffer(mlir::Value v) override;
   void emitAccumulate(mlir::Value g) override;
   mlir::LogicalResult emitElementwise(mlir::Operation *op) override;

@@ -135,3 +135,11 @@ void CudaFunctionEmitter::emitReturn(func::ReturnOp ret) {
   else
     os << "return " << rt::cuda::readScalar << "<T>(" << name(v) << ");\n";
 }
+
+LogicalResult CudaFunctionEmitter::emitInvariantSection() {
+  // Device buffers come from one allocation laid out by the plan; nothing
+  // outlives a call there yet, so gnnc --target=cuda does not hoist.
+  return fn.invariantOps().front()->emitOpError(
+      "is marked step-invariant (gnn-hoist-invariants), which the CUDA "
+      "target does not support: build with hoist-invariants=false");
+}

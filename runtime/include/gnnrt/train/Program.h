@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -72,6 +73,14 @@ template <typename T> struct CacheLineAllocator {
 /// holds, per slot, the larger of the two plans' buffers, about the larger
 /// plan rather than their sum, and an evaluation between epochs costs the
 /// next epoch no page faults.
+///
+/// Kept buffers hold what an entry point computes alike on every call
+/// (gnnc's gnn-hoist-invariants: values of the graph and the input features
+/// alone, such as GCN's aggregated features): the generated code asks
+/// keptStale() and computes them only on the first call with those inputs,
+/// or after release(). A kept value is named by a key of its computation,
+/// so the forward and the train step, which compute some of the same
+/// values, hold one copy of each (shared buffers).
 template <typename T> class Workspace {
 public:
   Workspace() : buffers(std::make_shared<Buffers>()) {}
@@ -90,6 +99,20 @@ public:
   /// Draws the buffers from `other`'s from now on (this workspace's own go).
   /// Only for entry points that never run at the same time.
   void shareBuffersWith(const Workspace &other) { buffers = other.buffers; }
+  /// The kept value `key` (gnnc's hash of its computation) of entry point
+  /// `entry` (0: forward, 1: trainStep), with room for `elements` values.
+  /// Growing it makes every entry's kept values stale.
+  T *kept(int entry, uint64_t key, int64_t elements) {
+    (void)entry;
+    return buffers->kept(key, elements);
+  }
+  /// Whether entry point `entry` must compute its kept values now: true on
+  /// its first call, after release(), after a kept buffer grew, or when
+  /// `features` or `graph` differ from the last call's; then the values
+  /// count as computed.
+  bool keptStale(int entry, const T *features, const GraphView &graph) {
+    return buffers->keptStale(entry, features, graph);
+  }
   /// Frees every buffer, shared ones included (the next call allocates them
   /// again).
   void release() {
@@ -127,14 +150,41 @@ private:
       }
       return s.data;
     }
+    T *kept(uint64_t key, int64_t elements) {
+      Slot &s = keptSlots[key];
+      if (s.size < elements) {
+        free(s);
+        s.data = CacheLineAllocator<T>().allocate(size_t(elements));
+        s.size = elements;
+        for (Entry &e : entries)
+          e.computed = false;
+      }
+      return s.data;
+    }
+    bool keptStale(int entry, const T *features, const GraphView &graph) {
+      Entry &e = entries[size_t(entry)];
+      const Inputs now{features, graph.inOffsets, graph.edgeSrc,
+                       graph.numSrc, graph.numDst, graph.numEdges};
+      const bool stale = !e.computed || !(e.inputs == now);
+      e.computed = true;
+      e.inputs = now;
+      return stale;
+    }
     void release() {
       for (Slot &s : slots)
         free(s);
       slots.clear();
+      for (auto &[key, s] : keptSlots)
+        free(s);
+      keptSlots.clear();
+      for (Entry &e : entries)
+        e = Entry();
     }
     int64_t held() const {
       int64_t bytes = 0;
       for (const Slot &s : slots)
+        bytes += s.size * int64_t(sizeof(T));
+      for (const auto &[key, s] : keptSlots)
         bytes += s.size * int64_t(sizeof(T));
       return bytes;
     }
@@ -149,7 +199,28 @@ private:
         CacheLineAllocator<T>().deallocate(s.data, size_t(s.size));
       s = Slot();
     }
+    /// What kept values were computed from: the same arrays (by address)
+    /// and sizes give the same values.
+    struct Inputs {
+      const T *features = nullptr;
+      const int64_t *inOffsets = nullptr;
+      const int32_t *edgeSrc = nullptr;
+      int64_t numSrc = 0, numDst = 0, numEdges = 0;
+      bool operator==(const Inputs &o) const {
+        return features == o.features && inOffsets == o.inOffsets &&
+               edgeSrc == o.edgeSrc && numSrc == o.numSrc &&
+               numDst == o.numDst && numEdges == o.numEdges;
+      }
+    };
+    /// Whether an entry point's kept values are computed, and from what.
+    struct Entry {
+      Inputs inputs;
+      bool computed = false;
+    };
     std::vector<Slot> slots;
+    std::map<uint64_t, Slot> keptSlots;
+    /// forward, trainStep
+    Entry entries[2];
   };
 
   std::shared_ptr<Buffers> buffers;

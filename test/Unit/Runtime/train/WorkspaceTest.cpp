@@ -4,7 +4,8 @@
 // a buffer that is freed and allocated again costs a page fault (and a page
 // clear) per 4 KiB on the next touch, which was an eighth of a full-graph
 // epoch. And trainStep and forward, which never run together, must share
-// one set of buffers, or the process holds the sum of their plans.
+// one set of buffers, or the process holds the sum of their plans. What
+// every call computes alike is computed once per inputs and kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
 using namespace gnnrt;
 
@@ -55,6 +57,52 @@ TEST(WorkspaceTest, SharedBuffersHoldTheLargerPlanPerSlot) {
   // release frees the shared buffers for both.
   forward.release();
   EXPECT_EQ(train.heldBytes(), 0);
+}
+
+TEST(WorkspaceTest, KeptValuesAreComputedOncePerInputs) {
+  // What gnn-hoist-invariants emits: the kept buffers (by a key of their
+  // computation), then keptStale to decide whether to compute them.
+  Workspace<float> train, forward;
+  forward.shareBuffersWith(train);
+  std::vector<int64_t> offsets = {0, 0, 0};
+  GraphView g;
+  g.numSrc = g.numDst = 2;
+  g.inOffsets = offsets.data();
+  const float x[4] = {1, 2, 3, 4}, y[4] = {1, 2, 3, 4};
+  const uint64_t key = 0x9c0e5b1f2a44d7e3u, other = 7;
+  float *k = train.kept(1, key, 100);
+  EXPECT_NE(train.kept(1, other, 100), k);
+  EXPECT_TRUE(train.keptStale(1, x, g));
+  // The next calls with the same inputs find the values in place.
+  EXPECT_EQ(train.kept(1, key, 100), k);
+  EXPECT_FALSE(train.keptStale(1, x, g));
+  EXPECT_FALSE(train.keptStale(1, x, g));
+  // Kept buffers are outside the plan's slots: a slot never hands them out.
+  EXPECT_NE(train.get(0, 100), k);
+  EXPECT_EQ(train.heldBytes(), int64_t(300 * sizeof(float)));
+  // The forward's value of the same computation is the same buffer (one
+  // copy held), but the forward computes its kept values on its first call.
+  EXPECT_EQ(forward.kept(0, key, 100), k);
+  EXPECT_EQ(train.heldBytes(), int64_t(300 * sizeof(float)));
+  EXPECT_TRUE(forward.keptStale(0, x, g));
+  EXPECT_FALSE(forward.keptStale(0, x, g));
+  EXPECT_FALSE(train.keptStale(1, x, g));
+  // Other features (by address) or another graph make them stale.
+  EXPECT_TRUE(train.keptStale(1, y, g));
+  EXPECT_FALSE(train.keptStale(1, y, g));
+  g.numDst = 1;
+  EXPECT_TRUE(train.keptStale(1, y, g));
+  // So does a kept buffer that had to grow (its values are gone), for
+  // every entry point.
+  EXPECT_FALSE(train.keptStale(1, y, g));
+  forward.kept(0, key, 1000);
+  EXPECT_TRUE(train.keptStale(1, y, g));
+  // And release(), which frees them with the slots.
+  EXPECT_FALSE(train.keptStale(1, y, g));
+  forward.release();
+  EXPECT_EQ(train.heldBytes(), 0);
+  train.kept(1, key, 1000);
+  EXPECT_TRUE(train.keptStale(1, y, g));
 }
 
 } // namespace

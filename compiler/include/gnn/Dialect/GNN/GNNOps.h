@@ -30,6 +30,12 @@ namespace gnn {
 /// hold: those with the FusibleElementwise trait (the broadcasting binary
 /// ops, the unary activations and their adjoints).
 bool isFusibleElementwise(mlir::Operation *op);
+
+/// The unit attribute gnn-hoist-invariants puts on the ops whose results are
+/// the same on every call of their entry point: the target computes them on
+/// the first call and keeps what later ops read.
+inline constexpr llvm::StringLiteral kStepInvariantAttrName =
+    "gnn.step_invariant";
 } // namespace gnn
 
 #endif // GNN_DIALECT_GNN_GNNOPS_H

@@ -77,13 +77,46 @@ def Reorder : Pass<"gnn-reorder", "::mlir::func::FuncOp"> {
     Widths come from the parameter's declared dims. A dataset dim is known
     when the program's dataset is `generate(...)`; otherwise the pass uses
     the estimates `features` and `classes` (gnnc's `--assume`).
+
+    With `hoist-invariants`, an aggregation whose input is the same on every
+    step (a full-graph program's features, scaled by degree norms) goes
+    first whatever the widths: gnn-hoist-invariants computes it once.
   }];
   let options = [
+    Option<"hoistInvariants", "hoist-invariants", "bool", "false",
+           "Aggregate step-invariant inputs first (the target computes "
+           "them once per run)">,
     Option<"featuresEstimate", "features", "int64_t", "512",
            "Assumed input feature width where the dataset does not fix it">,
     Option<"classesEstimate", "classes", "int64_t", "16",
            "Assumed class count where the dataset does not fix it">,
   ];
+}
+
+def HoistInvariants : Pass<"gnn-hoist-invariants", "::mlir::func::FuncOp"> {
+  let summary = "Mark what every call computes alike, to be computed once";
+  let description = [{
+    In a full-graph program every call of an entry point sees the same graph
+    and input features. The ops computed from those alone (degrees, their
+    norms, an aggregation of the scaled features; not parameters, dropout or
+    labels) give the same values on every call. If they include a walk over
+    the graph, this pass moves them to the front of the function (after the
+    constants), in program order, and marks them `gnn.step_invariant`; the
+    C++ target computes them on the first call with given inputs and keeps
+    the values later ops read across calls (`Workspace::kept`). gnn-reorder
+    (`hoist-invariants`) first puts such aggregations before their
+    transforms, so GCN's first layer aggregates its features once per run.
+
+    ```mlir
+    %p = gnn.mul %norm, %x : ...
+    %a = gnn.aggregate sum %g, %p {self_loops = true} : ...
+    %h = gnn.matmul %a, %w : ...
+    // becomes
+    %p = gnn.mul %norm, %x {gnn.step_invariant} : ...
+    %a = gnn.aggregate sum %g, %p {gnn.step_invariant, self_loops = true} : ...
+    %h = gnn.matmul %a, %w : ...
+    ```
+  }];
 }
 
 def FuseElementwise : Pass<"gnn-fuse-elementwise", "::mlir::func::FuncOp"> {

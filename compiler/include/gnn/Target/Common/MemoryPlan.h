@@ -33,6 +33,8 @@ enum class Storage {
   View,     ///< aliases another value (see MemoryPlan::viewOf)
   External, ///< owned by the caller: arguments, parameters
   Scalar,   ///< a local rank-0 value (constants, the loss)
+  Kept,     ///< step-invariant, read after its section: kept across calls
+            ///< outside the plan (gnn-hoist-invariants, Workspace::kept)
 };
 
 class MemoryPlan {

@@ -107,6 +107,16 @@ public:
   /// How `v` is materialized, and for a Slot value, its slot.
   Storage storage(mlir::Value v) const { return plan->storage(v); }
   int slot(mlir::Value v) const { return plan->slot(v); }
+  /// The value `v` aliases through its views (itself if not a View).
+  mlir::Value root(mlir::Value v) const { return plan->root(v); }
+  /// A Kept value's key: a hash of what computes it (its op, attributes,
+  /// types and regions, and its operands' keys; not its location). A
+  /// program's forward and train step compute some of the same values: the
+  /// same key shares one kept buffer.
+  uint64_t keptKey(mlir::Value v) const { return kept.lookup(v); }
+  /// The ops gnn-hoist-invariants marked, in program order: the section
+  /// computed only when the inputs are new.
+  llvm::ArrayRef<mlir::Operation *> invariantOps() const { return invariant; }
   /// The value a View result reads through: its op's input (for gnn.dst,
   /// the sources it takes the leading rows of).
   mlir::Value viewOf(mlir::Value v) const;
@@ -130,6 +140,9 @@ private:
   std::string numNodes(mlir::Value graph, EdgeSide side) const;
 
   Storage storageOf(mlir::Value v) const;
+  /// Whether an op outside the invariant section reads `v` (directly or
+  /// through views).
+  static bool readAfterInvariants(mlir::Value v);
   /// The string `map` holds for `v` (empty if none), as a reference into
   /// the map: DenseMap::lookup returns a copy, which a StringRef would
   /// outlive.
@@ -147,6 +160,8 @@ private:
   llvm::DenseMap<mlir::Value, std::string> graphs;
   llvm::DenseMap<mlir::Value, Dims> dimsOf;
   std::optional<MemoryPlan> plan;
+  llvm::DenseMap<mlir::Value, uint64_t> kept;
+  llvm::SmallVector<mlir::Operation *> invariant;
   llvm::SmallVector<std::string> buffered;
   std::string returnedWidth;
   bool edgeIds = false;

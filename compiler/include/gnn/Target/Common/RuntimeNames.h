@@ -48,6 +48,11 @@ constexpr StringLiteral execContext = "ExecContext";
 constexpr StringLiteral workspace = "Workspace";
 /// `Workspace<T>::get(slot, elements)`: slot `slot`, grown to `elements`.
 constexpr StringLiteral workspaceGet = "get";
+/// `Workspace<T>::kept(entry, key, elements)`: a step-invariant value's
+/// buffer, kept across calls; `keptStale(entry, features, graph)`: whether
+/// the entry point must compute its kept values (first call, new inputs).
+constexpr StringLiteral workspaceKept = "kept";
+constexpr StringLiteral workspaceKeptStale = "keptStale";
 /// The CSR graph (or sampled block) the graph kernels take.
 constexpr StringLiteral graphView = "GraphView";
 /// Owns a GraphView's arrays (a relation's subgraph, when its graph keeps

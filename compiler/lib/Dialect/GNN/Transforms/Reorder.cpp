@@ -14,7 +14,15 @@
 // "2*cora.classes"): literals are exact, dataset dims are exact for a
 // `generate(...)` dataset and otherwise the pass options' estimates.
 //
+// With `hoist-invariants`, widths do not decide where the input is the same
+// on every step (StepInvariance.h: the features of a full-graph program,
+// scaled by degree norms): the aggregation goes first, whatever the widths,
+// since gnn-hoist-invariants then computes it once per run and every step
+// keeps only the GEMM, whose weight gradient needs no aggregation either.
+//
 //===----------------------------------------------------------------------===//
+
+#include "StepInvariance.h"
 
 #include "gnn/Dialect/GNN/GNNOps.h"
 #include "gnn/Dialect/GNN/Passes.h"
@@ -109,11 +117,15 @@ AggregateOp cloneAggregate(OpBuilder &b, AggregateOp a, Value input,
                                a.getSelfLoopsAttr());
 }
 
-/// A(x) @ W  ->  A(x @ W)  when W narrows the rows.
-bool transformFirst(MatmulOp m, const DimEstimates &estimates) {
+/// A(x) @ W  ->  A(x @ W)  when W narrows the rows, unless A(x) is
+/// step-invariant (`invariance`, when hoisting) and so computed once.
+bool transformFirst(MatmulOp m, const DimEstimates &estimates,
+                    const StepInvariance *invariance) {
   auto a = m.getLhs().getDefiningOp<AggregateOp>();
   if (!a || !isPlainMatmul(m) || !isLinearAggregation(a) ||
       !a->hasOneUse())
+    return false;
+  if (invariance && invariance->isInvariant(a.getResult()))
     return false;
   auto widths = weightWidths(m.getRhs(), estimates);
   if (!widths || widths->second >= widths->first)
@@ -133,9 +145,10 @@ bool transformFirst(MatmulOp m, const DimEstimates &estimates) {
 }
 
 /// A([s *] (x @ W))  ->  A([s *] x) @ W  when W widens the rows, or, on
-/// sampled blocks, keeps their width.
+/// sampled blocks, keeps their width, or whatever its widths when x (and s)
+/// are step-invariant (`invariance`, when hoisting).
 bool aggregateFirst(AggregateOp a, const DimEstimates &estimates,
-                    bool onBlocks) {
+                    bool onBlocks, const StepInvariance *invariance) {
   if (!isLinearAggregation(a))
     return false;
   Value input = a.getInput();
@@ -160,9 +173,11 @@ bool aggregateFirst(AggregateOp a, const DimEstimates &estimates,
   auto m = input.getDefiningOp<MatmulOp>();
   if (!m || !isPlainMatmul(m) || !m->hasOneUse())
     return false;
+  const bool hoisted = invariance && invariance->isInvariant(m.getLhs()) &&
+                       (!rowScale || invariance->isInvariant(rowScale));
   auto widths = weightWidths(m.getRhs(), estimates);
-  if (!widths || widths->second < widths->first ||
-      (widths->second == widths->first && !onBlocks))
+  if (!hoisted && (!widths || widths->second < widths->first ||
+                   (widths->second == widths->first && !onBlocks)))
     return false;
   OpBuilder b(a);
   Value x = m.getLhs();
@@ -198,6 +213,10 @@ struct ReorderPass : gnn::impl::ReorderBase<ReorderPass> {
     DimEstimates estimates{featuresEstimate, classesEstimate};
     readGeneratedDims(f, estimates);
     const bool onBlocks = bool(TrainAttr::of(f).getSampler());
+    std::optional<StepInvariance> invariance;
+    if (hoistInvariants)
+      invariance.emplace(f);
+    const StepInvariance *invariant = invariance ? &*invariance : nullptr;
     // Collect first. A rewrite erases only the op it visits and producers
     // of it, which come earlier in the block and were already visited.
     SmallVector<Operation *> candidates;
@@ -207,9 +226,9 @@ struct ReorderPass : gnn::impl::ReorderBase<ReorderPass> {
     });
     for (Operation *op : candidates) {
       if (auto m = dyn_cast<MatmulOp>(op))
-        transformFirst(m, estimates);
+        transformFirst(m, estimates, invariant);
       else
-        aggregateFirst(cast<AggregateOp>(op), estimates, onBlocks);
+        aggregateFirst(cast<AggregateOp>(op), estimates, onBlocks, invariant);
     }
   }
 };
