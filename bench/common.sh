@@ -46,6 +46,19 @@ bench_graph() {
   echo "$data"
 }
 
+# The directory of the ogbn-mag-shaped graph of NODES nodes (seed 1),
+# generated on first use (bench/rgcn_mag.sh, bench/rgcn_named_relations.sh).
+mag_graph() {
+  local data="$BENCH_DIR/data/mag-n$NODES-s1"
+  if [[ ! -f "$data/.bench-complete" ]]; then
+    rm -rf "$data"
+    log "generating $data"
+    "$GNN_DATA" generate --kind mag --nodes "$NODES" --seed 1 --out "$data" >&2
+    touch "$data/.bench-complete"
+  fi
+  echo "$data"
+}
+
 # ensure_venv DIR IMPORTS PACKAGE... : a virtual environment in DIR whose
 # python can `import IMPORTS` (comma-separated), made with PACKAGE... from
 # PyPI when it cannot (installing python3-venv with apt-get if needed).

@@ -37,13 +37,7 @@ source "$ROOT/bench/common.sh"
 (( EPOCHS >= 2 )) || die "EPOCHS must be at least 2 (the first is warm-up)"
 export OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
 
-DATA="$BENCH_DIR/data/mag-n$NODES-s1"
-if [[ ! -f "$DATA/.bench-complete" ]]; then
-  rm -rf "$DATA"
-  log "generating $DATA"
-  "$GNN_DATA" generate --kind mag --nodes "$NODES" --seed 1 --out "$DATA" >&2
-  touch "$DATA/.bench-complete"
-fi
+DATA="$(mag_graph)"
 # A split whose train papers are the sampled run's seeds: BATCHES batches.
 SPLIT="bench-b${BATCH}x${BATCHES}"
 if [[ ! -f "$DATA/split/$SPLIT/.bench-complete" ]]; then

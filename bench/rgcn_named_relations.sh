@@ -33,13 +33,7 @@ source "$ROOT/bench/common.sh"
 export OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
 
 # The graph bench/rgcn_mag.sh trains on (the same directory).
-DATA="$BENCH_DIR/data/mag-n$NODES-s1"
-if [[ ! -f "$DATA/.bench-complete" ]]; then
-  rm -rf "$DATA"
-  log "generating $DATA"
-  "$GNN_DATA" generate --kind mag --nodes "$NODES" --seed 1 --out "$DATA" >&2
-  touch "$DATA/.bench-complete"
-fi
+DATA="$(mag_graph)"
 
 RUN="$BENCH_DIR/run/rgcn-named-n$NODES-h$HIDDEN-$MODE-$(echo "$GNNC" | md5sum | cut -c1-8)"
 g0=g g1=g batches=""
