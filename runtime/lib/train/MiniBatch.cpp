@@ -239,18 +239,19 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
                         " asked for node " + std::to_string(v) +
                         ", which this rank does not own");
     }
-  std::vector<int64_t> served, servedCounts(asked.size()),
-      replyCounts(size_t(P), 0), drawnOffsets, drawn;
+  // One key for every request (draws are keyed by node), so all peers'
+  // requests are drawn in one call; they stay grouped by peer.
+  std::vector<int64_t> servedOffsets, served;
+  drawNeighbors(asked.data(), int64_t(asked.size()), layer, fanout, key,
+                servedOffsets, served);
+  std::vector<int64_t> servedCounts(asked.size()), replyCounts(size_t(P), 0);
   int64_t k = 0;
-  for (int q = 0; q < P; k += recvCounts[size_t(q)], ++q) {
-    drawNeighbors(asked.data() + k, recvCounts[size_t(q)], layer, fanout,
-                  key, drawnOffsets, drawn);
-    for (int64_t i = 0; i < recvCounts[size_t(q)]; ++i)
-      servedCounts[size_t(k + i)] =
-          drawnOffsets[size_t(i) + 1] - drawnOffsets[size_t(i)];
-    replyCounts[size_t(q)] = int64_t(drawn.size());
-    served.insert(served.end(), drawn.begin(), drawn.end());
-  }
+  for (int q = 0; q < P; ++q)
+    for (int64_t i = 0; i < recvCounts[size_t(q)]; ++i, ++k) {
+      servedCounts[size_t(k)] =
+          servedOffsets[size_t(k) + 1] - servedOffsets[size_t(k)];
+      replyCounts[size_t(q)] += servedCounts[size_t(k)];
+    }
   const std::vector<int64_t> gotCounts = exchange(
       comm, servedCounts, recvCounts, sendCounts, 1, traffic.sampleReplyBytes);
   const std::vector<int64_t> replyRecvCounts =
