@@ -109,9 +109,10 @@ TrainingData prepareWholeGraph(Dataset ds, const std::string &nodeOrder,
 
 namespace {
 
-/// Each local edge's position in the whole graph's destination-major CSR
-/// (in-edges of a node ordered by source id), which is what a single
-/// process numbers edges by.
+/// Each local edge's position in the whole graph's destination-major CSR,
+/// which is what a single process numbers edges by. A partition lists a
+/// node's in-edges in the whole graph's order (by global source id), so the
+/// k-th in-edge of a node is its k-th there too.
 std::vector<int64_t> globalEdgeIds(const GraphView &g,
                                    const std::vector<int64_t> &nodeIds,
                                    int64_t numGlobalNodes,
@@ -124,15 +125,10 @@ std::vector<int64_t> globalEdgeIds(const GraphView &g,
   for (int64_t v = 0; v < numGlobalNodes; ++v)
     offsets[size_t(v) + 1] += offsets[size_t(v)];
   std::vector<int64_t> ids(size_t(g.numEdges));
-  std::vector<std::pair<int64_t, int64_t>> byGlobalSource;
   for (int64_t v = 0; v < g.numDst; ++v) {
-    byGlobalSource.clear();
-    for (int64_t e = g.inOffsets[v]; e < g.inOffsets[v + 1]; ++e)
-      byGlobalSource.push_back({nodeIds[size_t(g.edgeSrc[e])], e});
-    std::sort(byGlobalSource.begin(), byGlobalSource.end());
     const int64_t first = offsets[size_t(nodeIds[size_t(v)])];
-    for (size_t k = 0; k < byGlobalSource.size(); ++k)
-      ids[size_t(byGlobalSource[k].second)] = first + int64_t(k);
+    for (int64_t e = g.inOffsets[v]; e < g.inOffsets[v + 1]; ++e)
+      ids[size_t(e)] = first + (e - g.inOffsets[v]);
   }
   return ids;
 }
