@@ -27,8 +27,15 @@ run: build
 test: build
 	@test/run-tests.sh $(BUILD)
 
+# TARGET=frontend|readers: libFuzzer targets built with clang (fuzz-build/);
+# TARGET=pipeline: mutants of the bundled programs through the built gnnc.
+ifeq ($(TARGET),pipeline)
+fuzz: build
+	tools/fuzz/mutate_pipeline.py --gnnc $(BUILD)/bin/gnnc --seconds $(or $(SECONDS),60)
+else
 fuzz: deps
 	FUZZ_TARGET=$(or $(TARGET),frontend) tools/fuzz/run-fuzzer.sh $(or $(SECONDS),60)
+endif
 
 clean:
 	rm -rf $(BUILD)
