@@ -123,8 +123,7 @@ int64_t decodeBatch(const char *data, int64_t bytes, SampledBatch &out) {
     const int64_t numDst = out.levelSizes[size_t(d + 1)];
     const int64_t relations = in.getInt("a block's relation count");
     if (relations < 0 || relations > INT32_MAX)
-      throwCodecError("a block of " + std::to_string(relations) +
-                      " relations");
+      throwCodecError("a block of " + std::to_string(relations) + " relations");
     offsets.resize(size_t(numDst) + 1);
     in.get(offsets.data(), numDst + 1, "a block's offsets");
     sources.resize(size_t(std::max<int64_t>(0, offsets.back())));

@@ -240,9 +240,8 @@ void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
   int64_t largest = 0;
   size_t which = 0;
   for (size_t k = 0; k < manifest.parts.size(); ++k) {
-    const int64_t bytes =
-        offloadPartBytes(manifest.parts[k],
-                         inputWidth(program, manifest.numFeatures), perNode);
+    const int64_t bytes = offloadPartBytes(
+        manifest.parts[k], inputWidth(program, manifest.numFeatures), perNode);
     if (bytes > largest) {
       largest = bytes;
       which = k;
@@ -443,9 +442,8 @@ void OffloadSchedule::prepare() {
                 int64_t(manifest.relations.size()), manifest.numNodes});
   std::vector<int64_t> estimatedBytes;
   for (const PartCounts &part : manifest.parts)
-    estimatedBytes.push_back(
-        offloadPartBytes(part, inputWidth(program, manifest.numFeatures),
-                         perNode));
+    estimatedBytes.push_back(offloadPartBytes(
+        part, inputWidth(program, manifest.numFeatures), perNode));
 
   // Remote rows arrive in chunks around the ring (SAR's sequential
   // aggregation), never as a whole halo. A copy into or out of another
@@ -456,8 +454,8 @@ void OffloadSchedule::prepare() {
   // graph, 65536 rows instead of 15360 made the epoch 0.76x).
   setenv("GNNRT_HALO_BUDGET_MB", "0", /*overwrite=*/0);
   const DataDims dims{inputWidth(program, manifest.numFeatures),
-                      manifest.numClasses,
-                      int64_t(manifest.relations.size()), manifest.numNodes};
+                      manifest.numClasses, int64_t(manifest.relations.size()),
+                      manifest.numNodes};
   int64_t width = dims.features;
   for (const ParamInfo &p : program.params(dims))
     if (p.shape.size() == 2)

@@ -94,10 +94,10 @@ public:
   /// may be a part of the rank's step-b seeds: each seed's sampled
   /// neighbourhood is the same either way); with Inputs::Defer, its input
   /// rows are left to gatherStepInputs. Collective.
-  void assembleStep(const EpochPlan &plan, int64_t b,
-                    const std::vector<int64_t> &seeds, SampledBatch &out,
-                    MiniBatchAssembler::Inputs inputs =
-                        MiniBatchAssembler::Inputs::Gather);
+  void assembleStep(
+      const EpochPlan &plan, int64_t b, const std::vector<int64_t> &seeds,
+      SampledBatch &out,
+      MiniBatchAssembler::Inputs inputs = MiniBatchAssembler::Inputs::Gather);
   /// The input rows and labels of a batch assembled with Inputs::Defer.
   /// Collective.
   void gatherStepInputs(SampledBatch &batch) {

@@ -182,10 +182,9 @@ public:
     restoreLearnedRows();
     SampledTraining &training = schedule.sampling();
     if (samplers.rank() == 0) {
-      const SampledDataInfo info{data.data.numFeatures, data.data.numClasses,
-                                 data.numGlobalNodes,
-                                 int64_t(data.data.relations.size()),
-                                 training.batchesPerEpoch()};
+      const SampledDataInfo info{
+          data.data.numFeatures, data.data.numClasses, data.numGlobalNodes,
+          int64_t(data.data.relations.size()), training.batchesPerEpoch()};
       for (int t = 0; t < ranks.numTrainers; ++t)
         ranks.world.send(&info, sizeof info, t, kDataInfoTag);
     }
@@ -339,7 +338,8 @@ private:
         if (slice >= slices)
           continue;
         // The trainer's gradient rows come back in this order.
-        const int64_t rows = batch.numSeeds() > 0 ? batch.levelSizes.front() : 0;
+        const int64_t rows =
+            batch.numSeeds() > 0 ? batch.levelSizes.front() : 0;
         readNodes[size_t(slice)].assign(batch.nodes.begin(),
                                         batch.nodes.begin() + rows);
         const BatchHeader header{epoch, b, lossScale[size_t(slice)]};
@@ -379,7 +379,8 @@ private:
         std::memcpy(&header, message.data(), sizeof header);
       const std::vector<int64_t> &nodes = readNodes[size_t(slice)];
       const int64_t rows = int64_t(nodes.size());
-      if (message.size() != sizeof header + size_t(rows * width) * sizeof(float) ||
+      if (message.size() !=
+              sizeof header + size_t(rows * width) * sizeof(float) ||
           header.epoch != epoch || header.step != b || header.rows != rows)
         throw CommError("rank " + std::to_string(trainer) + " sent " +
                         std::to_string(message.size()) +
@@ -390,11 +391,12 @@ private:
                         std::to_string(width) + " for step " +
                         std::to_string(b) + " of epoch " +
                         std::to_string(epoch));
-      const float *g = reinterpret_cast<const float *>(message.data() +
-                                                       sizeof header);
+      const float *g =
+          reinterpret_cast<const float *>(message.data() + sizeof header);
       for (int64_t i = 0; i < rows; ++i) {
         const float *row = g + i * width;
-        auto [it, fresh] = rowOf.try_emplace(nodes[size_t(i)], int64_t(ids.size()));
+        auto [it, fresh] =
+            rowOf.try_emplace(nodes[size_t(i)], int64_t(ids.size()));
         if (fresh) {
           ids.push_back(nodes[size_t(i)]);
           grad.insert(grad.end(), row, row + width);
