@@ -5,8 +5,10 @@
 //   int64  magic, layers L, feature width F
 //   int64  levelSizes[L + 1]
 //   int64  nodes[levelSizes[0]]
-//   per block d: int64 inOffsets[levelSizes[d + 1] + 1],
-//                int32 edgeSrc[inOffsets.back()]  (padded to 8 bytes)
+//   per block d: int64 relations R (0: untyped),
+//                int64 inOffsets[levelSizes[d + 1] + 1],
+//                int32 edgeSrc[inOffsets.back()]  (padded to 8 bytes),
+//                R > 0: int32 edgeType[inOffsets.back()]  (padded)
 //   int64  labels[levelSizes[L]]
 //   float  features[levelSizes[0] x F]
 //
@@ -17,6 +19,7 @@
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -83,11 +86,12 @@ void encodeBatch(const SampledBatch &batch, int64_t numFeatures,
   put(out, batch.levelSizes.data(), int64_t(batch.levelSizes.size()));
   put(out, batch.nodes.data(), int64_t(batch.nodes.size()));
   for (const GraphView &block : batch.views) {
-    if (block.edgeType)
-      throwCodecError("typed blocks (a heterogeneous graph) are not sent "
-                      "between ranks");
+    const int64_t relations = block.edgeType ? block.numRelations : 0;
+    putInt(out, relations);
     put(out, block.inOffsets, block.numDst + 1);
     put(out, block.edgeSrc, block.numEdges);
+    if (relations > 0)
+      put(out, block.edgeType, block.numEdges);
   }
   put(out, batch.labels.data(), int64_t(batch.labels.size()));
   put(out, batch.features.data(), int64_t(batch.features.size()));
@@ -114,8 +118,12 @@ int64_t decodeBatch(const char *data, int64_t bytes, SampledBatch &out) {
   out.blocks.resize(size_t(layers));
   std::vector<int64_t> offsets;
   std::vector<int32_t> sources;
+  std::vector<int32_t> types;
   for (int64_t d = 0; d < layers; ++d) {
     const int64_t numDst = out.levelSizes[size_t(d + 1)];
+    const int64_t relations = in.getInt("a block's relation count");
+    if (relations < 0 || relations > INT32_MAX)
+      throwCodecError("a block of " + std::to_string(relations) + " relations");
     offsets.resize(size_t(numDst) + 1);
     in.get(offsets.data(), numDst + 1, "a block's offsets");
     sources.resize(size_t(std::max<int64_t>(0, offsets.back())));
@@ -123,6 +131,12 @@ int64_t decodeBatch(const char *data, int64_t bytes, SampledBatch &out) {
     // fromCsr's checks (offsets rising, sources in range) apply.
     out.blocks[size_t(d)].assignCsr(out.levelSizes[size_t(d)], numDst, offsets,
                                     sources);
+    if (relations > 0) {
+      // setEdgeTypes' checks (ids in range) apply.
+      types.resize(sources.size());
+      in.get(types.data(), int64_t(types.size()), "a block's relations");
+      out.blocks[size_t(d)].setEdgeTypes(types, int32_t(relations));
+    }
   }
   out.labels.resize(size_t(seeds));
   in.get(out.labels.data(), seeds, "the labels");

@@ -93,14 +93,14 @@ loadOrInitParameters(const CompiledProgram &program,
 void restoreLearnedRows(const DriverOptions &options, Schedule &schedule,
                         const std::optional<SafetensorsContents> &loaded,
                         const ResumableCheckpoint *resume) {
-  LearnedInputs *learned = schedule.learnedInputs();
-  if (!learned)
-    return;
   if (resume)
-    resume->restoreLearnedInputs(*learned);
+    schedule.restoreLearnedInputs(
+        [&](LearnedInputs &learned) { resume->restoreLearnedInputs(learned); });
   else if (loaded)
-    restoreLearnedInputs(options.loadFile, *loaded, *learned,
-                         /*moments=*/false);
+    schedule.restoreLearnedInputs([&](LearnedInputs &learned) {
+      restoreLearnedInputs(options.loadFile, *loaded, learned,
+                           /*moments=*/false);
+    });
 }
 
 /// --eval-only: the accuracies of the loaded weights, and their predictions.
@@ -205,9 +205,8 @@ int run(const CompiledProgram &program, DriverOptions options,
   const bool reporting = comm.rank() == 0;
   if (!options.saveFile.empty()) {
     // The learned rows are gathered from every rank; rank 0 writes.
-    std::optional<LearnedInputsSnapshot> inputs;
-    if (const LearnedInputs *learned = schedule->learnedInputs())
-      inputs = snapshotLearnedInputs(*learned, comm, /*moments=*/false);
+    const std::optional<LearnedInputsSnapshot> inputs =
+        schedule->learnedInputsSnapshot(/*moments=*/false);
     if (reporting)
       saveCheckpoint(options.saveFile, program.model, params,
                      inputs ? &*inputs : nullptr);

@@ -37,10 +37,21 @@ public:
                                      /*partitionDirectory=*/true) {}
 
   /// This part's share of the loss; its gradients are added into the
-  /// shared parameters' (ScheduleBase::bind bound them).
-  double trainStep(int64_t epoch) {
+  /// shared parameters' (ScheduleBase::bind bound them). Learned input rows
+  /// (`embed`) are updated with `rowsConfig` at the end of the part's step,
+  /// in its turn: its rows' gradient is complete once its backward
+  /// returned (the other parts' halo gradients arrived in it), and no part
+  /// reads them again before the next step, so the update is the one a
+  /// worker rank makes after the all-reduce, without another round of
+  /// turns faulting every part's rows in again.
+  double trainStep(int64_t epoch, const OptimizerConfig &rowsConfig) {
     trainCtx.step = uint64_t(epoch - 1);
-    return program.trainStepF32(trainCtx);
+    if (learned)
+      trainCtx.inputGrad = learned->beginStep();
+    const double loss = program.trainStepF32(trainCtx);
+    if (learned)
+      learned->update(rowsConfig);
+    return loss;
   }
 
   /// Part 0: the memory plan and the epoch time; every part: the halo
@@ -88,7 +99,17 @@ int64_t activationFloatsPerNode(const CompiledProgram &program,
   for (const ParamInfo &p : program.params(dims))
     if (p.shape.size() == 2)
       columns += p.shape[1];
-  return 4 * columns + dims.classes;
+  // Learned input rows (`embed = D`): their two Adam moments and the
+  // step's gradient beside the rows themselves (counted as features).
+  return 4 * columns + dims.classes + 3 * program.settings.embedDim;
+}
+
+/// The width of a part's input rows: its features, or with `embed = D`
+/// its learned rows (featured node types then have D features too; a
+/// partition directory of a featureless graph says 0).
+int64_t inputWidth(const CompiledProgram &program, int64_t numFeatures) {
+  return program.settings.embedDim > 0 ? program.settings.embedDim
+                                       : numFeatures;
 }
 
 /// DIR, created if missing; an error unless it is a writable directory.
@@ -214,13 +235,13 @@ void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
                                   const std::string &dir) const {
   const int64_t usable = options.memoryBudget - kFixedBytes;
   const int64_t perNode = activationFloatsPerNode(
-      program, {manifest.numFeatures, manifest.numClasses,
+      program, {inputWidth(program, manifest.numFeatures), manifest.numClasses,
                 int64_t(manifest.relations.size()), manifest.numNodes});
   int64_t largest = 0;
   size_t which = 0;
   for (size_t k = 0; k < manifest.parts.size(); ++k) {
-    const int64_t bytes =
-        offloadPartBytes(manifest.parts[k], manifest.numFeatures, perNode);
+    const int64_t bytes = offloadPartBytes(
+        manifest.parts[k], inputWidth(program, manifest.numFeatures), perNode);
     if (bytes > largest) {
       largest = bytes;
       which = k;
@@ -247,7 +268,9 @@ std::string OffloadSchedule::partitionDirectory() {
   if (!options.dataDir.empty() &&
       std::ifstream(options.dataDir + "/manifest.json").good())
     return options.dataDir;
-  if (!options.dataDir.empty()) {
+  // The streamed partitioner keeps no node types, which learned input
+  // rows need: such a dataset is partitioned whole, as an OGB one is.
+  if (!options.dataDir.empty() && program.settings.embedDim == 0) {
     std::string streamed = streamPartitions(options.dataDir);
     if (!streamed.empty())
       return streamed;
@@ -401,9 +424,6 @@ void OffloadSchedule::prepare() {
                     " samples mini-batches (batches = neighbor(...)), "
                     "whose working set is one batch: train it without "
                     "--offload");
-  if (program.settings.embedDim > 0)
-    throw DataError("--offload does not train learned input rows (embed = " +
-                    std::to_string(program.settings.embedDim) + ") yet");
   requireWritableDirectory(dir);
   if (options.memoryBudget <= kFixedBytes)
     throw DataError("--memory-budget " + mib(options.memoryBudget) +
@@ -418,12 +438,12 @@ void OffloadSchedule::prepare() {
   checkBudget(manifest, partOptions.dataDir);
   const int numParts = int(manifest.parts.size());
   const int64_t perNode = activationFloatsPerNode(
-      program, {manifest.numFeatures, manifest.numClasses,
+      program, {inputWidth(program, manifest.numFeatures), manifest.numClasses,
                 int64_t(manifest.relations.size()), manifest.numNodes});
   std::vector<int64_t> estimatedBytes;
   for (const PartCounts &part : manifest.parts)
-    estimatedBytes.push_back(
-        offloadPartBytes(part, manifest.numFeatures, perNode));
+    estimatedBytes.push_back(offloadPartBytes(
+        part, inputWidth(program, manifest.numFeatures), perNode));
 
   // Remote rows arrive in chunks around the ring (SAR's sequential
   // aggregation), never as a whole halo. A copy into or out of another
@@ -433,9 +453,10 @@ void OffloadSchedule::prepare() {
   // allows, since every ring step is a round of turns (on the 1M-node
   // graph, 65536 rows instead of 15360 made the epoch 0.76x).
   setenv("GNNRT_HALO_BUDGET_MB", "0", /*overwrite=*/0);
-  const DataDims dims{manifest.numFeatures, manifest.numClasses,
-                      int64_t(manifest.relations.size()), manifest.numNodes};
-  int64_t width = manifest.numFeatures;
+  const DataDims dims{inputWidth(program, manifest.numFeatures),
+                      manifest.numClasses, int64_t(manifest.relations.size()),
+                      manifest.numNodes};
+  int64_t width = dims.features;
   for (const ParamInfo &p : program.params(dims))
     if (p.shape.size() == 2)
       width = std::max(width, p.shape[1]);
@@ -493,11 +514,12 @@ void OffloadSchedule::bind(ParameterStore<float> &params) {
 }
 
 double OffloadSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
+  const OptimizerConfig &rowsConfig = step.state().config();
   return step([&] {
     std::vector<double> losses(parts.size());
     turns->run([&](int k) {
       ArenaScope scope(arenas[size_t(k)].get());
-      losses[size_t(k)] = parts[size_t(k)]->trainStep(epoch);
+      losses[size_t(k)] = parts[size_t(k)]->trainStep(epoch, rowsConfig);
     });
     // In part order, as the all-reduce of a distributed run sums.
     double loss = 0;
@@ -514,6 +536,31 @@ Accuracies OffloadSchedule::evaluate() {
     acc[size_t(k)] = parts[size_t(k)]->evaluate();
   });
   return acc[0]; // the same on every part: the counts were summed
+}
+
+std::optional<LearnedInputsSnapshot>
+OffloadSchedule::learnedInputsSnapshot(bool moments) {
+  if (program.settings.embedDim == 0)
+    return std::nullopt;
+  // Every part's rows gathered on part 0, each part in its turn (the
+  // whole tables, outside the budget, as --predict's logits are).
+  std::optional<LearnedInputsSnapshot> snapshot;
+  // No ArenaScope: the gathered tables are the checkpoint's, not a part's.
+  turns->run([&](int k) {
+    std::optional<LearnedInputsSnapshot> part =
+        parts[size_t(k)]->learnedInputsSnapshot(moments);
+    if (k == 0)
+      snapshot = std::move(part);
+  });
+  return snapshot;
+}
+
+void OffloadSchedule::restoreLearnedInputs(
+    const std::function<void(LearnedInputs &)> &restore) {
+  turns->run([&](int k) {
+    ArenaScope scope(arenas[size_t(k)].get());
+    parts[size_t(k)]->restoreLearnedInputs(restore);
+  });
 }
 
 const std::vector<float> &OffloadSchedule::predict() {

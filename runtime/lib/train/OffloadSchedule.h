@@ -14,7 +14,9 @@
 // partition's trainStep adds its share into the same gradients, which is
 // what the all-reduce of a distributed run computes, and one optimizer
 // step follows. The losses are the in-memory run's (within float
-// rounding of the summation order).
+// rounding of the summation order). Learned input rows (`embed`) are a
+// part's data like its features: its rows, their Adam moments and gradient
+// live in its file, and each part updates its own rows in its turn.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +80,13 @@ public:
   Accuracies evaluateBetweenEpochs() override { return evaluate(); }
   const std::vector<float> &predict() override;
   void printStats(const TrainingResult &result) const override;
+  /// Every part's learned rows (`embed`), gathered on part 0 in a round
+  /// of turns.
+  std::optional<LearnedInputsSnapshot>
+  learnedInputsSnapshot(bool moments) override;
+  /// `restore` on every part's learned rows, each in its turn.
+  void restoreLearnedInputs(
+      const std::function<void(LearnedInputs &)> &restore) override;
 
 private:
   /// The partition directory to train from: --data itself, or one written

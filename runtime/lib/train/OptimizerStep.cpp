@@ -12,22 +12,18 @@
 
 namespace gnnrt {
 
-namespace {
-
-OptimizerConfig configOf(const CompiledProgram &program,
-                         const DriverOptions &options) {
+OptimizerConfig optimizerConfigOf(const CompiledProgram &program,
+                                  const DriverOptions &options) {
   OptimizerConfig config = OptimizerConfig::fromSettings(program.settings);
   config.lr = options.lr;
   return config;
 }
 
-} // namespace
-
 OptimizerStep::OptimizerStep(const CompiledProgram &program,
                              const DriverOptions &options,
                              ParameterStore<float> &params, Communicator &comm)
     : program(program), comm(comm),
-      optimizer(configOf(program, options), params.sizes()),
+      optimizer(optimizerConfigOf(program, options), params.sizes()),
       residence(makeParameterResidence(program, params, optimizer)) {}
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {

@@ -29,6 +29,11 @@
 
 namespace gnnrt {
 
+/// The train block's optimizer at --lr: the parameters' rule, and that of
+/// the learned input rows' sparse updates (LearnedInputs::update).
+OptimizerConfig optimizerConfigOf(const CompiledProgram &program,
+                                  const DriverOptions &options);
+
 class OptimizerStep {
 public:
   /// The optimizer of the program's train block at --lr, over `params`.

@@ -26,14 +26,18 @@ TrainingData RemoteSampledSchedule::loadData() {
   t.data.numFeatures = info.numFeatures;
   t.data.numClasses = info.numClasses;
   t.numGlobalNodes = info.numGlobalNodes;
+  // The parameters' shapes need only the count; the batches carry each
+  // edge's relation.
+  t.data.relations.resize(size_t(info.numRelations));
   steps = info.stepsPerEpoch;
   return t;
 }
 
-void RemoteSampledSchedule::command(SamplerCommand::Kind kind, int64_t epoch) {
+void RemoteSampledSchedule::command(SamplerCommand::Kind kind, int64_t epoch,
+                                    int64_t moments) {
   if (comm.rank() != 0)
     return;
-  const SamplerCommand c{kind, epoch};
+  const SamplerCommand c{kind, epoch, moments};
   for (int s = 0; s < ranks.numSamplers; ++s)
     ranks.world.send(&c, sizeof c, ranks.samplerRank(s), kCommandTag);
 }
@@ -43,6 +47,22 @@ void RemoteSampledSchedule::requestBatch(int64_t epoch, int64_t step) {
   ranks.world.send(&request, sizeof request,
                    ranks.samplerRank(ranks.partOf(comm.rank())),
                    kBatchRequestTag);
+}
+
+void RemoteSampledSchedule::sendRowGradients(int64_t epoch, int64_t step,
+                                             const float *grad, int64_t rows) {
+  const int64_t width = trainingData.data.numFeatures;
+  const RowGradientHeader header{epoch, step, rows};
+  std::vector<char> message(sizeof header +
+                            size_t(rows * width) * sizeof(float));
+  std::memcpy(message.data(), &header, sizeof header);
+  if (rows > 0)
+    std::memcpy(message.data() + sizeof header, grad,
+                size_t(rows * width) * sizeof(float));
+  gradientBytesSent += int64_t(message.size());
+  ranks.world.send(message.data(), int64_t(message.size()),
+                   ranks.samplerRank(ranks.partOf(comm.rank())),
+                   kRowGradientTag);
 }
 
 double RemoteSampledSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
@@ -79,12 +99,25 @@ double RemoteSampledSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
     // The step's draws and dropout masks are worker mode's.
     trainCtx.step = uint64_t((epoch - 1) * steps + b);
     trainCtx.lossScale = header.lossScale;
+    // Learned input rows: the sampler updates them from every trainer's
+    // gradients before it gathers the next step's (an empty batch sends
+    // none).
+    const bool learnsRows = program.settings.embedDim > 0;
     if (batch.numSeeds() == 0) {
       lossSum += step(nullptr);
+      if (learnsRows)
+        sendRowGradients(epoch, b, nullptr, 0);
       continue;
     }
     bindBatch(trainCtx, batch);
+    const int64_t rows = batch.views.front().numSrc;
+    if (learnsRows) {
+      rowGradients.assign(size_t(rows * trainingData.data.numFeatures), 0.0f);
+      trainCtx.inputGrad = rowGradients.data();
+    }
     lossSum += step(&trainCtx);
+    if (learnsRows)
+      sendRowGradients(epoch, b, rowGradients.data(), rows);
   }
   return lossSum / double(std::max<int64_t>(1, steps));
 }
@@ -113,6 +146,18 @@ Accuracies RemoteSampledSchedule::evaluate() {
                               : std::nullopt;
   };
   return {split(0), split(1), split(2)};
+}
+
+std::optional<LearnedInputsSnapshot>
+RemoteSampledSchedule::learnedInputsSnapshot(bool moments) {
+  if (program.settings.embedDim == 0)
+    return std::nullopt;
+  command(SamplerCommand::SnapshotRows, 0, moments);
+  // Rank 0 writes the file; the other trainers hold no rows.
+  if (comm.rank() != 0)
+    return LearnedInputsSnapshot{};
+  const int from = ranks.samplerRank(0);
+  return decodeLearnedRows(ranks.world.receive(from, kLearnedRowsTag), from);
 }
 
 const std::vector<float> &RemoteSampledSchedule::predict() {
@@ -145,6 +190,9 @@ void RemoteSampledSchedule::printStats(const TrainingResult &result) const {
               (long long)(double(bytesReceived) / e), waitSeconds / e,
               result.trainSeconds / e,
               100 * waitSeconds / std::max(1e-9, result.trainSeconds));
+  if (program.settings.embedDim > 0)
+    std::printf("stats: rank %d sent learned-row gradients %lld bytes/epoch\n",
+                comm.rank(), (long long)(double(gradientBytesSent) / e));
   printRankStats(result, waitSeconds);
 }
 

@@ -8,7 +8,9 @@
 // flight so that the next batches are sampled while this one trains.
 // Gradients are all-reduced among the trainers (its communicator is
 // theirs). Evaluation is the sampler ranks' full-neighbourhood inference
-// with the trainers' current parameters.
+// with the trainers' current parameters. With learned input rows (`embed`)
+// each step's input-row gradients go back to the sampler, which owns the
+// rows (SamplerRanks.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +45,10 @@ public:
   /// Adds this trainer's wait for batches, as seconds and as a share of
   /// its training time, and what it received.
   void printStats(const TrainingResult &result) const override;
+  /// The samplers' learned rows, which sampler 0 sends trainer 0.
+  /// Collective over all ranks.
+  std::optional<LearnedInputsSnapshot>
+  learnedInputsSnapshot(bool moments) override;
 
 protected:
   /// The dimensions from sampler rank 0; no nodes.
@@ -50,16 +56,21 @@ protected:
 
 private:
   /// Trainer 0 sends `command` to every sampler rank.
-  void command(SamplerCommand::Kind kind, int64_t epoch);
+  void command(SamplerCommand::Kind kind, int64_t epoch, int64_t moments = 0);
   void requestBatch(int64_t epoch, int64_t step);
+  /// Step `step`'s input-row gradients ([rows, features]) to the sampler.
+  void sendRowGradients(int64_t epoch, int64_t step, const float *grad,
+                        int64_t rows);
   /// Rank 0's parameters to every sampler (a broadcast all ranks join).
   void sendParameters();
 
   const SamplerRanks &ranks;
   int64_t steps = 0;
   SampledBatch batch;
+  /// The step's input-row gradients (learned input rows).
+  std::vector<float> rowGradients;
   double waitSeconds = 0;
-  int64_t batchesReceived = 0, bytesReceived = 0;
+  int64_t batchesReceived = 0, bytesReceived = 0, gradientBytesSent = 0;
 };
 
 } // namespace gnnrt

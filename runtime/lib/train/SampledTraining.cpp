@@ -206,10 +206,11 @@ SampledTraining::EpochPlan SampledTraining::planEpoch(int64_t epoch) const {
 
 void SampledTraining::assembleStep(const EpochPlan &plan, int64_t b,
                                    const std::vector<int64_t> &seeds,
-                                   SampledBatch &out) {
+                                   SampledBatch &out,
+                                   MiniBatchAssembler::Inputs inputs) {
   assembler.assemble(seeds, program.settings.fanouts,
                      SampleKey{options.seed, uint64_t(plan.epoch), uint64_t(b)},
-                     *builders.front(), out, trainTraffic);
+                     *builders.front(), out, trainTraffic, inputs);
 }
 
 double SampledTraining::trainEpoch(

@@ -92,9 +92,17 @@ public:
   EpochPlan planEpoch(int64_t epoch) const;
   /// Samples and gathers the batch of `seeds` with step b's draws (seeds
   /// may be a part of the rank's step-b seeds: each seed's sampled
-  /// neighbourhood is the same either way). Collective.
-  void assembleStep(const EpochPlan &plan, int64_t b,
-                    const std::vector<int64_t> &seeds, SampledBatch &out);
+  /// neighbourhood is the same either way); with Inputs::Defer, its input
+  /// rows are left to gatherStepInputs. Collective.
+  void assembleStep(
+      const EpochPlan &plan, int64_t b, const std::vector<int64_t> &seeds,
+      SampledBatch &out,
+      MiniBatchAssembler::Inputs inputs = MiniBatchAssembler::Inputs::Gather);
+  /// The input rows and labels of a batch assembled with Inputs::Defer.
+  /// Collective.
+  void gatherStepInputs(SampledBatch &batch) {
+    assembler.gatherInputs(batch, trainTraffic);
+  }
   /// The sampled traffic and time so far (sampler ranks' --stats).
   const SamplingTraffic &traffic() const { return trainTraffic; }
 

@@ -4,13 +4,15 @@
 // never trains: it loads its part as DistributedSampledSchedule does (on
 // the samplers' communicator, so the partitioning is worker mode's with S
 // ranks), samples with worker mode's collectives and draws, and evaluates
-// with the parameters trainer 0 broadcasts. The trainers' side is
-// RemoteSampledSchedule.
+// with the parameters trainer 0 broadcasts. With learned input rows it owns
+// its part's rows and updates them as a worker rank does. The trainers'
+// side is RemoteSampledSchedule.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SamplerRanks.h"
 
+#include "OptimizerStep.h"
 #include "ParameterStore.h"
 #include "SampledSchedule.h"
 #include "gnnrt/sample/BatchCodec.h"
@@ -21,6 +23,8 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <optional>
+#include <unordered_map>
 
 namespace gnnrt {
 
@@ -52,12 +56,6 @@ SamplerRanks SamplerRanks::of(const CompiledProgram &program,
         "partition, so at least as many trainers as samplers are needed "
         "(mpirun -np " +
         std::to_string(2 * S) + " or more)");
-  if (program.settings.embedDim > 0)
-    throw UsageError(flag + ": learned input rows (embed = " +
-                     std::to_string(program.settings.embedDim) +
-                     ") are not supported with sampler ranks yet: the rows "
-                     "would live with the graph on the sampler ranks, the "
-                     "gradients on the trainers");
   return SamplerRanks{world, P - S, S, options.prefetch};
 }
 
@@ -71,6 +69,91 @@ std::vector<int64_t> sliceSeeds(const std::vector<int64_t> &seeds, int slice,
 
 namespace {
 
+/// A byte buffer written and read field by field (the snapshot codec).
+void putBytes(std::vector<char> &out, const void *data, size_t bytes) {
+  const char *from = static_cast<const char *>(data);
+  out.insert(out.end(), from, from + bytes);
+}
+void putInt(std::vector<char> &out, int64_t value) {
+  putBytes(out, &value, sizeof value);
+}
+
+struct MessageReader {
+  const std::vector<char> &message;
+  int from;
+  size_t at = 0;
+  void take(void *data, size_t bytes) {
+    if (bytes > message.size() - at)
+      throw CommError("learned rows from rank " + std::to_string(from) +
+                      " end after " + std::to_string(message.size()) +
+                      " bytes, inside a table");
+    std::memcpy(data, message.data() + at, bytes);
+    at += bytes;
+  }
+  int64_t integer() {
+    int64_t value;
+    take(&value, sizeof value);
+    return value;
+  }
+};
+
+} // namespace
+
+std::vector<char> encodeLearnedRows(const LearnedInputsSnapshot &snapshot) {
+  // steps, the state count, then per state its tables: the type's name,
+  // count, width and values.
+  std::vector<char> out;
+  const std::vector<LearnedInputs::Table> *states[3] = {
+      &snapshot.rows, &snapshot.expAvg, &snapshot.expAvgSq};
+  const int64_t count = snapshot.expAvg.empty() ? 1 : 3;
+  putInt(out, snapshot.steps);
+  putInt(out, count);
+  for (int64_t k = 0; k < count; ++k) {
+    putInt(out, int64_t(states[k]->size()));
+    for (const LearnedInputs::Table &t : *states[k]) {
+      putInt(out, int64_t(t.nodeType.size()));
+      putBytes(out, t.nodeType.data(), t.nodeType.size());
+      putInt(out, t.count);
+      putInt(out, t.dim);
+      putBytes(out, t.values.data(), t.values.size() * sizeof(float));
+    }
+  }
+  return out;
+}
+
+LearnedInputsSnapshot decodeLearnedRows(const std::vector<char> &message,
+                                        int from) {
+  MessageReader in{message, from};
+  LearnedInputsSnapshot snapshot;
+  std::vector<LearnedInputs::Table> *states[3] = {
+      &snapshot.rows, &snapshot.expAvg, &snapshot.expAvgSq};
+  snapshot.steps = in.integer();
+  const int64_t count = in.integer();
+  if (count != 1 && count != 3)
+    throw CommError("learned rows from rank " + std::to_string(from) +
+                    " with " + std::to_string(count) + " states");
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t tables = in.integer();
+    for (int64_t i = 0; i < tables; ++i) {
+      LearnedInputs::Table t;
+      t.nodeType.resize(size_t(in.integer()));
+      in.take(t.nodeType.data(), t.nodeType.size());
+      t.count = in.integer();
+      t.dim = in.integer();
+      t.values.resize(size_t(t.count * t.dim));
+      in.take(t.values.data(), t.values.size() * sizeof(float));
+      states[k]->push_back(std::move(t));
+    }
+  }
+  if (in.at != message.size())
+    throw CommError("learned rows from rank " + std::to_string(from) +
+                    " have " + std::to_string(message.size() - in.at) +
+                    " bytes past their tables");
+  return snapshot;
+}
+
+namespace {
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
@@ -80,9 +163,12 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 /// it serves.
 class BatchServer {
 public:
+  /// `resume`: the --resume checkpoint (options.seed is already its seed).
   BatchServer(const CompiledProgram &program, const DriverOptions &options,
-              const SamplerRanks &ranks, Communicator &samplers)
+              const SamplerRanks &ranks, Communicator &samplers,
+              const ResumableCheckpoint *resume)
       : program(program), options(options), ranks(ranks), samplers(samplers),
+        resume(resume),
         schedule(program, options, samplers,
                  std::ifstream(options.dataDir + "/manifest.json").good()) {}
 
@@ -93,11 +179,12 @@ public:
         {data.data.numFeatures, data.data.numClasses,
          int64_t(data.data.relations.size()), data.numGlobalNodes}));
     schedule.bind(*params);
+    restoreLearnedRows();
     SampledTraining &training = schedule.sampling();
     if (samplers.rank() == 0) {
-      const SampledDataInfo info{data.data.numFeatures, data.data.numClasses,
-                                 data.numGlobalNodes,
-                                 training.batchesPerEpoch()};
+      const SampledDataInfo info{
+          data.data.numFeatures, data.data.numClasses, data.numGlobalNodes,
+          int64_t(data.data.relations.size()), training.batchesPerEpoch()};
       for (int t = 0; t < ranks.numTrainers; ++t)
         ranks.world.send(&info, sizeof info, t, kDataInfoTag);
     }
@@ -114,6 +201,9 @@ public:
       case SamplerCommand::Predict:
         writePredictions();
         break;
+      case SamplerCommand::SnapshotRows:
+        sendLearnedRows(command.moments != 0);
+        break;
       case SamplerCommand::Stop:
         if (options.stats)
           printStats(training);
@@ -126,8 +216,42 @@ public:
   }
 
 private:
+  /// --load's or --resume's learned rows (the trainers load the weights):
+  /// this sampler's rows of the file, and with --resume their Adam state.
+  void restoreLearnedRows() {
+    LearnedInputs *learned = schedule.learnedInputs();
+    if (!learned)
+      return;
+    if (resume) {
+      resume->restoreLearnedInputs(*learned);
+    } else if (!options.loadFile.empty()) {
+      ParameterStore<float> loaded = *params;
+      const SafetensorsContents file = loadCheckpoint(
+          options.loadFile, program.model, loaded, /*learnedInputs=*/true);
+      restoreLearnedInputs(options.loadFile, file, *learned,
+                           /*moments=*/false);
+    }
+  }
+
+  /// Every sampler's learned rows (with `moments`, their Adam state)
+  /// gathered on sampler 0, which sends them to trainer 0.
+  void sendLearnedRows(bool moments) {
+    const std::optional<LearnedInputsSnapshot> snapshot =
+        schedule.learnedInputsSnapshot(moments);
+    if (samplers.rank() != 0)
+      return;
+    const std::vector<char> message =
+        encodeLearnedRows(snapshot ? *snapshot : LearnedInputsSnapshot{});
+    ranks.world.send(message.data(), int64_t(message.size()), 0,
+                     kLearnedRowsTag);
+  }
+
   /// Serves every step of one epoch to this part's trainers.
   void serveEpoch(SampledTraining &training, int64_t epoch) {
+    if (schedule.learnedInputs()) {
+      serveEpochLearningRows(training, epoch);
+      return;
+    }
     const SampledTraining::EpochPlan plan = training.planEpoch(epoch);
     const int part = samplers.rank(), slices = ranks.slicesOf(part);
     const int64_t numFeatures = schedule.data().data.numFeatures;
@@ -176,6 +300,117 @@ private:
     for (InFlight &f : inFlight)
       f.transfer->wait();
     ++epochs;
+  }
+
+  /// serveEpoch for a program with learned input rows: step b's blocks are
+  /// sampled while the trainers train step b - 1, but its input rows are
+  /// gathered only after step b - 1's gradients updated them, as a worker
+  /// rank's next batch reads them; the last step's update ends the epoch.
+  void serveEpochLearningRows(SampledTraining &training, int64_t epoch) {
+    const SampledTraining::EpochPlan plan = training.planEpoch(epoch);
+    const int part = samplers.rank(), slices = ranks.slicesOf(part);
+    const int64_t numFeatures = schedule.data().data.numFeatures;
+    const int64_t steps = training.batchesPerEpoch();
+    slots.resize(size_t(ranks.maxSlices()));
+    readNodes.resize(size_t(slices));
+    std::vector<char> message;
+    for (int64_t b = 0; b < steps; ++b) {
+      const std::vector<int64_t> seeds = plan.seedsOf(b);
+      std::vector<double> lossScale(size_t(slices), 0.0);
+      for (int slice = 0; slice < ranks.maxSlices(); ++slice) {
+        const bool served = slice < slices;
+        std::vector<int64_t> mine;
+        if (served) {
+          awaitRequest(part + slice * ranks.numSamplers, epoch, b);
+          mine = sliceSeeds(seeds, slice, slices);
+          lossScale[size_t(slice)] =
+              double(mine.size()) /
+              double(std::max<int64_t>(1, plan.globalSeeds[size_t(b)]));
+        }
+        training.assembleStep(plan, b, mine, slots[size_t(slice)],
+                              MiniBatchAssembler::Inputs::Defer);
+      }
+      if (b > 0)
+        updateLearnedRows(epoch, b - 1);
+      for (int slice = 0; slice < ranks.maxSlices(); ++slice) {
+        SampledBatch &batch = slots[size_t(slice)];
+        training.gatherStepInputs(batch);
+        if (slice >= slices)
+          continue;
+        // The trainer's gradient rows come back in this order.
+        const int64_t rows =
+            batch.numSeeds() > 0 ? batch.levelSizes.front() : 0;
+        readNodes[size_t(slice)].assign(batch.nodes.begin(),
+                                        batch.nodes.begin() + rows);
+        const BatchHeader header{epoch, b, lossScale[size_t(slice)]};
+        message.resize(sizeof header);
+        std::memcpy(message.data(), &header, sizeof header);
+        encodeBatch(batch, numFeatures, message);
+        bytesSent += int64_t(message.size());
+        ++batchesSent;
+        // The trainer's reply (its gradients) needs this batch: no send
+        // stays in flight past the next step.
+        ranks.world.send(message.data(), int64_t(message.size()),
+                         part + slice * ranks.numSamplers, kBatchTag);
+      }
+    }
+    if (steps > 0)
+      updateLearnedRows(epoch, steps - 1);
+    ++epochs;
+  }
+
+  /// Step b's input-row gradients from this part's trainers (slice order;
+  /// a row read by several slices gets their sum), then worker mode's
+  /// update: the gradients go to the rows' owners among the samplers, each
+  /// of which applies sparse Adam to its rows. Collective over the
+  /// samplers.
+  void updateLearnedRows(int64_t epoch, int64_t b) {
+    const int part = samplers.rank(), slices = ranks.slicesOf(part);
+    const int64_t width = schedule.data().data.numFeatures;
+    std::vector<int64_t> ids;
+    std::vector<float> grad;
+    std::unordered_map<int64_t, int64_t> rowOf;
+    for (int slice = 0; slice < slices; ++slice) {
+      const int trainer = part + slice * ranks.numSamplers;
+      const std::vector<char> message =
+          ranks.world.receive(trainer, kRowGradientTag);
+      RowGradientHeader header;
+      if (message.size() >= sizeof header)
+        std::memcpy(&header, message.data(), sizeof header);
+      const std::vector<int64_t> &nodes = readNodes[size_t(slice)];
+      const int64_t rows = int64_t(nodes.size());
+      if (message.size() !=
+              sizeof header + size_t(rows * width) * sizeof(float) ||
+          header.epoch != epoch || header.step != b || header.rows != rows)
+        throw CommError("rank " + std::to_string(trainer) + " sent " +
+                        std::to_string(message.size()) +
+                        " bytes of input-row gradients for step " +
+                        std::to_string(header.step) + " of epoch " +
+                        std::to_string(header.epoch) + ", expected " +
+                        std::to_string(rows) + " rows of " +
+                        std::to_string(width) + " for step " +
+                        std::to_string(b) + " of epoch " +
+                        std::to_string(epoch));
+      const float *g =
+          reinterpret_cast<const float *>(message.data() + sizeof header);
+      for (int64_t i = 0; i < rows; ++i) {
+        const float *row = g + i * width;
+        auto [it, fresh] =
+            rowOf.try_emplace(nodes[size_t(i)], int64_t(ids.size()));
+        if (fresh) {
+          ids.push_back(nodes[size_t(i)]);
+          grad.insert(grad.end(), row, row + width);
+          continue;
+        }
+        float *sum = grad.data() + it->second * width;
+        for (int64_t j = 0; j < width; ++j)
+          sum[j] += row[j];
+      }
+    }
+    LearnedInputs &learned = *schedule.learnedInputs();
+    float *buffer = learned.beginStep(int64_t(ids.size()));
+    std::copy(grad.begin(), grad.end(), buffer);
+    learned.update(optimizerConfig, ids.data());
   }
 
   /// Waits for `trainer`'s request of step b: the bounded queue's credit.
@@ -245,8 +480,15 @@ private:
   const DriverOptions &options;
   const SamplerRanks &ranks;
   Communicator &samplers;
+  const ResumableCheckpoint *resume;
   DistributedSampledSchedule schedule;
   std::unique_ptr<ParameterStore<float>> params;
+  /// Learned input rows: the train block's optimizer at --lr (its sparse
+  /// Adam rule), the step's batches per slice and the level-0 nodes each
+  /// served slice read, whose gradients its trainer sends back.
+  const OptimizerConfig optimizerConfig = optimizerConfigOf(program, options);
+  std::vector<SampledBatch> slots;
+  std::vector<std::vector<int64_t>> readNodes;
   int64_t epochs = 0, batchesSent = 0, bytesSent = 0;
   double requestWait = 0;
 };
@@ -255,7 +497,16 @@ private:
 
 void serveBatches(const CompiledProgram &program, const DriverOptions &options,
                   const SamplerRanks &ranks, Communicator &samplers) {
-  BatchServer(program, options, ranks, samplers).run();
+  // A resumed run samples with the checkpoint's seed, as the trainers
+  // train with it (Driver.cpp).
+  std::optional<ResumableCheckpoint> resume;
+  DriverOptions serving = options;
+  if (!options.resumeFile.empty()) {
+    resume.emplace(options.resumeFile, program.model);
+    serving.seed = resume->point().seed;
+  }
+  BatchServer(program, serving, ranks, samplers, resume ? &*resume : nullptr)
+      .run();
 }
 
 void stopSamplerRanks(const SamplerRanks &ranks) {

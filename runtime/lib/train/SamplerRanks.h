@@ -36,6 +36,7 @@
 #ifndef GNNRT_LIB_TRAIN_SAMPLERRANKS_H
 #define GNNRT_LIB_TRAIN_SAMPLERRANKS_H
 
+#include "Checkpoint.h"
 #include "CommandLine.h"
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/train/Program.h"
@@ -82,19 +83,32 @@ enum SamplerTag : int {
   kBatchTag = 4,
   kAccuracyTag = 5,
   kPredictionsTag = 6,
+  kRowGradientTag = 7,
+  kLearnedRowsTag = 8,
 };
 
 /// What trainer 0 asks of every sampler rank.
 struct SamplerCommand {
-  enum Kind : int64_t { TrainEpoch = 1, Evaluate = 2, Stop = 3, Predict = 4 };
+  enum Kind : int64_t {
+    TrainEpoch = 1,
+    Evaluate = 2,
+    Stop = 3,
+    Predict = 4,
+    /// The learned input rows to trainer 0 (a checkpoint or --save).
+    SnapshotRows = 5,
+  };
   int64_t kind = Stop;
   int64_t epoch = 0;
+  /// SnapshotRows: with the rows' Adam state (a resumable checkpoint).
+  int64_t moments = 0;
 };
 
 /// Sampler rank 0's first message to every trainer: what the parameters'
 /// shapes and the epoch loop need.
 struct SampledDataInfo {
   int64_t numFeatures = 0, numClasses = 0, numGlobalNodes = 0;
+  /// A typed graph's relation count (R-GCN's weights are per relation).
+  int64_t numRelations = 0;
   int64_t stepsPerEpoch = 0;
 };
 
@@ -108,6 +122,12 @@ struct BatchHeader {
 /// A trainer's request for step `step` of `epoch`.
 struct BatchRequest {
   int64_t epoch = 0, step = 0;
+};
+
+/// What precedes a trainer's input-row gradients of a step: `rows` rows of
+/// the batch's width, gradient row i for the batch's level-0 node i.
+struct RowGradientHeader {
+  int64_t epoch = 0, step = 0, rows = 0;
 };
 
 /// A fixed-size message (one of the structs above) from rank `from`;
@@ -127,6 +147,12 @@ T decodeMessage(const std::vector<char> &message, const char *what, int from) {
 /// sizes differing by at most one.
 std::vector<int64_t> sliceSeeds(const std::vector<int64_t> &seeds, int slice,
                                 int slices);
+
+/// Sampler 0's reply to SnapshotRows, and its decoding on trainer 0
+/// (CommError for a message that does not add up).
+std::vector<char> encodeLearnedRows(const LearnedInputsSnapshot &snapshot);
+LearnedInputsSnapshot decodeLearnedRows(const std::vector<char> &message,
+                                        int from);
 
 /// A sampler rank's whole life: loads its part, then serves trainer 0's
 /// commands until Stop. `samplers` is the sampler ranks' own communicator.

@@ -38,6 +38,7 @@
 #ifndef GNNRT_LIB_SCHEDULE_H
 #define GNNRT_LIB_SCHEDULE_H
 
+#include "Checkpoint.h"
 #include "CommandLine.h"
 #include "Metrics.h"
 #include "ParameterStore.h"
@@ -46,7 +47,9 @@
 #include "gnnrt/train/Program.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace gnnrt {
@@ -94,6 +97,23 @@ public:
   virtual int64_t stepsPerEpoch() const { return 1; }
   /// The learned input rows (`embed`) the steps update, or null.
   virtual LearnedInputs *learnedInputs() { return nullptr; }
+  /// The learned input rows as a checkpoint keeps them (with `moments`,
+  /// their Adam state and steps too), gathered on rank 0 from wherever they
+  /// live (ranks, sampler ranks, offloaded parts); none when the model has
+  /// none. Collective.
+  virtual std::optional<LearnedInputsSnapshot>
+  learnedInputsSnapshot(bool moments) {
+    (void)moments;
+    return std::nullopt;
+  }
+  /// Applies `restore` (a --load or --resume file's rows) to every set of
+  /// learned rows this process holds; none: nothing to do (sampler ranks
+  /// restore theirs themselves).
+  virtual void
+  restoreLearnedInputs(const std::function<void(LearnedInputs &)> &restore) {
+    if (LearnedInputs *learned = learnedInputs())
+      restore(*learned);
+  }
   /// Accuracies on the three splits with the current parameters, over
   /// all ranks. Collective.
   virtual Accuracies evaluate() = 0;

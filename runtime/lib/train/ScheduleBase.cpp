@@ -175,6 +175,13 @@ void ScheduleBase::bind(ParameterStore<float> &store) {
       size_t(trainingData.data.numNodes * trainingData.data.numClasses));
 }
 
+std::optional<LearnedInputsSnapshot>
+ScheduleBase::learnedInputsSnapshot(bool moments) {
+  if (!learned)
+    return std::nullopt;
+  return snapshotLearnedInputs(*learned, comm, moments);
+}
+
 Accuracies ScheduleBase::evaluateBetweenEpochs() {
   // The buffers stay: forward reuses the train step's (bind), and the next
   // epoch finds them in place.

@@ -31,6 +31,9 @@ public:
   void bind(ParameterStore<float> &params) override;
   Accuracies evaluateBetweenEpochs() final;
   LearnedInputs *learnedInputs() final { return learned.get(); }
+  /// Every rank's learned rows, gathered on rank 0.
+  std::optional<LearnedInputsSnapshot>
+  learnedInputsSnapshot(bool moments) override;
 
 protected:
   ScheduleBase(const CompiledProgram &program, const DriverOptions &options,

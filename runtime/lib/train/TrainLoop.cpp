@@ -83,9 +83,8 @@ TrainingResult trainEpochs(const CompiledProgram &program,
     if (!checkpointFile.empty() &&
         (epoch == options.epochs || (saveEvery > 0 && epoch % saveEvery == 0))) {
       // The learned rows are gathered from every rank; rank 0 writes.
-      std::optional<LearnedInputsSnapshot> inputs;
-      if (const LearnedInputs *learned = schedule.learnedInputs())
-        inputs = snapshotLearnedInputs(*learned, comm, /*moments=*/true);
+      const std::optional<LearnedInputsSnapshot> inputs =
+          schedule.learnedInputsSnapshot(/*moments=*/true);
       step.parametersToHost();
       if (reporting)
         saveResumableCheckpoint(

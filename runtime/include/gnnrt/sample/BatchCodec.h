@@ -4,8 +4,8 @@
 // byte messages. The encoding carries what a train step reads: level 0's
 // global ids, the level sizes, each block's destination-major CSR (the
 // receiver rebuilds the transpose, which is cheaper than sending it), the
-// input features and the seeds' labels. Homogeneous blocks only: the ranks
-// of a distributed run do not sample typed graphs.
+// input features and the seeds' labels; a typed graph's blocks carry each
+// edge's relation too.
 //
 //===----------------------------------------------------------------------===//
 

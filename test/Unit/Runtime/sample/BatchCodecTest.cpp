@@ -81,6 +81,40 @@ TEST(BatchCodec, RoundTripKeepsWhatATrainStepReads) {
   }
 }
 
+TEST(BatchCodec, TypedBlocksKeepEachEdgesRelation) {
+  // A heterogeneous graph's blocks (R-GCN on sampler ranks): relation ids
+  // drawn from the edge positions, 3 relations.
+  SampledBatch sent = sampledBatch();
+  for (GraphStorage &block : sent.blocks) {
+    std::vector<int32_t> types(size_t(block.numEdges()));
+    for (size_t k = 0; k < types.size(); ++k)
+      types[k] = int32_t((k * 5 + 1) % 3);
+    block.setEdgeTypes(types, 3);
+  }
+  sent.views.clear();
+  for (const GraphStorage &block : sent.blocks)
+    sent.views.push_back(block.view());
+  std::vector<char> message;
+  encodeBatch(sent, 3, message);
+  SampledBatch got;
+  decodeBatch(message.data(), int64_t(message.size()), got);
+  ASSERT_EQ(got.views.size(), sent.views.size());
+  for (size_t d = 0; d < got.views.size(); ++d) {
+    const GraphView &a = sent.views[d], &b = got.views[d];
+    ASSERT_NE(b.edgeType, nullptr);
+    EXPECT_EQ(b.numRelations, 3);
+    EXPECT_EQ(column(b.edgeType, b.numEdges), column(a.edgeType, a.numEdges));
+    EXPECT_NE(b.relationIndex, nullptr);
+  }
+  // An untyped batch stays untyped.
+  SampledBatch untyped;
+  std::vector<char> plain;
+  encodeBatch(sampledBatch(), 3, plain);
+  decodeBatch(plain.data(), int64_t(plain.size()), untyped);
+  for (const GraphView &v : untyped.views)
+    EXPECT_EQ(v.edgeType, nullptr);
+}
+
 TEST(BatchCodec, AnEmptyBatchIsAMessageToo) {
   SampledBatch empty, got;
   BlockBuilder builder(4);
