@@ -205,7 +205,8 @@ void writeOgbHeteroDataset(const std::string &dir, const Dataset &ds,
 
 /// Rows per chunk of a stream: about 8 MiB of feature rows, 1M edges.
 int64_t featureChunkRows(int64_t width) {
-  return std::max<int64_t>(1, (int64_t(8) << 20) / std::max<int64_t>(1, 4 * width));
+  return std::max<int64_t>(1, (int64_t(8) << 20) /
+                                  std::max<int64_t>(1, 4 * width));
 }
 constexpr int64_t kEdgeChunk = int64_t(1) << 20;
 
@@ -218,8 +219,7 @@ DatasetStream streamOf(const Dataset &ds) {
     std::copy_n(ds.features.data() + first * ds.numFeatures,
                 count * ds.numFeatures, rows);
   };
-  data.edges = [&ds](int64_t first, int64_t count, int64_t *src,
-                     int64_t *dst) {
+  data.edges = [&ds](int64_t first, int64_t count, int64_t *src, int64_t *dst) {
     std::copy_n(ds.src.data() + first, count, src);
     std::copy_n(ds.dst.data() + first, count, dst);
   };

@@ -204,8 +204,9 @@ Dataset writeGeneratedDataset(const GeneratorOptions &options,
   stream.featureRows = [&](int64_t first, int64_t count, float *rows) {
     draws.featureRows(first, count, rows);
   };
-  stream.edges = [&](int64_t first, int64_t count, int64_t *src,
-                     int64_t *dst) { draws.edges(first, count, src, dst); };
+  stream.edges = [&](int64_t first, int64_t count, int64_t *src, int64_t *dst) {
+    draws.edges(first, count, src, dst);
+  };
   if (npy)
     writeNpyDataset(dir, stream);
   else

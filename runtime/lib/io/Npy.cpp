@@ -454,8 +454,7 @@ void writeNpy(const std::string &path, NpyType type,
   out.close();
 }
 
-NpyWriter::NpyWriter(std::string path, NpyType type,
-                     std::vector<int64_t> shape)
+NpyWriter::NpyWriter(std::string path, NpyType type, std::vector<int64_t> shape)
     : path(std::move(path)), elementSize(npyTypeSize(type)) {
   numElements = 1;
   for (int64_t d : shape)

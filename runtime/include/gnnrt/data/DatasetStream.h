@@ -1,4 +1,4 @@
-//===- DatasetStream.h - A homogeneous dataset written in pieces -*- C++ -*-===//
+//===- DatasetStream.h - A dataset written in pieces ------------*- C++ -*-===//
 //
 // The dataset writers (Dataset.h's writeOgbDataset and writeNpyDataset)
 // take the two tables that grow with the graph, its feature rows and its
@@ -31,8 +31,7 @@ struct DatasetStream {
   /// Writes feature rows [first, first + count) into rows[count x F].
   std::function<void(int64_t first, int64_t count, float *rows)> featureRows;
   /// Writes edges [first, first + count) into src[count] and dst[count].
-  std::function<void(int64_t first, int64_t count, int64_t *src,
-                     int64_t *dst)>
+  std::function<void(int64_t first, int64_t count, int64_t *src, int64_t *dst)>
       edges;
 };
 

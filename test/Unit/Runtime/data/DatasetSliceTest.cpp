@@ -97,9 +97,8 @@ void expectCountsOf(const std::string &dir, const Dataset &whole) {
   EXPECT_EQ(c.numNodes, whole.numNodes) << dir;
   EXPECT_EQ(c.numEdges, whole.numEdges()) << dir;
   EXPECT_EQ(c.numFeatures, whole.numFeatures) << dir;
-  EXPECT_EQ(c.numClasses, *std::max_element(whole.labels.begin(),
-                                             whole.labels.end()) +
-                              1)
+  EXPECT_EQ(c.numClasses,
+            *std::max_element(whole.labels.begin(), whole.labels.end()) + 1)
       << dir;
 }
 

@@ -110,9 +110,9 @@ TEST(Generator, StreamedFilesAreTheInMemoryDatasets) {
   const Dataset ds = generateDataset(o);
   writeOgbDataset(tmp / "ogb-memory", ds, "random", /*gzip=*/true);
   writeGeneratedDataset(o, tmp / "ogb-streamed", /*npy=*/false);
-  for (const char *file : {"raw/edge.csv.gz", "raw/node-feat.csv.gz",
-                           "raw/node-label.csv.gz", "raw/num-edge-list.csv.gz",
-                           "split/random/valid.csv.gz"})
+  for (const char *file :
+       {"raw/edge.csv.gz", "raw/node-feat.csv.gz", "raw/node-label.csv.gz",
+        "raw/num-edge-list.csv.gz", "split/random/valid.csv.gz"})
     EXPECT_EQ(readBytes(tmp / "ogb-memory/" + file),
               readBytes(tmp / "ogb-streamed/" + file))
         << file;
