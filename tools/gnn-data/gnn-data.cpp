@@ -51,7 +51,9 @@ generate options:
   --seed S            random seed; same seed, same bytes (default 0)
   --out DIR           output directory (required)
   --format ogb|npy    OGB raw layout with gzip csv, or .npy arrays (default:
-                      ogb up to 2M edges and 50M feature values, else npy)
+                      ogb up to 2M edges and 50M feature values, else npy);
+                      sbm and rmat are written in chunks as they are drawn,
+                      so a dataset may be larger than memory
   --train F --valid F --test F
                       split fractions (default 0.6 0.2 0.2)
   --p-in P --p-out P  SBM relative edge propensity within / across classes

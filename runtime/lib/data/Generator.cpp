@@ -11,9 +11,8 @@
 
 #include "gnnrt/data/Generator.h"
 
-#include "gnnrt/data/DatasetStream.h"
-
 #include "GeneratorParts.h"
+#include "gnnrt/data/DatasetStream.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
@@ -177,10 +176,11 @@ Dataset generateDataset(const GeneratorOptions &options) {
   draws.edges(0, options.numEdges, ds.src.data(), ds.dst.data());
   ds.features.resize(size_t(options.numNodes * options.numFeatures));
   draws.featureRows(0, options.numNodes, ds.features.data());
+  // Everything is drawn: the node tables the draws referenced may go.
   ds.numNodes = draws.nodes.numNodes;
   ds.numClasses = draws.nodes.numClasses;
   ds.numFeatures = draws.nodes.numFeatures;
-  ds.labels = draws.nodes.labels;
+  ds.labels = std::move(draws.nodes.labels);
   ds.trainIdx = std::move(draws.nodes.trainIdx);
   ds.validIdx = std::move(draws.nodes.validIdx);
   ds.testIdx = std::move(draws.nodes.testIdx);
