@@ -2,7 +2,8 @@
 //
 // `gnn-data generate` writes a deterministic synthetic node-classification
 // dataset (SBM, RMAT or the heterogeneous ogbn-mag shape, see
-// gnnrt/data/Generator.h) in the OGB raw layout or as .npy arrays;
+// gnnrt/data/Generator.h) in the OGB raw layout or as .npy arrays, SBM and
+// RMAT in chunks (a dataset larger than memory);
 // `gnn-data info` loads any dataset directory the runtime understands and
 // prints its sizes, split and degree statistics, and for a heterogeneous
 // one its node types and relations. Every
@@ -50,7 +51,9 @@ generate options:
   --seed S            random seed; same seed, same bytes (default 0)
   --out DIR           output directory (required)
   --format ogb|npy    OGB raw layout with gzip csv, or .npy arrays (default:
-                      ogb up to 2M edges and 50M feature values, else npy)
+                      ogb up to 2M edges and 50M feature values, else npy);
+                      sbm and rmat are written in chunks as they are drawn,
+                      so a dataset may be larger than memory
   --train F --valid F --test F
                       split fractions (default 0.6 0.2 0.2)
   --p-in P --p-out P  SBM relative edge propensity within / across classes
@@ -183,21 +186,17 @@ int generate(int argc, char **argv) {
     throw UsageError("--kind mag is written in the OGB heterogeneous layout "
                      "only (--format ogb)");
 
+  // Features and edges are drawn in chunks as they are written: the
+  // dataset may be larger than memory.
   auto start = std::chrono::steady_clock::now();
-  Dataset ds = generateDataset(o);
-  double genTime = secondsSince(start);
-  start = std::chrono::steady_clock::now();
-  if (format == "ogb")
-    writeOgbDataset(out, ds, "random");
-  else
-    writeNpyDataset(out, ds);
+  const Dataset ds = writeGeneratedDataset(o, out, format == "npy");
   std::printf("wrote %s (%s): %lld nodes, %lld edges, %lld features, %lld "
-              "classes; split %zu/%zu/%zu; generated in %.2f s, written in "
-              "%.2f s\n",
+              "classes; split %zu/%zu/%zu; in %.2f s\n",
               out.c_str(), format.c_str(), (long long)ds.numNodes,
-              (long long)ds.numEdges(), (long long)ds.numFeatures,
-              (long long)ds.numClasses, ds.trainIdx.size(), ds.validIdx.size(),
-              ds.testIdx.size(), genTime, secondsSince(start));
+              (long long)(mag ? ds.numEdges() : o.numEdges),
+              (long long)ds.numFeatures, (long long)ds.numClasses,
+              ds.trainIdx.size(), ds.validIdx.size(), ds.testIdx.size(),
+              secondsSince(start));
   if (ds.isHeterogeneous())
     printTypes(ds);
   return 0;

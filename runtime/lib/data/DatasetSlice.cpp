@@ -21,6 +21,23 @@ std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank,
   return {at(rank), at(rank + 1)};
 }
 
+DatasetCounts readDatasetCounts(const std::string &path,
+                                const LoadOptions &options) {
+  std::string dir = path;
+  while (dir.size() > 1 && dir.back() == '/')
+    dir.pop_back();
+  switch (detectDatasetFormat(dir)) {
+  case DatasetFormat::Ogb:
+    return readOgbDatasetCounts(dir, options);
+  case DatasetFormat::Npy:
+    return readNpyDatasetCounts(dir, options);
+  case DatasetFormat::OgbHetero:
+    break;
+  }
+  throw DataError(dir + ": a heterogeneous dataset has no slice reader; "
+                        "load it whole");
+}
+
 DatasetSlice readDatasetSlice(const std::string &path,
                               const LoadOptions &options, int rank,
                               int numRanks) {

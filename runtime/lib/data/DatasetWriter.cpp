@@ -1,7 +1,9 @@
 //===- DatasetWriter.cpp - Writing datasets in the OGB and NumPy layouts --===//
 //
 // The inverse of the readers (OGB homogeneous and heterogeneous, NumPy), used
-// by gnn-data to materialize generated graphs. Output must be byte-identical
+// by gnn-data to materialize generated graphs. A homogeneous dataset is
+// written from a DatasetStream, chunk by chunk, so that one larger than
+// memory never has to be held. Output must be byte-identical
 // for identical datasets (tests and benchmarks compare files), so numbers are
 // formatted with std::to_chars (shortest round-trip, locale-free) and gzip
 // headers carry no timestamp (zlib's gzwrite writes mtime 0).
@@ -9,10 +11,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/DatasetStream.h"
 
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
@@ -198,31 +202,36 @@ void writeOgbHeteroDataset(const std::string &dir, const Dataset &ds,
   makeDirectory(split);
   writeSplits(split, ext, gzip, ds, target.offset);
 }
+
+/// Rows per chunk of a stream: about 8 MiB of feature rows, 1M edges.
+int64_t featureChunkRows(int64_t width) {
+  return std::max<int64_t>(1, (int64_t(8) << 20) /
+                                  std::max<int64_t>(1, 4 * width));
+}
+constexpr int64_t kEdgeChunk = int64_t(1) << 20;
+
+/// The stream whose ranges are rows of `ds`'s vectors.
+DatasetStream streamOf(const Dataset &ds) {
+  DatasetStream data;
+  data.nodes = &ds;
+  data.numEdges = ds.numEdges();
+  data.featureRows = [&ds](int64_t first, int64_t count, float *rows) {
+    std::copy_n(ds.features.data() + first * ds.numFeatures,
+                count * ds.numFeatures, rows);
+  };
+  data.edges = [&ds](int64_t first, int64_t count, int64_t *src, int64_t *dst) {
+    std::copy_n(ds.src.data() + first, count, src);
+    std::copy_n(ds.dst.data() + first, count, dst);
+  };
+  return data;
+}
 } // namespace
 
 void writeOgbDataset(const std::string &dir, const Dataset &ds,
                      const std::string &splitName, bool gzip) {
   if (ds.isHeterogeneous())
     return writeOgbHeteroDataset(dir, ds, splitName, gzip);
-  std::string ext = gzip ? ".csv.gz" : ".csv";
-  std::string raw = dir + "/raw", split = dir + "/split/" + splitName;
-  makeDirectory(raw);
-  makeDirectory(split);
-
-  TableWriter edges(raw + "/edge" + ext, gzip);
-  for (int64_t e = 0; e < ds.numEdges(); ++e) {
-    edges.integer(ds.src[e]);
-    edges.put(',');
-    edges.integer(ds.dst[e]);
-    edges.endRow();
-  }
-  edges.close();
-  if (ds.numFeatures > 0)
-    writeFeatureRows(raw + "/node-feat" + ext, gzip, ds, 0, ds.numNodes);
-  writeColumn(raw + "/node-label" + ext, gzip, ds.labels);
-  writeColumn(raw + "/num-node-list" + ext, gzip, {ds.numNodes});
-  writeColumn(raw + "/num-edge-list" + ext, gzip, {ds.numEdges()});
-  writeSplits(split, ext, gzip, ds, 0);
+  writeOgbDataset(dir, streamOf(ds), splitName, gzip);
 }
 
 void writeNpyDataset(const std::string &dir, const Dataset &ds) {
@@ -230,14 +239,88 @@ void writeNpyDataset(const std::string &dir, const Dataset &ds) {
     throwDataError(dir, 0,
                    "a heterogeneous dataset cannot be written as .npy arrays "
                    "(they have no node or edge types): use the OGB layout");
+  writeNpyDataset(dir, streamOf(ds));
+}
+
+void writeOgbDataset(const std::string &dir, const DatasetStream &data,
+                     const std::string &splitName, bool gzip) {
+  const Dataset &ds = *data.nodes;
+  std::string ext = gzip ? ".csv.gz" : ".csv";
+  std::string raw = dir + "/raw", split = dir + "/split/" + splitName;
+  makeDirectory(raw);
+  makeDirectory(split);
+
+  TableWriter edges(raw + "/edge" + ext, gzip);
+  std::vector<int64_t> src, dst;
+  for (int64_t first = 0; first < data.numEdges; first += kEdgeChunk) {
+    const int64_t count = std::min(kEdgeChunk, data.numEdges - first);
+    src.resize(size_t(count));
+    dst.resize(size_t(count));
+    data.edges(first, count, src.data(), dst.data());
+    for (int64_t e = 0; e < count; ++e) {
+      edges.integer(src[size_t(e)]);
+      edges.put(',');
+      edges.integer(dst[size_t(e)]);
+      edges.endRow();
+    }
+  }
+  edges.close();
+  if (ds.numFeatures > 0) {
+    TableWriter feats(raw + "/node-feat" + ext, gzip);
+    const int64_t f = ds.numFeatures, chunk = featureChunkRows(f);
+    std::vector<float> rows;
+    for (int64_t first = 0; first < ds.numNodes; first += chunk) {
+      const int64_t count = std::min(chunk, ds.numNodes - first);
+      rows.resize(size_t(count * f));
+      data.featureRows(first, count, rows.data());
+      for (int64_t v = 0; v < count; ++v) {
+        for (int64_t j = 0; j < f; ++j) {
+          if (j)
+            feats.put(',');
+          feats.real(rows[size_t(v * f + j)]);
+        }
+        feats.endRow();
+      }
+    }
+    feats.close();
+  }
+  writeColumn(raw + "/node-label" + ext, gzip, ds.labels);
+  writeColumn(raw + "/num-node-list" + ext, gzip, {ds.numNodes});
+  writeColumn(raw + "/num-edge-list" + ext, gzip, {data.numEdges});
+  writeSplits(split, ext, gzip, ds, 0);
+}
+
+void writeNpyDataset(const std::string &dir, const DatasetStream &data) {
+  const Dataset &ds = *data.nodes;
   makeDirectory(dir);
-  std::vector<int64_t> edgeIndex(ds.src);
-  edgeIndex.insert(edgeIndex.end(), ds.dst.begin(), ds.dst.end());
-  writeNpy(dir + "/edge_index.npy", NpyType::Int64, {2, ds.numEdges()},
-           edgeIndex.data());
-  if (ds.numFeatures > 0)
-    writeNpy(dir + "/features.npy", NpyType::Float32,
-             {ds.numNodes, ds.numFeatures}, ds.features.data());
+  {
+    // Row 0 the sources, row 1 the destinations, each chunk into both.
+    const int64_t e = data.numEdges;
+    NpyWriter edgeIndex(dir + "/edge_index.npy", NpyType::Int64, {2, e});
+    std::vector<int64_t> src, dst;
+    for (int64_t first = 0; first < e; first += kEdgeChunk) {
+      const int64_t count = std::min(kEdgeChunk, e - first);
+      src.resize(size_t(count));
+      dst.resize(size_t(count));
+      data.edges(first, count, src.data(), dst.data());
+      edgeIndex.write(first, src.data(), count);
+      edgeIndex.write(e + first, dst.data(), count);
+    }
+    edgeIndex.close();
+  }
+  if (ds.numFeatures > 0) {
+    const int64_t f = ds.numFeatures, chunk = featureChunkRows(f);
+    NpyWriter features(dir + "/features.npy", NpyType::Float32,
+                       {ds.numNodes, f});
+    std::vector<float> rows;
+    for (int64_t first = 0; first < ds.numNodes; first += chunk) {
+      const int64_t count = std::min(chunk, ds.numNodes - first);
+      rows.resize(size_t(count * f));
+      data.featureRows(first, count, rows.data());
+      features.write(first * f, rows.data(), count * f);
+    }
+    features.close();
+  }
   writeNpy(dir + "/labels.npy", NpyType::Int64, {int64_t(ds.labels.size())},
            ds.labels.data());
   const std::vector<int64_t> *ids[3] = {&ds.trainIdx, &ds.validIdx,

@@ -2,20 +2,24 @@
 //
 // Validates the options, and builds SBM and RMAT graphs from the shared
 // class-conditioned draws of GeneratorParts.h (the mag kind has its own
-// file, MagGenerator.cpp). RMAT's edge e draws from its own block range of
-// the edge stream, so its loop is parallel without changing a bit.
+// file, MagGenerator.cpp). Every feature row and edge draws from its own
+// counters (RMAT's edge e from its own block range of the edge stream), so
+// the loops are parallel, and writeGeneratedDataset draws a dataset larger
+// than memory chunk by chunk as it writes it, without changing a bit.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/data/Generator.h"
 
 #include "GeneratorParts.h"
+#include "gnnrt/data/DatasetStream.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 
 namespace gnnrt {
@@ -60,55 +64,104 @@ void validate(const GeneratorOptions &o) {
     invalid("homophily must lie in [0, 1]");
 }
 
-/// SBM edges: pIn and pOut are per-pair propensities, so the chance that
-/// a destination is in its source's class is that class's share of the
-/// pIn-weighted candidates.
-void sbmEdges(const GeneratorOptions &o, Dataset &ds) {
-  const int64_t n = o.numNodes, c = o.numClasses;
-  std::vector<int64_t> sizes = classSizes(ds.labels, c);
-  std::vector<double> intra(static_cast<size_t>(c));
-  for (int64_t k = 0; k < c; ++k) {
-    double inside = double(sizes[size_t(k)]) * o.pIn;
-    double outside = double(n - sizes[size_t(k)]) * o.pOut;
-    intra[size_t(k)] = inside + outside > 0 ? inside / (inside + outside) : 1.0;
-  }
-  ds.src.resize(size_t(o.numEdges));
-  ds.dst.resize(size_t(o.numEdges));
-  classAffineEdges(ds.labels, ds.labels, intra, c, /*noSelfLoops=*/true, o.seed,
-                   kEdgeStream, ds.src, ds.dst);
-}
-
-void rmatEdges(const GeneratorOptions &o, Dataset &ds) {
-  const int64_t n = o.numNodes;
-  int scale = 1;
-  while ((int64_t(1) << scale) < n)
-    ++scale;
-  double sum = o.a + o.b + o.c + o.d;
-  // Cumulative quadrant thresholds: a = (0,0), b = (0,1), c = (1,0), d = (1,1).
-  float ta = float(o.a / sum), tb = float((o.a + o.b) / sum),
-        tc = float((o.a + o.b + o.c) / sum);
-  ds.src.resize(size_t(o.numEdges));
-  ds.dst.resize(size_t(o.numEdges));
-#pragma omp parallel for schedule(static)
-  for (int64_t e = 0; e < o.numEdges; ++e) {
-    CounterRng rng(o.seed, kEdgeStream, uint64_t(e) * kBlocksPerEdge);
-    int64_t u, v;
-    // Reject ids beyond n (when n is not a power of two) and self loops.
-    for (int attempt = 0;; ++attempt) {
-      u = v = 0;
-      for (int level = 0; level < scale; ++level) {
-        float r = rng.nextUniform();
-        int row = r >= tb, col = (r >= ta && r < tb) || r >= tc;
-        u = (u << 1) | row;
-        v = (v << 1) | col;
-      }
-      if (u < n && v < n && (u != v || n == 1 || attempt > 1000))
-        break;
+/// An SBM or RMAT dataset's draws: the node tables (labels, splits) held,
+/// the features and edges drawn by range, each row and edge from its own
+/// counters, so drawing in chunks gives the same values as drawing whole.
+class HomogeneousDraws {
+public:
+  explicit HomogeneousDraws(const GeneratorOptions &o) : o(o) {
+    nodes.numNodes = o.numNodes;
+    nodes.numClasses = o.numClasses;
+    nodes.numFeatures = o.numFeatures;
+    if (o.kind == GraphKind::Sbm) {
+      nodes.labels =
+          uniformClasses(o.numNodes, o.numClasses, o.seed, kLabelStream);
+      sbm = std::make_unique<ClassAffineEdges>(
+          nodes.labels, nodes.labels, sbmSameClass(), o.numClasses,
+          /*noSelfLoops=*/true, o.seed, kEdgeStream);
+    } else {
+      // RMAT communities: contiguous id blocks, i.e. the recursion's top
+      // quadrants, where a + d > b + c concentrates the edges.
+      nodes.labels.resize(size_t(o.numNodes));
+      for (int64_t i = 0; i < o.numNodes; ++i)
+        nodes.labels[size_t(i)] = i * o.numClasses / o.numNodes;
     }
-    ds.src[e] = u;
-    ds.dst[e] = v;
+    randomSplits(o.numNodes, o.trainFraction, o.validFraction, o.testFraction,
+                 o.seed, nodes.trainIdx, nodes.validIdx, nodes.testIdx);
   }
-}
+  HomogeneousDraws(const HomogeneousDraws &) = delete;
+  HomogeneousDraws &operator=(const HomogeneousDraws &) = delete;
+
+  /// Feature rows [first, first + count) into rows[count x numFeatures].
+  void featureRows(int64_t first, int64_t count, float *rows) const {
+    classFeatureRows(nodes.labels, first, count, o.numClasses, o.numFeatures,
+                     o.signal, o.seed, rows);
+  }
+
+  /// Edges [first, first + count).
+  void edges(int64_t first, int64_t count, int64_t *src, int64_t *dst) const {
+    if (sbm)
+      sbm->draw(first, count, src, dst);
+    else
+      rmatEdges(first, count, src, dst);
+  }
+
+  /// numNodes, numFeatures, numClasses, labels and splits (no features,
+  /// no edges).
+  Dataset nodes;
+
+private:
+  /// SBM: pIn and pOut are per-pair propensities, so the chance that a
+  /// destination is in its source's class is that class's share of the
+  /// pIn-weighted candidates.
+  std::vector<double> sbmSameClass() const {
+    const int64_t n = o.numNodes, c = o.numClasses;
+    std::vector<int64_t> sizes = classSizes(nodes.labels, c);
+    std::vector<double> intra(static_cast<size_t>(c));
+    for (int64_t k = 0; k < c; ++k) {
+      double inside = double(sizes[size_t(k)]) * o.pIn;
+      double outside = double(n - sizes[size_t(k)]) * o.pOut;
+      intra[size_t(k)] =
+          inside + outside > 0 ? inside / (inside + outside) : 1.0;
+    }
+    return intra;
+  }
+
+  void rmatEdges(int64_t first, int64_t count, int64_t *src,
+                 int64_t *dst) const {
+    const int64_t n = o.numNodes;
+    int scale = 1;
+    while ((int64_t(1) << scale) < n)
+      ++scale;
+    double sum = o.a + o.b + o.c + o.d;
+    // Cumulative quadrant thresholds: a = (0,0), b = (0,1), c = (1,0),
+    // d = (1,1).
+    float ta = float(o.a / sum), tb = float((o.a + o.b) / sum),
+          tc = float((o.a + o.b + o.c) / sum);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < count; ++i) {
+      CounterRng rng(o.seed, kEdgeStream, uint64_t(first + i) * kBlocksPerEdge);
+      int64_t u, v;
+      // Reject ids beyond n (when n is not a power of two) and self loops.
+      for (int attempt = 0;; ++attempt) {
+        u = v = 0;
+        for (int level = 0; level < scale; ++level) {
+          float r = rng.nextUniform();
+          int row = r >= tb, col = (r >= ta && r < tb) || r >= tc;
+          u = (u << 1) | row;
+          v = (v << 1) | col;
+        }
+        if (u < n && v < n && (u != v || n == 1 || attempt > 1000))
+          break;
+      }
+      src[i] = u;
+      dst[i] = v;
+    }
+  }
+
+  const GeneratorOptions &o;
+  std::unique_ptr<ClassAffineEdges> sbm;
+};
 
 } // namespace
 
@@ -116,29 +169,49 @@ Dataset generateDataset(const GeneratorOptions &options) {
   validate(options);
   if (options.kind == GraphKind::Mag)
     return generateMagDataset(options);
+  HomogeneousDraws draws(options);
   Dataset ds;
-  ds.numNodes = options.numNodes;
-  ds.numClasses = options.numClasses;
-  if (options.kind == GraphKind::Sbm) {
-    ds.labels = uniformClasses(options.numNodes, options.numClasses,
-                               options.seed, kLabelStream);
-    sbmEdges(options, ds);
-  } else {
-    // RMAT communities: contiguous id blocks, i.e. the recursion's top
-    // quadrants, where a + d > b + c concentrates the edges.
-    ds.labels.resize(size_t(options.numNodes));
-    for (int64_t i = 0; i < options.numNodes; ++i)
-      ds.labels[i] = i * options.numClasses / options.numNodes;
-    rmatEdges(options, ds);
-  }
-  ds.numFeatures = options.numFeatures;
+  ds.src.resize(size_t(options.numEdges));
+  ds.dst.resize(size_t(options.numEdges));
+  draws.edges(0, options.numEdges, ds.src.data(), ds.dst.data());
   ds.features.resize(size_t(options.numNodes * options.numFeatures));
-  classFeatures(ds.labels, options.numClasses, options.numFeatures,
-                options.signal, options.seed, ds.features.data());
-  randomSplits(options.numNodes, options.trainFraction, options.validFraction,
-               options.testFraction, options.seed, ds.trainIdx, ds.validIdx,
-               ds.testIdx);
+  draws.featureRows(0, options.numNodes, ds.features.data());
+  // Everything is drawn: the node tables the draws referenced may go.
+  ds.numNodes = draws.nodes.numNodes;
+  ds.numClasses = draws.nodes.numClasses;
+  ds.numFeatures = draws.nodes.numFeatures;
+  ds.labels = std::move(draws.nodes.labels);
+  ds.trainIdx = std::move(draws.nodes.trainIdx);
+  ds.validIdx = std::move(draws.nodes.validIdx);
+  ds.testIdx = std::move(draws.nodes.testIdx);
   return ds;
+}
+
+Dataset writeGeneratedDataset(const GeneratorOptions &options,
+                              const std::string &dir, bool npy) {
+  validate(options);
+  if (options.kind == GraphKind::Mag) {
+    if (npy)
+      invalid("the mag kind is written in the OGB heterogeneous layout only");
+    Dataset ds = generateMagDataset(options);
+    writeOgbDataset(dir, ds, "random");
+    return ds;
+  }
+  HomogeneousDraws draws(options);
+  DatasetStream stream;
+  stream.nodes = &draws.nodes;
+  stream.numEdges = options.numEdges;
+  stream.featureRows = [&](int64_t first, int64_t count, float *rows) {
+    draws.featureRows(first, count, rows);
+  };
+  stream.edges = [&](int64_t first, int64_t count, int64_t *src, int64_t *dst) {
+    draws.edges(first, count, src, dst);
+  };
+  if (npy)
+    writeNpyDataset(dir, stream);
+  else
+    writeOgbDataset(dir, stream, "random");
+  return std::move(draws.nodes);
 }
 
 } // namespace gnnrt

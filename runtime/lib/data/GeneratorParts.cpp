@@ -38,24 +38,31 @@ std::vector<int64_t> classSizes(const std::vector<int64_t> &classOf,
   return sizes;
 }
 
-void classAffineEdges(const std::vector<int64_t> &srcClasses,
-                      const std::vector<int64_t> &dstClasses,
-                      const std::vector<double> &sameClass, int64_t classes,
-                      bool noSelfLoops, uint64_t seed, uint64_t stream,
-                      std::vector<int64_t> &src, std::vector<int64_t> &dst) {
-  const int64_t numSrc = int64_t(srcClasses.size());
-  const int64_t numDst = int64_t(dstClasses.size());
+ClassAffineEdges::ClassAffineEdges(const std::vector<int64_t> &srcClasses,
+                                   const std::vector<int64_t> &dstClasses,
+                                   std::vector<double> sameClass,
+                                   int64_t classes, bool noSelfLoops,
+                                   uint64_t seed, uint64_t stream)
+    : srcClasses(srcClasses), dstClasses(dstClasses),
+      sameClass(std::move(sameClass)), noSelfLoops(noSelfLoops), seed(seed),
+      stream(stream) {
   // Members of each class, contiguous, via a counting sort of the classes.
-  std::vector<int64_t> members = countingSortOrder(classes, dstClasses);
-  std::vector<int64_t> start(size_t(classes) + 1, 0);
+  members = countingSortOrder(classes, dstClasses);
+  start.assign(size_t(classes) + 1, 0);
   for (int64_t k : dstClasses)
     ++start[size_t(k) + 1];
   for (int64_t k = 0; k < classes; ++k)
     start[size_t(k) + 1] += start[size_t(k)];
-  const int64_t numEdges = int64_t(src.size());
+}
+
+void ClassAffineEdges::draw(int64_t first, int64_t count, int64_t *src,
+                            int64_t *dst) const {
+  const int64_t numSrc = int64_t(srcClasses.size());
+  const int64_t numDst = int64_t(dstClasses.size());
 #pragma omp parallel for schedule(static)
-  for (int64_t e = 0; e < numEdges; ++e) {
-    CounterRng rng(seed, stream, uint64_t(e) * kBlocksPerEdge);
+  for (int64_t i = 0; i < count; ++i) {
+    const uint64_t e = uint64_t(first + i);
+    CounterRng rng(seed, stream, e * kBlocksPerEdge);
     int64_t u = int64_t(rng.nextBelow64(uint64_t(numSrc)));
     int64_t k = srcClasses[size_t(u)];
     int64_t size = start[size_t(k) + 1] - start[size_t(k)];
@@ -75,14 +82,31 @@ void classAffineEdges(const std::vector<int64_t> &srcClasses,
       }
       redraw = noSelfLoops && v == u;
     }
-    src[size_t(e)] = u;
-    dst[size_t(e)] = v;
+    src[i] = u;
+    dst[i] = v;
   }
+}
+
+void classAffineEdges(const std::vector<int64_t> &srcClasses,
+                      const std::vector<int64_t> &dstClasses,
+                      const std::vector<double> &sameClass, int64_t classes,
+                      bool noSelfLoops, uint64_t seed, uint64_t stream,
+                      std::vector<int64_t> &src, std::vector<int64_t> &dst) {
+  ClassAffineEdges(srcClasses, dstClasses, sameClass, classes, noSelfLoops,
+                   seed, stream)
+      .draw(0, int64_t(src.size()), src.data(), dst.data());
 }
 
 void classFeatures(const std::vector<int64_t> &classOf, int64_t classes,
                    int64_t width, double signal, uint64_t seed, float *out) {
-  const int64_t n = int64_t(classOf.size()), f = width;
+  classFeatureRows(classOf, 0, int64_t(classOf.size()), classes, width, signal,
+                   seed, out);
+}
+
+void classFeatureRows(const std::vector<int64_t> &classOf, int64_t first,
+                      int64_t count, int64_t classes, int64_t width,
+                      double signal, uint64_t seed, float *out) {
+  const int64_t f = width;
   if (f == 0)
     return;
   const int64_t paddedF = (f + 3) / 4 * 4;
@@ -105,9 +129,10 @@ void classFeatures(const std::vector<int64_t> &classOf, int64_t classes,
       means[4 * b + j] *= scale;
   }
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t r = 0; r < count; ++r) {
+    const int64_t i = first + r;
     const float *mean = &means[size_t(classOf[size_t(i)] * paddedF)];
-    float *row = out + i * f;
+    float *row = out + r * f;
     float noise[4];
     for (int64_t j = 0; j < f; j += 4) {
       gaussians(randomBits(seed, kFeatureStream, uint64_t(i * paddedF + j) / 4),

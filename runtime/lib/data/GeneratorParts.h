@@ -46,12 +46,34 @@ constexpr uint64_t kBlocksPerEdge = 64;
 std::vector<int64_t> uniformClasses(int64_t count, int64_t classes,
                                     uint64_t seed, uint64_t stream);
 
-/// Draws edges [0, src.size()) of `stream`: the source uniform over
-/// srcClasses' nodes, the destination among dstClasses' nodes of the
-/// source's class k with probability sameClass[k], else uniform over the
-/// others. With `noSelfLoops` (one node set) a destination equal to its
-/// source is redrawn. sameClass[k] must be 0 when no destination has class
-/// k and 1 when all have.
+/// Edges whose source is uniform over srcClasses' nodes and whose
+/// destination is among dstClasses' nodes of the source's class k with
+/// probability sameClass[k], else uniform over the others. With
+/// `noSelfLoops` (one node set) a destination equal to its source is
+/// redrawn. sameClass[k] must be 0 when no destination has class k and 1
+/// when all have. Edge e draws from its own block range of `stream`, so a
+/// range of edges can be drawn alone (in chunks) with the same result.
+class ClassAffineEdges {
+public:
+  /// Keeps references to both class vectors.
+  ClassAffineEdges(const std::vector<int64_t> &srcClasses,
+                   const std::vector<int64_t> &dstClasses,
+                   std::vector<double> sameClass, int64_t classes,
+                   bool noSelfLoops, uint64_t seed, uint64_t stream);
+  /// Edges [first, first + count) into src[0, count) and dst[0, count).
+  void draw(int64_t first, int64_t count, int64_t *src, int64_t *dst) const;
+
+private:
+  const std::vector<int64_t> &srcClasses, &dstClasses;
+  std::vector<double> sameClass;
+  /// The destinations of each class, contiguous: class k's are
+  /// members[start[k], start[k + 1]).
+  std::vector<int64_t> members, start;
+  bool noSelfLoops;
+  uint64_t seed, stream;
+};
+
+/// Draws edges [0, src.size()) of `stream` (ClassAffineEdges).
 void classAffineEdges(const std::vector<int64_t> &srcClasses,
                       const std::vector<int64_t> &dstClasses,
                       const std::vector<double> &sameClass, int64_t classes,
@@ -67,6 +89,12 @@ std::vector<int64_t> classSizes(const std::vector<int64_t> &classOf,
 /// means are `signal` noise standard deviations apart in expectation.
 void classFeatures(const std::vector<int64_t> &classOf, int64_t classes,
                    int64_t width, double signal, uint64_t seed, float *out);
+
+/// Rows [first, first + count) of classFeatures' matrix into `out`
+/// ([count, width]): the same values, drawn for those rows alone.
+void classFeatureRows(const std::vector<int64_t> &classOf, int64_t first,
+                      int64_t count, int64_t classes, int64_t width,
+                      double signal, uint64_t seed, float *out);
 
 /// Shuffles ids [0, n) by a random key per id and cuts the order into
 /// train, valid and test by the fractions (the rest is in no split); each

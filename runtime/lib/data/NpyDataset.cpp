@@ -225,6 +225,40 @@ Dataset readNpyDataset(const std::string &dir, const LoadOptions &options) {
   return ds;
 }
 
+DatasetCounts readNpyDatasetCounts(const std::string &dir,
+                                   const LoadOptions &options) {
+  DatasetCounts counts;
+  const std::string featFile = dir + "/features.npy";
+  const std::string labelFile = dir + "/labels.npy";
+  std::string nodeSource;
+  counts.numNodes = -1;
+  if (exists(featFile)) {
+    NpyHeader h = featureHeader(featFile, readNpyHeader(featFile));
+    counts.numNodes = h.shape[0];
+    counts.numFeatures = h.shape[1];
+    nodeSource = "features.npy";
+  }
+  if (exists(labelFile)) {
+    std::vector<int64_t> labels =
+        readLabelArray(labelFile, options, counts.numNodes, nodeSource);
+    counts.numNodes = int64_t(labels.size());
+    for (int64_t label : labels)
+      counts.numClasses = std::max(counts.numClasses, label + 1);
+  }
+  if (counts.numNodes < 0)
+    throwDataError(dir, 0,
+                   "the distributed reader needs features.npy or labels.npy "
+                   "(the node count); edge ids alone are spread over the "
+                   "ranks");
+  if (exists(dir + "/edge_index.npy")) {
+    NpyHeader h = readNpyHeader(dir + "/edge_index.npy");
+    counts.numEdges = h.shape.size() == 2 ? h.shape[1] : 0;
+  } else if (exists(dir + "/src.npy")) {
+    counts.numEdges = readNpyHeader(dir + "/src.npy").numElements();
+  }
+  return counts;
+}
+
 DatasetSlice readNpyDatasetSlice(const std::string &dir,
                                  const LoadOptions &options, int rank,
                                  int numRanks) {

@@ -87,6 +87,36 @@ Dataset readOgbDataset(const std::string &dir, const LoadOptions &options) {
   return ds;
 }
 
+DatasetCounts readOgbDatasetCounts(const std::string &dir,
+                                   const LoadOptions &options) {
+  DatasetCounts counts;
+  const std::string raw = dir + "/raw";
+  counts.numNodes = readNodeCount(raw);
+  if (auto path = findTable(raw, "node-feat")) {
+    CsvReader in(*path);
+    std::vector<std::string_view> fields;
+    if (in.nextLine()) {
+      in.split(fields, 0);
+      counts.numFeatures = int64_t(fields.size());
+    }
+  }
+  if (auto path = findTable(raw, "node-label"))
+    for (int64_t label : readLabelTable(*path, counts.numNodes, options))
+      counts.numClasses = std::max(counts.numClasses, label + 1);
+  if (auto countFile = findTable(raw, "num-edge-list")) {
+    CsvReader in(*countFile);
+    std::vector<int64_t> edges = readColumn(in);
+    if (edges.size() != 1 || edges[0] < 0)
+      throwDataError(in.path(), 0, "expected one edge count");
+    counts.numEdges = edges[0];
+  } else {
+    CsvReader in(requireTable(raw, "edge"));
+    while (in.nextLine())
+      ++counts.numEdges;
+  }
+  return counts;
+}
+
 DatasetSlice readOgbDatasetSlice(const std::string &dir,
                                  const LoadOptions &options, int rank,
                                  int numRanks) {

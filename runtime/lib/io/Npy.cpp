@@ -17,7 +17,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
+#include <unistd.h>
 
 namespace gnnrt {
 
@@ -396,8 +398,10 @@ std::vector<float> NpyArray::toFloat32() const {
   return out;
 }
 
-void writeNpy(const std::string &path, NpyType type,
-              const std::vector<int64_t> &shape, const void *data) {
+namespace {
+/// numpy.save's header of an array: the dict padded to a 64-byte data
+/// offset (version 1.0, or 2.0 if the dict needs it).
+std::string npyHeaderBytes(NpyType type, const std::vector<int64_t> &shape) {
   // numpy writes "(5,)" and "(2, 7)": a space after inner commas.
   std::string shapeText;
   for (size_t i = 0; i < shape.size(); ++i)
@@ -419,21 +423,78 @@ void writeNpy(const std::string &path, NpyType type,
   size_t len = dict.size();
   for (size_t i = 0; i < prefix - 8; ++i)
     head += char((len >> (8 * i)) & 0xff);
-  head += dict;
+  return head + dict;
+}
 
+[[noreturn]] void cannotWrite(const std::string &path) {
+  throwDataError(path, 0, std::string("cannot write: ") + std::strerror(errno));
+}
+
+/// pwrite until every byte is written (it may write fewer).
+void writeAll(int fd, const std::string &path, const char *bytes, size_t size,
+              size_t offset) {
+  while (size > 0) {
+    ssize_t n = ::pwrite(fd, bytes, size, off_t(offset));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      cannotWrite(path);
+    bytes += n, size -= size_t(n), offset += size_t(n);
+  }
+}
+} // namespace
+
+void writeNpy(const std::string &path, NpyType type,
+              const std::vector<int64_t> &shape, const void *data) {
+  NpyWriter out(path, type, shape);
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
-  FilePtr f(std::fopen(path.c_str(), "wb"));
-  if (!f)
+  out.write(0, data, n);
+  out.close();
+}
+
+NpyWriter::NpyWriter(std::string path, NpyType type, std::vector<int64_t> shape)
+    : path(std::move(path)), elementSize(npyTypeSize(type)) {
+  numElements = 1;
+  for (int64_t d : shape)
+    numElements *= d;
+  fd = ::open(this->path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+              0666);
+  if (fd < 0)
+    cannotWrite(this->path);
+  const std::string head = npyHeaderBytes(type, shape);
+  writeAll(fd, this->path, head.data(), head.size(), 0);
+  dataOffset = head.size();
+}
+
+NpyWriter::~NpyWriter() {
+  if (fd >= 0)
+    ::close(fd);
+}
+
+void NpyWriter::write(int64_t firstElement, const void *data, int64_t count) {
+  if (firstElement < 0 || count < 0 || firstElement + count > numElements)
     throwDataError(path, 0,
-                   std::string("cannot write: ") + std::strerror(errno));
-  size_t bytes = size_t(n) * npyTypeSize(type);
-  if (std::fwrite(head.data(), 1, head.size(), f.get()) != head.size() ||
-      (bytes && std::fwrite(data, 1, bytes, f.get()) != bytes) ||
-      std::fflush(f.get()) != 0)
+                   "elements [" + std::to_string(firstElement) + ", " +
+                       std::to_string(firstElement + count) +
+                       ") are outside the array's " +
+                       std::to_string(numElements));
+  writeAll(fd, path, static_cast<const char *>(data),
+           size_t(count) * elementSize,
+           dataOffset + size_t(firstElement) * elementSize);
+  written += count;
+}
+
+void NpyWriter::close() {
+  if (written != numElements)
     throwDataError(path, 0,
-                   std::string("cannot write: ") + std::strerror(errno));
+                   std::to_string(written) + " of " +
+                       std::to_string(numElements) + " elements written");
+  int rc = ::close(fd);
+  fd = -1;
+  if (rc != 0)
+    cannotWrite(path);
 }
 
 } // namespace gnnrt

@@ -8,7 +8,7 @@
 
 #include "OptimizerStep.h"
 #include "ScheduleBase.h"
-#include "gnnrt/io/Npy.h"
+#include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/Partitioner.h"
@@ -125,40 +125,28 @@ void requireWritableDirectory(const std::string &dir) {
                     std::strerror(errno) + ")");
 }
 
-/// The whole graph's node, edge, feature and class counts of an .npy
-/// dataset from its headers (edges as the trainer loads them: reverse edges
-/// and self loops added, before repeats are removed) and its labels (8
-/// bytes a node, which every partitioner rank reads anyway); false for
-/// another layout.
-bool npyDatasetCounts(const std::string &dir, const TrainSettings &settings,
-                      PartCounts &whole, int64_t &features, int64_t &classes) {
-  if (detectDatasetFormat(dir) != DatasetFormat::Npy)
-    return false;
+/// The whole graph's node, edge, feature and class counts of a dataset
+/// the slice readers read (.npy, or OGB's homogeneous layout: csv or
+/// csv.gz), without loading it (DatasetCounts), edges as the trainer loads
+/// them: reverse edges and self loops added, before repeats are removed.
+/// False for another layout, or .npy edges without a node count.
+bool sliceableDatasetCounts(const std::string &dir, const LoadOptions &load,
+                            const TrainSettings &settings, PartCounts &whole,
+                            int64_t &features, int64_t &classes) {
+  const DatasetFormat format = detectDatasetFormat(dir);
   auto exists = [](const std::string &path) {
     return std::ifstream(path).good();
   };
+  if (format == DatasetFormat::OgbHetero ||
+      (format == DatasetFormat::Npy && !exists(dir + "/features.npy") &&
+       !exists(dir + "/labels.npy")))
+    return false;
+  const DatasetCounts counts = readDatasetCounts(dir, load);
   whole = {};
-  features = 0;
-  classes = 0;
-  if (exists(dir + "/labels.npy")) {
-    const std::string file = dir + "/labels.npy";
-    const int64_t unlabeled = -1;
-    for (int64_t label : readNpy(file).toInt64(file, &unlabeled))
-      classes = std::max(classes, label + 1);
-  }
-  if (exists(dir + "/features.npy")) {
-    const NpyHeader h = readNpyHeader(dir + "/features.npy");
-    if (h.shape.size() == 2) {
-      whole.ownedNodes = h.shape[0];
-      features = h.shape[1];
-    }
-  } else if (exists(dir + "/labels.npy")) {
-    whole.ownedNodes = readNpyHeader(dir + "/labels.npy").numElements();
-  }
-  if (exists(dir + "/edge_index.npy"))
-    whole.edges = readNpyHeader(dir + "/edge_index.npy").numElements() / 2;
-  else if (exists(dir + "/src.npy"))
-    whole.edges = readNpyHeader(dir + "/src.npy").numElements();
+  whole.ownedNodes = counts.numNodes;
+  whole.edges = counts.numEdges;
+  features = counts.numFeatures;
+  classes = counts.numClasses;
   if (settings.addReverseEdges)
     whole.edges *= 2;
   if (settings.addSelfLoops)
@@ -269,7 +257,7 @@ std::string OffloadSchedule::partitionDirectory() {
       std::ifstream(options.dataDir + "/manifest.json").good())
     return options.dataDir;
   // The streamed partitioner keeps no node types, which learned input
-  // rows need: such a dataset is partitioned whole, as an OGB one is.
+  // rows need: such a dataset is partitioned whole, as a typed one is.
   if (!options.dataDir.empty() && program.settings.embedDim == 0) {
     std::string streamed = streamPartitions(options.dataDir);
     if (!streamed.empty())
@@ -337,9 +325,16 @@ std::string OffloadSchedule::partitionDirectory() {
 
 std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   const TrainSettings &settings = program.settings;
+  LoadOptions load;
+  load.addReverseEdges = settings.addReverseEdges;
+  load.addSelfLoops = settings.addSelfLoops;
+  load.dedupe = true;
+  load.splitName = settings.split;
+  load.useCache = false;
   PartCounts whole;
   int64_t features = 0, classes = 0;
-  if (!npyDatasetCounts(dataDir, settings, whole, features, classes))
+  if (!sliceableDatasetCounts(dataDir, load, settings, whole, features,
+                              classes))
     return "";
   const int64_t usable = options.memoryBudget - kFixedBytes;
   const int64_t perNode = activationFloatsPerNode(
@@ -347,12 +342,6 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   const int64_t wholeBytes = offloadPartBytes(whole, features, perNode);
   int64_t numParts = std::max<int64_t>(
       1, int64_t(std::ceil(1.25 * double(wholeBytes) / double(usable))));
-  LoadOptions load;
-  load.addReverseEdges = settings.addReverseEdges;
-  load.addSelfLoops = settings.addSelfLoops;
-  load.dedupe = true;
-  load.splitName = settings.split;
-  load.useCache = false;
   PartitionManifest fields;
   fields.dataset = dataDir;
   fields.split = settings.split;

@@ -39,6 +39,22 @@ struct DatasetSlice {
   std::vector<int64_t> src, dst;
 };
 
+/// The whole dataset's sizes, as stored (before any LoadOptions), read
+/// without loading its features or edges.
+struct DatasetCounts {
+  int64_t numNodes = 0, numEdges = 0, numFeatures = 0;
+  int64_t numClasses = 0; ///< max label + 1 (0 without labels)
+};
+
+/// The counts of a homogeneous dataset in `dir`: an .npy one's from the
+/// arrays' headers and labels.npy; an OGB one's from num-node-list, the
+/// first row of node-feat, node-label and num-edge-list (or, without it,
+/// by counting edge.csv's rows as they stream past). Memory: the labels.
+/// Throws DataError for a heterogeneous dataset (no slice reader reads
+/// one) or as the slice readers do for a count file they cannot parse.
+DatasetCounts readDatasetCounts(const std::string &dir,
+                                const LoadOptions &options);
+
 /// The nodes [begin, end) whose per-node rows rank `rank` of `numRanks`
 /// holds: contiguous blocks whose sizes differ by at most one.
 std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank, int numRanks);
@@ -52,7 +68,12 @@ DatasetSlice readDatasetSlice(const std::string &dir,
                               const LoadOptions &options, int rank,
                               int numRanks);
 
-/// The two layouts' slice readers (readDatasetSlice dispatches).
+/// The two layouts' readers (readDatasetCounts and readDatasetSlice
+/// dispatch).
+DatasetCounts readOgbDatasetCounts(const std::string &dir,
+                                   const LoadOptions &options);
+DatasetCounts readNpyDatasetCounts(const std::string &dir,
+                                   const LoadOptions &options);
 DatasetSlice readOgbDatasetSlice(const std::string &dir,
                                  const LoadOptions &options, int rank,
                                  int numRanks);

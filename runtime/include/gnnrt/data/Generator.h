@@ -36,6 +36,7 @@
 #include "gnnrt/data/Dataset.h"
 
 #include <cstdint>
+#include <string>
 
 namespace gnnrt {
 
@@ -70,6 +71,19 @@ struct GeneratorOptions {
 /// nodes or papers, fractions outside [0, 1] or summing above 1, negative
 /// probabilities).
 Dataset generateDataset(const GeneratorOptions &options);
+
+/// Writes the dataset generateDataset(options) returns to `dir`, as
+/// writeNpyDataset (`npy`) or writeOgbDataset (split "random") would, the
+/// same bytes, without holding its features or edges: SBM and RMAT
+/// datasets are drawn in chunks of feature rows and edges as the files
+/// are written, in memory that does not grow with the edges or the
+/// feature width (the node tables: labels, splits and the classes'
+/// members, about 40 bytes a node, and one chunk). Mag datasets are
+/// generated whole. Returns the node tables (numNodes, numFeatures,
+/// numClasses, labels, splits; Mag: the whole dataset). Throws DataError
+/// as generateDataset, or naming a file that cannot be written.
+Dataset writeGeneratedDataset(const GeneratorOptions &options,
+                              const std::string &dir, bool npy);
 
 } // namespace gnnrt
 

@@ -87,6 +87,29 @@ NpyArray readNpySlice(const std::string &path, int64_t firstElement,
 void writeNpy(const std::string &path, NpyType type,
               const std::vector<int64_t> &shape, const void *data);
 
+/// Writes an .npy file in pieces, for an array larger than memory: the
+/// header (as writeNpy's) when constructed, then ranges of elements in C
+/// order, in any order (a [2, E] edge list's two rows as its edges are
+/// drawn). close() checks that as many elements were written as the shape
+/// holds. Throws DataError naming the file when a write fails.
+class NpyWriter {
+public:
+  NpyWriter(std::string path, NpyType type, std::vector<int64_t> shape);
+  ~NpyWriter();
+  NpyWriter(const NpyWriter &) = delete;
+  NpyWriter &operator=(const NpyWriter &) = delete;
+
+  /// Elements [firstElement, firstElement + count) from `data`.
+  void write(int64_t firstElement, const void *data, int64_t count);
+  void close();
+
+private:
+  std::string path;
+  size_t elementSize = 0, dataOffset = 0;
+  int64_t numElements = 0, written = 0;
+  int fd = -1;
+};
+
 } // namespace gnnrt
 
 #endif // GNNRT_IO_NPY_H

@@ -14,6 +14,7 @@
 #include "gnnrt/data/Generator.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <utility>
 
 namespace gnnrt {
@@ -87,6 +88,35 @@ TEST(DatasetSlice, NpySlicesCoverAGeneratedGraph) {
   const Dataset whole = readNpyDataset(dir.path(), raw());
   for (int p : {1, 2, 4})
     expectSlicesCover(dir.path(), whole, p);
+}
+
+// The counts the out-of-core start-up sizes its partitions by, read
+// without loading: those of the whole-dataset readers.
+void expectCountsOf(const std::string &dir, const Dataset &whole) {
+  const DatasetCounts c = readDatasetCounts(dir, raw());
+  EXPECT_EQ(c.numNodes, whole.numNodes) << dir;
+  EXPECT_EQ(c.numEdges, whole.numEdges()) << dir;
+  EXPECT_EQ(c.numFeatures, whole.numFeatures) << dir;
+  EXPECT_EQ(c.numClasses,
+            *std::max_element(whole.labels.begin(), whole.labels.end()) + 1)
+      << dir;
+}
+
+TEST(DatasetSlice, CountsWithoutLoading) {
+  expectCountsOf(test::coraDir(), readOgbDataset(test::coraDir(), raw()));
+  // Without num-edge-list.csv the edge rows are counted.
+  test::TempDir dir;
+  GeneratorOptions g;
+  g.numNodes = 300;
+  g.numEdges = 1234;
+  g.numFeatures = 3;
+  g.numClasses = 5;
+  const Dataset ds = generateDataset(g);
+  writeOgbDataset(dir / "ogb", ds, "random", /*gzip=*/false);
+  std::filesystem::remove(dir / "ogb/raw/num-edge-list.csv");
+  expectCountsOf(dir / "ogb", ds);
+  writeNpyDataset(dir / "npy", ds);
+  expectCountsOf(dir / "npy", ds);
 }
 
 TEST(DatasetSlice, NpyNeedsANodeCount) {

@@ -11,6 +11,7 @@
 
 #include "TestUtil.h"
 #include "gnnrt/graph/Graph.h"
+#include "gnnrt/io/Npy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -69,6 +70,52 @@ TEST(Generator, SameSeedSameFiles) {
   for (const char *file : {"edge_index.npy", "features.npy", "labels.npy"})
     EXPECT_EQ(readBytes(tmp / "c/" + file), readBytes(tmp / "d/" + file));
   EXPECT_GT(readBytes(tmp / "a/raw/edge.csv.gz").size(), 1000u);
+}
+
+// gnn-data writes datasets larger than memory in chunks (1M edges, 8 MiB
+// of feature rows): the files are the in-memory dataset's, byte for byte,
+// and hold its values, across chunk boundaries.
+TEST(Generator, StreamedFilesAreTheInMemoryDatasets) {
+  TempDir tmp;
+  for (GraphKind kind : {GraphKind::Sbm, GraphKind::Rmat}) {
+    GeneratorOptions o = small(kind);
+    o.numNodes = 3001;
+    o.numEdges = (int64_t(1) << 20) + 4099; // two edge chunks
+    o.numFeatures = 701;                    // two feature chunks
+    const Dataset ds = generateDataset(o);
+    const std::string name = kind == GraphKind::Sbm ? "sbm" : "rmat";
+    writeNpyDataset(tmp / (name + "-memory"), ds);
+    const Dataset nodes =
+        writeGeneratedDataset(o, tmp / (name + "-streamed"), /*npy=*/true);
+    EXPECT_EQ(nodes.labels, ds.labels);
+    EXPECT_EQ(nodes.testIdx, ds.testIdx);
+    EXPECT_TRUE(nodes.features.empty() && nodes.src.empty());
+    for (const char *file : {"edge_index.npy", "features.npy", "labels.npy",
+                             "train_idx.npy", "valid_idx.npy", "test_idx.npy"})
+      EXPECT_EQ(readBytes(tmp / (name + "-memory/") + file),
+                readBytes(tmp / (name + "-streamed/") + file))
+          << name << " " << file;
+    // The values themselves, read back by the reader.
+    const std::string streamed = tmp / (name + "-streamed");
+    std::vector<int64_t> edgeIndex = readNpy(streamed + "/edge_index.npy")
+                                         .toInt64(streamed + "/edge_index.npy");
+    std::vector<int64_t> expected(ds.src);
+    expected.insert(expected.end(), ds.dst.begin(), ds.dst.end());
+    EXPECT_EQ(edgeIndex, expected) << name;
+    EXPECT_EQ(readNpy(streamed + "/features.npy").toFloat32(), ds.features)
+        << name;
+  }
+  // The OGB layout's text, from the same chunks (one here: gzip is slow).
+  const GeneratorOptions o = small(GraphKind::Sbm);
+  const Dataset ds = generateDataset(o);
+  writeOgbDataset(tmp / "ogb-memory", ds, "random", /*gzip=*/true);
+  writeGeneratedDataset(o, tmp / "ogb-streamed", /*npy=*/false);
+  for (const char *file :
+       {"raw/edge.csv.gz", "raw/node-feat.csv.gz", "raw/node-label.csv.gz",
+        "raw/num-edge-list.csv.gz", "split/random/valid.csv.gz"})
+    EXPECT_EQ(readBytes(tmp / "ogb-memory/" + file),
+              readBytes(tmp / "ogb-streamed/" + file))
+        << file;
 }
 
 TEST(Generator, SbmIsHomophilousAndSimpleShaped) {

@@ -168,6 +168,29 @@ TEST(Npy, WriterMatchesNumpyLayout) {
   EXPECT_TRUE(empty.data.empty());
 }
 
+// An array written in pieces, in any order (an edge list's two rows as its
+// edges are drawn), is writeNpy's file; a missing or stray piece is an
+// error naming the file.
+TEST(Npy, PieceWriterMatchesWholeWriter) {
+  TempDir tmp;
+  std::vector<int64_t> values = {10, 11, 12, 20, 21, 22};
+  writeNpy(tmp / "whole.npy", NpyType::Int64, {2, 3}, values.data());
+  NpyWriter pieces(tmp / "pieces.npy", NpyType::Int64, {2, 3});
+  pieces.write(3, values.data() + 3, 2);
+  pieces.write(0, values.data(), 3);
+  pieces.write(5, values.data() + 5, 1);
+  pieces.close();
+  EXPECT_EQ(readBytes(tmp / "pieces.npy"), readBytes(tmp / "whole.npy"));
+
+  NpyWriter shortOne(tmp / "short.npy", NpyType::Int64, {2, 3});
+  shortOne.write(0, values.data(), 4);
+  EXPECT_EQ(dataErrorOf([&] { shortOne.close(); }),
+            tmp / "short.npy" + ": 4 of 6 elements written");
+  NpyWriter past(tmp / "past.npy", NpyType::Int64, {2, 3});
+  EXPECT_EQ(dataErrorOf([&] { past.write(4, values.data(), 3); }),
+            tmp / "past.npy" + ": elements [4, 7) are outside the array's 6");
+}
+
 TEST(Npy, LoadsNpyDatasetDirectory) {
   TempDir tmp;
   // int32 edge_index [2, 3], float64 features, float labels with NaN.
