@@ -49,13 +49,17 @@ def seed_programs(gnnc):
 
 
 def compile_to(gnnc, path, args, timeout=60):
-    """Runs gnnc in the program's directory (datasets are relative to it)."""
-    try:
-        run = subprocess.run([gnnc, path, '-o', os.devnull] + args, capture_output=True,
-                             text=True, timeout=timeout, cwd=os.path.dirname(path))
-        return run.returncode, run.stderr
-    except subprocess.TimeoutExpired:
-        return 'timeout', ''
+    """Runs gnnc in the program's directory (datasets are relative to it).
+    Output goes to a scratch file, never os.devnull: a linker run by root
+    replaces its output file, and /dev/null would become the trainer."""
+    with tempfile.TemporaryDirectory(prefix='gnnc-mutant-') as scratch:
+        try:
+            run = subprocess.run([gnnc, path, '-o', os.path.join(scratch, 'out')] + args,
+                                 capture_output=True, text=True, timeout=timeout,
+                                 cwd=os.path.dirname(path))
+            return run.returncode, run.stderr
+        except subprocess.TimeoutExpired:
+            return 'timeout', ''
 
 
 def mutate(text, rng):

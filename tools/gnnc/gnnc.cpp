@@ -229,8 +229,11 @@ static bool buildExecutable(gnn::lang::Compilation &compilation) {
 /// The outputs must not be the input (`gnnc p.gnn -o p.gnn`, or another
 /// spelling of the same file, would replace the program with the binary)
 /// and their directory must exist: checked before compiling, so that the
-/// error names the path at once. Returns false after printing the error.
-static bool checkOutputPath(const std::string &path, const char *option) {
+/// error names the path at once. An output that is `replaced` (renamed
+/// over, as the trainer is) must not be a device or a pipe: root would
+/// replace `/dev/null` itself. Returns false after printing the error.
+static bool checkOutputPath(const std::string &path, const char *option,
+                            bool replaced = false) {
   if (path.empty() || path == "-")
     return true;
   bool same = false;
@@ -243,6 +246,14 @@ static bool checkOutputPath(const std::string &path, const char *option) {
   if (llvm::sys::fs::is_directory(path)) {
     llvm::errs() << "gnnc: error: " << option << " " << path
                  << ": is a directory\n";
+    return false;
+  }
+  llvm::sys::fs::file_status status;
+  if (replaced && !llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file) {
+    llvm::errs() << "gnnc: error: " << option << " " << path
+                 << ": is not a regular file (the trainer replaces it; "
+                    "--emit=cpp checks a program without building it)\n";
     return false;
   }
   llvm::StringRef dir = llvm::sys::path::parent_path(path);
@@ -269,7 +280,7 @@ int main(int argc, char **argv) {
   options.importPaths.push_back(GNNC_STDLIB_DIR);
   options.verifyDiagnostics = verifyDiagnostics;
   if (!verifyDiagnostics &&
-      (!checkOutputPath(outputFile, "-o") ||
+      (!checkOutputPath(outputFile, "-o", emit == EmitKind::Exe) ||
        !checkOutputPath(keepCpp, "--save-cpp")))
     return 1;
   gnn::lang::Compilation compilation(options);
