@@ -140,7 +140,8 @@ void SampledTraining::sampleOnDevice() {
   if (samplingAssembler)
     samplingAssembler->sampleOn(*deviceBatches, rowsOnDevice);
   devicePlacement = "draws on " + deviceBatches->deviceName() +
-                    ", input rows gathered " + rows;
+                    ", input rows gathered " + rows + ", " +
+                    deviceBatches->graphPlacement();
 }
 
 void SampledTraining::routeGradients(LearnedInputs &learned) {
@@ -437,6 +438,12 @@ void SampledTraining::printRemoteStats(std::FILE *out, double e) const {
                "hits %lld/epoch (hit rate %.4f)\n",
                r, perEpoch(t.remoteRows), perEpoch(t.cachedRows),
                remote ? double(t.cachedRows) / double(remote) : 0.0);
+  if (assembler.exchangesOnDevice())
+    std::fprintf(out,
+                 "stats: rank %d sampling all_to_all bytes/epoch between "
+                 "device buffers (device communicator): neighbour replies "
+                 "%lld, feature rows %lld\n",
+                 r, perEpoch(t.deviceReplyBytes), perEpoch(t.deviceRowBytes));
 }
 
 } // namespace gnnrt

@@ -1,7 +1,8 @@
 //===- DeviceSampler.h - Neighbour sampling on a CUDA device ----*- C++ -*-===//
 //
 // GPU neighbour sampling, as GraphLearn-for-PyTorch does it: the graph's
-// in-neighbour CSR is copied to device memory once, and each hop's draws
+// in-neighbour CSR is copied to device memory once (or read zero-copy from
+// pinned host memory when it does not fit, below), and each hop's draws
 // are made by kernels, one thread per frontier node: a first kernel counts
 // each node's sampled neighbours, a second writes them at its offset.
 //
@@ -23,10 +24,16 @@
 // copyFeatureRows places rows anywhere in the batch (owned, cached and
 // fetched rows come from three tables).
 //
+// sampleRowsToDevice leaves a hop's neighbours in device memory, for a
+// peer that asked for them (sent over NCCL by MiniBatchAssembler).
+//
+// A graph whose CSR does not fit the device budget stays in host memory,
+// pinned and mapped (cudaHostAllocMapped), and the same kernels read it
+// there zero-copy, as GLT does for graphs larger than the GPU.
+//
 // Not yet: deduplication on the device (the BlockBuilder runs on the host,
 // so each hop's neighbour ids are copied back), typed (heterogeneous)
-// graphs, and a graph larger than device memory (pinned host memory read
-// zero-copy).
+// graphs.
 //
 // Under train/ because it joins two concerns that do not use each other,
 // sampling (BlockBuilder) and the device kernels. Only in the CUDA
@@ -39,17 +46,23 @@
 
 #include "gnnrt/sample/Sampler.h"
 
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace gnnrt {
 
 class DeviceNeighborSampler {
 public:
   /// Copies `adj` (untyped; a partition's rows with their globalIds, or
-  /// row v = node v) to the current device. Throws DataError for a typed
-  /// adjacency or a bad fanout, DeviceError when CUDA fails.
+  /// row v = node v) to the current device: to device memory when its CSR
+  /// fits `graphBudgetBytes` (negative: no bound), else to mapped pinned
+  /// host memory that the kernels read zero-copy over the bus (the same
+  /// draws, slower). Throws DataError for a typed adjacency or a bad
+  /// fanout, DeviceError when CUDA fails.
   DeviceNeighborSampler(Adjacency adj, int64_t numGlobalNodes,
-                        SamplerOptions options);
+                        SamplerOptions options, int64_t graphBudgetBytes = -1);
   ~DeviceNeighborSampler();
   DeviceNeighborSampler(const DeviceNeighborSampler &) = delete;
   DeviceNeighborSampler &operator=(const DeviceNeighborSampler &) = delete;
@@ -69,13 +82,34 @@ public:
                   int64_t fanout, uint64_t drawKey,
                   std::vector<int64_t> &offsets,
                   std::vector<int64_t> &neighbors) const;
+  /// sampleRows with the neighbours left in device memory: they are
+  /// copied to `room(total)` (device memory for at least `total` ids), so
+  /// that they can be sent to the rank that asked for them without
+  /// crossing to the host; the offsets come back to the host (a hop's
+  /// counts are read there anyway).
+  void sampleRowsToDevice(const int64_t *rows, const int64_t *nodes, int64_t n,
+                          int64_t fanout, uint64_t drawKey,
+                          std::vector<int64_t> &offsets,
+                          const std::function<int64_t *(int64_t)> &room) const;
   const SamplerOptions &options() const { return opts; }
+  /// Whether the CSR is read zero-copy from pinned host memory, and its
+  /// bytes.
+  bool readsZeroCopy() const { return zeroCopy; }
+  int64_t graphBytes() const { return csrBytes; }
 
 private:
   struct Device;
+  /// The two kernels of a hop: sets `offsets` and returns the device array
+  /// of the neighbours (the sampler's, valid while `turn` is held).
+  const int64_t *drawHop(const int64_t *rows, const int64_t *nodes, int64_t n,
+                         int64_t fanout, uint64_t drawKey,
+                         std::vector<int64_t> &offsets,
+                         std::unique_lock<std::mutex> &turn) const;
   int64_t numNodes;
   SamplerOptions opts;
   bool rowsAreNodes = false;
+  bool zeroCopy = false;
+  int64_t csrBytes = 0;
   std::unique_ptr<Device> device;
 };
 

@@ -19,8 +19,9 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -39,6 +40,34 @@ using DeviceArray = kernels::cuda::DeviceArray;
 inline void check(cudaError_t status, const char *what) {
   kernels::cuda::checkCuda(status, what);
 }
+
+/// Mapped pinned host memory (cudaHostAllocMapped): the host writes it,
+/// kernels read it zero-copy through its device address.
+class PinnedMemory {
+public:
+  PinnedMemory() = default;
+  PinnedMemory(const PinnedMemory &) = delete;
+  PinnedMemory &operator=(const PinnedMemory &) = delete;
+  ~PinnedMemory() {
+    // At exit the driver may be gone first: errors are ignored.
+    if (host)
+      cudaFreeHost(host);
+  }
+  /// `bytes` of it; returns the host address (device() is the kernels').
+  char *allocate(size_t bytes) {
+    check(cudaHostAlloc(reinterpret_cast<void **>(&host),
+                        std::max<size_t>(bytes, 1), cudaHostAllocMapped),
+          "allocation of mapped pinned memory for the graph");
+    check(cudaHostGetDevicePointer(reinterpret_cast<void **>(&deviceAddress),
+                                   host, 0),
+          "device address of the graph's pinned memory");
+    return host;
+  }
+  const char *device() const { return deviceAddress; }
+
+private:
+  char *host = nullptr, *deviceAddress = nullptr;
+};
 
 /// The CSR on the device.
 struct DeviceCsr {
@@ -151,7 +180,9 @@ __global__ void copyRowsKernel(const float *table, int64_t width,
 } // namespace
 
 struct DeviceNeighborSampler::Device {
+  /// The CSR's arrays in device memory, or all three in `pinned`.
   DeviceArray offsets, neighbors, globalIds;
+  devicesampler::PinnedMemory pinned;
   DeviceCsr csr{};
   /// Per hop, kept across batches: the rows and their streams, the counts
   /// and offsets, the neighbour ids; one hop at a time uses them.
@@ -173,7 +204,8 @@ void checkFanout(int64_t fanout, int layer) {
 
 DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
                                              int64_t numGlobalNodes,
-                                             SamplerOptions options)
+                                             SamplerOptions options,
+                                             int64_t graphBudgetBytes)
     : numNodes(numGlobalNodes), opts(std::move(options)),
       device(std::make_unique<Device>()) {
   if (!adj.globalIds && adj.numRows != numGlobalNodes)
@@ -187,17 +219,39 @@ DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
     checkFanout(opts.fanouts[i], int(i));
   const int64_t edges = adj.offsets[adj.numRows];
   Device &d = *device;
-  d.csr.offsets = d.offsets.upload(adj.offsets, adj.numRows + 1);
-  d.csr.neighbors = d.neighbors.upload(adj.neighbors, edges);
   // A partition's neighbours are local ids, owned rows first, then the
   // halo: the id table covers the largest one named.
   int64_t ids = adj.numRows;
   if (adj.globalIds)
     for (int64_t k = 0; k < edges; ++k)
       ids = std::max(ids, int64_t(adj.neighbors[k]) + 1);
-  d.csr.globalIds =
-      adj.globalIds ? d.globalIds.upload(adj.globalIds, ids) : nullptr;
+  // The three arrays, each at a 256-byte boundary of one pinned block.
+  auto aligned = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
+  const int64_t offsetBytes = (adj.numRows + 1) * int64_t(sizeof(int64_t)),
+                neighborBytes = edges * int64_t(sizeof(int32_t)),
+                idBytes = adj.globalIds ? ids * int64_t(sizeof(int64_t)) : 0;
+  csrBytes = offsetBytes + neighborBytes + idBytes;
+  zeroCopy = graphBudgetBytes >= 0 && csrBytes > graphBudgetBytes;
   rowsAreNodes = adj.numRows == numGlobalNodes;
+  if (!zeroCopy) {
+    d.csr.offsets = d.offsets.upload(adj.offsets, adj.numRows + 1);
+    d.csr.neighbors = d.neighbors.upload(adj.neighbors, edges);
+    d.csr.globalIds =
+        adj.globalIds ? d.globalIds.upload(adj.globalIds, ids) : nullptr;
+    return;
+  }
+  const int64_t neighborsAt = aligned(offsetBytes),
+                idsAt = neighborsAt + aligned(neighborBytes);
+  char *host = d.pinned.allocate(size_t(idsAt + idBytes));
+  std::memcpy(host, adj.offsets, size_t(offsetBytes));
+  std::memcpy(host + neighborsAt, adj.neighbors, size_t(neighborBytes));
+  if (adj.globalIds)
+    std::memcpy(host + idsAt, adj.globalIds, size_t(idBytes));
+  const char *at = d.pinned.device();
+  d.csr.offsets = reinterpret_cast<const int64_t *>(at);
+  d.csr.neighbors = reinterpret_cast<const int32_t *>(at + neighborsAt);
+  d.csr.globalIds =
+      adj.globalIds ? reinterpret_cast<const int64_t *>(at + idsAt) : nullptr;
 }
 
 DeviceNeighborSampler::~DeviceNeighborSampler() = default;
@@ -221,18 +275,17 @@ void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
   builder.finish();
 }
 
-void DeviceNeighborSampler::sampleRows(const int64_t *rows,
-                                       const int64_t *nodes, int64_t n,
-                                       int64_t fanout, uint64_t drawKey,
-                                       std::vector<int64_t> &offsets,
-                                       std::vector<int64_t> &neighbors) const {
+const int64_t *
+DeviceNeighborSampler::drawHop(const int64_t *rows, const int64_t *nodes,
+                               int64_t n, int64_t fanout, uint64_t drawKey,
+                               std::vector<int64_t> &offsets,
+                               std::unique_lock<std::mutex> &turn) const {
   checkFanout(fanout, 0);
   Device &d = *device;
-  std::lock_guard<std::mutex> lock(d.hop);
+  turn = std::unique_lock<std::mutex>(d.hop);
   offsets.assign(size_t(n) + 1, 0);
-  neighbors.clear();
   if (n <= 0)
-    return;
+    return nullptr;
   const int64_t *frontier = d.frontier.upload(rows, n);
   const int64_t *streams = d.streams.upload(nodes, n);
   int64_t *counts = d.counts.get<int64_t>(n);
@@ -257,12 +310,41 @@ void DeviceNeighborSampler::sampleRows(const int64_t *rows,
   (d.csr, frontier, streams, n, fanout, opts.replace, drawKey, deviceOffsets,
    deviceNeighbors);
   kernels::cuda::checkLaunch("sampler draws");
+  return deviceNeighbors;
+}
+
+void DeviceNeighborSampler::sampleRows(const int64_t *rows,
+                                       const int64_t *nodes, int64_t n,
+                                       int64_t fanout, uint64_t drawKey,
+                                       std::vector<int64_t> &offsets,
+                                       std::vector<int64_t> &neighbors) const {
+  std::unique_lock<std::mutex> turn;
+  const int64_t *drawn =
+      drawHop(rows, nodes, n, fanout, drawKey, offsets, turn);
+  const int64_t total = offsets.back();
   neighbors.resize(size_t(total));
   if (total > 0)
-    check(cudaMemcpyAsync(neighbors.data(), deviceNeighbors,
+    check(cudaMemcpyAsync(neighbors.data(), drawn,
                           size_t(total) * sizeof(int64_t),
                           cudaMemcpyDeviceToHost, stream()),
           "copy of the sampled neighbours");
+  check(cudaStreamSynchronize(stream()), "sampler draws");
+}
+
+void DeviceNeighborSampler::sampleRowsToDevice(
+    const int64_t *rows, const int64_t *nodes, int64_t n, int64_t fanout,
+    uint64_t drawKey, std::vector<int64_t> &offsets,
+    const std::function<int64_t *(int64_t)> &room) const {
+  std::unique_lock<std::mutex> turn;
+  const int64_t *drawn =
+      drawHop(rows, nodes, n, fanout, drawKey, offsets, turn);
+  const int64_t total = offsets.back();
+  int64_t *copy = room(total);
+  if (total > 0)
+    check(cudaMemcpyAsync(copy, drawn, size_t(total) * sizeof(int64_t),
+                          cudaMemcpyDeviceToDevice, stream()),
+          "copy of the sampled neighbours");
+  // The next hop reuses the sampler's arrays once `turn` is released.
   check(cudaStreamSynchronize(stream()), "sampler draws");
 }
 

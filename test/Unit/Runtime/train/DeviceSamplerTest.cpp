@@ -4,7 +4,9 @@
 // the same key, DeviceNeighborSampler's blocks equal NeighborSampler's edge
 // for edge, in every mode (a fanout, all neighbours, with replacement, a
 // fanout above the CPU's linear-scan limit of 64 on a hub, isolated seeds),
-// and a batch's feature rows gathered on the device are the host's rows.
+// and a batch's feature rows gathered on the device are the host's rows;
+// a hop's draws left on the device for a peer are the same draws, and so
+// are those read zero-copy from a CSR in pinned host memory.
 // Compiled natively (skips without a device) and over the emulation.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +17,7 @@
 
 #include "gnnrt/support/Error.h"
 
+#include <memory>
 #include <set>
 
 using namespace gnnrt;
@@ -78,15 +81,23 @@ TEST(DeviceSampler, SameBlocksAsCpuSampler) {
     options.replace = replace;
     const NeighborSampler cpu(Adjacency::of(view), view.numDst, options);
     const DeviceNeighborSampler gpu(Adjacency::of(view), view.numDst, options);
+    // A graph budget of 0 bytes: the CSR stays in pinned host memory, read
+    // zero-copy.
+    const DeviceNeighborSampler zeroCopy(Adjacency::of(view), view.numDst,
+                                         options, /*graphBudgetBytes=*/0);
+    EXPECT_FALSE(gpu.readsZeroCopy());
+    EXPECT_TRUE(zeroCopy.readsZeroCopy());
     BlockBuilder cpuBuilder(view.numDst), gpuBuilder(view.numDst);
     for (uint64_t epoch = 0; epoch < 2; ++epoch) {
       const SampleKey key{11, epoch, 3};
-      SampledBatch a, b;
+      SampledBatch a, b, c;
       cpu.sample(seeds.data(), int64_t(seeds.size()), key, cpuBuilder, a);
       gpu.sample(seeds.data(), int64_t(seeds.size()), key, gpuBuilder, b);
+      zeroCopy.sample(seeds.data(), int64_t(seeds.size()), key, gpuBuilder, c);
       SCOPED_TRACE("fanouts " + std::to_string(fanouts.back()) +
                    (replace ? " with replacement" : ""));
       expectSameBatch(a, b);
+      expectSameBatch(a, c);
       EXPECT_GT(b.sampledEdges(), 0);
       ++batches;
     }
@@ -131,6 +142,8 @@ TEST(DeviceSampler, SampleRowsDrawsAPartitionsRowsAsTheCpuDoes) {
     SamplerOptions options;
     options.replace = replace;
     const DeviceNeighborSampler gpu(adj, idSpace, options);
+    const DeviceNeighborSampler zeroCopy(adj, idSpace, options,
+                                         /*graphBudgetBytes=*/0);
     for (int64_t fanout : {int64_t(4), int64_t(-1), int64_t(90)}) {
       const SampleKey key{5, 2, 7};
       std::vector<int64_t> offsets, neighbors, expected;
@@ -147,6 +160,28 @@ TEST(DeviceSampler, SampleRowsDrawsAPartitionsRowsAsTheCpuDoes) {
       EXPECT_EQ(neighbors, expected)
           << "fanout " << fanout << (replace ? " with replacement" : "");
       EXPECT_FALSE(neighbors.empty());
+      // The same draws left on the device (what a rank sends its peers
+      // over NCCL).
+      std::vector<int64_t> deviceOffsets;
+      std::unique_ptr<DeviceArray<int64_t>> onDevice;
+      gpu.sampleRowsToDevice(
+          rows.data(), nodes.data(), int64_t(rows.size()), fanout,
+          sampleDrawKey(key, 1), deviceOffsets, [&](int64_t total) {
+            onDevice = std::make_unique<DeviceArray<int64_t>>(size_t(total));
+            return onDevice->get();
+          });
+      EXPECT_EQ(deviceOffsets, offsets);
+      ASSERT_TRUE(onDevice);
+      const std::vector<int64_t> copied = onDevice->toHost();
+      EXPECT_EQ(copied, expected) << "fanout " << fanout << " on the device";
+      // The partition's CSR and id table read from pinned host memory.
+      std::vector<int64_t> pinnedOffsets, pinnedNeighbors;
+      zeroCopy.sampleRows(rows.data(), nodes.data(), int64_t(rows.size()),
+                          fanout, sampleDrawKey(key, 1), pinnedOffsets,
+                          pinnedNeighbors);
+      EXPECT_EQ(pinnedOffsets, offsets);
+      EXPECT_EQ(pinnedNeighbors, expected)
+          << "fanout " << fanout << " read zero-copy";
     }
   }
   // Rows that are not node ids: sample() would read the wrong rows.
