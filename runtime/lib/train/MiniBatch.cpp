@@ -181,15 +181,9 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
       sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
     builder.finish();
   } else if (device) {
-    // One process on a device: every frontier node is drawn there.
-    builder.start(seeds.data(), int64_t(seeds.size()), layers, out);
-    std::vector<int64_t> offsets, neighbors;
-    for (int layer = layers - 1; layer >= 0; --layer) {
-      drawNeighbors(builder.frontier(), builder.frontierSize(), layer,
-                    fanouts[size_t(layer)], key, offsets, neighbors);
-      builder.addHop(offsets, neighbors);
-    }
-    builder.finish();
+    // One process on a device: every hop is drawn and deduplicated there,
+    // and the finished batch comes to the host.
+    device->sampleBatch(seeds.data(), int64_t(seeds.size()), fanouts, key, out);
   } else {
     // One process: the sampler's own loop (prefetching, reused buffers).
     SamplerOptions options;

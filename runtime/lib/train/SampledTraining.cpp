@@ -141,7 +141,11 @@ void SampledTraining::sampleOnDevice() {
     samplingAssembler->sampleOn(*deviceBatches, rowsOnDevice);
   devicePlacement = "draws on " + deviceBatches->deviceName() +
                     ", input rows gathered " + rows + ", " +
-                    deviceBatches->graphPlacement();
+                    deviceBatches->graphPlacement() +
+                    (assembler.distributed()
+                         ? ", hops deduplicated on the host (the frontier "
+                           "spans the ranks)"
+                         : ", hops deduplicated on the device");
 }
 
 void SampledTraining::routeGradients(LearnedInputs &learned) {

@@ -40,6 +40,14 @@ public:
                           std::vector<int64_t> &offsets,
                           std::vector<int64_t> &neighbors) = 0;
 
+  /// A whole batch in one process: DeviceNeighborSampler::sampleBatch
+  /// (every hop drawn and deduplicated on the device; the same blocks as
+  /// sampleRows hop by hop through a BlockBuilder). Thread-safe (calls
+  /// take turns).
+  virtual void sampleBatch(const int64_t *seeds, int64_t numSeeds,
+                           const std::vector<int64_t> &fanouts,
+                           const SampleKey &key, SampledBatch &out) = 0;
+
   /// The tables input rows are gathered from, [rows x width] each (host
   /// memory; `cache` may be empty). Copies them to the device when both
   /// fit the budget ($GNNRT_DEVICE_FEATURE_BUDGET_MB if set, else half of

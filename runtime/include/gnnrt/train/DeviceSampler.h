@@ -31,9 +31,13 @@
 // pinned and mapped (cudaHostAllocMapped), and the same kernels read it
 // there zero-copy, as GLT does for graphs larger than the GPU.
 //
-// Not yet: deduplication on the device (the BlockBuilder runs on the host,
-// so each hop's neighbour ids are copied back), typed (heterogeneous)
-// graphs.
+// sampleBatch deduplicates each hop on the device too (BlockBuilder's
+// numbering: new nodes in order of first appearance, each destination's
+// sources sorted), so a batch's ids cross to the host once, finished.
+// sampleRows serves one hop to a caller that builds the blocks itself (a
+// rank under mpirun, whose frontier spans the ranks).
+//
+// Not yet: typed (heterogeneous) graphs.
 //
 // Under train/ because it joins two concerns that do not use each other,
 // sampling (BlockBuilder) and the device kernels. Only in the CUDA
@@ -71,6 +75,15 @@ public:
   /// row v = node v (a DataError otherwise).
   void sample(const int64_t *seeds, int64_t numSeeds, const SampleKey &key,
               BlockBuilder &builder, SampledBatch &out) const;
+
+  /// sample() with each hop deduplicated on the device as well (the same
+  /// blocks as BlockBuilder's): the frontier stays in device memory from
+  /// hop to hop, and only the finished batch's nodes and blocks come to
+  /// the host. `fanouts` per layer, layer 0 first (-1: all). Needs row v =
+  /// node v. Calls from several threads take turns.
+  void sampleBatch(const int64_t *seeds, int64_t numSeeds,
+                   const std::vector<int64_t> &fanouts, const SampleKey &key,
+                   SampledBatch &out) const;
 
   /// One hop: the sampled in-neighbours (global ids) of rows[j], drawn
   /// from stream nodes[j] (the row's global id; null: rows are node ids)

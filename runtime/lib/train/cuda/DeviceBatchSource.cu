@@ -53,6 +53,13 @@ public:
     sampler.sampleRows(rows, nodes, n, fanout, drawKey, offsets, neighbors);
   }
 
+  void sampleBatch(const int64_t *seeds, int64_t numSeeds,
+                   const std::vector<int64_t> &fanouts, const SampleKey &key,
+                   SampledBatch &out) override {
+    useDevice();
+    sampler.sampleBatch(seeds, numSeeds, fanouts, key, out);
+  }
+
   bool placeRowTables(const float *features, int64_t rows, const float *cache,
                       int64_t cacheRows, int64_t width) override {
     useDevice();

@@ -6,7 +6,8 @@
 // fanout above the CPU's linear-scan limit of 64 on a hub, isolated seeds),
 // and a batch's feature rows gathered on the device are the host's rows;
 // a hop's draws left on the device for a peer are the same draws, and so
-// are those read zero-copy from a CSR in pinned host memory.
+// are those read zero-copy from a CSR in pinned host memory, and so are the
+// blocks deduplicated on the device (sampleBatch).
 // Compiled natively (skips without a device) and over the emulation.
 //
 //===----------------------------------------------------------------------===//
@@ -98,11 +99,49 @@ TEST(DeviceSampler, SameBlocksAsCpuSampler) {
                    (replace ? " with replacement" : ""));
       expectSameBatch(a, b);
       expectSameBatch(a, c);
+      // Deduplicated on the device, from both placements of the CSR.
+      SampledBatch onDevice, fromPinned;
+      gpu.sampleBatch(seeds.data(), int64_t(seeds.size()), fanouts, key,
+                      onDevice);
+      zeroCopy.sampleBatch(seeds.data(), int64_t(seeds.size()), fanouts, key,
+                           fromPinned);
+      expectSameBatch(a, onDevice);
+      expectSameBatch(a, fromPinned);
       EXPECT_GT(b.sampledEdges(), 0);
       ++batches;
     }
   }
   EXPECT_EQ(batches, 12);
+}
+
+// Device deduplication keeps BlockBuilder's contract on bad seeds, and its
+// tables are clean between batches (a batch after a big one is the CPU's).
+TEST(DeviceSampler, SampleBatchChecksSeedsAndReusesItsTables) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = testGraph();
+  const GraphView view = graph.view();
+  SamplerOptions options;
+  options.fanouts = {3, 3};
+  const DeviceNeighborSampler gpu(Adjacency::of(view), view.numDst, options);
+  const NeighborSampler cpu(Adjacency::of(view), view.numDst, options);
+  SampledBatch batch;
+  const std::vector<int64_t> twice = {4, 9, 4}, outside = {4, 300};
+  EXPECT_THROW(gpu.sampleBatch(twice.data(), 3, {3, 3}, SampleKey{}, batch),
+               DataError);
+  EXPECT_THROW(gpu.sampleBatch(outside.data(), 2, {3, 3}, SampleKey{}, batch),
+               DataError);
+  std::vector<int64_t> all;
+  for (int64_t v = 0; v < view.numDst; ++v)
+    all.push_back(v);
+  gpu.sampleBatch(all.data(), int64_t(all.size()), {-1, -1}, SampleKey{},
+                  batch);
+  EXPECT_EQ(int64_t(batch.nodes.size()), view.numDst);
+  const std::vector<int64_t> few = {0, 42};
+  BlockBuilder builder(view.numDst);
+  SampledBatch expected;
+  cpu.sample(few.data(), 2, SampleKey{3, 1, 4}, builder, expected);
+  gpu.sampleBatch(few.data(), 2, {3, 3}, SampleKey{3, 1, 4}, batch);
+  expectSameBatch(expected, batch);
 }
 
 TEST(DeviceSampler, DifferentKeysDrawDifferentBlocks) {
