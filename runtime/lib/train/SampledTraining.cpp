@@ -442,7 +442,9 @@ void SampledTraining::printRemoteStats(std::FILE *out, double e) const {
                "hits %lld/epoch (hit rate %.4f)\n",
                r, perEpoch(t.remoteRows), perEpoch(t.cachedRows),
                remote ? double(t.cachedRows) / double(remote) : 0.0);
-  if (assembler.exchangesOnDevice())
+  // Training batches come from the sampling thread's assembler when there
+  // is one (its split communicator is a host one: host buffers).
+  if ((samplingAssembler ? *samplingAssembler : assembler).exchangesOnDevice())
     std::fprintf(out,
                  "stats: rank %d sampling all_to_all bytes/epoch between "
                  "device buffers (device communicator): neighbour replies "
