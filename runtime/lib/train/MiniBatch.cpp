@@ -180,10 +180,20 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
     for (int layer = layers - 1; layer >= 0; --layer)
       sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
     builder.finish();
-  } else if (device) {
+  } else if (deduplicatesOnDevice()) {
     // One process on a device: every hop is drawn and deduplicated there,
     // and the finished batch comes to the host.
     device->sampleBatch(seeds.data(), int64_t(seeds.size()), fanouts, key, out);
+  } else if (device) {
+    // A typed graph: drawn on the device, its blocks built here.
+    builder.start(seeds.data(), int64_t(seeds.size()), layers, out);
+    std::vector<int64_t> offsets, neighbors;
+    for (int layer = layers - 1; layer >= 0; --layer) {
+      drawNeighbors(builder.frontier(), builder.frontierSize(), layer,
+                    fanouts[size_t(layer)], key, offsets, neighbors);
+      addDrawnHop(builder, offsets, neighbors);
+    }
+    builder.finish();
   } else {
     // One process: the sampler's own loop (prefetching, reused buffers).
     SamplerOptions options;
@@ -316,6 +326,12 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
     }
     offsets[size_t(j) + 1] = int64_t(neighbors.size());
   }
+  addDrawnHop(builder, offsets, neighbors);
+}
+
+void MiniBatchAssembler::addDrawnHop(BlockBuilder &builder,
+                                     const std::vector<int64_t> &offsets,
+                                     std::vector<int64_t> &neighbors) const {
   const int64_t R = adjacency.edgeType ? adjacency.numRelations : 0;
   if (R == 0) {
     builder.addHop(offsets, neighbors);

@@ -108,9 +108,14 @@ public:
            !hostExchange;
   }
 
-  /// Whether a device can draw this rank's samples (an untyped graph).
-  bool deviceSamplable() const {
-    return !adjacency.edgeType && !adjacency.perRelation;
+  /// Whether a device can draw this rank's samples (a graph not sampled
+  /// per relation: the device kernels draw a row's entries together).
+  bool deviceSamplable() const { return !adjacency.perRelation; }
+  /// Whether each hop is deduplicated on the device too: one process on a
+  /// device, an untyped graph (a typed block keeps its edges' relations,
+  /// which the host's BlockBuilder does).
+  bool deduplicatesOnDevice() const {
+    return device && !distributed() && !adjacency.edgeType;
   }
   /// The adjacency sampled (rows of this rank's nodes).
   const Adjacency &sampledAdjacency() const { return adjacency; }
@@ -151,6 +156,10 @@ private:
   int64_t localRow(int64_t globalId) const;
   void sampleHop(BlockBuilder &builder, int layer, int64_t fanout,
                  const SampleKey &key, SamplingTraffic &traffic);
+  /// builder.addHop of drawn neighbours (of a typed graph, neighbour *
+  /// relations + relation: split into the neighbours and their relations).
+  void addDrawnHop(BlockBuilder &builder, const std::vector<int64_t> &offsets,
+                   std::vector<int64_t> &neighbors) const;
   /// The sampled neighbours of nodes[0..n) (owned here, or any in one
   /// process) with `key`'s draws of `layer`: node k's at
   /// out[offsets[k] .. offsets[k + 1]) (of a typed graph, neighbour *

@@ -117,8 +117,9 @@ void SampledTraining::sampleOnDevice() {
     return;
   }
   if (!assembler.deviceSamplable()) {
-    devicePlacement =
-        "draws on the host (typed graphs are sampled on the host only so far)";
+    devicePlacement = "draws on the host (relations sampled on their own, "
+                      "per_relation or relation_fanout, are drawn on the host "
+                      "only so far)";
     return;
   }
   deviceBatches = program.makeDeviceBatchSource(
@@ -139,13 +140,15 @@ void SampledTraining::sampleOnDevice() {
   assembler.sampleOn(*deviceBatches, rowsOnDevice);
   if (samplingAssembler)
     samplingAssembler->sampleOn(*deviceBatches, rowsOnDevice);
-  devicePlacement = "draws on " + deviceBatches->deviceName() +
-                    ", input rows gathered " + rows + ", " +
-                    deviceBatches->graphPlacement() +
-                    (assembler.distributed()
-                         ? ", hops deduplicated on the host (the frontier "
-                           "spans the ranks)"
-                         : ", hops deduplicated on the device");
+  devicePlacement =
+      "draws on " + deviceBatches->deviceName() + ", input rows gathered " +
+      rows + ", " + deviceBatches->graphPlacement() +
+      (assembler.deduplicatesOnDevice() ? ", hops deduplicated on the device"
+       : assembler.distributed()
+           ? ", hops deduplicated on the host (the frontier "
+             "spans the ranks)"
+           : ", hops deduplicated on the host (a typed graph's "
+             "blocks keep their relations)");
 }
 
 void SampledTraining::routeGradients(LearnedInputs &learned) {

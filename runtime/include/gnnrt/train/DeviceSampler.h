@@ -37,7 +37,11 @@
 // sampleRows serves one hop to a caller that builds the blocks itself (a
 // rank under mpirun, whose frontier spans the ranks).
 //
-// Not yet: typed (heterogeneous) graphs.
+// A typed graph's draws report each edge's relation with its neighbour;
+// its blocks are built by the caller's BlockBuilder, which keeps them.
+//
+// Not yet: relations sampled on their own (per_relation, relation_fanout:
+// each relation of a row draws its own fanout from a stream of its own).
 //
 // Under train/ because it joins two concerns that do not use each other,
 // sampling (BlockBuilder) and the device kernels. Only in the CUDA
@@ -59,12 +63,13 @@ namespace gnnrt {
 
 class DeviceNeighborSampler {
 public:
-  /// Copies `adj` (untyped; a partition's rows with their globalIds, or
-  /// row v = node v) to the current device: to device memory when its CSR
+  /// Copies `adj` (a partition's rows with their globalIds, or row v =
+  /// node v; typed or not, but not sampled per relation) to the current
+  /// device: to device memory when its CSR
   /// fits `graphBudgetBytes` (negative: no bound), else to mapped pinned
   /// host memory that the kernels read zero-copy over the bus (the same
-  /// draws, slower). Throws DataError for a typed adjacency or a bad
-  /// fanout, DeviceError when CUDA fails.
+  /// draws, slower). Throws DataError for an adjacency sampled per
+  /// relation or a bad fanout, DeviceError when CUDA fails.
   DeviceNeighborSampler(Adjacency adj, int64_t numGlobalNodes,
                         SamplerOptions options, int64_t graphBudgetBytes = -1);
   ~DeviceNeighborSampler();
@@ -80,7 +85,7 @@ public:
   /// blocks as BlockBuilder's): the frontier stays in device memory from
   /// hop to hop, and only the finished batch's nodes and blocks come to
   /// the host. `fanouts` per layer, layer 0 first (-1: all). Needs row v =
-  /// node v. Calls from several threads take turns.
+  /// node v and an untyped graph. Calls from several threads take turns.
   void sampleBatch(const int64_t *seeds, int64_t numSeeds,
                    const std::vector<int64_t> &fanouts, const SampleKey &key,
                    SampledBatch &out) const;
@@ -89,8 +94,9 @@ public:
   /// from stream nodes[j] (the row's global id; null: rows are node ids)
   /// of `drawKey` (sampleDrawKey of the batch's key and the layer), as
   /// sampleNeighbors draws them, at neighbors[offsets[j] ..
-  /// offsets[j + 1]). `fanout` -1: all. Host arrays in and out; calls from
-  /// several threads take turns.
+  /// offsets[j + 1]); of a typed graph each as neighbour * numRelations +
+  /// the relation of its edge (sampleNeighbors' types). `fanout` -1: all.
+  /// Host arrays in and out; calls from several threads take turns.
   void sampleRows(const int64_t *rows, const int64_t *nodes, int64_t n,
                   int64_t fanout, uint64_t drawKey,
                   std::vector<int64_t> &offsets,
@@ -121,6 +127,7 @@ private:
   int64_t numNodes;
   SamplerOptions opts;
   bool rowsAreNodes = false;
+  bool typedRows = false;
   bool zeroCopy = false;
   int64_t csrBytes = 0;
   std::unique_ptr<Device> device;

@@ -74,6 +74,10 @@ struct DeviceCsr {
   const int64_t *offsets;
   const int32_t *neighbors;
   const int64_t *globalIds; ///< null: row ids are global ids
+  /// A typed graph's relation of each entry (null: untyped), of
+  /// numRelations.
+  const int32_t *edgeType;
+  int64_t numRelations;
 };
 
 } // namespace devicesampler
@@ -90,6 +94,14 @@ cudaStream_t stream() { return kernels::cuda::currentStream(); }
 
 __device__ inline int64_t neighborAt(const DeviceCsr &g, int64_t k) {
   return g.globalIds ? g.globalIds[g.neighbors[k]] : int64_t(g.neighbors[k]);
+}
+
+/// What a draw of entry k reports: its neighbour, of a typed graph with the
+/// entry's relation as neighbour * numRelations + relation (the encoding
+/// MiniBatchAssembler's host draws use).
+__device__ inline int64_t drawnAt(const DeviceCsr &g, int64_t k) {
+  const int64_t v = neighborAt(g, k);
+  return g.edgeType ? v * g.numRelations + g.edgeType[k] : v;
 }
 
 /// How many neighbours `row` gets (NeighborSampler.cpp's sampleRow).
@@ -128,7 +140,7 @@ __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier,
     int64_t *picked = out + offsets[j];
     if (fanout == -1 || (!replace && degree <= fanout)) {
       for (int64_t k = 0; k < degree; ++k)
-        picked[k] = neighborAt(g, begin + k);
+        picked[k] = drawnAt(g, begin + k);
       continue;
     }
     if (degree == 0)
@@ -136,7 +148,7 @@ __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier,
     CounterRng rng(drawKey, uint64_t(streams ? streams[j] : row));
     if (replace) {
       for (int64_t i = 0; i < fanout; ++i)
-        picked[i] = neighborAt(g, begin + drawBelow(rng, uint64_t(degree)));
+        picked[i] = drawnAt(g, begin + drawBelow(rng, uint64_t(degree)));
       continue;
     }
     // Floyd: for j = d-k .. d-1 draw t in [0, j]; take t, or j if t was
@@ -149,7 +161,7 @@ __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier,
       picked[i] = taken ? at : t;
     }
     for (int64_t i = 0; i < fanout; ++i)
-      picked[i] = neighborAt(g, begin + picked[i]);
+      picked[i] = drawnAt(g, begin + picked[i]);
   }
 }
 
@@ -315,8 +327,8 @@ __global__ void unmarkKernel(const int64_t *nodes, int64_t n,
 } // namespace
 
 struct DeviceNeighborSampler::Device {
-  /// The CSR's arrays in device memory, or all three in `pinned`.
-  DeviceArray offsets, neighbors, globalIds;
+  /// The CSR's arrays in device memory, or all of them in `pinned`.
+  DeviceArray offsets, neighbors, globalIds, edgeTypes;
   devicesampler::PinnedMemory pinned;
   DeviceCsr csr{};
   /// Per hop, kept across batches: the rows and their streams, the counts
@@ -356,9 +368,9 @@ DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
     throwSamplerError("the adjacency has " + std::to_string(adj.numRows) +
                       " rows for " + std::to_string(numGlobalNodes) +
                       " nodes (row v must be node v)");
-  if (adj.edgeType)
-    throwSamplerError("typed (heterogeneous) graphs are sampled on the host "
-                      "only so far");
+  if (adj.perRelation)
+    throwSamplerError("relations sampled on their own (per_relation, "
+                      "relation_fanout) are drawn on the host only so far");
   for (size_t i = 0; i < opts.fanouts.size(); ++i)
     checkFanout(opts.fanouts[i], int(i));
   const int64_t edges = adj.offsets[adj.numRows];
@@ -369,33 +381,42 @@ DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
   if (adj.globalIds)
     for (int64_t k = 0; k < edges; ++k)
       ids = std::max(ids, int64_t(adj.neighbors[k]) + 1);
-  // The three arrays, each at a 256-byte boundary of one pinned block.
+  // The four arrays, each at a 256-byte boundary of one pinned block.
   auto aligned = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
   const int64_t offsetBytes = (adj.numRows + 1) * int64_t(sizeof(int64_t)),
                 neighborBytes = edges * int64_t(sizeof(int32_t)),
-                idBytes = adj.globalIds ? ids * int64_t(sizeof(int64_t)) : 0;
-  csrBytes = offsetBytes + neighborBytes + idBytes;
+                idBytes = adj.globalIds ? ids * int64_t(sizeof(int64_t)) : 0,
+                typeBytes = adj.edgeType ? neighborBytes : 0;
+  csrBytes = offsetBytes + neighborBytes + idBytes + typeBytes;
   zeroCopy = graphBudgetBytes >= 0 && csrBytes > graphBudgetBytes;
   rowsAreNodes = adj.numRows == numGlobalNodes;
+  typedRows = adj.edgeType != nullptr;
+  d.csr.numRelations = adj.numRelations;
   if (!zeroCopy) {
     d.csr.offsets = d.offsets.upload(adj.offsets, adj.numRows + 1);
     d.csr.neighbors = d.neighbors.upload(adj.neighbors, edges);
     d.csr.globalIds =
         adj.globalIds ? d.globalIds.upload(adj.globalIds, ids) : nullptr;
+    d.csr.edgeType = d.edgeTypes.upload(adj.edgeType, edges);
     return;
   }
   const int64_t neighborsAt = aligned(offsetBytes),
-                idsAt = neighborsAt + aligned(neighborBytes);
-  char *host = d.pinned.allocate(size_t(idsAt + idBytes));
+                idsAt = neighborsAt + aligned(neighborBytes),
+                typesAt = idsAt + aligned(idBytes);
+  char *host = d.pinned.allocate(size_t(typesAt + typeBytes));
   std::memcpy(host, adj.offsets, size_t(offsetBytes));
   std::memcpy(host + neighborsAt, adj.neighbors, size_t(neighborBytes));
   if (adj.globalIds)
     std::memcpy(host + idsAt, adj.globalIds, size_t(idBytes));
+  if (adj.edgeType)
+    std::memcpy(host + typesAt, adj.edgeType, size_t(typeBytes));
   const char *at = d.pinned.device();
   d.csr.offsets = reinterpret_cast<const int64_t *>(at);
   d.csr.neighbors = reinterpret_cast<const int32_t *>(at + neighborsAt);
   d.csr.globalIds =
       adj.globalIds ? reinterpret_cast<const int64_t *>(at + idsAt) : nullptr;
+  d.csr.edgeType =
+      adj.edgeType ? reinterpret_cast<const int32_t *>(at + typesAt) : nullptr;
 }
 
 DeviceNeighborSampler::~DeviceNeighborSampler() = default;
@@ -406,6 +427,9 @@ void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
   if (!rowsAreNodes)
     throwSamplerError("sample() needs row v to be node v; sample a "
                       "partition's rows with sampleRows");
+  if (typedRows)
+    throwSamplerError("sample() builds untyped blocks; sample a typed "
+                      "graph's rows with sampleRows");
   const int numLayers = int(opts.fanouts.size());
   builder.start(seeds, numSeeds, numLayers, out);
   std::vector<int64_t> offsets, neighbors;
@@ -483,6 +507,9 @@ void DeviceNeighborSampler::sampleBatch(const int64_t *seeds, int64_t numSeeds,
                                         SampledBatch &out) const {
   if (!rowsAreNodes)
     throwSamplerError("sampleBatch() needs row v to be node v");
+  if (typedRows)
+    throwSamplerError("sampleBatch() builds untyped blocks; sample a typed "
+                      "graph's rows with sampleRows");
   for (size_t i = 0; i < fanouts.size(); ++i)
     checkFanout(fanouts[i], int(i));
   // BlockBuilder's checks of the seeds, on the host copy.

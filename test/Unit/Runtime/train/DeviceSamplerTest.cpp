@@ -280,13 +280,72 @@ TEST(DeviceSampler, RefusesTypedGraphsAndBadFanouts) {
               std::string::npos)
         << e.what();
   }
+  // Each relation drawing its own fanout is not on the device yet.
   options.fanouts = {3};
   std::vector<int32_t> types(size_t(view.numEdges), 0);
   view.edgeType = types.data();
   view.numRelations = 1;
-  EXPECT_THROW(
-      DeviceNeighborSampler(Adjacency::of(view), view.numDst, options),
-      DataError);
+  Adjacency perRelation = Adjacency::of(view);
+  const RelationPairs pairs;
+  perRelation.perRelation = &pairs;
+  try {
+    DeviceNeighborSampler sampler(perRelation, view.numDst, options);
+    FAIL() << "per-relation sampling was accepted";
+  } catch (const DataError &e) {
+    EXPECT_NE(std::string(e.what()).find("drawn on the host only so far"),
+              std::string::npos)
+        << e.what();
+  }
+  // A typed graph's blocks need the caller's BlockBuilder.
+  const DeviceNeighborSampler typed(Adjacency::of(view), view.numDst, options);
+  BlockBuilder builder(view.numDst);
+  SampledBatch batch;
+  const int64_t seed = 1;
+  EXPECT_THROW(typed.sample(&seed, 1, SampleKey{}, builder, batch), DataError);
+  EXPECT_THROW(typed.sampleBatch(&seed, 1, {3}, SampleKey{}, batch), DataError);
+}
+
+// A typed graph's draws report each neighbour's relation as neighbour *
+// relations + relation: the CPU's draws and types, from device memory and
+// read zero-copy.
+TEST(DeviceSampler, TypedRowsReportTheirRelations) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = testGraph();
+  GraphView view = graph.view();
+  const int32_t R = 3;
+  std::vector<int32_t> types(size_t(view.numEdges));
+  for (size_t k = 0; k < types.size(); ++k)
+    types[k] = int32_t((k * 7) % R);
+  view.edgeType = types.data();
+  view.numRelations = R;
+  const Adjacency adj = Adjacency::of(view);
+  std::vector<int64_t> rows = {0, 3, 17, 297, 150};
+  for (bool replace : {false, true}) {
+    SamplerOptions options;
+    options.replace = replace;
+    const DeviceNeighborSampler gpu(adj, view.numDst, options);
+    const DeviceNeighborSampler zeroCopy(adj, view.numDst, options, 0);
+    for (int64_t fanout : {int64_t(4), int64_t(-1)}) {
+      const SampleKey key{9, 1, 2};
+      std::vector<int64_t> expected;
+      std::vector<int32_t> expectedTypes;
+      for (int64_t r : rows)
+        sampleNeighbors(adj, r, r, fanout, replace, key, 0, expected,
+                        &expectedTypes);
+      ASSERT_EQ(expected.size(), expectedTypes.size());
+      for (size_t i = 0; i < expected.size(); ++i)
+        expected[i] = expected[i] * R + expectedTypes[i];
+      for (const DeviceNeighborSampler *sampler : {&gpu, &zeroCopy}) {
+        std::vector<int64_t> offsets, drawn;
+        sampler->sampleRows(rows.data(), nullptr, int64_t(rows.size()), fanout,
+                            sampleDrawKey(key, 0), offsets, drawn);
+        EXPECT_EQ(drawn, expected)
+            << "fanout " << fanout << (replace ? " with replacement" : "")
+            << (sampler == &zeroCopy ? " read zero-copy" : "");
+      }
+      EXPECT_FALSE(expected.empty());
+    }
+  }
 }
 
 } // namespace
