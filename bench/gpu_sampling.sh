@@ -15,6 +15,7 @@
 #   FANOUTS [15,10,5] the seeds' hop first (PyG's order)
 #   BATCH [1024] BATCHES [100] RUNS [5]
 #   GATHER [0]       1: also gather each batch's input rows on the device
+#   ZERO_COPY [0]    1: the CSR in mapped pinned host memory, read zero-copy
 #   NVCC [/usr/local/cuda/bin/nvcc]
 #   GNN_DATA [build/bin/gnn-data]  GNNRT_LIBRARY [build/lib/libgnnrt.a]
 #   GNNRT_CUDA_LIBRARY [build/lib/libgnnrt_kernels_cuda.a]
@@ -31,6 +32,7 @@ BATCH="${BATCH:-1024}"
 BATCHES="${BATCHES:-100}"
 RUNS="${RUNS:-5}"
 GATHER="${GATHER:-0}"
+ZERO_COPY="${ZERO_COPY:-0}"
 NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
 GNNRT_LIBRARY="${GNNRT_LIBRARY:-$ROOT/build/lib/libgnnrt.a}"
@@ -49,7 +51,9 @@ fi
 
 mkdir -p "$BENCH_DIR"/{data,bin,run}
 TAG="sbm-n${NODES}-e${EDGES}-f${FEATURES}-c${CLASSES}-s1"
-RESULT="$BENCH_DIR/gpu-sampling-$TAG.txt"
+SUFFIX=""
+if [[ "$ZERO_COPY" == 1 ]]; then SUFFIX="-zero-copy"; fi
+RESULT="$BENCH_DIR/gpu-sampling-$TAG$SUFFIX.txt"
 
 #--- 1. The graph (generated once, cached; the same as gcn_full_graph.sh's) ---
 DATA="$(bench_graph)"
@@ -68,6 +72,7 @@ fi
 #--- 3. Run -------------------------------------------------------------------
 log "fanouts $FANOUTS, batch $BATCH, $RUNS runs of $BATCHES batches"
 ARGS=("$DATA" --fanouts "$FANOUTS" --batch "$BATCH" --batches "$BATCHES" --runs "$RUNS")
-[[ "$GATHER" == 1 ]] && ARGS+=(--gather)
+if [[ "$GATHER" == 1 ]]; then ARGS+=(--gather); fi
+if [[ "$ZERO_COPY" == 1 ]]; then ARGS+=(--zero-copy); fi
 "$BENCH" "${ARGS[@]}" | tee "$RESULT"
 log "written $RESULT"

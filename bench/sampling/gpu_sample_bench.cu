@@ -3,7 +3,7 @@
 // sampler (NeighborSampler) on one thread, with the same batches.
 //
 //   gpu_sample_bench DATA_DIR [--fanouts 15,10,5] [--batch 1024]
-//                    [--batches 100] [--runs 5]
+//                    [--batches 100] [--runs 5] [--gather] [--zero-copy]
 //
 // The graph is loaded as the trainer loads it (reverse edges added,
 // duplicates dropped). Fanouts are in PyG's order (the seeds' hop first), as
@@ -11,8 +11,13 @@
 // epoch r (the training nodes shuffled by epochSeedOrder); a warm-up run
 // first. Before timing, epoch 0's first batch is sampled by both samplers
 // and must be the same, block for block (the GPU sampler draws the CPU's
-// neighbours), else the bench fails. With --gather the GPU run also gathers
-// each batch's input rows from the features in device memory.
+// neighbours), else the bench fails. The GPU is measured twice: each hop
+// deduplicated on the device (sampleBatch, what a one-process trainer
+// runs: mode=device-dedup) and hop by hop with the host's BlockBuilder
+// (sample: mode=host-dedup, what a rank under mpirun runs). With --gather
+// the GPU runs also gather each batch's input rows from the features in
+// device memory; with --zero-copy the CSR stays in mapped pinned host
+// memory, read by the kernels over the bus (a graph larger than the GPU).
 // Output: `gpu: ...` and `cpu: ...` lines of key=value (medians over runs).
 // Exits 1 with a message when no CUDA device is present.
 #include "gnnrt/data/Dataset.h"
@@ -40,13 +45,13 @@ struct Options {
   std::vector<int64_t> numNeighbors = {15, 10, 5}; // PyG order
   int64_t batch = 1024, batches = 100;
   int runs = 5;
-  bool gather = false;
+  bool gather = false, zeroCopy = false;
 };
 
 [[noreturn]] void usage(const char *argv0) {
   std::fprintf(stderr,
                "usage: %s DATA_DIR [--fanouts 15,10,5] [--batch 1024] "
-               "[--batches 100] [--runs 5] [--gather]\n",
+               "[--batches 100] [--runs 5] [--gather] [--zero-copy]\n",
                argv0);
   std::exit(2);
 }
@@ -73,6 +78,8 @@ Options parse(int argc, char **argv) {
       o.runs = std::stoi(value());
     } else if (arg == "--gather") {
       o.gather = true;
+    } else if (arg == "--zero-copy") {
+      o.zeroCopy = true;
     } else if (o.data.empty() && arg[0] != '-') {
       o.data = arg;
     } else {
@@ -133,7 +140,9 @@ int main(int argc, char **argv) try {
   const Adjacency adj{ds.numNodes, graph.inOffsets().data(),
                       graph.inSources().data(), nullptr};
   const NeighborSampler cpu(adj, ds.numNodes, so);
-  const DeviceNeighborSampler gpu(adj, ds.numNodes, so);
+  // A graph budget of 0 bytes keeps the CSR in pinned host memory.
+  const DeviceNeighborSampler gpu(adj, ds.numNodes, so,
+                                  o.zeroCopy ? 0 : -1);
   BlockBuilder builder(ds.numNodes);
   const int64_t total = int64_t(ds.trainIdx.size());
   const int64_t perRun = std::min(o.batches, (total + o.batch - 1) / o.batch);
@@ -150,18 +159,21 @@ int main(int argc, char **argv) try {
   {
     const std::vector<int64_t> order =
         epochSeedOrder(ds.trainIdx, /*shuffle=*/true, so.seed, 0);
-    SampledBatch a, b;
+    SampledBatch a, b, c;
     const int64_t n = std::min(o.batch, total);
     cpu.sample(order.data(), n, {so.seed, 0, 0}, builder, a);
     gpu.sample(order.data(), n, {so.seed, 0, 0}, builder, b);
-    if (!sameBlocks(a, b)) {
+    gpu.sampleBatch(order.data(), n, so.fanouts, {so.seed, 0, 0}, c);
+    if (!sameBlocks(a, b) || !sameBlocks(a, c)) {
       std::fprintf(stderr, "gpu_sample_bench: the GPU sampler's first batch "
                            "differs from the CPU sampler's\n");
       return 1;
     }
   }
 
-  auto measure = [&](bool onDevice) {
+  enum class Mode { Cpu, GpuHostDedup, GpuDeviceDedup };
+  auto measure = [&](Mode mode) {
+    const bool onDevice = mode != Mode::Cpu;
     std::vector<double> rates, batchRates;
     int64_t edges = 0;
     SampledBatch batch;
@@ -173,7 +185,10 @@ int main(int argc, char **argv) try {
       for (int64_t b = 0; b < perRun; ++b) {
         const int64_t at = b * o.batch;
         const SampleKey key{so.seed, uint64_t(run), uint64_t(b)};
-        if (onDevice)
+        if (mode == Mode::GpuDeviceDedup)
+          gpu.sampleBatch(order.data() + at, std::min(o.batch, total - at),
+                          so.fanouts, key, batch);
+        else if (mode == Mode::GpuHostDedup)
           gpu.sample(order.data() + at, std::min(o.batch, total - at), key,
                      builder, batch);
         else
@@ -204,16 +219,21 @@ int main(int argc, char **argv) try {
         batchRates.push_back(double(perRun) / seconds);
       }
     }
-    std::printf("%s: mode=%s edges_per_s=%.0f batches_per_s=%.2f "
+    std::printf("%s: mode=%s%s%s edges_per_s=%.0f batches_per_s=%.2f "
                 "edges_per_batch=%.0f batches=%lld runs=%d device=%s\n",
                 onDevice ? "gpu" : "cpu",
-                onDevice && features ? "gather" : "sampling", median(rates),
+                mode == Mode::GpuDeviceDedup ? "device-dedup"
+                : mode == Mode::GpuHostDedup ? "host-dedup"
+                                             : "sampling",
+                onDevice && features ? "+gather" : "",
+                onDevice && o.zeroCopy ? "+zero-copy" : "", median(rates),
                 median(batchRates), double(edges) / double(perRun),
                 (long long)perRun, o.runs,
                 onDevice ? prop.name : "one host thread");
   };
-  measure(true);
-  measure(false);
+  measure(Mode::GpuDeviceDedup);
+  measure(Mode::GpuHostDedup);
+  measure(Mode::Cpu);
   cudaFree(features);
   cudaFree(rows);
   cudaFree(ids);

@@ -286,6 +286,7 @@ public:
   bool allowsConcurrentUse() const override {
     return host.allowsConcurrentUse();
   }
+  bool carriesDeviceBuffers() const override { return true; }
   void setTimeout(double seconds) override { host.setTimeout(seconds); }
   void waitUntil(const char *what,
                  const std::function<bool()> &ready) override {

@@ -17,7 +17,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <unistd.h>
 
@@ -31,7 +30,8 @@ struct Allocations {
   std::mutex mutex;
   /// Start address -> size of each live cudaMalloc allocation.
   std::map<uintptr_t, size_t> device;
-  std::set<void *> pinnedHost;
+  /// Each live cudaHostAlloc allocation and its flags.
+  std::map<void *, unsigned int> pinnedHost;
   long long count = 0;
   size_t bytes = 0;
 };
@@ -203,7 +203,7 @@ cudaError_t cudaMallocHost(void **ptr, size_t size) {
   return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
 }
 
-cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int) {
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags) {
   if (stickyError())
     return stickyError();
   if (!ptr)
@@ -214,8 +214,32 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int) {
                                                std::to_string(size) + " bytes");
   Allocations &table = allocations();
   std::lock_guard<std::mutex> lock(table.mutex);
-  table.pinnedHost.insert(p);
+  table.pinnedHost[p] = flags;
   *ptr = p;
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+                                     unsigned int flags) {
+  if (stickyError())
+    return stickyError();
+  if (!pDevice)
+    return fail(cudaErrorInvalidValue,
+                "cudaHostGetDevicePointer: null result pointer");
+  if (flags != 0)
+    return fail(cudaErrorInvalidValue,
+                "cudaHostGetDevicePointer: flags must be 0, not " +
+                    std::to_string(flags));
+  Allocations &table = allocations();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto it = table.pinnedHost.find(pHost);
+  if (it == table.pinnedHost.end() || !(it->second & cudaHostAllocMapped))
+    return fail(cudaErrorInvalidValue,
+                "cudaHostGetDevicePointer: " + addressText(pHost) +
+                    (it == table.pinnedHost.end()
+                         ? " is not a pointer cudaHostAlloc returned"
+                         : " was allocated without cudaHostAllocMapped"));
+  *pDevice = pHost;
   return cudaSuccess;
 }
 

@@ -4,7 +4,9 @@
 // as two: the per-peer counts first (one int64 per peer), then the payload,
 // so that every rank knows its receive offsets. A hop costs four (request
 // counts and ids, then per-request neighbour counts and the neighbours); the
-// feature fetch three (counts, ids, rows).
+// feature fetch three (counts, ids, rows). Over a device communicator the
+// neighbour replies and the rows are sent from and received into device
+// buffers (exchangesOnDevice); the counts and ids stay host buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 namespace gnnrt {
@@ -26,6 +29,8 @@ void SamplingTraffic::add(const SamplingTraffic &o) {
   sampleReplyBytes += o.sampleReplyBytes;
   featureRequestBytes += o.featureRequestBytes;
   featureReplyBytes += o.featureReplyBytes;
+  deviceReplyBytes += o.deviceReplyBytes;
+  deviceRowBytes += o.deviceRowBytes;
   remoteRows += o.remoteRows;
   cachedRows += o.cachedRows;
   seconds += o.seconds;
@@ -119,6 +124,12 @@ MiniBatchAssembler::MiniBatchAssembler(const TrainingData &data,
   adjacency.globalIds = data.nodeIds.empty() ? nullptr : data.nodeIds.data();
   if (!distributed())
     return;
+  if (const char *exchange = std::getenv("GNNRT_SAMPLING_EXCHANGE")) {
+    hostExchange = std::string(exchange) == "host";
+    if (!hostExchange && std::string(exchange) != "device")
+      throw DataError("GNNRT_SAMPLING_EXCHANGE=" + std::string(exchange) +
+                      ": expected host or device");
+  }
   // The partition book: owners summed over ranks (each node has exactly
   // one), and a node's row among its owner's nodes (owned nodes are local
   // ids 0.. in ascending global id).
@@ -169,14 +180,18 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
     for (int layer = layers - 1; layer >= 0; --layer)
       sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
     builder.finish();
+  } else if (deduplicatesOnDevice()) {
+    // One process on a device: every hop is drawn and deduplicated there,
+    // and the finished batch comes to the host.
+    device->sampleBatch(seeds.data(), int64_t(seeds.size()), fanouts, key, out);
   } else if (device) {
-    // One process on a device: every frontier node is drawn there.
+    // A typed graph: drawn on the device, its blocks built here.
     builder.start(seeds.data(), int64_t(seeds.size()), layers, out);
     std::vector<int64_t> offsets, neighbors;
     for (int layer = layers - 1; layer >= 0; --layer) {
       drawNeighbors(builder.frontier(), builder.frontierSize(), layer,
                     fanouts[size_t(layer)], key, offsets, neighbors);
-      builder.addHop(offsets, neighbors);
+      addDrawnHop(builder, offsets, neighbors);
     }
     builder.finish();
   } else {
@@ -241,9 +256,19 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
     }
   // One key for every request (draws are keyed by node), so all peers'
   // requests are drawn in one call; they stay grouped by peer.
+  // Over a device communicator the drawn neighbours stay on the device
+  // and go to the peers from there.
+  const bool onDevice = exchangesOnDevice();
   std::vector<int64_t> servedOffsets, served;
-  drawNeighbors(asked.data(), int64_t(asked.size()), layer, fanout, key,
-                servedOffsets, served);
+  const int64_t *servedOnDevice = nullptr;
+  if (onDevice)
+    servedOnDevice = device->sampleRowsToDevice(
+        deviceRowsOf(asked.data(), int64_t(asked.size())).data(), asked.data(),
+        int64_t(asked.size()), fanout, sampleDrawKey(key, layer),
+        servedOffsets);
+  else
+    drawNeighbors(asked.data(), int64_t(asked.size()), layer, fanout, key,
+                  servedOffsets, served);
   std::vector<int64_t> servedCounts(asked.size()), replyCounts(size_t(P), 0);
   int64_t k = 0;
   for (int q = 0; q < P; ++q)
@@ -256,8 +281,23 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
       comm, servedCounts, recvCounts, sendCounts, 1, traffic.sampleReplyBytes);
   const std::vector<int64_t> replyRecvCounts =
       exchangeCounts(comm, replyCounts, traffic.sampleReplyBytes);
-  const std::vector<int64_t> got = exchange(
-      comm, served, replyCounts, replyRecvCounts, 1, traffic.sampleReplyBytes);
+  std::vector<int64_t> got;
+  if (onDevice) {
+    const int64_t id = sizeof(int64_t);
+    const std::vector<int64_t> sendAt = byteOffsets(replyCounts, id),
+                               recvAt = byteOffsets(replyRecvCounts, id);
+    void *received = device->exchangeBuffer(
+        DeviceBatchSource::Exchange::ReceivedNeighbors, size_t(recvAt.back()));
+    comm.allToAllV(servedOnDevice, sendAt, received, recvAt);
+    traffic.sampleReplyBytes += sendAt.back() + recvAt.back();
+    traffic.deviceReplyBytes += sendAt.back() + recvAt.back();
+    // The blocks are built on the host: the neighbours come back.
+    got.resize(size_t(recvAt.back()) / sizeof(int64_t));
+    device->copyToHost(received, size_t(recvAt.back()), got.data());
+  } else {
+    got = exchange(comm, served, replyCounts, replyRecvCounts, 1,
+                   traffic.sampleReplyBytes);
+  }
 
   // Where each request's neighbours start in `got` (grouped by peer, in
   // request order, as sent).
@@ -286,6 +326,12 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
     }
     offsets[size_t(j) + 1] = int64_t(neighbors.size());
   }
+  addDrawnHop(builder, offsets, neighbors);
+}
+
+void MiniBatchAssembler::addDrawnHop(BlockBuilder &builder,
+                                     const std::vector<int64_t> &offsets,
+                                     std::vector<int64_t> &neighbors) const {
   const int64_t R = adjacency.edgeType ? adjacency.numRelations : 0;
   if (R == 0) {
     builder.addHop(offsets, neighbors);
@@ -305,11 +351,8 @@ void MiniBatchAssembler::drawNeighbors(const int64_t *nodes, int64_t n,
                                        std::vector<int64_t> &offsets,
                                        std::vector<int64_t> &out) const {
   if (device) {
-    std::vector<int64_t> rows(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k)
-      rows[size_t(k)] = localRow(nodes[k]);
-    device->sampleRows(rows.data(), nodes, n, fanout, sampleDrawKey(key, layer),
-                       offsets, out);
+    device->sampleRows(deviceRowsOf(nodes, n).data(), nodes, n, fanout,
+                       sampleDrawKey(key, layer), offsets, out);
     return;
   }
   const int64_t R = adjacency.edgeType ? adjacency.numRelations : 0;
@@ -325,6 +368,14 @@ void MiniBatchAssembler::drawNeighbors(const int64_t *nodes, int64_t n,
     types.clear();
     offsets[size_t(k) + 1] = int64_t(out.size());
   }
+}
+
+std::vector<int64_t> MiniBatchAssembler::deviceRowsOf(const int64_t *nodes,
+                                                      int64_t n) const {
+  std::vector<int64_t> rows(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k)
+    rows[size_t(k)] = localRow(nodes[k]);
+  return rows;
 }
 
 const std::vector<float> &MiniBatchAssembler::cacheInUse() const {
@@ -390,13 +441,11 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
   traffic.cachedRows += out.cachedRows;
 }
 
-std::vector<float> MiniBatchAssembler::fetchRemoteRows(
+std::vector<int64_t> MiniBatchAssembler::requestRemoteRows(
     SampledBatch &out, const std::vector<int64_t> &remoteRows,
     const std::vector<int32_t> &remoteOwners,
     const std::vector<int64_t> &sendCounts, std::vector<int64_t> &rowOf,
-    SamplingTraffic &traffic) {
-  const int64_t f = data.data.numFeatures;
-  const float *features = data.data.features.data();
+    std::vector<int64_t> &askedCounts, SamplingTraffic &traffic) {
   const int me = comm.rank();
   std::vector<int64_t> at = byteOffsets(sendCounts, 1);
   std::vector<int64_t> requests(remoteRows.size());
@@ -407,21 +456,60 @@ std::vector<float> MiniBatchAssembler::fetchRemoteRows(
     requests[size_t(slot)] = out.nodes[size_t(remoteRows[k])];
   }
   out.remoteRows = int64_t(requests.size());
-  const std::vector<int64_t> recvCounts =
-      exchangeCounts(comm, sendCounts, traffic.featureRequestBytes);
-  const std::vector<int64_t> asked = exchange(
-      comm, requests, sendCounts, recvCounts, 1, traffic.featureRequestBytes);
-  std::vector<float> rowsOut(asked.size() * size_t(f));
-  for (size_t k = 0; k < asked.size(); ++k) {
-    const int64_t v = asked[k];
+  askedCounts = exchangeCounts(comm, sendCounts, traffic.featureRequestBytes);
+  std::vector<int64_t> asked = exchange(comm, requests, sendCounts, askedCounts,
+                                        1, traffic.featureRequestBytes);
+  for (int64_t &v : asked) {
     if (v < 0 || v >= numNodes || owner[size_t(v)] != me)
       throw CommError("feature fetch: asked for node " + std::to_string(v) +
                       ", which this rank does not own");
-    std::memcpy(rowsOut.data() + k * size_t(f),
-                features + ownerRow[size_t(v)] * f, size_t(f) * sizeof(float));
+    v = ownerRow[size_t(v)];
   }
-  return exchange(comm, rowsOut, recvCounts, sendCounts, f,
+  return asked;
+}
+
+std::vector<float> MiniBatchAssembler::fetchRemoteRows(
+    SampledBatch &out, const std::vector<int64_t> &remoteRows,
+    const std::vector<int32_t> &remoteOwners,
+    const std::vector<int64_t> &sendCounts, std::vector<int64_t> &rowOf,
+    SamplingTraffic &traffic) {
+  const int64_t f = data.data.numFeatures;
+  const float *features = data.data.features.data();
+  std::vector<int64_t> askedCounts;
+  const std::vector<int64_t> askedRows = requestRemoteRows(
+      out, remoteRows, remoteOwners, sendCounts, rowOf, askedCounts, traffic);
+  std::vector<float> rowsOut(askedRows.size() * size_t(f));
+  for (size_t k = 0; k < askedRows.size(); ++k)
+    std::memcpy(rowsOut.data() + k * size_t(f), features + askedRows[k] * f,
+                size_t(f) * sizeof(float));
+  return exchange(comm, rowsOut, askedCounts, sendCounts, f,
                   traffic.featureReplyBytes);
+}
+
+void MiniBatchAssembler::fetchRemoteRowsOnDevice(
+    SampledBatch &out, const std::vector<int64_t> &remoteRows,
+    const std::vector<int32_t> &remoteOwners,
+    const std::vector<int64_t> &sendCounts, float *rowsOut,
+    SamplingTraffic &traffic) {
+  const int64_t f = data.data.numFeatures;
+  const int64_t rowBytes = f * int64_t(sizeof(float));
+  std::vector<int64_t> rowOf, askedCounts;
+  const std::vector<int64_t> askedRows = requestRemoteRows(
+      out, remoteRows, remoteOwners, sendCounts, rowOf, askedCounts, traffic);
+  using Exchange = DeviceBatchSource::Exchange;
+  const std::vector<int64_t> sendAt = byteOffsets(askedCounts, rowBytes),
+                             recvAt = byteOffsets(sendCounts, rowBytes);
+  auto *sent = static_cast<float *>(
+      device->exchangeBuffer(Exchange::SentRows, size_t(sendAt.back())));
+  auto *received = static_cast<float *>(
+      device->exchangeBuffer(Exchange::ReceivedRows, size_t(recvAt.back())));
+  device->copyRows(DeviceBatchSource::Table::Features, askedRows.data(),
+                   nullptr, int64_t(askedRows.size()), sent);
+  comm.allToAllV(sent, sendAt, received, recvAt);
+  traffic.featureReplyBytes += sendAt.back() + recvAt.back();
+  traffic.deviceRowBytes += sendAt.back() + recvAt.back();
+  device->copyDeviceRows(received, rowOf.data(), int64_t(rowOf.size()),
+                         rowsOut);
 }
 
 void MiniBatchAssembler::gatherRowsOnDevice(SampledBatch &out,
@@ -468,11 +556,16 @@ void MiniBatchAssembler::gatherRowsOnDevice(SampledBatch &out,
   device->copyRows(Table::Cache, cacheFrom.data(), cacheTo.data(),
                    int64_t(cacheFrom.size()), rowsOut);
   out.cachedRows = int64_t(cacheFrom.size());
-  std::vector<int64_t> rowOf;
-  const std::vector<float> fetched =
-      fetchRemoteRows(out, remoteRows, remoteOwners, sendCounts, rowOf, traffic);
-  device->copyHostRows(fetched.data(), rowOf.data(), int64_t(rowOf.size()),
-                       rowsOut);
+  if (exchangesOnDevice()) {
+    fetchRemoteRowsOnDevice(out, remoteRows, remoteOwners, sendCounts, rowsOut,
+                            traffic);
+  } else {
+    std::vector<int64_t> rowOf;
+    const std::vector<float> fetched = fetchRemoteRows(
+        out, remoteRows, remoteOwners, sendCounts, rowOf, traffic);
+    device->copyHostRows(fetched.data(), rowOf.data(), int64_t(rowOf.size()),
+                         rowsOut);
+  }
   traffic.remoteRows += out.remoteRows;
   traffic.cachedRows += out.cachedRows;
 }

@@ -1,4 +1,5 @@
-//===- MiniBatch.h - sampled batches of one rank's training data -*- C++ -*-===//
+//===- MiniBatch.h - sampled batches of one rank's training data -*- C++
+//-*-===//
 //
 // Internal to gnnrt. Turns seed nodes into a SampledBatch a train step can
 // run on: the blocks, the input features of level 0 and the seeds' labels.
@@ -9,17 +10,22 @@
 // rather than DistDGL's RPC): frontier nodes owned elsewhere are sent to
 // their owners with one all_to_all, the owners sample them with the draws
 // one process would make (draws are keyed by node, not by who samples, and
-// a partition lists in-edges in the whole graph's order), and the neighbour lists come back with a second one.
-// Remote input rows are fetched the same way unless the rank's feature
-// cache (frequency partitioning) holds them. Every rank calls assemble()
-// the same number of times, with an empty seed list when it has no batch.
+// a partition lists in-edges in the whole graph's order), and the neighbour
+// lists come back with a second one. Remote input rows are fetched the same way
+// unless the rank's feature cache (frequency partitioning) holds them. Every
+// rank calls assemble() the same number of times, with an empty seed list when
+// it has no batch.
 //
 // A CUDA trainer hands the assembler a DeviceBatchSource: the draws of the
 // nodes a rank samples (its own frontier nodes and its peers' requests; in
 // one process all of them) are then made on the device, the same draws,
 // and the input rows are gathered into device memory from the feature
 // rows and the cache resident there, with the rows fetched from other
-// ranks copied in. The collectives do not change.
+// ranks copied in. The collectives do not change; over a communicator that
+// carries device buffers (NCCL), the neighbours a rank draws for its peers
+// and the feature rows it serves them are sent from device memory and
+// received into it, so only the counts, the requested ids and a hop's
+// neighbour ids (the blocks are built on the host) cross to the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +52,9 @@ struct SamplingTraffic {
   /// feature requests and feature rows.
   int64_t sampleRequestBytes = 0, sampleReplyBytes = 0;
   int64_t featureRequestBytes = 0, featureReplyBytes = 0;
+  /// Of the reply and row bytes, those sent and received between device
+  /// buffers (a CUDA trainer over NCCL), never crossing to the host.
+  int64_t deviceReplyBytes = 0, deviceRowBytes = 0;
   /// Input rows owned by another rank, and how many the cache served.
   int64_t remoteRows = 0, cachedRows = 0;
   double seconds = 0;
@@ -90,9 +99,23 @@ public:
   /// fetched from their owner, never served from the feature cache.
   void bypassFeatureCache() { useCache = false; }
 
-  /// Whether a device can draw this rank's samples (an untyped graph).
-  bool deviceSamplable() const {
-    return !adjacency.edgeType && !adjacency.perRelation;
+  /// Whether the all-to-alls move device buffers: a device draws the
+  /// samples and the communicator carries its buffers (NCCL).
+  /// $GNNRT_SAMPLING_EXCHANGE=host keeps them host buffers (staged by the
+  /// communicator), to compare the two.
+  bool exchangesOnDevice() const {
+    return device && distributed() && comm.carriesDeviceBuffers() &&
+           !hostExchange;
+  }
+
+  /// Whether a device can draw this rank's samples (a graph not sampled
+  /// per relation: the device kernels draw a row's entries together).
+  bool deviceSamplable() const { return !adjacency.perRelation; }
+  /// Whether each hop is deduplicated on the device too: one process on a
+  /// device, an untyped graph (a typed block keeps its edges' relations,
+  /// which the host's BlockBuilder does).
+  bool deduplicatesOnDevice() const {
+    return device && !distributed() && !adjacency.edgeType;
   }
   /// The adjacency sampled (rows of this rank's nodes).
   const Adjacency &sampledAdjacency() const { return adjacency; }
@@ -133,6 +156,10 @@ private:
   int64_t localRow(int64_t globalId) const;
   void sampleHop(BlockBuilder &builder, int layer, int64_t fanout,
                  const SampleKey &key, SamplingTraffic &traffic);
+  /// builder.addHop of drawn neighbours (of a typed graph, neighbour *
+  /// relations + relation: split into the neighbours and their relations).
+  void addDrawnHop(BlockBuilder &builder, const std::vector<int64_t> &offsets,
+                   std::vector<int64_t> &neighbors) const;
   /// The sampled neighbours of nodes[0..n) (owned here, or any in one
   /// process) with `key`'s draws of `layer`: node k's at
   /// out[offsets[k] .. offsets[k + 1]) (of a typed graph, neighbour *
@@ -151,6 +178,24 @@ private:
                                      const std::vector<int64_t> &sendCounts,
                                      std::vector<int64_t> &rowOf,
                                      SamplingTraffic &traffic);
+  /// The request half of a feature fetch: sends the requests (as
+  /// fetchRemoteRows) and returns the local rows the peers asked this rank
+  /// for, grouped by peer, with their counts in `askedCounts`. Collective.
+  std::vector<int64_t> requestRemoteRows(
+      SampledBatch &out, const std::vector<int64_t> &remoteRows,
+      const std::vector<int32_t> &remoteOwners,
+      const std::vector<int64_t> &sendCounts, std::vector<int64_t> &rowOf,
+      std::vector<int64_t> &askedCounts, SamplingTraffic &traffic);
+  /// fetchRemoteRows over device buffers (exchangesOnDevice()): the asked
+  /// rows are copied from the device's feature table and the received
+  /// ones into `rowsOut` (the batch's device rows) on the device.
+  void fetchRemoteRowsOnDevice(SampledBatch &out,
+                               const std::vector<int64_t> &remoteRows,
+                               const std::vector<int32_t> &remoteOwners,
+                               const std::vector<int64_t> &sendCounts,
+                               float *rowsOut, SamplingTraffic &traffic);
+  /// The device rows of global ids nodes[0..n) for the device's draws.
+  std::vector<int64_t> deviceRowsOf(const int64_t *nodes, int64_t n) const;
   /// gatherInputs' rows when they are gathered on the device.
   void gatherRowsOnDevice(SampledBatch &out, SamplingTraffic &traffic);
 
@@ -173,6 +218,8 @@ private:
   /// A CUDA trainer's draws and input rows (sampleOn); not owned.
   DeviceBatchSource *device = nullptr;
   bool deviceRows = false;
+  /// $GNNRT_SAMPLING_EXCHANGE=host (exchangesOnDevice).
+  bool hostExchange = false;
 };
 
 /// Each rank's value of `local` (collective).

@@ -117,8 +117,9 @@ void SampledTraining::sampleOnDevice() {
     return;
   }
   if (!assembler.deviceSamplable()) {
-    devicePlacement =
-        "draws on the host (typed graphs are sampled on the host only so far)";
+    devicePlacement = "draws on the host (relations sampled on their own, "
+                      "per_relation or relation_fanout, are drawn on the host "
+                      "only so far)";
     return;
   }
   deviceBatches = program.makeDeviceBatchSource(
@@ -139,8 +140,15 @@ void SampledTraining::sampleOnDevice() {
   assembler.sampleOn(*deviceBatches, rowsOnDevice);
   if (samplingAssembler)
     samplingAssembler->sampleOn(*deviceBatches, rowsOnDevice);
-  devicePlacement = "draws on " + deviceBatches->deviceName() +
-                    ", input rows gathered " + rows;
+  devicePlacement =
+      "draws on " + deviceBatches->deviceName() + ", input rows gathered " +
+      rows + ", " + deviceBatches->graphPlacement() +
+      (assembler.deduplicatesOnDevice() ? ", hops deduplicated on the device"
+       : assembler.distributed()
+           ? ", hops deduplicated on the host (the frontier "
+             "spans the ranks)"
+           : ", hops deduplicated on the host (a typed graph's "
+             "blocks keep their relations)");
 }
 
 void SampledTraining::routeGradients(LearnedInputs &learned) {
@@ -438,6 +446,14 @@ void SampledTraining::printRemoteStats(std::FILE *out, double e) const {
                "hits %lld/epoch (hit rate %.4f)\n",
                r, perEpoch(t.remoteRows), perEpoch(t.cachedRows),
                remote ? double(t.cachedRows) / double(remote) : 0.0);
+  // Training batches come from the sampling thread's assembler when there
+  // is one (its split communicator is a host one: host buffers).
+  if ((samplingAssembler ? *samplingAssembler : assembler).exchangesOnDevice())
+    std::fprintf(out,
+                 "stats: rank %d sampling all_to_all bytes/epoch between "
+                 "device buffers (device communicator): neighbour replies "
+                 "%lld, feature rows %lld\n",
+                 r, perEpoch(t.deviceReplyBytes), perEpoch(t.deviceRowBytes));
 }
 
 } // namespace gnnrt

@@ -114,6 +114,11 @@ public:
   /// thread on a split communicator beside the training thread.
   virtual bool allowsConcurrentUse() const { return false; }
 
+  /// Whether allToAllV and the other transfers take device buffers as they
+  /// are (a device communicator, NCCL), so that data made on a GPU can be
+  /// exchanged without crossing to the host. Host buffers always work.
+  virtual bool carriesDeviceBuffers() const { return false; }
+
   /// Bounds every wait of a collective or transfer: one that makes no
   /// progress for `seconds` checks which ranks still answer and throws
   /// CommError naming the silent ones. 0 waits forever. A communicator of

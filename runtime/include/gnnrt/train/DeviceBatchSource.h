@@ -11,7 +11,10 @@
 // CompiledProgram::makeDeviceBatchSource makes one (gnnc --target=cuda,
 // sampled programs); the train step then reads a batch's input rows where
 // the source gathered them (SampledBatch::deviceFeatures), and no feature
-// row crosses from the host unless another rank sent it.
+// row crosses from the host unless another rank sent it. Over a device
+// communicator (NCCL) the rows and neighbours other ranks ask for are sent
+// from device buffers, and received into them: nothing crosses to the host
+// but a hop's neighbour ids (the blocks are built there) and the counts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +39,14 @@ public:
                           int64_t n, int64_t fanout, uint64_t drawKey,
                           std::vector<int64_t> &offsets,
                           std::vector<int64_t> &neighbors) = 0;
+
+  /// A whole batch in one process: DeviceNeighborSampler::sampleBatch
+  /// (every hop drawn and deduplicated on the device; the same blocks as
+  /// sampleRows hop by hop through a BlockBuilder). Thread-safe (calls
+  /// take turns).
+  virtual void sampleBatch(const int64_t *seeds, int64_t numSeeds,
+                           const std::vector<int64_t> &fanouts,
+                           const SampleKey &key, SampledBatch &out) = 0;
 
   /// The tables input rows are gathered from, [rows x width] each (host
   /// memory; `cache` may be empty). Copies them to the device when both
@@ -66,6 +77,37 @@ public:
   /// Waits until the rows copied into batch buffers are in place (before
   /// the batch is handed to a step).
   virtual void finishRows() = 0;
+
+  /// The device side of the all-to-alls under a communicator that carries
+  /// device buffers (NCCL: Communicator::carriesDeviceBuffers), so that
+  /// draws and rows made on this device go to the ranks that asked for
+  /// them without crossing to the host. One assembler at a time uses them
+  /// (the one on the device communicator).
+  ///
+  /// sampleRows with the neighbours left on the device: returns them, in a
+  /// buffer of the source's, valid until the next call.
+  virtual const int64_t *sampleRowsToDevice(const int64_t *rows,
+                                            const int64_t *nodes, int64_t n,
+                                            int64_t fanout, uint64_t drawKey,
+                                            std::vector<int64_t> &offsets) = 0;
+  /// The source's device buffers for the exchanges: the neighbours
+  /// received, the rows this rank sends, the rows received. At least
+  /// `bytes` long; valid until the next call for the same use.
+  enum class Exchange { ReceivedNeighbors, SentRows, ReceivedRows };
+  virtual void *exchangeBuffer(Exchange use, size_t bytes) = 0;
+  /// host[0 .. bytes) = device[0 .. bytes) (the neighbours received: the
+  /// blocks are built on the host).
+  virtual void copyToHost(const void *device, size_t bytes, void *host) = 0;
+  /// out[toRows[i]] = rows[i] (device rows another rank sent; host index
+  /// array; out from batchRows).
+  virtual void copyDeviceRows(const float *rows, const int64_t *toRows,
+                              int64_t count, float *out) = 0;
+
+  /// Where the draws read the graph, for --stats: its CSR in device memory,
+  /// or, when it exceeds the graph budget ($GNNRT_DEVICE_GRAPH_BUDGET_MB
+  /// if set, else half of the device's free memory), read zero-copy from
+  /// mapped pinned host memory (the same draws).
+  virtual std::string graphPlacement() const = 0;
 
   /// Where the draws run, for --stats: "CUDA device 0".
   virtual std::string deviceName() const = 0;

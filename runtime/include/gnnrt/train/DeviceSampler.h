@@ -1,7 +1,8 @@
 //===- DeviceSampler.h - Neighbour sampling on a CUDA device ----*- C++ -*-===//
 //
 // GPU neighbour sampling, as GraphLearn-for-PyTorch does it: the graph's
-// in-neighbour CSR is copied to device memory once, and each hop's draws
+// in-neighbour CSR is copied to device memory once (or read zero-copy from
+// pinned host memory when it does not fit, below), and each hop's draws
 // are made by kernels, one thread per frontier node: a first kernel counts
 // each node's sampled neighbours, a second writes them at its offset.
 //
@@ -23,10 +24,24 @@
 // copyFeatureRows places rows anywhere in the batch (owned, cached and
 // fetched rows come from three tables).
 //
-// Not yet: deduplication on the device (the BlockBuilder runs on the host,
-// so each hop's neighbour ids are copied back), typed (heterogeneous)
-// graphs, and a graph larger than device memory (pinned host memory read
-// zero-copy).
+// sampleRowsToDevice leaves a hop's neighbours in device memory, for a
+// peer that asked for them (sent over NCCL by MiniBatchAssembler).
+//
+// A graph whose CSR does not fit the device budget stays in host memory,
+// pinned and mapped (cudaHostAllocMapped), and the same kernels read it
+// there zero-copy, as GLT does for graphs larger than the GPU.
+//
+// sampleBatch deduplicates each hop on the device too (BlockBuilder's
+// numbering: new nodes in order of first appearance, each destination's
+// sources sorted), so a batch's ids cross to the host once, finished.
+// sampleRows serves one hop to a caller that builds the blocks itself (a
+// rank under mpirun, whose frontier spans the ranks).
+//
+// A typed graph's draws report each edge's relation with its neighbour;
+// its blocks are built by the caller's BlockBuilder, which keeps them.
+//
+// Not yet: relations sampled on their own (per_relation, relation_fanout:
+// each relation of a row draws its own fanout from a stream of its own).
 //
 // Under train/ because it joins two concerns that do not use each other,
 // sampling (BlockBuilder) and the device kernels. Only in the CUDA
@@ -39,17 +54,24 @@
 
 #include "gnnrt/sample/Sampler.h"
 
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace gnnrt {
 
 class DeviceNeighborSampler {
 public:
-  /// Copies `adj` (untyped; a partition's rows with their globalIds, or
-  /// row v = node v) to the current device. Throws DataError for a typed
-  /// adjacency or a bad fanout, DeviceError when CUDA fails.
+  /// Copies `adj` (a partition's rows with their globalIds, or row v =
+  /// node v; typed or not, but not sampled per relation) to the current
+  /// device: to device memory when its CSR
+  /// fits `graphBudgetBytes` (negative: no bound), else to mapped pinned
+  /// host memory that the kernels read zero-copy over the bus (the same
+  /// draws, slower). Throws DataError for an adjacency sampled per
+  /// relation or a bad fanout, DeviceError when CUDA fails.
   DeviceNeighborSampler(Adjacency adj, int64_t numGlobalNodes,
-                        SamplerOptions options);
+                        SamplerOptions options, int64_t graphBudgetBytes = -1);
   ~DeviceNeighborSampler();
   DeviceNeighborSampler(const DeviceNeighborSampler &) = delete;
   DeviceNeighborSampler &operator=(const DeviceNeighborSampler &) = delete;
@@ -59,23 +81,55 @@ public:
   void sample(const int64_t *seeds, int64_t numSeeds, const SampleKey &key,
               BlockBuilder &builder, SampledBatch &out) const;
 
+  /// sample() with each hop deduplicated on the device as well (the same
+  /// blocks as BlockBuilder's): the frontier stays in device memory from
+  /// hop to hop, and only the finished batch's nodes and blocks come to
+  /// the host. `fanouts` per layer, layer 0 first (-1: all). Needs row v =
+  /// node v and an untyped graph. Calls from several threads take turns.
+  void sampleBatch(const int64_t *seeds, int64_t numSeeds,
+                   const std::vector<int64_t> &fanouts, const SampleKey &key,
+                   SampledBatch &out) const;
+
   /// One hop: the sampled in-neighbours (global ids) of rows[j], drawn
   /// from stream nodes[j] (the row's global id; null: rows are node ids)
   /// of `drawKey` (sampleDrawKey of the batch's key and the layer), as
   /// sampleNeighbors draws them, at neighbors[offsets[j] ..
-  /// offsets[j + 1]). `fanout` -1: all. Host arrays in and out; calls from
-  /// several threads take turns.
+  /// offsets[j + 1]); of a typed graph each as neighbour * numRelations +
+  /// the relation of its edge (sampleNeighbors' types). `fanout` -1: all.
+  /// Host arrays in and out; calls from several threads take turns.
   void sampleRows(const int64_t *rows, const int64_t *nodes, int64_t n,
                   int64_t fanout, uint64_t drawKey,
                   std::vector<int64_t> &offsets,
                   std::vector<int64_t> &neighbors) const;
+  /// sampleRows with the neighbours left in device memory: they are
+  /// copied to `room(total)` (device memory for at least `total` ids), so
+  /// that they can be sent to the rank that asked for them without
+  /// crossing to the host; the offsets come back to the host (a hop's
+  /// counts are read there anyway).
+  void sampleRowsToDevice(const int64_t *rows, const int64_t *nodes, int64_t n,
+                          int64_t fanout, uint64_t drawKey,
+                          std::vector<int64_t> &offsets,
+                          const std::function<int64_t *(int64_t)> &room) const;
   const SamplerOptions &options() const { return opts; }
+  /// Whether the CSR is read zero-copy from pinned host memory, and its
+  /// bytes.
+  bool readsZeroCopy() const { return zeroCopy; }
+  int64_t graphBytes() const { return csrBytes; }
 
 private:
   struct Device;
+  /// The two kernels of a hop: sets `offsets` and returns the device array
+  /// of the neighbours (the sampler's, valid while `turn` is held).
+  const int64_t *drawHop(const int64_t *rows, const int64_t *nodes, int64_t n,
+                         int64_t fanout, uint64_t drawKey,
+                         std::vector<int64_t> &offsets,
+                         std::unique_lock<std::mutex> &turn) const;
   int64_t numNodes;
   SamplerOptions opts;
   bool rowsAreNodes = false;
+  bool typedRows = false;
+  bool zeroCopy = false;
+  int64_t csrBytes = 0;
   std::unique_ptr<Device> device;
 };
 

@@ -27,16 +27,21 @@ namespace gnnrt::device {
 
 namespace {
 
+/// "15.5 MB"; under 0.1 MB in kB (a small graph's CSR, a test's budget).
 std::string megabytes(int64_t bytes) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f MB", double(bytes) / 1e6);
+  if (bytes > 0 && bytes < 100000)
+    std::snprintf(text, sizeof text, "%.1f kB", double(bytes) / 1e3);
+  else
+    std::snprintf(text, sizeof text, "%.1f MB", double(bytes) / 1e6);
   return text;
 }
 
 class CudaBatchSource final : public DeviceBatchSource {
 public:
   CudaBatchSource(const Adjacency &adj, int64_t numGlobalNodes, bool replace)
-      : sampler(adj, numGlobalNodes, optionsOf(replace)) {
+      : sampler(adj, numGlobalNodes, optionsOf(replace),
+                budgetOf("GNNRT_DEVICE_GRAPH_BUDGET_MB")) {
     check(cudaGetDevice(&device), "query of the current device");
   }
 
@@ -48,11 +53,18 @@ public:
     sampler.sampleRows(rows, nodes, n, fanout, drawKey, offsets, neighbors);
   }
 
+  void sampleBatch(const int64_t *seeds, int64_t numSeeds,
+                   const std::vector<int64_t> &fanouts, const SampleKey &key,
+                   SampledBatch &out) override {
+    useDevice();
+    sampler.sampleBatch(seeds, numSeeds, fanouts, key, out);
+  }
+
   bool placeRowTables(const float *features, int64_t rows, const float *cache,
                       int64_t cacheRows, int64_t width) override {
     useDevice();
     const int64_t bytes = (rows + cacheRows) * width * int64_t(sizeof(float));
-    const int64_t budget = rowBudget();
+    const int64_t budget = budgetOf("GNNRT_DEVICE_FEATURE_BUDGET_MB");
     if (bytes > budget) {
       placement = "on the host (the feature rows' " + megabytes(bytes) +
                   " exceed the device budget of " + megabytes(budget) + ")";
@@ -125,18 +137,63 @@ public:
     check(cudaMemcpy(staged, hostRows, bytes, cudaMemcpyHostToDevice),
           "copy of the fetched feature rows");
     deviceState().sampledRowBytes += int64_t(bytes);
-    std::vector<int64_t> identity(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i)
-      identity[size_t(i)] = i;
-    const int64_t *from = fromIndex.upload(identity.data(), count);
     const int64_t *to = toIndex.upload(toRows, count);
-    copyFeatureRows(staged, width, from, to, count, out);
+    copyFeatureRows(staged, width, identityRows(count), to, count, out);
+    finishRows();
+  }
+
+  const int64_t *sampleRowsToDevice(const int64_t *rows, const int64_t *nodes,
+                                    int64_t n, int64_t fanout, uint64_t drawKey,
+                                    std::vector<int64_t> &offsets) override {
+    useDevice();
+    int64_t *served = nullptr;
+    sampler.sampleRowsToDevice(
+        rows, nodes, n, fanout, drawKey, offsets, [&](int64_t total) {
+          return served = servedNeighbors.get<int64_t>(total);
+        });
+    return served;
+  }
+
+  void *exchangeBuffer(Exchange use, size_t bytes) override {
+    useDevice();
+    kernels::cuda::DeviceArray &buffer =
+        use == Exchange::ReceivedNeighbors ? receivedNeighbors
+        : use == Exchange::SentRows        ? sentRows
+                                           : receivedRows;
+    return buffer.get<char>(int64_t(bytes));
+  }
+
+  void copyToHost(const void *deviceData, size_t bytes, void *host) override {
+    if (bytes == 0)
+      return;
+    useDevice();
+    check(cudaMemcpy(host, deviceData, bytes, cudaMemcpyDeviceToHost),
+          "copy of the received neighbours to the host");
+  }
+
+  void copyDeviceRows(const float *rows, const int64_t *toRows, int64_t count,
+                      float *out) override {
+    if (count <= 0)
+      return;
+    std::lock_guard<std::mutex> lock(indexMutex);
+    useDevice();
+    const int64_t *to = toIndex.upload(toRows, count);
+    copyFeatureRows(rows, width, identityRows(count), to, count, out);
     finishRows();
   }
 
   void finishRows() override {
     check(cudaStreamSynchronize(kernels::cuda::currentStream()),
           "gather of a batch's input rows");
+  }
+
+  std::string graphPlacement() const override {
+    const std::string bytes = megabytes(sampler.graphBytes());
+    if (!sampler.readsZeroCopy())
+      return "the graph's CSR in device memory (" + bytes + ")";
+    return "the graph's CSR read zero-copy from pinned host memory (its " +
+           bytes + " exceed the device graph budget of " +
+           megabytes(budgetOf("GNNRT_DEVICE_GRAPH_BUDGET_MB")) + ")";
   }
 
   std::string deviceName() const override {
@@ -152,8 +209,19 @@ private:
 
   void useDevice() const { check(cudaSetDevice(device), "device selection"); }
 
-  static int64_t rowBudget() {
-    if (const char *mb = std::getenv("GNNRT_DEVICE_FEATURE_BUDGET_MB"))
+  /// 0, 1, .., count - 1 on the device (the rows of a staged or received
+  /// buffer, in order). Called with indexMutex held.
+  const int64_t *identityRows(int64_t count) {
+    std::vector<int64_t> identity(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i)
+      identity[size_t(i)] = i;
+    return fromIndex.upload(identity.data(), count);
+  }
+
+  /// $variable megabytes if set, else half of the device's free memory
+  /// (the rest is for the model's workspace and the batches).
+  static int64_t budgetOf(const char *variable) {
+    if (const char *mb = std::getenv(variable))
       return int64_t(std::strtod(mb, nullptr) * 1e6);
     size_t freeBytes = 0, totalBytes = 0;
     check(cudaMemGetInfo(&freeBytes, &totalBytes), "query of free memory");
@@ -169,6 +237,9 @@ private:
   /// Index and staging buffers of one copy at a time.
   std::mutex indexMutex;
   kernels::cuda::DeviceArray fromIndex, toIndex, fetched;
+  /// The exchanges' device buffers (one assembler uses them at a time).
+  kernels::cuda::DeviceArray servedNeighbors, receivedNeighbors, sentRows,
+      receivedRows;
 };
 
 } // namespace

@@ -19,8 +19,9 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -40,11 +41,43 @@ inline void check(cudaError_t status, const char *what) {
   kernels::cuda::checkCuda(status, what);
 }
 
+/// Mapped pinned host memory (cudaHostAllocMapped): the host writes it,
+/// kernels read it zero-copy through its device address.
+class PinnedMemory {
+public:
+  PinnedMemory() = default;
+  PinnedMemory(const PinnedMemory &) = delete;
+  PinnedMemory &operator=(const PinnedMemory &) = delete;
+  ~PinnedMemory() {
+    // At exit the driver may be gone first: errors are ignored.
+    if (host)
+      cudaFreeHost(host);
+  }
+  /// `bytes` of it; returns the host address (device() is the kernels').
+  char *allocate(size_t bytes) {
+    check(cudaHostAlloc(reinterpret_cast<void **>(&host),
+                        std::max<size_t>(bytes, 1), cudaHostAllocMapped),
+          "allocation of mapped pinned memory for the graph");
+    check(cudaHostGetDevicePointer(reinterpret_cast<void **>(&deviceAddress),
+                                   host, 0),
+          "device address of the graph's pinned memory");
+    return host;
+  }
+  const char *device() const { return deviceAddress; }
+
+private:
+  char *host = nullptr, *deviceAddress = nullptr;
+};
+
 /// The CSR on the device.
 struct DeviceCsr {
   const int64_t *offsets;
   const int32_t *neighbors;
   const int64_t *globalIds; ///< null: row ids are global ids
+  /// A typed graph's relation of each entry (null: untyped), of
+  /// numRelations.
+  const int32_t *edgeType;
+  int64_t numRelations;
 };
 
 } // namespace devicesampler
@@ -61,6 +94,14 @@ cudaStream_t stream() { return kernels::cuda::currentStream(); }
 
 __device__ inline int64_t neighborAt(const DeviceCsr &g, int64_t k) {
   return g.globalIds ? g.globalIds[g.neighbors[k]] : int64_t(g.neighbors[k]);
+}
+
+/// What a draw of entry k reports: its neighbour, of a typed graph with the
+/// entry's relation as neighbour * numRelations + relation (the encoding
+/// MiniBatchAssembler's host draws use).
+__device__ inline int64_t drawnAt(const DeviceCsr &g, int64_t k) {
+  const int64_t v = neighborAt(g, k);
+  return g.edgeType ? v * g.numRelations + g.edgeType[k] : v;
 }
 
 /// How many neighbours `row` gets (NeighborSampler.cpp's sampleRow).
@@ -99,7 +140,7 @@ __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier,
     int64_t *picked = out + offsets[j];
     if (fanout == -1 || (!replace && degree <= fanout)) {
       for (int64_t k = 0; k < degree; ++k)
-        picked[k] = neighborAt(g, begin + k);
+        picked[k] = drawnAt(g, begin + k);
       continue;
     }
     if (degree == 0)
@@ -107,7 +148,7 @@ __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier,
     CounterRng rng(drawKey, uint64_t(streams ? streams[j] : row));
     if (replace) {
       for (int64_t i = 0; i < fanout; ++i)
-        picked[i] = neighborAt(g, begin + drawBelow(rng, uint64_t(degree)));
+        picked[i] = drawnAt(g, begin + drawBelow(rng, uint64_t(degree)));
       continue;
     }
     // Floyd: for j = d-k .. d-1 draw t in [0, j]; take t, or j if t was
@@ -120,7 +161,7 @@ __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier,
       picked[i] = taken ? at : t;
     }
     for (int64_t i = 0; i < fanout; ++i)
-      picked[i] = neighborAt(g, begin + picked[i]);
+      picked[i] = drawnAt(g, begin + picked[i]);
   }
 }
 
@@ -144,6 +185,141 @@ __global__ void copyRowsKernel(const float *table, int64_t width,
   }
 }
 
+//===--- Deduplication on the device (sampleBatch) ------------------------===//
+//
+// BlockBuilder's rule, in parallel: a hop's new nodes are its neighbours
+// not yet in the batch, numbered in order of first appearance in the hop's
+// neighbour list; each edge's source is its neighbour's local id, and each
+// destination's sources are sorted. The first appearance of node v is the
+// smallest position k with neighbors[k] == v (an atomicMin into a table by
+// global id), so the numbering does not depend on thread timing.
+
+/// Threads of the one block that scans.
+constexpr int kScanThreads = 256;
+
+__device__ inline int64_t smaller(int64_t a, int64_t b) {
+  return a < b ? a : b;
+}
+
+/// out[k] = in[0] + .. + in[k - 1] for k <= n (out[n]: the total). One
+/// block; each thread sums a contiguous chunk, the chunks' sums are scanned
+/// in shared memory, then each thread writes its chunk's prefixes.
+__global__ void exclusiveScanKernel(const int64_t *in, int64_t n,
+                                    int64_t *out) {
+  __shared__ int64_t partial[kScanThreads];
+  const int t = int(threadIdx.x);
+  const int64_t chunk = (n + kScanThreads - 1) / kScanThreads;
+  const int64_t begin = smaller(n, int64_t(t) * chunk),
+                end = smaller(n, begin + chunk);
+  int64_t sum = 0;
+  for (int64_t k = begin; k < end; ++k)
+    sum += in[k];
+  partial[t] = sum;
+  __syncthreads();
+  if (t == 0) {
+    int64_t run = 0;
+    for (int i = 0; i < kScanThreads; ++i) {
+      const int64_t v = partial[i];
+      partial[i] = run;
+      run += v;
+    }
+    out[n] = run;
+  }
+  __syncthreads();
+  int64_t run = partial[t];
+  for (int64_t k = begin; k < end; ++k) {
+    const int64_t v = in[k];
+    out[k] = run;
+    run += v;
+  }
+}
+
+/// The batch's seeds: nodes[i] = seeds[i], local id i.
+__global__ void seedKernel(const int64_t *seeds, int64_t n, int32_t *localOf,
+                           int64_t *nodes) {
+  for (int64_t i = globalThread(); i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    localOf[seeds[i]] = int32_t(i);
+    nodes[i] = seeds[i];
+  }
+}
+
+/// firstAt[v]: the first position of each neighbour not yet in the batch.
+__global__ void firstAppearanceKernel(const int64_t *neighbors, int64_t e,
+                                      const int32_t *localOf,
+                                      unsigned long long *firstAt) {
+  for (int64_t k = globalThread(); k < e;
+       k += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t v = neighbors[k];
+    if (localOf[v] < 0)
+      atomicMin(&firstAt[v], (unsigned long long)k);
+  }
+}
+
+/// isNew[k]: position k is its new node's first appearance.
+__global__ void newNodeFlagsKernel(const int64_t *neighbors, int64_t e,
+                                   const int32_t *localOf,
+                                   const unsigned long long *firstAt,
+                                   int64_t *isNew) {
+  for (int64_t k = globalThread(); k < e;
+       k += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t v = neighbors[k];
+    isNew[k] = localOf[v] < 0 && firstAt[v] == (unsigned long long)k;
+  }
+}
+
+/// The new nodes after the `known` ones, in order of first appearance.
+__global__ void appendNewNodesKernel(const int64_t *neighbors, int64_t e,
+                                     const int64_t *isNew,
+                                     const int64_t *newIndex, int64_t known,
+                                     int32_t *localOf, int64_t *nodes) {
+  for (int64_t k = globalThread(); k < e; k += int64_t(gridDim.x) * blockDim.x)
+    if (isNew[k]) {
+      const int64_t local = known + newIndex[k];
+      localOf[neighbors[k]] = int32_t(local);
+      nodes[local] = neighbors[k];
+    }
+}
+
+/// Each edge's local source; firstAt is reset for the next hop.
+__global__ void localSourcesKernel(const int64_t *neighbors, int64_t e,
+                                   const int32_t *localOf,
+                                   unsigned long long *firstAt,
+                                   int32_t *edgeSrc) {
+  for (int64_t k = globalThread(); k < e;
+       k += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t v = neighbors[k];
+    edgeSrc[k] = localOf[v];
+    firstAt[v] = ~0ull;
+  }
+}
+
+/// Each destination's sources in ascending order (BlockBuilder's
+/// sortSources; a row holds at most a fanout of them, or one node's
+/// in-edges).
+__global__ void sortSourcesKernel(const int64_t *offsets, int64_t numDst,
+                                  int32_t *edgeSrc) {
+  for (int64_t j = globalThread(); j < numDst;
+       j += int64_t(gridDim.x) * blockDim.x) {
+    int32_t *row = edgeSrc + offsets[j];
+    const int64_t n = offsets[j + 1] - offsets[j];
+    for (int64_t i = 1; i < n; ++i) {
+      const int32_t v = row[i];
+      int64_t at = i;
+      for (; at > 0 && row[at - 1] > v; --at)
+        row[at] = row[at - 1];
+      row[at] = v;
+    }
+  }
+}
+
+/// Clears the batch's nodes from the table for the next batch.
+__global__ void unmarkKernel(const int64_t *nodes, int64_t n,
+                             int32_t *localOf) {
+  for (int64_t i = globalThread(); i < n; i += int64_t(gridDim.x) * blockDim.x)
+    localOf[nodes[i]] = -1;
+}
+
 [[noreturn]] void throwSamplerError(const std::string &message) {
   throwDataError("device sampler", 0, message);
 }
@@ -151,13 +327,24 @@ __global__ void copyRowsKernel(const float *table, int64_t width,
 } // namespace
 
 struct DeviceNeighborSampler::Device {
-  DeviceArray offsets, neighbors, globalIds;
+  /// The CSR's arrays in device memory, or all of them in `pinned`.
+  DeviceArray offsets, neighbors, globalIds, edgeTypes;
+  devicesampler::PinnedMemory pinned;
   DeviceCsr csr{};
   /// Per hop, kept across batches: the rows and their streams, the counts
   /// and offsets, the neighbour ids; one hop at a time uses them.
   mutable std::mutex hop;
   mutable DeviceArray frontier, streams, counts, hopOffsets, hopNeighbors;
   mutable std::vector<int64_t> hostCounts;
+  /// sampleBatch's deduplication: by global id, each node's local id in
+  /// the batch (-1: not in it) and a hop's first appearance of it (all
+  /// ones: none), allocated on first use; the batch's nodes (two arrays
+  /// used by turns: a grown one takes the other's contents); per hop, the
+  /// new-node flags and their prefix sums; per layer, the block.
+  mutable DeviceArray localOf, firstAt, nodes[2], isNew, newIndex;
+  mutable int current = 0;
+  mutable bool tablesReady = false;
+  mutable std::vector<std::unique_ptr<DeviceArray>> blockOffsets, blockSources;
 };
 
 namespace {
@@ -173,31 +360,63 @@ void checkFanout(int64_t fanout, int layer) {
 
 DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
                                              int64_t numGlobalNodes,
-                                             SamplerOptions options)
+                                             SamplerOptions options,
+                                             int64_t graphBudgetBytes)
     : numNodes(numGlobalNodes), opts(std::move(options)),
       device(std::make_unique<Device>()) {
   if (!adj.globalIds && adj.numRows != numGlobalNodes)
     throwSamplerError("the adjacency has " + std::to_string(adj.numRows) +
                       " rows for " + std::to_string(numGlobalNodes) +
                       " nodes (row v must be node v)");
-  if (adj.edgeType)
-    throwSamplerError("typed (heterogeneous) graphs are sampled on the host "
-                      "only so far");
+  if (adj.perRelation)
+    throwSamplerError("relations sampled on their own (per_relation, "
+                      "relation_fanout) are drawn on the host only so far");
   for (size_t i = 0; i < opts.fanouts.size(); ++i)
     checkFanout(opts.fanouts[i], int(i));
   const int64_t edges = adj.offsets[adj.numRows];
   Device &d = *device;
-  d.csr.offsets = d.offsets.upload(adj.offsets, adj.numRows + 1);
-  d.csr.neighbors = d.neighbors.upload(adj.neighbors, edges);
   // A partition's neighbours are local ids, owned rows first, then the
   // halo: the id table covers the largest one named.
   int64_t ids = adj.numRows;
   if (adj.globalIds)
     for (int64_t k = 0; k < edges; ++k)
       ids = std::max(ids, int64_t(adj.neighbors[k]) + 1);
-  d.csr.globalIds =
-      adj.globalIds ? d.globalIds.upload(adj.globalIds, ids) : nullptr;
+  // The four arrays, each at a 256-byte boundary of one pinned block.
+  auto aligned = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
+  const int64_t offsetBytes = (adj.numRows + 1) * int64_t(sizeof(int64_t)),
+                neighborBytes = edges * int64_t(sizeof(int32_t)),
+                idBytes = adj.globalIds ? ids * int64_t(sizeof(int64_t)) : 0,
+                typeBytes = adj.edgeType ? neighborBytes : 0;
+  csrBytes = offsetBytes + neighborBytes + idBytes + typeBytes;
+  zeroCopy = graphBudgetBytes >= 0 && csrBytes > graphBudgetBytes;
   rowsAreNodes = adj.numRows == numGlobalNodes;
+  typedRows = adj.edgeType != nullptr;
+  d.csr.numRelations = adj.numRelations;
+  if (!zeroCopy) {
+    d.csr.offsets = d.offsets.upload(adj.offsets, adj.numRows + 1);
+    d.csr.neighbors = d.neighbors.upload(adj.neighbors, edges);
+    d.csr.globalIds =
+        adj.globalIds ? d.globalIds.upload(adj.globalIds, ids) : nullptr;
+    d.csr.edgeType = d.edgeTypes.upload(adj.edgeType, edges);
+    return;
+  }
+  const int64_t neighborsAt = aligned(offsetBytes),
+                idsAt = neighborsAt + aligned(neighborBytes),
+                typesAt = idsAt + aligned(idBytes);
+  char *host = d.pinned.allocate(size_t(typesAt + typeBytes));
+  std::memcpy(host, adj.offsets, size_t(offsetBytes));
+  std::memcpy(host + neighborsAt, adj.neighbors, size_t(neighborBytes));
+  if (adj.globalIds)
+    std::memcpy(host + idsAt, adj.globalIds, size_t(idBytes));
+  if (adj.edgeType)
+    std::memcpy(host + typesAt, adj.edgeType, size_t(typeBytes));
+  const char *at = d.pinned.device();
+  d.csr.offsets = reinterpret_cast<const int64_t *>(at);
+  d.csr.neighbors = reinterpret_cast<const int32_t *>(at + neighborsAt);
+  d.csr.globalIds =
+      adj.globalIds ? reinterpret_cast<const int64_t *>(at + idsAt) : nullptr;
+  d.csr.edgeType =
+      adj.edgeType ? reinterpret_cast<const int32_t *>(at + typesAt) : nullptr;
 }
 
 DeviceNeighborSampler::~DeviceNeighborSampler() = default;
@@ -208,6 +427,9 @@ void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
   if (!rowsAreNodes)
     throwSamplerError("sample() needs row v to be node v; sample a "
                       "partition's rows with sampleRows");
+  if (typedRows)
+    throwSamplerError("sample() builds untyped blocks; sample a typed "
+                      "graph's rows with sampleRows");
   const int numLayers = int(opts.fanouts.size());
   builder.start(seeds, numSeeds, numLayers, out);
   std::vector<int64_t> offsets, neighbors;
@@ -221,18 +443,17 @@ void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
   builder.finish();
 }
 
-void DeviceNeighborSampler::sampleRows(const int64_t *rows,
-                                       const int64_t *nodes, int64_t n,
-                                       int64_t fanout, uint64_t drawKey,
-                                       std::vector<int64_t> &offsets,
-                                       std::vector<int64_t> &neighbors) const {
+const int64_t *
+DeviceNeighborSampler::drawHop(const int64_t *rows, const int64_t *nodes,
+                               int64_t n, int64_t fanout, uint64_t drawKey,
+                               std::vector<int64_t> &offsets,
+                               std::unique_lock<std::mutex> &turn) const {
   checkFanout(fanout, 0);
   Device &d = *device;
-  std::lock_guard<std::mutex> lock(d.hop);
+  turn = std::unique_lock<std::mutex>(d.hop);
   offsets.assign(size_t(n) + 1, 0);
-  neighbors.clear();
   if (n <= 0)
-    return;
+    return nullptr;
   const int64_t *frontier = d.frontier.upload(rows, n);
   const int64_t *streams = d.streams.upload(nodes, n);
   int64_t *counts = d.counts.get<int64_t>(n);
@@ -257,12 +478,228 @@ void DeviceNeighborSampler::sampleRows(const int64_t *rows,
   (d.csr, frontier, streams, n, fanout, opts.replace, drawKey, deviceOffsets,
    deviceNeighbors);
   kernels::cuda::checkLaunch("sampler draws");
+  return deviceNeighbors;
+}
+
+namespace {
+
+/// One int64 of device memory, read on the host (a hop's total).
+int64_t readBack(const int64_t *value) {
+  int64_t host = 0;
+  check(cudaMemcpyAsync(&host, value, sizeof host, cudaMemcpyDeviceToHost,
+                        stream()),
+        "copy of a count");
+  check(cudaStreamSynchronize(stream()), "sampler");
+  return host;
+}
+
+/// out[0..n] = the exclusive prefix sums of in[0..n), out[n] the total.
+void exclusiveScan(const int64_t *in, int64_t n, int64_t *out) {
+  GNNRT_LAUNCH(1, kScanThreads, 0, stream(), exclusiveScanKernel)(in, n, out);
+  kernels::cuda::checkLaunch("sampler scan");
+}
+
+} // namespace
+
+void DeviceNeighborSampler::sampleBatch(const int64_t *seeds, int64_t numSeeds,
+                                        const std::vector<int64_t> &fanouts,
+                                        const SampleKey &key,
+                                        SampledBatch &out) const {
+  if (!rowsAreNodes)
+    throwSamplerError("sampleBatch() needs row v to be node v");
+  if (typedRows)
+    throwSamplerError("sampleBatch() builds untyped blocks; sample a typed "
+                      "graph's rows with sampleRows");
+  for (size_t i = 0; i < fanouts.size(); ++i)
+    checkFanout(fanouts[i], int(i));
+  // BlockBuilder's checks of the seeds, on the host copy.
+  std::vector<int64_t> sorted(seeds, seeds + numSeeds);
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i] < 0 || sorted[i] >= numNodes ||
+        (i > 0 && sorted[i] == sorted[i - 1]))
+      throwSamplerError(
+          "seed " + std::to_string(sorted[i]) +
+          (sorted[i] < 0 || sorted[i] >= numNodes
+               ? " out of range [0, " + std::to_string(numNodes) + ")"
+               : std::string(" appears twice in the batch")));
+  Device &d = *device;
+  std::lock_guard<std::mutex> lock(d.hop);
+  auto fresh = [](DeviceArray &a, int64_t bytes) {
+    void *p = a.get<char>(bytes);
+    check(cudaMemset(p, 0xff, size_t(bytes)), "clear of the sampler's table");
+  };
+  if (!d.tablesReady) {
+    // First batch: every node unseen (-1), no first appearance (all ones).
+    fresh(d.localOf, numNodes * int64_t(sizeof(int32_t)));
+    fresh(d.firstAt, numNodes * int64_t(sizeof(unsigned long long)));
+    d.tablesReady = true;
+  }
+  const int layers = int(fanouts.size());
+  while (int(d.blockOffsets.size()) < layers) {
+    d.blockOffsets.push_back(std::make_unique<DeviceArray>());
+    d.blockSources.push_back(std::make_unique<DeviceArray>());
+  }
+  int32_t *localOf = d.localOf.get<int32_t>(numNodes);
+  auto *firstAt = d.firstAt.get<unsigned long long>(numNodes);
+  int64_t capacity = numSeeds;
+  int64_t *nodes = d.nodes[d.current].get<int64_t>(capacity);
+  const int64_t *deviceSeeds = d.frontier.upload(seeds, numSeeds);
+  if (numSeeds > 0) {
+    GNNRT_LAUNCH_WITHOUT_BARRIERS(kernels::cuda::generatedGrid(numSeeds),
+                                  kernels::cuda::kGeneratedBlock, 0, stream(),
+                                  seedKernel)
+    (deviceSeeds, numSeeds, localOf, nodes);
+    kernels::cuda::checkLaunch("sampler seeds");
+  }
+  out.nodes.clear();
+  out.levelSizes.assign(size_t(layers) + 1, 0);
+  out.levelSizes[size_t(layers)] = numSeeds;
+  int64_t known = numSeeds;
+  std::vector<int64_t> edgesOf(static_cast<size_t>(layers), 0);
+  auto launch = [](int64_t items) {
+    return kernels::cuda::generatedGrid(items);
+  };
+  constexpr int block = kernels::cuda::kGeneratedBlock;
+  // Hop h samples block layers - h: the seeds' hop first. The frontier
+  // (all nodes so far) stays on the device from hop to hop.
+  for (int layer = layers - 1; layer >= 0; --layer) {
+    const int64_t numDst = known;
+    const int64_t fanout = fanouts[size_t(layer)];
+    int64_t *counts = d.counts.get<int64_t>(numDst);
+    auto *offsets = d.blockOffsets[size_t(layer)]->get<int64_t>(numDst + 1);
+    if (numDst > 0) {
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(numDst), block, 0, stream(),
+                                    countKernel)
+      (d.csr, nodes, numDst, fanout, opts.replace, counts);
+      kernels::cuda::checkLaunch("sampler count");
+    }
+    exclusiveScan(counts, numDst, offsets);
+    const int64_t e = readBack(offsets + numDst);
+    edgesOf[size_t(layer)] = e;
+    int64_t *neighbors = d.hopNeighbors.get<int64_t>(e);
+    auto *edgeSrc = d.blockSources[size_t(layer)]->get<int32_t>(e);
+    int64_t added = 0;
+    if (e > 0) {
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(numDst), block, 0, stream(),
+                                    sampleKernel)
+      (d.csr, nodes, nullptr, numDst, fanout, opts.replace,
+       sampleDrawKey(key, layer), offsets, neighbors);
+      kernels::cuda::checkLaunch("sampler draws");
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
+                                    firstAppearanceKernel)
+      (neighbors, e, localOf, firstAt);
+      kernels::cuda::checkLaunch("sampler first appearances");
+      int64_t *isNew = d.isNew.get<int64_t>(e);
+      int64_t *newIndex = d.newIndex.get<int64_t>(e + 1);
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
+                                    newNodeFlagsKernel)
+      (neighbors, e, localOf, firstAt, isNew);
+      kernels::cuda::checkLaunch("sampler new nodes");
+      exclusiveScan(isNew, e, newIndex);
+      added = readBack(newIndex + e);
+      if (known + added > capacity) {
+        // The nodes so far move to the other array, grown.
+        const int other = 1 - d.current;
+        capacity = 2 * (known + added);
+        int64_t *grown = d.nodes[other].get<int64_t>(capacity);
+        check(cudaMemcpyAsync(grown, nodes, size_t(known) * sizeof(int64_t),
+                              cudaMemcpyDeviceToDevice, stream()),
+              "copy of the batch's nodes");
+        d.current = other;
+        nodes = grown;
+      }
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
+                                    appendNewNodesKernel)
+      (neighbors, e, isNew, newIndex, known, localOf, nodes);
+      kernels::cuda::checkLaunch("sampler new nodes");
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
+                                    localSourcesKernel)
+      (neighbors, e, localOf, firstAt, edgeSrc);
+      kernels::cuda::checkLaunch("sampler local sources");
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(numDst), block, 0, stream(),
+                                    sortSourcesKernel)
+      (offsets, numDst, edgeSrc);
+      kernels::cuda::checkLaunch("sampler source order");
+    }
+    known += added;
+    out.levelSizes[size_t(layer)] = known;
+  }
+  // The finished batch comes to the host once: its nodes and blocks.
+  out.nodes.resize(size_t(known));
+  if (known > 0)
+    check(cudaMemcpyAsync(out.nodes.data(), nodes,
+                          size_t(known) * sizeof(int64_t),
+                          cudaMemcpyDeviceToHost, stream()),
+          "copy of the batch's nodes");
+  std::vector<std::vector<int64_t>> hostOffsets(static_cast<size_t>(layers));
+  std::vector<std::vector<int32_t>> hostSources(static_cast<size_t>(layers));
+  for (int layer = 0; layer < layers; ++layer) {
+    const int64_t numDst = out.levelSizes[size_t(layer) + 1];
+    const int64_t e = edgesOf[size_t(layer)];
+    hostOffsets[size_t(layer)].resize(size_t(numDst) + 1);
+    hostSources[size_t(layer)].resize(size_t(e));
+    check(cudaMemcpyAsync(hostOffsets[size_t(layer)].data(),
+                          d.blockOffsets[size_t(layer)]->get<int64_t>(0),
+                          size_t(numDst + 1) * sizeof(int64_t),
+                          cudaMemcpyDeviceToHost, stream()),
+          "copy of a block");
+    if (e > 0)
+      check(cudaMemcpyAsync(hostSources[size_t(layer)].data(),
+                            d.blockSources[size_t(layer)]->get<int32_t>(0),
+                            size_t(e) * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                            stream()),
+            "copy of a block");
+  }
+  if (known > 0) {
+    GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(known), block, 0, stream(),
+                                  unmarkKernel)
+    (nodes, known, localOf);
+    kernels::cuda::checkLaunch("sampler unmark");
+  }
+  check(cudaStreamSynchronize(stream()), "sampler");
+  out.blocks.resize(size_t(layers));
+  out.views.clear();
+  for (int layer = 0; layer < layers; ++layer)
+    out.blocks[size_t(layer)].assignCsr(
+        out.levelSizes[size_t(layer)], out.levelSizes[size_t(layer) + 1],
+        hostOffsets[size_t(layer)], hostSources[size_t(layer)]);
+  for (const GraphStorage &b : out.blocks)
+    out.views.push_back(b.view());
+}
+
+void DeviceNeighborSampler::sampleRows(const int64_t *rows,
+                                       const int64_t *nodes, int64_t n,
+                                       int64_t fanout, uint64_t drawKey,
+                                       std::vector<int64_t> &offsets,
+                                       std::vector<int64_t> &neighbors) const {
+  std::unique_lock<std::mutex> turn;
+  const int64_t *drawn =
+      drawHop(rows, nodes, n, fanout, drawKey, offsets, turn);
+  const int64_t total = offsets.back();
   neighbors.resize(size_t(total));
   if (total > 0)
-    check(cudaMemcpyAsync(neighbors.data(), deviceNeighbors,
+    check(cudaMemcpyAsync(neighbors.data(), drawn,
                           size_t(total) * sizeof(int64_t),
                           cudaMemcpyDeviceToHost, stream()),
           "copy of the sampled neighbours");
+  check(cudaStreamSynchronize(stream()), "sampler draws");
+}
+
+void DeviceNeighborSampler::sampleRowsToDevice(
+    const int64_t *rows, const int64_t *nodes, int64_t n, int64_t fanout,
+    uint64_t drawKey, std::vector<int64_t> &offsets,
+    const std::function<int64_t *(int64_t)> &room) const {
+  std::unique_lock<std::mutex> turn;
+  const int64_t *drawn =
+      drawHop(rows, nodes, n, fanout, drawKey, offsets, turn);
+  const int64_t total = offsets.back();
+  int64_t *copy = room(total);
+  if (total > 0)
+    check(cudaMemcpyAsync(copy, drawn, size_t(total) * sizeof(int64_t),
+                          cudaMemcpyDeviceToDevice, stream()),
+          "copy of the sampled neighbours");
+  // The next hop reuses the sampler's arrays once `turn` is released.
   check(cudaStreamSynchronize(stream()), "sampler draws");
 }
 

@@ -67,6 +67,32 @@ TEST(CudaEmulationRuntime, CopiesCheckDirectionAndBounds) {
             std::string::npos);
 }
 
+// Zero-copy: a mapped pinned allocation has a device address kernels read;
+// one allocated without cudaHostAllocMapped, or plain host memory, has none.
+TEST(CudaEmulationRuntime, MappedPinnedMemoryHasADevicePointer) {
+  void *mapped = nullptr, *unmapped = nullptr, *device = nullptr;
+  ASSERT_EQ(cudaHostAlloc(&mapped, 64, cudaHostAllocMapped), cudaSuccess);
+  ASSERT_EQ(cudaHostAlloc(&unmapped, 64, cudaHostAllocDefault), cudaSuccess);
+  ASSERT_EQ(cudaHostGetDevicePointer(&device, mapped, 0), cudaSuccess);
+  EXPECT_EQ(device, mapped);
+  EXPECT_EQ(cudaHostGetDevicePointer(&device, unmapped, 0),
+            cudaErrorInvalidValue);
+  EXPECT_NE(lastMessage(cudaErrorInvalidValue)
+                .find("was allocated without cudaHostAllocMapped"),
+            std::string::npos);
+  std::vector<char> plain(64);
+  EXPECT_EQ(cudaHostGetDevicePointer(&device, plain.data(), 0),
+            cudaErrorInvalidValue);
+  EXPECT_NE(lastMessage(cudaErrorInvalidValue)
+                .find("is not a pointer cudaHostAlloc returned"),
+            std::string::npos);
+  EXPECT_EQ(cudaHostGetDevicePointer(&device, mapped, 1),
+            cudaErrorInvalidValue);
+  cudaGetLastError();
+  EXPECT_EQ(cudaFreeHost(mapped), cudaSuccess);
+  EXPECT_EQ(cudaFreeHost(unmapped), cudaSuccess);
+}
+
 TEST(CudaEmulationRuntime, StreamsAndEventsAreCheckedHandles) {
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);

@@ -4,7 +4,10 @@
 // the same key, DeviceNeighborSampler's blocks equal NeighborSampler's edge
 // for edge, in every mode (a fanout, all neighbours, with replacement, a
 // fanout above the CPU's linear-scan limit of 64 on a hub, isolated seeds),
-// and a batch's feature rows gathered on the device are the host's rows.
+// and a batch's feature rows gathered on the device are the host's rows;
+// a hop's draws left on the device for a peer are the same draws, and so
+// are those read zero-copy from a CSR in pinned host memory, and so are the
+// blocks deduplicated on the device (sampleBatch).
 // Compiled natively (skips without a device) and over the emulation.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +18,7 @@
 
 #include "gnnrt/support/Error.h"
 
+#include <memory>
 #include <set>
 
 using namespace gnnrt;
@@ -78,20 +82,66 @@ TEST(DeviceSampler, SameBlocksAsCpuSampler) {
     options.replace = replace;
     const NeighborSampler cpu(Adjacency::of(view), view.numDst, options);
     const DeviceNeighborSampler gpu(Adjacency::of(view), view.numDst, options);
+    // A graph budget of 0 bytes: the CSR stays in pinned host memory, read
+    // zero-copy.
+    const DeviceNeighborSampler zeroCopy(Adjacency::of(view), view.numDst,
+                                         options, /*graphBudgetBytes=*/0);
+    EXPECT_FALSE(gpu.readsZeroCopy());
+    EXPECT_TRUE(zeroCopy.readsZeroCopy());
     BlockBuilder cpuBuilder(view.numDst), gpuBuilder(view.numDst);
     for (uint64_t epoch = 0; epoch < 2; ++epoch) {
       const SampleKey key{11, epoch, 3};
-      SampledBatch a, b;
+      SampledBatch a, b, c;
       cpu.sample(seeds.data(), int64_t(seeds.size()), key, cpuBuilder, a);
       gpu.sample(seeds.data(), int64_t(seeds.size()), key, gpuBuilder, b);
+      zeroCopy.sample(seeds.data(), int64_t(seeds.size()), key, gpuBuilder, c);
       SCOPED_TRACE("fanouts " + std::to_string(fanouts.back()) +
                    (replace ? " with replacement" : ""));
       expectSameBatch(a, b);
+      expectSameBatch(a, c);
+      // Deduplicated on the device, from both placements of the CSR.
+      SampledBatch onDevice, fromPinned;
+      gpu.sampleBatch(seeds.data(), int64_t(seeds.size()), fanouts, key,
+                      onDevice);
+      zeroCopy.sampleBatch(seeds.data(), int64_t(seeds.size()), fanouts, key,
+                           fromPinned);
+      expectSameBatch(a, onDevice);
+      expectSameBatch(a, fromPinned);
       EXPECT_GT(b.sampledEdges(), 0);
       ++batches;
     }
   }
   EXPECT_EQ(batches, 12);
+}
+
+// Device deduplication keeps BlockBuilder's contract on bad seeds, and its
+// tables are clean between batches (a batch after a big one is the CPU's).
+TEST(DeviceSampler, SampleBatchChecksSeedsAndReusesItsTables) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = testGraph();
+  const GraphView view = graph.view();
+  SamplerOptions options;
+  options.fanouts = {3, 3};
+  const DeviceNeighborSampler gpu(Adjacency::of(view), view.numDst, options);
+  const NeighborSampler cpu(Adjacency::of(view), view.numDst, options);
+  SampledBatch batch;
+  const std::vector<int64_t> twice = {4, 9, 4}, outside = {4, 300};
+  EXPECT_THROW(gpu.sampleBatch(twice.data(), 3, {3, 3}, SampleKey{}, batch),
+               DataError);
+  EXPECT_THROW(gpu.sampleBatch(outside.data(), 2, {3, 3}, SampleKey{}, batch),
+               DataError);
+  std::vector<int64_t> all;
+  for (int64_t v = 0; v < view.numDst; ++v)
+    all.push_back(v);
+  gpu.sampleBatch(all.data(), int64_t(all.size()), {-1, -1}, SampleKey{},
+                  batch);
+  EXPECT_EQ(int64_t(batch.nodes.size()), view.numDst);
+  const std::vector<int64_t> few = {0, 42};
+  BlockBuilder builder(view.numDst);
+  SampledBatch expected;
+  cpu.sample(few.data(), 2, SampleKey{3, 1, 4}, builder, expected);
+  gpu.sampleBatch(few.data(), 2, {3, 3}, SampleKey{3, 1, 4}, batch);
+  expectSameBatch(expected, batch);
 }
 
 TEST(DeviceSampler, DifferentKeysDrawDifferentBlocks) {
@@ -131,6 +181,8 @@ TEST(DeviceSampler, SampleRowsDrawsAPartitionsRowsAsTheCpuDoes) {
     SamplerOptions options;
     options.replace = replace;
     const DeviceNeighborSampler gpu(adj, idSpace, options);
+    const DeviceNeighborSampler zeroCopy(adj, idSpace, options,
+                                         /*graphBudgetBytes=*/0);
     for (int64_t fanout : {int64_t(4), int64_t(-1), int64_t(90)}) {
       const SampleKey key{5, 2, 7};
       std::vector<int64_t> offsets, neighbors, expected;
@@ -147,6 +199,28 @@ TEST(DeviceSampler, SampleRowsDrawsAPartitionsRowsAsTheCpuDoes) {
       EXPECT_EQ(neighbors, expected)
           << "fanout " << fanout << (replace ? " with replacement" : "");
       EXPECT_FALSE(neighbors.empty());
+      // The same draws left on the device (what a rank sends its peers
+      // over NCCL).
+      std::vector<int64_t> deviceOffsets;
+      std::unique_ptr<DeviceArray<int64_t>> onDevice;
+      gpu.sampleRowsToDevice(
+          rows.data(), nodes.data(), int64_t(rows.size()), fanout,
+          sampleDrawKey(key, 1), deviceOffsets, [&](int64_t total) {
+            onDevice = std::make_unique<DeviceArray<int64_t>>(size_t(total));
+            return onDevice->get();
+          });
+      EXPECT_EQ(deviceOffsets, offsets);
+      ASSERT_TRUE(onDevice);
+      const std::vector<int64_t> copied = onDevice->toHost();
+      EXPECT_EQ(copied, expected) << "fanout " << fanout << " on the device";
+      // The partition's CSR and id table read from pinned host memory.
+      std::vector<int64_t> pinnedOffsets, pinnedNeighbors;
+      zeroCopy.sampleRows(rows.data(), nodes.data(), int64_t(rows.size()),
+                          fanout, sampleDrawKey(key, 1), pinnedOffsets,
+                          pinnedNeighbors);
+      EXPECT_EQ(pinnedOffsets, offsets);
+      EXPECT_EQ(pinnedNeighbors, expected)
+          << "fanout " << fanout << " read zero-copy";
     }
   }
   // Rows that are not node ids: sample() would read the wrong rows.
@@ -206,13 +280,72 @@ TEST(DeviceSampler, RefusesTypedGraphsAndBadFanouts) {
               std::string::npos)
         << e.what();
   }
+  // Each relation drawing its own fanout is not on the device yet.
   options.fanouts = {3};
   std::vector<int32_t> types(size_t(view.numEdges), 0);
   view.edgeType = types.data();
   view.numRelations = 1;
-  EXPECT_THROW(
-      DeviceNeighborSampler(Adjacency::of(view), view.numDst, options),
-      DataError);
+  Adjacency perRelation = Adjacency::of(view);
+  const RelationPairs pairs;
+  perRelation.perRelation = &pairs;
+  try {
+    DeviceNeighborSampler sampler(perRelation, view.numDst, options);
+    FAIL() << "per-relation sampling was accepted";
+  } catch (const DataError &e) {
+    EXPECT_NE(std::string(e.what()).find("drawn on the host only so far"),
+              std::string::npos)
+        << e.what();
+  }
+  // A typed graph's blocks need the caller's BlockBuilder.
+  const DeviceNeighborSampler typed(Adjacency::of(view), view.numDst, options);
+  BlockBuilder builder(view.numDst);
+  SampledBatch batch;
+  const int64_t seed = 1;
+  EXPECT_THROW(typed.sample(&seed, 1, SampleKey{}, builder, batch), DataError);
+  EXPECT_THROW(typed.sampleBatch(&seed, 1, {3}, SampleKey{}, batch), DataError);
+}
+
+// A typed graph's draws report each neighbour's relation as neighbour *
+// relations + relation: the CPU's draws and types, from device memory and
+// read zero-copy.
+TEST(DeviceSampler, TypedRowsReportTheirRelations) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = testGraph();
+  GraphView view = graph.view();
+  const int32_t R = 3;
+  std::vector<int32_t> types(size_t(view.numEdges));
+  for (size_t k = 0; k < types.size(); ++k)
+    types[k] = int32_t((k * 7) % R);
+  view.edgeType = types.data();
+  view.numRelations = R;
+  const Adjacency adj = Adjacency::of(view);
+  std::vector<int64_t> rows = {0, 3, 17, 297, 150};
+  for (bool replace : {false, true}) {
+    SamplerOptions options;
+    options.replace = replace;
+    const DeviceNeighborSampler gpu(adj, view.numDst, options);
+    const DeviceNeighborSampler zeroCopy(adj, view.numDst, options, 0);
+    for (int64_t fanout : {int64_t(4), int64_t(-1)}) {
+      const SampleKey key{9, 1, 2};
+      std::vector<int64_t> expected;
+      std::vector<int32_t> expectedTypes;
+      for (int64_t r : rows)
+        sampleNeighbors(adj, r, r, fanout, replace, key, 0, expected,
+                        &expectedTypes);
+      ASSERT_EQ(expected.size(), expectedTypes.size());
+      for (size_t i = 0; i < expected.size(); ++i)
+        expected[i] = expected[i] * R + expectedTypes[i];
+      for (const DeviceNeighborSampler *sampler : {&gpu, &zeroCopy}) {
+        std::vector<int64_t> offsets, drawn;
+        sampler->sampleRows(rows.data(), nullptr, int64_t(rows.size()), fanout,
+                            sampleDrawKey(key, 0), offsets, drawn);
+        EXPECT_EQ(drawn, expected)
+            << "fanout " << fanout << (replace ? " with replacement" : "")
+            << (sampler == &zeroCopy ? " read zero-copy" : "");
+      }
+      EXPECT_FALSE(expected.empty());
+    }
+  }
 }
 
 } // namespace
