@@ -123,12 +123,12 @@ LAYERS=${#FAN[@]}
   echo "}"
 } >"$RUN/sage.gnn"
 log "compiling $RUN/sage.gnn"
-# An npy dataset's width is unknown when gnnc compiles: the reordering cost
-# model assumes 512 features and transforms the input before aggregating.
-# With the real width (128 = hidden) the first layer aggregates first: its
-# GEMMs run on the block's destinations, and the input needs no gather
-# adjoint. DGL's SAGEConv makes the same choice at these widths.
-"$GNNC" "$RUN/sage.gnn" --assume-features "$FEATURES" -o "$RUN/sage"
+# gnnc reads the dataset's widths (--data): with 128 features (= hidden) the
+# first layer aggregates first, so its GEMMs run on the block's destinations
+# and the input needs no gather adjoint. DGL's SAGEConv makes the same choice
+# at these widths. Without --data the cost model would assume 512 features
+# and transform the input first.
+"$GNNC" "$RUN/sage.gnn" --data "$SPLIT" -o "$RUN/sage"
 
 #--- 4. Rounds: gnnc, DGL, in turn ---------------------------------------------
 GNNC_RUNS="" DGL_RUNS="" DGL_NOTE=""
