@@ -23,8 +23,8 @@ func.func @column_second(%g: !gnn.graph, %x: tensor<?x8xf32>, %n: tensor<?x1xf32
 // CHECK: gnn.scaled_aggregate mean %arg0, %arg1 scale %arg2 {gnn.step_invariant} : tensor<?x8xf32>, tensor<?x1xf32> -> tensor<?x8xf32>
 
 // Left alone: a product something else reads too (it must be stored
-// anyway), an aggregation computed every step (not kept), and a product of
-// two matrices (no column to scale rows by).
+// anyway), an aggregation computed every step (not kept), a product of
+// two matrices (no column to scale rows by), and one row broadcast over all.
 // CHECK-LABEL: func.func @kept_elsewhere
 func.func @kept_elsewhere(%g: !gnn.graph, %x: tensor<?x?xf32>, %n: tensor<?x1xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
   %m = gnn.mul %n, %x {gnn.step_invariant} : tensor<?x1xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
@@ -45,6 +45,15 @@ func.func @every_step(%g: !gnn.graph, %x: tensor<?x?xf32>, %n: tensor<?x1xf32>) 
 // CHECK-LABEL: func.func @two_matrices
 func.func @two_matrices(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %m = gnn.mul %x, %y {gnn.step_invariant} : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a = gnn.halo_aggregate sum %g, %m {gnn.step_invariant} : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %a : tensor<?x8xf32>
+}
+// CHECK:     gnn.mul
+// CHECK:     gnn.halo_aggregate sum
+// CHECK-NOT: gnn.scaled_aggregate
+// CHECK-LABEL: func.func @one_row
+func.func @one_row(%g: !gnn.graph, %x: tensor<?x8xf32>, %n: tensor<1x1xf32>) -> tensor<?x8xf32> {
+  %m = gnn.mul %n, %x {gnn.step_invariant} : tensor<1x1xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
   %a = gnn.halo_aggregate sum %g, %m {gnn.step_invariant} : tensor<?x8xf32> -> tensor<?x8xf32>
   return %a : tensor<?x8xf32>
 }

@@ -27,6 +27,16 @@ bool isColumn(Value v) {
   return type && type.getRank() == 2 && type.getDimSize(1) == 1;
 }
 
+/// Whether `scale` has a row per row of `input` as far as the types tell:
+/// a single row broadcast over many is a different product.
+bool sameRows(Value scale, Value input) {
+  const int64_t s = cast<RankedTensorType>(scale.getType()).getDimSize(0),
+                x = cast<RankedTensorType>(input.getType()).getDimSize(0);
+  if (ShapedType::isDynamic(s) || ShapedType::isDynamic(x))
+    return s != 1 && x != 1;
+  return s == x;
+}
+
 /// Replaces `a` = halo_aggregate(g, mul(s, x)) by scaled_aggregate(g, x, s)
 /// when both are kept, the product is read by `a` alone, s is a column and
 /// x a matrix of as many rows. Returns whether it did.
@@ -39,7 +49,7 @@ bool fuse(HaloAggregateOp a) {
   Value lhs = mul.getLhs(), rhs = mul.getRhs();
   Value scale = isColumn(lhs) ? lhs : isColumn(rhs) ? rhs : Value();
   Value input = scale == lhs ? rhs : lhs;
-  if (!scale || input.getType() != mul.getType())
+  if (!scale || input.getType() != mul.getType() || !sameRows(scale, input))
     return false;
   OpBuilder builder(a);
   auto fused = builder.create<ScaledAggregateOp>(
