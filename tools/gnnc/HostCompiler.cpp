@@ -101,7 +101,12 @@ static bool toolchainFor(TrainerTarget target, const std::string &includeDir,
   tools.compiler = *found;
   switch (target) {
   case TrainerTarget::Cpu:
-    tools.flags = {"-fopenmp"};
+    // Generated elementwise loops compute both sides of a select (ReLU's
+    // mask, its adjoint) before choosing; with trapping math GCC sinks the
+    // arithmetic into a branch and leaves the loop scalar. The values are
+    // the same either way: only FP exception flags, which nothing reads,
+    // could differ.
+    tools.flags = {"-fopenmp", "-fno-trapping-math"};
     return true;
   case TrainerTarget::Cuda: {
     std::string kernels =

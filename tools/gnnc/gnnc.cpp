@@ -15,6 +15,7 @@
 // success, 1 on any error.
 //
 //===----------------------------------------------------------------------===//
+#include "DatasetWidths.h"
 #include "HostCompiler.h"
 
 #include "gnn/MLIRGen/MLIRGen.h"
@@ -111,6 +112,13 @@ static cl::opt<int64_t> assumeClasses(
     cl::desc("Class count the reordering cost model assumes where the "
              "dataset does not fix it"),
     cl::init(gnn::kAssumedClasses), cl::cat(gnncCategory));
+static cl::opt<std::string> dataDir(
+    "data",
+    cl::desc("Read the input feature width and the class count the "
+             "reordering cost model uses from this .npy dataset directory "
+             "(the one the trainer will read); --assume-features and "
+             "--assume-classes override it"),
+    cl::value_desc("dir"), cl::init(""), cl::cat(gnncCategory));
 static cl::opt<bool> noFusion("no-fuse",
                               cl::desc("Emit one loop or kernel call per op"),
                               cl::cat(gnncCategory));
@@ -120,13 +128,22 @@ static cl::opt<bool> noHoist(
              "(gnn-hoist-invariants is off for --target=cuda anyway)"),
     cl::cat(gnncCategory));
 
+/// The widths `--data` read (-1 where it was not given or did not say).
+static gnnc::DatasetWidths dataWidths;
+
 /// The passes between MLIRGen and C++ (gnn-train-pipeline, the same that
 /// gnn-opt runs), with the options of this command line.
 static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
   gnn::TrainPipelineOptions options;
   options.fuse = !noFusion;
-  options.assumeFeatures = assumeFeatures.getValue();
-  options.assumeClasses = assumeClasses.getValue();
+  // An explicit estimate wins over the dataset's; the dataset's over the
+  // defaults.
+  auto width = [](const cl::opt<int64_t> &assumed, int64_t fromData) {
+    return assumed.getNumOccurrences() || fromData <= 0 ? assumed.getValue()
+                                                        : fromData;
+  };
+  options.assumeFeatures = width(assumeFeatures, dataWidths.features);
+  options.assumeClasses = width(assumeClasses, dataWidths.classes);
   // The CUDA target keeps nothing across calls (its memory is the plan's
   // one allocation).
   options.hoistInvariants = !noHoist && target != Target::Cuda;
@@ -317,6 +334,14 @@ int main(int argc, char **argv) {
   if (optLevel > 3) {
     llvm::errs() << "gnnc: error: -O" << optLevel << ": expected 0 to 3\n";
     return 1;
+  }
+  if (!dataDir.empty()) {
+    std::string error;
+    if (!gnnc::readDatasetWidths(dataDir, dataWidths, error)) {
+      llvm::errs() << "gnnc: error: --data " << dataDir << ": " << error
+                   << "\n";
+      return 1;
+    }
   }
   if (emit == EmitKind::Exe)
     return buildExecutable(compilation) ? 0 : 1;

@@ -7,7 +7,8 @@
 // turns each into its adjoint; CSE then merges what the forward and the
 // reverse sweep both compute (the layers' degree normalizations, the loss
 // seed, constants); fusion runs on forward and backward alike; what every
-// step computes alike is marked last, on the fused ops the target emits.
+// step computes alike is marked last, on the fused ops the target emits, and
+// a kept aggregation of row-scaled features then reads the rows in place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,8 +40,10 @@ void gnn::buildTrainPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createFuseEdges());
     pm.addNestedPass<func::FuncOp>(createFuseGemmEpilogue());
   }
-  if (options.hoistInvariants)
+  if (options.hoistInvariants) {
     pm.addNestedPass<func::FuncOp>(createHoistInvariants());
+    pm.addNestedPass<func::FuncOp>(createFuseAggregateScale());
+  }
 }
 
 void gnn::registerGNNPipelines() {

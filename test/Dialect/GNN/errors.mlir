@@ -409,3 +409,27 @@ func.func @aggregate_relation_rows_rank(%g: !gnn.graph, %t: tensor<?x4xf32>) -> 
   %h = gnn.aggregate_relation_rows sum %g, %t : tensor<?x4xf32> -> tensor<?x4xf32>
   return %h : tensor<?x4xf32>
 }
+
+// -----
+
+func.func @scaled_aggregate_reduce(%g: !gnn.graph, %x: tensor<?x4xf32>, %s: tensor<?x1xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.scaled_aggregate' op supports sum and mean, got max}}
+  %a = gnn.scaled_aggregate max %g, %x scale %s : tensor<?x4xf32>, tensor<?x1xf32> -> tensor<?x4xf32>
+  return %a : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @scaled_aggregate_scale_shape(%g: !gnn.graph, %x: tensor<?x4xf32>, %s: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.scaled_aggregate' op expects a scale of shape [N, 1], got [?, 4]}}
+  %a = gnn.scaled_aggregate sum %g, %x scale %s : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  return %a : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @scaled_aggregate_scale_rows(%g: !gnn.graph, %x: tensor<5x4xf32>, %s: tensor<6x1xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.scaled_aggregate' op expects a scale row per input row, got 6 for 5}}
+  %a = gnn.scaled_aggregate sum %g, %x scale %s : tensor<5x4xf32>, tensor<6x1xf32> -> tensor<?x4xf32>
+  return %a : tensor<?x4xf32>
+}

@@ -79,6 +79,9 @@ LogicalResult PreparedFunction::computeDims(Operation *op,
           .Case<HaloAggregateOp>([&](HaloAggregateOp h) {
             return rows(numNodes(h.getGraph(), EdgeSide::dst), h.getInput());
           })
+          .Case<ScaledAggregateOp>([&](ScaledAggregateOp h) {
+            return rows(numNodes(h.getGraph(), EdgeSide::dst), h.getInput());
+          })
           // Dense ops.
           .Case<MatmulOp>([&](MatmulOp m) {
             const Dims &a = dims(m.getLhs()), &b = dims(m.getRhs());

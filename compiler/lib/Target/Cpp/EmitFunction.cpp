@@ -314,7 +314,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
             AggregateRelationRowsOp, AggregateRelationRowsGradOp,
             AggregateRelationsWeightGradOp, DegreeOp, NodeTypeOp, DstGradOp,
             HaloExchangeOp,
-            HaloExchangeGradOp, HaloAggregateOp, HaloAggregateGradOp>(
+            HaloExchangeGradOp, HaloAggregateOp, HaloAggregateGradOp,
+            ScaledAggregateOp>(
           [&](Operation *op) { return emitGraphOp(*this, op); })
       // Axis ops, dropout and the loss: EmitTensor.cpp.
       .Case<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp, ReduceOp,

@@ -17,6 +17,9 @@
 //   // else
 //   //   kernels::aggregate<T>(g, Reduce::Sum, false, h, 16, nullptr, 1, s);
 //
+// gnn.scaled_aggregate (a kept `A(norm * X)`) reads X's rows scaled as it
+// gathers them: kernels::aggregateScaledRows, no [N, F] product.
+//
 //===----------------------------------------------------------------------===//
 
 #include "FunctionEmitter.h"
@@ -212,6 +215,33 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
                                               {e.graph(h.getGraph()), reduce,
                                                selfLoops, input, width,
                                                "nullptr", "1", out}));
+          })
+          .Case<ScaledAggregateOp>([&](ScaledAggregateOp h) {
+            // One process reads each row scaled as it gathers it. A rank's
+            // halo exchange sends rows, so it scales a copy first (once: the
+            // op is kept).
+            std::string reduce = rt::reduce(h.getReduce()).str(),
+                        selfLoops = cppBool(h.getSelfLoops()),
+                        input = e.name(h.getInput()),
+                        scale = e.name(h.getScale()),
+                        width = e.width(h.getInput()),
+                        rows = e.member(h.getGraph(), rt::graph::numDst);
+            std::string distributed =
+                "if (" + e.haloExchange().str() + ") {\n" +
+                "  std::vector<T> scaled(size_t(" + e.numel(h.getInput()) +
+                "));\n  for (int64_t i = 0; i < " + rows +
+                "; ++i)\n    for (int64_t j = 0; j < " + width +
+                "; ++j)\n      scaled[i * " + width + " + j] = " + scale +
+                "[i] * " + input + "[i * " + width + " + j];\n  " +
+                haloStmt(e, rt::halo::aggregate,
+                         {reduce, selfLoops, "scaled.data()", width, out,
+                          rt::haloMode(h.getMode()).str()}) +
+                "} ";
+            return distributed +
+                   elseSingle(e.kernelStmt(rt::kernels::aggregateScaledRows,
+                                           {e.graph(h.getGraph()), reduce,
+                                            selfLoops, input, scale, width,
+                                            out}));
           })
           .Case<HaloAggregateGradOp>([&](HaloAggregateGradOp h) {
             std::string reduce = rt::reduce(h.getReduce()).str(),

@@ -38,6 +38,15 @@ void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
                int64_t width, const T *weight, int64_t weightWidth, T *out,
                bool accumulate = false);
 
+/// aggregate (sum or mean, no weights) of the rows of x each scaled by its
+/// source's rowScale[u] (rowScale[v] for v's self loop): the result of
+/// aggregate over a scaled copy of x, to the bit (each term is rounded
+/// rowScale[u] * x[u][j], as the copy's element was), without that copy's
+/// [numSrc, width] buffer. GCN's kept `A(norm * X)` over wide features.
+template <typename T>
+void aggregateScaledRows(const GraphView &g, Reduce reduce, bool selfLoops,
+                         const T *x, const T *rowScale, int64_t width, T *out);
+
 /// dx[numSrc, width] = d(loss)/dx given dy = d(loss)/d(out) of aggregate.
 /// `out` is the forward result (used by max/min to find the winner: the
 /// first message, in edge order with the self loop last, equal to it).

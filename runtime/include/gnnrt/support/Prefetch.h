@@ -9,6 +9,9 @@
 #ifndef GNNRT_SUPPORT_PREFETCH_H
 #define GNNRT_SUPPORT_PREFETCH_H
 
+#include <cstddef>
+#include <cstdint>
+
 namespace gnnrt {
 
 /// Requests the cache line holding *p. On x86 an asm statement, which the
@@ -35,6 +38,17 @@ inline void prefetchLineToL2(const void *p) {
 #else
   __builtin_prefetch(p, 0, 1);
 #endif
+}
+
+/// Requests every cache line of [p, p + bytes): a whole row that a later
+/// iteration copies (the kernels prefetch only a row's first lines, which
+/// is enough for a gather that adds the row to another).
+inline void prefetchLines(const void *p, size_t bytes) {
+  constexpr uintptr_t kLine = 64;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p) & ~(kLine - 1),
+                  end = reinterpret_cast<uintptr_t>(p) + bytes;
+  for (uintptr_t line = begin; line < end; line += kLine)
+    prefetchLine(reinterpret_cast<const void *>(line));
 }
 
 } // namespace gnnrt

@@ -435,6 +435,27 @@ void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
 }
 
 template <typename T>
+void aggregateScaledRows(const GraphView &g, Reduce reduce, bool selfLoops,
+                         const T *x, const T *rowScale, int64_t width, T *out) {
+  if (!isLinear(reduce))
+    throw std::invalid_argument("aggregateScaledRows: sum or mean only");
+  // LinearGather's coefficient of a term is rowScale(source) * 1, which is
+  // rowScale(source) exactly.
+  LinearGather<T> p;
+  p.numOut = g.numDst;
+  p.offsets = g.inOffsets;
+  p.ids = g.edgeSrc;
+  p.rows = x;
+  p.numRows = g.numSrc;
+  p.width = width;
+  p.rowScale = rowScale;
+  p.selfRows = selfLoops ? g.numDst : 0;
+  p.meanOut = reduce == Reduce::Mean;
+  p.out = out;
+  linearGather(p);
+}
+
+template <typename T>
 void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
                         const T *dy, const T *x, const T *out, int64_t width,
                         const T *weight, int64_t weightWidth, T *dx) {
@@ -545,6 +566,8 @@ void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
 #define GNNRT_INSTANTIATE(T)                                                   \
   template void aggregate<T>(const GraphView &, Reduce, bool, const T *,       \
                              int64_t, const T *, int64_t, T *, bool);          \
+  template void aggregateScaledRows<T>(const GraphView &, Reduce, bool,        \
+                                       const T *, const T *, int64_t, T *);    \
   template void aggregateGradInput<T>(const GraphView &, Reduce, bool,         \
                                       const T *, const T *, const T *,         \
                                       int64_t, const T *, int64_t, T *);       \

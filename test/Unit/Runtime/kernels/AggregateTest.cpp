@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -378,6 +379,61 @@ TEST(KernelsGrad, LinearAggregateColumnTilesMatchWholeRows) {
         if (HasFailure())
           return;
       }
+}
+
+// aggregateScaledRows is aggregate over a copy of x with row u scaled by
+// s[u]: the same bits as that copy's aggregate (each term is the same
+// rounded product), near the float64 reference, at widths of every
+// accumulator, in whole rows and in column tiles.
+TEST(KernelsForward, AggregateScaledRowsIsAggregateOfScaledCopy) {
+  GraphStorage storage = randomGraph(3000, 2000, 6000, 51);
+  const GraphView g = storage.view();
+  for (int64_t width : {3, 16, 128, 200})
+    for (Reduce r : {Reduce::Sum, Reduce::Mean})
+      for (bool selfLoops : {false, true})
+        for (int64_t cacheBytes : {int64_t(64) << 10, int64_t(1) << 40}) {
+          const std::string what = "width " + std::to_string(width) + " " +
+                                   reduceName(r) +
+                                   (selfLoops ? " selfLoops" : "") +
+                                   " cache " + std::to_string(cacheBytes);
+          ScopedEnv cache("GNNRT_CACHE_BYTES", std::to_string(cacheBytes));
+          const Vec x = roundTo<float>(randomVector(g.numSrc * width, 52));
+          const Vec s = roundTo<float>(randomVector(g.numSrc, 53, 0.1, 2.0));
+          const std::vector<float> xf = cast<float>(x), sf = cast<float>(s);
+          std::vector<float> scaled(xf.size());
+          Vec scaledRef(x.size());
+          for (int64_t u = 0; u < g.numSrc; ++u)
+            for (int64_t j = 0; j < width; ++j) {
+              scaled[size_t(u * width + j)] =
+                  sf[size_t(u)] * xf[size_t(u * width + j)];
+              scaledRef[size_t(u * width + j)] =
+                  s[size_t(u)] * x[size_t(u * width + j)];
+            }
+          std::vector<float> fused(size_t(g.numDst * width), -99.f),
+              copied(size_t(g.numDst * width), -99.f);
+          kernels::aggregateScaledRows<float>(g, r, selfLoops, xf.data(),
+                                              sf.data(), width, fused.data());
+          kernels::aggregate<float>(g, r, selfLoops, scaled.data(), width,
+                                    nullptr, 1, copied.data());
+          EXPECT_EQ(fused, copied) << what;
+          expectNear(toDouble(fused),
+                     aggregateRef(g, r, selfLoops, scaledRef, width, {}, 0),
+                     1e-5, what);
+          std::vector<double> fusedDouble(size_t(g.numDst * width));
+          kernels::aggregateScaledRows<double>(g, r, selfLoops, x.data(),
+                                               s.data(), width,
+                                               fusedDouble.data());
+          expectNear(fusedDouble,
+                     aggregateRef(g, r, selfLoops, scaledRef, width, {}, 0),
+                     1e-12, what + " (double)");
+          if (HasFailure())
+            return;
+        }
+  std::vector<float> x(4), s(2), out(2);
+  EXPECT_THROW(kernels::aggregateScaledRows<float>(g, Reduce::Max, false,
+                                                   x.data(), s.data(), 1,
+                                                   out.data()),
+               std::invalid_argument);
 }
 
 // A view without GraphView::outDst (built by hand) gives the same bits.

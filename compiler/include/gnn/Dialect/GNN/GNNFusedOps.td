@@ -114,4 +114,34 @@ def GNN_MatmulMapOp : GNN_Op<"matmul_map", [Pure, IsolatedFromAbove,
   let hasVerifier = 1;
 }
 
+def GNN_ScaledAggregateOp : GNN_PureOp<"scaled_aggregate",
+    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>]> {
+  let summary = "an aggregation of row-scaled inputs, without the scaled copy";
+  let description = [{
+    `halo_aggregate(g, scale * input)` with `scale` a column (`[N, 1]`, one
+    factor per row of `input`): each term is `scale[u] * input[u]`, formed
+    as the aggregation reads the row, so the `[N, F]` product is never
+    stored. gnn-fuse-aggregate-scale creates it from a kept (step-invariant)
+    `gnn.mul` whose only reader is the aggregation: GCN's `A(norm * X)` over
+    features much wider than the hidden layer. Sum or mean; in a distributed
+    run the halo exchange still moves scaled rows.
+
+    ```mlir
+    %h = gnn.scaled_aggregate sum %g, %x scale %norm {self_loops = true} : tensor<?x?xf32>, tensor<?x1xf32> -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$input,
+                       GNN_F32Tensor:$scale,
+                       GNN_ReduceKindAttr:$reduce,
+                       DefaultValuedAttr<BoolAttr, "false">:$self_loops,
+                       DefaultValuedAttr<GNN_HaloModeAttr,
+                                         "::gnn::HaloMode::automatic">:$mode);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $input `scale` $scale attr-dict `:` type($input) `,`
+    type($scale) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // GNN_DIALECT_GNNFUSEDOPS_TD

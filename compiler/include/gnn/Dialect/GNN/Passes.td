@@ -143,6 +143,28 @@ def FuseEdges : Pass<"gnn-fuse-edges", "::mlir::func::FuncOp"> {
   }];
 }
 
+def FuseAggregateScale : Pass<"gnn-fuse-aggregate-scale",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Aggregate kept row-scaled inputs without storing the product";
+  let description = [{
+    A step-invariant (gnn-hoist-invariants) `gnn.halo_aggregate` of a
+    step-invariant `gnn.mul` of a column `[N, 1]` and a matrix `[N, F]`,
+    which nothing else reads, becomes one `gnn.scaled_aggregate`: the
+    aggregation scales each row as it gathers it. The product would be a
+    temporary as large as the input features, held only to compute the kept
+    aggregation once; over Cora's 1433 features it doubled the memory a
+    hoisted GCN needs. The results are the same bits (each term is the same
+    rounded product).
+
+    ```mlir
+    %p = gnn.mul %norm, %x {gnn.step_invariant} : tensor<?x1xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+    %a = gnn.halo_aggregate sum %g, %p {gnn.step_invariant, self_loops = true} : tensor<?x?xf32> -> tensor<?x?xf32>
+    // becomes
+    %a = gnn.scaled_aggregate sum %g, %x scale %norm {gnn.step_invariant, self_loops = true} : tensor<?x?xf32>, tensor<?x1xf32> -> tensor<?x?xf32>
+    ```
+  }];
+}
+
 def FuseGemmEpilogue : Pass<"gnn-fuse-gemm-epilogue", "::mlir::func::FuncOp"> {
   let summary = "Apply elementwise consumers of a matmul while its rows are in cache";
   let description = [{

@@ -86,6 +86,7 @@ constexpr StringLiteral gemmEpilogue = "kernels::gemmEpilogue";
 // Aggregation over in-edges, and its adjoints.
 constexpr StringLiteral aggregate = "kernels::aggregate";
 constexpr StringLiteral aggregateGradInput = "kernels::aggregateGradInput";
+constexpr StringLiteral aggregateScaledRows = "kernels::aggregateScaledRows";
 constexpr StringLiteral aggregateGradWeight = "kernels::aggregateGradWeight";
 constexpr StringLiteral aggregateRelations = "kernels::aggregateRelations";
 constexpr StringLiteral aggregateRelationsGradInput =

@@ -205,6 +205,24 @@ GraphRows DegreeOp::getResultRows() {
   return getSide() == EdgeSide::src ? GraphRows::SrcNodes : GraphRows::DstNodes;
 }
 
+GraphRows ScaledAggregateOp::getResultRows() { return GraphRows::DstNodes; }
+
+LogicalResult ScaledAggregateOp::verify() {
+  if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
+    return emitOpError("supports sum and mean, got ")
+           << stringifyReduceKind(getReduce());
+  RankedTensorType input = tensorType(getInput()),
+                   scale = tensorType(getScale());
+  if (scale.getRank() != 2 || !dimsCompatible(scale.getDimSize(1), 1))
+    return emitOpError("expects a scale of shape [N, 1], got ")
+           << formatShape(scale.getShape());
+  if (!dimsCompatible(scale.getDimSize(0), input.getDimSize(0)))
+    return emitOpError("expects a scale row per input row, got ")
+           << formatDim(scale.getDimSize(0)) << " for "
+           << formatDim(input.getDimSize(0));
+  return success();
+}
+
 LogicalResult HaloAggregateOp::verify() {
   if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
     return emitOpError("supports sum and mean, got ")
