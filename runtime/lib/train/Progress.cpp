@@ -2,6 +2,9 @@
 
 #include "Progress.h"
 
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 #include <string>
 
 namespace gnnrt {
@@ -17,6 +20,18 @@ std::string bar(int64_t done, int64_t total) {
   if (filled < kBarWidth)
     text[size_t(filled)] = '>';
   return "[" + text + "]";
+}
+
+/// printf into a string (a report line is built whole, then written once).
+__attribute__((format(printf, 1, 2))) std::string printed(const char *format,
+                                                          ...) {
+  char buffer[128];
+  va_list args;
+  va_start(args, format);
+  const int length = std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  return std::string(buffer, size_t(std::max(0, std::min<int>(
+                                 length, int(sizeof buffer) - 1))));
 }
 } // namespace
 
@@ -61,18 +76,21 @@ void Progress::report(const EpochRecord &r) {
     std::fputs("\x1b[K", out); // clear what a longer previous line left
     lineOpen = true;
   } else {
-    std::fprintf(out, "epoch %lld/%lld loss %.4f", (long long)r.epoch,
-                 (long long)epochs, r.loss);
+    // One write per line: stderr is unbuffered, and under mpirun a line
+    // written in pieces can be split by the rank's stdout lines.
+    std::string line = printed("epoch %lld/%lld loss %.4f",
+                               (long long)r.epoch, (long long)epochs, r.loss);
     if (r.eval) {
       auto field = [&](const char *name, const std::optional<double> &acc) {
         if (acc)
-          std::fprintf(out, " %s %.4f", name, *acc);
+          line += printed(" %s %.4f", name, *acc);
       };
       field("train", r.eval->train);
       field("valid", r.eval->valid);
       field("test", r.eval->test);
     }
-    std::fprintf(out, " (%.3g s)\n", r.seconds);
+    line += printed(" (%.3g s)\n", r.seconds);
+    std::fputs(line.c_str(), out);
   }
   std::fflush(out);
 }
