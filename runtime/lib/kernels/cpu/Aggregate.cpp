@@ -407,6 +407,25 @@ template <typename T> void linearGather(LinearGather<T> p) {
 
 //===--- Graph primitives and their adjoints ------------------------------===//
 
+/// The sum or mean over each destination's in-edges (and itself, with
+/// self loops) of x's source rows, unweighted and unscaled.
+template <typename T>
+static LinearGather<T> inEdgeGather(const GraphView &g, Reduce reduce,
+                                    bool selfLoops, const T *x, int64_t width,
+                                    T *out) {
+  LinearGather<T> p;
+  p.numOut = g.numDst;
+  p.offsets = g.inOffsets;
+  p.ids = g.edgeSrc;
+  p.rows = x;
+  p.numRows = g.numSrc;
+  p.width = width;
+  p.selfRows = selfLoops ? g.numDst : 0;
+  p.meanOut = reduce == Reduce::Mean;
+  p.out = out;
+  return p;
+}
+
 template <typename T>
 void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
                int64_t width, const T *weight, int64_t weightWidth, T *out,
@@ -414,19 +433,10 @@ void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
   if (accumulate && reduce != Reduce::Sum)
     throw std::invalid_argument("aggregate: only a sum can accumulate");
   if (isLinear(reduce)) {
-    LinearGather<T> p;
-    p.numOut = g.numDst;
-    p.offsets = g.inOffsets;
-    p.ids = g.edgeSrc;
-    p.rows = x;
-    p.numRows = g.numSrc;
-    p.width = width;
+    LinearGather<T> p = inEdgeGather(g, reduce, selfLoops, x, width, out);
     p.weight = weight;
     p.weightWidth = weight ? weightWidth : 1;
-    p.selfRows = selfLoops ? g.numDst : 0;
-    p.meanOut = reduce == Reduce::Mean;
     p.accumulate = accumulate;
-    p.out = out;
     linearGather(p);
     return;
   }
@@ -441,17 +451,8 @@ void aggregateScaledRows(const GraphView &g, Reduce reduce, bool selfLoops,
     throw std::invalid_argument("aggregateScaledRows: sum or mean only");
   // LinearGather's coefficient of a term is rowScale(source) * 1, which is
   // rowScale(source) exactly.
-  LinearGather<T> p;
-  p.numOut = g.numDst;
-  p.offsets = g.inOffsets;
-  p.ids = g.edgeSrc;
-  p.rows = x;
-  p.numRows = g.numSrc;
-  p.width = width;
+  LinearGather<T> p = inEdgeGather(g, reduce, selfLoops, x, width, out);
   p.rowScale = rowScale;
-  p.selfRows = selfLoops ? g.numDst : 0;
-  p.meanOut = reduce == Reduce::Mean;
-  p.out = out;
   linearGather(p);
 }
 
