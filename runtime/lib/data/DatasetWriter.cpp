@@ -117,18 +117,22 @@ void writeSplits(const std::string &dir, const std::string &ext, bool gzip,
 }
 
 /// Rows [first, first + count) of the feature matrix.
+/// One line of a node-feat table: the row's values, comma-separated.
+void writeFeatureRow(TableWriter &feats, const float *row, int64_t width) {
+  for (int64_t f = 0; f < width; ++f) {
+    if (f)
+      feats.put(',');
+    feats.real(row[f]);
+  }
+  feats.endRow();
+}
+
 void writeFeatureRows(const std::string &path, bool gzip, const Dataset &ds,
                       int64_t first, int64_t count) {
   TableWriter feats(path, gzip);
   const float *row = ds.features.data() + first * ds.numFeatures;
-  for (int64_t v = 0; v < count; ++v, row += ds.numFeatures) {
-    for (int64_t f = 0; f < ds.numFeatures; ++f) {
-      if (f)
-        feats.put(',');
-      feats.real(row[f]);
-    }
-    feats.endRow();
-  }
+  for (int64_t v = 0; v < count; ++v, row += ds.numFeatures)
+    writeFeatureRow(feats, row, ds.numFeatures);
   feats.close();
 }
 
@@ -210,6 +214,20 @@ int64_t featureChunkRows(int64_t width) {
 }
 constexpr int64_t kEdgeChunk = int64_t(1) << 20;
 
+/// Calls visit(first, count, src, dst) on the stream's edges, kEdgeChunk
+/// at a time.
+template <typename Visit>
+void forEachEdgeChunk(const DatasetStream &data, Visit visit) {
+  std::vector<int64_t> src, dst;
+  for (int64_t first = 0; first < data.numEdges; first += kEdgeChunk) {
+    const int64_t count = std::min(kEdgeChunk, data.numEdges - first);
+    src.resize(size_t(count));
+    dst.resize(size_t(count));
+    data.edges(first, count, src.data(), dst.data());
+    visit(first, count, src.data(), dst.data());
+  }
+}
+
 /// The stream whose ranges are rows of `ds`'s vectors.
 DatasetStream streamOf(const Dataset &ds) {
   DatasetStream data;
@@ -251,19 +269,15 @@ void writeOgbDataset(const std::string &dir, const DatasetStream &data,
   makeDirectory(split);
 
   TableWriter edges(raw + "/edge" + ext, gzip);
-  std::vector<int64_t> src, dst;
-  for (int64_t first = 0; first < data.numEdges; first += kEdgeChunk) {
-    const int64_t count = std::min(kEdgeChunk, data.numEdges - first);
-    src.resize(size_t(count));
-    dst.resize(size_t(count));
-    data.edges(first, count, src.data(), dst.data());
+  forEachEdgeChunk(data, [&](int64_t, int64_t count, const int64_t *src,
+                             const int64_t *dst) {
     for (int64_t e = 0; e < count; ++e) {
-      edges.integer(src[size_t(e)]);
+      edges.integer(src[e]);
       edges.put(',');
-      edges.integer(dst[size_t(e)]);
+      edges.integer(dst[e]);
       edges.endRow();
     }
-  }
+  });
   edges.close();
   if (ds.numFeatures > 0) {
     TableWriter feats(raw + "/node-feat" + ext, gzip);
@@ -273,14 +287,8 @@ void writeOgbDataset(const std::string &dir, const DatasetStream &data,
       const int64_t count = std::min(chunk, ds.numNodes - first);
       rows.resize(size_t(count * f));
       data.featureRows(first, count, rows.data());
-      for (int64_t v = 0; v < count; ++v) {
-        for (int64_t j = 0; j < f; ++j) {
-          if (j)
-            feats.put(',');
-          feats.real(rows[size_t(v * f + j)]);
-        }
-        feats.endRow();
-      }
+      for (int64_t v = 0; v < count; ++v)
+        writeFeatureRow(feats, rows.data() + v * f, f);
     }
     feats.close();
   }
@@ -297,15 +305,11 @@ void writeNpyDataset(const std::string &dir, const DatasetStream &data) {
     // Row 0 the sources, row 1 the destinations, each chunk into both.
     const int64_t e = data.numEdges;
     NpyWriter edgeIndex(dir + "/edge_index.npy", NpyType::Int64, {2, e});
-    std::vector<int64_t> src, dst;
-    for (int64_t first = 0; first < e; first += kEdgeChunk) {
-      const int64_t count = std::min(kEdgeChunk, e - first);
-      src.resize(size_t(count));
-      dst.resize(size_t(count));
-      data.edges(first, count, src.data(), dst.data());
-      edgeIndex.write(first, src.data(), count);
-      edgeIndex.write(e + first, dst.data(), count);
-    }
+    forEachEdgeChunk(data, [&](int64_t first, int64_t count,
+                               const int64_t *src, const int64_t *dst) {
+      edgeIndex.write(first, src, count);
+      edgeIndex.write(e + first, dst, count);
+    });
     edgeIndex.close();
   }
   if (ds.numFeatures > 0) {

@@ -325,11 +325,7 @@ std::string OffloadSchedule::partitionDirectory() {
 
 std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   const TrainSettings &settings = program.settings;
-  LoadOptions load;
-  load.addReverseEdges = settings.addReverseEdges;
-  load.addSelfLoops = settings.addSelfLoops;
-  load.dedupe = true;
-  load.splitName = settings.split;
+  LoadOptions load = datasetLoadOptions(settings);
   load.useCache = false;
   PartCounts whole;
   int64_t features = 0, classes = 0;

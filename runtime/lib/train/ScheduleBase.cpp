@@ -34,12 +34,7 @@ long peakRssKiB() {
 Dataset preprocessedDataset(const CompiledProgram &program,
                             const DriverOptions &options) {
   const TrainSettings &settings = program.settings;
-  LoadOptions load;
-  load.addReverseEdges = settings.addReverseEdges;
-  load.addSelfLoops = settings.addSelfLoops;
-  load.dedupe = true;
-  load.splitName = settings.split;
-  load.useCache = true;
+  LoadOptions load = datasetLoadOptions(settings);
   Dataset ds;
   if (!options.dataDir.empty()) {
     ds = loadDataset(options.dataDir, load);
@@ -250,6 +245,16 @@ void ScheduleBase::printRankStats(const TrainingResult &result,
               comm.rank(), result.trainSeconds - commSeconds, commSeconds);
   std::printf("stats: rank %d peak RSS %lld KiB\n", comm.rank(),
               (long long)peakRssKiB());
+}
+
+LoadOptions datasetLoadOptions(const TrainSettings &settings) {
+  LoadOptions load;
+  load.addReverseEdges = settings.addReverseEdges;
+  load.addSelfLoops = settings.addSelfLoops;
+  load.dedupe = true;
+  load.splitName = settings.split;
+  load.useCache = true;
+  return load;
 }
 
 Dataset loadPreprocessedDataset(const CompiledProgram &program,

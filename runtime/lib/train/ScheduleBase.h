@@ -70,6 +70,10 @@ protected:
   std::unique_ptr<LearnedInputs> learned;
 };
 
+/// The train block's preprocessing (reverse edges, self loops, repeats
+/// removed, the split) as the dataset readers' options; the binary cache on.
+LoadOptions datasetLoadOptions(const TrainSettings &settings);
+
 /// The dataset of --data (or the train block's generator) with the train
 /// block's preprocessing, before it is split between ranks or prepared for
 /// one process.
