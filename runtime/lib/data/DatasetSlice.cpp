@@ -40,7 +40,7 @@ DatasetCounts readDatasetCounts(const std::string &path,
 
 DatasetSlice readDatasetSlice(const std::string &path,
                               const LoadOptions &options, int rank,
-                              int numRanks) {
+                              int numRanks, bool withFeatures) {
   if (numRanks < 1 || rank < 0 || rank >= numRanks)
     throw DataError("readDatasetSlice: rank " + std::to_string(rank) +
                     " out of range [0, " + std::to_string(numRanks) + ")");
@@ -49,7 +49,8 @@ DatasetSlice readDatasetSlice(const std::string &path,
     dir.pop_back();
   return detectDatasetFormat(dir) == DatasetFormat::Ogb
              ? readOgbDatasetSlice(dir, options, rank, numRanks)
-             : readNpyDatasetSlice(dir, options, rank, numRanks);
+             : readNpyDatasetSlice(dir, options, rank, numRanks,
+                                                withFeatures);
 }
 
 } // namespace gnnrt

@@ -261,7 +261,7 @@ DatasetCounts readNpyDatasetCounts(const std::string &dir,
 
 DatasetSlice readNpyDatasetSlice(const std::string &dir,
                                  const LoadOptions &options, int rank,
-                                 int numRanks) {
+                                 int numRanks, bool withFeatures) {
   DatasetSlice slice;
   std::string featFile = dir + "/features.npy";
   std::string labelFile = dir + "/labels.npy";
@@ -288,7 +288,7 @@ DatasetSlice readNpyDatasetSlice(const std::string &dir,
     slice.labels.assign(size_t(slice.numNodes), -1);
   std::tie(slice.nodeBegin, slice.nodeEnd) =
       nodeBlock(slice.numNodes, rank, numRanks);
-  if (slice.numFeatures > 0) {
+  if (slice.numFeatures > 0 && withFeatures) {
     const int64_t f = slice.numFeatures;
     slice.features = readNpySlice(featFile, slice.nodeBegin * f,
                                   (slice.nodeEnd - slice.nodeBegin) * f)

@@ -125,9 +125,14 @@ private:
 };
 
 /// The bytes one part of a partitioning holds in RAM during its turn
-/// (data, halo tables and activations), estimated from its counts.
+/// (data, halo tables and activations), estimated from its counts. With
+/// `featuresInPlace` (PartitionManifest::featuresInPlace) the halo nodes
+/// count only their tables: the part maps its owned rows, and the halo's
+/// come around the ring in chunks; without it they count a feature row
+/// each, as calibrated against the memory plan (docs/out-of-core.md).
 int64_t offloadPartBytes(const PartCounts &part, int64_t features,
-                         int64_t activationFloatsPerNode);
+                         int64_t activationFloatsPerNode,
+                         bool featuresInPlace = false);
 
 } // namespace gnnrt
 

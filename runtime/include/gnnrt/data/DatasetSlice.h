@@ -64,9 +64,12 @@ std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank, int numRanks);
 /// Throws DataError naming the file (and line) of the first problem in the
 /// rows this rank checks. An .npy dataset needs features.npy or labels.npy
 /// (the node count cannot come from edge ids no single rank sees).
+/// `withFeatures` false leaves an .npy slice's `features` empty (the
+/// header still gives numFeatures): for parts that will read their rows
+/// where they are. An OGB slice always parses its rows.
 DatasetSlice readDatasetSlice(const std::string &dir,
                               const LoadOptions &options, int rank,
-                              int numRanks);
+                              int numRanks, bool withFeatures = true);
 
 /// The two layouts' readers (readDatasetCounts and readDatasetSlice
 /// dispatch).
@@ -79,7 +82,7 @@ DatasetSlice readOgbDatasetSlice(const std::string &dir,
                                  int numRanks);
 DatasetSlice readNpyDatasetSlice(const std::string &dir,
                                  const LoadOptions &options, int rank,
-                                 int numRanks);
+                                 int numRanks, bool withFeatures = true);
 
 } // namespace gnnrt
 
