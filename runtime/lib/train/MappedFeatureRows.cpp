@@ -7,6 +7,7 @@
 #include "MappedFeatureRows.h"
 
 #include "FileArena.h"
+#include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
 
@@ -81,6 +82,14 @@ MappedFeatureRows::MappedFeatureRows(const std::string &path, int64_t numRows,
                    "cannot map the feature rows: " +
                        std::string(std::strerror(error)));
   rows = reinterpret_cast<const float *>(at + (begin - start));
+  // Checked as the loaders check theirs: one pass over the rows, in the
+  // part's turn (an arena's pages leave RAM with the part's).
+  try {
+    checkFiniteRows(path, rows, count * width, width, first);
+  } catch (...) {
+    unmap();
+    throw;
+  }
 }
 
 MappedFeatureRows::~MappedFeatureRows() { unmap(); }

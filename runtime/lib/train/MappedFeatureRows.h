@@ -24,7 +24,8 @@ public:
   MappedFeatureRows() = default;
   /// Maps rows [first, first + count) of `path`, which must be a float32
   /// .npy matrix of `numRows` x `width` holding all its data (DataError
-  /// naming the file otherwise: another dtype or shape, truncated). Inside
+  /// naming the file otherwise: another dtype or shape, truncated, a nan
+  /// or inf row, read once to check). Inside
   /// an ArenaScope the rows are mapped into that part's arena
   /// (FileArena::mapReadOnly), so that they leave RAM with its pages;
   /// otherwise anywhere, unmapped with this object.

@@ -3,7 +3,8 @@
 // A part's rows mapped from the dataset's features.npy are exactly the
 // file's rows; inside an ArenaScope they count as the arena's memory and
 // come back from the file after dropPages(); a file of another shape or
-// cut short is an error that names it, never a mapping past its end.
+// cut short, or a nan among the rows, is an error that names it (never a
+// mapping past its end).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -101,7 +103,16 @@ TEST(MappedFeatureRows, InAnArenaTheyLeaveRamWithItsPages) {
   unlink(path.c_str());
 }
 
-TEST(MappedFeatureRows, AnotherShapeOrATruncatedFileIsAnError) {
+TEST(MappedFeatureRows, AnotherShapeATruncatedFileOrANanIsAnError) {
+  std::vector<float> values(80, 1.0f);
+  values[3 * 8 + 5] = std::nanf("");
+  const std::string nan = scratchDirectory() + "/mapped-nan" +
+                          std::to_string(getpid()) + ".npy";
+  writeNpy(nan, NpyType::Float32, {10, 8}, values.data());
+  EXPECT_EQ(errorOf(nan, 10, 8),
+            nan + ": feature 5 of node (row) 3 is nan (features must be "
+                  "finite numbers)");
+  unlink(nan.c_str());
   const std::string path = writeMatrix("mapped-bad", 10, 8);
   EXPECT_EQ(errorOf(path, 10, 9),
             path + ": the feature rows are read in place: expected a '<f4' "
