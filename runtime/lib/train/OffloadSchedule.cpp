@@ -413,6 +413,7 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
             slices.takeTurn(to);
         },
         [](const void *p, size_t bytes) { FileArena::dropRange(p, bytes); });
+    slices.takeTurn(0); // rank 0 starts without a hand-over
     partitioners.run([&](int k) {
       ArenaScope scope(sliceArenas[size_t(k)].get());
       partitionDistributed(partitioners.communicator(k), dataDir, load,
@@ -503,7 +504,7 @@ void OffloadSchedule::prepare() {
   for (int k = 0; k < numParts; ++k)
     parts.push_back(std::make_unique<OffloadPart>(program, partOptions,
                                                   turns->communicator(k)));
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     ArenaScope scope(arenas[size_t(k)].get());
     parts[size_t(k)]->prepare();
   });
@@ -526,9 +527,18 @@ void OffloadSchedule::handOver(int from, int to) {
     readahead->request(arenas[size_t(next)].get());
 }
 
+void OffloadSchedule::runTurns(const std::function<void(int)> &work) {
+  // Part 0 starts every stage without a hand-over (TurnTaking runs it
+  // first): make room for it as a hand-over does, or the part that ran
+  // last in the previous stage stays in RAM beside it (with feature rows
+  // read in place, two parts' rows: over the budget).
+  handOver(-1, 0);
+  turns->run(work);
+}
+
 void OffloadSchedule::bind(ParameterStore<float> &params) {
   // Every part binds the same parameters and gradients.
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     ArenaScope scope(arenas[size_t(k)].get());
     parts[size_t(k)]->bind(params);
   });
@@ -538,7 +548,7 @@ double OffloadSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   const OptimizerConfig &rowsConfig = step.state().config();
   return step([&] {
     std::vector<double> losses(parts.size());
-    turns->run([&](int k) {
+    runTurns([&](int k) {
       ArenaScope scope(arenas[size_t(k)].get());
       losses[size_t(k)] = parts[size_t(k)]->trainStep(epoch, rowsConfig);
     });
@@ -552,7 +562,7 @@ double OffloadSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
 
 Accuracies OffloadSchedule::evaluate() {
   std::vector<Accuracies> acc(parts.size());
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     ArenaScope scope(arenas[size_t(k)].get());
     acc[size_t(k)] = parts[size_t(k)]->evaluate();
   });
@@ -567,7 +577,7 @@ OffloadSchedule::learnedInputsSnapshot(bool moments) {
   // whole tables, outside the budget, as --predict's logits are).
   std::optional<LearnedInputsSnapshot> snapshot;
   // No ArenaScope: the gathered tables are the checkpoint's, not a part's.
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     std::optional<LearnedInputsSnapshot> part =
         parts[size_t(k)]->learnedInputsSnapshot(moments);
     if (k == 0)
@@ -578,7 +588,7 @@ OffloadSchedule::learnedInputsSnapshot(bool moments) {
 
 void OffloadSchedule::restoreLearnedInputs(
     const std::function<void(LearnedInputs &)> &restore) {
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     ArenaScope scope(arenas[size_t(k)].get());
     parts[size_t(k)]->restoreLearnedInputs(restore);
   });

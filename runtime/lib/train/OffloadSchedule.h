@@ -29,6 +29,7 @@
 #include "gnnrt/comm/TurnCommunicator.h"
 #include "gnnrt/partition/PartitionManifest.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -103,6 +104,8 @@ private:
   /// part after `to` in rank order (the next to run in a round of turns)
   /// if its pages were dropped.
   void handOver(int from, int to);
+  /// turns->run(work), with part 0's turn prepared as a hand-over would.
+  void runTurns(const std::function<void(int)> &work);
   /// Throws DataError when a part of `manifest` needs more than the budget.
   void checkBudget(const PartitionManifest &manifest,
                    const std::string &dir) const;
