@@ -2,6 +2,7 @@
 
 #include "TrainingData.h"
 
+#include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/graph/Reorder.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
@@ -219,9 +220,12 @@ TrainingData preparePartition(Partition part, Communicator &comm,
     if (mapFeatureRows && !normalizeFeatures)
       t.mappedFeatures = MappedFeatureRows(
           part.featuresFile, part.numGlobalNodes, f, first, owned);
-    else
+    else {
       ds.features = readNpySlice(part.featuresFile, first * f, owned * f)
                         .toFloat32();
+      checkFiniteRows(part.featuresFile, ds.features.data(), owned * f, f,
+                      first);
+    }
   }
   if (normalizeFeatures)
     normalizeRows(ds.features, f);
