@@ -221,8 +221,9 @@ int convert(int argc, char **argv) {
   if (out.empty())
     throw UsageError("convert needs --out OUT");
   if (detectDatasetFormat(dir) != DatasetFormat::Ogb)
-    throw DataError(dir + ": convert reads the OGB homogeneous layout "
-                          "(raw/*.csv[.gz]), found " +
+    throw DataError(dir +
+                    ": convert reads the OGB homogeneous layout "
+                    "(raw/*.csv[.gz]), found " +
                     datasetFormatName(detectDatasetFormat(dir)));
   LoadOptions options;
   options.splitName = args.get("--split");
@@ -307,8 +308,9 @@ int main(int argc, char **argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
-    throw UsageError(command.empty() ? "missing command (generate, convert or info)"
-                                     : "unknown command '" + command + "'");
+    throw UsageError(command.empty()
+                         ? "missing command (generate, convert or info)"
+                         : "unknown command '" + command + "'");
   } catch (const UsageError &e) {
     std::fprintf(stderr,
                  "gnn-data: error: %s\n(run 'gnn-data --help' for "

@@ -23,12 +23,13 @@ std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank,
   return {at(rank), at(rank + 1)};
 }
 
-void checkFiniteRows(const std::string &path, const float *rows,
-                     int64_t count, int64_t width, int64_t firstRow) {
+void checkFiniteRows(const std::string &path, const float *rows, int64_t count,
+                     int64_t width, int64_t firstRow) {
   for (int64_t k = 0; k < count; ++k)
     if (!std::isfinite(rows[k]))
       throwDataError(path, 0,
-                     "feature " + std::to_string(k % width) + " of node (row) " +
+                     "feature " + std::to_string(k % width) +
+                         " of node (row) " +
                          std::to_string(firstRow + k / width) + " is " +
                          (std::isnan(rows[k]) ? "nan" : "inf") +
                          " (features must be finite numbers)");
@@ -62,8 +63,7 @@ DatasetSlice readDatasetSlice(const std::string &path,
     dir.pop_back();
   return detectDatasetFormat(dir) == DatasetFormat::Ogb
              ? readOgbDatasetSlice(dir, options, rank, numRanks)
-             : readNpyDatasetSlice(dir, options, rank, numRanks,
-                                                withFeatures);
+             : readNpyDatasetSlice(dir, options, rank, numRanks, withFeatures);
 }
 
 } // namespace gnnrt

@@ -186,8 +186,7 @@ void convertOgbToNpy(const std::string &dir, const std::string &out,
   stream.featureRows = [&](int64_t, int64_t count, float *rows) {
     features->read(count, rows);
   };
-  stream.edges = [&](int64_t first, int64_t count, int64_t *src,
-                     int64_t *dst) {
+  stream.edges = [&](int64_t first, int64_t count, int64_t *src, int64_t *dst) {
     for (int64_t e = 0; e < count; ++e) {
       if (!edges.nextLine())
         wrongEdgeCount(first + e);
@@ -198,7 +197,8 @@ void convertOgbToNpy(const std::string &dir, const std::string &out,
   // Under a temporary name beside `out`, renamed once complete: a bad row
   // leaves nothing behind.
   std::error_code ec;
-  if (fs::exists(out, ec) && !(fs::is_directory(out, ec) && fs::is_empty(out, ec)))
+  if (fs::exists(out, ec) &&
+      !(fs::is_directory(out, ec) && fs::is_empty(out, ec)))
     throwDataError(out, 0, "exists and is not an empty directory");
   const std::string temp = out + ".partial";
   fs::remove_all(temp, ec);

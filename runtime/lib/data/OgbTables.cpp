@@ -65,8 +65,7 @@ void checkEdgeCount(const std::string &path, int64_t actual,
                        " rows of " + countedFile);
 }
 
-FeatureTableReader::FeatureTableReader(const std::string &path,
-                                       int64_t rows)
+FeatureTableReader::FeatureTableReader(const std::string &path, int64_t rows)
     : in(path), rows(rows) {
   // The first row fixes the width every other row must have.
   if ((pending = in.nextLine())) {

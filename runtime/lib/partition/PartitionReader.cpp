@@ -198,8 +198,7 @@ Partition readPartition(const std::string &dirArg, int rank, int numRanks,
     if (!p.ownedNodes.empty() &&
         p.ownedNodes.back() - p.ownedNodes.front() + 1 != c.ownedNodes)
       corrupt(at(files::kNodes),
-              "the feature rows are read in place from " +
-                  m.featuresInPlace +
+              "the feature rows are read in place from " + m.featuresInPlace +
                   ", which needs consecutive node ids, but the ids run from " +
                   std::to_string(p.ownedNodes.front()) + " to " +
                   std::to_string(p.ownedNodes.back()) + " for " +

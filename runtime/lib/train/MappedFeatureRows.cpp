@@ -59,7 +59,8 @@ MappedFeatureRows::MappedFeatureRows(const std::string &path, int64_t numRows,
   const size_t bytes = begin - start + size_t(count) * rowBytes;
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    throwDataError(path, 0, std::string("cannot open: ") + std::strerror(errno));
+    throwDataError(path, 0,
+                   std::string("cannot open: ") + std::strerror(errno));
   const char *at = nullptr;
   int error = 0;
   if (FileArena *arena = FileArena::current()) {

@@ -1,4 +1,4 @@
-//===- MappedFeatureRows.h - a part's feature rows read in place -*- C++ -*-===//
+//===- MappedFeatureRows.h - feature rows read in place ---------*- C++ -*-===//
 //
 // Internal to gnnrt. A part whose owned nodes are consecutive ids (node
 // blocks) has as its feature rows one slice of the dataset's features.npy.

@@ -404,8 +404,7 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
     ArenaResidency slices(
         usable, views,
         std::vector<int64_t>(size_t(ranks),
-                             sliceBytes(whole, inPlace ? 0 : features,
-                                        ranks)));
+                             sliceBytes(whole, inPlace ? 0 : features, ranks)));
     TurnTaking partitioners(
         ranks,
         [&](int, int to) {
@@ -463,9 +462,9 @@ void OffloadSchedule::prepare() {
                 int64_t(manifest.relations.size()), manifest.numNodes});
   std::vector<int64_t> estimatedBytes;
   for (const PartCounts &part : manifest.parts)
-    estimatedBytes.push_back(offloadPartBytes(
-        part, inputWidth(program, manifest.numFeatures), perNode,
-        !manifest.featuresInPlace.empty()));
+    estimatedBytes.push_back(
+        offloadPartBytes(part, inputWidth(program, manifest.numFeatures),
+                         perNode, !manifest.featuresInPlace.empty()));
 
   // Remote rows arrive in chunks around the ring (SAR's sequential
   // aggregation), never as a whole halo. A copy into or out of another

@@ -221,8 +221,8 @@ TrainingData preparePartition(Partition part, Communicator &comm,
       t.mappedFeatures = MappedFeatureRows(
           part.featuresFile, part.numGlobalNodes, f, first, owned);
     else {
-      ds.features = readNpySlice(part.featuresFile, first * f, owned * f)
-                        .toFloat32();
+      ds.features =
+          readNpySlice(part.featuresFile, first * f, owned * f).toFloat32();
       checkFiniteRows(part.featuresFile, ds.features.data(), owned * f, f,
                       first);
     }

@@ -74,8 +74,8 @@ DatasetSlice readDatasetSlice(const std::string &dir,
 /// Throws DataError naming `path` and the row and column of the first
 /// nan or inf among `count` floats, rows of `width` from node `firstRow`:
 /// it would surface epochs later as "training diverged".
-void checkFiniteRows(const std::string &path, const float *rows,
-                     int64_t count, int64_t width, int64_t firstRow);
+void checkFiniteRows(const std::string &path, const float *rows, int64_t count,
+                     int64_t width, int64_t firstRow);
 
 /// The two layouts' readers (readDatasetCounts and readDatasetSlice
 /// dispatch).

@@ -91,7 +91,8 @@ TEST(OgbConversion, ABadRowIsLocatedAndNothingIsWritten) {
   edges.replace(at, edges.find('\n', at) - at, "3,abc");
   writeFile(tmp / "edge/raw/edge.csv", edges);
   EXPECT_EQ(conversionError(tmp / "edge", tmp / "out"),
-            tmp / "edge/raw/edge.csv" + ":4: expected an integer, found \"abc\"");
+            tmp / "edge/raw/edge.csv" +
+                ":4: expected an integer, found \"abc\"");
   EXPECT_FALSE(std::filesystem::exists(tmp / "out"));
   EXPECT_FALSE(std::filesystem::exists(tmp / "out.partial"));
 

@@ -10,9 +10,9 @@
 
 #include "train/MappedFeatureRows.h"
 
-#include "train/FileArena.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
+#include "train/FileArena.h"
 
 #include <gtest/gtest.h>
 
@@ -33,14 +33,13 @@ std::string scratchDirectory() {
 }
 
 /// A rows x width float32 matrix whose element (r, c) is r * 1000 + c.
-std::string writeMatrix(const std::string &name, int64_t rows,
-                        int64_t width) {
+std::string writeMatrix(const std::string &name, int64_t rows, int64_t width) {
   std::vector<float> values(size_t(rows * width));
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < width; ++c)
       values[size_t(r * width + c)] = float(r * 1000 + c);
-  const std::string path = scratchDirectory() + "/" + name +
-                           std::to_string(getpid()) + ".npy";
+  const std::string path =
+      scratchDirectory() + "/" + name + std::to_string(getpid()) + ".npy";
   writeNpy(path, NpyType::Float32, {rows, width}, values.data());
   return path;
 }
@@ -106,8 +105,8 @@ TEST(MappedFeatureRows, InAnArenaTheyLeaveRamWithItsPages) {
 TEST(MappedFeatureRows, AnotherShapeATruncatedFileOrANanIsAnError) {
   std::vector<float> values(80, 1.0f);
   values[3 * 8 + 5] = std::nanf("");
-  const std::string nan = scratchDirectory() + "/mapped-nan" +
-                          std::to_string(getpid()) + ".npy";
+  const std::string nan =
+      scratchDirectory() + "/mapped-nan" + std::to_string(getpid()) + ".npy";
   writeNpy(nan, NpyType::Float32, {10, 8}, values.data());
   EXPECT_EQ(errorOf(nan, 10, 8),
             nan + ": feature 5 of node (row) 3 is nan (features must be "
