@@ -9,6 +9,7 @@
 #include "OptimizerStep.h"
 #include "ScheduleBase.h"
 #include "gnnrt/data/DatasetSlice.h"
+#include "gnnrt/data/DatasetStream.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
@@ -287,7 +288,7 @@ std::string OffloadSchedule::partitionDirectory() {
   // The streamed partitioner keeps no node types, which learned input
   // rows need: such a dataset is partitioned whole, as a typed one is.
   if (!options.dataDir.empty() && program.settings.embedDim == 0) {
-    std::string streamed = streamPartitions(options.dataDir);
+    std::string streamed = streamPartitions(npyDataset(options.dataDir));
     if (!streamed.empty())
       return streamed;
   }
@@ -349,6 +350,29 @@ std::string OffloadSchedule::partitionDirectory() {
     numParts = int64_t(std::ceil(double(numParts) * double(largest) /
                                  double(usable)));
   }
+}
+
+std::string OffloadSchedule::npyDataset(const std::string &dataDir) {
+  if (detectDatasetFormat(dataDir) != DatasetFormat::Ogb)
+    return dataDir;
+  // A gzip stream cannot be entered in the middle, so every partitioner
+  // rank would parse the whole text for its rows: convert it once, in a
+  // chunk's memory, and partition the arrays (their rows then read in
+  // place). A conversion an earlier run left (only .npy files) is redone.
+  const std::string converted = options.offloadDir + "/npy";
+  std::error_code ec;
+  if (std::filesystem::is_directory(converted, ec)) {
+    bool ours = true;
+    for (const auto &entry :
+         std::filesystem::directory_iterator(converted, ec))
+      ours = ours && entry.path().extension() == ".npy";
+    if (ours)
+      std::filesystem::remove_all(converted, ec);
+  }
+  // The split and class count apply; edges are converted as stored (the
+  // partitioner adds reverse edges and self loops as it loads them).
+  convertOgbToNpy(dataDir, converted, datasetLoadOptions(program.settings));
+  return converted;
 }
 
 std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {

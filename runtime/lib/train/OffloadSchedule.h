@@ -93,12 +93,15 @@ private:
   /// The partition directory to train from: --data itself, or one written
   /// under DIR with the partition count the budget needs.
   std::string partitionDirectory();
-  /// partitionDirectory for an .npy or OGB-layout (csv, csv.gz) dataset:
+  /// partitionDirectory for an .npy dataset (an OGB one converted first):
   /// node blocks refined by the distributed partitioner, its ranks taking
   /// turns in this process with their slices of the dataset in files under
   /// DIR, so that the start-up keeps to the budget too. Empty for another
   /// layout (heterogeneous, or .npy edges without a node count).
   std::string streamPartitions(const std::string &dataDir);
+  /// `dataDir` itself, or for an OGB-layout dataset (csv, csv.gz) its .npy
+  /// conversion in DIR/npy (convertOgbToNpy: one pass over the text).
+  std::string npyDataset(const std::string &dataDir);
   /// Called as `to` takes the turn from `from`: keeps the parts that ran
   /// last in RAM while they fit (ArenaResidency), then reads ahead the
   /// part after `to` in rank order (the next to run in a round of turns)
