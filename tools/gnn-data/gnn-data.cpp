@@ -4,6 +4,9 @@
 // dataset (SBM, RMAT or the heterogeneous ogbn-mag shape, see
 // gnnrt/data/Generator.h) in the OGB raw layout or as .npy arrays, SBM and
 // RMAT in chunks (a dataset larger than memory);
+// `gnn-data convert` turns an OGB-layout dataset (csv or csv.gz) into .npy
+// arrays in one pass, a chunk of rows at a time (larger than memory, the
+// layout whose rows can be read in place and in slices);
 // `gnn-data info` loads any dataset directory the runtime understands and
 // prints its sizes, split and degree statistics, and for a heterogeneous
 // one its node types and relations. Every
@@ -14,6 +17,7 @@
 
 #include "ToolArgs.h"
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/DatasetStream.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/support/Error.h"
 
@@ -35,6 +39,7 @@ namespace {
 const char *kUsage = R"(usage:
   gnn-data generate --kind sbm|rmat --nodes N --edges E --out DIR [options]
   gnn-data generate --kind mag --nodes N [--edges E] --out DIR [options]
+  gnn-data convert [--split NAME] DIR --out OUT
   gnn-data info [--no-cache] [--reverse] [--self-loops] [--dedupe]
                 [--split NAME] DIR
 
@@ -63,6 +68,12 @@ generate options:
                       deviations (default 3.0)
   --homophily H       mag: probability that an edge's endpoints share a class
                       (default 0.8)
+
+convert: DIR in the OGB homogeneous layout (raw/*.csv[.gz], split/NAME/)
+becomes the .npy layout in OUT (edge_index.npy, features.npy, labels.npy,
+train/valid/test_idx.npy), as stored (no load options); --split NAME picks
+the split (default: public, else the first). Each table is parsed once, a
+chunk of rows at a time; OUT appears only when complete.
 
 info options:
   --no-cache          neither read nor write the binary cache
@@ -202,6 +213,27 @@ int generate(int argc, char **argv) {
   return 0;
 }
 
+int convert(int argc, char **argv) {
+  Args args(argc, argv, 2, {}, {"--out", "--split"});
+  if (args.positional.size() != 1)
+    throw UsageError("convert expects one dataset directory");
+  const std::string dir = args.positional[0], out = args.get("--out");
+  if (out.empty())
+    throw UsageError("convert needs --out OUT");
+  if (detectDatasetFormat(dir) != DatasetFormat::Ogb)
+    throw DataError(dir +
+                    ": convert reads the OGB homogeneous layout "
+                    "(raw/*.csv[.gz]), found " +
+                    datasetFormatName(detectDatasetFormat(dir)));
+  LoadOptions options;
+  options.splitName = args.get("--split");
+  auto start = std::chrono::steady_clock::now();
+  convertOgbToNpy(dir, out, options);
+  std::printf("wrote %s (npy) from %s in %.2f s\n", out.c_str(), dir.c_str(),
+              secondsSince(start));
+  return 0;
+}
+
 void printDegrees(const char *name, const std::vector<int64_t> &deg,
                   int64_t numEdges) {
   int64_t lo = deg.empty() ? 0 : *std::min_element(deg.begin(), deg.end());
@@ -268,14 +300,17 @@ int main(int argc, char **argv) {
   try {
     if (command == "generate")
       return generate(argc, argv);
+    if (command == "convert")
+      return convert(argc, argv);
     if (command == "info")
       return info(argc, argv);
     if (command == "--help" || command == "-h" || command == "help") {
       std::fputs(kUsage, stdout);
       return 0;
     }
-    throw UsageError(command.empty() ? "missing command (generate or info)"
-                                     : "unknown command '" + command + "'");
+    throw UsageError(command.empty()
+                         ? "missing command (generate, convert or info)"
+                         : "unknown command '" + command + "'");
   } catch (const UsageError &e) {
     std::fprintf(stderr,
                  "gnn-data: error: %s\n(run 'gnn-data --help' for "

@@ -10,6 +10,8 @@
 
 #include "gnnrt/support/Error.h"
 
+#include <cmath>
+
 namespace gnnrt {
 
 std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank,
@@ -19,6 +21,18 @@ std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank,
     return numNodes / numRanks * r + numNodes % numRanks * r / numRanks;
   };
   return {at(rank), at(rank + 1)};
+}
+
+void checkFiniteRows(const std::string &path, const float *rows, int64_t count,
+                     int64_t width, int64_t firstRow) {
+  for (int64_t k = 0; k < count; ++k)
+    if (!std::isfinite(rows[k]))
+      throwDataError(path, 0,
+                     "feature " + std::to_string(k % width) +
+                         " of node (row) " +
+                         std::to_string(firstRow + k / width) + " is " +
+                         (std::isnan(rows[k]) ? "nan" : "inf") +
+                         " (features must be finite numbers)");
 }
 
 DatasetCounts readDatasetCounts(const std::string &path,
@@ -40,7 +54,7 @@ DatasetCounts readDatasetCounts(const std::string &path,
 
 DatasetSlice readDatasetSlice(const std::string &path,
                               const LoadOptions &options, int rank,
-                              int numRanks) {
+                              int numRanks, bool withFeatures) {
   if (numRanks < 1 || rank < 0 || rank >= numRanks)
     throw DataError("readDatasetSlice: rank " + std::to_string(rank) +
                     " out of range [0, " + std::to_string(numRanks) + ")");
@@ -49,7 +63,7 @@ DatasetSlice readDatasetSlice(const std::string &path,
     dir.pop_back();
   return detectDatasetFormat(dir) == DatasetFormat::Ogb
              ? readOgbDatasetSlice(dir, options, rank, numRanks)
-             : readNpyDatasetSlice(dir, options, rank, numRanks);
+             : readNpyDatasetSlice(dir, options, rank, numRanks, withFeatures);
 }
 
 } // namespace gnnrt

@@ -71,18 +71,9 @@ static void checkIds(const std::string &path, const std::vector<int64_t> &ids,
   }
 }
 
-/// nan or inf would surface epochs later as "training diverged". `rows`
-/// start at node `firstRow`.
 static void checkFinite(const std::string &path, const std::vector<float> &rows,
                         int64_t width, int64_t firstRow) {
-  for (size_t k = 0; k < rows.size(); ++k)
-    if (!std::isfinite(rows[k]))
-      throwDataError(path, 0,
-                     "feature " + std::to_string(int64_t(k) % width) +
-                         " of node (row) " +
-                         std::to_string(firstRow + int64_t(k) / width) +
-                         " is " + (std::isnan(rows[k]) ? "nan" : "inf") +
-                         " (features must be finite numbers)");
+  checkFiniteRows(path, rows.data(), int64_t(rows.size()), width, firstRow);
 }
 
 /// The shape of features.npy, checked: [N, F] of a float type.
@@ -261,7 +252,7 @@ DatasetCounts readNpyDatasetCounts(const std::string &dir,
 
 DatasetSlice readNpyDatasetSlice(const std::string &dir,
                                  const LoadOptions &options, int rank,
-                                 int numRanks) {
+                                 int numRanks, bool withFeatures) {
   DatasetSlice slice;
   std::string featFile = dir + "/features.npy";
   std::string labelFile = dir + "/labels.npy";
@@ -288,7 +279,7 @@ DatasetSlice readNpyDatasetSlice(const std::string &dir,
     slice.labels.assign(size_t(slice.numNodes), -1);
   std::tie(slice.nodeBegin, slice.nodeEnd) =
       nodeBlock(slice.numNodes, rank, numRanks);
-  if (slice.numFeatures > 0) {
+  if (slice.numFeatures > 0 && withFeatures) {
     const int64_t f = slice.numFeatures;
     slice.features = readNpySlice(featFile, slice.nodeBegin * f,
                                   (slice.nodeEnd - slice.nodeBegin) * f)

@@ -9,6 +9,7 @@
 
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/DatasetSlice.h"
+#include "gnnrt/data/DatasetStream.h"
 
 #include "OgbTables.h"
 #include "gnnrt/support/Error.h"
@@ -36,6 +37,18 @@ static int64_t readNodeCount(const std::string &raw) {
   return counts[0];
 }
 
+/// Parses the edge table's current row: two node ids in [0, numNodes).
+static void parseEdgeRow(CsvReader &in, std::vector<std::string_view> &fields,
+                         int64_t numNodes, int64_t &u, int64_t &v) {
+  in.split(fields, 2);
+  u = in.intField(fields[0]);
+  v = in.intField(fields[1]);
+  for (int64_t id : {u, v})
+    if (id < 0 || id >= numNodes)
+      in.fail("node id " + std::to_string(id) + " out of range " +
+              rangeText(numNodes));
+}
+
 /// Reads the edge table, keeping rows r with r % stride == offset (the
 /// whole table by default); every kept row is validated, and every row is
 /// counted for the num-edge-list check.
@@ -44,22 +57,33 @@ static void readEdges(const std::string &raw, int64_t numNodes,
                       int64_t stride = 1, int64_t offset = 0) {
   CsvReader in(requireTable(raw, "edge"));
   std::vector<std::string_view> fields;
-  const int64_t n = numNodes;
   int64_t rows = 0;
   for (; in.nextLine(); ++rows) {
     if (rows % stride != offset)
       continue;
-    in.split(fields, 2);
-    int64_t u = in.intField(fields[0]), v = in.intField(fields[1]);
-    for (int64_t id : {u, v})
-      if (id < 0 || id >= n)
-        in.fail("node id " + std::to_string(id) + " out of range " +
-                rangeText(n));
+    int64_t u, v;
+    parseEdgeRow(in, fields, numNodes, u, v);
     src.push_back(u);
     dst.push_back(v);
   }
   if (auto countFile = findTable(raw, "num-edge-list"))
     checkEdgeCount(*countFile, rows, in.path());
+}
+
+/// num-edge-list's count, or without it the edge table's rows, counted.
+static int64_t readEdgeCount(const std::string &raw) {
+  if (auto countFile = findTable(raw, "num-edge-list")) {
+    CsvReader in(*countFile);
+    std::vector<int64_t> edges = readColumn(in);
+    if (edges.size() != 1 || edges[0] < 0)
+      throwDataError(in.path(), 0, "expected one edge count");
+    return edges[0];
+  }
+  CsvReader in(requireTable(raw, "edge"));
+  int64_t rows = 0;
+  while (in.nextLine())
+    ++rows;
+  return rows;
 }
 
 /// Labels (all -1 without a label table) and the splits, which every rank
@@ -103,17 +127,7 @@ DatasetCounts readOgbDatasetCounts(const std::string &dir,
   if (auto path = findTable(raw, "node-label"))
     for (int64_t label : readLabelTable(*path, counts.numNodes, options))
       counts.numClasses = std::max(counts.numClasses, label + 1);
-  if (auto countFile = findTable(raw, "num-edge-list")) {
-    CsvReader in(*countFile);
-    std::vector<int64_t> edges = readColumn(in);
-    if (edges.size() != 1 || edges[0] < 0)
-      throwDataError(in.path(), 0, "expected one edge count");
-    counts.numEdges = edges[0];
-  } else {
-    CsvReader in(requireTable(raw, "edge"));
-    while (in.nextLine())
-      ++counts.numEdges;
-  }
+  counts.numEdges = readEdgeCount(raw);
   return counts;
 }
 
@@ -138,6 +152,71 @@ DatasetSlice readOgbDatasetSlice(const std::string &dir,
   slice.validIdx = std::move(tables.validIdx);
   slice.testIdx = std::move(tables.testIdx);
   return slice;
+}
+
+void convertOgbToNpy(const std::string &dir, const std::string &out,
+                     const LoadOptions &options) {
+  const std::string raw = dir + "/raw";
+  // The node tables (a few bytes per node) whole; features and edges as
+  // the writer asks for them, in order, parsed once.
+  Dataset nodes;
+  nodes.numNodes = readNodeCount(raw);
+  readNodeTables(dir, options, nodes.numNodes, nodes);
+  const int64_t numEdges = readEdgeCount(raw);
+  std::optional<FeatureTableReader> features;
+  if (auto path = findTable(raw, "node-feat")) {
+    features.emplace(*path, nodes.numNodes);
+    nodes.numFeatures = features->width();
+  }
+  const auto countFile = findTable(raw, "num-edge-list");
+  CsvReader edges(requireTable(raw, "edge"));
+  std::vector<std::string_view> fields;
+  // num-edge-list's count against the table's rows (or the table against
+  // its own count, if it changed between the passes).
+  auto wrongEdgeCount = [&](int64_t rows) {
+    if (countFile)
+      checkEdgeCount(*countFile, rows, edges.path());
+    throwDataError(edges.path(), 0,
+                   "expected " + std::to_string(numEdges) +
+                       " rows as counted, found " + std::to_string(rows));
+  };
+  DatasetStream stream;
+  stream.nodes = &nodes;
+  stream.numEdges = numEdges;
+  stream.featureRows = [&](int64_t, int64_t count, float *rows) {
+    features->read(count, rows);
+  };
+  stream.edges = [&](int64_t first, int64_t count, int64_t *src, int64_t *dst) {
+    for (int64_t e = 0; e < count; ++e) {
+      if (!edges.nextLine())
+        wrongEdgeCount(first + e);
+      parseEdgeRow(edges, fields, nodes.numNodes, src[e], dst[e]);
+    }
+  };
+
+  // Under a temporary name beside `out`, renamed once complete: a bad row
+  // leaves nothing behind.
+  std::error_code ec;
+  if (fs::exists(out, ec) &&
+      !(fs::is_directory(out, ec) && fs::is_empty(out, ec)))
+    throwDataError(out, 0, "exists and is not an empty directory");
+  const std::string temp = out + ".partial";
+  fs::remove_all(temp, ec);
+  try {
+    writeNpyDataset(temp, stream);
+    if (features)
+      features->finish();
+    int64_t rows = numEdges;
+    while (edges.nextLine())
+      ++rows;
+    if (rows != numEdges)
+      wrongEdgeCount(rows);
+    fs::remove(out, ec);
+    fs::rename(temp, out);
+  } catch (...) {
+    fs::remove_all(temp, ec);
+    throw;
+  }
 }
 
 } // namespace gnnrt

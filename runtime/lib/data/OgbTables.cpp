@@ -65,35 +65,63 @@ void checkEdgeCount(const std::string &path, int64_t actual,
                        " rows of " + countedFile);
 }
 
+FeatureTableReader::FeatureTableReader(const std::string &path, int64_t rows)
+    : in(path), rows(rows) {
+  // The first row fixes the width every other row must have.
+  if ((pending = in.nextLine())) {
+    in.split(fields, 0);
+    columns = int64_t(fields.size());
+  }
+}
+
+void FeatureTableReader::read(int64_t count, float *out) {
+  for (int64_t k = 0; k < count; ++k, ++row) {
+    if (!pending && !in.nextLine())
+      throwDataError(in.path(), 0, rowCountMessage(rows, row));
+    pending = false;
+    in.split(fields, size_t(columns));
+    for (size_t column = 0; column < fields.size(); ++column) {
+      const float value = in.floatField(fields[column]);
+      // nan or inf would surface epochs later as "training diverged".
+      if (!std::isfinite(value))
+        in.fail("feature " + std::to_string(column) + " of node " +
+                std::to_string(row) + " is " + quoteToken(fields[column]) +
+                " (features must be finite numbers)");
+      *out++ = value;
+    }
+  }
+}
+
+void FeatureTableReader::skip(int64_t count) {
+  for (int64_t k = 0; k < count; ++k, ++row) {
+    if (!pending && !in.nextLine())
+      throwDataError(in.path(), 0, rowCountMessage(rows, row));
+    pending = false;
+    in.split(fields, size_t(columns));
+  }
+}
+
+void FeatureTableReader::finish() {
+  int64_t found = row + (pending ? 1 : 0);
+  pending = false;
+  for (; in.nextLine(); ++found)
+    in.split(fields, size_t(columns));
+  if (found != rows)
+    throwDataError(in.path(), 0, rowCountMessage(rows, found));
+}
+
 int64_t readFeatureTable(const std::string &path, int64_t rows,
                          std::vector<float> &out, int64_t rowBegin,
                          int64_t rowEnd) {
   if (rowEnd < 0)
     rowEnd = rows;
-  CsvReader in(path);
-  std::vector<std::string_view> fields;
-  int64_t width = 0, row = 0;
-  while (in.nextLine()) {
-    // The first row fixes the width every other row must have.
-    in.split(fields, size_t(width));
-    if (row == 0) {
-      width = int64_t(fields.size());
-      out.reserve(out.size() + size_t((rowEnd - rowBegin) * width));
-    }
-    if (row >= rowBegin && row < rowEnd)
-      for (size_t column = 0; column < fields.size(); ++column) {
-        float value = in.floatField(fields[column]);
-        // nan or inf would surface epochs later as "training diverged".
-        if (!std::isfinite(value))
-          in.fail("feature " + std::to_string(column) + " of node " +
-                  std::to_string(row) + " is " + quoteToken(fields[column]) +
-                  " (features must be finite numbers)");
-        out.push_back(value);
-      }
-    ++row;
-  }
-  if (row != rows)
-    throwDataError(path, 0, rowCountMessage(rows, row));
+  FeatureTableReader table(path, rows);
+  const int64_t width = table.width();
+  table.skip(rowBegin);
+  const size_t at = out.size();
+  out.resize(at + size_t((rowEnd - rowBegin) * width));
+  table.read(rowEnd - rowBegin, out.data() + at);
+  table.finish();
   return width;
 }
 

@@ -50,6 +50,31 @@ int64_t readFeatureTable(const std::string &path, int64_t rows,
                          std::vector<float> &out, int64_t rowBegin = 0,
                          int64_t rowEnd = -1);
 
+/// A feature table read in row ranges, in order: what readFeatureTable
+/// reads whole, with its checks, for a table larger than memory.
+class FeatureTableReader {
+public:
+  /// Opens `path`, which must hold `rows` rows; reads the first row to fix
+  /// the width (0 for an empty table).
+  FeatureTableReader(const std::string &path, int64_t rows);
+  int64_t width() const { return columns; }
+  /// Parses the next `count` rows into out[count x width()]. Throws
+  /// DataError at the file and line of a bad value or row, or if the table
+  /// ends first.
+  void read(int64_t count, float *out);
+  /// Passes the next `count` rows, checking only their width.
+  void skip(int64_t count);
+  /// Checks the rest's widths; throws DataError unless the table has
+  /// exactly `rows` rows.
+  void finish();
+
+private:
+  CsvReader in;
+  std::vector<std::string_view> fields;
+  int64_t rows, columns = 0, row = 0;
+  bool pending = false; ///< `in` holds row `row`, not yet parsed
+};
+
 /// Reads a label table that must have `rows` rows: integers >= -1, or
 /// nan (unlabeled), below options.numClasses when that is set.
 std::vector<int64_t> readLabelTable(const std::string &path, int64_t rows,

@@ -296,7 +296,8 @@ private:
 BalanceOutcome balanceParts(Communicator &comm,
                             const std::vector<int64_t> &vtxdist,
                             const DistributedMetisGraph &g, int numParts,
-                            int64_t ufactor, std::vector<int32_t> &part) {
+                            int64_t ufactor, std::vector<int32_t> &part,
+                            bool moveVertices) {
   GhostParts ghosts(comm, vtxdist, g);
   auto objective = [&]() {
     int64_t cut = 0;
@@ -312,6 +313,11 @@ BalanceOutcome balanceParts(Communicator &comm,
   ghosts.refresh(part);
   outcome.objectiveBefore = objective();
   Rounds rounds(comm, g, numParts, ufactor, part, ghosts);
+  if (!moveVertices) {
+    outcome.balanced = rounds.measure();
+    outcome.objective = outcome.objectiveBefore;
+    return outcome;
+  }
   // Balance: the ranks take turns until a full turn moves nothing.
   int idle = 0;
   while (!(outcome.balanced = rounds.measure()) && idle < comm.size() &&

@@ -48,11 +48,15 @@ struct BalanceOutcome {
 };
 
 /// Rebalances and refines `part` (this rank's vertices of `vtxdist`'s
-/// block) in place. Collective.
+/// block) in place. With `moveVertices` false only measures: the objective
+/// and whether the bound holds, the assignment kept as it is (node blocks
+/// whose parts read their feature rows in place must stay consecutive).
+/// Collective.
 BalanceOutcome balanceParts(Communicator &comm,
                             const std::vector<int64_t> &vtxdist,
                             const DistributedMetisGraph &g, int numParts,
-                            int64_t ufactor, std::vector<int32_t> &part);
+                            int64_t ufactor, std::vector<int32_t> &part,
+                            bool moveVertices = true);
 
 } // namespace gnnrt
 

@@ -94,12 +94,23 @@ void checkOptions(const PartitionOptions &o) {
     throw DataError("partition: METIS needs at least one balance constraint");
 }
 
+/// Parts that read their feature rows in place (featuresInPlace) own
+/// consecutive ids: node blocks, not refined.
+void checkInPlace(const PartitionOptions &o, const PartitionManifest &m) {
+  if (!m.featuresInPlace.empty() && o.method != PartitionMethod::Blocks)
+    throw DataError(std::string("partition: feature rows read in place need "
+                                "node blocks, not '") +
+                    partitionMethodName(o.method) + "'");
+}
+
 /// Step 4: the parts of this rank, everything but the send lists.
 class PartBuilder {
 public:
+  /// `featuresFile`: the rows stay there (no rows are moved or written).
   PartBuilder(Communicator &comm, const std::vector<int32_t> &owner,
-              int numParts, EdgeAssign assign)
+              int numParts, EdgeAssign assign, std::string featuresFile)
       : comm(comm), owner(owner), numParts(numParts), assign(assign),
+        featuresFile(std::move(featuresFile)),
         mine(partsOfRank(numParts, comm.rank(), comm.size())) {}
 
   int rankOf(int part) const { return part % comm.size(); }
@@ -154,7 +165,11 @@ public:
         ownedRows(parts[s], slice, counts[s]);
       }
     });
-    features(parts, slice);
+    if (featuresFile.empty())
+      features(parts, slice);
+    else
+      for (Partition &p : parts)
+        p.featuresFile = featuresFile;
     return parts;
   }
 
@@ -305,6 +320,7 @@ private:
   const std::vector<int32_t> &owner;
   int numParts;
   EdgeAssign assign;
+  std::string featuresFile;
   std::vector<int> mine;
 };
 
@@ -318,13 +334,16 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   DistributedPartitionReport local;
   DistributedPartitionReport &r = report ? *report : local;
   checkOptions(options);
+  checkInPlace(options, manifest);
   const int p = comm.size(), rank = comm.rank();
+  const bool inPlace = !manifest.featuresInPlace.empty();
 
-  // 1. This rank's slice.
+  // 1. This rank's slice (no feature rows if they stay in place).
   auto start = Clock::now();
   DatasetSlice slice;
-  agreeOnFailure(comm,
-                 [&] { slice = readDatasetSlice(dataDir, load, rank, p); });
+  agreeOnFailure(comm, [&] {
+    slice = readDatasetSlice(dataDir, load, rank, p, /*withFeatures=*/!inPlace);
+  });
   const int64_t n = slice.numNodes;
   if (options.numParts > n)
     throw DataError("partition: cannot split " + std::to_string(n) +
@@ -359,8 +378,9 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   r.scotchSeconds = secondsSince(start);
   r.peakMiB[2] = peakResidentMiB();
   start = Clock::now();
-  BalanceOutcome balance = balanceParts(
-      comm, edges.vtxdist, graph, options.numParts, options.ufactor, part);
+  BalanceOutcome balance =
+      balanceParts(comm, edges.vtxdist, graph, options.numParts,
+                   options.ufactor, part, /*moveVertices=*/!inPlace);
   graph = {};
   r.scotchObjective = balance.objectiveBefore;
   r.objective = balance.objective;
@@ -378,7 +398,8 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
       comm, mineCount * p, [&](int64_t i) { return int(i / mineCount); },
       [&](int64_t i) { return part[size_t(i % mineCount)]; });
   part = {};
-  PartBuilder builder(comm, owner, options.numParts, options.edgeAssign);
+  PartBuilder builder(comm, owner, options.numParts, options.edgeAssign,
+                      manifest.featuresInPlace);
   std::vector<PartCounts> counts;
   std::vector<Partition> parts = builder.build(edges, slice, counts);
   builder.sendLists(parts, counts);

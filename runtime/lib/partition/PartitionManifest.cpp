@@ -225,6 +225,9 @@ std::string manifestToJson(const PartitionManifest &m) {
   field("num_nodes", num(m.numNodes));
   field("num_edges", num(m.numEdges));
   field("num_features", num(m.numFeatures));
+  // Only when set, so that every other directory's manifest is unchanged.
+  if (!m.featuresInPlace.empty())
+    field("features_in_place", quoteJson(m.featuresInPlace));
   field("num_classes", num(m.numClasses));
   field("num_train", num(m.numTrain));
   field("num_valid", num(m.numValid));
@@ -353,6 +356,8 @@ PartitionManifest manifestFromJson(const std::string &file,
   m.numNodes = top.integer("num_nodes");
   m.numEdges = top.integer("num_edges");
   m.numFeatures = top.integer("num_features");
+  if (top.has("features_in_place"))
+    m.featuresInPlace = top.string("features_in_place");
   m.numClasses = top.integer("num_classes");
   m.numTrain = top.integer("num_train");
   m.numValid = top.integer("num_valid");

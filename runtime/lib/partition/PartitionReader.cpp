@@ -192,9 +192,22 @@ Partition readPartition(const std::string &dirArg, int rank, int numRanks,
   readArray(at(files::kSendNodes), NpyType::Int64, {c.sendNodes}, p.sendNodes);
   checkRange(at(files::kSendNodes), p.sendNodes, 0, c.ownedNodes);
 
-  if (m.numFeatures > 0)
+  if (m.numFeatures > 0 && !m.featuresInPlace.empty()) {
+    // The rows stay in the dataset's file: one slice of it, so the owned
+    // ids must be one run (the file itself is checked where it is read).
+    if (!p.ownedNodes.empty() &&
+        p.ownedNodes.back() - p.ownedNodes.front() + 1 != c.ownedNodes)
+      corrupt(at(files::kNodes),
+              "the feature rows are read in place from " + m.featuresInPlace +
+                  ", which needs consecutive node ids, but the ids run from " +
+                  std::to_string(p.ownedNodes.front()) + " to " +
+                  std::to_string(p.ownedNodes.back()) + " for " +
+                  std::to_string(c.ownedNodes) + " nodes");
+    p.featuresFile = m.featuresInPlace;
+  } else if (m.numFeatures > 0) {
     readArray(at(files::kFeatures), NpyType::Float32,
               {c.ownedNodes, m.numFeatures}, p.features);
+  }
   readArray(at(files::kLabels), NpyType::Int64, {c.ownedNodes}, p.labels);
   checkRange(at(files::kLabels), p.labels, -1, m.numClasses);
   readArray(at(files::kTrainIdx), NpyType::Int64, {c.train}, p.trainIdx);

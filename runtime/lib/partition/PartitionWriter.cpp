@@ -85,7 +85,7 @@ void writePartDirectory(const std::string &root, const Partition &p,
   writeInt64(at(files::kRecvOffsets), p.recvOffsets);
   writeInt64(at(files::kSendOffsets), p.sendOffsets);
   writeInt64(at(files::kSendNodes), p.sendNodes);
-  if (p.numFeatures > 0)
+  if (p.numFeatures > 0 && p.featuresFile.empty())
     writeNpy(at(files::kFeatures), NpyType::Float32,
              {p.numOwned(), p.numFeatures}, p.features.data());
   writeInt64(at(files::kLabels), p.labels);

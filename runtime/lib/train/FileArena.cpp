@@ -149,6 +149,26 @@ void *FileArena::allocate(size_t bytes, size_t alignment) {
   return base + offset + kHeaderBytes;
 }
 
+const void *FileArena::mapReadOnly(int file, size_t offset, size_t bytes) {
+  const size_t windowBytes = roundUp(bytes, kPage);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (end + windowBytes > kSliceBytes) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  // Past everything handed out so far: the arena's own file gets a hole
+  // there (no disk blocks) when a later block extends it.
+  void *at = mmap(base + end, windowBytes, PROT_READ, MAP_SHARED | MAP_FIXED,
+                  file, off_t(offset));
+  if (at == MAP_FAILED)
+    return nullptr;
+  end += windowBytes;
+  inUse += int64_t(windowBytes);
+  mapped += int64_t(windowBytes);
+  peak = std::max(peak, inUse);
+  return at;
+}
+
 void FileArena::release(Header *block) noexcept {
   // The block keeps its pages, in RAM and on disk, for the next allocation
   // that reuses it: punching them out made every reuse zero-fill fresh
@@ -207,6 +227,8 @@ bool FileArena::releaseIfOwned(void *p) noexcept {
     arena->release(reinterpret_cast<Header *>(c - kHeaderBytes));
   return true;
 }
+
+FileArena *FileArena::current() { return currentArena; }
 
 ArenaScope::ArenaScope(FileArena *arena) : previous(currentArena) {
   currentArena = arena;

@@ -46,6 +46,12 @@ public:
   /// `bytes` at an address aligned to 64 bytes (callers asking for more
   /// get the heap's).
   void *allocate(size_t bytes, size_t alignment);
+  /// Maps `bytes` of another file, from `offset` (a multiple of the page
+  /// size), read-only into the arena's range: rows a part reads where they
+  /// are (MappedFeatureRows). They count as the arena's memory, leave RAM
+  /// with its pages (clean: nothing is written back) and stay mapped until
+  /// the arena goes. Null (errno set) if the mapping fails.
+  const void *mapReadOnly(int fd, size_t offset, size_t bytes);
   /// Drops every page of the arena from this process's memory; the file
   /// keeps the contents.
   void dropPages();
@@ -53,9 +59,11 @@ public:
   /// (MADV_WILLNEED) without mapping it: the next turn's faults are then
   /// minor ones. Returns once the reads are queued.
   void readAhead();
-  /// Bytes allocated now, and at most so far.
+  /// Bytes allocated now, and at most so far (mapped files included).
   int64_t bytesInUse() const { return inUse; }
   int64_t peakBytes() const { return peak; }
+  /// Bytes of other files mapped by mapReadOnly (not in the arena's file).
+  int64_t mappedBytes() const { return mapped; }
   /// At most the bytes of the arena in RAM: those in use, and the freed
   /// blocks', which stay mapped until the next dropPages().
   int64_t residentBytes() const;
@@ -68,6 +76,9 @@ public:
   /// Whether `p` lies in an arena's reserved range; if so, frees it.
   static bool releaseIfOwned(void *p) noexcept;
 
+  /// The arena of this thread's active ArenaScope, or null.
+  static FileArena *current();
+
 private:
   struct Header;
   void release(Header *block) noexcept;
@@ -77,7 +88,7 @@ private:
   size_t end = 0; ///< bytes of the slice handed out so far
   /// Freed blocks by size, for reuse (their pages kept).
   std::multimap<size_t, size_t> freeBlocks;
-  int64_t inUse = 0, peak = 0, freedSinceDrop = 0;
+  int64_t inUse = 0, peak = 0, freedSinceDrop = 0, mapped = 0;
   mutable std::mutex mutex;
 };
 

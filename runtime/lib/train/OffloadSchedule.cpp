@@ -9,6 +9,8 @@
 #include "OptimizerStep.h"
 #include "ScheduleBase.h"
 #include "gnnrt/data/DatasetSlice.h"
+#include "gnnrt/data/DatasetStream.h"
+#include "gnnrt/io/Npy.h"
 #include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/Partitioner.h"
@@ -20,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <malloc.h>
 #include <sys/stat.h>
@@ -81,6 +84,10 @@ constexpr int64_t kFixedBytes = int64_t(64) << 20;
 constexpr int64_t kBytesPerEdge = 40;
 /// One FileArena per part (FileArena.cpp reserves address space for 64).
 constexpr int64_t kMaxParts = 64;
+/// A halo node's bytes in RAM when its feature row is not held: its global
+/// id, owner and degree, its place in the ring's chunk graphs, and the
+/// temporaries that build them.
+constexpr int64_t kBytesPerHaloNode = 48;
 
 std::string mib(int64_t bytes) {
   char text[32];
@@ -155,12 +162,30 @@ bool sliceableDatasetCounts(const std::string &dir, const LoadOptions &load,
 }
 
 /// A rank's RAM while the distributed partitioner runs on `ranks` ranks:
-/// its feature rows, its edges with the distributed graph's copies of
-/// them, and the node-indexed tables every rank holds (labels, splits,
-/// the assignment, the partition book).
+/// its feature rows (`features` 0 when they stay in place), its edges with
+/// the distributed graph's copies of them, and the node-indexed tables
+/// every rank holds (labels, splits, the assignment, the partition book).
 int64_t sliceBytes(const PartCounts &whole, int64_t features, int64_t ranks) {
   return whole.ownedNodes / ranks * features * 4 +
          whole.edges / ranks * 64 + whole.ownedNodes * 24;
+}
+
+/// The absolute path of `dataDir`'s features.npy if the parts can read
+/// their rows there: an .npy dataset whose features are float32, as the
+/// kernels read them (another dtype is converted, hence copied). "" if
+/// not. Throws DataError for a features.npy whose header is malformed or
+/// whose data is truncated, before anything is written.
+std::string featuresReadInPlace(const std::string &dataDir) {
+  if (detectDatasetFormat(dataDir) != DatasetFormat::Npy)
+    return "";
+  const std::string path = dataDir + "/features.npy";
+  if (!std::ifstream(path).good())
+    return "";
+  if (readNpyHeader(path).type != NpyType::Float32)
+    return "";
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  return ec ? path : absolute.lexically_normal().string();
 }
 
 } // namespace
@@ -199,8 +224,11 @@ void ArenaResidency::dropAll() {
 }
 
 int64_t offloadPartBytes(const PartCounts &part, int64_t features,
-                         int64_t activationFloatsPerNode) {
-  return (part.ownedNodes + part.haloNodes) * features * 4 +
+                         int64_t activationFloatsPerNode,
+                         bool featuresInPlace) {
+  const int64_t halo = featuresInPlace ? part.haloNodes * kBytesPerHaloNode
+                                       : part.haloNodes * features * 4;
+  return part.ownedNodes * features * 4 + halo +
          part.ownedNodes * activationFloatsPerNode * 4 +
          part.edges * kBytesPerEdge;
 }
@@ -229,7 +257,8 @@ void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
   size_t which = 0;
   for (size_t k = 0; k < manifest.parts.size(); ++k) {
     const int64_t bytes = offloadPartBytes(
-        manifest.parts[k], inputWidth(program, manifest.numFeatures), perNode);
+        manifest.parts[k], inputWidth(program, manifest.numFeatures), perNode,
+        !manifest.featuresInPlace.empty());
     if (bytes > largest) {
       largest = bytes;
       which = k;
@@ -259,7 +288,7 @@ std::string OffloadSchedule::partitionDirectory() {
   // The streamed partitioner keeps no node types, which learned input
   // rows need: such a dataset is partitioned whole, as a typed one is.
   if (!options.dataDir.empty() && program.settings.embedDim == 0) {
-    std::string streamed = streamPartitions(options.dataDir);
+    std::string streamed = streamPartitions(npyDataset(options.dataDir));
     if (!streamed.empty())
       return streamed;
   }
@@ -323,6 +352,29 @@ std::string OffloadSchedule::partitionDirectory() {
   }
 }
 
+std::string OffloadSchedule::npyDataset(const std::string &dataDir) {
+  if (detectDatasetFormat(dataDir) != DatasetFormat::Ogb)
+    return dataDir;
+  // A gzip stream cannot be entered in the middle, so every partitioner
+  // rank would parse the whole text for its rows: convert it once, in a
+  // chunk's memory, and partition the arrays (their rows then read in
+  // place). A conversion an earlier run left (only .npy files) is redone.
+  const std::string converted = options.offloadDir + "/npy";
+  std::error_code ec;
+  if (std::filesystem::is_directory(converted, ec)) {
+    bool ours = true;
+    for (const auto &entry :
+         std::filesystem::directory_iterator(converted, ec))
+      ours = ours && entry.path().extension() == ".npy";
+    if (ours)
+      std::filesystem::remove_all(converted, ec);
+  }
+  // The split and class count apply; edges are converted as stored (the
+  // partitioner adds reverse edges and self loops as it loads them).
+  convertOgbToNpy(dataDir, converted, datasetLoadOptions(program.settings));
+  return converted;
+}
+
 std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   const TrainSettings &settings = program.settings;
   LoadOptions load = datasetLoadOptions(settings);
@@ -335,10 +387,15 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   const int64_t usable = options.memoryBudget - kFixedBytes;
   const int64_t perNode = activationFloatsPerNode(
       program, {features, classes, 0, whole.ownedNodes});
-  const int64_t wholeBytes = offloadPartBytes(whole, features, perNode);
+  PartitionManifest fields;
+  // The parts read their rows from the dataset's file: no copy in the
+  // partition directory or in their files under DIR.
+  fields.featuresInPlace = featuresReadInPlace(dataDir);
+  const bool inPlace = !fields.featuresInPlace.empty();
+  const int64_t wholeBytes =
+      offloadPartBytes(whole, features, perNode, inPlace);
   int64_t numParts = std::max<int64_t>(
       1, int64_t(std::ceil(1.25 * double(wholeBytes) / double(usable))));
-  PartitionManifest fields;
   fields.dataset = dataDir;
   fields.split = settings.split;
   fields.addReverseEdges = settings.addReverseEdges;
@@ -371,7 +428,7 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
     ArenaResidency slices(
         usable, views,
         std::vector<int64_t>(size_t(ranks),
-                             sliceBytes(whole, features, ranks)));
+                             sliceBytes(whole, inPlace ? 0 : features, ranks)));
     TurnTaking partitioners(
         ranks,
         [&](int, int to) {
@@ -379,6 +436,7 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
             slices.takeTurn(to);
         },
         [](const void *p, size_t bytes) { FileArena::dropRange(p, bytes); });
+    slices.takeTurn(0); // rank 0 starts without a hand-over
     partitioners.run([&](int k) {
       ArenaScope scope(sliceArenas[size_t(k)].get());
       partitionDistributed(partitioners.communicator(k), dataDir, load,
@@ -390,7 +448,8 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
     // came out too large.
     int64_t largest = 0;
     for (const PartCounts &p : manifest.parts)
-      largest = std::max(largest, offloadPartBytes(p, features, perNode));
+      largest =
+          std::max(largest, offloadPartBytes(p, features, perNode, inPlace));
     if (largest <= usable || attempt == 3)
       return dir;
     numParts = int64_t(
@@ -427,8 +486,9 @@ void OffloadSchedule::prepare() {
                 int64_t(manifest.relations.size()), manifest.numNodes});
   std::vector<int64_t> estimatedBytes;
   for (const PartCounts &part : manifest.parts)
-    estimatedBytes.push_back(offloadPartBytes(
-        part, inputWidth(program, manifest.numFeatures), perNode));
+    estimatedBytes.push_back(
+        offloadPartBytes(part, inputWidth(program, manifest.numFeatures),
+                         perNode, !manifest.featuresInPlace.empty()));
 
   // Remote rows arrive in chunks around the ring (SAR's sequential
   // aggregation), never as a whole halo. A copy into or out of another
@@ -467,7 +527,7 @@ void OffloadSchedule::prepare() {
   for (int k = 0; k < numParts; ++k)
     parts.push_back(std::make_unique<OffloadPart>(program, partOptions,
                                                   turns->communicator(k)));
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     ArenaScope scope(arenas[size_t(k)].get());
     parts[size_t(k)]->prepare();
   });
@@ -490,9 +550,18 @@ void OffloadSchedule::handOver(int from, int to) {
     readahead->request(arenas[size_t(next)].get());
 }
 
+void OffloadSchedule::runTurns(const std::function<void(int)> &work) {
+  // Part 0 starts every stage without a hand-over (TurnTaking runs it
+  // first): make room for it as a hand-over does, or the part that ran
+  // last in the previous stage stays in RAM beside it (with feature rows
+  // read in place, two parts' rows: over the budget).
+  handOver(-1, 0);
+  turns->run(work);
+}
+
 void OffloadSchedule::bind(ParameterStore<float> &params) {
   // Every part binds the same parameters and gradients.
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     ArenaScope scope(arenas[size_t(k)].get());
     parts[size_t(k)]->bind(params);
   });
@@ -502,7 +571,7 @@ double OffloadSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   const OptimizerConfig &rowsConfig = step.state().config();
   return step([&] {
     std::vector<double> losses(parts.size());
-    turns->run([&](int k) {
+    runTurns([&](int k) {
       ArenaScope scope(arenas[size_t(k)].get());
       losses[size_t(k)] = parts[size_t(k)]->trainStep(epoch, rowsConfig);
     });
@@ -516,7 +585,7 @@ double OffloadSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
 
 Accuracies OffloadSchedule::evaluate() {
   std::vector<Accuracies> acc(parts.size());
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     ArenaScope scope(arenas[size_t(k)].get());
     acc[size_t(k)] = parts[size_t(k)]->evaluate();
   });
@@ -531,7 +600,7 @@ OffloadSchedule::learnedInputsSnapshot(bool moments) {
   // whole tables, outside the budget, as --predict's logits are).
   std::optional<LearnedInputsSnapshot> snapshot;
   // No ArenaScope: the gathered tables are the checkpoint's, not a part's.
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     std::optional<LearnedInputsSnapshot> part =
         parts[size_t(k)]->learnedInputsSnapshot(moments);
     if (k == 0)
@@ -542,7 +611,7 @@ OffloadSchedule::learnedInputsSnapshot(bool moments) {
 
 void OffloadSchedule::restoreLearnedInputs(
     const std::function<void(LearnedInputs &)> &restore) {
-  turns->run([&](int k) {
+  runTurns([&](int k) {
     ArenaScope scope(arenas[size_t(k)].get());
     parts[size_t(k)]->restoreLearnedInputs(restore);
   });
@@ -566,12 +635,18 @@ const std::vector<float> &OffloadSchedule::predict() {
 void OffloadSchedule::printStats(const TrainingResult &result) const {
   for (const auto &part : parts)
     part->printStats(result);
-  int64_t largest = 0;
-  for (const auto &arena : arenas)
-    largest = std::max(largest, arena->peakBytes());
+  int64_t largest = 0, inPlace = 0;
+  for (const auto &arena : arenas) {
+    largest = std::max(largest, arena->peakBytes() - arena->mappedBytes());
+    inPlace += arena->mappedBytes();
+  }
   std::printf("stats: offload %zu partitions in %s, largest part's file "
               "%lld bytes\n",
               parts.size(), options.offloadDir.c_str(), (long long)largest);
+  std::printf("stats: offload feature rows read in place %lld bytes (%s)\n",
+              (long long)inPlace,
+              inPlace > 0 ? "mapped from the dataset's features.npy"
+                          : "none: each part holds a copy of its rows");
   std::printf("stats: offload peak RSS %lld bytes, memory budget %lld "
               "bytes\n",
               (long long)peakResidentBytes(),

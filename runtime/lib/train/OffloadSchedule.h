@@ -29,6 +29,7 @@
 #include "gnnrt/comm/TurnCommunicator.h"
 #include "gnnrt/partition/PartitionManifest.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -92,17 +93,22 @@ private:
   /// The partition directory to train from: --data itself, or one written
   /// under DIR with the partition count the budget needs.
   std::string partitionDirectory();
-  /// partitionDirectory for an .npy or OGB-layout (csv, csv.gz) dataset:
+  /// partitionDirectory for an .npy dataset (an OGB one converted first):
   /// node blocks refined by the distributed partitioner, its ranks taking
   /// turns in this process with their slices of the dataset in files under
   /// DIR, so that the start-up keeps to the budget too. Empty for another
   /// layout (heterogeneous, or .npy edges without a node count).
   std::string streamPartitions(const std::string &dataDir);
+  /// `dataDir` itself, or for an OGB-layout dataset (csv, csv.gz) its .npy
+  /// conversion in DIR/npy (convertOgbToNpy: one pass over the text).
+  std::string npyDataset(const std::string &dataDir);
   /// Called as `to` takes the turn from `from`: keeps the parts that ran
   /// last in RAM while they fit (ArenaResidency), then reads ahead the
   /// part after `to` in rank order (the next to run in a round of turns)
   /// if its pages were dropped.
   void handOver(int from, int to);
+  /// turns->run(work), with part 0's turn prepared as a hand-over would.
+  void runTurns(const std::function<void(int)> &work);
   /// Throws DataError when a part of `manifest` needs more than the budget.
   void checkBudget(const PartitionManifest &manifest,
                    const std::string &dir) const;
@@ -125,9 +131,14 @@ private:
 };
 
 /// The bytes one part of a partitioning holds in RAM during its turn
-/// (data, halo tables and activations), estimated from its counts.
+/// (data, halo tables and activations), estimated from its counts. With
+/// `featuresInPlace` (PartitionManifest::featuresInPlace) the halo nodes
+/// count only their tables: the part maps its owned rows, and the halo's
+/// come around the ring in chunks; without it they count a feature row
+/// each, as calibrated against the memory plan (docs/out-of-core.md).
 int64_t offloadPartBytes(const PartCounts &part, int64_t features,
-                         int64_t activationFloatsPerNode);
+                         int64_t activationFloatsPerNode,
+                         bool featuresInPlace = false);
 
 } // namespace gnnrt
 

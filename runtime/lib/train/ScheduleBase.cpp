@@ -79,9 +79,13 @@ TrainingData loadRankPartition(const CompiledProgram &program,
                                bool partitionDirectory, Communicator &comm) {
   const TrainSettings &settings = program.settings;
   if (partitionDirectory) {
+    // Rows kept in the dataset's file are mapped where full-graph entry
+    // points read them; sampled batches and learned rows copy theirs.
+    const bool mapFeatureRows =
+        program.numBlocks == 0 && settings.embedDim == 0;
     TrainingData t = preparePartition(
         readPartition(options.dataDir, comm.rank(), comm.size()), comm,
-        settings.normalizeFeatures, program.needsEdgeIds);
+        settings.normalizeFeatures, program.needsEdgeIds, mapFeatureRows);
     // The same learned rows as a whole-graph start: keyed by global ids.
     if (settings.embedDim > 0)
       addLearnedRows(t.data, settings.embedDim, options.seed, options.dataDir,

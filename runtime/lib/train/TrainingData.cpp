@@ -2,7 +2,9 @@
 
 #include "TrainingData.h"
 
+#include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/graph/Reorder.h"
+#include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -136,7 +138,8 @@ std::vector<int64_t> globalEdgeIds(const GraphView &g,
 } // namespace
 
 TrainingData preparePartition(Partition part, Communicator &comm,
-                              bool normalizeFeatures, bool withEdgeIds) {
+                              bool normalizeFeatures, bool withEdgeIds,
+                              bool mapFeatureRows) {
   if (part.numClasses <= 0)
     throw DataError("the dataset has no labeled nodes to train on");
   const int64_t owned = part.numOwned(), local = part.numLocal();
@@ -211,6 +214,19 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   ds.numFeatures = f;
   ds.numClasses = part.numClasses;
   ds.features = std::move(part.features);
+  if (!part.featuresFile.empty() && owned > 0 && f > 0) {
+    // Consecutive ids (PartitionReader checked): one slice of the file.
+    const int64_t first = part.ownedNodes.front();
+    if (mapFeatureRows && !normalizeFeatures)
+      t.mappedFeatures = MappedFeatureRows(
+          part.featuresFile, part.numGlobalNodes, f, first, owned);
+    else {
+      ds.features =
+          readNpySlice(part.featuresFile, first * f, owned * f).toFloat32();
+      checkFiniteRows(part.featuresFile, ds.features.data(), owned * f, f,
+                      first);
+    }
+  }
   if (normalizeFeatures)
     normalizeRows(ds.features, f);
   ds.labels = std::move(part.labels);
@@ -248,7 +264,7 @@ ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,
                                Workspace<float> &workspace) {
   ExecContext<float> ctx;
   ctx.graph = t.graph.view();
-  ctx.features = t.data.features.data();
+  ctx.features = t.featureRows();
   ctx.numFeatures = t.data.numFeatures;
   ctx.numClasses = t.data.numClasses;
   ctx.numRelations = int64_t(t.data.relations.size());

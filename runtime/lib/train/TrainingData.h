@@ -11,6 +11,7 @@
 #ifndef GNNRT_LIB_TRAIN_TRAININGDATA_H
 #define GNNRT_LIB_TRAIN_TRAININGDATA_H
 
+#include "MappedFeatureRows.h"
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/comm/HaloExchange.h"
 #include "gnnrt/data/Dataset.h"
@@ -49,6 +50,14 @@ struct TrainingData {
   /// ascending) whose feature rows this rank holds anyway.
   std::vector<int64_t> cachedNodes;
   std::vector<float> cachedFeatures;
+  /// The owned rows read where they are (a partition whose manifest says
+  /// features_in_place), instead of data.features, which is then empty.
+  MappedFeatureRows mappedFeatures;
+
+  /// The owned nodes' feature rows, wherever they are.
+  const float *featureRows() const {
+    return mappedFeatures ? mappedFeatures.data() : data.features.data();
+  }
 };
 
 /// The whole dataset, for one process, its nodes renumbered by `nodeOrder`:
@@ -64,9 +73,14 @@ TrainingData prepareWholeGraph(Dataset ds,
 /// come from the other ranks (collective: every rank calls it).
 /// `normalizeFeatures` scales each feature row to sum 1.
 /// `withEdgeIds`: number the local edges as the whole graph does (for
-/// dropout on edges; collective).
+/// dropout on edges; collective). A part whose rows are in the dataset's
+/// file (Partition::featuresFile) maps them read-only if `mapFeatureRows`
+/// (the full-graph programs' entry points read them through
+/// featureRows()), else reads them into data.features (and normalizes
+/// them there).
 TrainingData preparePartition(Partition part, Communicator &comm,
-                              bool normalizeFeatures, bool withEdgeIds);
+                              bool normalizeFeatures, bool withEdgeIds,
+                              bool mapFeatureRows = false);
 
 /// Points an entry point's context at `t`.
 ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,

@@ -64,9 +64,18 @@ std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank, int numRanks);
 /// Throws DataError naming the file (and line) of the first problem in the
 /// rows this rank checks. An .npy dataset needs features.npy or labels.npy
 /// (the node count cannot come from edge ids no single rank sees).
+/// `withFeatures` false leaves an .npy slice's `features` empty (the
+/// header still gives numFeatures): for parts that will read their rows
+/// where they are. An OGB slice always parses its rows.
 DatasetSlice readDatasetSlice(const std::string &dir,
                               const LoadOptions &options, int rank,
-                              int numRanks);
+                              int numRanks, bool withFeatures = true);
+
+/// Throws DataError naming `path` and the row and column of the first
+/// nan or inf among `count` floats, rows of `width` from node `firstRow`:
+/// it would surface epochs later as "training diverged".
+void checkFiniteRows(const std::string &path, const float *rows, int64_t count,
+                     int64_t width, int64_t firstRow);
 
 /// The two layouts' readers (readDatasetCounts and readDatasetSlice
 /// dispatch).
@@ -79,7 +88,7 @@ DatasetSlice readOgbDatasetSlice(const std::string &dir,
                                  int numRanks);
 DatasetSlice readNpyDatasetSlice(const std::string &dir,
                                  const LoadOptions &options, int rank,
-                                 int numRanks);
+                                 int numRanks, bool withFeatures = true);
 
 } // namespace gnnrt
 

@@ -42,6 +42,17 @@ void writeOgbDataset(const std::string &dir, const DatasetStream &data,
                      const std::string &splitName = "random", bool gzip = true);
 void writeNpyDataset(const std::string &dir, const DatasetStream &data);
 
+/// Converts the homogeneous OGB-layout dataset in `dir` (csv or csv.gz) to
+/// .npy arrays in `out`: the files writeNpyDataset writes for the dataset
+/// as loaded (no load options but options.splitName and numClasses), byte
+/// for byte. Each table is parsed once, feature rows and edges a chunk at
+/// a time as they are written (without num-edge-list the edge table is
+/// counted first), so memory is the node tables and one chunk. Throws
+/// DataError at the file and line of the first bad row; `out` (written
+/// under `out.partial`, renamed when complete) is then not created.
+void convertOgbToNpy(const std::string &dir, const std::string &out,
+                     const LoadOptions &options = {});
+
 } // namespace gnnrt
 
 #endif // GNNRT_DATA_DATASETSTREAM_H

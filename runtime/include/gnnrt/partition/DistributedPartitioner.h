@@ -48,10 +48,12 @@ struct DistributedPartitionReport {
 /// file system). options.method must be ParallelScotch (on the ranks of
 /// MPI_COMM_WORLD) or Blocks (on any communicator); options.balance,
 /// edgeAssign and ufactor apply as for METIS. `manifest` brings the
-/// dataset fields (path, split, load flags); the manifest written is
-/// returned on every rank. Any rank's failure (a bad row in its slice, an
-/// unwritable directory) becomes the same DataError on every rank.
-/// Collective.
+/// dataset fields (path, split, load flags) and, with method Blocks,
+/// featuresInPlace: then no feature row is read, moved or written, and the
+/// blocks are not refined, so that every part's rows stay one slice of
+/// that file. The manifest written is returned on every rank. Any rank's
+/// failure (a bad row in its slice, an unwritable directory) becomes the same
+/// DataError on every rank. Collective.
 PartitionManifest
 partitionDistributed(Communicator &comm, const std::string &dataDir,
                      const LoadOptions &load, const PartitionOptions &options,

@@ -32,6 +32,7 @@
 #include "gnnrt/partition/PartitionPlan.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace gnnrt {
@@ -65,6 +66,11 @@ struct Partition {
   /// Owned rows: features [numOwned x numFeatures] and labels (-1 =
   /// unlabeled); the splits as ascending owned local ids.
   std::vector<float> features;
+  /// Set instead of `features` when the rows are read where they are
+  /// (PartitionManifest::featuresInPlace): the dataset's features.npy,
+  /// whose rows ownedNodes[0] .. ownedNodes[0] + numOwned() - 1 are this
+  /// part's.
+  std::string featuresFile;
   std::vector<int64_t> labels;
   std::vector<int64_t> trainIdx, validIdx, testIdx;
   /// The feature cache: global ids of remote nodes (ascending) whose feature

@@ -41,6 +41,11 @@ struct PartitionManifest {
   double cacheRatio = 0;
   /// How the dataset was loaded (what the trainer must load identically).
   std::string dataset, split, assignmentFile;
+  /// The dataset's features.npy (an absolute path) when the parts read
+  /// their feature rows there instead of holding a copy in
+  /// part<k>/features.npy; then every part owns a contiguous range of node
+  /// ids, its rows one slice of that file. Empty: each part has its copy.
+  std::string featuresInPlace;
   bool addReverseEdges = true, addSelfLoops = false, dedupe = true;
   int64_t numNodes = 0, numEdges = 0, numFeatures = 0, numClasses = 0;
   int64_t numTrain = 0, numValid = 0, numTest = 0;
