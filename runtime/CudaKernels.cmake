@@ -25,7 +25,9 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Memory.cu
   lib/kernels/cuda/Optimizer.cu
   lib/kernels/cuda/Relational.cu
+  lib/kernels/cuda/Scan.cu
   lib/kernels/cuda/Scratch.cu
+  lib/kernels/cuda/SegmentSort.cu
   lib/kernels/cuda/Stream.cu
   lib/kernels/cuda/Workspace.cu
   # Ranks on devices: collectives between them (NCCL, or the emulation's
@@ -54,6 +56,8 @@ set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/LossTest.cpp
   ${_gnnrt_cuda_test_dir}/OptimizerTest.cpp
   ${_gnnrt_cuda_test_dir}/RelationalTest.cpp
+  ${_gnnrt_cuda_test_dir}/ScanTest.cpp
+  ${_gnnrt_cuda_test_dir}/SegmentSortTest.cpp
   ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp
   ${GNNC_SOURCE_DIR}/test/Unit/Runtime/train/DeviceSamplerTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).

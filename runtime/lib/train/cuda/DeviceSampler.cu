@@ -13,6 +13,8 @@
 #include "gnnrt/kernels/cuda/DeviceArray.h"
 #include "gnnrt/kernels/cuda/Launch.h"
 #include "gnnrt/kernels/cuda/Memory.h"
+#include "gnnrt/kernels/cuda/Scan.h"
+#include "gnnrt/kernels/cuda/SegmentSort.h"
 #include "gnnrt/kernels/cuda/Stream.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
@@ -192,47 +194,10 @@ __global__ void copyRowsKernel(const float *table, int64_t width,
 // neighbour list; each edge's source is its neighbour's local id, and each
 // destination's sources are sorted. The first appearance of node v is the
 // smallest position k with neighbors[k] == v (an atomicMin into a table by
-// global id), so the numbering does not depend on thread timing.
-
-/// Threads of the one block that scans.
-constexpr int kScanThreads = 256;
-
-__device__ inline int64_t smaller(int64_t a, int64_t b) {
-  return a < b ? a : b;
-}
-
-/// out[k] = in[0] + .. + in[k - 1] for k <= n (out[n]: the total). One
-/// block; each thread sums a contiguous chunk, the chunks' sums are scanned
-/// in shared memory, then each thread writes its chunk's prefixes.
-__global__ void exclusiveScanKernel(const int64_t *in, int64_t n,
-                                    int64_t *out) {
-  __shared__ int64_t partial[kScanThreads];
-  const int t = int(threadIdx.x);
-  const int64_t chunk = (n + kScanThreads - 1) / kScanThreads;
-  const int64_t begin = smaller(n, int64_t(t) * chunk),
-                end = smaller(n, begin + chunk);
-  int64_t sum = 0;
-  for (int64_t k = begin; k < end; ++k)
-    sum += in[k];
-  partial[t] = sum;
-  __syncthreads();
-  if (t == 0) {
-    int64_t run = 0;
-    for (int i = 0; i < kScanThreads; ++i) {
-      const int64_t v = partial[i];
-      partial[i] = run;
-      run += v;
-    }
-    out[n] = run;
-  }
-  __syncthreads();
-  int64_t run = partial[t];
-  for (int64_t k = begin; k < end; ++k) {
-    const int64_t v = in[k];
-    out[k] = run;
-    run += v;
-  }
-}
+// global id), so the numbering does not depend on thread timing. The
+// prefix sums run over many blocks and each destination's sources are
+// sorted by a block of its own when it has many (gnnrt/kernels/cuda/Scan.h,
+// SegmentSort.h): a hub sampled whole (fanout -1) costs O(n log^2 n).
 
 /// The batch's seeds: nodes[i] = seeds[i], local id i.
 __global__ void seedKernel(const int64_t *seeds, int64_t n, int32_t *localOf,
@@ -294,25 +259,6 @@ __global__ void localSourcesKernel(const int64_t *neighbors, int64_t e,
   }
 }
 
-/// Each destination's sources in ascending order (BlockBuilder's
-/// sortSources; a row holds at most a fanout of them, or one node's
-/// in-edges).
-__global__ void sortSourcesKernel(const int64_t *offsets, int64_t numDst,
-                                  int32_t *edgeSrc) {
-  for (int64_t j = globalThread(); j < numDst;
-       j += int64_t(gridDim.x) * blockDim.x) {
-    int32_t *row = edgeSrc + offsets[j];
-    const int64_t n = offsets[j + 1] - offsets[j];
-    for (int64_t i = 1; i < n; ++i) {
-      const int32_t v = row[i];
-      int64_t at = i;
-      for (; at > 0 && row[at - 1] > v; --at)
-        row[at] = row[at - 1];
-      row[at] = v;
-    }
-  }
-}
-
 /// Clears the batch's nodes from the table for the next batch.
 __global__ void unmarkKernel(const int64_t *nodes, int64_t n,
                              int32_t *localOf) {
@@ -345,6 +291,11 @@ struct DeviceNeighborSampler::Device {
   mutable int current = 0;
   mutable bool tablesReady = false;
   mutable std::vector<std::unique_ptr<DeviceArray>> blockOffsets, blockSources;
+  /// The scans' tile sums and the sources' sort buffers, kept across hops.
+  mutable DeviceArray scanScratch;
+  mutable kernels::cuda::SegmentSortScratch sortScratch;
+  /// The largest in-degree of a row: bounds a hop's rows for the sort.
+  int64_t maxDegree = 0;
 };
 
 namespace {
@@ -375,6 +326,8 @@ DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
     checkFanout(opts.fanouts[i], int(i));
   const int64_t edges = adj.offsets[adj.numRows];
   Device &d = *device;
+  for (int64_t r = 0; r < adj.numRows; ++r)
+    d.maxDegree = std::max(d.maxDegree, adj.offsets[r + 1] - adj.offsets[r]);
   // A partition's neighbours are local ids, owned rows first, then the
   // halo: the id table covers the largest one named.
   int64_t ids = adj.numRows;
@@ -493,10 +446,12 @@ int64_t readBack(const int64_t *value) {
   return host;
 }
 
-/// out[0..n] = the exclusive prefix sums of in[0..n), out[n] the total.
-void exclusiveScan(const int64_t *in, int64_t n, int64_t *out) {
-  GNNRT_LAUNCH(1, kScanThreads, 0, stream(), exclusiveScanKernel)(in, n, out);
-  kernels::cuda::checkLaunch("sampler scan");
+/// The most sources a destination of a hop can get: its row's degree, up
+/// to the fanout (exactly the fanout with replacement).
+int64_t longestRow(int64_t fanout, bool replace, int64_t maxDegree) {
+  if (fanout == -1)
+    return maxDegree;
+  return replace ? fanout : std::min(fanout, maxDegree);
 }
 
 } // namespace
@@ -574,7 +529,7 @@ void DeviceNeighborSampler::sampleBatch(const int64_t *seeds, int64_t numSeeds,
       (d.csr, nodes, numDst, fanout, opts.replace, counts);
       kernels::cuda::checkLaunch("sampler count");
     }
-    exclusiveScan(counts, numDst, offsets);
+    kernels::cuda::exclusiveScan(counts, numDst, offsets, d.scanScratch);
     const int64_t e = readBack(offsets + numDst);
     edgesOf[size_t(layer)] = e;
     int64_t *neighbors = d.hopNeighbors.get<int64_t>(e);
@@ -596,7 +551,7 @@ void DeviceNeighborSampler::sampleBatch(const int64_t *seeds, int64_t numSeeds,
                                     newNodeFlagsKernel)
       (neighbors, e, localOf, firstAt, isNew);
       kernels::cuda::checkLaunch("sampler new nodes");
-      exclusiveScan(isNew, e, newIndex);
+      kernels::cuda::exclusiveScan(isNew, e, newIndex, d.scanScratch);
       added = readBack(newIndex + e);
       if (known + added > capacity) {
         // The nodes so far move to the other array, grown.
@@ -617,10 +572,10 @@ void DeviceNeighborSampler::sampleBatch(const int64_t *seeds, int64_t numSeeds,
                                     localSourcesKernel)
       (neighbors, e, localOf, firstAt, edgeSrc);
       kernels::cuda::checkLaunch("sampler local sources");
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(numDst), block, 0, stream(),
-                                    sortSourcesKernel)
-      (offsets, numDst, edgeSrc);
-      kernels::cuda::checkLaunch("sampler source order");
+      // Each destination's sources in ascending order (BlockBuilder's).
+      kernels::cuda::sortSegments(
+          offsets, numDst, edgeSrc, e,
+          longestRow(fanout, opts.replace, d.maxDegree), d.sortScratch);
     }
     known += added;
     out.levelSizes[size_t(layer)] = known;

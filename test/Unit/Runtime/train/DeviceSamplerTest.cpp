@@ -7,7 +7,8 @@
 // and a batch's feature rows gathered on the device are the host's rows;
 // a hop's draws left on the device for a peer are the same draws, and so
 // are those read zero-copy from a CSR in pinned host memory, and so are the
-// blocks deduplicated on the device (sampleBatch).
+// blocks deduplicated on the device (sampleBatch), hubs of thousands of
+// neighbours sampled whole included.
 // Compiled natively (skips without a device) and over the emulation.
 //
 //===----------------------------------------------------------------------===//
@@ -112,6 +113,59 @@ TEST(DeviceSampler, SameBlocksAsCpuSampler) {
     }
   }
   EXPECT_EQ(batches, 12);
+}
+
+/// 6000 nodes: a hub (node 0) with 5000 in-neighbours, more than two
+/// shared-memory tiles of the device's sort; node 1 with 300 (one tile);
+/// three random in-neighbours for every other node.
+GraphStorage hubGraph() {
+  CounterRng rng(3, 5);
+  const int64_t n = 6000;
+  std::set<std::pair<int64_t, int64_t>> edges;
+  for (int64_t u = 1; u <= 5000; ++u)
+    edges.insert({u, 0});
+  for (int64_t u = 2; u < 302; ++u)
+    edges.insert({u * 17 % n, 1});
+  for (int64_t v = 2; v < n; ++v)
+    for (int k = 0; k < 3; ++k)
+      edges.insert({rng.nextBelow(uint32_t(n)), v});
+  std::vector<int64_t> src, dst;
+  for (auto [u, v] : edges)
+    if (u != v) {
+      src.push_back(u);
+      dst.push_back(v);
+    }
+  return GraphStorage::build(n, n, src, dst);
+}
+
+// Hops whose edges span many scan tiles, and a hub sampled whole (fanout
+// -1) or with a fanout in the thousands, with and without replacement: the
+// device's multi-block scan and per-row sorts build the CPU's blocks.
+TEST(DeviceSampler, HubsSampledWholeGiveTheCpuBlocks) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = hubGraph();
+  const GraphView view = graph.view();
+  ASSERT_EQ(view.inOffsets[1] - view.inOffsets[0], 5000);
+  const std::vector<int64_t> seeds = {0, 1, 4000, 5999};
+  const std::vector<std::pair<std::vector<int64_t>, bool>> modes = {
+      {{-1, -1}, false}, {{4, 3000}, false}, {{4, 3000}, true}};
+  BlockBuilder builder(view.numDst);
+  for (const auto &[fanouts, replace] : modes) {
+    SamplerOptions options;
+    options.fanouts = fanouts;
+    options.replace = replace;
+    const NeighborSampler cpu(Adjacency::of(view), view.numDst, options);
+    const DeviceNeighborSampler gpu(Adjacency::of(view), view.numDst, options);
+    const SampleKey key{2, 1, 9};
+    SampledBatch expected, batch;
+    cpu.sample(seeds.data(), int64_t(seeds.size()), key, builder, expected);
+    gpu.sampleBatch(seeds.data(), int64_t(seeds.size()), fanouts, key, batch);
+    SCOPED_TRACE("fanouts " + std::to_string(fanouts.back()) +
+                 (replace ? " with replacement" : ""));
+    expectSameBatch(expected, batch);
+    // The hop's edges cross several scan tiles (2048 each).
+    EXPECT_GT(batch.views[0].numEdges, 3 * 2048);
+  }
 }
 
 // Device deduplication keeps BlockBuilder's contract on bad seeds, and its
