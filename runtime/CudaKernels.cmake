@@ -36,6 +36,7 @@ set(GNNRT_CUDA_SOURCES
   lib/comm/NcclCommunicator.cu
   # Neighbour sampling with the CPU sampler's draws, on the device.
   lib/train/cuda/DeviceSampler.cu
+  lib/train/cuda/DeviceBlockBuilder.cu
   # The trainer's device side: host contexts run by device entry points
   # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda,
   # and each rank's choice of device.

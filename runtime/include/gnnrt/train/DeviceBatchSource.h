@@ -13,8 +13,9 @@
 // the source gathered them (SampledBatch::deviceFeatures), and no feature
 // row crosses from the host unless another rank sent it. Over a device
 // communicator (NCCL) the rows and neighbours other ranks ask for are sent
-// from device buffers, and received into them: nothing crosses to the host
-// but a hop's neighbour ids (the blocks are built there) and the counts.
+// from device buffers, and received into them, and each hop is
+// deduplicated there too: nothing crosses to the host but the counts, the
+// requested ids, each hop's new nodes and the finished blocks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,6 +103,34 @@ public:
   /// array; out from batchRows).
   virtual void copyDeviceRows(const float *rows, const int64_t *toRows,
                               int64_t count, float *out) = 0;
+
+  /// A rank's batch under mpirun deduplicated on the device
+  /// (DeviceBlockBuilder), so that its neighbour lists stay there:
+  /// startBatch (out.nodes = the seeds), then per hop addHop of the rank's
+  /// own draws (the buffer the last sampleRowsToDevice returned, ownCount
+  /// ids) and the neighbours its peers sent (the ReceivedNeighbors buffer):
+  /// frontier row j's offsets[j + 1] - offsets[j] neighbours start at
+  /// rowStarts[j] of the two concatenated (host arrays); the hop's new
+  /// nodes are appended to out.nodes. finishBatch brings the blocks to the
+  /// host. One assembler at a time (the one on the device communicator).
+  virtual void startBatch(const int64_t *seeds, int64_t numSeeds,
+                          int numLayers, SampledBatch &out) = 0;
+  virtual void addHop(const int64_t *own, int64_t ownCount,
+                      const int64_t *received,
+                      const std::vector<int64_t> &rowStarts,
+                      const std::vector<int64_t> &offsets,
+                      int64_t longestRow) = 0;
+  virtual void finishBatch() = 0;
+
+  /// Bytes the draws and the deduplication copied between host and device
+  /// so far (--stats): the drawn and received neighbour lists brought to
+  /// the host for a BlockBuilder there (none when hops are deduplicated on
+  /// the device), and the rest (the draws' rows, counts and offsets, each
+  /// hop's new nodes, the finished blocks).
+  struct Transfers {
+    int64_t neighborLists = 0, other = 0;
+  };
+  virtual Transfers samplingTransfers() const = 0;
 
   /// Where the draws read the graph, for --stats: its CSR in device memory,
   /// or, when it exceeds the graph budget ($GNNRT_DEVICE_GRAPH_BUDGET_MB

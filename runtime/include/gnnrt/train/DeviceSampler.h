@@ -31,11 +31,13 @@
 // pinned and mapped (cudaHostAllocMapped), and the same kernels read it
 // there zero-copy, as GLT does for graphs larger than the GPU.
 //
-// sampleBatch deduplicates each hop on the device too (BlockBuilder's
-// numbering: new nodes in order of first appearance, each destination's
-// sources sorted), so a batch's ids cross to the host once, finished.
-// sampleRows serves one hop to a caller that builds the blocks itself (a
-// rank under mpirun, whose frontier spans the ranks).
+// sampleBatch deduplicates each hop on the device too (DeviceBlockBuilder:
+// BlockBuilder's numbering, new nodes in order of first appearance, each
+// destination's sources sorted), so a hop's neighbour lists never cross to
+// the host. sampleRows and sampleRowsToDevice serve one hop to a caller
+// that builds the blocks itself (a rank under mpirun, whose frontier spans
+// the ranks: MiniBatchAssembler, with a DeviceBlockBuilder of its
+// DeviceBatchSource).
 //
 // A typed graph's draws report each edge's relation with its neighbour;
 // its blocks are built by the caller's BlockBuilder, which keeps them.
@@ -54,6 +56,7 @@
 
 #include "gnnrt/sample/Sampler.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -115,6 +118,11 @@ public:
   /// bytes.
   bool readsZeroCopy() const { return zeroCopy; }
   int64_t graphBytes() const { return csrBytes; }
+  /// Bytes copied between host and device so far (--stats): sampleRows'
+  /// neighbour lists brought to the host, and the rest (the draws' rows,
+  /// counts and offsets, sampleBatch's new nodes and blocks).
+  int64_t neighborListBytes() const { return neighborListsCopied; }
+  int64_t transferBytes() const { return transferred; }
 
 private:
   struct Device;
@@ -130,6 +138,7 @@ private:
   bool typedRows = false;
   bool zeroCopy = false;
   int64_t csrBytes = 0;
+  mutable std::atomic<int64_t> transferred{0}, neighborListsCopied{0};
   std::unique_ptr<Device> device;
 };
 

@@ -84,15 +84,6 @@ __global__ void __launch_bounds__(kScanThreads)
 
 int64_t tilesOf(int64_t n) { return (n + kScanTile - 1) / kScanTile; }
 
-/// The scratch values a scan of n needs: per level above one tile, the
-/// tiles' sums and their scan.
-int64_t scratchValues(int64_t n) {
-  if (n <= kScanTile)
-    return 0;
-  const int64_t tiles = tilesOf(n);
-  return 2 * tiles + 1 + scratchValues(tiles);
-}
-
 void scanLevel(const int64_t *in, int64_t n, int64_t *out, int64_t *room) {
   if (n <= kScanTile) {
     GNNRT_LAUNCH(1, kScanThreads, 0, stream(), scanTilesKernel)
@@ -113,10 +104,17 @@ void scanLevel(const int64_t *in, int64_t n, int64_t *out, int64_t *room) {
 
 } // namespace
 
+int64_t exclusiveScanScratch(int64_t n) {
+  // Per level above one tile: the tiles' sums and their scan.
+  if (n <= kScanTile)
+    return 0;
+  const int64_t tiles = tilesOf(n);
+  return 2 * tiles + 1 + exclusiveScanScratch(tiles);
+}
+
 void exclusiveScan(const int64_t *in, int64_t n, int64_t *out,
-                   DeviceArray &scratch) {
-  scanLevel(in, n < 0 ? 0 : n, out,
-            scratch.get<int64_t>(scratchValues(n < 0 ? 0 : n)));
+                   int64_t *scratch) {
+  scanLevel(in, n < 0 ? 0 : n, out, scratch);
 }
 
 } // namespace gnnrt::kernels::cuda

@@ -138,11 +138,27 @@ __global__ void __launch_bounds__(kSortThreads)
       to[i] = from[i];
 }
 
+/// The scratch's parts, in int64 values: flags, places (one more), the
+/// long segments' list, a scan's tiles, then the merge buffer's int32s.
+struct ScratchLayout {
+  int64_t flags, index, list, scan, merged;
+  explicit ScratchLayout(int64_t segments)
+      : flags(0), index(segments), list(index + segments + 1),
+        scan(list + segments),
+        merged(scan + exclusiveScanScratch(segments)) {}
+};
+
 } // namespace
 
+size_t sortSegmentsScratch(int64_t segments, int64_t numValues) {
+  if (segments <= 0)
+    return sizeof(int64_t);
+  return size_t(ScratchLayout(segments).merged) * sizeof(int64_t) +
+         size_t(numValues > 0 ? numValues : 0) * sizeof(int32_t);
+}
+
 void sortSegments(const int64_t *offsets, int64_t segments, int32_t *values,
-                  int64_t numValues, int64_t maxLength,
-                  SegmentSortScratch &scratch) {
+                  int64_t numValues, int64_t maxLength, void *scratch) {
   if (segments <= 0 || numValues <= 0)
     return;
   const unsigned grid = blocksFor(segments) < 65535u * 8 ? blocksFor(segments)
@@ -152,12 +168,15 @@ void sortSegments(const int64_t *offsets, int64_t segments, int32_t *values,
   checkLaunch("sort of short segments");
   if (maxLength >= 0 && maxLength <= kShortSegment)
     return;
-  int64_t *flags = scratch.longFlags.get<int64_t>(segments);
-  int64_t *index = scratch.longIndex.get<int64_t>(segments + 1);
+  const ScratchLayout at(segments);
+  auto *room = static_cast<int64_t *>(scratch);
+  int64_t *flags = room + at.flags, *index = room + at.index,
+          *longSegments = room + at.list;
+  auto *merged = reinterpret_cast<int32_t *>(room + at.merged);
   GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kBlock, 0, stream(), longFlagsKernel)
   (offsets, segments, flags);
   checkLaunch("sort: long segments");
-  exclusiveScan(flags, segments, index, scratch.scan);
+  exclusiveScan(flags, segments, index, room + at.scan);
   int64_t numLong = 0;
   check(cudaMemcpyAsync(&numLong, index + segments, sizeof numLong,
                         cudaMemcpyDeviceToHost, stream()),
@@ -165,12 +184,11 @@ void sortSegments(const int64_t *offsets, int64_t segments, int32_t *values,
   check(cudaStreamSynchronize(stream()), "sort: long segments");
   if (numLong == 0)
     return;
-  int64_t *longSegments = scratch.longSegments.get<int64_t>(numLong);
   GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kBlock, 0, stream(), compactLongKernel)
   (flags, index, segments, longSegments);
   checkLaunch("sort: long segments");
   GNNRT_LAUNCH(unsigned(numLong), kSortThreads, 0, stream(), sortLongKernel)
-  (offsets, longSegments, values, scratch.merged.get<int32_t>(numValues));
+  (offsets, longSegments, values, merged);
   checkLaunch("sort of long segments");
 }
 

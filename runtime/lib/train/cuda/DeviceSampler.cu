@@ -14,9 +14,9 @@
 #include "gnnrt/kernels/cuda/Launch.h"
 #include "gnnrt/kernels/cuda/Memory.h"
 #include "gnnrt/kernels/cuda/Scan.h"
-#include "gnnrt/kernels/cuda/SegmentSort.h"
 #include "gnnrt/kernels/cuda/Stream.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/train/DeviceBlockBuilder.h"
 #include "gnnrt/support/Random.h"
 
 #include <cuda_runtime.h>
@@ -187,85 +187,6 @@ __global__ void copyRowsKernel(const float *table, int64_t width,
   }
 }
 
-//===--- Deduplication on the device (sampleBatch) ------------------------===//
-//
-// BlockBuilder's rule, in parallel: a hop's new nodes are its neighbours
-// not yet in the batch, numbered in order of first appearance in the hop's
-// neighbour list; each edge's source is its neighbour's local id, and each
-// destination's sources are sorted. The first appearance of node v is the
-// smallest position k with neighbors[k] == v (an atomicMin into a table by
-// global id), so the numbering does not depend on thread timing. The
-// prefix sums run over many blocks and each destination's sources are
-// sorted by a block of its own when it has many (gnnrt/kernels/cuda/Scan.h,
-// SegmentSort.h): a hub sampled whole (fanout -1) costs O(n log^2 n).
-
-/// The batch's seeds: nodes[i] = seeds[i], local id i.
-__global__ void seedKernel(const int64_t *seeds, int64_t n, int32_t *localOf,
-                           int64_t *nodes) {
-  for (int64_t i = globalThread(); i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    localOf[seeds[i]] = int32_t(i);
-    nodes[i] = seeds[i];
-  }
-}
-
-/// firstAt[v]: the first position of each neighbour not yet in the batch.
-__global__ void firstAppearanceKernel(const int64_t *neighbors, int64_t e,
-                                      const int32_t *localOf,
-                                      unsigned long long *firstAt) {
-  for (int64_t k = globalThread(); k < e;
-       k += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t v = neighbors[k];
-    if (localOf[v] < 0)
-      atomicMin(&firstAt[v], (unsigned long long)k);
-  }
-}
-
-/// isNew[k]: position k is its new node's first appearance.
-__global__ void newNodeFlagsKernel(const int64_t *neighbors, int64_t e,
-                                   const int32_t *localOf,
-                                   const unsigned long long *firstAt,
-                                   int64_t *isNew) {
-  for (int64_t k = globalThread(); k < e;
-       k += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t v = neighbors[k];
-    isNew[k] = localOf[v] < 0 && firstAt[v] == (unsigned long long)k;
-  }
-}
-
-/// The new nodes after the `known` ones, in order of first appearance.
-__global__ void appendNewNodesKernel(const int64_t *neighbors, int64_t e,
-                                     const int64_t *isNew,
-                                     const int64_t *newIndex, int64_t known,
-                                     int32_t *localOf, int64_t *nodes) {
-  for (int64_t k = globalThread(); k < e; k += int64_t(gridDim.x) * blockDim.x)
-    if (isNew[k]) {
-      const int64_t local = known + newIndex[k];
-      localOf[neighbors[k]] = int32_t(local);
-      nodes[local] = neighbors[k];
-    }
-}
-
-/// Each edge's local source; firstAt is reset for the next hop.
-__global__ void localSourcesKernel(const int64_t *neighbors, int64_t e,
-                                   const int32_t *localOf,
-                                   unsigned long long *firstAt,
-                                   int32_t *edgeSrc) {
-  for (int64_t k = globalThread(); k < e;
-       k += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t v = neighbors[k];
-    edgeSrc[k] = localOf[v];
-    firstAt[v] = ~0ull;
-  }
-}
-
-/// Clears the batch's nodes from the table for the next batch.
-__global__ void unmarkKernel(const int64_t *nodes, int64_t n,
-                             int32_t *localOf) {
-  for (int64_t i = globalThread(); i < n; i += int64_t(gridDim.x) * blockDim.x)
-    localOf[nodes[i]] = -1;
-}
-
 [[noreturn]] void throwSamplerError(const std::string &message) {
   throwDataError("device sampler", 0, message);
 }
@@ -282,18 +203,9 @@ struct DeviceNeighborSampler::Device {
   mutable std::mutex hop;
   mutable DeviceArray frontier, streams, counts, hopOffsets, hopNeighbors;
   mutable std::vector<int64_t> hostCounts;
-  /// sampleBatch's deduplication: by global id, each node's local id in
-  /// the batch (-1: not in it) and a hop's first appearance of it (all
-  /// ones: none), allocated on first use; the batch's nodes (two arrays
-  /// used by turns: a grown one takes the other's contents); per hop, the
-  /// new-node flags and their prefix sums; per layer, the block.
-  mutable DeviceArray localOf, firstAt, nodes[2], isNew, newIndex;
-  mutable int current = 0;
-  mutable bool tablesReady = false;
-  mutable std::vector<std::unique_ptr<DeviceArray>> blockOffsets, blockSources;
-  /// The scans' tile sums and the sources' sort buffers, kept across hops.
+  /// sampleBatch's deduplication, made by its first call.
+  mutable std::unique_ptr<DeviceBlockBuilder> builder;
   mutable DeviceArray scanScratch;
-  mutable kernels::cuda::SegmentSortScratch sortScratch;
   /// The largest in-degree of a row: bounds a hop's rows for the sort.
   int64_t maxDegree = 0;
 };
@@ -426,6 +338,8 @@ DeviceNeighborSampler::drawHop(const int64_t *rows, const int64_t *nodes,
   const int64_t total = offsets.back();
   const int64_t *deviceOffsets = d.hopOffsets.upload(offsets.data(), n + 1);
   int64_t *deviceNeighbors = d.hopNeighbors.get<int64_t>(total);
+  // Rows and streams up, counts down, offsets up.
+  transferred += (n + (nodes ? n : 0) + n + (n + 1)) * int64_t(sizeof(int64_t));
   GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
                                 stream(), sampleKernel)
   (d.csr, frontier, streams, n, fanout, opts.replace, drawKey, deviceOffsets,
@@ -467,160 +381,47 @@ void DeviceNeighborSampler::sampleBatch(const int64_t *seeds, int64_t numSeeds,
                       "graph's rows with sampleRows");
   for (size_t i = 0; i < fanouts.size(); ++i)
     checkFanout(fanouts[i], int(i));
-  // BlockBuilder's checks of the seeds, on the host copy.
-  std::vector<int64_t> sorted(seeds, seeds + numSeeds);
-  std::sort(sorted.begin(), sorted.end());
-  for (size_t i = 0; i < sorted.size(); ++i)
-    if (sorted[i] < 0 || sorted[i] >= numNodes ||
-        (i > 0 && sorted[i] == sorted[i - 1]))
-      throwSamplerError(
-          "seed " + std::to_string(sorted[i]) +
-          (sorted[i] < 0 || sorted[i] >= numNodes
-               ? " out of range [0, " + std::to_string(numNodes) + ")"
-               : std::string(" appears twice in the batch")));
   Device &d = *device;
   std::lock_guard<std::mutex> lock(d.hop);
-  auto fresh = [](DeviceArray &a, int64_t bytes) {
-    void *p = a.get<char>(bytes);
-    check(cudaMemset(p, 0xff, size_t(bytes)), "clear of the sampler's table");
-  };
-  if (!d.tablesReady) {
-    // First batch: every node unseen (-1), no first appearance (all ones).
-    fresh(d.localOf, numNodes * int64_t(sizeof(int32_t)));
-    fresh(d.firstAt, numNodes * int64_t(sizeof(unsigned long long)));
-    d.tablesReady = true;
-  }
+  if (!d.builder)
+    d.builder = std::make_unique<DeviceBlockBuilder>(numNodes);
+  DeviceBlockBuilder &builder = *d.builder;
+  const int64_t before = builder.transferBytes();
   const int layers = int(fanouts.size());
-  while (int(d.blockOffsets.size()) < layers) {
-    d.blockOffsets.push_back(std::make_unique<DeviceArray>());
-    d.blockSources.push_back(std::make_unique<DeviceArray>());
-  }
-  int32_t *localOf = d.localOf.get<int32_t>(numNodes);
-  auto *firstAt = d.firstAt.get<unsigned long long>(numNodes);
-  int64_t capacity = numSeeds;
-  int64_t *nodes = d.nodes[d.current].get<int64_t>(capacity);
-  const int64_t *deviceSeeds = d.frontier.upload(seeds, numSeeds);
-  if (numSeeds > 0) {
-    GNNRT_LAUNCH_WITHOUT_BARRIERS(kernels::cuda::generatedGrid(numSeeds),
-                                  kernels::cuda::kGeneratedBlock, 0, stream(),
-                                  seedKernel)
-    (deviceSeeds, numSeeds, localOf, nodes);
-    kernels::cuda::checkLaunch("sampler seeds");
-  }
-  out.nodes.clear();
-  out.levelSizes.assign(size_t(layers) + 1, 0);
-  out.levelSizes[size_t(layers)] = numSeeds;
-  int64_t known = numSeeds;
-  std::vector<int64_t> edgesOf(static_cast<size_t>(layers), 0);
-  auto launch = [](int64_t items) {
-    return kernels::cuda::generatedGrid(items);
-  };
-  constexpr int block = kernels::cuda::kGeneratedBlock;
+  builder.start(seeds, numSeeds, layers, out);
   // Hop h samples block layers - h: the seeds' hop first. The frontier
   // (all nodes so far) stays on the device from hop to hop.
   for (int layer = layers - 1; layer >= 0; --layer) {
-    const int64_t numDst = known;
+    const int64_t numDst = builder.frontierSize();
     const int64_t fanout = fanouts[size_t(layer)];
+    const int64_t *frontier = builder.frontier();
     int64_t *counts = d.counts.get<int64_t>(numDst);
-    auto *offsets = d.blockOffsets[size_t(layer)]->get<int64_t>(numDst + 1);
+    int64_t *offsets = d.hopOffsets.get<int64_t>(numDst + 1);
+    const unsigned grid = kernels::cuda::generatedGrid(numDst);
     if (numDst > 0) {
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(numDst), block, 0, stream(),
-                                    countKernel)
-      (d.csr, nodes, numDst, fanout, opts.replace, counts);
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
+                                    stream(), countKernel)
+      (d.csr, frontier, numDst, fanout, opts.replace, counts);
       kernels::cuda::checkLaunch("sampler count");
     }
-    kernels::cuda::exclusiveScan(counts, numDst, offsets, d.scanScratch);
+    kernels::cuda::exclusiveScan(counts, numDst, offsets,
+                                 d.scanScratch.get<int64_t>(
+                                     kernels::cuda::exclusiveScanScratch(numDst)));
     const int64_t e = readBack(offsets + numDst);
-    edgesOf[size_t(layer)] = e;
+    transferred += int64_t(sizeof e);
     int64_t *neighbors = d.hopNeighbors.get<int64_t>(e);
-    auto *edgeSrc = d.blockSources[size_t(layer)]->get<int32_t>(e);
-    int64_t added = 0;
     if (e > 0) {
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(numDst), block, 0, stream(),
-                                    sampleKernel)
-      (d.csr, nodes, nullptr, numDst, fanout, opts.replace,
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
+                                    stream(), sampleKernel)
+      (d.csr, frontier, nullptr, numDst, fanout, opts.replace,
        sampleDrawKey(key, layer), offsets, neighbors);
       kernels::cuda::checkLaunch("sampler draws");
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
-                                    firstAppearanceKernel)
-      (neighbors, e, localOf, firstAt);
-      kernels::cuda::checkLaunch("sampler first appearances");
-      int64_t *isNew = d.isNew.get<int64_t>(e);
-      int64_t *newIndex = d.newIndex.get<int64_t>(e + 1);
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
-                                    newNodeFlagsKernel)
-      (neighbors, e, localOf, firstAt, isNew);
-      kernels::cuda::checkLaunch("sampler new nodes");
-      kernels::cuda::exclusiveScan(isNew, e, newIndex, d.scanScratch);
-      added = readBack(newIndex + e);
-      if (known + added > capacity) {
-        // The nodes so far move to the other array, grown.
-        const int other = 1 - d.current;
-        capacity = 2 * (known + added);
-        int64_t *grown = d.nodes[other].get<int64_t>(capacity);
-        check(cudaMemcpyAsync(grown, nodes, size_t(known) * sizeof(int64_t),
-                              cudaMemcpyDeviceToDevice, stream()),
-              "copy of the batch's nodes");
-        d.current = other;
-        nodes = grown;
-      }
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
-                                    appendNewNodesKernel)
-      (neighbors, e, isNew, newIndex, known, localOf, nodes);
-      kernels::cuda::checkLaunch("sampler new nodes");
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
-                                    localSourcesKernel)
-      (neighbors, e, localOf, firstAt, edgeSrc);
-      kernels::cuda::checkLaunch("sampler local sources");
-      // Each destination's sources in ascending order (BlockBuilder's).
-      kernels::cuda::sortSegments(
-          offsets, numDst, edgeSrc, e,
-          longestRow(fanout, opts.replace, d.maxDegree), d.sortScratch);
     }
-    known += added;
-    out.levelSizes[size_t(layer)] = known;
+    builder.addHop(neighbors, offsets, e,
+                   longestRow(fanout, opts.replace, d.maxDegree));
   }
-  // The finished batch comes to the host once: its nodes and blocks.
-  out.nodes.resize(size_t(known));
-  if (known > 0)
-    check(cudaMemcpyAsync(out.nodes.data(), nodes,
-                          size_t(known) * sizeof(int64_t),
-                          cudaMemcpyDeviceToHost, stream()),
-          "copy of the batch's nodes");
-  std::vector<std::vector<int64_t>> hostOffsets(static_cast<size_t>(layers));
-  std::vector<std::vector<int32_t>> hostSources(static_cast<size_t>(layers));
-  for (int layer = 0; layer < layers; ++layer) {
-    const int64_t numDst = out.levelSizes[size_t(layer) + 1];
-    const int64_t e = edgesOf[size_t(layer)];
-    hostOffsets[size_t(layer)].resize(size_t(numDst) + 1);
-    hostSources[size_t(layer)].resize(size_t(e));
-    check(cudaMemcpyAsync(hostOffsets[size_t(layer)].data(),
-                          d.blockOffsets[size_t(layer)]->get<int64_t>(0),
-                          size_t(numDst + 1) * sizeof(int64_t),
-                          cudaMemcpyDeviceToHost, stream()),
-          "copy of a block");
-    if (e > 0)
-      check(cudaMemcpyAsync(hostSources[size_t(layer)].data(),
-                            d.blockSources[size_t(layer)]->get<int32_t>(0),
-                            size_t(e) * sizeof(int32_t), cudaMemcpyDeviceToHost,
-                            stream()),
-            "copy of a block");
-  }
-  if (known > 0) {
-    GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(known), block, 0, stream(),
-                                  unmarkKernel)
-    (nodes, known, localOf);
-    kernels::cuda::checkLaunch("sampler unmark");
-  }
-  check(cudaStreamSynchronize(stream()), "sampler");
-  out.blocks.resize(size_t(layers));
-  out.views.clear();
-  for (int layer = 0; layer < layers; ++layer)
-    out.blocks[size_t(layer)].assignCsr(
-        out.levelSizes[size_t(layer)], out.levelSizes[size_t(layer) + 1],
-        hostOffsets[size_t(layer)], hostSources[size_t(layer)]);
-  for (const GraphStorage &b : out.blocks)
-    out.views.push_back(b.view());
+  builder.finish();
+  transferred += builder.transferBytes() - before;
 }
 
 void DeviceNeighborSampler::sampleRows(const int64_t *rows,
@@ -639,6 +440,7 @@ void DeviceNeighborSampler::sampleRows(const int64_t *rows,
                           cudaMemcpyDeviceToHost, stream()),
           "copy of the sampled neighbours");
   check(cudaStreamSynchronize(stream()), "sampler draws");
+  neighborListsCopied += total * int64_t(sizeof(int64_t));
 }
 
 void DeviceNeighborSampler::sampleRowsToDevice(

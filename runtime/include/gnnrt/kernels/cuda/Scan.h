@@ -14,8 +14,6 @@
 #ifndef GNNRT_KERNELS_CUDA_SCAN_H
 #define GNNRT_KERNELS_CUDA_SCAN_H
 
-#include "gnnrt/kernels/cuda/DeviceArray.h"
-
 #include <cstdint>
 
 namespace gnnrt::kernels::cuda {
@@ -26,12 +24,17 @@ constexpr int kScanItemsPerThread = 8;
 /// Values one block scans: 2048 int64 (16 KiB of shared memory).
 constexpr int64_t kScanTile = int64_t(kScanThreads) * kScanItemsPerThread;
 
+/// The int64 values of device memory exclusiveScan needs for n values
+/// besides its input and output: the tiles' sums, level by level.
+int64_t exclusiveScanScratch(int64_t n);
+
 /// out[k] = in[0] + .. + in[k - 1] for k <= n (out[0] = 0, out[n] the
 /// total); in and out device arrays of n and n + 1 values (out may not
-/// alias in). `scratch` holds the tiles' sums, kept by the caller so that
-/// repeated scans do not allocate. Queued on the current stream.
+/// alias in), `scratch` device memory of exclusiveScanScratch(n) values
+/// (the caller keeps it, so that repeated scans do not allocate). Queued
+/// on the current stream.
 void exclusiveScan(const int64_t *in, int64_t n, int64_t *out,
-                   DeviceArray &scratch);
+                   int64_t *scratch);
 
 } // namespace gnnrt::kernels::cuda
 

@@ -17,8 +17,7 @@
 #ifndef GNNRT_KERNELS_CUDA_SEGMENTSORT_H
 #define GNNRT_KERNELS_CUDA_SEGMENTSORT_H
 
-#include "gnnrt/kernels/cuda/DeviceArray.h"
-
+#include <cstddef>
 #include <cstdint>
 
 namespace gnnrt::kernels::cuda {
@@ -30,21 +29,20 @@ constexpr int64_t kShortSegment = 32;
 constexpr int kSortThreads = 256;
 constexpr int64_t kSortTile = 2048;
 
-/// Device memory sortSegments needs besides its arrays, kept by the caller
-/// across calls (it grows to the largest call).
-struct SegmentSortScratch {
-  DeviceArray longFlags, longIndex, longSegments, merged, scan;
-};
+/// The bytes of device memory sortSegments needs besides its arrays: the
+/// long segments' flags, places and list, the merges' buffer, a scan's.
+size_t sortSegmentsScratch(int64_t segments, int64_t numValues);
 
 /// Sorts values[offsets[j] .. offsets[j + 1]) ascending for j < segments
 /// (device arrays; numValues = offsets[segments], known to the caller, sizes
 /// the merge buffer). `maxLength` bounds every segment's length when the
 /// caller knows one (a fanout, a graph's largest degree), so that calls
 /// with short segments only skip the long-segment pass (which reads a count
-/// back to the host); -1: unknown. Queued on the current stream.
+/// back to the host); -1: unknown. `scratch`: sortSegmentsScratch bytes of
+/// device memory, 8-byte aligned, kept by the caller. Queued on the
+/// current stream.
 void sortSegments(const int64_t *offsets, int64_t segments, int32_t *values,
-                  int64_t numValues, int64_t maxLength,
-                  SegmentSortScratch &scratch);
+                  int64_t numValues, int64_t maxLength, void *scratch);
 
 } // namespace gnnrt::kernels::cuda
 

@@ -38,23 +38,23 @@ std::vector<int64_t> sequentialScan(const std::vector<int64_t> &in) {
   return out;
 }
 
-std::vector<int64_t> deviceScan(const std::vector<int64_t> &in,
-                                kernels::cuda::DeviceArray &scratch) {
+std::vector<int64_t> deviceScan(const std::vector<int64_t> &in) {
   DeviceArray<int64_t> input(in.empty() ? std::vector<int64_t>{0} : in);
   DeviceArray<int64_t> output(in.size() + 1);
+  DeviceArray<int64_t> scratch(size_t(std::max<int64_t>(
+      1, kernels::cuda::exclusiveScanScratch(int64_t(in.size())))));
   kernels::cuda::exclusiveScan(input.get(), int64_t(in.size()), output.get(),
-                               scratch);
+                               scratch.get());
   return output.toHost();
 }
 
 TEST(Scan, EqualsTheSequentialScanAtTileBoundaries) {
   GNNRT_REQUIRE_CUDA_DEVICE();
-  kernels::cuda::DeviceArray scratch;
   for (int64_t n : {int64_t(0), int64_t(1), int64_t(7), kScanTile - 1,
                     kScanTile, kScanTile + 1, 3 * kScanTile + 5,
                     int64_t(100003), int64_t(5)}) {
     const std::vector<int64_t> in = valuesOf(n, uint64_t(n) + 1);
-    EXPECT_EQ(deviceScan(in, scratch), sequentialScan(in)) << "n = " << n;
+    EXPECT_EQ(deviceScan(in), sequentialScan(in)) << "n = " << n;
   }
 }
 
@@ -67,10 +67,9 @@ TEST(Scan, ScansTheTilesSumsOverSeveralBlocks) {
   // under both thread orders, only the host's recursion is new here.
   GTEST_SKIP() << "too slow under AddressSanitizer";
 #endif
-  kernels::cuda::DeviceArray scratch;
   const int64_t n = kScanTile * kScanTile + 3 * kScanTile / 2;
   const std::vector<int64_t> out =
-      deviceScan(std::vector<int64_t>(size_t(n), 1), scratch);
+      deviceScan(std::vector<int64_t>(static_cast<size_t>(n), 1));
   ASSERT_EQ(int64_t(out.size()), n + 1);
   std::vector<int64_t> expected(out.size());
   std::iota(expected.begin(), expected.end(), 0);

@@ -42,13 +42,17 @@ std::vector<int32_t> sortedOnHost(const Segments &s) {
   return v;
 }
 
-std::vector<int32_t> sortedOnDevice(const Segments &s, int64_t maxLength,
-                                    kernels::cuda::SegmentSortScratch &scratch) {
+std::vector<int32_t> sortedOnDevice(const Segments &s, int64_t maxLength) {
   DeviceArray<int64_t> offsets(s.offsets);
   DeviceArray<int32_t> values(s.values);
-  kernels::cuda::sortSegments(offsets.get(), int64_t(s.offsets.size()) - 1,
-                              values.get(), int64_t(s.values.size()),
-                              maxLength, scratch);
+  const int64_t segments = int64_t(s.offsets.size()) - 1;
+  DeviceArray<int64_t> scratch(
+      kernels::cuda::sortSegmentsScratch(segments, int64_t(s.values.size())) /
+          sizeof(int64_t) +
+      1);
+  kernels::cuda::sortSegments(offsets.get(), segments, values.get(),
+                              int64_t(s.values.size()), maxLength,
+                              scratch.get());
   return values.toHost();
 }
 
@@ -66,11 +70,10 @@ TEST(SegmentSort, SortsEverySegmentAsStdSortDoes) {
     // Every other long one with many repeats.
     s.add(length, length % 2 ? 64 : 1u << 30, rng);
   }
-  kernels::cuda::SegmentSortScratch scratch;
   const std::vector<int32_t> expected = sortedOnHost(s);
   ASSERT_NE(expected, s.values);
-  EXPECT_EQ(sortedOnDevice(s, -1, scratch), expected);
-  EXPECT_EQ(sortedOnDevice(s, 4 * kSortTile + 77, scratch), expected);
+  EXPECT_EQ(sortedOnDevice(s, -1), expected);
+  EXPECT_EQ(sortedOnDevice(s, 4 * kSortTile + 77), expected);
 }
 
 // A bound at or below kShortSegment skips the long-segment pass: the short
@@ -81,8 +84,7 @@ TEST(SegmentSort, ShortSegmentsAloneWithABound) {
   Segments s;
   for (int k = 0; k < 3000; ++k)
     s.add(int64_t(rng.nextBelow(uint32_t(kShortSegment + 1))), 1000, rng);
-  kernels::cuda::SegmentSortScratch scratch;
-  EXPECT_EQ(sortedOnDevice(s, kShortSegment, scratch), sortedOnHost(s));
+  EXPECT_EQ(sortedOnDevice(s, kShortSegment), sortedOnHost(s));
 }
 
 } // namespace
