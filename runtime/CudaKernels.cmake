@@ -60,6 +60,7 @@ set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/ScanTest.cpp
   ${_gnnrt_cuda_test_dir}/SegmentSortTest.cpp
   ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp
+  ${GNNC_SOURCE_DIR}/test/Unit/Runtime/train/DeviceBlockBuilderTest.cpp
   ${GNNC_SOURCE_DIR}/test/Unit/Runtime/train/DeviceSamplerTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).
 set(_gnnrt_cudaemu_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/cudaemu)

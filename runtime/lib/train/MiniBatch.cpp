@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 namespace gnnrt {
 
@@ -283,8 +284,8 @@ void MiniBatchAssembler::sampleHop(const int64_t *frontier, int64_t n,
   if (onDevice)
     servedOnDevice = device->sampleRowsToDevice(
         deviceRowsOf(asked.data(), int64_t(asked.size())).data(), asked.data(),
-        int64_t(asked.size()), fanout, sampleDrawKey(key, layer),
-        servedOffsets);
+        int64_t(asked.size()), fanout, relationFanoutsOf(layer),
+        sampleDrawKey(key, layer), servedOffsets);
   else
     drawNeighbors(asked.data(), int64_t(asked.size()), layer, fanout, key,
                   servedOffsets, served);
@@ -369,7 +370,7 @@ void MiniBatchAssembler::addHopOnDevice(const int64_t *frontier, int64_t n,
   const int64_t *own = device->sampleRowsToDevice(
       deviceRowsOf(ownNodes.data(), int64_t(ownNodes.size())).data(),
       ownNodes.data(), int64_t(ownNodes.size()), fanout,
-      sampleDrawKey(key, layer), ownOffsets);
+      relationFanoutsOf(layer), sampleDrawKey(key, layer), ownOffsets);
   const int64_t ownCount = ownOffsets.back();
   // Where each frontier row's neighbours start: among the own draws, or
   // after them among the received ones (grouped by peer, in request order).
@@ -417,7 +418,8 @@ void MiniBatchAssembler::drawNeighbors(const int64_t *nodes, int64_t n,
                                        std::vector<int64_t> &out) const {
   if (device) {
     device->sampleRows(deviceRowsOf(nodes, n).data(), nodes, n, fanout,
-                       sampleDrawKey(key, layer), offsets, out);
+                       relationFanoutsOf(layer), sampleDrawKey(key, layer),
+                       offsets, out);
     return;
   }
   const int64_t R = adjacency.edgeType ? adjacency.numRelations : 0;
@@ -433,6 +435,16 @@ void MiniBatchAssembler::drawNeighbors(const int64_t *nodes, int64_t n,
     types.clear();
     offsets[size_t(k) + 1] = int64_t(out.size());
   }
+}
+
+const int64_t *MiniBatchAssembler::relationFanoutsOf(int layer) const {
+  const RelationFanouts *own = adjacency.relationFanouts;
+  if (!own)
+    return nullptr;
+  if (layer >= own->numLayers())
+    throw std::logic_error("relation fanouts: layer " + std::to_string(layer) +
+                           " of " + std::to_string(own->numLayers()));
+  return own->table.data() + size_t(layer) * size_t(own->numRelations);
 }
 
 std::vector<int64_t> MiniBatchAssembler::deviceRowsOf(const int64_t *nodes,

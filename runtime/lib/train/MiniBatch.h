@@ -110,9 +110,6 @@ public:
            !hostExchange;
   }
 
-  /// Whether a device can draw this rank's samples (a graph not sampled
-  /// per relation: the device kernels draw a row's entries together).
-  bool deviceSamplable() const { return !adjacency.perRelation; }
   /// Whether each hop is deduplicated on the device too: an untyped graph
   /// (a typed block keeps its edges' relations, which the host's
   /// BlockBuilder does), in one process or, under mpirun, with the
@@ -124,7 +121,7 @@ public:
   }
   /// The adjacency sampled (rows of this rank's nodes).
   const Adjacency &sampledAdjacency() const { return adjacency; }
-  /// Draws on `source` from now on (deviceSamplable() must hold); with
+  /// Draws on `source` from now on; with
   /// `rowsOnDevice` (its row tables placed), batches' input rows are
   /// gathered there too (SampledBatch::deviceFeatures).
   void sampleOn(DeviceBatchSource &source, bool rowsOnDevice) {
@@ -210,6 +207,9 @@ private:
                                const std::vector<int32_t> &remoteOwners,
                                const std::vector<int64_t> &sendCounts,
                                float *rowsOut, SamplingTraffic &traffic);
+  /// The fanouts of `layer`'s relations when relations draw their own
+  /// (relation_fanout, while useRelationFanouts), else null.
+  const int64_t *relationFanoutsOf(int layer) const;
   /// The device rows of global ids nodes[0..n) for the device's draws.
   std::vector<int64_t> deviceRowsOf(const int64_t *nodes, int64_t n) const;
   /// gatherInputs' rows when they are gathered on the device.

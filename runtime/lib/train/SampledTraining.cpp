@@ -117,12 +117,6 @@ void SampledTraining::sampleOnDevice() {
     devicePlacement = "draws on the host (sampler ranks)";
     return;
   }
-  if (!assembler.deviceSamplable()) {
-    devicePlacement = "draws on the host (relations sampled on their own, "
-                      "per_relation or relation_fanout, are drawn on the host "
-                      "only so far)";
-    return;
-  }
   deviceBatches = program.makeDeviceBatchSource(
       assembler.sampledAdjacency(), data.numGlobalNodes,
       program.settings.replace);

@@ -35,9 +35,11 @@ public:
   virtual ~DeviceBatchSource() = default;
 
   /// DeviceNeighborSampler::sampleRows on the adjacency the source was made
-  /// for. Thread-safe (calls take turns).
+  /// for (relationFanouts: a graph sampled per relation's fanouts of the
+  /// hop's layer, or null). Thread-safe (calls take turns).
   virtual void sampleRows(const int64_t *rows, const int64_t *nodes,
-                          int64_t n, int64_t fanout, uint64_t drawKey,
+                          int64_t n, int64_t fanout,
+                          const int64_t *relationFanouts, uint64_t drawKey,
                           std::vector<int64_t> &offsets,
                           std::vector<int64_t> &neighbors) = 0;
 
@@ -89,7 +91,9 @@ public:
   /// buffer of the source's, valid until the next call.
   virtual const int64_t *sampleRowsToDevice(const int64_t *rows,
                                             const int64_t *nodes, int64_t n,
-                                            int64_t fanout, uint64_t drawKey,
+                                            int64_t fanout,
+                                            const int64_t *relationFanouts,
+                                            uint64_t drawKey,
                                             std::vector<int64_t> &offsets) = 0;
   /// The source's device buffers for the exchanges: the neighbours
   /// received, the rows this rank sends, the rows received. At least

@@ -49,11 +49,12 @@ public:
   }
 
   void sampleRows(const int64_t *rows, const int64_t *nodes, int64_t n,
-                  int64_t fanout, uint64_t drawKey,
-                  std::vector<int64_t> &offsets,
+                  int64_t fanout, const int64_t *relationFanouts,
+                  uint64_t drawKey, std::vector<int64_t> &offsets,
                   std::vector<int64_t> &neighbors) override {
     useDevice();
-    sampler.sampleRows(rows, nodes, n, fanout, drawKey, offsets, neighbors);
+    sampler.sampleRows(rows, nodes, n, fanout, drawKey, offsets, neighbors,
+                       relationFanouts);
   }
 
   void sampleBatch(const int64_t *seeds, int64_t numSeeds,
@@ -146,14 +147,18 @@ public:
   }
 
   const int64_t *sampleRowsToDevice(const int64_t *rows, const int64_t *nodes,
-                                    int64_t n, int64_t fanout, uint64_t drawKey,
+                                    int64_t n, int64_t fanout,
+                                    const int64_t *relationFanouts,
+                                    uint64_t drawKey,
                                     std::vector<int64_t> &offsets) override {
     useDevice();
     int64_t *served = nullptr;
     sampler.sampleRowsToDevice(
-        rows, nodes, n, fanout, drawKey, offsets, [&](int64_t total) {
+        rows, nodes, n, fanout, drawKey, offsets,
+        [&](int64_t total) {
           return served = servedNeighbors.get<int64_t>(total);
-        });
+        },
+        relationFanouts);
     return served;
   }
 

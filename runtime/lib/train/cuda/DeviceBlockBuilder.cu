@@ -166,6 +166,14 @@ void DeviceBlockBuilder::start(const int64_t *seeds, int64_t numSeeds,
                ? " out of range [0, " + std::to_string(numNodes) + ")"
                : std::string(" appears twice in the batch")));
   Device &d = *device;
+  if (batch && known > 0) {
+    // A batch abandoned by an exception: its nodes leave the table first.
+    GNNRT_BUILDER_LAUNCH(known, unmarkKernel)
+    (d.nodes[d.current].get<int64_t>(d.capacity), known,
+     d.localOf.get<int32_t>(numNodes));
+    kernels::cuda::checkLaunch("sampler unmark");
+    batch = nullptr;
+  }
   if (!d.tablesReady) {
     // First batch: every node unseen (-1), no first appearance (all ones).
     auto fresh = [](kernels::cuda::DeviceArray &a, int64_t bytes) {

@@ -80,6 +80,14 @@ struct DeviceCsr {
   /// numRelations.
   const int32_t *edgeType;
   int64_t numRelations;
+  /// Sampled per relation (null: a row's entries together): row r's
+  /// (row, relation) pairs are rowPairs[r] .. rowPairs[r + 1], pair p's
+  /// relation pairRelation[p] and its entries' CSR positions
+  /// pairEdges[pairBegin[p] .. pairBegin[p + 1]) (RelationPairs).
+  const int64_t *rowPairs;
+  const int32_t *pairRelation;
+  const int64_t *pairBegin;
+  const int64_t *pairEdges;
 };
 
 } // namespace devicesampler
@@ -106,13 +114,36 @@ __device__ inline int64_t drawnAt(const DeviceCsr &g, int64_t k) {
   return g.edgeType ? v * g.numRelations + g.edgeType[k] : v;
 }
 
-/// How many neighbours `row` gets (NeighborSampler.cpp's sampleRow).
-__device__ inline int64_t sampledCount(const DeviceCsr &g, int64_t row,
-                                       int64_t fanout, bool replace) {
-  const int64_t degree = g.offsets[row + 1] - g.offsets[row];
+/// How many of `degree` entries a draw of `fanout` takes
+/// (NeighborSampler.cpp's sampleEntries).
+__device__ inline int64_t takenOf(int64_t degree, int64_t fanout,
+                                  bool replace) {
   if (fanout == -1 || (!replace && degree <= fanout))
     return degree;
   return degree == 0 ? 0 : fanout;
+}
+
+/// The fanout relation r of a row draws: its own (relationFanouts, the
+/// hop's layer's row of relation_fanout), or the hop's.
+__device__ inline int64_t fanoutOf(const int64_t *relationFanouts, int32_t r,
+                                   int64_t fanout) {
+  return relationFanouts ? relationFanouts[r] : fanout;
+}
+
+/// How many neighbours `row` gets: of its entries together, or per
+/// relation, each relation of the row drawing on its own.
+__device__ inline int64_t sampledCount(const DeviceCsr &g, int64_t row,
+                                       int64_t fanout,
+                                       const int64_t *relationFanouts,
+                                       bool replace) {
+  if (!g.rowPairs)
+    return takenOf(g.offsets[row + 1] - g.offsets[row], fanout, replace);
+  int64_t count = 0;
+  for (int64_t p = g.rowPairs[row]; p < g.rowPairs[row + 1]; ++p)
+    count += takenOf(g.pairBegin[p + 1] - g.pairBegin[p],
+                     fanoutOf(relationFanouts, g.pairRelation[p], fanout),
+                     replace);
+  return count;
 }
 
 /// An integer uniform in [0, n), n > 0: the CPU's drawBelow.
@@ -121,49 +152,86 @@ __device__ inline int64_t drawBelow(CounterRng &rng, uint64_t n) {
                             : int64_t(rng.nextBelow64(n));
 }
 
+/// A row's entries at consecutive CSR positions.
+struct RowEntries {
+  int64_t begin;
+  __device__ int64_t operator()(int64_t i) const { return begin + i; }
+};
+/// A (row, relation) pair's entries, listed by CSR position.
+struct PairEntries {
+  const int64_t *positions;
+  __device__ int64_t operator()(int64_t i) const { return positions[i]; }
+};
+
+/// NeighborSampler.cpp's sampleEntries for one device thread: takenOf
+/// draws of `degree` entries, entry i at CSR position at(i), from stream
+/// `stream` of `drawKey`, written to picked[0..).
+template <typename At>
+__device__ void drawEntries(const DeviceCsr &g, int64_t degree, At at,
+                            int64_t fanout, bool replace, uint64_t drawKey,
+                            uint64_t stream, int64_t *picked) {
+  if (fanout == -1 || (!replace && degree <= fanout)) {
+    for (int64_t k = 0; k < degree; ++k)
+      picked[k] = drawnAt(g, at(k));
+    return;
+  }
+  if (degree == 0)
+    return;
+  CounterRng rng(drawKey, stream);
+  if (replace) {
+    for (int64_t i = 0; i < fanout; ++i)
+      picked[i] = drawnAt(g, at(drawBelow(rng, uint64_t(degree))));
+    return;
+  }
+  // Floyd: for j = d-k .. d-1 draw t in [0, j]; take t, or j if t was
+  // taken.
+  for (int64_t i = 0, j = degree - fanout; j < degree; ++i, ++j) {
+    const int64_t t = drawBelow(rng, uint64_t(j) + 1);
+    bool taken = false;
+    for (int64_t p = 0; p < i && !taken; ++p)
+      taken = picked[p] == t;
+    picked[i] = taken ? j : t;
+  }
+  for (int64_t i = 0; i < fanout; ++i)
+    picked[i] = drawnAt(g, at(picked[i]));
+}
+
 __global__ void countKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
-                            int64_t fanout, bool replace, int64_t *counts) {
+                            int64_t fanout, const int64_t *relationFanouts,
+                            bool replace, int64_t *counts) {
   for (int64_t j = globalThread(); j < n;
        j += int64_t(gridDim.x) * blockDim.x)
-    counts[j] = sampledCount(g, frontier[j], fanout, replace);
+    counts[j] = sampledCount(g, frontier[j], fanout, relationFanouts, replace);
 }
 
 /// Row j's sampled neighbours (global ids) at out[offsets[j]..], drawn from
-/// stream streams[j] (null: the row).
+/// stream streams[j] (null: the row); per relation, relation r's from
+/// stream streams[j] * numRelations + r, the relations in the row's order.
 __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier,
                              const int64_t *streams, int64_t n,
-                             int64_t fanout, bool replace, uint64_t drawKey,
+                             int64_t fanout, const int64_t *relationFanouts,
+                             bool replace, uint64_t drawKey,
                              const int64_t *offsets, int64_t *out) {
   for (int64_t j = globalThread(); j < n;
        j += int64_t(gridDim.x) * blockDim.x) {
     const int64_t row = frontier[j];
-    const int64_t begin = g.offsets[row];
-    const int64_t degree = g.offsets[row + 1] - begin;
+    const uint64_t stream = uint64_t(streams ? streams[j] : row);
     int64_t *picked = out + offsets[j];
-    if (fanout == -1 || (!replace && degree <= fanout)) {
-      for (int64_t k = 0; k < degree; ++k)
-        picked[k] = drawnAt(g, begin + k);
+    if (!g.rowPairs) {
+      const int64_t begin = g.offsets[row];
+      drawEntries(g, g.offsets[row + 1] - begin, RowEntries{begin}, fanout,
+                  replace, drawKey, stream, picked);
       continue;
     }
-    if (degree == 0)
-      continue;
-    CounterRng rng(drawKey, uint64_t(streams ? streams[j] : row));
-    if (replace) {
-      for (int64_t i = 0; i < fanout; ++i)
-        picked[i] = drawnAt(g, begin + drawBelow(rng, uint64_t(degree)));
-      continue;
+    for (int64_t p = g.rowPairs[row]; p < g.rowPairs[row + 1]; ++p) {
+      const int32_t r = g.pairRelation[p];
+      const int64_t degree = g.pairBegin[p + 1] - g.pairBegin[p];
+      const int64_t own = fanoutOf(relationFanouts, r, fanout);
+      drawEntries(g, degree, PairEntries{g.pairEdges + g.pairBegin[p]}, own,
+                  replace, drawKey,
+                  stream * uint64_t(g.numRelations) + uint64_t(r), picked);
+      picked += takenOf(degree, own, replace);
     }
-    // Floyd: for j = d-k .. d-1 draw t in [0, j]; take t, or j if t was
-    // taken.
-    for (int64_t i = 0, at = degree - fanout; at < degree; ++i, ++at) {
-      const int64_t t = drawBelow(rng, uint64_t(at) + 1);
-      bool taken = false;
-      for (int64_t p = 0; p < i && !taken; ++p)
-        taken = picked[p] == t;
-      picked[i] = taken ? at : t;
-    }
-    for (int64_t i = 0; i < fanout; ++i)
-      picked[i] = drawnAt(g, begin + picked[i]);
   }
 }
 
@@ -195,13 +263,15 @@ __global__ void copyRowsKernel(const float *table, int64_t width,
 
 struct DeviceNeighborSampler::Device {
   /// The CSR's arrays in device memory, or all of them in `pinned`.
-  DeviceArray offsets, neighbors, globalIds, edgeTypes;
+  DeviceArray offsets, neighbors, globalIds, edgeTypes, rowPairs,
+      pairRelation, pairBegin, pairEdges;
   devicesampler::PinnedMemory pinned;
   DeviceCsr csr{};
   /// Per hop, kept across batches: the rows and their streams, the counts
   /// and offsets, the neighbour ids; one hop at a time uses them.
   mutable std::mutex hop;
-  mutable DeviceArray frontier, streams, counts, hopOffsets, hopNeighbors;
+  mutable DeviceArray frontier, streams, relationFanouts, counts, hopOffsets,
+      hopNeighbors;
   mutable std::vector<int64_t> hostCounts;
   /// sampleBatch's deduplication, made by its first call.
   mutable std::unique_ptr<DeviceBlockBuilder> builder;
@@ -231,9 +301,6 @@ DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
     throwSamplerError("the adjacency has " + std::to_string(adj.numRows) +
                       " rows for " + std::to_string(numGlobalNodes) +
                       " nodes (row v must be node v)");
-  if (adj.perRelation)
-    throwSamplerError("relations sampled on their own (per_relation, "
-                      "relation_fanout) are drawn on the host only so far");
   for (size_t i = 0; i < opts.fanouts.size(); ++i)
     checkFanout(opts.fanouts[i], int(i));
   const int64_t edges = adj.offsets[adj.numRows];
@@ -246,42 +313,66 @@ DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
   if (adj.globalIds)
     for (int64_t k = 0; k < edges; ++k)
       ids = std::max(ids, int64_t(adj.neighbors[k]) + 1);
-  // The four arrays, each at a 256-byte boundary of one pinned block.
-  auto aligned = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
-  const int64_t offsetBytes = (adj.numRows + 1) * int64_t(sizeof(int64_t)),
-                neighborBytes = edges * int64_t(sizeof(int32_t)),
-                idBytes = adj.globalIds ? ids * int64_t(sizeof(int64_t)) : 0,
-                typeBytes = adj.edgeType ? neighborBytes : 0;
-  csrBytes = offsetBytes + neighborBytes + idBytes + typeBytes;
-  zeroCopy = graphBudgetBytes >= 0 && csrBytes > graphBudgetBytes;
   rowsAreNodes = adj.numRows == numGlobalNodes;
   typedRows = adj.edgeType != nullptr;
   d.csr.numRelations = adj.numRelations;
+  // The arrays the kernels read (a null host array stays null), each where
+  // the kernels find it through `to`.
+  struct Array {
+    const void *host;
+    int64_t bytes;
+    const void **to;
+    DeviceArray *storage;
+  };
+  const RelationPairs *pairs = adj.perRelation;
+  const int64_t numPairs = pairs ? pairs->size() : 0;
+  const std::vector<Array> arrays = {
+      {adj.offsets, (adj.numRows + 1) * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.offsets), &d.offsets},
+      {adj.neighbors, edges * int64_t(sizeof(int32_t)),
+       reinterpret_cast<const void **>(&d.csr.neighbors), &d.neighbors},
+      {adj.globalIds, ids * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.globalIds), &d.globalIds},
+      {adj.edgeType, edges * int64_t(sizeof(int32_t)),
+       reinterpret_cast<const void **>(&d.csr.edgeType), &d.edgeTypes},
+      {pairs ? pairs->nodePairs.data() : nullptr,
+       (adj.numRows + 1) * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.rowPairs), &d.rowPairs},
+      {pairs ? pairs->relation.data() : nullptr,
+       numPairs * int64_t(sizeof(int32_t)),
+       reinterpret_cast<const void **>(&d.csr.pairRelation), &d.pairRelation},
+      {pairs ? pairs->edgeBegin.data() : nullptr,
+       (numPairs + 1) * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.pairBegin), &d.pairBegin},
+      {pairs ? pairs->edges.data() : nullptr, edges * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.pairEdges), &d.pairEdges}};
+  csrBytes = 0;
+  for (const Array &a : arrays)
+    csrBytes += a.host ? a.bytes : 0;
+  zeroCopy = graphBudgetBytes >= 0 && csrBytes > graphBudgetBytes;
   if (!zeroCopy) {
-    d.csr.offsets = d.offsets.upload(adj.offsets, adj.numRows + 1);
-    d.csr.neighbors = d.neighbors.upload(adj.neighbors, edges);
-    d.csr.globalIds =
-        adj.globalIds ? d.globalIds.upload(adj.globalIds, ids) : nullptr;
-    d.csr.edgeType = d.edgeTypes.upload(adj.edgeType, edges);
+    for (const Array &a : arrays)
+      *a.to = a.host ? a.storage->upload(static_cast<const char *>(a.host),
+                                         a.bytes)
+                     : nullptr;
     return;
   }
-  const int64_t neighborsAt = aligned(offsetBytes),
-                idsAt = neighborsAt + aligned(neighborBytes),
-                typesAt = idsAt + aligned(idBytes);
-  char *host = d.pinned.allocate(size_t(typesAt + typeBytes));
-  std::memcpy(host, adj.offsets, size_t(offsetBytes));
-  std::memcpy(host + neighborsAt, adj.neighbors, size_t(neighborBytes));
-  if (adj.globalIds)
-    std::memcpy(host + idsAt, adj.globalIds, size_t(idBytes));
-  if (adj.edgeType)
-    std::memcpy(host + typesAt, adj.edgeType, size_t(typeBytes));
-  const char *at = d.pinned.device();
-  d.csr.offsets = reinterpret_cast<const int64_t *>(at);
-  d.csr.neighbors = reinterpret_cast<const int32_t *>(at + neighborsAt);
-  d.csr.globalIds =
-      adj.globalIds ? reinterpret_cast<const int64_t *>(at + idsAt) : nullptr;
-  d.csr.edgeType =
-      adj.edgeType ? reinterpret_cast<const int32_t *>(at + typesAt) : nullptr;
+  // Each array at a 256-byte boundary of one pinned block.
+  auto aligned = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
+  int64_t total = 0;
+  for (const Array &a : arrays)
+    total += a.host ? aligned(a.bytes) : 0;
+  char *host = d.pinned.allocate(size_t(total));
+  const char *device = d.pinned.device();
+  int64_t at = 0;
+  for (const Array &a : arrays) {
+    *a.to = nullptr;
+    if (!a.host)
+      continue;
+    std::memcpy(host + at, a.host, size_t(a.bytes));
+    *a.to = device + at;
+    at += aligned(a.bytes);
+  }
 }
 
 DeviceNeighborSampler::~DeviceNeighborSampler() = default;
@@ -310,8 +401,9 @@ void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
 
 const int64_t *
 DeviceNeighborSampler::drawHop(const int64_t *rows, const int64_t *nodes,
-                               int64_t n, int64_t fanout, uint64_t drawKey,
-                               std::vector<int64_t> &offsets,
+                               int64_t n, int64_t fanout,
+                               const int64_t *relationFanouts,
+                               uint64_t drawKey, std::vector<int64_t> &offsets,
                                std::unique_lock<std::mutex> &turn) const {
   checkFanout(fanout, 0);
   Device &d = *device;
@@ -321,11 +413,17 @@ DeviceNeighborSampler::drawHop(const int64_t *rows, const int64_t *nodes,
     return nullptr;
   const int64_t *frontier = d.frontier.upload(rows, n);
   const int64_t *streams = d.streams.upload(nodes, n);
+  const int64_t *ownFanouts =
+      relationFanouts && d.csr.rowPairs
+          ? d.relationFanouts.upload(relationFanouts, d.csr.numRelations)
+          : nullptr;
+  if (ownFanouts)
+    transferred += d.csr.numRelations * int64_t(sizeof(int64_t));
   int64_t *counts = d.counts.get<int64_t>(n);
   const unsigned grid = kernels::cuda::generatedGrid(n);
   GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
                                 stream(), countKernel)
-  (d.csr, frontier, n, fanout, opts.replace, counts);
+  (d.csr, frontier, n, fanout, ownFanouts, opts.replace, counts);
   kernels::cuda::checkLaunch("sampler count");
   d.hostCounts.resize(size_t(n));
   check(cudaMemcpyAsync(d.hostCounts.data(), counts,
@@ -342,8 +440,8 @@ DeviceNeighborSampler::drawHop(const int64_t *rows, const int64_t *nodes,
   transferred += (n + (nodes ? n : 0) + n + (n + 1)) * int64_t(sizeof(int64_t));
   GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
                                 stream(), sampleKernel)
-  (d.csr, frontier, streams, n, fanout, opts.replace, drawKey, deviceOffsets,
-   deviceNeighbors);
+  (d.csr, frontier, streams, n, fanout, ownFanouts, opts.replace, drawKey,
+   deviceOffsets, deviceNeighbors);
   kernels::cuda::checkLaunch("sampler draws");
   return deviceNeighbors;
 }
@@ -401,7 +499,7 @@ void DeviceNeighborSampler::sampleBatch(const int64_t *seeds, int64_t numSeeds,
     if (numDst > 0) {
       GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
                                     stream(), countKernel)
-      (d.csr, frontier, numDst, fanout, opts.replace, counts);
+      (d.csr, frontier, numDst, fanout, nullptr, opts.replace, counts);
       kernels::cuda::checkLaunch("sampler count");
     }
     kernels::cuda::exclusiveScan(counts, numDst, offsets,
@@ -413,7 +511,7 @@ void DeviceNeighborSampler::sampleBatch(const int64_t *seeds, int64_t numSeeds,
     if (e > 0) {
       GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
                                     stream(), sampleKernel)
-      (d.csr, frontier, nullptr, numDst, fanout, opts.replace,
+      (d.csr, frontier, nullptr, numDst, fanout, nullptr, opts.replace,
        sampleDrawKey(key, layer), offsets, neighbors);
       kernels::cuda::checkLaunch("sampler draws");
     }
@@ -428,10 +526,11 @@ void DeviceNeighborSampler::sampleRows(const int64_t *rows,
                                        const int64_t *nodes, int64_t n,
                                        int64_t fanout, uint64_t drawKey,
                                        std::vector<int64_t> &offsets,
-                                       std::vector<int64_t> &neighbors) const {
+                                       std::vector<int64_t> &neighbors,
+                                       const int64_t *relationFanouts) const {
   std::unique_lock<std::mutex> turn;
-  const int64_t *drawn =
-      drawHop(rows, nodes, n, fanout, drawKey, offsets, turn);
+  const int64_t *drawn = drawHop(rows, nodes, n, fanout, relationFanouts,
+                                 drawKey, offsets, turn);
   const int64_t total = offsets.back();
   neighbors.resize(size_t(total));
   if (total > 0)
@@ -446,10 +545,11 @@ void DeviceNeighborSampler::sampleRows(const int64_t *rows,
 void DeviceNeighborSampler::sampleRowsToDevice(
     const int64_t *rows, const int64_t *nodes, int64_t n, int64_t fanout,
     uint64_t drawKey, std::vector<int64_t> &offsets,
-    const std::function<int64_t *(int64_t)> &room) const {
+    const std::function<int64_t *(int64_t)> &room,
+    const int64_t *relationFanouts) const {
   std::unique_lock<std::mutex> turn;
-  const int64_t *drawn =
-      drawHop(rows, nodes, n, fanout, drawKey, offsets, turn);
+  const int64_t *drawn = drawHop(rows, nodes, n, fanout, relationFanouts,
+                                 drawKey, offsets, turn);
   const int64_t total = offsets.back();
   int64_t *copy = room(total);
   if (total > 0)

@@ -334,23 +334,11 @@ TEST(DeviceSampler, RefusesTypedGraphsAndBadFanouts) {
               std::string::npos)
         << e.what();
   }
-  // Each relation drawing its own fanout is not on the device yet.
+  // A typed graph's blocks need the caller's BlockBuilder.
   options.fanouts = {3};
   std::vector<int32_t> types(size_t(view.numEdges), 0);
   view.edgeType = types.data();
   view.numRelations = 1;
-  Adjacency perRelation = Adjacency::of(view);
-  const RelationPairs pairs;
-  perRelation.perRelation = &pairs;
-  try {
-    DeviceNeighborSampler sampler(perRelation, view.numDst, options);
-    FAIL() << "per-relation sampling was accepted";
-  } catch (const DataError &e) {
-    EXPECT_NE(std::string(e.what()).find("drawn on the host only so far"),
-              std::string::npos)
-        << e.what();
-  }
-  // A typed graph's blocks need the caller's BlockBuilder.
   const DeviceNeighborSampler typed(Adjacency::of(view), view.numDst, options);
   BlockBuilder builder(view.numDst);
   SampledBatch batch;
@@ -398,6 +386,61 @@ TEST(DeviceSampler, TypedRowsReportTheirRelations) {
             << (sampler == &zeroCopy ? " read zero-copy" : "");
       }
       EXPECT_FALSE(expected.empty());
+    }
+  }
+}
+
+// Relations sampled on their own (per_relation, relation_fanout): each
+// (row, relation) pair draws its fanout from a stream of its own, as the
+// CPU's sampleNeighbors draws it, from device memory and zero-copy, with
+// the hop's fanout for every relation or relations' own fanouts (one of
+// them -1, one above the pair sizes), with and without replacement.
+TEST(DeviceSampler, PerRelationDrawsAreTheCpus) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  GraphStorage graph = testGraph();
+  const int32_t R = 3;
+  std::vector<int32_t> types(size_t(graph.numEdges()));
+  for (size_t k = 0; k < types.size(); ++k)
+    types[k] = int32_t((k * 5 + k / 7) % R);
+  graph.setEdgeTypes(types, R);
+  const GraphView view = graph.view();
+  RelationFanouts own;
+  own.numRelations = R;
+  own.table = {1, -1, 40, 2, 3, 2}; // layer 0, then layer 1
+  const std::vector<int64_t> rows = {0, 3, 17, 297, 150, 0, 42};
+  for (const RelationFanouts *fanouts : {(const RelationFanouts *)nullptr,
+                                         (const RelationFanouts *)&own}) {
+    const Adjacency adj = Adjacency::perRelationOf(view, fanouts);
+    for (bool replace : {false, true}) {
+      SamplerOptions options;
+      options.replace = replace;
+      const DeviceNeighborSampler gpu(adj, view.numDst, options);
+      const DeviceNeighborSampler zeroCopy(adj, view.numDst, options, 0);
+      EXPECT_TRUE(zeroCopy.readsZeroCopy());
+      for (int layer : {0, 1}) {
+        const SampleKey key{4, 2, 6};
+        const int64_t fanout = layer == 0 ? 2 : -1;
+        std::vector<int64_t> expected;
+        std::vector<int32_t> expectedTypes;
+        for (int64_t r : rows)
+          sampleNeighbors(adj, r, r, fanout, replace, key, layer, expected,
+                          &expectedTypes);
+        for (size_t i = 0; i < expected.size(); ++i)
+          expected[i] = expected[i] * R + expectedTypes[i];
+        const int64_t *layerFanouts =
+            fanouts ? fanouts->table.data() + layer * R : nullptr;
+        for (const DeviceNeighborSampler *sampler : {&gpu, &zeroCopy}) {
+          std::vector<int64_t> offsets, drawn;
+          sampler->sampleRows(rows.data(), nullptr, int64_t(rows.size()),
+                              fanout, sampleDrawKey(key, layer), offsets,
+                              drawn, layerFanouts);
+          EXPECT_EQ(drawn, expected)
+              << "layer " << layer << (fanouts ? " own fanouts" : "")
+              << (replace ? " with replacement" : "")
+              << (sampler == &zeroCopy ? " read zero-copy" : "");
+        }
+        EXPECT_FALSE(expected.empty());
+      }
     }
   }
 }
