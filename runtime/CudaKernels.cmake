@@ -25,7 +25,9 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Memory.cu
   lib/kernels/cuda/Optimizer.cu
   lib/kernels/cuda/Relational.cu
+  lib/kernels/cuda/Scan.cu
   lib/kernels/cuda/Scratch.cu
+  lib/kernels/cuda/SegmentSort.cu
   lib/kernels/cuda/Stream.cu
   lib/kernels/cuda/Workspace.cu
   # Ranks on devices: collectives between them (NCCL, or the emulation's
@@ -34,6 +36,7 @@ set(GNNRT_CUDA_SOURCES
   lib/comm/NcclCommunicator.cu
   # Neighbour sampling with the CPU sampler's draws, on the device.
   lib/train/cuda/DeviceSampler.cu
+  lib/train/cuda/DeviceBlockBuilder.cu
   # The trainer's device side: host contexts run by device entry points
   # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda,
   # and each rank's choice of device.
@@ -54,7 +57,10 @@ set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/LossTest.cpp
   ${_gnnrt_cuda_test_dir}/OptimizerTest.cpp
   ${_gnnrt_cuda_test_dir}/RelationalTest.cpp
+  ${_gnnrt_cuda_test_dir}/ScanTest.cpp
+  ${_gnnrt_cuda_test_dir}/SegmentSortTest.cpp
   ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp
+  ${GNNC_SOURCE_DIR}/test/Unit/Runtime/train/DeviceBlockBuilderTest.cpp
   ${GNNC_SOURCE_DIR}/test/Unit/Runtime/train/DeviceSamplerTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).
 set(_gnnrt_cudaemu_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/cudaemu)

@@ -13,8 +13,10 @@
 // and must be the same, block for block (the GPU sampler draws the CPU's
 // neighbours), else the bench fails. The GPU is measured twice: each hop
 // deduplicated on the device (sampleBatch, what a one-process trainer
-// runs: mode=device-dedup) and hop by hop with the host's BlockBuilder
-// (sample: mode=host-dedup, what a rank under mpirun runs). With --gather
+// runs, and in its DeviceBlockBuilder what a rank under mpirun runs:
+// mode=device-dedup) and hop by hop with the host's BlockBuilder (sample:
+// mode=host-dedup, what GNNRT_SAMPLING_DEDUP=host and typed graphs run).
+// With --gather
 // the GPU runs also gather each batch's input rows from the features in
 // device memory; with --zero-copy the CSR stays in mapped pinned host
 // memory, read by the kernels over the bus (a graph larger than the GPU).

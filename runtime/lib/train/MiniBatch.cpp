@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 namespace gnnrt {
 
@@ -127,6 +128,12 @@ MiniBatchAssembler::MiniBatchAssembler(const TrainingData &data,
                                : nullptr)
                   : Adjacency::of(g);
   adjacency.globalIds = data.nodeIds.empty() ? nullptr : data.nodeIds.data();
+  if (const char *dedup = std::getenv("GNNRT_SAMPLING_DEDUP")) {
+    hostDedup = std::string(dedup) == "host";
+    if (!hostDedup && std::string(dedup) != "device")
+      throw DataError("GNNRT_SAMPLING_DEDUP=" + std::string(dedup) +
+                      ": expected host or device");
+  }
   if (!distributed())
     return;
   if (const char *exchange = std::getenv("GNNRT_SAMPLING_EXCHANGE")) {
@@ -179,11 +186,20 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
                                   SamplingTraffic &traffic, Inputs inputs) {
   const auto start = std::chrono::steady_clock::now();
   const int layers = int(fanouts.size());
-  if (distributed()) {
+  if (distributed() && deduplicatesOnDevice()) {
+    // Each hop's neighbour lists stay on the device, deduplicated there;
+    // its new nodes come to out.nodes, the next hop's frontier.
+    device->startBatch(seeds.data(), int64_t(seeds.size()), layers, out);
+    for (int layer = layers - 1; layer >= 0; --layer)
+      sampleHop(out.nodes.data(), int64_t(out.nodes.size()), nullptr, layer,
+                fanouts[size_t(layer)], key, traffic);
+    device->finishBatch();
+  } else if (distributed()) {
     builder.start(seeds.data(), int64_t(seeds.size()), layers, out);
     // Hop 1 samples the last layer's block, around the seeds.
     for (int layer = layers - 1; layer >= 0; --layer)
-      sampleHop(builder, layer, fanouts[size_t(layer)], key, traffic);
+      sampleHop(builder.frontier(), builder.frontierSize(), &builder, layer,
+                fanouts[size_t(layer)], key, traffic);
     builder.finish();
   } else if (deduplicatesOnDevice()) {
     // One process on a device: every hop is drawn and deduplicated there,
@@ -218,11 +234,10 @@ void MiniBatchAssembler::assemble(const std::vector<int64_t> &seeds,
                          .count();
 }
 
-void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
+void MiniBatchAssembler::sampleHop(const int64_t *frontier, int64_t n,
+                                   BlockBuilder *builder, int layer,
                                    int64_t fanout, const SampleKey &key,
                                    SamplingTraffic &traffic) {
-  const int64_t n = builder.frontierSize();
-  const int64_t *frontier = builder.frontier();
   const int P = comm.size(), me = comm.rank();
   // The draws are keyed by (step, node) alone: an owner sampling a node on
   // a peer's behalf, the peer, and one process over the whole graph all
@@ -269,8 +284,8 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
   if (onDevice)
     servedOnDevice = device->sampleRowsToDevice(
         deviceRowsOf(asked.data(), int64_t(asked.size())).data(), asked.data(),
-        int64_t(asked.size()), fanout, sampleDrawKey(key, layer),
-        servedOffsets);
+        int64_t(asked.size()), fanout, relationFanoutsOf(layer),
+        sampleDrawKey(key, layer), servedOffsets);
   else
     drawNeighbors(asked.data(), int64_t(asked.size()), layer, fanout, key,
                   servedOffsets, served);
@@ -296,6 +311,11 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
     comm.allToAllV(servedOnDevice, sendAt, received, recvAt);
     traffic.sampleReplyBytes += sendAt.back() + recvAt.back();
     traffic.deviceReplyBytes += sendAt.back() + recvAt.back();
+    if (!builder) {
+      addHopOnDevice(frontier, n, position, gotCounts, layer, fanout, key,
+                     static_cast<const int64_t *>(received));
+      return;
+    }
     // The blocks are built on the host: the neighbours come back.
     got.resize(size_t(recvAt.back()) / sizeof(int64_t));
     device->copyToHost(received, size_t(recvAt.back()), got.data());
@@ -331,7 +351,48 @@ void MiniBatchAssembler::sampleHop(BlockBuilder &builder, int layer,
     }
     offsets[size_t(j) + 1] = int64_t(neighbors.size());
   }
-  addDrawnHop(builder, offsets, neighbors);
+  addDrawnHop(*builder, offsets, neighbors);
+}
+
+void MiniBatchAssembler::addHopOnDevice(const int64_t *frontier, int64_t n,
+                                        const std::vector<int64_t> &position,
+                                        const std::vector<int64_t> &gotCounts,
+                                        int layer, int64_t fanout,
+                                        const SampleKey &key,
+                                        const int64_t *received) {
+  // This rank's own frontier nodes, drawn together into the device buffer
+  // the peers' draws were sent from (the exchange is complete).
+  std::vector<int64_t> ownNodes;
+  for (int64_t j = 0; j < n; ++j)
+    if (position[size_t(j)] < 0)
+      ownNodes.push_back(frontier[j]);
+  std::vector<int64_t> ownOffsets;
+  const int64_t *own = device->sampleRowsToDevice(
+      deviceRowsOf(ownNodes.data(), int64_t(ownNodes.size())).data(),
+      ownNodes.data(), int64_t(ownNodes.size()), fanout,
+      relationFanoutsOf(layer), sampleDrawKey(key, layer), ownOffsets);
+  const int64_t ownCount = ownOffsets.back();
+  // Where each frontier row's neighbours start: among the own draws, or
+  // after them among the received ones (grouped by peer, in request order).
+  std::vector<int64_t> gotStart(gotCounts.size() + 1, 0);
+  for (size_t k = 0; k < gotCounts.size(); ++k)
+    gotStart[k + 1] = gotStart[k] + gotCounts[k];
+  std::vector<int64_t> rowStarts(static_cast<size_t>(n)),
+      offsets(size_t(n) + 1, 0);
+  for (int64_t j = 0, mine = 0; j < n; ++j) {
+    const int64_t slot = position[size_t(j)];
+    int64_t count;
+    if (slot < 0) {
+      rowStarts[size_t(j)] = ownOffsets[size_t(mine)];
+      count = ownOffsets[size_t(mine) + 1] - ownOffsets[size_t(mine)];
+      ++mine;
+    } else {
+      rowStarts[size_t(j)] = ownCount + gotStart[size_t(slot)];
+      count = gotCounts[size_t(slot)];
+    }
+    offsets[size_t(j) + 1] = offsets[size_t(j)] + count;
+  }
+  device->addHop(own, ownCount, received, rowStarts, offsets, fanout);
 }
 
 void MiniBatchAssembler::addDrawnHop(BlockBuilder &builder,
@@ -357,7 +418,8 @@ void MiniBatchAssembler::drawNeighbors(const int64_t *nodes, int64_t n,
                                        std::vector<int64_t> &out) const {
   if (device) {
     device->sampleRows(deviceRowsOf(nodes, n).data(), nodes, n, fanout,
-                       sampleDrawKey(key, layer), offsets, out);
+                       relationFanoutsOf(layer), sampleDrawKey(key, layer),
+                       offsets, out);
     return;
   }
   const int64_t R = adjacency.edgeType ? adjacency.numRelations : 0;
@@ -373,6 +435,16 @@ void MiniBatchAssembler::drawNeighbors(const int64_t *nodes, int64_t n,
     types.clear();
     offsets[size_t(k) + 1] = int64_t(out.size());
   }
+}
+
+const int64_t *MiniBatchAssembler::relationFanoutsOf(int layer) const {
+  const RelationFanouts *own = adjacency.relationFanouts;
+  if (!own)
+    return nullptr;
+  if (layer >= own->numLayers())
+    throw std::logic_error("relation fanouts: layer " + std::to_string(layer) +
+                           " of " + std::to_string(own->numLayers()));
+  return own->table.data() + size_t(layer) * size_t(own->numRelations);
 }
 
 std::vector<int64_t> MiniBatchAssembler::deviceRowsOf(const int64_t *nodes,

@@ -24,8 +24,10 @@
 // ranks copied in. The collectives do not change; over a communicator that
 // carries device buffers (NCCL), the neighbours a rank draws for its peers
 // and the feature rows it serves them are sent from device memory and
-// received into it, so only the counts, the requested ids and a hop's
-// neighbour ids (the blocks are built on the host) cross to the host.
+// received into it, and each hop is deduplicated there (DeviceBlockBuilder
+// behind DeviceBatchSource::addHop), so only the counts, the requested
+// ids, each hop's new nodes (the next hop's requests are routed on the
+// host) and the finished blocks cross to the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,18 +110,18 @@ public:
            !hostExchange;
   }
 
-  /// Whether a device can draw this rank's samples (a graph not sampled
-  /// per relation: the device kernels draw a row's entries together).
-  bool deviceSamplable() const { return !adjacency.perRelation; }
-  /// Whether each hop is deduplicated on the device too: one process on a
-  /// device, an untyped graph (a typed block keeps its edges' relations,
-  /// which the host's BlockBuilder does).
+  /// Whether each hop is deduplicated on the device too: an untyped graph
+  /// (a typed block keeps its edges' relations, which the host's
+  /// BlockBuilder does), in one process or, under mpirun, with the
+  /// neighbours exchanged between device buffers (exchangesOnDevice).
+  /// $GNNRT_SAMPLING_DEDUP=host keeps it on the host, to compare the two.
   bool deduplicatesOnDevice() const {
-    return device && !distributed() && !adjacency.edgeType;
+    return device && !adjacency.edgeType && !hostDedup &&
+           (!distributed() || exchangesOnDevice());
   }
   /// The adjacency sampled (rows of this rank's nodes).
   const Adjacency &sampledAdjacency() const { return adjacency; }
-  /// Draws on `source` from now on (deviceSamplable() must hold); with
+  /// Draws on `source` from now on; with
   /// `rowsOnDevice` (its row tables placed), batches' input rows are
   /// gathered there too (SampledBatch::deviceFeatures).
   void sampleOn(DeviceBatchSource &source, bool rowsOnDevice) {
@@ -154,8 +156,19 @@ public:
 
 private:
   int64_t localRow(int64_t globalId) const;
-  void sampleHop(BlockBuilder &builder, int layer, int64_t fanout,
-                 const SampleKey &key, SamplingTraffic &traffic);
+  /// One hop of a distributed batch around frontier[0..n): into `builder`,
+  /// or with a null builder into the device's (deduplicatesOnDevice()).
+  void sampleHop(const int64_t *frontier, int64_t n, BlockBuilder *builder,
+                 int layer, int64_t fanout, const SampleKey &key,
+                 SamplingTraffic &traffic);
+  /// sampleHop's end on the device: draws the rank's own frontier rows
+  /// (position[j] < 0) and adds them with the peers' replies (`received`,
+  /// gotCounts per request slot) to the device's batch.
+  void addHopOnDevice(const int64_t *frontier, int64_t n,
+                      const std::vector<int64_t> &position,
+                      const std::vector<int64_t> &gotCounts, int layer,
+                      int64_t fanout, const SampleKey &key,
+                      const int64_t *received);
   /// builder.addHop of drawn neighbours (of a typed graph, neighbour *
   /// relations + relation: split into the neighbours and their relations).
   void addDrawnHop(BlockBuilder &builder, const std::vector<int64_t> &offsets,
@@ -194,6 +207,9 @@ private:
                                const std::vector<int32_t> &remoteOwners,
                                const std::vector<int64_t> &sendCounts,
                                float *rowsOut, SamplingTraffic &traffic);
+  /// The fanouts of `layer`'s relations when relations draw their own
+  /// (relation_fanout, while useRelationFanouts), else null.
+  const int64_t *relationFanoutsOf(int layer) const;
   /// The device rows of global ids nodes[0..n) for the device's draws.
   std::vector<int64_t> deviceRowsOf(const int64_t *nodes, int64_t n) const;
   /// gatherInputs' rows when they are gathered on the device.
@@ -220,6 +236,8 @@ private:
   bool deviceRows = false;
   /// $GNNRT_SAMPLING_EXCHANGE=host (exchangesOnDevice).
   bool hostExchange = false;
+  /// $GNNRT_SAMPLING_DEDUP=host (deduplicatesOnDevice).
+  bool hostDedup = false;
 };
 
 /// Each rank's value of `local` (collective).

@@ -11,6 +11,7 @@
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 namespace gnnrt {
@@ -116,12 +117,6 @@ void SampledTraining::sampleOnDevice() {
     devicePlacement = "draws on the host (sampler ranks)";
     return;
   }
-  if (!assembler.deviceSamplable()) {
-    devicePlacement = "draws on the host (relations sampled on their own, "
-                      "per_relation or relation_fanout, are drawn on the host "
-                      "only so far)";
-    return;
-  }
   deviceBatches = program.makeDeviceBatchSource(
       assembler.sampledAdjacency(), data.numGlobalNodes,
       program.settings.replace);
@@ -140,15 +135,21 @@ void SampledTraining::sampleOnDevice() {
   assembler.sampleOn(*deviceBatches, rowsOnDevice);
   if (samplingAssembler)
     samplingAssembler->sampleOn(*deviceBatches, rowsOnDevice);
+  // Training batches come from the sampling thread's assembler when there
+  // is one (its split communicator is a host one: host buffers).
+  const MiniBatchAssembler &training =
+      samplingAssembler ? *samplingAssembler : assembler;
   devicePlacement =
       "draws on " + deviceBatches->deviceName() + ", input rows gathered " +
       rows + ", " + deviceBatches->graphPlacement() +
-      (assembler.deduplicatesOnDevice() ? ", hops deduplicated on the device"
-       : assembler.distributed()
-           ? ", hops deduplicated on the host (the frontier "
-             "spans the ranks)"
-           : ", hops deduplicated on the host (a typed graph's "
-             "blocks keep their relations)");
+      (training.deduplicatesOnDevice() ? ", hops deduplicated on the device"
+       : training.sampledAdjacency().edgeType
+           ? ", hops deduplicated on the host (a typed graph's blocks keep "
+             "their relations)"
+       : std::getenv("GNNRT_SAMPLING_DEDUP")
+           ? ", hops deduplicated on the host (GNNRT_SAMPLING_DEDUP=host)"
+           : ", hops deduplicated on the host (the neighbours other ranks "
+             "send arrive in host buffers)");
 }
 
 void SampledTraining::routeGradients(LearnedInputs &learned) {
@@ -433,6 +434,14 @@ void SampledTraining::printStats(std::FILE *out, int64_t epochs) const {
   if (!devicePlacement.empty())
     std::fprintf(out, "stats: rank %d device sampling: %s\n", r,
                  devicePlacement.c_str());
+  if (deviceBatches) {
+    const DeviceBatchSource::Transfers t = deviceBatches->samplingTransfers();
+    std::fprintf(out,
+                 "stats: rank %d device sampling host<->device bytes over the "
+                 "run: neighbour lists to the host %lld, other %lld (the "
+                 "draws' rows, counts and offsets, new nodes, blocks)\n",
+                 r, (long long)t.neighborLists, (long long)t.other);
+  }
 }
 
 void SampledTraining::printRemoteStats(std::FILE *out, double e) const {

@@ -13,8 +13,9 @@
 // the source gathered them (SampledBatch::deviceFeatures), and no feature
 // row crosses from the host unless another rank sent it. Over a device
 // communicator (NCCL) the rows and neighbours other ranks ask for are sent
-// from device buffers, and received into them: nothing crosses to the host
-// but a hop's neighbour ids (the blocks are built there) and the counts.
+// from device buffers, and received into them, and each hop is
+// deduplicated there too: nothing crosses to the host but the counts, the
+// requested ids, each hop's new nodes and the finished blocks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,9 +35,11 @@ public:
   virtual ~DeviceBatchSource() = default;
 
   /// DeviceNeighborSampler::sampleRows on the adjacency the source was made
-  /// for. Thread-safe (calls take turns).
+  /// for (relationFanouts: a graph sampled per relation's fanouts of the
+  /// hop's layer, or null). Thread-safe (calls take turns).
   virtual void sampleRows(const int64_t *rows, const int64_t *nodes,
-                          int64_t n, int64_t fanout, uint64_t drawKey,
+                          int64_t n, int64_t fanout,
+                          const int64_t *relationFanouts, uint64_t drawKey,
                           std::vector<int64_t> &offsets,
                           std::vector<int64_t> &neighbors) = 0;
 
@@ -88,7 +91,9 @@ public:
   /// buffer of the source's, valid until the next call.
   virtual const int64_t *sampleRowsToDevice(const int64_t *rows,
                                             const int64_t *nodes, int64_t n,
-                                            int64_t fanout, uint64_t drawKey,
+                                            int64_t fanout,
+                                            const int64_t *relationFanouts,
+                                            uint64_t drawKey,
                                             std::vector<int64_t> &offsets) = 0;
   /// The source's device buffers for the exchanges: the neighbours
   /// received, the rows this rank sends, the rows received. At least
@@ -102,6 +107,34 @@ public:
   /// array; out from batchRows).
   virtual void copyDeviceRows(const float *rows, const int64_t *toRows,
                               int64_t count, float *out) = 0;
+
+  /// A rank's batch under mpirun deduplicated on the device
+  /// (DeviceBlockBuilder), so that its neighbour lists stay there:
+  /// startBatch (out.nodes = the seeds), then per hop addHop of the rank's
+  /// own draws (the buffer the last sampleRowsToDevice returned, ownCount
+  /// ids) and the neighbours its peers sent (the ReceivedNeighbors buffer):
+  /// frontier row j's offsets[j + 1] - offsets[j] neighbours start at
+  /// rowStarts[j] of the two concatenated (host arrays); the hop's new
+  /// nodes are appended to out.nodes. finishBatch brings the blocks to the
+  /// host. One assembler at a time (the one on the device communicator).
+  virtual void startBatch(const int64_t *seeds, int64_t numSeeds,
+                          int numLayers, SampledBatch &out) = 0;
+  virtual void addHop(const int64_t *own, int64_t ownCount,
+                      const int64_t *received,
+                      const std::vector<int64_t> &rowStarts,
+                      const std::vector<int64_t> &offsets,
+                      int64_t longestRow) = 0;
+  virtual void finishBatch() = 0;
+
+  /// Bytes the draws and the deduplication copied between host and device
+  /// so far (--stats): the drawn and received neighbour lists brought to
+  /// the host for a BlockBuilder there (none when hops are deduplicated on
+  /// the device), and the rest (the draws' rows, counts and offsets, each
+  /// hop's new nodes, the finished blocks).
+  struct Transfers {
+    int64_t neighborLists = 0, other = 0;
+  };
+  virtual Transfers samplingTransfers() const = 0;
 
   /// Where the draws read the graph, for --stats: its CSR in device memory,
   /// or, when it exceeds the graph budget ($GNNRT_DEVICE_GRAPH_BUDGET_MB

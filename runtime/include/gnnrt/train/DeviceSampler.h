@@ -31,17 +31,20 @@
 // pinned and mapped (cudaHostAllocMapped), and the same kernels read it
 // there zero-copy, as GLT does for graphs larger than the GPU.
 //
-// sampleBatch deduplicates each hop on the device too (BlockBuilder's
-// numbering: new nodes in order of first appearance, each destination's
-// sources sorted), so a batch's ids cross to the host once, finished.
-// sampleRows serves one hop to a caller that builds the blocks itself (a
-// rank under mpirun, whose frontier spans the ranks).
+// sampleBatch deduplicates each hop on the device too (DeviceBlockBuilder:
+// BlockBuilder's numbering, new nodes in order of first appearance, each
+// destination's sources sorted), so a hop's neighbour lists never cross to
+// the host. sampleRows and sampleRowsToDevice serve one hop to a caller
+// that builds the blocks itself (a rank under mpirun, whose frontier spans
+// the ranks: MiniBatchAssembler, with a DeviceBlockBuilder of its
+// DeviceBatchSource).
 //
 // A typed graph's draws report each edge's relation with its neighbour;
 // its blocks are built by the caller's BlockBuilder, which keeps them.
-//
-// Not yet: relations sampled on their own (per_relation, relation_fanout:
-// each relation of a row draws its own fanout from a stream of its own).
+// Relations sampled on their own (per_relation, relation_fanout) are drawn
+// as the CPU draws them: each (row, relation) pair of the graph's
+// RelationPairs on its own, relation r of node v from stream
+// v * relations + r, with the layer's relation fanouts when given.
 //
 // Under train/ because it joins two concerns that do not use each other,
 // sampling (BlockBuilder) and the device kernels. Only in the CUDA
@@ -54,6 +57,7 @@
 
 #include "gnnrt/sample/Sampler.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -64,12 +68,12 @@ namespace gnnrt {
 class DeviceNeighborSampler {
 public:
   /// Copies `adj` (a partition's rows with their globalIds, or row v =
-  /// node v; typed or not, but not sampled per relation) to the current
-  /// device: to device memory when its CSR
-  /// fits `graphBudgetBytes` (negative: no bound), else to mapped pinned
+  /// node v; typed or not, sampled per relation or not: its RelationPairs
+  /// go along) to the current device: to device memory when its arrays
+  /// fit `graphBudgetBytes` (negative: no bound), else to mapped pinned
   /// host memory that the kernels read zero-copy over the bus (the same
-  /// draws, slower). Throws DataError for an adjacency sampled per
-  /// relation or a bad fanout, DeviceError when CUDA fails.
+  /// draws, slower). Throws DataError for a bad fanout, DeviceError when
+  /// CUDA fails.
   DeviceNeighborSampler(Adjacency adj, int64_t numGlobalNodes,
                         SamplerOptions options, int64_t graphBudgetBytes = -1);
   ~DeviceNeighborSampler();
@@ -96,11 +100,14 @@ public:
   /// sampleNeighbors draws them, at neighbors[offsets[j] ..
   /// offsets[j + 1]); of a typed graph each as neighbour * numRelations +
   /// the relation of its edge (sampleNeighbors' types). `fanout` -1: all.
-  /// Host arrays in and out; calls from several threads take turns.
+  /// Sampled per relation, relation r draws relationFanouts[r] when given
+  /// (the layer's row of RelationFanouts), else `fanout`. Host arrays in
+  /// and out; calls from several threads take turns.
   void sampleRows(const int64_t *rows, const int64_t *nodes, int64_t n,
                   int64_t fanout, uint64_t drawKey,
                   std::vector<int64_t> &offsets,
-                  std::vector<int64_t> &neighbors) const;
+                  std::vector<int64_t> &neighbors,
+                  const int64_t *relationFanouts = nullptr) const;
   /// sampleRows with the neighbours left in device memory: they are
   /// copied to `room(total)` (device memory for at least `total` ids), so
   /// that they can be sent to the rank that asked for them without
@@ -109,19 +116,26 @@ public:
   void sampleRowsToDevice(const int64_t *rows, const int64_t *nodes, int64_t n,
                           int64_t fanout, uint64_t drawKey,
                           std::vector<int64_t> &offsets,
-                          const std::function<int64_t *(int64_t)> &room) const;
+                          const std::function<int64_t *(int64_t)> &room,
+                          const int64_t *relationFanouts = nullptr) const;
   const SamplerOptions &options() const { return opts; }
   /// Whether the CSR is read zero-copy from pinned host memory, and its
   /// bytes.
   bool readsZeroCopy() const { return zeroCopy; }
   int64_t graphBytes() const { return csrBytes; }
+  /// Bytes copied between host and device so far (--stats): sampleRows'
+  /// neighbour lists brought to the host, and the rest (the draws' rows,
+  /// counts and offsets, sampleBatch's new nodes and blocks).
+  int64_t neighborListBytes() const { return neighborListsCopied; }
+  int64_t transferBytes() const { return transferred; }
 
 private:
   struct Device;
   /// The two kernels of a hop: sets `offsets` and returns the device array
   /// of the neighbours (the sampler's, valid while `turn` is held).
   const int64_t *drawHop(const int64_t *rows, const int64_t *nodes, int64_t n,
-                         int64_t fanout, uint64_t drawKey,
+                         int64_t fanout, const int64_t *relationFanouts,
+                         uint64_t drawKey,
                          std::vector<int64_t> &offsets,
                          std::unique_lock<std::mutex> &turn) const;
   int64_t numNodes;
@@ -130,6 +144,7 @@ private:
   bool typedRows = false;
   bool zeroCopy = false;
   int64_t csrBytes = 0;
+  mutable std::atomic<int64_t> transferred{0}, neighborListsCopied{0};
   std::unique_ptr<Device> device;
 };
 

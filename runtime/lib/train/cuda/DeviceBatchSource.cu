@@ -14,11 +14,13 @@
 #include "gnnrt/kernels/cuda/DeviceArray.h"
 #include "gnnrt/kernels/cuda/Stream.h"
 #include "gnnrt/train/DeviceBatchSource.h"
+#include "gnnrt/train/DeviceBlockBuilder.h"
 #include "gnnrt/train/DeviceSampler.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,16 +43,18 @@ class CudaBatchSource final : public DeviceBatchSource {
 public:
   CudaBatchSource(const Adjacency &adj, int64_t numGlobalNodes, bool replace)
       : sampler(adj, numGlobalNodes, optionsOf(replace),
-                budgetOf("GNNRT_DEVICE_GRAPH_BUDGET_MB")) {
+                budgetOf("GNNRT_DEVICE_GRAPH_BUDGET_MB")),
+        builder(numGlobalNodes) {
     check(cudaGetDevice(&device), "query of the current device");
   }
 
   void sampleRows(const int64_t *rows, const int64_t *nodes, int64_t n,
-                  int64_t fanout, uint64_t drawKey,
-                  std::vector<int64_t> &offsets,
+                  int64_t fanout, const int64_t *relationFanouts,
+                  uint64_t drawKey, std::vector<int64_t> &offsets,
                   std::vector<int64_t> &neighbors) override {
     useDevice();
-    sampler.sampleRows(rows, nodes, n, fanout, drawKey, offsets, neighbors);
+    sampler.sampleRows(rows, nodes, n, fanout, drawKey, offsets, neighbors,
+                       relationFanouts);
   }
 
   void sampleBatch(const int64_t *seeds, int64_t numSeeds,
@@ -143,14 +147,18 @@ public:
   }
 
   const int64_t *sampleRowsToDevice(const int64_t *rows, const int64_t *nodes,
-                                    int64_t n, int64_t fanout, uint64_t drawKey,
+                                    int64_t n, int64_t fanout,
+                                    const int64_t *relationFanouts,
+                                    uint64_t drawKey,
                                     std::vector<int64_t> &offsets) override {
     useDevice();
     int64_t *served = nullptr;
     sampler.sampleRowsToDevice(
-        rows, nodes, n, fanout, drawKey, offsets, [&](int64_t total) {
+        rows, nodes, n, fanout, drawKey, offsets,
+        [&](int64_t total) {
           return served = servedNeighbors.get<int64_t>(total);
-        });
+        },
+        relationFanouts);
     return served;
   }
 
@@ -169,6 +177,33 @@ public:
     useDevice();
     check(cudaMemcpy(host, deviceData, bytes, cudaMemcpyDeviceToHost),
           "copy of the received neighbours to the host");
+    receivedBytes += int64_t(bytes);
+  }
+
+  void startBatch(const int64_t *seeds, int64_t numSeeds, int numLayers,
+                  SampledBatch &out) override {
+    useDevice();
+    builder.start(seeds, numSeeds, numLayers, out);
+  }
+
+  void addHop(const int64_t *own, int64_t ownCount, const int64_t *received,
+              const std::vector<int64_t> &rowStarts,
+              const std::vector<int64_t> &offsets,
+              int64_t longestRow) override {
+    useDevice();
+    builder.addHop(own, ownCount, received, rowStarts, offsets, longestRow);
+  }
+
+  void finishBatch() override {
+    useDevice();
+    builder.finish();
+  }
+
+  Transfers samplingTransfers() const override {
+    Transfers t;
+    t.neighborLists = sampler.neighborListBytes() + receivedBytes;
+    t.other = sampler.transferBytes() + builder.transferBytes();
+    return t;
   }
 
   void copyDeviceRows(const float *rows, const int64_t *toRows, int64_t count,
@@ -229,6 +264,9 @@ private:
   }
 
   DeviceNeighborSampler sampler;
+  /// A rank's batches under mpirun, deduplicated on the device.
+  DeviceBlockBuilder builder;
+  std::atomic<int64_t> receivedBytes{0};
   int device = 0;
   int64_t width = 0;
   std::string placement = "on the host";

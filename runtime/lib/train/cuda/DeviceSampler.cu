@@ -13,8 +13,10 @@
 #include "gnnrt/kernels/cuda/DeviceArray.h"
 #include "gnnrt/kernels/cuda/Launch.h"
 #include "gnnrt/kernels/cuda/Memory.h"
+#include "gnnrt/kernels/cuda/Scan.h"
 #include "gnnrt/kernels/cuda/Stream.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/train/DeviceBlockBuilder.h"
 #include "gnnrt/support/Random.h"
 
 #include <cuda_runtime.h>
@@ -78,6 +80,14 @@ struct DeviceCsr {
   /// numRelations.
   const int32_t *edgeType;
   int64_t numRelations;
+  /// Sampled per relation (null: a row's entries together): row r's
+  /// (row, relation) pairs are rowPairs[r] .. rowPairs[r + 1], pair p's
+  /// relation pairRelation[p] and its entries' CSR positions
+  /// pairEdges[pairBegin[p] .. pairBegin[p + 1]) (RelationPairs).
+  const int64_t *rowPairs;
+  const int32_t *pairRelation;
+  const int64_t *pairBegin;
+  const int64_t *pairEdges;
 };
 
 } // namespace devicesampler
@@ -104,13 +114,36 @@ __device__ inline int64_t drawnAt(const DeviceCsr &g, int64_t k) {
   return g.edgeType ? v * g.numRelations + g.edgeType[k] : v;
 }
 
-/// How many neighbours `row` gets (NeighborSampler.cpp's sampleRow).
-__device__ inline int64_t sampledCount(const DeviceCsr &g, int64_t row,
-                                       int64_t fanout, bool replace) {
-  const int64_t degree = g.offsets[row + 1] - g.offsets[row];
+/// How many of `degree` entries a draw of `fanout` takes
+/// (NeighborSampler.cpp's sampleEntries).
+__device__ inline int64_t takenOf(int64_t degree, int64_t fanout,
+                                  bool replace) {
   if (fanout == -1 || (!replace && degree <= fanout))
     return degree;
   return degree == 0 ? 0 : fanout;
+}
+
+/// The fanout relation r of a row draws: its own (relationFanouts, the
+/// hop's layer's row of relation_fanout), or the hop's.
+__device__ inline int64_t fanoutOf(const int64_t *relationFanouts, int32_t r,
+                                   int64_t fanout) {
+  return relationFanouts ? relationFanouts[r] : fanout;
+}
+
+/// How many neighbours `row` gets: of its entries together, or per
+/// relation, each relation of the row drawing on its own.
+__device__ inline int64_t sampledCount(const DeviceCsr &g, int64_t row,
+                                       int64_t fanout,
+                                       const int64_t *relationFanouts,
+                                       bool replace) {
+  if (!g.rowPairs)
+    return takenOf(g.offsets[row + 1] - g.offsets[row], fanout, replace);
+  int64_t count = 0;
+  for (int64_t p = g.rowPairs[row]; p < g.rowPairs[row + 1]; ++p)
+    count += takenOf(g.pairBegin[p + 1] - g.pairBegin[p],
+                     fanoutOf(relationFanouts, g.pairRelation[p], fanout),
+                     replace);
+  return count;
 }
 
 /// An integer uniform in [0, n), n > 0: the CPU's drawBelow.
@@ -119,49 +152,86 @@ __device__ inline int64_t drawBelow(CounterRng &rng, uint64_t n) {
                             : int64_t(rng.nextBelow64(n));
 }
 
+/// A row's entries at consecutive CSR positions.
+struct RowEntries {
+  int64_t begin;
+  __device__ int64_t operator()(int64_t i) const { return begin + i; }
+};
+/// A (row, relation) pair's entries, listed by CSR position.
+struct PairEntries {
+  const int64_t *positions;
+  __device__ int64_t operator()(int64_t i) const { return positions[i]; }
+};
+
+/// NeighborSampler.cpp's sampleEntries for one device thread: takenOf
+/// draws of `degree` entries, entry i at CSR position at(i), from stream
+/// `stream` of `drawKey`, written to picked[0..).
+template <typename At>
+__device__ void drawEntries(const DeviceCsr &g, int64_t degree, At at,
+                            int64_t fanout, bool replace, uint64_t drawKey,
+                            uint64_t stream, int64_t *picked) {
+  if (fanout == -1 || (!replace && degree <= fanout)) {
+    for (int64_t k = 0; k < degree; ++k)
+      picked[k] = drawnAt(g, at(k));
+    return;
+  }
+  if (degree == 0)
+    return;
+  CounterRng rng(drawKey, stream);
+  if (replace) {
+    for (int64_t i = 0; i < fanout; ++i)
+      picked[i] = drawnAt(g, at(drawBelow(rng, uint64_t(degree))));
+    return;
+  }
+  // Floyd: for j = d-k .. d-1 draw t in [0, j]; take t, or j if t was
+  // taken.
+  for (int64_t i = 0, j = degree - fanout; j < degree; ++i, ++j) {
+    const int64_t t = drawBelow(rng, uint64_t(j) + 1);
+    bool taken = false;
+    for (int64_t p = 0; p < i && !taken; ++p)
+      taken = picked[p] == t;
+    picked[i] = taken ? j : t;
+  }
+  for (int64_t i = 0; i < fanout; ++i)
+    picked[i] = drawnAt(g, at(picked[i]));
+}
+
 __global__ void countKernel(DeviceCsr g, const int64_t *frontier, int64_t n,
-                            int64_t fanout, bool replace, int64_t *counts) {
+                            int64_t fanout, const int64_t *relationFanouts,
+                            bool replace, int64_t *counts) {
   for (int64_t j = globalThread(); j < n;
        j += int64_t(gridDim.x) * blockDim.x)
-    counts[j] = sampledCount(g, frontier[j], fanout, replace);
+    counts[j] = sampledCount(g, frontier[j], fanout, relationFanouts, replace);
 }
 
 /// Row j's sampled neighbours (global ids) at out[offsets[j]..], drawn from
-/// stream streams[j] (null: the row).
+/// stream streams[j] (null: the row); per relation, relation r's from
+/// stream streams[j] * numRelations + r, the relations in the row's order.
 __global__ void sampleKernel(DeviceCsr g, const int64_t *frontier,
                              const int64_t *streams, int64_t n,
-                             int64_t fanout, bool replace, uint64_t drawKey,
+                             int64_t fanout, const int64_t *relationFanouts,
+                             bool replace, uint64_t drawKey,
                              const int64_t *offsets, int64_t *out) {
   for (int64_t j = globalThread(); j < n;
        j += int64_t(gridDim.x) * blockDim.x) {
     const int64_t row = frontier[j];
-    const int64_t begin = g.offsets[row];
-    const int64_t degree = g.offsets[row + 1] - begin;
+    const uint64_t stream = uint64_t(streams ? streams[j] : row);
     int64_t *picked = out + offsets[j];
-    if (fanout == -1 || (!replace && degree <= fanout)) {
-      for (int64_t k = 0; k < degree; ++k)
-        picked[k] = drawnAt(g, begin + k);
+    if (!g.rowPairs) {
+      const int64_t begin = g.offsets[row];
+      drawEntries(g, g.offsets[row + 1] - begin, RowEntries{begin}, fanout,
+                  replace, drawKey, stream, picked);
       continue;
     }
-    if (degree == 0)
-      continue;
-    CounterRng rng(drawKey, uint64_t(streams ? streams[j] : row));
-    if (replace) {
-      for (int64_t i = 0; i < fanout; ++i)
-        picked[i] = drawnAt(g, begin + drawBelow(rng, uint64_t(degree)));
-      continue;
+    for (int64_t p = g.rowPairs[row]; p < g.rowPairs[row + 1]; ++p) {
+      const int32_t r = g.pairRelation[p];
+      const int64_t degree = g.pairBegin[p + 1] - g.pairBegin[p];
+      const int64_t own = fanoutOf(relationFanouts, r, fanout);
+      drawEntries(g, degree, PairEntries{g.pairEdges + g.pairBegin[p]}, own,
+                  replace, drawKey,
+                  stream * uint64_t(g.numRelations) + uint64_t(r), picked);
+      picked += takenOf(degree, own, replace);
     }
-    // Floyd: for j = d-k .. d-1 draw t in [0, j]; take t, or j if t was
-    // taken.
-    for (int64_t i = 0, at = degree - fanout; at < degree; ++i, ++at) {
-      const int64_t t = drawBelow(rng, uint64_t(at) + 1);
-      bool taken = false;
-      for (int64_t p = 0; p < i && !taken; ++p)
-        taken = picked[p] == t;
-      picked[i] = taken ? at : t;
-    }
-    for (int64_t i = 0; i < fanout; ++i)
-      picked[i] = drawnAt(g, begin + picked[i]);
   }
 }
 
@@ -185,141 +255,6 @@ __global__ void copyRowsKernel(const float *table, int64_t width,
   }
 }
 
-//===--- Deduplication on the device (sampleBatch) ------------------------===//
-//
-// BlockBuilder's rule, in parallel: a hop's new nodes are its neighbours
-// not yet in the batch, numbered in order of first appearance in the hop's
-// neighbour list; each edge's source is its neighbour's local id, and each
-// destination's sources are sorted. The first appearance of node v is the
-// smallest position k with neighbors[k] == v (an atomicMin into a table by
-// global id), so the numbering does not depend on thread timing.
-
-/// Threads of the one block that scans.
-constexpr int kScanThreads = 256;
-
-__device__ inline int64_t smaller(int64_t a, int64_t b) {
-  return a < b ? a : b;
-}
-
-/// out[k] = in[0] + .. + in[k - 1] for k <= n (out[n]: the total). One
-/// block; each thread sums a contiguous chunk, the chunks' sums are scanned
-/// in shared memory, then each thread writes its chunk's prefixes.
-__global__ void exclusiveScanKernel(const int64_t *in, int64_t n,
-                                    int64_t *out) {
-  __shared__ int64_t partial[kScanThreads];
-  const int t = int(threadIdx.x);
-  const int64_t chunk = (n + kScanThreads - 1) / kScanThreads;
-  const int64_t begin = smaller(n, int64_t(t) * chunk),
-                end = smaller(n, begin + chunk);
-  int64_t sum = 0;
-  for (int64_t k = begin; k < end; ++k)
-    sum += in[k];
-  partial[t] = sum;
-  __syncthreads();
-  if (t == 0) {
-    int64_t run = 0;
-    for (int i = 0; i < kScanThreads; ++i) {
-      const int64_t v = partial[i];
-      partial[i] = run;
-      run += v;
-    }
-    out[n] = run;
-  }
-  __syncthreads();
-  int64_t run = partial[t];
-  for (int64_t k = begin; k < end; ++k) {
-    const int64_t v = in[k];
-    out[k] = run;
-    run += v;
-  }
-}
-
-/// The batch's seeds: nodes[i] = seeds[i], local id i.
-__global__ void seedKernel(const int64_t *seeds, int64_t n, int32_t *localOf,
-                           int64_t *nodes) {
-  for (int64_t i = globalThread(); i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    localOf[seeds[i]] = int32_t(i);
-    nodes[i] = seeds[i];
-  }
-}
-
-/// firstAt[v]: the first position of each neighbour not yet in the batch.
-__global__ void firstAppearanceKernel(const int64_t *neighbors, int64_t e,
-                                      const int32_t *localOf,
-                                      unsigned long long *firstAt) {
-  for (int64_t k = globalThread(); k < e;
-       k += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t v = neighbors[k];
-    if (localOf[v] < 0)
-      atomicMin(&firstAt[v], (unsigned long long)k);
-  }
-}
-
-/// isNew[k]: position k is its new node's first appearance.
-__global__ void newNodeFlagsKernel(const int64_t *neighbors, int64_t e,
-                                   const int32_t *localOf,
-                                   const unsigned long long *firstAt,
-                                   int64_t *isNew) {
-  for (int64_t k = globalThread(); k < e;
-       k += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t v = neighbors[k];
-    isNew[k] = localOf[v] < 0 && firstAt[v] == (unsigned long long)k;
-  }
-}
-
-/// The new nodes after the `known` ones, in order of first appearance.
-__global__ void appendNewNodesKernel(const int64_t *neighbors, int64_t e,
-                                     const int64_t *isNew,
-                                     const int64_t *newIndex, int64_t known,
-                                     int32_t *localOf, int64_t *nodes) {
-  for (int64_t k = globalThread(); k < e; k += int64_t(gridDim.x) * blockDim.x)
-    if (isNew[k]) {
-      const int64_t local = known + newIndex[k];
-      localOf[neighbors[k]] = int32_t(local);
-      nodes[local] = neighbors[k];
-    }
-}
-
-/// Each edge's local source; firstAt is reset for the next hop.
-__global__ void localSourcesKernel(const int64_t *neighbors, int64_t e,
-                                   const int32_t *localOf,
-                                   unsigned long long *firstAt,
-                                   int32_t *edgeSrc) {
-  for (int64_t k = globalThread(); k < e;
-       k += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t v = neighbors[k];
-    edgeSrc[k] = localOf[v];
-    firstAt[v] = ~0ull;
-  }
-}
-
-/// Each destination's sources in ascending order (BlockBuilder's
-/// sortSources; a row holds at most a fanout of them, or one node's
-/// in-edges).
-__global__ void sortSourcesKernel(const int64_t *offsets, int64_t numDst,
-                                  int32_t *edgeSrc) {
-  for (int64_t j = globalThread(); j < numDst;
-       j += int64_t(gridDim.x) * blockDim.x) {
-    int32_t *row = edgeSrc + offsets[j];
-    const int64_t n = offsets[j + 1] - offsets[j];
-    for (int64_t i = 1; i < n; ++i) {
-      const int32_t v = row[i];
-      int64_t at = i;
-      for (; at > 0 && row[at - 1] > v; --at)
-        row[at] = row[at - 1];
-      row[at] = v;
-    }
-  }
-}
-
-/// Clears the batch's nodes from the table for the next batch.
-__global__ void unmarkKernel(const int64_t *nodes, int64_t n,
-                             int32_t *localOf) {
-  for (int64_t i = globalThread(); i < n; i += int64_t(gridDim.x) * blockDim.x)
-    localOf[nodes[i]] = -1;
-}
-
 [[noreturn]] void throwSamplerError(const std::string &message) {
   throwDataError("device sampler", 0, message);
 }
@@ -328,23 +263,21 @@ __global__ void unmarkKernel(const int64_t *nodes, int64_t n,
 
 struct DeviceNeighborSampler::Device {
   /// The CSR's arrays in device memory, or all of them in `pinned`.
-  DeviceArray offsets, neighbors, globalIds, edgeTypes;
+  DeviceArray offsets, neighbors, globalIds, edgeTypes, rowPairs,
+      pairRelation, pairBegin, pairEdges;
   devicesampler::PinnedMemory pinned;
   DeviceCsr csr{};
   /// Per hop, kept across batches: the rows and their streams, the counts
   /// and offsets, the neighbour ids; one hop at a time uses them.
   mutable std::mutex hop;
-  mutable DeviceArray frontier, streams, counts, hopOffsets, hopNeighbors;
+  mutable DeviceArray frontier, streams, relationFanouts, counts, hopOffsets,
+      hopNeighbors;
   mutable std::vector<int64_t> hostCounts;
-  /// sampleBatch's deduplication: by global id, each node's local id in
-  /// the batch (-1: not in it) and a hop's first appearance of it (all
-  /// ones: none), allocated on first use; the batch's nodes (two arrays
-  /// used by turns: a grown one takes the other's contents); per hop, the
-  /// new-node flags and their prefix sums; per layer, the block.
-  mutable DeviceArray localOf, firstAt, nodes[2], isNew, newIndex;
-  mutable int current = 0;
-  mutable bool tablesReady = false;
-  mutable std::vector<std::unique_ptr<DeviceArray>> blockOffsets, blockSources;
+  /// sampleBatch's deduplication, made by its first call.
+  mutable std::unique_ptr<DeviceBlockBuilder> builder;
+  mutable DeviceArray scanScratch;
+  /// The largest in-degree of a row: bounds a hop's rows for the sort.
+  int64_t maxDegree = 0;
 };
 
 namespace {
@@ -368,55 +301,78 @@ DeviceNeighborSampler::DeviceNeighborSampler(Adjacency adj,
     throwSamplerError("the adjacency has " + std::to_string(adj.numRows) +
                       " rows for " + std::to_string(numGlobalNodes) +
                       " nodes (row v must be node v)");
-  if (adj.perRelation)
-    throwSamplerError("relations sampled on their own (per_relation, "
-                      "relation_fanout) are drawn on the host only so far");
   for (size_t i = 0; i < opts.fanouts.size(); ++i)
     checkFanout(opts.fanouts[i], int(i));
   const int64_t edges = adj.offsets[adj.numRows];
   Device &d = *device;
+  for (int64_t r = 0; r < adj.numRows; ++r)
+    d.maxDegree = std::max(d.maxDegree, adj.offsets[r + 1] - adj.offsets[r]);
   // A partition's neighbours are local ids, owned rows first, then the
   // halo: the id table covers the largest one named.
   int64_t ids = adj.numRows;
   if (adj.globalIds)
     for (int64_t k = 0; k < edges; ++k)
       ids = std::max(ids, int64_t(adj.neighbors[k]) + 1);
-  // The four arrays, each at a 256-byte boundary of one pinned block.
-  auto aligned = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
-  const int64_t offsetBytes = (adj.numRows + 1) * int64_t(sizeof(int64_t)),
-                neighborBytes = edges * int64_t(sizeof(int32_t)),
-                idBytes = adj.globalIds ? ids * int64_t(sizeof(int64_t)) : 0,
-                typeBytes = adj.edgeType ? neighborBytes : 0;
-  csrBytes = offsetBytes + neighborBytes + idBytes + typeBytes;
-  zeroCopy = graphBudgetBytes >= 0 && csrBytes > graphBudgetBytes;
   rowsAreNodes = adj.numRows == numGlobalNodes;
   typedRows = adj.edgeType != nullptr;
   d.csr.numRelations = adj.numRelations;
+  // The arrays the kernels read (a null host array stays null), each where
+  // the kernels find it through `to`.
+  struct Array {
+    const void *host;
+    int64_t bytes;
+    const void **to;
+    DeviceArray *storage;
+  };
+  const RelationPairs *pairs = adj.perRelation;
+  const int64_t numPairs = pairs ? pairs->size() : 0;
+  const std::vector<Array> arrays = {
+      {adj.offsets, (adj.numRows + 1) * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.offsets), &d.offsets},
+      {adj.neighbors, edges * int64_t(sizeof(int32_t)),
+       reinterpret_cast<const void **>(&d.csr.neighbors), &d.neighbors},
+      {adj.globalIds, ids * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.globalIds), &d.globalIds},
+      {adj.edgeType, edges * int64_t(sizeof(int32_t)),
+       reinterpret_cast<const void **>(&d.csr.edgeType), &d.edgeTypes},
+      {pairs ? pairs->nodePairs.data() : nullptr,
+       (adj.numRows + 1) * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.rowPairs), &d.rowPairs},
+      {pairs ? pairs->relation.data() : nullptr,
+       numPairs * int64_t(sizeof(int32_t)),
+       reinterpret_cast<const void **>(&d.csr.pairRelation), &d.pairRelation},
+      {pairs ? pairs->edgeBegin.data() : nullptr,
+       (numPairs + 1) * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.pairBegin), &d.pairBegin},
+      {pairs ? pairs->edges.data() : nullptr, edges * int64_t(sizeof(int64_t)),
+       reinterpret_cast<const void **>(&d.csr.pairEdges), &d.pairEdges}};
+  csrBytes = 0;
+  for (const Array &a : arrays)
+    csrBytes += a.host ? a.bytes : 0;
+  zeroCopy = graphBudgetBytes >= 0 && csrBytes > graphBudgetBytes;
   if (!zeroCopy) {
-    d.csr.offsets = d.offsets.upload(adj.offsets, adj.numRows + 1);
-    d.csr.neighbors = d.neighbors.upload(adj.neighbors, edges);
-    d.csr.globalIds =
-        adj.globalIds ? d.globalIds.upload(adj.globalIds, ids) : nullptr;
-    d.csr.edgeType = d.edgeTypes.upload(adj.edgeType, edges);
+    for (const Array &a : arrays)
+      *a.to = a.host ? a.storage->upload(static_cast<const char *>(a.host),
+                                         a.bytes)
+                     : nullptr;
     return;
   }
-  const int64_t neighborsAt = aligned(offsetBytes),
-                idsAt = neighborsAt + aligned(neighborBytes),
-                typesAt = idsAt + aligned(idBytes);
-  char *host = d.pinned.allocate(size_t(typesAt + typeBytes));
-  std::memcpy(host, adj.offsets, size_t(offsetBytes));
-  std::memcpy(host + neighborsAt, adj.neighbors, size_t(neighborBytes));
-  if (adj.globalIds)
-    std::memcpy(host + idsAt, adj.globalIds, size_t(idBytes));
-  if (adj.edgeType)
-    std::memcpy(host + typesAt, adj.edgeType, size_t(typeBytes));
-  const char *at = d.pinned.device();
-  d.csr.offsets = reinterpret_cast<const int64_t *>(at);
-  d.csr.neighbors = reinterpret_cast<const int32_t *>(at + neighborsAt);
-  d.csr.globalIds =
-      adj.globalIds ? reinterpret_cast<const int64_t *>(at + idsAt) : nullptr;
-  d.csr.edgeType =
-      adj.edgeType ? reinterpret_cast<const int32_t *>(at + typesAt) : nullptr;
+  // Each array at a 256-byte boundary of one pinned block.
+  auto aligned = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
+  int64_t total = 0;
+  for (const Array &a : arrays)
+    total += a.host ? aligned(a.bytes) : 0;
+  char *host = d.pinned.allocate(size_t(total));
+  const char *device = d.pinned.device();
+  int64_t at = 0;
+  for (const Array &a : arrays) {
+    *a.to = nullptr;
+    if (!a.host)
+      continue;
+    std::memcpy(host + at, a.host, size_t(a.bytes));
+    *a.to = device + at;
+    at += aligned(a.bytes);
+  }
 }
 
 DeviceNeighborSampler::~DeviceNeighborSampler() = default;
@@ -445,8 +401,9 @@ void DeviceNeighborSampler::sample(const int64_t *seeds, int64_t numSeeds,
 
 const int64_t *
 DeviceNeighborSampler::drawHop(const int64_t *rows, const int64_t *nodes,
-                               int64_t n, int64_t fanout, uint64_t drawKey,
-                               std::vector<int64_t> &offsets,
+                               int64_t n, int64_t fanout,
+                               const int64_t *relationFanouts,
+                               uint64_t drawKey, std::vector<int64_t> &offsets,
                                std::unique_lock<std::mutex> &turn) const {
   checkFanout(fanout, 0);
   Device &d = *device;
@@ -456,11 +413,17 @@ DeviceNeighborSampler::drawHop(const int64_t *rows, const int64_t *nodes,
     return nullptr;
   const int64_t *frontier = d.frontier.upload(rows, n);
   const int64_t *streams = d.streams.upload(nodes, n);
+  const int64_t *ownFanouts =
+      relationFanouts && d.csr.rowPairs
+          ? d.relationFanouts.upload(relationFanouts, d.csr.numRelations)
+          : nullptr;
+  if (ownFanouts)
+    transferred += d.csr.numRelations * int64_t(sizeof(int64_t));
   int64_t *counts = d.counts.get<int64_t>(n);
   const unsigned grid = kernels::cuda::generatedGrid(n);
   GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
                                 stream(), countKernel)
-  (d.csr, frontier, n, fanout, opts.replace, counts);
+  (d.csr, frontier, n, fanout, ownFanouts, opts.replace, counts);
   kernels::cuda::checkLaunch("sampler count");
   d.hostCounts.resize(size_t(n));
   check(cudaMemcpyAsync(d.hostCounts.data(), counts,
@@ -473,10 +436,12 @@ DeviceNeighborSampler::drawHop(const int64_t *rows, const int64_t *nodes,
   const int64_t total = offsets.back();
   const int64_t *deviceOffsets = d.hopOffsets.upload(offsets.data(), n + 1);
   int64_t *deviceNeighbors = d.hopNeighbors.get<int64_t>(total);
+  // Rows and streams up, counts down, offsets up.
+  transferred += (n + (nodes ? n : 0) + n + (n + 1)) * int64_t(sizeof(int64_t));
   GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
                                 stream(), sampleKernel)
-  (d.csr, frontier, streams, n, fanout, opts.replace, drawKey, deviceOffsets,
-   deviceNeighbors);
+  (d.csr, frontier, streams, n, fanout, ownFanouts, opts.replace, drawKey,
+   deviceOffsets, deviceNeighbors);
   kernels::cuda::checkLaunch("sampler draws");
   return deviceNeighbors;
 }
@@ -493,10 +458,12 @@ int64_t readBack(const int64_t *value) {
   return host;
 }
 
-/// out[0..n] = the exclusive prefix sums of in[0..n), out[n] the total.
-void exclusiveScan(const int64_t *in, int64_t n, int64_t *out) {
-  GNNRT_LAUNCH(1, kScanThreads, 0, stream(), exclusiveScanKernel)(in, n, out);
-  kernels::cuda::checkLaunch("sampler scan");
+/// The most sources a destination of a hop can get: its row's degree, up
+/// to the fanout (exactly the fanout with replacement).
+int64_t longestRow(int64_t fanout, bool replace, int64_t maxDegree) {
+  if (fanout == -1)
+    return maxDegree;
+  return replace ? fanout : std::min(fanout, maxDegree);
 }
 
 } // namespace
@@ -512,170 +479,58 @@ void DeviceNeighborSampler::sampleBatch(const int64_t *seeds, int64_t numSeeds,
                       "graph's rows with sampleRows");
   for (size_t i = 0; i < fanouts.size(); ++i)
     checkFanout(fanouts[i], int(i));
-  // BlockBuilder's checks of the seeds, on the host copy.
-  std::vector<int64_t> sorted(seeds, seeds + numSeeds);
-  std::sort(sorted.begin(), sorted.end());
-  for (size_t i = 0; i < sorted.size(); ++i)
-    if (sorted[i] < 0 || sorted[i] >= numNodes ||
-        (i > 0 && sorted[i] == sorted[i - 1]))
-      throwSamplerError(
-          "seed " + std::to_string(sorted[i]) +
-          (sorted[i] < 0 || sorted[i] >= numNodes
-               ? " out of range [0, " + std::to_string(numNodes) + ")"
-               : std::string(" appears twice in the batch")));
   Device &d = *device;
   std::lock_guard<std::mutex> lock(d.hop);
-  auto fresh = [](DeviceArray &a, int64_t bytes) {
-    void *p = a.get<char>(bytes);
-    check(cudaMemset(p, 0xff, size_t(bytes)), "clear of the sampler's table");
-  };
-  if (!d.tablesReady) {
-    // First batch: every node unseen (-1), no first appearance (all ones).
-    fresh(d.localOf, numNodes * int64_t(sizeof(int32_t)));
-    fresh(d.firstAt, numNodes * int64_t(sizeof(unsigned long long)));
-    d.tablesReady = true;
-  }
+  if (!d.builder)
+    d.builder = std::make_unique<DeviceBlockBuilder>(numNodes);
+  DeviceBlockBuilder &builder = *d.builder;
+  const int64_t before = builder.transferBytes();
   const int layers = int(fanouts.size());
-  while (int(d.blockOffsets.size()) < layers) {
-    d.blockOffsets.push_back(std::make_unique<DeviceArray>());
-    d.blockSources.push_back(std::make_unique<DeviceArray>());
-  }
-  int32_t *localOf = d.localOf.get<int32_t>(numNodes);
-  auto *firstAt = d.firstAt.get<unsigned long long>(numNodes);
-  int64_t capacity = numSeeds;
-  int64_t *nodes = d.nodes[d.current].get<int64_t>(capacity);
-  const int64_t *deviceSeeds = d.frontier.upload(seeds, numSeeds);
-  if (numSeeds > 0) {
-    GNNRT_LAUNCH_WITHOUT_BARRIERS(kernels::cuda::generatedGrid(numSeeds),
-                                  kernels::cuda::kGeneratedBlock, 0, stream(),
-                                  seedKernel)
-    (deviceSeeds, numSeeds, localOf, nodes);
-    kernels::cuda::checkLaunch("sampler seeds");
-  }
-  out.nodes.clear();
-  out.levelSizes.assign(size_t(layers) + 1, 0);
-  out.levelSizes[size_t(layers)] = numSeeds;
-  int64_t known = numSeeds;
-  std::vector<int64_t> edgesOf(static_cast<size_t>(layers), 0);
-  auto launch = [](int64_t items) {
-    return kernels::cuda::generatedGrid(items);
-  };
-  constexpr int block = kernels::cuda::kGeneratedBlock;
+  builder.start(seeds, numSeeds, layers, out);
   // Hop h samples block layers - h: the seeds' hop first. The frontier
   // (all nodes so far) stays on the device from hop to hop.
   for (int layer = layers - 1; layer >= 0; --layer) {
-    const int64_t numDst = known;
+    const int64_t numDst = builder.frontierSize();
     const int64_t fanout = fanouts[size_t(layer)];
+    const int64_t *frontier = builder.frontier();
     int64_t *counts = d.counts.get<int64_t>(numDst);
-    auto *offsets = d.blockOffsets[size_t(layer)]->get<int64_t>(numDst + 1);
+    int64_t *offsets = d.hopOffsets.get<int64_t>(numDst + 1);
+    const unsigned grid = kernels::cuda::generatedGrid(numDst);
     if (numDst > 0) {
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(numDst), block, 0, stream(),
-                                    countKernel)
-      (d.csr, nodes, numDst, fanout, opts.replace, counts);
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
+                                    stream(), countKernel)
+      (d.csr, frontier, numDst, fanout, nullptr, opts.replace, counts);
       kernels::cuda::checkLaunch("sampler count");
     }
-    exclusiveScan(counts, numDst, offsets);
+    kernels::cuda::exclusiveScan(counts, numDst, offsets,
+                                 d.scanScratch.get<int64_t>(
+                                     kernels::cuda::exclusiveScanScratch(numDst)));
     const int64_t e = readBack(offsets + numDst);
-    edgesOf[size_t(layer)] = e;
+    transferred += int64_t(sizeof e);
     int64_t *neighbors = d.hopNeighbors.get<int64_t>(e);
-    auto *edgeSrc = d.blockSources[size_t(layer)]->get<int32_t>(e);
-    int64_t added = 0;
     if (e > 0) {
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(numDst), block, 0, stream(),
-                                    sampleKernel)
-      (d.csr, nodes, nullptr, numDst, fanout, opts.replace,
+      GNNRT_LAUNCH_WITHOUT_BARRIERS(grid, kernels::cuda::kGeneratedBlock, 0,
+                                    stream(), sampleKernel)
+      (d.csr, frontier, nullptr, numDst, fanout, nullptr, opts.replace,
        sampleDrawKey(key, layer), offsets, neighbors);
       kernels::cuda::checkLaunch("sampler draws");
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
-                                    firstAppearanceKernel)
-      (neighbors, e, localOf, firstAt);
-      kernels::cuda::checkLaunch("sampler first appearances");
-      int64_t *isNew = d.isNew.get<int64_t>(e);
-      int64_t *newIndex = d.newIndex.get<int64_t>(e + 1);
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
-                                    newNodeFlagsKernel)
-      (neighbors, e, localOf, firstAt, isNew);
-      kernels::cuda::checkLaunch("sampler new nodes");
-      exclusiveScan(isNew, e, newIndex);
-      added = readBack(newIndex + e);
-      if (known + added > capacity) {
-        // The nodes so far move to the other array, grown.
-        const int other = 1 - d.current;
-        capacity = 2 * (known + added);
-        int64_t *grown = d.nodes[other].get<int64_t>(capacity);
-        check(cudaMemcpyAsync(grown, nodes, size_t(known) * sizeof(int64_t),
-                              cudaMemcpyDeviceToDevice, stream()),
-              "copy of the batch's nodes");
-        d.current = other;
-        nodes = grown;
-      }
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
-                                    appendNewNodesKernel)
-      (neighbors, e, isNew, newIndex, known, localOf, nodes);
-      kernels::cuda::checkLaunch("sampler new nodes");
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(e), block, 0, stream(),
-                                    localSourcesKernel)
-      (neighbors, e, localOf, firstAt, edgeSrc);
-      kernels::cuda::checkLaunch("sampler local sources");
-      GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(numDst), block, 0, stream(),
-                                    sortSourcesKernel)
-      (offsets, numDst, edgeSrc);
-      kernels::cuda::checkLaunch("sampler source order");
     }
-    known += added;
-    out.levelSizes[size_t(layer)] = known;
+    builder.addHop(neighbors, offsets, e,
+                   longestRow(fanout, opts.replace, d.maxDegree));
   }
-  // The finished batch comes to the host once: its nodes and blocks.
-  out.nodes.resize(size_t(known));
-  if (known > 0)
-    check(cudaMemcpyAsync(out.nodes.data(), nodes,
-                          size_t(known) * sizeof(int64_t),
-                          cudaMemcpyDeviceToHost, stream()),
-          "copy of the batch's nodes");
-  std::vector<std::vector<int64_t>> hostOffsets(static_cast<size_t>(layers));
-  std::vector<std::vector<int32_t>> hostSources(static_cast<size_t>(layers));
-  for (int layer = 0; layer < layers; ++layer) {
-    const int64_t numDst = out.levelSizes[size_t(layer) + 1];
-    const int64_t e = edgesOf[size_t(layer)];
-    hostOffsets[size_t(layer)].resize(size_t(numDst) + 1);
-    hostSources[size_t(layer)].resize(size_t(e));
-    check(cudaMemcpyAsync(hostOffsets[size_t(layer)].data(),
-                          d.blockOffsets[size_t(layer)]->get<int64_t>(0),
-                          size_t(numDst + 1) * sizeof(int64_t),
-                          cudaMemcpyDeviceToHost, stream()),
-          "copy of a block");
-    if (e > 0)
-      check(cudaMemcpyAsync(hostSources[size_t(layer)].data(),
-                            d.blockSources[size_t(layer)]->get<int32_t>(0),
-                            size_t(e) * sizeof(int32_t), cudaMemcpyDeviceToHost,
-                            stream()),
-            "copy of a block");
-  }
-  if (known > 0) {
-    GNNRT_LAUNCH_WITHOUT_BARRIERS(launch(known), block, 0, stream(),
-                                  unmarkKernel)
-    (nodes, known, localOf);
-    kernels::cuda::checkLaunch("sampler unmark");
-  }
-  check(cudaStreamSynchronize(stream()), "sampler");
-  out.blocks.resize(size_t(layers));
-  out.views.clear();
-  for (int layer = 0; layer < layers; ++layer)
-    out.blocks[size_t(layer)].assignCsr(
-        out.levelSizes[size_t(layer)], out.levelSizes[size_t(layer) + 1],
-        hostOffsets[size_t(layer)], hostSources[size_t(layer)]);
-  for (const GraphStorage &b : out.blocks)
-    out.views.push_back(b.view());
+  builder.finish();
+  transferred += builder.transferBytes() - before;
 }
 
 void DeviceNeighborSampler::sampleRows(const int64_t *rows,
                                        const int64_t *nodes, int64_t n,
                                        int64_t fanout, uint64_t drawKey,
                                        std::vector<int64_t> &offsets,
-                                       std::vector<int64_t> &neighbors) const {
+                                       std::vector<int64_t> &neighbors,
+                                       const int64_t *relationFanouts) const {
   std::unique_lock<std::mutex> turn;
-  const int64_t *drawn =
-      drawHop(rows, nodes, n, fanout, drawKey, offsets, turn);
+  const int64_t *drawn = drawHop(rows, nodes, n, fanout, relationFanouts,
+                                 drawKey, offsets, turn);
   const int64_t total = offsets.back();
   neighbors.resize(size_t(total));
   if (total > 0)
@@ -684,15 +539,17 @@ void DeviceNeighborSampler::sampleRows(const int64_t *rows,
                           cudaMemcpyDeviceToHost, stream()),
           "copy of the sampled neighbours");
   check(cudaStreamSynchronize(stream()), "sampler draws");
+  neighborListsCopied += total * int64_t(sizeof(int64_t));
 }
 
 void DeviceNeighborSampler::sampleRowsToDevice(
     const int64_t *rows, const int64_t *nodes, int64_t n, int64_t fanout,
     uint64_t drawKey, std::vector<int64_t> &offsets,
-    const std::function<int64_t *(int64_t)> &room) const {
+    const std::function<int64_t *(int64_t)> &room,
+    const int64_t *relationFanouts) const {
   std::unique_lock<std::mutex> turn;
-  const int64_t *drawn =
-      drawHop(rows, nodes, n, fanout, drawKey, offsets, turn);
+  const int64_t *drawn = drawHop(rows, nodes, n, fanout, relationFanouts,
+                                 drawKey, offsets, turn);
   const int64_t total = offsets.back();
   int64_t *copy = room(total);
   if (total > 0)

@@ -7,7 +7,8 @@
 // and a batch's feature rows gathered on the device are the host's rows;
 // a hop's draws left on the device for a peer are the same draws, and so
 // are those read zero-copy from a CSR in pinned host memory, and so are the
-// blocks deduplicated on the device (sampleBatch).
+// blocks deduplicated on the device (sampleBatch), hubs of thousands of
+// neighbours sampled whole included.
 // Compiled natively (skips without a device) and over the emulation.
 //
 //===----------------------------------------------------------------------===//
@@ -112,6 +113,59 @@ TEST(DeviceSampler, SameBlocksAsCpuSampler) {
     }
   }
   EXPECT_EQ(batches, 12);
+}
+
+/// 6000 nodes: a hub (node 0) with 5000 in-neighbours, more than two
+/// shared-memory tiles of the device's sort; node 1 with 300 (one tile);
+/// three random in-neighbours for every other node.
+GraphStorage hubGraph() {
+  CounterRng rng(3, 5);
+  const int64_t n = 6000;
+  std::set<std::pair<int64_t, int64_t>> edges;
+  for (int64_t u = 1; u <= 5000; ++u)
+    edges.insert({u, 0});
+  for (int64_t u = 2; u < 302; ++u)
+    edges.insert({u * 17 % n, 1});
+  for (int64_t v = 2; v < n; ++v)
+    for (int k = 0; k < 3; ++k)
+      edges.insert({rng.nextBelow(uint32_t(n)), v});
+  std::vector<int64_t> src, dst;
+  for (auto [u, v] : edges)
+    if (u != v) {
+      src.push_back(u);
+      dst.push_back(v);
+    }
+  return GraphStorage::build(n, n, src, dst);
+}
+
+// Hops whose edges span many scan tiles, and a hub sampled whole (fanout
+// -1) or with a fanout in the thousands, with and without replacement: the
+// device's multi-block scan and per-row sorts build the CPU's blocks.
+TEST(DeviceSampler, HubsSampledWholeGiveTheCpuBlocks) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  const GraphStorage graph = hubGraph();
+  const GraphView view = graph.view();
+  ASSERT_EQ(view.inOffsets[1] - view.inOffsets[0], 5000);
+  const std::vector<int64_t> seeds = {0, 1, 4000, 5999};
+  const std::vector<std::pair<std::vector<int64_t>, bool>> modes = {
+      {{-1, -1}, false}, {{4, 3000}, false}, {{4, 3000}, true}};
+  BlockBuilder builder(view.numDst);
+  for (const auto &[fanouts, replace] : modes) {
+    SamplerOptions options;
+    options.fanouts = fanouts;
+    options.replace = replace;
+    const NeighborSampler cpu(Adjacency::of(view), view.numDst, options);
+    const DeviceNeighborSampler gpu(Adjacency::of(view), view.numDst, options);
+    const SampleKey key{2, 1, 9};
+    SampledBatch expected, batch;
+    cpu.sample(seeds.data(), int64_t(seeds.size()), key, builder, expected);
+    gpu.sampleBatch(seeds.data(), int64_t(seeds.size()), fanouts, key, batch);
+    SCOPED_TRACE("fanouts " + std::to_string(fanouts.back()) +
+                 (replace ? " with replacement" : ""));
+    expectSameBatch(expected, batch);
+    // The hop's edges cross several scan tiles (2048 each).
+    EXPECT_GT(batch.views[0].numEdges, 3 * 2048);
+  }
 }
 
 // Device deduplication keeps BlockBuilder's contract on bad seeds, and its
@@ -280,23 +334,11 @@ TEST(DeviceSampler, RefusesTypedGraphsAndBadFanouts) {
               std::string::npos)
         << e.what();
   }
-  // Each relation drawing its own fanout is not on the device yet.
+  // A typed graph's blocks need the caller's BlockBuilder.
   options.fanouts = {3};
   std::vector<int32_t> types(size_t(view.numEdges), 0);
   view.edgeType = types.data();
   view.numRelations = 1;
-  Adjacency perRelation = Adjacency::of(view);
-  const RelationPairs pairs;
-  perRelation.perRelation = &pairs;
-  try {
-    DeviceNeighborSampler sampler(perRelation, view.numDst, options);
-    FAIL() << "per-relation sampling was accepted";
-  } catch (const DataError &e) {
-    EXPECT_NE(std::string(e.what()).find("drawn on the host only so far"),
-              std::string::npos)
-        << e.what();
-  }
-  // A typed graph's blocks need the caller's BlockBuilder.
   const DeviceNeighborSampler typed(Adjacency::of(view), view.numDst, options);
   BlockBuilder builder(view.numDst);
   SampledBatch batch;
@@ -344,6 +386,61 @@ TEST(DeviceSampler, TypedRowsReportTheirRelations) {
             << (sampler == &zeroCopy ? " read zero-copy" : "");
       }
       EXPECT_FALSE(expected.empty());
+    }
+  }
+}
+
+// Relations sampled on their own (per_relation, relation_fanout): each
+// (row, relation) pair draws its fanout from a stream of its own, as the
+// CPU's sampleNeighbors draws it, from device memory and zero-copy, with
+// the hop's fanout for every relation or relations' own fanouts (one of
+// them -1, one above the pair sizes), with and without replacement.
+TEST(DeviceSampler, PerRelationDrawsAreTheCpus) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  GraphStorage graph = testGraph();
+  const int32_t R = 3;
+  std::vector<int32_t> types(size_t(graph.numEdges()));
+  for (size_t k = 0; k < types.size(); ++k)
+    types[k] = int32_t((k * 5 + k / 7) % R);
+  graph.setEdgeTypes(types, R);
+  const GraphView view = graph.view();
+  RelationFanouts own;
+  own.numRelations = R;
+  own.table = {1, -1, 40, 2, 3, 2}; // layer 0, then layer 1
+  const std::vector<int64_t> rows = {0, 3, 17, 297, 150, 0, 42};
+  for (const RelationFanouts *fanouts : {(const RelationFanouts *)nullptr,
+                                         (const RelationFanouts *)&own}) {
+    const Adjacency adj = Adjacency::perRelationOf(view, fanouts);
+    for (bool replace : {false, true}) {
+      SamplerOptions options;
+      options.replace = replace;
+      const DeviceNeighborSampler gpu(adj, view.numDst, options);
+      const DeviceNeighborSampler zeroCopy(adj, view.numDst, options, 0);
+      EXPECT_TRUE(zeroCopy.readsZeroCopy());
+      for (int layer : {0, 1}) {
+        const SampleKey key{4, 2, 6};
+        const int64_t fanout = layer == 0 ? 2 : -1;
+        std::vector<int64_t> expected;
+        std::vector<int32_t> expectedTypes;
+        for (int64_t r : rows)
+          sampleNeighbors(adj, r, r, fanout, replace, key, layer, expected,
+                          &expectedTypes);
+        for (size_t i = 0; i < expected.size(); ++i)
+          expected[i] = expected[i] * R + expectedTypes[i];
+        const int64_t *layerFanouts =
+            fanouts ? fanouts->table.data() + layer * R : nullptr;
+        for (const DeviceNeighborSampler *sampler : {&gpu, &zeroCopy}) {
+          std::vector<int64_t> offsets, drawn;
+          sampler->sampleRows(rows.data(), nullptr, int64_t(rows.size()),
+                              fanout, sampleDrawKey(key, layer), offsets,
+                              drawn, layerFanouts);
+          EXPECT_EQ(drawn, expected)
+              << "layer " << layer << (fanouts ? " own fanouts" : "")
+              << (replace ? " with replacement" : "")
+              << (sampler == &zeroCopy ? " read zero-copy" : "");
+        }
+        EXPECT_FALSE(expected.empty());
+      }
     }
   }
 }
