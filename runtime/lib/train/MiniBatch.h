@@ -95,6 +95,20 @@ public:
   /// when distributed.
   void gatherInputs(SampledBatch &out, SamplingTraffic &traffic);
 
+  /// From now on, gatherInputs copies only block 0's destinations' rows
+  /// and points the batch at the dataset's rows for the first aggregation
+  /// (SampledBatch::inputTable), where `on` and inputRowsInPlaceable().
+  void readInputRowsInPlace(bool on) {
+    inputRowsInPlace = on && inputRowsInPlaceable();
+  }
+  /// Whether a batch's input rows can be read in place: one process with
+  /// every feature row resident on the host, gathered there.
+  bool inputRowsInPlaceable() const {
+    return !distributed() && !deviceRows &&
+           int64_t(data.data.features.size()) ==
+               data.data.numNodes * data.data.numFeatures;
+  }
+
   /// Learned input rows change every step: remote rows are then always
   /// fetched from their owner, never served from the feature cache.
   void bypassFeatureCache() { useCache = false; }
@@ -196,6 +210,9 @@ private:
                                float *rowsOut, SamplingTraffic &traffic);
   /// The device rows of global ids nodes[0..n) for the device's draws.
   std::vector<int64_t> deviceRowsOf(const int64_t *nodes, int64_t n) const;
+  /// Sets out's inputTable, tableSources and inputTableBlock: block 0 with
+  /// its edges' sources as rows of `table` (readInputRowsInPlace).
+  void pointAtTableRows(SampledBatch &out, const float *table) const;
   /// gatherInputs' rows when they are gathered on the device.
   void gatherRowsOnDevice(SampledBatch &out, SamplingTraffic &traffic);
 
@@ -220,6 +237,8 @@ private:
   bool deviceRows = false;
   /// $GNNRT_SAMPLING_EXCHANGE=host (exchangesOnDevice).
   bool hostExchange = false;
+  /// readInputRowsInPlace.
+  bool inputRowsInPlace = false;
 };
 
 /// Each rank's value of `local` (collective).

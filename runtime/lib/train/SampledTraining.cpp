@@ -11,7 +11,9 @@
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
+#include <string>
 
 namespace gnnrt {
 
@@ -72,6 +74,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
   if (inputsLearned)
     assembler.bypassFeatureCache();
   sampleOnDevice();
+  readInputRowsInPlace();
   if (int64_t(s.fanouts.size()) != program.numBlocks)
     throw DataError("the program samples " + std::to_string(s.fanouts.size()) +
                     " layers but its model has " +
@@ -151,6 +154,21 @@ void SampledTraining::sampleOnDevice() {
              "blocks keep their relations)");
 }
 
+void SampledTraining::readInputRowsInPlace() {
+  // The rows a step reads must be the ones the batch names: not learned
+  // rows (a step updates them, and their gradient rows are the batch's),
+  // not a device's, and not a batch sent on to a trainer (sampler ranks).
+  bool inPlace = program.inputRowsInPlace && !inputsLearned &&
+                 !program.useDevice && options.samplers == 0;
+  if (const char *rows = std::getenv("GNNRT_INPUT_ROWS")) {
+    if (std::string(rows) != "copy" && std::string(rows) != "in-place")
+      throw UsageError("GNNRT_INPUT_ROWS=" + std::string(rows) +
+                       ": expected copy or in-place");
+    inPlace = inPlace && std::string(rows) == "in-place";
+  }
+  assembler.readInputRowsInPlace(inPlace);
+}
+
 void SampledTraining::routeGradients(LearnedInputs &learned) {
   if (!assembler.distributed())
     return;
@@ -168,6 +186,8 @@ void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch) {
   ctx.graph = batch.views.back();
   ctx.deviceFeatures = batch.deviceFeatures;
   ctx.features = batch.deviceFeatures ? nullptr : batch.features.data();
+  ctx.inputTable = batch.inputTable;
+  ctx.inputTableBlock = batch.inputTable ? &batch.inputTableBlock : nullptr;
   ctx.labels = batch.labels.data();
   ctx.lossMask = nullptr;
   // Level 0's global ids name the rows of every level (each is a prefix).

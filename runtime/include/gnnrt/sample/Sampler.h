@@ -137,6 +137,15 @@ struct SampledBatch {
   /// whoever gathers (the trainer's pipeline), not by the sampler.
   std::vector<float> features;
   std::vector<int64_t> labels;
+  /// Input rows read in place (MiniBatchAssembler::readInputRowsInPlace):
+  /// `features` then holds only blocks[0]'s destinations' rows, and the
+  /// first aggregation gathers its sources' rows from `inputTable` (the
+  /// dataset's resident feature rows) through `inputTableBlock`: blocks[0]
+  /// with edge k's source the row tableSources[k] of the table. Null
+  /// inputTable: `features` holds a row per source.
+  const float *inputTable = nullptr;
+  std::vector<int32_t> tableSources;
+  GraphView inputTableBlock;
   /// A CUDA trainer that gathers on the device: the input rows in device
   /// memory (gnnrt/train/DeviceBatchSource.h), `features` then empty. The
   /// memory is `deviceStorage`'s (grown as needed, freed with the batch;
