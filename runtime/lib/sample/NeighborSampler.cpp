@@ -317,6 +317,23 @@ int64_t SampledBatch::sampledEdges() const {
   return edges;
 }
 
+const GraphView &SampledBatch::listTableRows(int64_t tableRows) {
+  const GraphView &block = views.front();
+  tableSources.resize(size_t(block.numEdges));
+  for (int64_t k = 0; k < block.numEdges; ++k)
+    tableSources[size_t(k)] = int32_t(nodes[size_t(block.edgeSrc[k])]);
+  // The in-edge layout only: the table's rows have no out-edge lists.
+  GraphView &view = inputTableBlock;
+  view = GraphView();
+  view.numSrc = tableRows;
+  view.numDst = block.numDst;
+  view.numEdges = block.numEdges;
+  view.inOffsets = block.inOffsets;
+  view.edgeSrc = tableSources.data();
+  view.edgeDst = block.edgeDst;
+  return view;
+}
+
 //===--- BlockBuilder -----------------------------------------------------===//
 
 BlockBuilder::BlockBuilder(int64_t numGlobalNodes)

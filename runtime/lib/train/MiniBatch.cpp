@@ -34,6 +34,8 @@ void SamplingTraffic::add(const SamplingTraffic &o) {
   deviceRowBytes += o.deviceRowBytes;
   remoteRows += o.remoteRows;
   cachedRows += o.cachedRows;
+  copiedRows += o.copiedRows;
+  batchesInPlace += o.batchesInPlace;
   seconds += o.seconds;
 }
 
@@ -414,8 +416,12 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
   const int64_t rows = out.levelSizes.empty() ? 0
                        : inPlace              ? out.levelSizes[1]
                                               : out.levelSizes.front();
-  if (inPlace)
-    pointAtTableRows(out, features);
+  if (inPlace) {
+    out.listTableRows(data.data.numNodes);
+    out.inputTable = features;
+    ++traffic.batchesInPlace;
+  }
+  traffic.copiedRows += rows;
   out.features.resize(size_t(rows * f));
   out.labels.resize(size_t(out.numSeeds()));
   for (int64_t i = 0; i < out.numSeeds(); ++i)
@@ -466,27 +472,6 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
     copyRow(fetched.data() + k * size_t(f), rowOf[k]);
   traffic.remoteRows += out.remoteRows;
   traffic.cachedRows += out.cachedRows;
-}
-
-void MiniBatchAssembler::pointAtTableRows(SampledBatch &out,
-                                          const float *table) const {
-  // Block 0's sources are level 0's nodes, whose ids in one process are
-  // the table's rows (ids fit int32: the adjacency's do).
-  const GraphView &block = out.views.front();
-  out.tableSources.resize(size_t(block.numEdges));
-  const int64_t *nodes = out.nodes.data();
-  int32_t *rows = out.tableSources.data();
-  for (int64_t k = 0; k < block.numEdges; ++k)
-    rows[k] = int32_t(nodes[block.edgeSrc[k]]);
-  GraphView &view = out.inputTableBlock;
-  view = GraphView();
-  view.numSrc = data.data.numNodes;
-  view.numDst = block.numDst;
-  view.numEdges = block.numEdges;
-  view.inOffsets = block.inOffsets;
-  view.edgeSrc = rows;
-  view.edgeDst = block.edgeDst;
-  out.inputTable = table;
 }
 
 std::vector<int64_t> MiniBatchAssembler::requestRemoteRows(

@@ -57,6 +57,9 @@ struct SamplingTraffic {
   int64_t deviceReplyBytes = 0, deviceRowBytes = 0;
   /// Input rows owned by another rank, and how many the cache served.
   int64_t remoteRows = 0, cachedRows = 0;
+  /// Input rows copied into batches on the host, and the batches whose
+  /// first aggregation read the others in place (readInputRowsInPlace).
+  int64_t copiedRows = 0, batchesInPlace = 0;
   double seconds = 0;
   void add(const SamplingTraffic &o);
 };
@@ -210,9 +213,6 @@ private:
                                float *rowsOut, SamplingTraffic &traffic);
   /// The device rows of global ids nodes[0..n) for the device's draws.
   std::vector<int64_t> deviceRowsOf(const int64_t *nodes, int64_t n) const;
-  /// Sets out's inputTable, tableSources and inputTableBlock: block 0 with
-  /// its edges' sources as rows of `table` (readInputRowsInPlace).
-  void pointAtTableRows(SampledBatch &out, const float *table) const;
   /// gatherInputs' rows when they are gathered on the device.
   void gatherRowsOnDevice(SampledBatch &out, SamplingTraffic &traffic);
 

@@ -453,6 +453,12 @@ void SampledTraining::printStats(std::FILE *out, int64_t epochs) const {
   if (!devicePlacement.empty())
     std::fprintf(out, "stats: rank %d device sampling: %s\n", r,
                  devicePlacement.c_str());
+  if (t.batches > 0 && !assembler.distributed())
+    std::fprintf(out,
+                 "stats: rank %d input rows copied %lld/epoch, %lld of %lld "
+                 "batches/epoch read the others in place\n",
+                 r, perEpoch(t.copiedRows), perEpoch(t.batchesInPlace),
+                 perEpoch(t.batches));
 }
 
 void SampledTraining::printRemoteStats(std::FILE *out, double e) const {

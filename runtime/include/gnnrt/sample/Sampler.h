@@ -160,6 +160,11 @@ struct SampledBatch {
   int64_t numSeeds() const { return levelSizes.empty() ? 0 : levelSizes.back(); }
   int64_t numLayers() const { return int64_t(blocks.size()); }
   int64_t sampledEdges() const;
+  /// Sets tableSources and inputTableBlock: blocks[0] with each edge's
+  /// source the row of a table indexed by level 0's ids (which fit int32,
+  /// as a graph's do) of `tableRows` rows. The caller points inputTable at
+  /// the table.
+  const GraphView &listTableRows(int64_t tableRows);
 };
 
 /// Assembles a batch hop by hop from the seeds outward, deduplicating nodes
