@@ -431,7 +431,8 @@ void BlockBuilder::addHop(const std::vector<int64_t> &offsets,
   const int layer = --layersLeft;
   batch->levelSizes[size_t(layer)] = int64_t(nodes.size());
   GraphStorage &block = batch->blocks[size_t(layer)];
-  block.assignCsr(int64_t(nodes.size()), numDst, offsets, edgeSrc);
+  const bool outEdges = layer >= 64 || !(withoutOutEdges >> layer & 1);
+  block.assignCsr(int64_t(nodes.size()), numDst, offsets, edgeSrc, outEdges);
   if (typed)
     block.setEdgeTypes(edgeTypes, numRelations);
 }

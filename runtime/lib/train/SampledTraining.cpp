@@ -99,8 +99,10 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
   // One dedupe table per sampling thread; the training thread uses the
   // first when no pipeline runs.
   const int threads = std::max(1, samplerThreads);
-  for (int t = 0; t < threads; ++t)
+  for (int t = 0; t < threads; ++t) {
     builders.push_back(std::make_unique<BlockBuilder>(data.numGlobalNodes));
+    builders.back()->leaveOutEdges(program.blocksWithoutOutEdges);
+  }
 }
 
 SampledTraining::~SampledTraining() = default;

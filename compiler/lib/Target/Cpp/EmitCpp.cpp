@@ -230,6 +230,11 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   emitProgramFields(os, unit, options.sourceFile, usesEdgeIds);
   if (inputRowsInPlace)
     setProgram(os, rt::program::inputRowsInPlace, "true");
+  if (unit.numBlocks > 0)
+    if (uint64_t without =
+            blocksWithoutOutEdges({unit.forward, unit.step}, unit.numBlocks))
+      setProgram(os, rt::program::blocksWithoutOutEdges,
+                 "0x" + llvm::utohexstr(without) + "u");
   setProgram(os, rt::program::forwardF32, "&" + cppModel + "_forward<float>");
   setProgram(os, rt::program::trainStepF32,
              "&" + cppModel + "_train_step<float>");

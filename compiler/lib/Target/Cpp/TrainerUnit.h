@@ -66,6 +66,12 @@ bool readsInputRowsInPlace(mlir::func::FuncOp fn);
 /// in place (ExecContext::inputTable).
 bool aggregatesInputInPlace(AggregateOp op);
 
+/// The blocks (bit l: block l of numBlocks) whose out-edge lists none of
+/// `entryPoints` reads: every use is a sum or mean aggregation or gnn.dst.
+/// (BlockOutEdges.cpp)
+uint64_t blocksWithoutOutEdges(llvm::ArrayRef<mlir::func::FuncOp> entryPoints,
+                               int64_t numBlocks);
+
 } // namespace gnn::cpp
 
 #endif // GNN_TARGET_CPP_TRAINERUNIT_H

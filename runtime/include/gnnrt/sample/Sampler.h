@@ -193,6 +193,9 @@ public:
               const std::vector<int32_t> &types, int32_t numRelations);
   /// Completes the batch (views set) and clears the dedupe table.
   void finish();
+  /// Blocks (bit l: block l) whose out-edge lists no one reads
+  /// (CompiledProgram::blocksWithoutOutEdges): built without them.
+  void leaveOutEdges(uint64_t blocks) { withoutOutEdges = blocks; }
 
 private:
   friend class NeighborSampler;
@@ -200,6 +203,7 @@ private:
   std::vector<int32_t> localOf; ///< global id -> local id, -1 = unseen
   SampledBatch *batch = nullptr;
   int layersLeft = 0;
+  uint64_t withoutOutEdges = 0;
   /// Per-hop buffers (NeighborSampler's offsets and neighbours, addHop's
   /// local sources), kept here, one builder per thread, so that their
   /// memory is reused from batch to batch.

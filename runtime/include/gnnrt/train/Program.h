@@ -485,6 +485,10 @@ struct CompiledProgram {
   /// pass them in place (ExecContext::inputTable) instead of a copy of every
   /// source's row.
   bool inputRowsInPlace = false;
+  /// Sampled programs: the blocks (bit l: block l) whose out-edge lists
+  /// (GraphView::outOffsets, outEdges, outDst) no entry point reads, which
+  /// a CPU trainer's sampler then does not build.
+  uint64_t blocksWithoutOutEdges = 0;
   /// Columns per node of the forward's result (the logits).
   int64_t (*outputColumns)(const DataDims &) = nullptr;
   void (*forwardF32)(ExecContext<float> &) = nullptr;

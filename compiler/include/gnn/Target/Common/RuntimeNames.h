@@ -265,6 +265,7 @@ constexpr StringLiteral sourceFile = "sourceFile";
 constexpr StringLiteral params = "params";
 constexpr StringLiteral needsEdgeIds = "needsEdgeIds";
 constexpr StringLiteral inputRowsInPlace = "inputRowsInPlace";
+constexpr StringLiteral blocksWithoutOutEdges = "blocksWithoutOutEdges";
 /// The relations the model selects by name, with where.
 constexpr StringLiteral relationUses = "relationUses";
 constexpr StringLiteral nodeTypeUses = "nodeTypeUses";
