@@ -232,8 +232,7 @@ bool runGradCheck(const CompiledProgram &program,
     params.zeroGrads();
     const double inPlaceLoss = program.trainStepF64(ctx);
     inPlaceSame = inPlaceLoss == loss && params.grads == analytic;
-    std::fprintf(out,
-                 "gradcheck: input rows in place: %s\n",
+    std::fprintf(out, "gradcheck: input rows in place: %s\n",
                  inPlaceSame ? "the copy's loss and gradients, bit for bit"
                              : "the loss or a gradient differs from the "
                                "copy's");

@@ -32,8 +32,8 @@ bool readsInEdgesOnly(Operation *op) {
 
 uint64_t gnn::cpp::blocksWithoutOutEdges(ArrayRef<func::FuncOp> entryPoints,
                                          int64_t numBlocks) {
-  uint64_t without = numBlocks >= 64 ? ~uint64_t(0)
-                                     : (uint64_t(1) << numBlocks) - 1;
+  uint64_t without =
+      numBlocks >= 64 ? ~uint64_t(0) : (uint64_t(1) << numBlocks) - 1;
   for (func::FuncOp fn : entryPoints)
     fn.walk([&](BlockOp block) {
       const uint64_t layer = block.getLayer();

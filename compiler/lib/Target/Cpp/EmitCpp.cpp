@@ -215,7 +215,8 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
     FunctionEmitter emitter(*fn, unit.params, os);
     if (inputRowsInPlace)
       emitter.readInputRowsInPlace();
-    if (failed(emitter.emit(cppModel + (training ? "_train_step" : "_forward"))))
+    if (failed(
+            emitter.emit(cppModel + (training ? "_train_step" : "_forward"))))
       return failure();
     if (training)
       usesEdgeIds = fn->readsEdgeIds();

@@ -75,7 +75,8 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
             // The first aggregation of a program that reads its input rows
             // in place gathers them from the dataset's rows when the
             // trainer passes them (InputRowsInPlace.cpp).
-            std::string graph = e.graph(a.getGraph()), input = e.name(a.getInput());
+            std::string graph = e.graph(a.getGraph()),
+                        input = e.name(a.getInput());
             if (e.readsInputRowsInPlace() && aggregatesInputInPlace(a)) {
               const std::string table = rt::ctx::inputTable.str();
               graph = table + " ? *" + rt::ctx::inputTableBlock.str() + " : " +
@@ -85,9 +86,8 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
             return e.kernelStmt(
                 rt::kernels::aggregate,
                 {graph, rt::reduce(a.getReduce()).str(),
-                 cppBool(a.getSelfLoops()), input,
-                 e.width(a.getInput()), e.ptrOrNull(a.getWeight()),
-                 weightWidth(a.getWeight()), out});
+                 cppBool(a.getSelfLoops()), input, e.width(a.getInput()),
+                 e.ptrOrNull(a.getWeight()), weightWidth(a.getWeight()), out});
           })
           .Case<AggregateGradOp, AggregateWeightGradOp>([&](auto a) {
             return e.kernelStmt(
