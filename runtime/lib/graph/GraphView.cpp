@@ -205,7 +205,8 @@ GraphStorage GraphStorage::fromCsr(int64_t numSrc, int64_t numDst,
 
 void GraphStorage::assignCsr(int64_t numSrc, int64_t numDst,
                              const std::vector<int64_t> &inOffsets,
-                             const std::vector<int32_t> &edgeSrc) {
+                             const std::vector<int32_t> &edgeSrc,
+                             bool outEdges) {
   checkCsr(numSrc, numDst, inOffsets, edgeSrc);
   edgeType.clear();
   numRelations = 0;
@@ -218,7 +219,14 @@ void GraphStorage::assignCsr(int64_t numSrc, int64_t numDst,
   for (int64_t v = 0; v < numDst; ++v)
     std::fill(edgeDst.begin() + inOffsets[v],
               edgeDst.begin() + inOffsets[v + 1], int32_t(v));
-  buildTranspose();
+  if (outEdges) {
+    buildTranspose();
+  } else {
+    // Emptied, capacity kept: a recycled block may need them again.
+    this->outOffsets.clear();
+    this->outEdges.clear();
+    outDst.clear();
+  }
 }
 
 void GraphStorage::setEdgeTypes(std::vector<int32_t> types,
@@ -249,9 +257,11 @@ GraphView GraphStorage::view() const {
   v.inOffsets = inOffsets.data();
   v.edgeSrc = edgeSrc.data();
   v.edgeDst = edgeDst.data();
-  v.outOffsets = outOffsets.data();
-  v.outEdges = outEdges.data();
-  v.outDst = outDst.data();
+  // outOffsets has numSrc + 1 entries unless the out-edges were left out.
+  const bool out = !outOffsets.empty();
+  v.outOffsets = out ? outOffsets.data() : nullptr;
+  v.outEdges = out ? outEdges.data() : nullptr;
+  v.outDst = out ? outDst.data() : nullptr;
   v.edgeType = edgeType.empty() ? nullptr : edgeType.data();
   v.numRelations = numRelations;
   // describes() turns the index down for a moved-from or copied storage's

@@ -317,6 +317,23 @@ int64_t SampledBatch::sampledEdges() const {
   return edges;
 }
 
+const GraphView &SampledBatch::listTableRows(int64_t tableRows) {
+  const GraphView &block = views.front();
+  tableSources.resize(size_t(block.numEdges));
+  for (int64_t k = 0; k < block.numEdges; ++k)
+    tableSources[size_t(k)] = int32_t(nodes[size_t(block.edgeSrc[k])]);
+  // The in-edge layout only: the table's rows have no out-edge lists.
+  GraphView &view = inputTableBlock;
+  view = GraphView();
+  view.numSrc = tableRows;
+  view.numDst = block.numDst;
+  view.numEdges = block.numEdges;
+  view.inOffsets = block.inOffsets;
+  view.edgeSrc = tableSources.data();
+  view.edgeDst = block.edgeDst;
+  return view;
+}
+
 //===--- BlockBuilder -----------------------------------------------------===//
 
 BlockBuilder::BlockBuilder(int64_t numGlobalNodes)
@@ -414,7 +431,8 @@ void BlockBuilder::addHop(const std::vector<int64_t> &offsets,
   const int layer = --layersLeft;
   batch->levelSizes[size_t(layer)] = int64_t(nodes.size());
   GraphStorage &block = batch->blocks[size_t(layer)];
-  block.assignCsr(int64_t(nodes.size()), numDst, offsets, edgeSrc);
+  const bool outEdges = layer >= 64 || !(withoutOutEdges >> layer & 1);
+  block.assignCsr(int64_t(nodes.size()), numDst, offsets, edgeSrc, outEdges);
   if (typed)
     block.setEdgeTypes(edgeTypes, numRelations);
 }

@@ -59,6 +59,9 @@ struct SamplingTraffic {
   int64_t deviceReplyBytes = 0, deviceRowBytes = 0;
   /// Input rows owned by another rank, and how many the cache served.
   int64_t remoteRows = 0, cachedRows = 0;
+  /// Input rows copied into batches on the host, and the batches whose
+  /// first aggregation read the others in place (readInputRowsInPlace).
+  int64_t copiedRows = 0, batchesInPlace = 0;
   double seconds = 0;
   void add(const SamplingTraffic &o);
 };
@@ -96,6 +99,20 @@ public:
   /// Fills out.features and out.labels for out's sampled nodes. Collective
   /// when distributed.
   void gatherInputs(SampledBatch &out, SamplingTraffic &traffic);
+
+  /// From now on, gatherInputs copies only block 0's destinations' rows
+  /// and points the batch at the dataset's rows for the first aggregation
+  /// (SampledBatch::inputTable), where `on` and inputRowsInPlaceable().
+  void readInputRowsInPlace(bool on) {
+    inputRowsInPlace = on && inputRowsInPlaceable();
+  }
+  /// Whether a batch's input rows can be read in place: one process with
+  /// every feature row resident on the host, gathered there.
+  bool inputRowsInPlaceable() const {
+    return !distributed() && !deviceRows &&
+           int64_t(data.data.features.size()) ==
+               data.data.numNodes * data.data.numFeatures;
+  }
 
   /// Learned input rows change every step: remote rows are then always
   /// fetched from their owner, never served from the feature cache.
@@ -238,6 +255,8 @@ private:
   bool hostExchange = false;
   /// $GNNRT_SAMPLING_DEDUP=host (deduplicatesOnDevice).
   bool hostDedup = false;
+  /// readInputRowsInPlace.
+  bool inputRowsInPlace = false;
 };
 
 /// Each rank's value of `local` (collective).

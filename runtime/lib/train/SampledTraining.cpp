@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
+#include <string>
 
 namespace gnnrt {
 
@@ -73,6 +74,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
   if (inputsLearned)
     assembler.bypassFeatureCache();
   sampleOnDevice();
+  readInputRowsInPlace();
   if (int64_t(s.fanouts.size()) != program.numBlocks)
     throw DataError("the program samples " + std::to_string(s.fanouts.size()) +
                     " layers but its model has " +
@@ -97,8 +99,10 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
   // One dedupe table per sampling thread; the training thread uses the
   // first when no pipeline runs.
   const int threads = std::max(1, samplerThreads);
-  for (int t = 0; t < threads; ++t)
+  for (int t = 0; t < threads; ++t) {
     builders.push_back(std::make_unique<BlockBuilder>(data.numGlobalNodes));
+    builders.back()->leaveOutEdges(program.blocksWithoutOutEdges);
+  }
 }
 
 SampledTraining::~SampledTraining() = default;
@@ -152,6 +156,21 @@ void SampledTraining::sampleOnDevice() {
              "send arrive in host buffers)");
 }
 
+void SampledTraining::readInputRowsInPlace() {
+  // The rows a step reads must be the ones the batch names: not learned
+  // rows (a step updates them, and their gradient rows are the batch's),
+  // not a device's, and not a batch sent on to a trainer (sampler ranks).
+  bool inPlace = program.inputRowsInPlace && !inputsLearned &&
+                 !program.useDevice && options.samplers == 0;
+  if (const char *rows = std::getenv("GNNRT_INPUT_ROWS")) {
+    if (std::string(rows) != "copy" && std::string(rows) != "in-place")
+      throw UsageError("GNNRT_INPUT_ROWS=" + std::string(rows) +
+                       ": expected copy or in-place");
+    inPlace = inPlace && std::string(rows) == "in-place";
+  }
+  assembler.readInputRowsInPlace(inPlace);
+}
+
 void SampledTraining::routeGradients(LearnedInputs &learned) {
   if (!assembler.distributed())
     return;
@@ -169,6 +188,8 @@ void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch) {
   ctx.graph = batch.views.back();
   ctx.deviceFeatures = batch.deviceFeatures;
   ctx.features = batch.deviceFeatures ? nullptr : batch.features.data();
+  ctx.inputTable = batch.inputTable;
+  ctx.inputTableBlock = batch.inputTable ? &batch.inputTableBlock : nullptr;
   ctx.labels = batch.labels.data();
   ctx.lossMask = nullptr;
   // Level 0's global ids name the rows of every level (each is a prefix).
@@ -435,13 +456,20 @@ void SampledTraining::printStats(std::FILE *out, int64_t epochs) const {
     std::fprintf(out, "stats: rank %d device sampling: %s\n", r,
                  devicePlacement.c_str());
   if (deviceBatches) {
-    const DeviceBatchSource::Transfers t = deviceBatches->samplingTransfers();
+    const DeviceBatchSource::Transfers bytes =
+        deviceBatches->samplingTransfers();
     std::fprintf(out,
                  "stats: rank %d device sampling host<->device bytes over the "
                  "run: neighbour lists to the host %lld, other %lld (the "
                  "draws' rows, counts and offsets, new nodes, blocks)\n",
-                 r, (long long)t.neighborLists, (long long)t.other);
+                 r, (long long)bytes.neighborLists, (long long)bytes.other);
   }
+  if (t.batches > 0 && !assembler.distributed())
+    std::fprintf(out,
+                 "stats: rank %d input rows copied %lld/epoch, %lld of %lld "
+                 "batches/epoch read the others in place\n",
+                 r, perEpoch(t.copiedRows), perEpoch(t.batchesInPlace),
+                 perEpoch(t.batches));
 }
 
 void SampledTraining::printRemoteStats(std::FILE *out, double e) const {

@@ -117,6 +117,11 @@ private:
   /// --sample-on host, sampler ranks (--samplers) or a typed graph keep
   /// them on the host; `devicePlacement` says which, for --stats.
   void sampleOnDevice();
+  /// Batches of a program that reads its input rows in place
+  /// (CompiledProgram::inputRowsInPlace) point at the dataset's rows instead
+  /// of copying every source's, where the assembler can;
+  /// $GNNRT_INPUT_ROWS=copy keeps the copy (to compare the two).
+  void readInputRowsInPlace();
 
   /// Full-neighbourhood inference of this rank's nodes `local`, in
   /// chunks: visit(first, count, logits) gets the logits of

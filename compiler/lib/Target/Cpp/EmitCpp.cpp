@@ -200,16 +200,23 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
      << "namespace {\n\n";
   emitParams(os, unit.params, unit.model, cppModel);
 
-  // Each entry point: prepared, then printed.
+  // Each entry point: prepared, then printed. Both read their input rows
+  // in place, or neither (evaluation and training share the batches).
+  const bool inputRowsInPlace =
+      readsInputRowsInPlace(unit.forward) && readsInputRowsInPlace(unit.step);
   std::string outputWidth;
   bool usesEdgeIds = false;
   for (auto [entry, training] :
        {std::make_pair(unit.forward, false), std::make_pair(unit.step, true)}) {
     FailureOr<target::PreparedFunction> fn = target::PreparedFunction::prepare(
         entry, training, unit.params, FunctionEmitter::reservedNames());
-    if (failed(fn) ||
-        failed(FunctionEmitter(*fn, unit.params, os)
-                   .emit(cppModel + (training ? "_train_step" : "_forward"))))
+    if (failed(fn))
+      return failure();
+    FunctionEmitter emitter(*fn, unit.params, os);
+    if (inputRowsInPlace)
+      emitter.readInputRowsInPlace();
+    if (failed(
+            emitter.emit(cppModel + (training ? "_train_step" : "_forward"))))
       return failure();
     if (training)
       usesEdgeIds = fn->readsEdgeIds();
@@ -222,6 +229,13 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   os << "int main(int argc, char **argv) {\n";
   os.indent();
   emitProgramFields(os, unit, options.sourceFile, usesEdgeIds);
+  if (inputRowsInPlace)
+    setProgram(os, rt::program::inputRowsInPlace, "true");
+  if (unit.numBlocks > 0)
+    if (uint64_t without =
+            blocksWithoutOutEdges({unit.forward, unit.step}, unit.numBlocks))
+      setProgram(os, rt::program::blocksWithoutOutEdges,
+                 "0x" + llvm::utohexstr(without) + "u");
   setProgram(os, rt::program::forwardF32, "&" + cppModel + "_forward<float>");
   setProgram(os, rt::program::trainStepF32,
              "&" + cppModel + "_train_step<float>");

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FunctionEmitter.h"
+#include "TrainerUnit.h"
 
 #include "gnn/Target/Common/Naming.h"
 
@@ -71,12 +72,22 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
   std::string code =
       llvm::TypeSwitch<Operation *, std::string>(op)
           .Case<AggregateOp>([&](AggregateOp a) {
+            // The first aggregation of a program that reads its input rows
+            // in place gathers them from the dataset's rows when the
+            // trainer passes them (InputRowsInPlace.cpp).
+            std::string graph = e.graph(a.getGraph()),
+                        input = e.name(a.getInput());
+            if (e.readsInputRowsInPlace() && aggregatesInputInPlace(a)) {
+              const std::string table = rt::ctx::inputTable.str();
+              graph = table + " ? *" + rt::ctx::inputTableBlock.str() + " : " +
+                      graph;
+              input = table + " ? " + table + " : " + input;
+            }
             return e.kernelStmt(
                 rt::kernels::aggregate,
-                {e.graph(a.getGraph()), rt::reduce(a.getReduce()).str(),
-                 cppBool(a.getSelfLoops()), e.name(a.getInput()),
-                 e.width(a.getInput()), e.ptrOrNull(a.getWeight()),
-                 weightWidth(a.getWeight()), out});
+                {graph, rt::reduce(a.getReduce()).str(),
+                 cppBool(a.getSelfLoops()), input, e.width(a.getInput()),
+                 e.ptrOrNull(a.getWeight()), weightWidth(a.getWeight()), out});
           })
           .Case<AggregateGradOp, AggregateWeightGradOp>([&](auto a) {
             return e.kernelStmt(

@@ -79,6 +79,11 @@ public:
   /// which the prepare stage must give no value.
   static const llvm::StringSet<> &reservedNames();
 
+  /// The program's first aggregation reads the input rows in place when
+  /// the trainer passes them (CompiledProgram::inputRowsInPlace).
+  void readInputRowsInPlace() { inputRowsInPlace = true; }
+  bool readsInputRowsInPlace() const { return inputRowsInPlace; }
+
   //===--------------------------------------------------------------------===//
   // For the family emitters
   //===--------------------------------------------------------------------===//
@@ -165,6 +170,8 @@ protected:
 
 private:
   mlir::LogicalResult emitOp(mlir::Operation *op);
+
+  bool inputRowsInPlace = false;
 };
 
 //===----------------------------------------------------------------------===//

@@ -56,6 +56,22 @@ void emitProgramFields(mlir::raw_indented_ostream &os,
                        const TrainerModule &unit, llvm::StringRef sourceFile,
                        bool usesEdgeIds);
 
+/// Whether a sampled entry point reads its input rows only as
+/// CompiledProgram::inputRowsInPlace allows: through aggregations that
+/// aggregatesInputInPlace, and as block 0's destinations' rows (gnn.dst).
+/// (InputRowsInPlace.cpp)
+bool readsInputRowsInPlace(mlir::func::FuncOp fn);
+/// Whether `op` is a sum or mean of the features argument over block 0's
+/// in-edges without self loops: a gather that can read the dataset's rows
+/// in place (ExecContext::inputTable).
+bool aggregatesInputInPlace(AggregateOp op);
+
+/// The blocks (bit l: block l of numBlocks) whose out-edge lists none of
+/// `entryPoints` reads: every use is a sum or mean aggregation or gnn.dst.
+/// (BlockOutEdges.cpp)
+uint64_t blocksWithoutOutEdges(llvm::ArrayRef<mlir::func::FuncOp> entryPoints,
+                               int64_t numBlocks);
+
 } // namespace gnn::cpp
 
 #endif // GNN_TARGET_CPP_TRAINERUNIT_H

@@ -93,9 +93,12 @@ public:
                               const std::vector<int32_t> &edgeSrc);
   /// fromCsr into this storage, reusing the memory of its arrays: a sampler
   /// refills the blocks of a recycled batch without allocating.
+  /// Without `outEdges`, the out-edge lists are not built (the view's
+  /// outOffsets, outEdges and outDst are null): for a block whose readers
+  /// walk in-edges only.
   void assignCsr(int64_t numSrc, int64_t numDst,
                  const std::vector<int64_t> &inOffsets,
-                 const std::vector<int32_t> &edgeSrc);
+                 const std::vector<int32_t> &edgeSrc, bool outEdges = true);
 
   /// Gives the edges (in CSR order) their relations, and builds the
   /// relation index; throws DataError for a list of another length or an

@@ -137,6 +137,15 @@ struct SampledBatch {
   /// whoever gathers (the trainer's pipeline), not by the sampler.
   std::vector<float> features;
   std::vector<int64_t> labels;
+  /// Input rows read in place (MiniBatchAssembler::readInputRowsInPlace):
+  /// `features` then holds only blocks[0]'s destinations' rows, and the
+  /// first aggregation gathers its sources' rows from `inputTable` (the
+  /// dataset's resident feature rows) through `inputTableBlock`: blocks[0]
+  /// with edge k's source the row tableSources[k] of the table. Null
+  /// inputTable: `features` holds a row per source.
+  const float *inputTable = nullptr;
+  std::vector<int32_t> tableSources;
+  GraphView inputTableBlock;
   /// A CUDA trainer that gathers on the device: the input rows in device
   /// memory (gnnrt/train/DeviceBatchSource.h), `features` then empty. The
   /// memory is `deviceStorage`'s (grown as needed, freed with the batch;
@@ -151,6 +160,11 @@ struct SampledBatch {
   int64_t numSeeds() const { return levelSizes.empty() ? 0 : levelSizes.back(); }
   int64_t numLayers() const { return int64_t(blocks.size()); }
   int64_t sampledEdges() const;
+  /// Sets tableSources and inputTableBlock: blocks[0] with each edge's
+  /// source the row of a table indexed by level 0's ids (which fit int32,
+  /// as a graph's do) of `tableRows` rows. The caller points inputTable at
+  /// the table.
+  const GraphView &listTableRows(int64_t tableRows);
 };
 
 /// Assembles a batch hop by hop from the seeds outward, deduplicating nodes
@@ -179,6 +193,9 @@ public:
               const std::vector<int32_t> &types, int32_t numRelations);
   /// Completes the batch (views set) and clears the dedupe table.
   void finish();
+  /// Blocks (bit l: block l) whose out-edge lists no one reads
+  /// (CompiledProgram::blocksWithoutOutEdges): built without them.
+  void leaveOutEdges(uint64_t blocks) { withoutOutEdges = blocks; }
 
 private:
   friend class NeighborSampler;
@@ -186,6 +203,7 @@ private:
   std::vector<int32_t> localOf; ///< global id -> local id, -1 = unseen
   SampledBatch *batch = nullptr;
   int layersLeft = 0;
+  uint64_t withoutOutEdges = 0;
   /// Per-hop buffers (NeighborSampler's offsets and neighbours, addHop's
   /// local sources), kept here, one builder per thread, so that their
   /// memory is reused from batch to batch.

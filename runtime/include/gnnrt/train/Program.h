@@ -266,6 +266,14 @@ template <typename T> struct ExecContext {
   /// gathered into device memory (gnnrt/train/DeviceBatchSource.h): the
   /// entry points read them there, and `features` is null.
   const T *deviceFeatures = nullptr;
+  /// Sampled programs that read their input rows in place
+  /// (CompiledProgram::inputRowsInPlace), in a single process: the
+  /// dataset's feature rows, and blocks[0] with each edge's source the row
+  /// of `inputTable` it reads. The first aggregation gathers from there, and
+  /// `features` holds only blocks[0]'s destinations' rows (the root term's).
+  /// Null: `features` holds a row per source of blocks[0].
+  const T *inputTable = nullptr;
+  const GraphView *inputTableBlock = nullptr;
   /// forward writes the model output [graph.numDst, numClasses] here.
   T *output = nullptr;
   /// Bytes the entry point would use with one buffer per value (set by the
@@ -471,6 +479,16 @@ struct CompiledProgram {
   /// Sampled training: the entry points run on this many blocks
   /// (ExecContext::blocks); 0: on the whole graph (or partition).
   int numBlocks = 0;
+  /// Sampled programs whose entry points read the input rows only through
+  /// the first aggregation (sum or mean over blocks[0], no self loops) and
+  /// as blocks[0]'s destinations' rows (gnn.dst): a single process may then
+  /// pass them in place (ExecContext::inputTable) instead of a copy of every
+  /// source's row.
+  bool inputRowsInPlace = false;
+  /// Sampled programs: the blocks (bit l: block l) whose out-edge lists
+  /// (GraphView::outOffsets, outEdges, outDst) no entry point reads, which
+  /// a CPU trainer's sampler then does not build.
+  uint64_t blocksWithoutOutEdges = 0;
   /// Columns per node of the forward's result (the logits).
   int64_t (*outputColumns)(const DataDims &) = nullptr;
   void (*forwardF32)(ExecContext<float> &) = nullptr;

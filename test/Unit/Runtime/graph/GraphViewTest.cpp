@@ -211,3 +211,28 @@ TEST(GraphView, RelationViewsAreBuiltOncePerGraph) {
   EXPECT_EQ(built.edgeSrc, scratch.view().edgeSrc);
   EXPECT_THROW(relationView(block.view(), 2, scratch), DataError);
 }
+
+// A block whose readers walk in-edges only is filled without out-edge
+// lists: its view says so with null pointers, and a recycled block filled
+// with them again has the right ones.
+TEST(GraphView, BlockWithoutOutEdges) {
+  GraphStorage block;
+  // Destination 0 has sources 1 and 2, destination 1 source 0.
+  block.assignCsr(3, 2, {0, 2, 3}, {1, 2, 0}, /*outEdges=*/false);
+  GraphView v = block.view();
+  EXPECT_EQ(v.numEdges, 3);
+  EXPECT_EQ(v.edgeSrc[1], 2);
+  EXPECT_EQ(v.edgeDst[2], 1);
+  EXPECT_EQ(v.outOffsets, nullptr);
+  EXPECT_EQ(v.outEdges, nullptr);
+  EXPECT_EQ(v.outDst, nullptr);
+
+  block.assignCsr(3, 2, {0, 2, 3}, {1, 2, 0});
+  v = block.view();
+  ASSERT_NE(v.outOffsets, nullptr);
+  // Source 0's out-edge is edge 2 (to destination 1); source 2's is edge 1.
+  EXPECT_EQ(v.outOffsets[1] - v.outOffsets[0], 1);
+  EXPECT_EQ(v.outEdges[v.outOffsets[0]], 2);
+  EXPECT_EQ(v.outDst[v.outOffsets[0]], 1);
+  EXPECT_EQ(v.outEdges[v.outOffsets[2]], 1);
+}

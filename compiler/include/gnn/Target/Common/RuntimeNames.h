@@ -194,6 +194,10 @@ constexpr StringLiteral graph = "ctx.graph";
 /// Sampled training: the batch's blocks, layer 0 first.
 constexpr StringLiteral blocks = "ctx.blocks";
 constexpr StringLiteral features = "ctx.features";
+/// Sampled single-process runs: the dataset's rows, and block 0 over them,
+/// for a first aggregation that reads them in place (null: a copy).
+constexpr StringLiteral inputTable = "ctx.inputTable";
+constexpr StringLiteral inputTableBlock = "ctx.inputTableBlock";
 constexpr StringLiteral labels = "ctx.labels";
 constexpr StringLiteral lossMask = "ctx.lossMask";
 /// Makes a rank's mean loss its share of the global mean.
@@ -260,6 +264,8 @@ constexpr StringLiteral model = "model";
 constexpr StringLiteral sourceFile = "sourceFile";
 constexpr StringLiteral params = "params";
 constexpr StringLiteral needsEdgeIds = "needsEdgeIds";
+constexpr StringLiteral inputRowsInPlace = "inputRowsInPlace";
+constexpr StringLiteral blocksWithoutOutEdges = "blocksWithoutOutEdges";
 /// The relations the model selects by name, with where.
 constexpr StringLiteral relationUses = "relationUses";
 constexpr StringLiteral nodeTypeUses = "nodeTypeUses";
