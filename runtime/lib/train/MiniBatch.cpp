@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MiniBatch.h"
+#include "RowSums.h"
 
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Prefetch.h"
@@ -711,16 +712,9 @@ void MiniBatchAssembler::sendRowGradients(const int64_t *ids, int64_t rows,
     if (v < 0 || v >= numNodes || owner[size_t(v)] != comm.rank())
       throw CommError("learned input gradients: received node " +
                       std::to_string(v) + ", which this rank does not own");
-    const float *g = gotRows.data() + k * size_t(width);
-    auto [it, fresh] = slotOf.try_emplace(v, int64_t(ownRows.size()));
-    if (fresh) {
+    if (addToRowSum(slotOf, ownGrad, v, gotRows.data() + k * size_t(width),
+                    width))
       ownRows.push_back(ownerRow[size_t(v)]);
-      ownGrad.insert(ownGrad.end(), g, g + width);
-      continue;
-    }
-    float *sum = ownGrad.data() + it->second * width;
-    for (int64_t j = 0; j < width; ++j)
-      sum[j] += g[j];
   }
 }
 

@@ -136,6 +136,8 @@ public:
     return device && !adjacency.edgeType && !hostDedup &&
            (!distributed() || exchangesOnDevice());
   }
+  /// Whether $GNNRT_SAMPLING_DEDUP=host asked for the host's deduplication.
+  bool hostDedupRequested() const { return hostDedup; }
   /// The adjacency sampled (rows of this rank's nodes).
   const Adjacency &sampledAdjacency() const { return adjacency; }
   /// Draws on `source` from now on; with

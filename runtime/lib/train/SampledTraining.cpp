@@ -150,7 +150,7 @@ void SampledTraining::sampleOnDevice() {
        : training.sampledAdjacency().edgeType
            ? ", hops deduplicated on the host (a typed graph's blocks keep "
              "their relations)"
-       : std::getenv("GNNRT_SAMPLING_DEDUP")
+       : training.hostDedupRequested()
            ? ", hops deduplicated on the host (GNNRT_SAMPLING_DEDUP=host)"
            : ", hops deduplicated on the host (the neighbours other ranks "
              "send arrive in host buffers)");

@@ -14,6 +14,7 @@
 
 #include "OptimizerStep.h"
 #include "ParameterStore.h"
+#include "RowSums.h"
 #include "SampledSchedule.h"
 #include "gnnrt/sample/BatchCodec.h"
 #include "gnnrt/support/Error.h"
@@ -393,19 +394,9 @@ private:
                         std::to_string(epoch));
       const float *g =
           reinterpret_cast<const float *>(message.data() + sizeof header);
-      for (int64_t i = 0; i < rows; ++i) {
-        const float *row = g + i * width;
-        auto [it, fresh] =
-            rowOf.try_emplace(nodes[size_t(i)], int64_t(ids.size()));
-        if (fresh) {
+      for (int64_t i = 0; i < rows; ++i)
+        if (addToRowSum(rowOf, grad, nodes[size_t(i)], g + i * width, width))
           ids.push_back(nodes[size_t(i)]);
-          grad.insert(grad.end(), row, row + width);
-          continue;
-        }
-        float *sum = grad.data() + it->second * width;
-        for (int64_t j = 0; j < width; ++j)
-          sum[j] += row[j];
-      }
     }
     LearnedInputs &learned = *schedule.learnedInputs();
     float *buffer = learned.beginStep(int64_t(ids.size()));
