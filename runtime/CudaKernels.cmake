@@ -16,17 +16,14 @@
 set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Aggregate.cu
   lib/kernels/cuda/Axis.cu
-  lib/kernels/cuda/Device.cu
   lib/kernels/cuda/Dropout.cu
   lib/kernels/cuda/Edge.cu
   lib/kernels/cuda/Gemm.cu
-  lib/kernels/cuda/GemmEpilogue.cu
   lib/kernels/cuda/Loss.cu
   lib/kernels/cuda/Memory.cu
   lib/kernels/cuda/Optimizer.cu
   lib/kernels/cuda/Relational.cu
   lib/kernels/cuda/Scan.cu
-  lib/kernels/cuda/Scratch.cu
   lib/kernels/cuda/SegmentSort.cu
   lib/kernels/cuda/Stream.cu
   lib/kernels/cuda/Workspace.cu

@@ -19,7 +19,7 @@
 
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/graph/GraphView.h"
-#include "gnnrt/kernels/cuda/Aggregate.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include <cuda_runtime.h>
 

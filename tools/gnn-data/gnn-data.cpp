@@ -17,6 +17,7 @@
 
 #include "ToolArgs.h"
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/data/DatasetStream.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/support/Error.h"
@@ -220,15 +221,16 @@ int convert(int argc, char **argv) {
   const std::string dir = args.positional[0], out = args.get("--out");
   if (out.empty())
     throw UsageError("convert needs --out OUT");
-  if (detectDatasetFormat(dir) != DatasetFormat::Ogb)
+  const DatasetFormatInfo &format = datasetFormat(dir);
+  if (!format.convertToNpy)
     throw DataError(dir +
                     ": convert reads the OGB homogeneous layout "
                     "(raw/*.csv[.gz]), found " +
-                    datasetFormatName(detectDatasetFormat(dir)));
+                    format.name);
   LoadOptions options;
   options.splitName = args.get("--split");
   auto start = std::chrono::steady_clock::now();
-  convertOgbToNpy(dir, out, options);
+  format.convertToNpy(dir, out, options);
   std::printf("wrote %s (npy) from %s in %.2f s\n", out.c_str(), dir.c_str(),
               secondsSince(start));
   return 0;
@@ -258,7 +260,7 @@ int info(int argc, char **argv) {
   options.addSelfLoops = args.has("--self-loops");
   options.dedupe = args.has("--dedupe");
   options.splitName = args.get("--split");
-  const char *format = datasetFormatName(detectDatasetFormat(dir));
+  const char *format = datasetFormat(dir).name;
 
   auto start = std::chrono::steady_clock::now();
   bool fromCache = false;

@@ -12,8 +12,8 @@
 
 #include "RingSchedule.h"
 
-#include "gnnrt/kernels/cuda/Aggregate.h"
 #include "gnnrt/kernels/cuda/DeviceArray.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 #include "gnnrt/kernels/cuda/Launch.h"
 #include "gnnrt/kernels/cuda/Memory.h"
 #include "gnnrt/kernels/cuda/Stream.h"

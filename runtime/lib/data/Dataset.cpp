@@ -1,9 +1,10 @@
-//===- Dataset.cpp - Format detection, post-processing, cached loading ----===//
+//===- Dataset.cpp - Post-processing and cached loading -------------------===//
 //
-// The entry point loadDataset: detect the layout, try the binary cache, else
-// parse and post-process (reverse edges, self loops, dedupe; on typed graphs
-// as added relations) and store the result in the cache. The cache holds the
-// post-processed dataset, which is why its name hashes the load options.
+// The entry point loadDataset: detect the layout (DatasetFormats.cpp), try
+// the binary cache, else parse and post-process (reverse edges, self loops,
+// dedupe; on typed graphs as added relations) and store the result in the
+// cache. The cache holds the post-processed dataset, which is why its name
+// hashes the load options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,9 +15,6 @@
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
-#include <filesystem>
-
-namespace fs = std::filesystem;
 
 namespace gnnrt {
 
@@ -116,35 +114,6 @@ void requireSplits(const Dataset &ds, const std::vector<std::string> &names) {
   }
 }
 
-const char *datasetFormatName(DatasetFormat format) {
-  switch (format) {
-  case DatasetFormat::Ogb:
-    return "ogb";
-  case DatasetFormat::OgbHetero:
-    return "ogb-hetero";
-  case DatasetFormat::Npy:
-    return "npy";
-  }
-  return "?";
-}
-
-DatasetFormat detectDatasetFormat(const std::string &dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throwDataError(dir, 0, "no such dataset directory");
-  if (fs::is_regular_file(dir + "/raw/num-node-dict.csv.gz", ec) ||
-      fs::is_regular_file(dir + "/raw/num-node-dict.csv", ec))
-    return DatasetFormat::OgbHetero;
-  if (fs::is_directory(dir + "/raw", ec))
-    return DatasetFormat::Ogb;
-  if (fs::is_regular_file(dir + "/edge_index.npy", ec) ||
-      fs::is_regular_file(dir + "/src.npy", ec))
-    return DatasetFormat::Npy;
-  throwDataError(dir, 0,
-                 "not a dataset directory (expected raw/edge.csv[.gz] or "
-                 "edge_index.npy)");
-}
-
 namespace {
 /// DGL's reverse relations: R (S -> D) gains R_inv (D -> S) with id
 /// R + (number of relations); its edges follow all originals, in the same
@@ -229,7 +198,7 @@ Dataset loadDataset(const std::string &path, const LoadOptions &options,
   std::string dir = path;
   while (dir.size() > 1 && dir.back() == '/')
     dir.pop_back(); // keep messages free of "dir//raw"
-  DatasetFormat format = detectDatasetFormat(dir);
+  const DatasetFormatInfo &format = datasetFormat(dir);
   std::string cacheFile;
   std::vector<std::string> sources;
   if (options.useCache) {
@@ -242,10 +211,7 @@ Dataset loadDataset(const std::string &path, const LoadOptions &options,
       return std::move(*cached);
     }
   }
-  Dataset ds = format == DatasetFormat::Ogb ? readOgbDataset(dir, options)
-               : format == DatasetFormat::OgbHetero
-                   ? readOgbHeteroDataset(dir, options)
-                   : readNpyDataset(dir, options);
+  Dataset ds = format.read(dir, options);
   finalizeDataset(ds, options);
   if (options.useCache)
     writeDatasetCache(cacheFile, ds, sources);

@@ -1,8 +1,9 @@
 //===- DatasetSlice.cpp - Node blocks and the slice reader's dispatch -----===//
 //
-// See DatasetSlice.h. The layouts' readers live beside their whole-dataset
-// counterparts (OgbDataset.cpp, NpyDataset.cpp), which share their row
-// parsers with them.
+// See DatasetSlice.h. The layouts' readers, found through the registry
+// (DatasetFormats.cpp), live beside their whole-dataset counterparts
+// (OgbDataset.cpp, NpyDataset.cpp), which share their row parsers with
+// them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,14 @@
 #include <cmath>
 
 namespace gnnrt {
+
+namespace {
+/// The one layout without slice readers is the heterogeneous one.
+[[noreturn]] void throwNoSliceReader(const std::string &dir) {
+  throw DataError(dir + ": a heterogeneous dataset has no slice reader; "
+                        "load it whole");
+}
+} // namespace
 
 std::pair<int64_t, int64_t> nodeBlock(int64_t numNodes, int rank,
                                       int numRanks) {
@@ -40,16 +49,10 @@ DatasetCounts readDatasetCounts(const std::string &path,
   std::string dir = path;
   while (dir.size() > 1 && dir.back() == '/')
     dir.pop_back();
-  switch (detectDatasetFormat(dir)) {
-  case DatasetFormat::Ogb:
-    return readOgbDatasetCounts(dir, options);
-  case DatasetFormat::Npy:
-    return readNpyDatasetCounts(dir, options);
-  case DatasetFormat::OgbHetero:
-    break;
-  }
-  throw DataError(dir + ": a heterogeneous dataset has no slice reader; "
-                        "load it whole");
+  const DatasetFormatInfo &format = datasetFormat(dir);
+  if (!format.readCounts)
+    throwNoSliceReader(dir);
+  return format.readCounts(dir, options);
 }
 
 DatasetSlice readDatasetSlice(const std::string &path,
@@ -61,9 +64,10 @@ DatasetSlice readDatasetSlice(const std::string &path,
   std::string dir = path;
   while (dir.size() > 1 && dir.back() == '/')
     dir.pop_back();
-  return detectDatasetFormat(dir) == DatasetFormat::Ogb
-             ? readOgbDatasetSlice(dir, options, rank, numRanks)
-             : readNpyDatasetSlice(dir, options, rank, numRanks, withFeatures);
+  const DatasetFormatInfo &format = datasetFormat(dir);
+  if (!format.readSlice)
+    throwNoSliceReader(dir);
+  return format.readSlice(dir, options, rank, numRanks, withFeatures);
 }
 
 } // namespace gnnrt

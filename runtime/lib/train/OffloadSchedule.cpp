@@ -8,9 +8,8 @@
 
 #include "OptimizerStep.h"
 #include "ScheduleBase.h"
+#include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/data/DatasetSlice.h"
-#include "gnnrt/data/DatasetStream.h"
-#include "gnnrt/io/Npy.h"
 #include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/Partitioner.h"
@@ -133,20 +132,16 @@ void requireWritableDirectory(const std::string &dir) {
 }
 
 /// The whole graph's node, edge, feature and class counts of a dataset
-/// the slice readers read (.npy, or OGB's homogeneous layout: csv or
-/// csv.gz), without loading it (DatasetCounts), edges as the trainer loads
-/// them: reverse edges and self loops added, before repeats are removed.
-/// False for another layout, or .npy edges without a node count.
+/// whose layout has slice readers (DatasetFormat.h), without loading it
+/// (DatasetCounts), edges as the trainer loads them: reverse edges and self
+/// loops added, before repeats are removed. False for another layout, or
+/// one that cannot count the nodes without reading every edge.
 bool sliceableDatasetCounts(const std::string &dir, const LoadOptions &load,
                             const TrainSettings &settings, PartCounts &whole,
                             int64_t &features, int64_t &classes) {
-  const DatasetFormat format = detectDatasetFormat(dir);
-  auto exists = [](const std::string &path) {
-    return std::ifstream(path).good();
-  };
-  if (format == DatasetFormat::OgbHetero ||
-      (format == DatasetFormat::Npy && !exists(dir + "/features.npy") &&
-       !exists(dir + "/labels.npy")))
+  const DatasetFormatInfo &format = datasetFormat(dir);
+  if (!format.readCounts ||
+      (format.countsWithoutEdges && !format.countsWithoutEdges(dir)))
     return false;
   const DatasetCounts counts = readDatasetCounts(dir, load);
   whole = {};
@@ -170,22 +165,13 @@ int64_t sliceBytes(const PartCounts &whole, int64_t features, int64_t ranks) {
          whole.edges / ranks * 64 + whole.ownedNodes * 24;
 }
 
-/// The absolute path of `dataDir`'s features.npy if the parts can read
-/// their rows there: an .npy dataset whose features are float32, as the
-/// kernels read them (another dtype is converted, hence copied). "" if
-/// not. Throws DataError for a features.npy whose header is malformed or
-/// whose data is truncated, before anything is written.
+/// The absolute path of `dataDir`'s feature file if the parts can read
+/// their rows there (the layout's featuresInPlace). "" if not. Throws
+/// DataError for a file whose header is malformed or whose data is
+/// truncated, before anything is written.
 std::string featuresReadInPlace(const std::string &dataDir) {
-  if (detectDatasetFormat(dataDir) != DatasetFormat::Npy)
-    return "";
-  const std::string path = dataDir + "/features.npy";
-  if (!std::ifstream(path).good())
-    return "";
-  if (readNpyHeader(path).type != NpyType::Float32)
-    return "";
-  std::error_code ec;
-  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-  return ec ? path : absolute.lexically_normal().string();
+  const DatasetFormatInfo &format = datasetFormat(dataDir);
+  return format.featuresInPlace ? format.featuresInPlace(dataDir) : "";
 }
 
 } // namespace
@@ -353,7 +339,8 @@ std::string OffloadSchedule::partitionDirectory() {
 }
 
 std::string OffloadSchedule::npyDataset(const std::string &dataDir) {
-  if (detectDatasetFormat(dataDir) != DatasetFormat::Ogb)
+  const DatasetFormatInfo &format = datasetFormat(dataDir);
+  if (!format.convertToNpy)
     return dataDir;
   // A gzip stream cannot be entered in the middle, so every partitioner
   // rank would parse the whole text for its rows: convert it once, in a
@@ -371,7 +358,7 @@ std::string OffloadSchedule::npyDataset(const std::string &dataDir) {
   }
   // The split and class count apply; edges are converted as stored (the
   // partitioner adds reverse edges and self loops as it loads them).
-  convertOgbToNpy(dataDir, converted, datasetLoadOptions(program.settings));
+  format.convertToNpy(dataDir, converted, datasetLoadOptions(program.settings));
   return converted;
 }
 

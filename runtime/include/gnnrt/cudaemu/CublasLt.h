@@ -4,7 +4,7 @@
 // and semantics (column-major; D = alpha op(A) op(B) + beta C, then the
 // epilogue: the bias, a vector of D's rows, added to every column, then
 // ReLU), for the float and double GEMMs gnnrt fuses an epilogue into
-// (kernels/cuda/Gemm.h's gemmEpilogue). The product is OpenBLAS's
+// (gnnrt/kernels/families/Gemm.def's gemmEpilogue). The product is OpenBLAS's
 // cblas_?gemm into a scratch matrix, then beta C, the bias and ReLU are
 // applied in that order, elementwise: the operations, in the order, of the
 // CPU's GEMM followed by its epilogue. Each matrix must lie inside one

@@ -21,6 +21,8 @@
 #ifndef GNNRT_DATA_DATASET_H
 #define GNNRT_DATA_DATASET_H
 
+#include "gnnrt/data/DatasetFormat.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -138,19 +140,8 @@ struct LoadOptions {
   std::string cacheDir;
 };
 
-/// The on-disk layout of a dataset directory.
-enum class DatasetFormat { Ogb, OgbHetero, Npy };
-
-/// Detects the layout of `dir`: OgbHetero if raw/num-node-dict.csv[.gz]
-/// exists, else Ogb if raw/ does, Npy if edge_index.npy or src.npy does.
-/// Throws DataError otherwise.
-DatasetFormat detectDatasetFormat(const std::string &dir);
-
-/// "ogb", "ogb-hetero" or "npy".
-const char *datasetFormatName(DatasetFormat format);
-
-/// Loads a dataset of either layout, through the cache when enabled.
-/// Throws DataError with a user-facing message for any problem. If
+/// Loads a dataset of any layout (DatasetFormat.h), through the cache when
+/// enabled. Throws DataError with a user-facing message for any problem. If
 /// `fromCache` is given, it is set to whether the cache served the load.
 Dataset loadDataset(const std::string &dir, const LoadOptions &options = {},
                     bool *fromCache = nullptr);

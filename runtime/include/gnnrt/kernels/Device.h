@@ -1,16 +1,16 @@
 //===- Device.h - Which device a kernel runs on -----------------*- C++ -*-===//
 //
-// A kernel family is declared once, in its header, and every device that
-// implements it does so with the same function names and signatures in its
-// own namespace (as DGL's src/array/{cpu,cuda} and pyg-lib's ops/{cpu,cuda}
-// implement one declaration each):
+// A kernel family is declared once, in families/<Family>.def
+// (DeclareKernels.inc), and every device that implements it does so with
+// the same function names and signatures in its own namespace (as DGL's
+// src/array/{cpu,cuda} implement one kernel_decl.h each):
 //
 //   gnnrt::kernels::NAME        the CPU, over host memory. Always built
 //                               (gnnrt_kernels); what generated C++ calls.
 //   gnnrt::kernels::cuda::NAME  a CUDA device, over device memory: every
 //                               pointer argument, the GraphView's arrays
 //                               included, points to device memory.
-//                               Declared in gnnrt/kernels/cuda/<Family>.h,
+//                               Declared in gnnrt/kernels/cuda/Kernels.h,
 //                               built by nvcc into gnnrt_kernels_cuda when
 //                               CUDA is found, and over the emulation layer
 //                               into gnnrt_kernels_cuda_emulated for tests

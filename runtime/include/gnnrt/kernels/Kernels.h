@@ -1,8 +1,9 @@
 //===- Kernels.h - Every kernel family, for generated code ------*- C++ -*-===//
 //
 // The one kernel header generated trainers include: every family the
-// emitted C++ may call. The families are declared once each over GraphView
-// and the shared enums (Types.h), and implemented per device (Device.h).
+// emitted C++ may call. The families are declared once each, in
+// families/<Family>.def, over GraphView and the shared enums (Types.h), and
+// implemented per device (Device.h).
 // Elementwise maps are emitted inline by gnnc, so there is no elementwise
 // family, and the optimizer's update belongs to the trainer
 // (gnnrt/train/Optimizer.h). The CPU kernels are templates over the scalar

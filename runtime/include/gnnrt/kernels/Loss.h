@@ -1,7 +1,9 @@
 //===- Loss.h - The training loss and its gradient --------------*- C++ -*-===//
 //
-// Cross-entropy over the labelled rows a step trains on, summed in fixed
-// chunks of rows so that the loss does not depend on the thread count.
+// Cross-entropy and its gradient on the CPU: the family's CPU kernels, declared
+// from its one list gnnrt/kernels/families/Loss.def (which documents each
+// kernel) in gnnrt::kernels, as templates instantiated for float and double in
+// lib/kernels/cpu/Loss.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,17 +14,8 @@
 
 namespace gnnrt::kernels {
 
-/// Mean over the selected rows (mask[i] != 0, or all rows if mask is null)
-/// with a label >= 0 of -log_softmax(logits[i])[labels[i]]. 0 if none.
-template <typename T>
-T crossEntropy(int64_t rows, int64_t classes, const T *logits,
-               const int64_t *labels, const uint8_t *mask);
-
-/// dlogits = dloss * d(crossEntropy)/d(logits) (zero on unselected rows).
-template <typename T>
-void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
-                      const int64_t *labels, const uint8_t *mask, T dloss,
-                      T *dlogits);
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Loss.def"
+#include "gnnrt/kernels/DeclareKernels.inc"
 
 } // namespace gnnrt::kernels
 

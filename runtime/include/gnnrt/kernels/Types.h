@@ -1,10 +1,11 @@
 //===- Types.h - What every kernel family shares ----------------*- C++ -*-===//
 //
 // The kernels generated trainers call for the non-elementwise parts of a
-// program are declared once per family (Gemm.h, Aggregate.h, Edge.h,
-// Axis.h, Dropout.h, Loss.h) over GraphView and the enums below, and
-// implemented per device (Device.h): lib/kernels/cpu/<Family>.cpp for the
-// host, lib/kernels/cuda/<Family>.cu where a CUDA version exists.
+// program are declared once per family (families/<Family>.def: Gemm,
+// Aggregate, Edge, Axis, Dropout, Loss, Relational) over GraphView and the
+// enums below, and implemented per device (Device.h):
+// lib/kernels/cpu/<Family>.cpp for the host, lib/kernels/cuda/<Family>.cu
+// for CUDA devices.
 //
 // Conventions. Tensors are dense and row-major. A node or edge tensor
 // [rows, d1, ..., dk] is passed as its row count and its row `width`

@@ -564,21 +564,7 @@ void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
 
 //===--- Instantiations ---------------------------------------------------===//
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void aggregate<T>(const GraphView &, Reduce, bool, const T *,       \
-                             int64_t, const T *, int64_t, T *, bool);          \
-  template void aggregateScaledRows<T>(const GraphView &, Reduce, bool,        \
-                                       const T *, const T *, int64_t, T *);    \
-  template void aggregateGradInput<T>(const GraphView &, Reduce, bool,         \
-                                      const T *, const T *, const T *,         \
-                                      int64_t, const T *, int64_t, T *);       \
-  template void aggregateGradWeight<T>(const GraphView &, Reduce, bool,        \
-                                       const T *, const T *, const T *,        \
-                                       int64_t, const T *, int64_t, T *);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Aggregate.def"
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels

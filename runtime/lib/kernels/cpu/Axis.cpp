@@ -328,31 +328,7 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
 
 //===--- Instantiations ---------------------------------------------------===//
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void softmax<T>(int64_t, int64_t, int64_t, const T *, T *);         \
-  template void softmaxGrad<T>(int64_t, int64_t, int64_t, const T *,           \
-                               const T *, T *);                                \
-  template void logSoftmax<T>(int64_t, int64_t, int64_t, const T *, T *);      \
-  template void logSoftmaxGrad<T>(int64_t, int64_t, int64_t, const T *,        \
-                                  const T *, T *);                             \
-  template void reduceAxis<T>(Reduce, int64_t, int64_t, int64_t, const T *,    \
-                              T *);                                            \
-  template void reduceAxisGrad<T>(Reduce, int64_t, int64_t, int64_t,           \
-                                  const T *, const T *, const T *, T *);       \
-  template void copyIntoAxis<T>(int64_t, int64_t, int64_t, const T *, int64_t, \
-                                int64_t, T *);                                 \
-  template void sliceAxis<T>(int64_t, int64_t, int64_t, const T *, int64_t,    \
-                             int64_t, T *);                                    \
-  template void blockDiagonal<T>(int64_t, int64_t, int64_t, int64_t,           \
-                                 const T *, T *);                              \
-  template void diagonalBlocks<T>(int64_t, int64_t, int64_t, int64_t,          \
-                                  const T *, T *);                             \
-  template void unbroadcast<T>(const T *, const int64_t *, int, T *,           \
-                               const int64_t *, int);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Axis.def"
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels

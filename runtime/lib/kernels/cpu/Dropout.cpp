@@ -100,15 +100,7 @@ void dropoutRows(uint64_t seed, uint64_t stream, double p, int64_t rows,
 
 //===--- Instantiations ---------------------------------------------------===//
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void dropout<T>(uint64_t, uint64_t, double, int64_t, const T *,     \
-                           T *);                                               \
-  template void dropoutRows<T>(uint64_t, uint64_t, double, int64_t, int64_t,   \
-                               const int64_t *, const T *, T *);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Dropout.def"
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels

@@ -146,24 +146,7 @@ void nodeTypeIndicator(const GraphView &g, const int64_t *nodeIds,
 
 //===--- Instantiations ---------------------------------------------------===//
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void gather<T>(const GraphView &, Side, const T *, int64_t, T *);   \
-  template void gatherGrad<T>(const GraphView &, Side, const T *, int64_t,     \
-                              T *);                                            \
-  template void scatter<T>(const GraphView &, Reduce, const T *, int64_t,      \
-                           T *);                                               \
-  template void scatterGrad<T>(const GraphView &, Reduce, const T *,           \
-                               const T *, const T *, int64_t, T *);            \
-  template void edgeSoftmax<T>(const GraphView &, const T *, int64_t, T *);    \
-  template void edgeSoftmaxGrad<T>(const GraphView &, const T *, const T *,    \
-                                   int64_t, T *);                              \
-  template void degree<T>(const GraphView &, Side, T *);                       \
-  template void nodeTypeIndicator<T>(const GraphView &, const int64_t *,       \
-                                     IdRange, T *);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Edge.def"
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels

@@ -110,13 +110,7 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
 
 //===--- Instantiations ---------------------------------------------------===//
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void gemm<T>(bool, bool, int64_t, int64_t, int64_t, const T *,      \
-                        const T *, T *, bool, const GemmEpilogue &);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Gemm.def"
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels

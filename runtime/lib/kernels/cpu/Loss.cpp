@@ -99,15 +99,7 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
 
 //===--- Instantiations ---------------------------------------------------===//
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template T crossEntropy<T>(int64_t, int64_t, const T *, const int64_t *,     \
-                             const uint8_t *);                                 \
-  template void crossEntropyGrad<T>(int64_t, int64_t, const T *,               \
-                                    const int64_t *, const uint8_t *, T, T *);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Loss.def"
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels

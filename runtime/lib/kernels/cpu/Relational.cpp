@@ -264,23 +264,7 @@ void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
 
 //===--- Instantiations ---------------------------------------------------===//
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void aggregateRelations<T>(const GraphView &, Reduce, const T *,    \
-                                      int64_t, const T *, int64_t, T *);       \
-  template void aggregateRelationsGradInput<T>(                                \
-      const GraphView &, Reduce, const T *, const T *, int64_t, int64_t, T *); \
-  template void aggregateRelationsGradWeight<T>(                               \
-      const GraphView &, Reduce, const T *, const T *, int64_t, int64_t, T *); \
-  template void aggregateRelationRows<T>(const GraphView &, Reduce, const T *, \
-                                         int64_t, int64_t, const int64_t *,    \
-                                         T *);                                 \
-  template void aggregateRelationRowsGrad<T>(const GraphView &, Reduce,        \
-                                             const T *, int64_t, int64_t,      \
-                                             const int64_t *, T *);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Relational.def"
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels

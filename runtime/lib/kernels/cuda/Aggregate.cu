@@ -1,16 +1,16 @@
 //===- Aggregate.cu - aggregate and its adjoints on CUDA devices ----------===//
 //
-// The CUDA half of gnnrt/kernels/cuda/Aggregate.h. The forward reduces each
-// destination's messages with one warp (Messages.h). The input adjoint is a
-// walk over each source's out-edges, one warp per source, in the CPU's order
-// (out-edges ascending, then the self loop), so it needs no atomics and
-// gives the CPU's bits; max/min first record each destination's winners.
-// The weight adjoint gives each in-edge's dot product to a warp: lanes
-// multiply their columns and a butterfly of shuffles adds them up.
+// The CUDA half of gnnrt/kernels/families/Aggregate.def. The forward reduces
+// each destination's messages with one warp (Messages.h). The input adjoint is
+// a walk over each source's out-edges, one warp per source, in the CPU's order
+// (out-edges ascending, then the self loop), so it needs no atomics and gives
+// the CPU's bits; max/min first record each destination's winners. The weight
+// adjoint gives each in-edge's dot product to a warp: lanes multiply their
+// columns and a butterfly of shuffles adds them up.
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Aggregate.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "Common.h"
 #include "Messages.h"
@@ -156,19 +156,8 @@ void aggregateGradWeight(const GraphView &g, Reduce reduce, bool selfLoops,
   checkLaunch("aggregateGradWeight launch");
 }
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void aggregate<T>(const GraphView &, Reduce, bool, const T *,       \
-                             int64_t, const T *, int64_t, T *, bool);          \
-  template void aggregateGradInput<T>(const GraphView &, Reduce, bool,         \
-                                      const T *, const T *, const T *,         \
-                                      int64_t, const T *, int64_t, T *);       \
-  template void aggregateGradWeight<T>(const GraphView &, Reduce, bool,        \
-                                       const T *, const T *, const T *,        \
-                                       int64_t, const T *, int64_t, T *);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Aggregate.def"
+#define GNNRT_KERNEL_CUDA
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels::cuda

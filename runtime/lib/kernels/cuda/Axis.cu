@@ -1,15 +1,15 @@
 //===- Axis.cu - Axis operations on CUDA devices --------------------------===//
 //
-// The CUDA half of gnnrt/kernels/cuda/Axis.h. Softmaxes and reductions give
-// each column (o, i) of [outer, n, inner] to one thread, which walks the
+// The CUDA half of gnnrt/kernels/families/Axis.def. Softmaxes and reductions
+// give each column (o, i) of [outer, n, inner] to one thread, which walks the
 // axis in the CPU kernel's order; copies and slices move one element per
-// thread. The adjoint of broadcasting gives each output element to a
-// thread that adds the dy elements broadcast from it in ascending memory
-// order, the order in which the CPU adds them.
+// thread. The adjoint of broadcasting gives each output element to a thread
+// that adds the dy elements broadcast from it in ascending memory order, the
+// order in which the CPU adds them.
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Axis.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "Common.h"
 
@@ -355,31 +355,8 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
                 out);
 }
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void softmax<T>(int64_t, int64_t, int64_t, const T *, T *);         \
-  template void softmaxGrad<T>(int64_t, int64_t, int64_t, const T *,           \
-                               const T *, T *);                                \
-  template void logSoftmax<T>(int64_t, int64_t, int64_t, const T *, T *);      \
-  template void logSoftmaxGrad<T>(int64_t, int64_t, int64_t, const T *,        \
-                                  const T *, T *);                             \
-  template void reduceAxis<T>(Reduce, int64_t, int64_t, int64_t, const T *,    \
-                              T *);                                            \
-  template void reduceAxisGrad<T>(Reduce, int64_t, int64_t, int64_t,           \
-                                  const T *, const T *, const T *, T *);       \
-  template void copyIntoAxis<T>(int64_t, int64_t, int64_t, const T *, int64_t, \
-                                int64_t, T *);                                 \
-  template void sliceAxis<T>(int64_t, int64_t, int64_t, const T *, int64_t,    \
-                             int64_t, T *);                                    \
-  template void blockDiagonal<T>(int64_t, int64_t, int64_t, int64_t,           \
-                                 const T *, T *);                              \
-  template void diagonalBlocks<T>(int64_t, int64_t, int64_t, int64_t,          \
-                                  const T *, T *);                             \
-  template void unbroadcast<T>(const T *, const int64_t *, int, T *,           \
-                               const int64_t *, int);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Axis.def"
+#define GNNRT_KERNEL_CUDA
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels::cuda

@@ -1,6 +1,8 @@
 //===- Common.h - What the CUDA kernels share -------------------*- C++ -*-===//
 //
-// Internal to lib/kernels/cuda: launch geometry, the explicitly rounded
+// Internal to lib/kernels/cuda: the one check every CUDA call's status goes
+// through (so a failing device is reported the same way by every kernel),
+// launch geometry, the explicitly rounded
 // arithmetic that keeps device results equal to the CPU kernels' where the
 // family headers promise it, warp reductions, the stream kernels launch on,
 // and per-stream scratch memory for the kernels that need a temporary (the
@@ -13,16 +15,26 @@
 #ifndef GNNRT_LIB_KERNELS_CUDA_COMMON_H
 #define GNNRT_LIB_KERNELS_CUDA_COMMON_H
 
-#include "CudaCheck.h"
 #include "gnnrt/kernels/cuda/Launch.h"
+#include "gnnrt/kernels/cuda/Memory.h"
 #include "gnnrt/kernels/cuda/Stream.h"
+#include "gnnrt/support/Error.h"
 
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 namespace gnnrt::kernels::cuda::detail {
+
+/// Throws DeviceError("CUDA <what>: <the driver's message>") unless
+/// `status` is cudaSuccess.
+inline void check(cudaError_t status, const char *what) {
+  if (status != cudaSuccess)
+    throw DeviceError(std::string("CUDA ") + what + ": " +
+                      cudaGetErrorString(status));
+}
 
 constexpr int kWarp = 32;
 constexpr int kWarpsPerBlock = 8;
@@ -40,9 +52,6 @@ inline unsigned warpBlocksFor(int64_t rows) {
 
 /// The stream of this host thread's kernels, as a runtime handle.
 inline cudaStream_t stream() { return currentStream(); }
-
-/// Throws DeviceError if the launch just issued failed.
-inline void checkLaunch(const char *what) { check(cudaGetLastError(), what); }
 
 // IEEE multiply and add, each rounded on its own: what the CPU computes for
 // `acc += a * v` without FMA.

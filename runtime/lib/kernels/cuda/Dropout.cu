@@ -1,6 +1,6 @@
 //===- Dropout.cu - Dropout on CUDA devices -------------------------------===//
 //
-// The CUDA half of gnnrt/kernels/cuda/Dropout.h. The mask is Dropout.h's
+// The CUDA half of gnnrt/kernels/families/Dropout.def. The mask is Dropout.h's
 // contract, computed with the same Philox (gnnrt/support/Random.h): element
 // i keeps its value iff 16-bit lane i % 8 of randomBits(seed, stream, i / 8)
 // is at least ceil(p * 2^16). dropout gives each block of 8 elements to a
@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Dropout.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "Common.h"
 #include "gnnrt/support/Random.h"
@@ -109,15 +109,8 @@ void dropoutRows(uint64_t seed, uint64_t stream, double p, int64_t rows,
   checkLaunch("dropoutRows launch");
 }
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void dropout<T>(uint64_t, uint64_t, double, int64_t, const T *,     \
-                           T *);                                               \
-  template void dropoutRows<T>(uint64_t, uint64_t, double, int64_t, int64_t,   \
-                               const int64_t *, const T *, T *);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Dropout.def"
+#define GNNRT_KERNEL_CUDA
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels::cuda

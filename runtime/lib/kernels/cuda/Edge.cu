@@ -1,14 +1,14 @@
 //===- Edge.cu - Per-edge kernels on CUDA devices -------------------------===//
 //
-// The CUDA half of gnnrt/kernels/cuda/Edge.h. Gather copies one element per
-// thread; everything that reduces (the gather adjoint, scatter and its
-// adjoint, the edge softmax) gives each destination or source row to one
-// warp whose lanes stride over the columns and walk the row's edges in the
-// CPU kernel's order.
+// The CUDA half of gnnrt/kernels/families/Edge.def. Gather copies one element
+// per thread; everything that reduces (the gather adjoint, scatter and its
+// adjoint, the edge softmax) gives each destination or source row to one warp
+// whose lanes stride over the columns and walk the row's edges in the CPU
+// kernel's order.
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Edge.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "Common.h"
 #include "Messages.h"
@@ -220,24 +220,8 @@ void nodeTypeIndicator(const GraphView &g, const int64_t *nodeIds,
   checkLaunch("nodeTypeIndicator launch");
 }
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void gather<T>(const GraphView &, Side, const T *, int64_t, T *);   \
-  template void gatherGrad<T>(const GraphView &, Side, const T *, int64_t,     \
-                              T *);                                            \
-  template void scatter<T>(const GraphView &, Reduce, const T *, int64_t,      \
-                           T *);                                               \
-  template void scatterGrad<T>(const GraphView &, Reduce, const T *,           \
-                               const T *, const T *, int64_t, T *);            \
-  template void edgeSoftmax<T>(const GraphView &, const T *, int64_t, T *);    \
-  template void edgeSoftmaxGrad<T>(const GraphView &, const T *, const T *,    \
-                                   int64_t, T *);                              \
-  template void degree<T>(const GraphView &, Side, T *);                       \
-  template void nodeTypeIndicator<T>(const GraphView &, const int64_t *,       \
-                                     IdRange, T *);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Edge.def"
+#define GNNRT_KERNEL_CUDA
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels::cuda

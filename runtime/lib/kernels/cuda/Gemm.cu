@@ -1,17 +1,27 @@
-//===- Gemm.cu - GEMM through cuBLAS --------------------------------------===//
+//===- Gemm.cu - GEMM through cuBLAS, fused epilogues through cuBLASLt ----===//
 //
-// The CUDA half of gnnrt/kernels/cuda/Gemm.h. cuBLAS is column-major and
-// our matrices row-major; a row-major C = op(A) op(B) is the column-major
-// C^T = op(B)^T op(A)^T, so the call passes B before A with the row-major
-// leading dimensions. One cuBLAS handle per host thread, on the current
-// stream.
+// The CUDA half of gnnrt/kernels/families/Gemm.def. cuBLAS is column-major
+// and our matrices row-major; a row-major C = op(A) op(B) is the
+// column-major C^T = op(B)^T op(A)^T, so the call passes B before A with the
+// row-major leading dimensions. One cuBLAS handle per host thread, on the
+// current stream.
+//
+// gemmEpilogue makes the same swap for cuBLASLt: its A is our B and its B
+// our A; C^T's rows are our columns, so cuBLASLt's bias (a value per row of
+// its D) is our per-column bias. The added matrix is cuBLASLt's C with
+// beta = 1, and the epilogue BIAS / RELU / RELU_BIAS applies the rest in
+// the order the CPU's epilogue does. One cuBLASLt handle per host thread;
+// the descriptors are made per call (microseconds against a GEMM). Where
+// cuBLASLt reports the combination unsupported, the product goes through
+// gemm and the epilogue through a kernel.
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Gemm.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "Common.h"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <climits>
@@ -89,9 +99,148 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
               "gemm");
 }
 
-template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, const float *,
-                          const float *, float *, bool);
-template void gemm<double>(bool, bool, int64_t, int64_t, int64_t,
-                           const double *, const double *, double *, bool);
+namespace {
+
+void checkLt(cublasStatus_t status, const char *what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw DeviceError(std::string("cuBLASLt ") + what + ": " +
+                      cublasGetStatusString(status));
+}
+
+cublasLtHandle_t ltHandle() {
+  struct Handle {
+    cublasLtHandle_t handle = nullptr;
+    ~Handle() {
+      if (handle)
+        cublasLtDestroy(handle);
+    }
+  };
+  thread_local Handle h;
+  if (!h.handle)
+    checkLt(cublasLtCreate(&h.handle), "handle creation");
+  return h.handle;
+}
+
+template <typename T> struct LtTypes;
+template <> struct LtTypes<float> {
+  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  static constexpr cudaDataType_t data = CUDA_R_32F;
+};
+template <> struct LtTypes<double> {
+  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_64F;
+  static constexpr cudaDataType_t data = CUDA_R_64F;
+};
+
+/// Descriptors freed however the call ends.
+struct LtCall {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  ~LtCall() {
+    cublasLtMatrixLayoutDestroy(a);
+    cublasLtMatrixLayoutDestroy(b);
+    cublasLtMatrixLayoutDestroy(c);
+    cublasLtMatmulDescDestroy(desc);
+  }
+};
+
+/// cuBLASLt's matmul with the epilogue; its status (NOT_SUPPORTED: use the
+/// fallback).
+template <typename T>
+cublasStatus_t ltMatmul(bool transA, bool transB, int64_t M, int64_t N,
+                        int64_t K, const T *A, const T *B, const T *addend,
+                        const T *bias, bool relu, T *C) {
+  const cudaDataType_t type = LtTypes<T>::data;
+  LtCall call;
+  cublasStatus_t s =
+      cublasLtMatmulDescCreate(&call.desc, LtTypes<T>::compute, type);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  // cuBLASLt's A = our B, its B = our A (see the file comment).
+  const cublasOperation_t opA = transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                          opB = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasLtEpilogue_t epilogue =
+      bias ? (relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
+           : (relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT);
+  checkLt(cublasLtMatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                         &opA, sizeof opA),
+          "transa");
+  checkLt(cublasLtMatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                         &opB, sizeof opB),
+          "transb");
+  checkLt(cublasLtMatmulDescSetAttribute(call.desc,
+                                         CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                         &epilogue, sizeof epilogue),
+          "epilogue");
+  if (bias)
+    checkLt(cublasLtMatmulDescSetAttribute(call.desc,
+                                           CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                           &bias, sizeof bias),
+            "bias");
+  // Column-major shapes as stored: our B is [K, N] (transB: [N, K])
+  // row-major, i.e. N x K (K x N) column-major; likewise A.
+  checkLt(cublasLtMatrixLayoutCreate(&call.a, type, transB ? K : N,
+                                     transB ? N : K, transB ? K : N),
+          "layout of B");
+  checkLt(cublasLtMatrixLayoutCreate(&call.b, type, transA ? M : K,
+                                     transA ? K : M, transA ? M : K),
+          "layout of A");
+  checkLt(cublasLtMatrixLayoutCreate(&call.c, type, N, M, N), "layout of C");
+  const T one = 1, beta = addend ? T(1) : T(0);
+  return cublasLtMatmul(ltHandle(), call.desc, &one, B, call.a, A, call.b,
+                        &beta, addend ? addend : C, call.c, C, call.c, nullptr,
+                        nullptr, 0, stream());
+}
+
+template <typename T>
+__global__ void epilogueKernel(int64_t n, int64_t cols, const T *addend,
+                               const T *bias, bool relu, T *c) {
+  for (int64_t i = globalThread(); i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    T v = c[i];
+    if (addend)
+      v = add(addend[i], v);
+    if (bias)
+      v = add(v, bias[i % cols]);
+    if (relu)
+      v = v > T(0) ? v : T(0);
+    c[i] = v;
+  }
+}
+
+} // namespace
+
+template <typename T>
+void gemmEpilogue(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
+                  const T *A, const T *B, const T *addend, const T *bias,
+                  bool relu, T *C) {
+  if (M == 0 || N == 0)
+    return;
+  if (M > INT_MAX || N > INT_MAX || K > INT_MAX)
+    throw std::invalid_argument(
+        "gemmEpilogue: dimensions " + std::to_string(M) + ", " +
+        std::to_string(N) + ", " + std::to_string(K) + " exceed 32-bit sizes");
+  if (K > 0) {
+    const cublasStatus_t s =
+        ltMatmul(transA, transB, M, N, K, A, B, addend, bias, relu, C);
+    if (s == CUBLAS_STATUS_SUCCESS)
+      return;
+    if (s != CUBLAS_STATUS_NOT_SUPPORTED)
+      checkLt(s, "matmul");
+  }
+  // The product, then the epilogue in place (an added matrix that is C
+  // itself is read before the product overwrites it: add it as gemm's
+  // accumulation instead).
+  const bool inPlace = addend == C;
+  gemm(transA, transB, M, N, K, A, B, C, /*accumulate=*/inPlace);
+  const int64_t n = M * N;
+  GNNRT_LAUNCH_WITHOUT_BARRIERS(generatedGrid(n), kGeneratedBlock, 0, stream(),
+                                epilogueKernel<T>)
+  (n, N, inPlace ? nullptr : addend, bias, relu, C);
+  checkLaunch("gemmEpilogue's epilogue");
+}
+
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Gemm.def"
+#define GNNRT_KERNEL_CUDA
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels::cuda

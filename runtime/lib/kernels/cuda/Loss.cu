@@ -1,6 +1,6 @@
 //===- Loss.cu - Cross-entropy and accuracy on CUDA devices ---------------===//
 //
-// The CUDA half of gnnrt/kernels/cuda/Loss.h. The loss sums rows in the
+// The CUDA half of gnnrt/kernels/families/Loss.def. The loss sums rows in the
 // CPU's fixed chunks of 1024: a block computes its chunk's rows in
 // parallel into shared memory, then adds them in row order, and one thread
 // adds the chunks in order, so the sum is the CPU's, whatever the launch.
@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Loss.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "Common.h"
 
@@ -210,17 +210,8 @@ AccuracyCounts accuracyCounts(const T *logits, int64_t classes,
   return {int64_t(host[0]), int64_t(host[1])};
 }
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template T crossEntropy<T>(int64_t, int64_t, const T *, const int64_t *,     \
-                             const uint8_t *);                                 \
-  template void crossEntropyGrad<T>(int64_t, int64_t, const T *,               \
-                                    const int64_t *, const uint8_t *, T, T *); \
-  template AccuracyCounts accuracyCounts<T>(                                   \
-      const T *, int64_t, const int64_t *, const int64_t *, int64_t);
-
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Loss.def"
+#define GNNRT_KERNEL_CUDA
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels::cuda

@@ -2,13 +2,18 @@
 //
 // See gnnrt/kernels/cuda/Memory.h. Copies and fills are the runtime's
 // asynchronous calls on the current stream; the accumulation is one thread
-// per element, a plain add as on the CPU.
+// per element, a plain add as on the CPU. And the kernels' own temporaries
+// (detail::scratch in Common.h): one grow-only device buffer per host
+// thread, so a kernel's temporaries cost a cudaMalloc only when a call needs
+// more than any before it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/kernels/cuda/Memory.h"
 
 #include "Common.h"
+
+#include <algorithm>
 
 namespace gnnrt::kernels::cuda {
 
@@ -44,7 +49,7 @@ template <typename T> void accumulate(const T *from, int64_t n, T *to) {
   GNNRT_LAUNCH(generatedGrid(n), kGeneratedBlock, 0, detail::stream(),
                accumulateKernel<T>)
   (from, n, to);
-  detail::checkLaunch("accumulate");
+  checkLaunch("accumulate");
 }
 
 template <typename T> T readScalar(const T *p) {
@@ -54,7 +59,9 @@ template <typename T> T readScalar(const T *p) {
   return value;
 }
 
-void checkLaunch(const char *kernel) { detail::checkLaunch(kernel); }
+void checkLaunch(const char *kernel) {
+  detail::check(cudaGetLastError(), kernel);
+}
 
 #define GNNRT_INSTANTIATE(T)                                                   \
   template void copy<T>(const T *, int64_t, T *);                              \
@@ -66,3 +73,34 @@ GNNRT_INSTANTIATE(double)
 #undef GNNRT_INSTANTIATE
 
 } // namespace gnnrt::kernels::cuda
+
+namespace gnnrt::kernels::cuda::detail {
+
+namespace {
+
+struct ScratchBuffer {
+  void *data = nullptr;
+  size_t bytes = 0;
+  ~ScratchBuffer() { cudaFree(data); }
+};
+
+} // namespace
+
+void *scratch(size_t bytes) {
+  thread_local ScratchBuffer buffer;
+  if (bytes > buffer.bytes) {
+    // Grow geometrically: a sequence of slightly larger batches allocates
+    // a few times, not once per batch.
+    const size_t grown = std::max(bytes, buffer.bytes * 3 / 2);
+    // Everything queued before may still read the old buffer.
+    check(cudaStreamSynchronize(stream()), "scratch reallocation");
+    check(cudaFree(buffer.data), "scratch reallocation");
+    buffer.data = nullptr;
+    buffer.bytes = 0;
+    check(cudaMalloc(&buffer.data, grown), "scratch allocation");
+    buffer.bytes = grown;
+  }
+  return buffer.data;
+}
+
+} // namespace gnnrt::kernels::cuda::detail

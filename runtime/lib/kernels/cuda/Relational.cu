@@ -1,12 +1,12 @@
 //===- Relational.cu - Relation-batched aggregation on CUDA devices -------===//
 //
-// The CUDA half of gnnrt/kernels/cuda/Relational.h: grid-stride kernels
+// The CUDA half of gnnrt/kernels/families/Relational.def: grid-stride kernels
 // without barriers, one thread per output element, each summing in edge
 // order.
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Relational.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "Common.h"
 #include "gnnrt/kernels/cuda/Memory.h"
@@ -157,7 +157,7 @@ void launch(int64_t items, const char *what, Kernel kernel, Args... args) {
   GNNRT_LAUNCH_WITHOUT_BARRIERS(generatedGrid(items), kGeneratedBlock, 0,
                                 stream(), kernel)
   (args...);
-  detail::checkLaunch(what);
+  checkLaunch(what);
 }
 
 } // namespace
@@ -209,21 +209,8 @@ void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
          reduce == Reduce::Mean, dy, tableRows, width, nodeIds, dtable);
 }
 
-#define GNNRT_INSTANTIATE(T)                                                   \
-  template void aggregateRelations<T>(const GraphView &, Reduce, const T *,    \
-                                      int64_t, const T *, int64_t, T *);      \
-  template void aggregateRelationsGradInput<T>(                               \
-      const GraphView &, Reduce, const T *, const T *, int64_t, int64_t, T *); \
-  template void aggregateRelationsGradWeight<T>(                              \
-      const GraphView &, Reduce, const T *, const T *, int64_t, int64_t, T *); \
-  template void aggregateRelationRows<T>(const GraphView &, Reduce, const T *, \
-                                         int64_t, int64_t, const int64_t *,   \
-                                         T *);                                \
-  template void aggregateRelationRowsGrad<T>(const GraphView &, Reduce,        \
-                                             const T *, int64_t, int64_t,     \
-                                             const int64_t *, T *);
-GNNRT_INSTANTIATE(float)
-GNNRT_INSTANTIATE(double)
-#undef GNNRT_INSTANTIATE
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Relational.def"
+#define GNNRT_KERNEL_CUDA
+#include "gnnrt/kernels/InstantiateKernels.inc"
 
 } // namespace gnnrt::kernels::cuda

@@ -1,12 +1,14 @@
-//===- Stream.cu - Streams and the current stream -------------------------===//
+//===- Stream.cu - The devices, streams and the current stream ------------===//
 //
-// See gnnrt/kernels/cuda/Stream.h.
+// See gnnrt/kernels/Device.h and gnnrt/kernels/cuda/Stream.h: where the
+// CUDA kernels run.
 //
 //===----------------------------------------------------------------------===//
 
+#include "gnnrt/kernels/Device.h"
 #include "gnnrt/kernels/cuda/Stream.h"
 
-#include "CudaCheck.h"
+#include "Common.h"
 
 #include <cuda_runtime.h>
 
@@ -15,6 +17,11 @@ namespace gnnrt::kernels::cuda {
 namespace {
 thread_local StreamHandle current = nullptr;
 } // namespace
+
+int deviceCount() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
 
 Stream::Stream() {
   detail::check(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking),

@@ -13,6 +13,7 @@
 #include "TestUtil.h"
 #include "gnnrt/data/DatasetCache.h"
 #include "gnnrt/data/Generator.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <cstring>
@@ -257,6 +258,44 @@ TEST(Dataset, WritersRoundTrip) {
   }
   writeNpyDataset(tmp / "npy", ds);
   expectSameDataset(ds, loadDataset(tmp / "npy", noCache()));
+}
+
+/// The registry recognises each layout and says what it can do: the one
+/// that schedules ask instead of checking file names.
+TEST(Dataset, FormatRegistryCapabilities) {
+  GeneratorOptions gen;
+  gen.numNodes = 50;
+  gen.numEdges = 200;
+  gen.numFeatures = 3;
+  gen.numClasses = 2;
+  Dataset ds = generateDataset(gen);
+  TempDir tmp;
+  const std::string ogb = tmp / "ogb", npy = tmp / "npy";
+  writeOgbDataset(ogb, ds, "random", /*gzip=*/true);
+  writeNpyDataset(npy, ds);
+
+  const DatasetFormatInfo &ogbFormat = datasetFormat(ogb);
+  EXPECT_EQ(ogbFormat.format, DatasetFormat::Ogb);
+  EXPECT_STREQ(ogbFormat.name, "ogb");
+  EXPECT_TRUE(ogbFormat.readSlice && ogbFormat.readCounts);
+  EXPECT_TRUE(ogbFormat.convertToNpy); // gzip text: no seeking to a row
+  EXPECT_FALSE(ogbFormat.featuresInPlace);
+
+  const DatasetFormatInfo &npyFormat = datasetFormat(npy);
+  EXPECT_EQ(npyFormat.format, DatasetFormat::Npy);
+  EXPECT_STREQ(datasetFormatName(npyFormat.format), "npy");
+  EXPECT_FALSE(npyFormat.convertToNpy);
+  ASSERT_TRUE(npyFormat.featuresInPlace && npyFormat.countsWithoutEdges);
+  EXPECT_EQ(fs::path(npyFormat.featuresInPlace(npy)).filename(),
+            "features.npy");
+  EXPECT_TRUE(npyFormat.countsWithoutEdges(npy));
+  fs::remove(npy + "/features.npy");
+  EXPECT_EQ(npyFormat.featuresInPlace(npy), "");
+  EXPECT_TRUE(npyFormat.countsWithoutEdges(npy)); // labels.npy still counts
+  fs::remove(npy + "/labels.npy");
+  EXPECT_FALSE(npyFormat.countsWithoutEdges(npy));
+
+  EXPECT_THROW(datasetFormat(tmp / "missing"), DataError);
 }
 
 /// Cache files that pass the old size-only check but hold other data: each

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Aggregate.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "CpuComparison.h"
 #include "CudaTestUtil.h"

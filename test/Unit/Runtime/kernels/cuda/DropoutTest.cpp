@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Dropout.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "CpuComparison.h"
 #include "CudaTestUtil.h"

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Edge.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "CpuComparison.h"
 #include "CudaTestUtil.h"

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Gemm.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "CpuComparison.h"
 #include "CudaTestUtil.h"

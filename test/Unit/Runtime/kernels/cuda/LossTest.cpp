@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/cuda/Loss.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "CpuComparison.h"
 #include "CudaTestUtil.h"

@@ -9,7 +9,7 @@
 #include "gnnrt/kernels/cuda/Workspace.h"
 
 #include "CudaTestUtil.h"
-#include "gnnrt/kernels/cuda/Edge.h"
+#include "gnnrt/kernels/cuda/Kernels.h"
 #include "gnnrt/kernels/cuda/Stream.h"
 
 #include <gtest/gtest.h>
