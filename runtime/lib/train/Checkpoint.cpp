@@ -61,8 +61,7 @@ std::string learnedTensorName(LearnedInputs::State state,
 void appendTables(std::vector<TensorRef> &tensors, LearnedInputs::State state,
                   const std::vector<LearnedInputs::Table> &tables) {
   for (const LearnedInputs::Table &t : tables)
-    tensors.push_back({learnedTensorName(state, t.nodeType),
-                       {t.count, t.dim},
+    tensors.push_back({learnedTensorName(state, t.nodeType), {t.count, t.dim},
                        t.values.data()});
 }
 
@@ -233,20 +232,17 @@ void restoreLearnedInputs(const std::string &path,
       const StoredTensor *t = file.find(name);
       if (!t)
         throwDataError(path, 0,
-                       "no tensor '" + name +
-                           "' (the learned input rows of "
-                           "node type " +
-                           type.name + ", shape " + formatShape(shape) +
+                       "no tensor '" + name + "' (the learned input rows of "
+                       "node type " + type.name + ", shape " +
+                           formatShape(shape) +
                            "): the file was written by a program without "
-                           "embed = " +
-                           std::to_string(learned.rowWidth()));
+                           "embed = " + std::to_string(learned.rowWidth()));
       if (t->shape != shape)
         throwDataError(path, 0,
                        "tensor '" + name + "' has shape " +
-                           formatShape(t->shape) +
-                           " but the learned input "
-                           "rows of node type " +
-                           type.name + " are " + formatShape(shape));
+                           formatShape(t->shape) + " but the learned input "
+                           "rows of node type " + type.name + " are " +
+                           formatShape(shape));
     }
   for (LearnedInputs::State state : states)
     learned.restore(state, [&](const std::string &nodeType) {
@@ -301,8 +297,8 @@ ResumableCheckpoint::ResumableCheckpoint(const std::string &checkpointPath,
   auto written = metadata.find("model");
   if (written != metadata.end() && written->second != model)
     throwDataError(path, 0,
-                   "the checkpoint is of model " + written->second + ", not " +
-                       model);
+                   "the checkpoint is of model " + written->second +
+                       ", not " + model);
   resume.epoch = integerEntry(path, metadata, "epoch");
   resume.seed = seedEntry(path, metadata);
   resume.ranks = int(integerEntry(path, metadata, "ranks", 1,
@@ -336,8 +332,9 @@ void ResumableCheckpoint::restoreOptimizer(const ParameterStore<float> &params,
   const char *expected = optimizerName(optimizer.config().kind);
   if (writtenBy != expected)
     throwDataError(path, 0,
-                   "the checkpoint continues a run of optimizer '" + writtenBy +
-                       "', but this program trains with '" + expected + "'");
+                   "the checkpoint continues a run of optimizer '" +
+                       writtenBy + "', but this program trains with '" +
+                       expected + "'");
   std::vector<Optimizer::StateKind> kinds = optimizer.state();
   // Validate everything before copying anything.
   for (const Optimizer::StateKind &kind : kinds)
