@@ -56,16 +56,16 @@ void removeTreeAt(int parent, const char *name, int depth) {
   if (::unlinkat(parent, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
     return;
   if (depth < kMaxTreeDepth) {
-    int fd = ::openat(parent, name,
-                      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd =
+        ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
       alignas(8) char buffer[4096];
       for (bool removed = true; removed;) {
         removed = false;
         ::lseek(fd, 0, SEEK_SET);
         long bytes;
-        while ((bytes = ::syscall(SYS_getdents64, fd, buffer,
-                                  sizeof buffer)) > 0)
+        while ((bytes = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer)) >
+               0)
           for (long offset = 0; offset < bytes;) {
             auto *entry = reinterpret_cast<LinuxDirent64 *>(buffer + offset);
             offset += entry->reclen;
