@@ -214,8 +214,8 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
   SmallString<256> temporary;
   const std::string outputName =
       sys::path::filename(options.outputFile).str() + ".tmp-";
-  removeStaleTemporaries(
-      sys::path::parent_path(options.outputFile).str(), outputName);
+  removeStaleTemporaries(sys::path::parent_path(options.outputFile).str(),
+                         outputName);
   if (std::error_code ec = sys::fs::createUniqueFile(
           temporaryPrefix(options.outputFile + ".tmp-") + "%%%%%%",
           temporary)) {
