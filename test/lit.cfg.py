@@ -1,6 +1,7 @@
 # lit configuration for gnnc's FileCheck suites (.gnn, .mlir, .test files).
 import os
 import shutil
+import tempfile
 import subprocess
 import sys
 import lit.formats
@@ -80,3 +81,25 @@ if why_not is None:
     config.available_features.add("netns")
 else:
     lit_config.note("tests across network-namespace hosts are skipped: " + why_not)
+
+
+# A small file system that fills up (tests of a full disk): a tmpfs mounted
+# in a private mount namespace (`unshare -m`), so it goes with the test's
+# process. Needs root or CAP_SYS_ADMIN, which only trying shows.
+def can_mount_private_tmpfs():
+    if not shutil.which("unshare"):
+        return "unshare (util-linux) is not installed"
+    with tempfile.TemporaryDirectory() as where:
+        made = subprocess.run(["unshare", "-m", "sh", "-c",
+                               "mount -t tmpfs -o size=1M tmpfs " + where],
+                              capture_output=True, text=True)
+    if made.returncode != 0:
+        return "cannot mount a tmpfs in a mount namespace: " + made.stderr.strip()
+    return None
+
+
+why_not = can_mount_private_tmpfs()
+if why_not is None:
+    config.available_features.add("tmpfs")
+else:
+    lit_config.note("tests of a full disk are skipped: " + why_not)

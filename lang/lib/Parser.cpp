@@ -698,6 +698,13 @@ std::unique_ptr<Program> gnn::lang::parseProgram(uint32_t fileId,
       empty->fileId = fileId;
       return empty;
     }
+    // An empty file is an empty program; ANTLR's ListTokenSource cannot make
+    // the EOF token of an empty list.
+    if (tokens.empty()) {
+      auto empty = std::make_unique<Program>();
+      empty->fileId = fileId;
+      return empty;
+    }
     antlr4::ListTokenSource source(std::move(tokens));
     antlr4::CommonTokenStream stream(&source);
     G parser(&stream);

@@ -18,11 +18,13 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <sys/wait.h>
@@ -163,6 +165,30 @@ static bool toolchainFor(TrainerTarget target, const std::string &includeDir,
   return false;
 }
 
+std::string gnnc::temporaryPrefix(const std::string &prefix) {
+  return prefix + std::to_string(sys::Process::getProcessId()) + "-";
+}
+
+void gnnc::removeStaleTemporaries(const std::string &dir,
+                                  const std::string &prefix) {
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir.empty() ? "." : dir, ec), end;
+       it != end && !ec; it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    if (!name.consume_front(prefix))
+      continue;
+    auto [digits, rest] = name.split('-');
+    unsigned long long pid = 0;
+    if (rest.empty() || getAsUnsignedInteger(digits, 10, pid) || pid == 0)
+      continue;
+    // ESRCH only when no such process exists; a live gnnc of another user
+    // answers EPERM and keeps its files.
+    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH)
+      continue;
+    sys::fs::remove(it->path());
+  }
+}
+
 bool gnnc::compileTrainer(const HostCompileOptions &options) {
   std::string includeDir =
       fromEnvironment("GNNRT_INCLUDE_DIR", GNNRT_INCLUDE_DIR);
@@ -183,10 +209,16 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
   }
 
   // Link into a temporary next to the output, renamed on success, so that a
-  // failed build never leaves a half-written executable under its name.
+  // failed build never leaves a half-written executable under its name. Its
+  // name carries gnnc's pid: the next gnnc removes a killed one's.
   SmallString<256> temporary;
+  const std::string outputName =
+      sys::path::filename(options.outputFile).str() + ".tmp-";
+  removeStaleTemporaries(sys::path::parent_path(options.outputFile).str(),
+                         outputName);
   if (std::error_code ec = sys::fs::createUniqueFile(
-          options.outputFile + ".tmp-%%%%%%", temporary)) {
+          temporaryPrefix(options.outputFile + ".tmp-") + "%%%%%%",
+          temporary)) {
     errs() << "gnnc: error: cannot create '" << options.outputFile
            << ".tmp-*': " << ec.message() << "\n";
     return false;

@@ -32,6 +32,15 @@ struct HostCompileOptions {
 /// after printing an error (missing compiler or runtime, compiler failure).
 bool compileTrainer(const HostCompileOptions &options);
 
+/// "<prefix><pid>-": how a temporary of this gnnc starts, so that a later
+/// gnnc can tell a killed one's leftovers from a running one's.
+std::string temporaryPrefix(const std::string &prefix);
+
+/// Removes the files of `dir` named "<prefix><pid>-..." whose gnnc no longer
+/// runs: what SIGKILL left (SIGTERM and SIGINT remove them at once). Best
+/// effort: errors are ignored.
+void removeStaleTemporaries(const std::string &dir, const std::string &prefix);
+
 } // namespace gnnc
 
 #endif // GNNC_HOSTCOMPILER_H

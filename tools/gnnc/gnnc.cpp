@@ -208,8 +208,14 @@ static bool buildExecutable(gnn::lang::Compilation &compilation) {
   const bool cuda = target == Target::Cuda;
   llvm::SmallString<128> cppFile;
   std::string stem = llvm::sys::path::stem(inputFile).str();
+  // The name carries gnnc's pid, so that a later gnnc removes what one
+  // killed by SIGKILL left in the temporary directory.
+  llvm::SmallString<128> tempDir;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tempDir);
+  gnnc::removeStaleTemporaries(std::string(tempDir), "gnnc-");
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "gnnc-" + stem, cuda ? "cu" : "cpp", cppFile)) {
+          gnnc::temporaryPrefix("gnnc-") + stem, cuda ? "cu" : "cpp",
+          cppFile)) {
     llvm::errs() << "gnnc: error: cannot create a temporary file: "
                  << ec.message() << "\n";
     return false;

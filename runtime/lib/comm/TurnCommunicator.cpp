@@ -170,6 +170,15 @@ public:
   TurnTransfer(TurnTaking::State &state, int rank)
       : state(state), rank(rank) {}
   ~TurnTransfer() override {
+    // Destroyed by an exception of this rank (say a full --offload disk):
+    // its buffers go with the unwinding, so no peer may copy into them, and
+    // waiting would hand the turn to peers that wait for this rank forever.
+    // Fail the run at once; the exception names the cause.
+    if (std::uncaught_exceptions() > 0) {
+      std::lock_guard<std::mutex> lock(state.mutex);
+      state.fail(rank, "rank " + std::to_string(rank) + " failed");
+      return;
+    }
     // After a failure the peer will never copy: nothing to wait for.
     try {
       wait();

@@ -13,6 +13,7 @@
 
 #include "OgbTables.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/TempFiles.h"
 
 #include <algorithm>
 #include <cmath>
@@ -195,13 +196,19 @@ void convertOgbToNpy(const std::string &dir, const std::string &out,
   };
 
   // Under a temporary name beside `out`, renamed once complete: a bad row
-  // leaves nothing behind.
+  // or SIGTERM leaves nothing behind (after SIGKILL, the next conversion to
+  // `out` removes it).
   std::error_code ec;
   if (fs::exists(out, ec) &&
       !(fs::is_directory(out, ec) && fs::is_empty(out, ec)))
     throwDataError(out, 0, "exists and is not an empty directory");
   const std::string temp = out + ".partial";
   fs::remove_all(temp, ec);
+  registerTempDirectory(temp);
+  struct Forget {
+    const std::string &path;
+    ~Forget() { unregisterTempFile(path); }
+  } forget{temp};
   try {
     writeNpyDataset(temp, stream);
     if (features)

@@ -3,8 +3,12 @@
 // A partitioning is many files that are only meaningful together, so it is
 // written into a temporary sibling directory (same file system, hence
 // rename-able) and moved into place when complete. Any error on the way
-// removes the temporary directory; the target is never half-written, and an
-// earlier partitioning under that name survives a failed run. Parts are
+// removes the temporary directory, and so does SIGTERM, SIGINT or SIGHUP
+// (support/TempFiles.h); its name carries the writer's pid, so that the next
+// run removes what a writer killed by SIGKILL left. The target is never
+// half-written, and an earlier partitioning under that name survives a
+// failed run. The directories get the permissions the umask gives, as
+// `mkdir` would (mkdtemp makes them private). Parts are
 // extracted and written one at a time, so peak memory is the dataset plus
 // the plan plus one part.
 //
@@ -17,11 +21,13 @@
 #include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/TempFiles.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -33,6 +39,7 @@ TreeGuard::~TreeGuard() {
   if (!dir.empty()) {
     std::error_code ec;
     fs::remove_all(dir, ec);
+    unregisterTempFile(dir);
   }
 }
 
@@ -45,16 +52,32 @@ std::string targetName(const std::string &outDir) {
   return outName;
 }
 
-/// A new empty directory next to `target`, named .<name>.<tag>-XXXXXX.
-std::string makeSibling(const fs::path &target, const char *tag) {
+/// The directory `target` is in, and the prefix of its siblings' names.
+std::string parentOf(const fs::path &target) {
   fs::path parent = target.parent_path();
-  std::string pattern = (parent.empty() ? fs::path(".") : parent).string() +
-                        "/." + target.filename().string() + "." + tag +
-                        "-XXXXXX";
+  return (parent.empty() ? fs::path(".") : parent).string();
+}
+std::string siblingPrefix(const fs::path &target, const char *tag) {
+  return "." + target.filename().string() + "." + tag + "-";
+}
+
+/// A new empty directory next to `target`, named .<name>.<tag>-<pid>-XXXXXX,
+/// with the umask's permissions; a `temporary` one is removed if a signal
+/// ends the run (an earlier partitioning moved aside is not: a signal between
+/// the two renames must not lose it).
+std::string makeSibling(const fs::path &target, const char *tag,
+                        bool temporary) {
+  std::string pattern = parentOf(target) + "/" + siblingPrefix(target, tag) +
+                        temporaryTag() + "XXXXXX";
   if (!mkdtemp(pattern.data()))
     throwDataError(target.string(), 0,
                    std::string("cannot create a directory beside it: ") +
                        std::strerror(errno));
+  if (temporary)
+    registerTempDirectory(pattern);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(pattern.c_str(), 0777 & ~mask);
   return pattern;
 }
 
@@ -117,7 +140,12 @@ std::string startPartitionDirectory(const std::string &outDir) {
       throwDataError(target.parent_path().string(), 0,
                      "cannot create directory: " + ec.message());
   }
-  return makeSibling(target, "tmp");
+  // What writers killed by SIGKILL left: their half-written directories, and
+  // an earlier partitioning moved aside once the new one is in place.
+  removeStaleTemporaries(parentOf(target), siblingPrefix(target, "tmp"));
+  if (fs::exists(target / files::kManifest, ec))
+    removeStaleTemporaries(parentOf(target), siblingPrefix(target, "old"));
+  return makeSibling(target, "tmp", /*temporary=*/true);
 }
 
 void writePartitionBookAndManifest(const std::string &dir,
@@ -139,7 +167,7 @@ void finishPartitionDirectory(const std::string &temp,
   std::error_code ec;
   std::string aside;
   if (fs::exists(target, ec) && !fs::is_empty(target, ec)) {
-    aside = makeSibling(target, "old");
+    aside = makeSibling(target, "old", /*temporary=*/false);
     fs::rename(target, aside, ec);
     if (ec) {
       std::string problem = ec.message();
@@ -154,6 +182,7 @@ void finishPartitionDirectory(const std::string &temp,
       fs::rename(aside, target, ec); // put the old one back
     throwDataError(outName, 0, "cannot write: " + problem);
   }
+  unregisterTempFile(temp);
   if (!aside.empty())
     fs::remove_all(aside, ec);
 }

@@ -10,8 +10,10 @@
 #include "gnnrt/support/Shape.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 
 namespace gnnrt {
@@ -123,25 +125,64 @@ void copyParameters(const std::string &path, const std::string &model,
 }
 
 /// The integer metadata `key` of a resumable checkpoint.
+/// The integer `key` of the metadata, which must lie in [min, max]: a value
+/// out of range (a negative epoch, zero ranks) would resume another run than
+/// the one written, so it is refused rather than clamped.
 int64_t integerEntry(const std::string &path,
                      const std::map<std::string, std::string> &metadata,
-                     const std::string &key) {
+                     const std::string &key, int64_t min = 0,
+                     int64_t max = std::numeric_limits<int64_t>::max()) {
   auto it = metadata.find(key);
-  char *end = nullptr;
-  long long value =
-      it == metadata.end() ? 0 : std::strtoll(it->second.c_str(), &end, 10);
-  if (it == metadata.end() || end == it->second.c_str() || *end != '\0')
+  if (it == metadata.end())
     throwDataError(path, 0,
                    "the checkpoint's metadata lacks an integer '" + key + "'");
+  const std::string &text = it->second;
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || errno == ERANGE || value < min ||
+      value > max)
+    throwDataError(path, 0,
+                   "the checkpoint's metadata '" + key + "' is '" + text +
+                       "': expected an integer from " + std::to_string(min) +
+                       (max == std::numeric_limits<int64_t>::max()
+                            ? " up"
+                            : " to " + std::to_string(max)));
   return value;
 }
 
-std::optional<double> accuracyEntry(
-    const std::map<std::string, std::string> &metadata, const std::string &key) {
+/// The seed of the metadata: any 64-bit unsigned integer.
+uint64_t seedEntry(const std::string &path,
+                   const std::map<std::string, std::string> &metadata) {
+  auto it = metadata.find("seed");
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long value =
+      it == metadata.end() ? 0 : std::strtoull(it->second.c_str(), &end, 10);
+  if (it == metadata.end() || end == it->second.c_str() || *end != '\0' ||
+      errno == ERANGE || it->second[0] == '-')
+    throwDataError(path, 0,
+                   "the checkpoint's metadata lacks a seed (an unsigned "
+                   "64-bit integer)");
+  return value;
+}
+
+/// An accuracy of the metadata: absent, or a number in [0, 1].
+std::optional<double>
+accuracyEntry(const std::string &path,
+              const std::map<std::string, std::string> &metadata,
+              const std::string &key) {
   auto it = metadata.find(key);
   if (it == metadata.end())
     return std::nullopt;
-  return std::strtod(it->second.c_str(), nullptr);
+  char *end = nullptr;
+  double value = std::strtod(it->second.c_str(), &end);
+  if (end == it->second.c_str() || *end != '\0' || !(value >= 0) ||
+      !(value <= 1))
+    throwDataError(path, 0,
+                   "the checkpoint's metadata '" + key + "' is '" + it->second +
+                       "': expected an accuracy from 0 to 1");
+  return value;
 }
 
 } // namespace
@@ -259,16 +300,19 @@ ResumableCheckpoint::ResumableCheckpoint(const std::string &checkpointPath,
                    "the checkpoint is of model " + written->second +
                        ", not " + model);
   resume.epoch = integerEntry(path, metadata, "epoch");
-  resume.seed = uint64_t(integerEntry(path, metadata, "seed"));
-  resume.ranks = int(integerEntry(path, metadata, "ranks"));
+  resume.seed = seedEntry(path, metadata);
+  resume.ranks = int(integerEntry(path, metadata, "ranks", 1,
+                                  std::numeric_limits<int>::max()));
   optimizerSteps = integerEntry(path, metadata, "optimizer_steps");
   auto optimizer = metadata.find("optimizer");
   writtenBy = optimizer == metadata.end() ? "" : optimizer->second;
   if (metadata.count("best_epoch")) {
-    resume.best.epoch = integerEntry(path, metadata, "best_epoch");
-    resume.best.eval = Accuracies{accuracyEntry(metadata, "best_train_acc"),
-                                  accuracyEntry(metadata, "best_valid_acc"),
-                                  accuracyEntry(metadata, "best_test_acc")};
+    resume.best.epoch =
+        integerEntry(path, metadata, "best_epoch", 0, resume.epoch);
+    resume.best.eval =
+        Accuracies{accuracyEntry(path, metadata, "best_train_acc"),
+                   accuracyEntry(path, metadata, "best_valid_acc"),
+                   accuracyEntry(path, metadata, "best_test_acc")};
   }
 }
 

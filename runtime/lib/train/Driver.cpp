@@ -16,6 +16,7 @@
 
 #include "Checkpoint.h"
 #include "CommandLine.h"
+#include "FileArena.h"
 #include "GradCheck.h"
 #include "OutputPaths.h"
 #include "ParameterStore.h"
@@ -273,6 +274,10 @@ int trainMain(int argc, char **argv, const CompiledProgram &program) {
     std::fprintf(stderr, "%s: %s\n(run '%s --help' for the options)\n",
                  where().c_str(), e.what(), name.c_str());
     status = 2;
+  } catch (const ArenaExhausted &e) {
+    // --offload's disk or address range, with what to change.
+    std::fprintf(stderr, "%s: error: %s\n", where().c_str(), e.what());
+    status = 1;
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "%s: error: out of memory\n", where().c_str());
     status = 1;

@@ -1,8 +1,10 @@
 //===- FileArena.cpp - large allocations backed by a file -----------------===//
 //
-// See FileArena.h. Layout: one range of address space is reserved for all
-// arenas (PROT_NONE, no memory behind it), a slice per arena. An arena maps
-// its file into its slice at the same offsets, block by block; a block is a
+// See FileArena.h. Layout: each arena slot reserves a range of address space
+// (PROT_NONE, no memory behind it) the first time an arena takes it, and
+// keeps it for the next arena of that slot, so that a block freed after its
+// arena went is still recognized (and ignored). An arena maps its file into
+// its range at the same offsets, block by block; a block is a
 // header (its size, kHeaderBytes so that cache-line alignment holds)
 // followed by the caller's bytes, rounded up to whole pages. Freed blocks
 // keep their pages and disk blocks and are reused, so a long run's address
@@ -20,8 +22,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <new>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace gnnrt {
@@ -32,27 +36,79 @@ constexpr size_t kPage = 4096;
 constexpr size_t kHeaderBytes = 64;
 /// Address space per arena (a partition's working set is far smaller: it
 /// must fit the memory budget) and arenas at most.
+/// Address space per arena without an address-space limit (a partition's
+/// working set is far smaller: it must fit the memory budget), arenas at
+/// most, and the smallest range worth reserving under a limit.
 constexpr size_t kSliceBytes = size_t(256) << 30;
 constexpr int kMaxArenas = 64;
+constexpr size_t kMinSliceBytes = size_t(64) << 20;
 
-char *reserved = nullptr;
-std::atomic<FileArena *> arenas[kMaxArenas];
+/// An arena slot's reserved range, kept once reserved, and its arena.
+struct Slot {
+  std::atomic<char *> base{nullptr};
+  std::atomic<size_t> bytes{0};
+  std::atomic<FileArena *> arena{nullptr};
+};
+Slot slots[kMaxArenas];
+/// Slots [0, slotsReserved) have a range: what operator delete scans.
+std::atomic<int> slotsReserved{0};
 std::mutex registryMutex;
 thread_local FileArena *currentArena = nullptr;
 
 size_t roundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-/// Reserves the arenas' address range once (under registryMutex).
-void reserveAddressSpace() {
-  if (reserved)
-    return;
-  void *p = mmap(nullptr, kSliceBytes * kMaxArenas, PROT_NONE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+/// Bytes of address space this process may still map: unlimited (SIZE_MAX)
+/// without `ulimit -v`, else the limit less what is mapped now.
+size_t addressSpaceLeft() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return SIZE_MAX;
+  size_t mappedPages = 0;
+  std::ifstream statm("/proc/self/statm");
+  statm >> mappedPages;
+  const size_t mapped = mappedPages * size_t(sysconf(_SC_PAGESIZE));
+  return limit.rlim_cur > mapped ? size_t(limit.rlim_cur) - mapped : 0;
+}
+
+/// The range of a slot that has none yet: 256 GiB, or under an address-space
+/// limit this arena's share of a quarter of what is left. The rest is the
+/// heap's, the threads' and OpenBLAS's: glibc reserves 64 MiB per thread
+/// arena, and OpenBLAS spins forever when it cannot map its buffers.
+/// Throws DataError if not even kMinSliceBytes can be reserved.
+void reserveRange(Slot &slot, int arenas) {
+  const size_t left = addressSpaceLeft();
+  size_t bytes = kSliceBytes;
+  if (left != SIZE_MAX)
+    bytes = std::min(bytes, roundUp(left / 4 / size_t(std::max(1, arenas)),
+                                    size_t(1) << 20));
+  void *p;
+  for (;;) {
+    p = mmap(nullptr, bytes, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED || bytes / 2 < kMinSliceBytes)
+      break;
+    bytes /= 2;
+  }
   if (p == MAP_FAILED)
     throw DataError(std::string("--offload: cannot reserve address space "
-                                "for the partitions' files: ") +
-                    std::strerror(errno));
-  reserved = static_cast<char *>(p);
+                                "for a partition's file (") +
+                    std::strerror(errno) +
+                    "): `ulimit -v` leaves too little; raise it");
+  // The size first: operator delete reads base, then bytes.
+  slot.bytes.store(bytes);
+  slot.base.store(static_cast<char *>(p), std::memory_order_release);
+}
+
+/// The slot whose range holds `p`, or null.
+Slot *slotOf(const void *p) {
+  const char *c = static_cast<const char *>(p);
+  const int n = slotsReserved.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i) {
+    const char *base = slots[i].base.load(std::memory_order_acquire);
+    if (base && c >= base && c < base + slots[i].bytes.load())
+      return &slots[i];
+  }
+  return nullptr;
 }
 
 void *heapAllocate(size_t bytes, size_t alignment) {
@@ -90,28 +146,35 @@ struct FileArena::Header {
   size_t blockBytes; ///< header included
 };
 
-FileArena::FileArena(const std::string &dir, int part) {
+FileArena::FileArena(const std::string &dir, int part, int arenas)
+    : part(part), dir(dir) {
   std::lock_guard<std::mutex> lock(registryMutex);
-  reserveAddressSpace();
   for (int i = 0; i < kMaxArenas && slot < 0; ++i)
-    if (!arenas[i].load())
+    if (!slots[i].arena.load())
       slot = i;
   if (slot < 0)
     throw DataError("--offload: more than " + std::to_string(kMaxArenas) +
                     " partitions in one process");
+  Slot &mine = slots[slot];
+  if (!mine.base.load()) {
+    reserveRange(mine, arenas);
+    slotsReserved.store(std::max(slotsReserved.load(), slot + 1),
+                        std::memory_order_release);
+  }
   std::string path = dir + "/.part" + std::to_string(part) + ".XXXXXX";
   fd = mkstemp(path.data());
   if (fd < 0)
     throw DataError("--offload " + dir + ": cannot create a file there (" +
                     std::strerror(errno) + ")");
   unlink(path.c_str());
-  base = reserved + size_t(slot) * kSliceBytes;
-  arenas[slot].store(this);
+  base = mine.base.load();
+  capacity = mine.bytes.load();
+  mine.arena.store(this);
 }
 
 FileArena::~FileArena() {
   std::lock_guard<std::mutex> lock(registryMutex);
-  arenas[slot].store(nullptr);
+  slots[slot].arena.store(nullptr);
   // Back to reserved address space; the unlinked file goes with its fd.
   if (end > 0)
     mmap(base, end, PROT_NONE,
@@ -133,13 +196,28 @@ void *FileArena::allocate(size_t bytes, size_t alignment) {
     inUse += int64_t(reuse->first);
     freeBlocks.erase(reuse);
   } else {
-    if (end + blockBytes > kSliceBytes)
-      throw std::bad_alloc();
+    if (end + blockBytes > capacity)
+      throw ArenaExhausted(
+          "--offload " + dir + ": partition " + std::to_string(part) +
+          " needs more than the " + std::to_string(capacity >> 20) +
+          " MiB of address space reserved for it (raise `ulimit -v`, or "
+          "give a smaller --memory-budget for more, smaller partitions)");
     offset = end;
-    if (ftruncate(fd, off_t(end + blockBytes)) != 0 ||
-        mmap(base + offset, blockBytes, PROT_READ | PROT_WRITE,
+    // The disk blocks now: a page of a sparse file that cannot get one
+    // when first written raises SIGBUS, with no word of the cause.
+    if (int error = posix_fallocate(fd, off_t(offset), off_t(blockBytes)))
+      throw ArenaExhausted(
+          "--offload " + dir + ": cannot grow partition " +
+          std::to_string(part) + "'s file by " + std::to_string(blockBytes) +
+          " bytes (" + std::strerror(error) +
+          (error == ENOSPC ? "; free space there or choose a larger disk"
+                           : "") +
+          ")");
+    if (mmap(base + offset, blockBytes, PROT_READ | PROT_WRITE,
              MAP_SHARED | MAP_FIXED, fd, off_t(offset)) == MAP_FAILED)
-      throw std::bad_alloc(); // the disk is full, or the mapping count
+      throw ArenaExhausted("--offload " + dir + ": cannot map partition " +
+                           std::to_string(part) + "'s file (" +
+                           std::strerror(errno) + ")");
     end += blockBytes;
     static_cast<Header *>(static_cast<void *>(base + offset))->blockBytes =
         blockBytes;
@@ -152,7 +230,7 @@ void *FileArena::allocate(size_t bytes, size_t alignment) {
 const void *FileArena::mapReadOnly(int file, size_t offset, size_t bytes) {
   const size_t windowBytes = roundUp(bytes, kPage);
   std::lock_guard<std::mutex> lock(mutex);
-  if (end + windowBytes > kSliceBytes) {
+  if (end + windowBytes > capacity) {
     errno = ENOMEM;
     return nullptr;
   }
@@ -210,21 +288,19 @@ void FileArena::dropRange(const void *p, size_t bytes) noexcept {
   const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
   const uintptr_t first = roundUp(begin, kPage);
   const uintptr_t last = (begin + bytes) / kPage * kPage;
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(reserved);
-  if (!reserved || begin < lo || begin >= lo + kSliceBytes * kMaxArenas ||
-      last <= first)
+  if (last <= first || !slotOf(p))
     return;
   madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
 }
 
 bool FileArena::releaseIfOwned(void *p) noexcept {
-  char *c = static_cast<char *>(p);
-  if (!reserved || c < reserved || c >= reserved + kSliceBytes * kMaxArenas)
+  Slot *owner = slotOf(p);
+  if (!owner)
     return false;
-  const size_t slot = size_t(c - reserved) / kSliceBytes;
   // A block that outlived its arena went with the arena's file.
-  if (FileArena *arena = arenas[slot].load())
-    arena->release(reinterpret_cast<Header *>(c - kHeaderBytes));
+  if (FileArena *arena = owner->arena.load())
+    arena->release(
+        reinterpret_cast<Header *>(static_cast<char *>(p) - kHeaderBytes));
   return true;
 }
 

@@ -13,8 +13,15 @@
 // global operator new. While an ArenaScope is active on a thread, that
 // thread's allocations of at least kArenaMinBytes come from the scope's
 // arena; every other allocation is malloc's, as before. operator delete
-// recognizes arena memory by its address (one reserved range), so a
-// buffer may be freed on any thread.
+// recognizes arena memory by its address (each arena's reserved range), so
+// a buffer may be freed on any thread.
+//
+// Each arena reserves its range when made, as large as the process may
+// have: 256 GiB without an address-space limit, else its share of a
+// quarter of the room `ulimit -v` leaves. Its file's disk blocks are
+// allocated when it grows (fallocate), so a full disk is an ArenaExhausted
+// error naming the directory at the allocation, not a SIGBUS at a later
+// write to the page.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +32,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <new>
 #include <string>
 
 namespace gnnrt {
@@ -33,12 +41,26 @@ namespace gnnrt {
 /// so a smaller one would waste more than a quarter of its pages.
 constexpr size_t kArenaMinBytes = size_t(16) << 10;
 
+/// An arena that cannot grow: its disk is full or its address range is
+/// used up. A bad_alloc, since operator new throws it, with a message that
+/// says which and what to do.
+class ArenaExhausted : public std::bad_alloc {
+public:
+  explicit ArenaExhausted(std::string message) : message(std::move(message)) {}
+  const char *what() const noexcept override { return message.c_str(); }
+
+private:
+  std::string message;
+};
+
 class FileArena {
 public:
   /// Creates the backing file in `dir` (unlinked at once, so nothing is
-  /// left behind however the run ends). Throws DataError if `dir` is not a
-  /// writable directory.
-  FileArena(const std::string &dir, int part);
+  /// left behind however the run ends) and reserves the arena's address
+  /// range, its share of what the process may map when `arenas` arenas are
+  /// made together. Throws DataError if `dir` is not a writable directory or
+  /// no range can be reserved.
+  FileArena(const std::string &dir, int part, int arenas = 1);
   ~FileArena();
   FileArena(const FileArena &) = delete;
   FileArena &operator=(const FileArena &) = delete;
@@ -83,9 +105,11 @@ private:
   struct Header;
   void release(Header *block) noexcept;
 
-  int slot = -1, fd = -1;
+  int slot = -1, part = 0, fd = -1;
+  std::string dir;
   char *base = nullptr;
-  size_t end = 0; ///< bytes of the slice handed out so far
+  size_t capacity = 0; ///< bytes of the reserved range
+  size_t end = 0;      ///< bytes of the range handed out so far
   /// Freed blocks by size, for reuse (their pages kept).
   std::multimap<size_t, size_t> freeBlocks;
   int64_t inUse = 0, peak = 0, freedSinceDrop = 0, mapped = 0;

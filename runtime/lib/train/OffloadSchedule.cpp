@@ -81,7 +81,7 @@ constexpr int64_t kFixedBytes = int64_t(64) << 20;
 /// source and an 8-byte edge id per direction) and the halo exchange's
 /// split copies of it.
 constexpr int64_t kBytesPerEdge = 40;
-/// One FileArena per part (FileArena.cpp reserves address space for 64).
+/// One FileArena per part (at most 64, each with its own address range).
 constexpr int64_t kMaxParts = 64;
 /// A halo node's bytes in RAM when its feature row is not held: its global
 /// id, owner and degree, its place in the ring's chunk graphs, and the
@@ -409,7 +409,7 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
     std::vector<FileArena *> views;
     for (int k = 0; k < ranks; ++k) {
       sliceArenas.push_back(
-          std::make_unique<FileArena>(options.offloadDir, k));
+          std::make_unique<FileArena>(options.offloadDir, k, ranks));
       views.push_back(sliceArenas.back().get());
     }
     ArenaResidency slices(
@@ -500,7 +500,7 @@ void OffloadSchedule::prepare() {
 
   std::vector<FileArena *> views;
   for (int k = 0; k < numParts; ++k) {
-    arenas.push_back(std::make_unique<FileArena>(dir, k));
+    arenas.push_back(std::make_unique<FileArena>(dir, k, numParts));
     views.push_back(arenas.back().get());
   }
   residency = std::make_unique<ArenaResidency>(
