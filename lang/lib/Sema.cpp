@@ -902,9 +902,9 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
   Scope scope;
   const TrainSettingInfo *known = lookupTrainSetting(key);
   if (!known) {
-    diags.error(setting.loc, withSuggestion("unknown train setting '" + key +
-                                                "'",
-                                            key, trainSettingKeys()));
+    diags.error(setting.loc,
+                withSuggestion("unknown train setting '" + key + "'", key,
+                               trainSettingKeys()));
     return;
   }
   using K = TrainValueKind;
@@ -957,8 +957,7 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
     // `full_graph`, or a sampler (the choices after it).
     auto *n = dyn_cast<NameExpr>(value);
     if (!(n && n->name == known->choices.front())) {
-      checkChoice({known->choices.begin() + 1, known->choices.end()},
-                  expected);
+      checkChoice({known->choices.begin() + 1, known->choices.end()}, expected);
       checkSampler(dyn_cast<CallExpr>(value));
     }
     break;
@@ -988,8 +987,8 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
     for (const Expr *e : splits) {
       auto *n = dyn_cast<NameExpr>(e);
       if (!n || !isBuiltinSymbol(n->name, SymbolCategory::Split))
-        diags.error(e->loc, expected + ": " +
-                                builtinSymbolList(SymbolCategory::Split));
+        diags.error(e->loc,
+                    expected + ": " + builtinSymbolList(SymbolCategory::Split));
     }
     break;
   }

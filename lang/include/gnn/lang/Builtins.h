@@ -76,16 +76,16 @@ const std::vector<std::string> &builtinSymbols(SymbolCategory category);
 /// how Sema checks it.
 enum class TrainValueKind {
   PositiveInteger,
-  Count, ///< a non-negative integer
-  Seconds, ///< a non-negative number
-  File, ///< a string; takes `every N epochs`
+  Count,     ///< a non-negative integer
+  Seconds,   ///< a non-negative number
+  File,      ///< a string; takes `every N epochs`
   Directory, ///< a non-empty string
-  ByteSize, ///< a size string, "1G"
-  Symbol, ///< one of `choices`, a bare name
-  Call, ///< a call or a bare name of one of `choices`
+  ByteSize,  ///< a size string, "1G"
+  Symbol,    ///< one of `choices`, a bare name
+  Call,      ///< a call or a bare name of one of `choices`
   Optimizer, ///< one of the optimizers, called or bare
-  Splits, ///< a split or a list of splits; takes `every N epochs`
-  Batches, ///< full_graph, or a call of one of `choices`' samplers
+  Splits,    ///< a split or a list of splits; takes `every N epochs`
+  Batches,   ///< full_graph, or a call of one of `choices`' samplers
 };
 
 /// One key of a train block (gnnrt/train/TrainSettings.def).
