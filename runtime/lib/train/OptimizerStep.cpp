@@ -13,10 +13,8 @@
 namespace gnnrt {
 
 OptimizerConfig optimizerConfigOf(const CompiledProgram &program,
-                                  const DriverOptions &options) {
-  OptimizerConfig config = OptimizerConfig::fromSettings(program.settings);
-  config.lr = options.lr;
-  return config;
+                                  const DriverOptions &) {
+  return OptimizerConfig::fromSettings(program.settings);
 }
 
 OptimizerStep::OptimizerStep(const CompiledProgram &program,
