@@ -297,8 +297,11 @@ bool gnn::lang::isBuiltinSymbol(const std::string &name,
 }
 
 std::string gnn::lang::builtinSymbolList(SymbolCategory category) {
+  return alternativesList(symbolTable().at(category));
+}
+
+std::string gnn::lang::alternativesList(const std::vector<std::string> &names) {
   std::string out;
-  const auto &names = symbolTable().at(category);
   for (size_t i = 0; i < names.size(); ++i)
     out += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
   return out;

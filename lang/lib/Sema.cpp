@@ -939,13 +939,6 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
       checkBuiltinCall(call, *lookupBuiltin(name, BuiltinContext::TrainSetting),
                        scope);
   };
-  // "a, b or c".
-  auto alternatives = [](const std::vector<std::string> &names) {
-    std::string out;
-    for (size_t i = 0; i < names.size(); ++i)
-      out += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
-    return out;
-  };
   const std::string &expected = known->expected;
 
   switch (kind) {
@@ -966,7 +959,8 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
     auto *n = dyn_cast<NameExpr>(value);
     const std::vector<std::string> &names = known->choices;
     if (!n || std::find(names.begin(), names.end(), n->name) == names.end())
-      diags.error(value->loc, expected + "; expected " + alternatives(names));
+      diags.error(value->loc,
+                  expected + "; expected " + alternativesList(names));
     break;
   }
   case K::PositiveInteger:

@@ -159,7 +159,7 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
   const Expr *optimizer = value("optimizer");
   OptimizerKind optimizerKind =
       symbolizeOptimizerKind(SettingReader::choice(optimizer))
-          .value_or(OptimizerKind::adam);
+          .value_or(OptimizerKind{}); // the first record: the default
   auto hyper = [&](llvm::StringRef param, double fallback) {
     return llvm::APFloat(SettingReader::number(read.argument(optimizer, param))
                              .value_or(fallback));

@@ -1,9 +1,9 @@
 //===- CommandLine.h - The command line of a generated trainer --*- C++ -*-===//
 //
 // Internal to gnnrt. Every generated trainer takes the same options. Those
-// that override a train setting (TrainSettings.def's FLAGs: `--epochs`
-// overrides `epochs = 200`) write the effective settings, a copy of the
-// compiled ones, once; leaving them out trains as written. The others are
+// that override a train setting (TrainSettings.def's FLAGs: a flag given
+// replaces the train block's value) write the effective settings, a copy of
+// the compiled ones, once; leaving them out trains as written. The others are
 // run-only options (DriverOptions). Options are listed once, in a table
 // that both the parser and `--help` read.
 //

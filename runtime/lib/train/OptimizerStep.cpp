@@ -12,8 +12,7 @@
 
 namespace gnnrt {
 
-OptimizerConfig optimizerConfigOf(const CompiledProgram &program,
-                                  const DriverOptions &) {
+OptimizerConfig optimizerConfigOf(const CompiledProgram &program) {
   return OptimizerConfig::fromSettings(program.settings);
 }
 
@@ -21,7 +20,7 @@ OptimizerStep::OptimizerStep(const CompiledProgram &program,
                              const DriverOptions &options,
                              ParameterStore<float> &params, Communicator &comm)
     : program(program), comm(comm),
-      optimizer(optimizerConfigOf(program, options), params.sizes()),
+      optimizer(optimizerConfigOf(program), params.sizes()),
       residence(makeParameterResidence(program, params, optimizer)) {}
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {

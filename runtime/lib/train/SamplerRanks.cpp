@@ -478,7 +478,7 @@ private:
   /// Learned input rows: the train block's optimizer at --lr (its sparse
   /// Adam rule), the step's batches per slice and the level-0 nodes each
   /// served slice read, whose gradients its trainer sends back.
-  const OptimizerConfig optimizerConfig = optimizerConfigOf(program, options);
+  const OptimizerConfig optimizerConfig = optimizerConfigOf(program);
   std::vector<SampledBatch> slots;
   std::vector<std::vector<int64_t>> readNodes;
   int64_t epochs = 0, batchesSent = 0, bytesSent = 0;

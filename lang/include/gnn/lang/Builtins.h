@@ -117,6 +117,8 @@ const std::vector<std::string> &trainSettingKeys();
 bool isBuiltinSymbol(const std::string &name, SymbolCategory category);
 /// The names of one category, for "expected one of" messages.
 std::string builtinSymbolList(SymbolCategory category);
+/// "a, b or c".
+std::string alternativesList(const std::vector<std::string> &names);
 
 /// Edit distance for "did you mean" suggestions.
 unsigned editDistance(const std::string &a, const std::string &b);

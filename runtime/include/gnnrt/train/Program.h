@@ -387,11 +387,10 @@ struct TrainSettings {
   /// Heterogeneous data: the node types without features get a learned
   /// input row of this width each (0: none), trained with sparse Adam.
   int64_t embedDim = 0;
-  /// The settings declared in TrainSettings.def, one field each: loss,
-  /// optimizer (one of its GNN_TRAIN_OPTIMIZERs) and hyperparameters,
-  /// epochs, seed, checkpointFile, samplers, offloadDir, memoryBudget (in
-  /// bytes) and the communication timeout. The trainer's flags override
-  /// those with a FLAG.
+  /// The settings declared in TrainSettings.def (GNN_TRAIN_FIELD), one
+  /// field each: the optimizer (one of its GNN_TRAIN_OPTIMIZERs) and its
+  /// hyperparameters, and the settings only the trainer reads. The
+  /// trainer's flags override those with a FLAG.
 #define GNN_TRAIN_FIELD(NAME, FIELD, TYPE, DEFAULT, FLAG, METAVAR, HELP)       \
   TYPE FIELD = DEFAULT;
 #include "gnnrt/train/TrainSettings.def"

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "train/CommandLine.h"
+#include "train/OptimizerStep.h"
 
 #include <gtest/gtest.h>
 
@@ -115,6 +116,18 @@ TEST(CommandLine, EveryOption) {
   EXPECT_EQ(o.device, 2);
   // Not given: -1 (the trainer then uses device 0, on CUDA builds only).
   EXPECT_EQ(parse({"--data", "d"}).device, -1);
+}
+
+// The optimizer reads the effective settings once: the flag's learning rate,
+// not the train block's.
+TEST(CommandLine, LrFlagReachesTheOptimizer) {
+  CompiledProgram program;
+  program.settings = settings();
+  parseCommandLine({"--data", "d", "--lr", "0.5"}, program.settings);
+  EXPECT_EQ(optimizerConfigOf(program).lr, 0.5);
+  program.settings = settings();
+  parseCommandLine({"--data", "d"}, program.settings);
+  EXPECT_EQ(optimizerConfigOf(program).lr, 0.01);
 }
 
 TEST(CommandLine, HelpNeedsNothingElse) {

@@ -124,7 +124,8 @@ class GNN_StringParameter<string value, string desc>
 /// (GNNTrainSettings.h).
 def GNN_OptimizerParameter
     : DefaultValuedParameter<"::gnn::OptimizerKind",
-                             "::gnn::OptimizerKind::adam", "an optimizer"> {
+                             "::gnn::OptimizerKind{}",
+                             "an optimizer (default: the first)"> {
   let parser = [{ [&]() -> ::mlir::FailureOr<::gnn::OptimizerKind> {
     ::llvm::SMLoc loc = $_parser.getCurrentLocation();
     ::llvm::StringRef name;
