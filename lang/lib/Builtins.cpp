@@ -8,13 +8,14 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 
 using namespace gnn::lang;
 
 const std::vector<Builtin> &gnn::lang::builtins() {
   using K = ParamKind;
   using C = BuiltinContext;
-  static const std::vector<Builtin> table = {
+  static std::vector<Builtin> table = {
       // Graph primitives.
       {"aggregate",
        C::Forward,
@@ -193,29 +194,18 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        C::TrainSetting,
        {{"name", K::String, true}, {"fanout", K::Any, true}},
        "one relation's own fanouts in neighbor(..., relation_fanout = [...])"},
-      {"adam",
-       C::TrainSetting,
-       {{"lr", K::Float, false},
-        {"weight_decay", K::Float, false},
-        {"beta1", K::Float, false},
-        {"beta2", K::Float, false},
-        {"eps", K::Float, false}},
-       "Adam"},
-      {"adamw",
-       C::TrainSetting,
-       {{"lr", K::Float, false},
-        {"weight_decay", K::Float, false},
-        {"beta1", K::Float, false},
-        {"beta2", K::Float, false},
-        {"eps", K::Float, false}},
-       "Adam with decoupled weight decay"},
-      {"sgd",
-       C::TrainSetting,
-       {{"lr", K::Float, false},
-        {"momentum", K::Float, false},
-        {"weight_decay", K::Float, false}},
-       "stochastic gradient descent"},
   };
+  static const bool withOptimizers = [] {
+    for (const TrainOptimizerInfo &o : trainOptimizers()) {
+      std::vector<BuiltinParam> params;
+      for (const std::string &name : o.hyperparameters)
+        params.push_back({name.c_str(), ParamKind::Float, false});
+      table.push_back(
+          {o.name.c_str(), C::TrainSetting, params, o.summary.c_str()});
+    }
+    return true;
+  }();
+  (void)withOptimizers;
   return table;
 }
 
@@ -235,9 +225,9 @@ static const std::map<SymbolCategory, std::vector<std::string>> &symbolTable() {
       {SymbolCategory::Split, {"train", "valid", "test"}},
       {SymbolCategory::Balance, {"nodes", "edges", "train"}},
       {SymbolCategory::Batches, {"full_graph"}},
-      {SymbolCategory::Loss, {"cross_entropy"}},
-      {SymbolCategory::Aggregation,
-       {"one_shot", "sequential", "sequential_remat"}},
+      // The choices of the train settings that take these names.
+      {SymbolCategory::Loss, lookupTrainSetting("loss")->choices},
+      {SymbolCategory::Aggregation, lookupTrainSetting("aggregation")->choices},
       {SymbolCategory::Generator, {"sbm", "rmat"}},
   };
   return table;
@@ -248,12 +238,55 @@ gnn::lang::builtinSymbols(SymbolCategory category) {
   return symbolTable().at(category);
 }
 
+/// "a b c" as {"a", "b", "c"}.
+static std::vector<std::string> words(const char *text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string word; in >> word;)
+    out.push_back(word);
+  return out;
+}
+
+const std::vector<TrainOptimizerInfo> &gnn::lang::trainOptimizers() {
+  static const std::vector<TrainOptimizerInfo> table = {
+#define GNN_TRAIN_OPTIMIZER(NAME, ENUMERATOR, HYPERPARAMETERS, WEIGHT_DECAY,   \
+                            SUMMARY)                                           \
+  {#NAME, words(HYPERPARAMETERS), WEIGHT_DECAY, SUMMARY},
+#include "gnnrt/train/TrainSettings.def"
+  };
+  return table;
+}
+
+const std::vector<TrainSettingInfo> &gnn::lang::trainSettings() {
+  static const std::vector<TrainSettingInfo> table = [] {
+    std::vector<std::string> optimizers;
+    for (const TrainOptimizerInfo &o : trainOptimizers())
+      optimizers.push_back(o.name);
+    using K = TrainValueKind;
+    return std::vector<TrainSettingInfo>{
+#define GNN_TRAIN_SETTING(KEY, KIND, CHOICES, EMIT, EXPECTED)                  \
+  {#KEY, K::KIND, K::KIND == K::Optimizer ? optimizers : words(CHOICES),       \
+   EXPECTED},
+#include "gnnrt/train/TrainSettings.def"
+    };
+  }();
+  return table;
+}
+
+const TrainSettingInfo *gnn::lang::lookupTrainSetting(const std::string &key) {
+  for (const TrainSettingInfo &s : trainSettings())
+    if (s.key == key)
+      return &s;
+  return nullptr;
+}
+
 const std::vector<std::string> &gnn::lang::trainSettingKeys() {
-  static const std::vector<std::string> keys = {
-      "partition",   "batches",      "loss",       "optimizer",
-      "epochs",      "evaluate",     "checkpoint", "seed",
-      "aggregation", "comm_timeout", "samplers",   "offload",
-      "memory_budget"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const TrainSettingInfo &s : trainSettings())
+      out.push_back(s.key);
+    return out;
+  }();
   return keys;
 }
 
@@ -264,8 +297,11 @@ bool gnn::lang::isBuiltinSymbol(const std::string &name,
 }
 
 std::string gnn::lang::builtinSymbolList(SymbolCategory category) {
+  return alternativesList(symbolTable().at(category));
+}
+
+std::string gnn::lang::alternativesList(const std::vector<std::string> &names) {
   std::string out;
-  const auto &names = symbolTable().at(category);
   for (size_t i = 0; i < names.size(); ++i)
     out += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
   return out;

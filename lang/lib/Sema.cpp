@@ -897,17 +897,19 @@ void Sema::checkSampler(const CallExpr *call) {
 }
 
 void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
-  const std::vector<std::string> &keys = trainSettingKeys();
   const std::string &key = setting.key;
   Expr *value = setting.value.get();
   Scope scope;
-  if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-    diags.error(
-        setting.loc,
-        withSuggestion("unknown train setting '" + key + "'", key, keys));
+  const TrainSettingInfo *known = lookupTrainSetting(key);
+  if (!known) {
+    diags.error(setting.loc,
+                withSuggestion("unknown train setting '" + key + "'", key,
+                               trainSettingKeys()));
     return;
   }
-  if (setting.every && key != "evaluate" && key != "checkpoint")
+  using K = TrainValueKind;
+  const K kind = known->kind;
+  if (setting.every && kind != K::Splits && kind != K::File)
     diags.error(setting.every->loc, "'every' applies only to evaluate and "
                                     "checkpoint, not to '" +
                                         key + "'");
@@ -920,7 +922,7 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
 
   // A call to one of `functions`, or a bare name of one of them.
   auto checkChoice = [&](const std::vector<std::string> &functions,
-                         const char *what) {
+                         const std::string &what) {
     std::string name;
     CallExpr *call = dyn_cast<CallExpr>(value);
     if (auto *n = dyn_cast<NameExpr>(call ? call->callee.get() : value))
@@ -930,43 +932,45 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
       std::string list;
       for (size_t i = 0; i < functions.size(); ++i)
         list += (i ? ", " : "") + functions[i] + "(...)";
-      diags.error(value->loc, std::string("expected ") + what + ": " + list);
+      diags.error(value->loc, "expected " + what + ": " + list);
       return;
     }
     if (call)
       checkBuiltinCall(call, *lookupBuiltin(name, BuiltinContext::TrainSetting),
                        scope);
   };
+  const std::string &expected = known->expected;
 
-  if (key == "partition") {
-    checkChoice({"metis", "random", "frequency"}, "a partitioner");
-  } else if (key == "batches") {
+  switch (kind) {
+  case K::Call:
+  case K::Optimizer:
+    checkChoice(known->choices, expected);
+    break;
+  case K::Batches: {
+    // `full_graph`, or a sampler (the choices after it).
     auto *n = dyn_cast<NameExpr>(value);
-    if (!(n && n->name == "full_graph")) {
-      checkChoice({"neighbor"}, "full_graph or a sampler");
+    if (!(n && n->name == known->choices.front())) {
+      checkChoice({known->choices.begin() + 1, known->choices.end()}, expected);
       checkSampler(dyn_cast<CallExpr>(value));
     }
-  } else if (key == "optimizer") {
-    checkChoice({"adam", "adamw", "sgd"}, "an optimizer");
-  } else if (key == "loss") {
+    break;
+  }
+  case K::Symbol: {
     auto *n = dyn_cast<NameExpr>(value);
-    if (!n || !isBuiltinSymbol(n->name, SymbolCategory::Loss))
-      diags.error(value->loc, "unknown loss; expected " +
-                                  builtinSymbolList(SymbolCategory::Loss));
-  } else if (key == "aggregation") {
-    auto *n = dyn_cast<NameExpr>(value);
-    if (!n || !isBuiltinSymbol(n->name, SymbolCategory::Aggregation))
+    const std::vector<std::string> &names = known->choices;
+    if (!n || std::find(names.begin(), names.end(), n->name) == names.end())
       diags.error(value->loc,
-                  "unknown aggregation mode; expected " +
-                      builtinSymbolList(SymbolCategory::Aggregation));
-  } else if (key == "epochs" || key == "seed") {
+                  expected + "; expected " + alternativesList(names));
+    break;
+  }
+  case K::PositiveInteger:
+  case K::Count: {
     auto *n = dyn_cast<IntExpr>(value);
-    if (!n || n->value < (key == "epochs" ? 1 : 0))
-      diags.error(value->loc,
-                  "'" + key + "' must be a " +
-                      (key == "epochs" ? "positive" : "non-negative") +
-                      " integer");
-  } else if (key == "evaluate") {
+    if (!n || n->value < (kind == K::PositiveInteger ? 1 : 0))
+      diags.error(value->loc, expected);
+    break;
+  }
+  case K::Splits: {
     std::vector<const Expr *> splits;
     if (auto *list = dyn_cast<ListExpr>(value)) {
       for (const ExprPtr &e : list->elements)
@@ -977,34 +981,32 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
     for (const Expr *e : splits) {
       auto *n = dyn_cast<NameExpr>(e);
       if (!n || !isBuiltinSymbol(n->name, SymbolCategory::Split))
-        diags.error(e->loc, "evaluate expects splits: " +
-                                builtinSymbolList(SymbolCategory::Split));
+        diags.error(e->loc,
+                    expected + ": " + builtinSymbolList(SymbolCategory::Split));
     }
-  } else if (key == "checkpoint") {
+    break;
+  }
+  case K::File:
     if (!isa<StringExpr>(value))
-      diags.error(value->loc, "checkpoint expects a file name string");
-  } else if (key == "samplers") {
-    auto *n = dyn_cast<IntExpr>(value);
-    if (!n || n->value < 0)
-      diags.error(value->loc, "'samplers' must be a non-negative integer: "
-                              "the ranks that sample under mpirun (0: every "
-                              "rank samples and trains)");
-  } else if (key == "offload") {
+      diags.error(value->loc, expected);
+    break;
+  case K::Directory: {
     auto *dir = dyn_cast<StringExpr>(value);
     if (!dir || dir->value.empty())
-      diags.error(value->loc, "'offload' expects a directory name string: "
-                              "where the partitions' files live");
-  } else if (key == "memory_budget") {
+      diags.error(value->loc, expected);
+    break;
+  }
+  case K::ByteSize: {
     auto *size = dyn_cast<StringExpr>(value);
     if (!size || !gnnrt::parseByteSize(size->value))
       diags.error(value->loc,
-                  std::string("'memory_budget' expects a size string such as "
-                              "\"1G\", \"512M\" or \"4096\" (bytes)") +
-                      (size ? ", got \"" + size->value + "\"" : ""));
-  } else if (key == "comm_timeout") {
-    // Seconds, as --comm-timeout takes them; a negative number is NegExpr.
+                  expected + (size ? ", got \"" + size->value + "\"" : ""));
+    break;
+  }
+  case K::Seconds:
+    // As the trainer's flag takes them; a negative number is NegExpr.
     if (!isa<IntExpr>(value) && !isa<FloatExpr>(value))
-      diags.error(value->loc, "'comm_timeout' must be a non-negative number "
-                              "of seconds (0: wait forever)");
+      diags.error(value->loc, expected);
+    break;
   }
 }

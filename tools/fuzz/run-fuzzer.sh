@@ -25,11 +25,19 @@ fi
 TARGET=${FUZZ_TARGET:-frontend}
 case $TARGET in
   frontend) SEEDS=$ROOT/tools/fuzz/corpus
-            EXTRA=(-dict="$ROOT/tools/fuzz/gnn.dict" -max_len=8192) ;;
+            EXTRA=(-dict="$BUILD/gnn.dict" -max_len=8192) ;;
   readers)  SEEDS=$ROOT/tools/fuzz/corpus-readers; EXTRA=(-max_len=4096) ;;
   *) echo "run-fuzzer.sh: FUZZ_TARGET must be frontend or readers" >&2; exit 2 ;;
 esac
 BINARY=gnn-fuzz-$TARGET
+# The dictionary: the language's words, and the train settings' keys,
+# optimizers and fields from their records (no setting is listed by hand).
+mkdir -p "$BUILD"
+{
+  cat "$ROOT/tools/fuzz/gnn.dict"
+  sed -nE 's/^GNN_TRAIN_(SETTING|OPTIMIZER|FIELD)\(([a-z_0-9]+),.*/s_\2="\2"/p' \
+    "$ROOT/runtime/include/gnnrt/train/TrainSettings.def" | sort -u
+} > "$BUILD/gnn.dict"
 cmake --build "$BUILD" --target "$BINARY"
 
 mkdir -p "$BUILD/corpus-$TARGET" "$BUILD/artifacts"

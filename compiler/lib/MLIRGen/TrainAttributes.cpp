@@ -155,11 +155,11 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
         SettingReader::integer(read.argument(source, "seed")));
   }
 
-  // The optimizer: AdamW decays by default, the others do not.
+  // The optimizer, with the weight decay its record defaults to.
   const Expr *optimizer = value("optimizer");
   OptimizerKind optimizerKind =
       symbolizeOptimizerKind(SettingReader::choice(optimizer))
-          .value_or(OptimizerKind::adam);
+          .value_or(OptimizerKind{}); // the first record: the default
   auto hyper = [&](llvm::StringRef param, double fallback) {
     return llvm::APFloat(SettingReader::number(read.argument(optimizer, param))
                              .value_or(fallback));
@@ -217,12 +217,36 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
         cache, balance ? read.names(balance) : mlir::ArrayAttr());
   }
 
+  // The settings only the trainer reads, each as the block gives it.
+  llvm::SmallVector<mlir::NamedAttribute> given;
+  for (const TrainSettingRecord &record : trainSettingRecords()) {
+    const Expr *e = value(record.key);
+    if (!e || (record.emission != SettingEmission::Always &&
+               record.emission != SettingEmission::IfGiven))
+      continue;
+    mlir::Attribute v;
+    switch (record.carrier) {
+    case SettingCarrier::Integer:
+      v = b.getI64IntegerAttr(SettingReader::integer(e).value_or(0));
+      break;
+    case SettingCarrier::Number:
+      v = b.getF64FloatAttr(SettingReader::number(e).value_or(0));
+      break;
+    case SettingCarrier::String:
+      v = b.getStringAttr(SettingReader::string(e, ""));
+      break;
+    case SettingCarrier::Bytes:
+      v = b.getI64IntegerAttr(
+          gnnrt::parseByteSize(SettingReader::string(e, "")).value_or(0));
+      break;
+    case SettingCarrier::None:
+      continue;
+    }
+    given.push_back(b.getNamedAttr(record.key, v));
+  }
+
   const Expr *evaluate = value("evaluate");
   const Expr *checkpoint = value("checkpoint");
-  const Expr *offload = value("offload");
-  mlir::FloatAttr commTimeout;
-  if (std::optional<double> t = SettingReader::number(value("comm_timeout")))
-    commTimeout = b.getF64FloatAttr(*t);
   return TrainAttr::get(
       ctx, dataset, sourceKind,
       SettingReader::string(read.argument(source, "split"), ""),
@@ -231,22 +255,15 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
       SettingReader::flag(read.argument(source, "normalize_features"), false),
       SettingReader::integer(read.argument(source, "embed")).value_or(0),
       generator, optimizerKind, hyper("lr", 0.01),
-      hyper("weight_decay", optimizerKind == OptimizerKind::adamw ? 0.01 : 0.0),
+      hyper("weight_decay", optimizers()[uint32_t(optimizerKind)].weightDecay),
       hyper("beta1", 0.9), hyper("beta2", 0.999), hyper("eps", 1e-8),
       hyper("momentum", 0.0), sampler, partition,
       symbolizeAggregationMode(
           SettingReader::string(value("aggregation"), "auto"))
           .value_or(AggregationMode::automatic),
-      commTimeout, SettingReader::string(value("loss"), "cross_entropy"),
-      SettingReader::integer(value("epochs")).value_or(100),
       evaluate ? read.names(evaluate) : mlir::ArrayAttr(), every("evaluate", 1),
-      uint64_t(SettingReader::integer(value("seed")).value_or(0)),
       checkpoint ? b.getStringAttr(SettingReader::string(checkpoint, ""))
                  : mlir::StringAttr(),
       every("checkpoint", 0),
-      SettingReader::integer(value("samplers")).value_or(0),
-      offload ? b.getStringAttr(SettingReader::string(offload, ""))
-              : mlir::StringAttr(),
-      gnnrt::parseByteSize(SettingReader::string(value("memory_budget"), ""))
-          .value_or(0));
+      given.empty() ? mlir::DictionaryAttr() : b.getDictionaryAttr(given));
 }

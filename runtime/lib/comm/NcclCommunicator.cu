@@ -296,7 +296,7 @@ public:
   /// Waits for `done` (recorded on the communication stream after a
   /// collective) as the MPI communicator waits: it polls the event and
   /// NCCL's asynchronous errors while answering the other ranks' liveness
-  /// checks, and after --comm-timeout without progress it aborts the NCCL
+  /// checks, and after its timeout without progress it aborts the NCCL
   /// communicators (ending their kernels, so nothing waits on them any
   /// more) and throws, naming the rank that went silent.
   void await(cudaEvent_t done, const char *what) {

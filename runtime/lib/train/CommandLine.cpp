@@ -8,9 +8,10 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
+#include <type_traits>
 
 namespace gnnrt {
 
@@ -58,16 +59,6 @@ const OptionSpec kOptions[] = {
      "dataset directory: OGB raw layout or .npy arrays (required unless the "
      "dataset is generated)",
      [](DriverOptions &o, auto &, auto &v) { o.dataDir = v; }},
-    {"--epochs", "N", "number of training epochs",
-     [](DriverOptions &o, auto &n, auto &v) {
-       o.epochs = integerValue(n, v, 1, "a positive integer");
-     }},
-    {"--lr", "X", "learning rate",
-     [](DriverOptions &o, auto &n, auto &v) { o.lr = positiveNumber(n, v); }},
-    {"--seed", "N", "random seed (initialization, dropout)",
-     [](DriverOptions &o, auto &n, auto &v) {
-       o.seed = uint64_t(integerValue(n, v, 0, "a non-negative integer"));
-     }},
     {"--threads", "N", "OpenMP and OpenBLAS threads (default: all cores)",
      [](DriverOptions &o, auto &n, auto &v) {
        o.threads = int(integerValue(n, v, 1, "a positive integer"));
@@ -100,15 +91,6 @@ const OptionSpec kOptions[] = {
          throw UsageError(n + " expects device or host, got '" + v + "'");
        o.hostSampling = v == "host";
      }},
-    {"--samplers", "N",
-     "sampled training under mpirun: the last N ranks own the graph (in N "
-     "parts) and serve sampled batches with their features; the other "
-     "ranks only train, on the batches worker mode's N ranks would "
-     "(default: the train block's samplers, else 0: every rank samples "
-     "and trains)",
-     [](DriverOptions &o, auto &n, auto &v) {
-       o.samplers = int(integerValue(n, v, 0, "a non-negative integer"));
-     }},
     {"--prefetch", "N",
      "with --samplers: batch requests each trainer rank keeps in flight, "
      "so that the next batches are sampled while one trains (default 2)",
@@ -126,19 +108,6 @@ const OptionSpec kOptions[] = {
                                "degree, got '" + v + "'");
        o.nodeOrder = v;
      }},
-    {"--offload", "DIR",
-     "train out of core: the graph's partitions, their features and "
-     "activations live in files under DIR and take turns in memory "
-     "(full-graph programs, one process; needs --memory-budget; default: "
-     "the train block's offload)",
-     [](DriverOptions &o, auto &, auto &v) { o.offloadDir = v; }},
-    {"--memory-budget", "SIZE",
-     "with --offload: the RAM the run may hold, e.g. 1G or 512M; the "
-     "partition count follows from it (default: the train block's "
-     "memory_budget)",
-     [](DriverOptions &o, auto &n, auto &v) {
-       o.memoryBudget = parseByteSize(n, v);
-     }},
     {"--metrics", "FILE",
      "write one JSON line per epoch: loss, accuracies, epoch_seconds",
      [](DriverOptions &o, auto &, auto &v) { o.metricsFile = v; }},
@@ -146,11 +115,6 @@ const OptionSpec kOptions[] = {
      [](DriverOptions &o, auto &, auto &v) { o.saveFile = v; }},
     {"--load", "FILE", "start from the weights in FILE (safetensors)",
      [](DriverOptions &o, auto &, auto &v) { o.loadFile = v; }},
-    {"--checkpoint", "FILE",
-     "write a resumable checkpoint (weights, optimizer state, epoch) to FILE "
-     "after the last epoch, and every N epochs with the train block's "
-     "`checkpoint = ... every N epochs` (default: its file)",
-     [](DriverOptions &o, auto &, auto &v) { o.checkpointFile = v; }},
     {"--resume", "FILE",
      "continue exactly where the resumable checkpoint FILE left off, up to "
      "--epochs; the metrics file is appended to",
@@ -173,24 +137,86 @@ const OptionSpec kOptions[] = {
      "check the compiled gradients against finite differences in float64 "
      "on a small random graph, then exit",
      [](DriverOptions &o, auto &, auto &) { o.gradcheck = true; }},
-    {"--comm-timeout", "SECONDS",
-     "several ranks: a rank that waits this long for the others (one "
-     "stopped or deadlocked) ends the run, naming the silent ranks "
-     "(default: the train block's comm_timeout, else 60; 0: wait forever)",
-     [](DriverOptions &o, auto &n, auto &v) {
-       o.commTimeout = v == "0" ? 0 : positiveNumber(n, v);
-     }},
     {"--gradcheck-nodes", "N", "nodes of the --gradcheck graph (default 12)",
      [](DriverOptions &o, auto &n, auto &v) {
        o.gradcheckNodes = integerValue(n, v, 2, "an integer >= 2");
      }},
 };
 
-const OptionSpec *findOption(const std::string &name) {
+/// A flag's value parsed as its setting's kind (TrainSettings.def). Each
+/// kind's parser returns what the field holds.
+struct SettingValue {
+  const std::string &name, &text;
+
+  int64_t positiveInteger() const {
+    return integerValue(name, text, 1, "a positive integer");
+  }
+  int64_t count() const {
+    return integerValue(name, text, 0, "a non-negative integer");
+  }
+  /// 0 waits forever.
+  double seconds() const {
+    return text == "0" ? 0 : positiveNumber(name, text);
+  }
+  std::string file() const { return text; }
+  std::string directory() const { return text; }
+  int64_t byteSize() const { return parseByteSize(name, text); }
+  /// An optimizer's hyperparameter.
+  double hyperparameter() const { return positiveNumber(name, text); }
+};
+
+/// The kind of each setting's value, by name (hyperparameters: none).
+const char *settingKind(const char *name) {
+#define GNN_TRAIN_SETTING(KEY, KIND, CHOICES, EMIT, EXPECTED)                  \
+  if (std::strcmp(name, #KEY) == 0)                                            \
+    return #KIND;
+#include "gnnrt/train/TrainSettings.def"
+  return "Hyperparameter";
+}
+
+/// Parses `value` for the flag of setting `name` into `field`.
+template <typename T>
+void parseSetting(const char *name, T &field, const SettingValue &value) {
+  const std::string kind = settingKind(name);
+  if constexpr (std::is_same_v<T, std::string>) {
+    field = kind == "Directory" ? value.directory() : value.file();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    field = kind == "Seconds" ? value.seconds() : value.hyperparameter();
+  } else {
+    field = T(kind == "PositiveInteger" ? value.positiveInteger()
+              : kind == "ByteSize"      ? value.byteSize()
+                                        : value.count());
+  }
+}
+
+/// The options that override a train setting, from its record.
+struct SettingOptionSpec {
+  const char *name;
+  const char *valueName;
+  const char *help;
+  void (*apply)(TrainSettings &, const std::string &name,
+                const std::string &value);
+};
+
+const SettingOptionSpec kSettingOptions[] = {
+#define GNN_TRAIN_FIELD(NAME, FIELD, TYPE, DEFAULT, FLAG, METAVAR, HELP)       \
+  {FLAG, METAVAR, HELP,                                                        \
+   [](TrainSettings &s, const std::string &n, const std::string &v) {          \
+     parseSetting(#NAME, s.FIELD, SettingValue{n, v});                         \
+   }},
+#include "gnnrt/train/TrainSettings.def"
+};
+
+/// An option of either table (the other pointer null), or neither.
+std::pair<const OptionSpec *, const SettingOptionSpec *>
+findOption(const std::string &name) {
   for (const OptionSpec &spec : kOptions)
     if (name == spec.name)
-      return &spec;
-  return nullptr;
+      return {&spec, nullptr};
+  for (const SettingOptionSpec &spec : kSettingOptions)
+    if (*spec.name && name == spec.name)
+      return {nullptr, &spec};
+  return {nullptr, nullptr};
 }
 
 /// `flag`, then `help` from column kHelpColumn, wrapped before column 80.
@@ -245,15 +271,8 @@ std::string programName(const char *argv0) {
 }
 
 DriverOptions parseCommandLine(const std::vector<std::string> &args,
-                               const TrainSettings &settings) {
+                               TrainSettings &settings) {
   DriverOptions o;
-  o.epochs = settings.epochs;
-  o.lr = settings.lr;
-  o.seed = settings.seed;
-  o.commTimeout = settings.commTimeout;
-  o.samplers = int(settings.samplers);
-  o.offloadDir = settings.offloadDir;
-  o.memoryBudget = settings.memoryBudget;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string name = args[i], value;
     if (name.rfind("--", 0) != 0)
@@ -264,18 +283,24 @@ DriverOptions parseCommandLine(const std::vector<std::string> &args,
       value = name.substr(equals + 1);
       name.resize(equals);
     }
-    const OptionSpec *spec = findOption(name);
-    if (!spec)
+    auto [spec, setting] = findOption(name);
+    if (!spec && !setting)
       throw UsageError("unknown option '" + name + "'");
-    if (!spec->valueName && inlineValue)
+    const char *valueName = spec ? spec->valueName : setting->valueName;
+    if (!valueName && inlineValue)
       throw UsageError(name + " takes no value");
-    if (spec->valueName && !inlineValue) {
+    if (valueName && !inlineValue) {
       // An option name is never a value: `--data --epochs 5` lost the DIR.
       if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
-        throw UsageError(name + " expects a value (" + spec->valueName + ")");
+        throw UsageError(name + " expects a value (" + valueName + ")");
       value = args[++i];
     }
-    spec->apply(o, name, value);
+    if (spec)
+      spec->apply(o, name, value);
+    else {
+      setting->apply(settings, name, value);
+      o.overrides.insert(name);
+    }
   }
   if (o.help)
     return o;
@@ -288,10 +313,10 @@ DriverOptions parseCommandLine(const std::vector<std::string> &args,
     throw UsageError("--eval-only takes --load FILE, not --resume");
   if (o.evalOnly && o.gradcheck)
     throw UsageError("--eval-only and --gradcheck cannot be combined");
-  if (o.memoryBudget > 0 && o.offloadDir.empty())
+  if (settings.memoryBudget > 0 && settings.offloadDir.empty())
     throw UsageError("--memory-budget needs --offload DIR (where the "
                      "partitions that do not fit live)");
-  if (!o.offloadDir.empty() && o.memoryBudget == 0)
+  if (!settings.offloadDir.empty() && settings.memoryBudget == 0)
     throw UsageError("--offload needs --memory-budget SIZE (e.g. 1G): the "
                      "partition count follows from it");
   if (o.dataDir.empty() && settings.source != "generate" && !o.gradcheck)
@@ -307,11 +332,19 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
   if (!program.sourceFile.empty())
     text += " (compiled from " + program.sourceFile + ")";
   text += " on dataset " + s.dataset + ".\n\noptions:\n";
-  for (const OptionSpec &spec : kOptions) {
-    std::string flag = std::string("  ") + spec.name;
-    if (spec.valueName)
-      flag += std::string(" ") + spec.valueName;
-    text += wrapHelp(flag, spec.help);
+  auto option = [&](const char *name, const char *valueName, const char *help) {
+    std::string flag = std::string("  ") + name;
+    if (valueName)
+      flag += std::string(" ") + valueName;
+    text += wrapHelp(flag, help);
+  };
+  // --help and --data, the settings' flags, then the other run options.
+  for (size_t i = 0; i < std::size(kOptions); ++i) {
+    option(kOptions[i].name, kOptions[i].valueName, kOptions[i].help);
+    if (std::strcmp(kOptions[i].name, "--data") == 0)
+      for (const SettingOptionSpec &spec : kSettingOptions)
+        if (*spec.name)
+          option(spec.name, spec.valueName, spec.help);
   }
   text += "\ncompiled-in settings:\n";
   text += "  dataset    " + s.dataset + " (" + s.source +
@@ -346,10 +379,18 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
   if (s.samplers > 0)
     text += "  samplers   " + std::to_string(s.samplers) +
             " (sampler ranks under mpirun)\n";
-  text += "  comm_timeout " +
-          (s.commTimeout > 0 ? formatNumber(s.commTimeout) + " s"
-                             : std::string("none (wait forever)")) +
-          "\n";
+  // Waiting times: "none" when 0 waits forever.
+  auto seconds = [&](const char *name, const auto &value) {
+    if constexpr (std::is_arithmetic_v<std::decay_t<decltype(value)>>)
+      if (std::strcmp(settingKind(name), "Seconds") == 0)
+        text += std::string("  ") + name + " " +
+                (value > 0 ? formatNumber(double(value)) + " s"
+                           : std::string("none (wait forever)")) +
+                "\n";
+  };
+#define GNN_TRAIN_FIELD(NAME, FIELD, TYPE, DEFAULT, FLAG, METAVAR, HELP)       \
+  seconds(#NAME, s.FIELD);
+#include "gnnrt/train/TrainSettings.def"
   return text;
 }
 

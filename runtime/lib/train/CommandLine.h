@@ -1,19 +1,21 @@
 //===- CommandLine.h - The command line of a generated trainer --*- C++ -*-===//
 //
-// Internal to gnnrt. Every generated trainer takes the same options; their
-// defaults come from the compiled train block, so `--epochs` overrides
-// `epochs = 200` and leaving it out trains as written. Options are listed
-// once, in a table that both the parser and `--help` read.
+// Internal to gnnrt. Every generated trainer takes the same options. Those
+// that override a train setting (TrainSettings.def's FLAGs: a flag given
+// replaces the train block's value) write the effective settings, a copy of
+// the compiled ones, once; leaving them out trains as written. The others are
+// run-only options (DriverOptions). Options are listed once, in a table
+// that both the parser and `--help` read.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_LIB_TRAIN_COMMANDLINE_H
 #define GNNRT_LIB_TRAIN_COMMANDLINE_H
 
-#include "gnnrt/comm/Communicator.h" // kDefaultCommTimeoutSeconds
 #include "gnnrt/train/Program.h"
 
 #include <cstdint>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,16 +29,10 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// The options of a run that are no train setting.
 struct DriverOptions {
   bool help = false;
   std::string dataDir;
-  /// Defaults from the train block.
-  int64_t epochs = 0;
-  double lr = 0;
-  uint64_t seed = 0;
-  /// --comm-timeout (default: the train block's comm_timeout): seconds a
-  /// rank waits for the others (0: forever).
-  double commTimeout = kDefaultCommTimeoutSeconds;
   int threads = 0; ///< 0: the OpenMP / OpenBLAS defaults
   /// The CUDA device of a trainer built with gnnc --target=cuda (-1: not
   /// given, device 0).
@@ -50,25 +46,18 @@ struct DriverOptions {
   /// the host (default: on its device).
   bool hostSampling = false;
   bool samplerThreadsGiven = false;
-  /// --samplers (default: the train block's `samplers`): sampler ranks
-  /// that serve the batches to the other ranks (0: none, every rank
-  /// samples and trains); --prefetch: batch requests each trainer keeps in
-  /// flight.
-  int samplers = 0;
+  /// With sampler ranks (TrainSettings::samplers): batch requests each
+  /// trainer keeps in flight.
   int prefetch = 2;
   /// --node-order: how one process numbers the nodes of a full graph it
   /// trains on, "auto" (the cache model picks) or a NodeOrder's name
   /// (graph/Reorder.h).
   std::string nodeOrder = "auto";
-  /// Out-of-core training (--offload DIR --memory-budget SIZE): the
-  /// directory for the partitions' files, and the bytes of RAM the run may
-  /// hold (0: not out of core).
-  std::string offloadDir;
-  int64_t memoryBudget = 0;
   std::string metricsFile, saveFile, loadFile, predictFile;
-  /// Resumable checkpoints: where to write them (default: the train
-  /// block's `checkpoint = ...`), and the one to continue from.
-  std::string checkpointFile, resumeFile;
+  /// The resumable checkpoint to continue from.
+  std::string resumeFile;
+  /// The flags that overrode a train setting (named in messages about it).
+  std::set<std::string> overrides;
   bool evalOnly = false, stats = false;
   bool gradcheck = false;
   int64_t gradcheckNodes = 12;
@@ -84,10 +73,12 @@ int64_t parseByteSize(const std::string &option, const std::string &text);
 std::string programName(const char *argv0);
 
 /// Parses the arguments after argv[0]; accepts `--opt value` and
-/// `--opt=value`. Throws UsageError for an unknown option, a missing or
-/// malformed value, or a combination that cannot work.
+/// `--opt=value`. The options that override a train setting write it in
+/// `settings` (the compiled ones on entry, the effective ones on return).
+/// Throws UsageError for an unknown option, a missing or malformed value,
+/// or a combination that cannot work.
 DriverOptions parseCommandLine(const std::vector<std::string> &args,
-                               const TrainSettings &settings);
+                               TrainSettings &settings);
 
 /// The `--help` text: every option, then the model and train settings
 /// compiled into `program`.

@@ -79,8 +79,8 @@ loadOrInitParameters(const CompiledProgram &program,
                             learnedInputs);
   } else {
     for (size_t i = 0; i < params.size(); ++i)
-      initParameter(params.info[i], options.seed, paramInitStream(int64_t(i)),
-                    params.values[i].data());
+      initParameter(params.info[i], program.settings.seed,
+                    paramInitStream(int64_t(i)), params.values[i].data());
   }
   for (auto &values : params.values)
     comm.broadcast(values.data(), int64_t(values.size()), 0);
@@ -131,7 +131,9 @@ void printSummary(const TrainingResult &result) {
                 formatAccuracy(best.eval->test).c_str());
 }
 
-int run(const CompiledProgram &program, DriverOptions options,
+/// `program` carries the effective settings (a copy: --resume sets the
+/// seed).
+int run(CompiledProgram program, const DriverOptions &options,
         Communicator &hostComm, const SamplerRanks *samplerRanks = nullptr) {
   if (!program.params || !program.forwardF32 || !program.trainStepF32)
     throw std::runtime_error("the CompiledProgram lacks its float32 entry "
@@ -149,7 +151,7 @@ int run(const CompiledProgram &program, DriverOptions options,
   if (options.gradcheck) {
     GradCheckOptions check;
     check.nodes = options.gradcheckNodes;
-    check.seed = options.seed;
+    check.seed = program.settings.seed;
     return runGradCheck(program, check, stdout) ? 0 : 1;
   }
 
@@ -160,12 +162,11 @@ int run(const CompiledProgram &program, DriverOptions options,
   std::optional<ResumableCheckpoint> resume;
   if (!options.resumeFile.empty()) {
     resume.emplace(options.resumeFile, program.model);
-    options.seed = resume->point().seed;
-    if (resume->point().epoch >= options.epochs)
+    program.settings.seed = resume->point().seed;
+    if (resume->point().epoch >= program.settings.epochs)
       throw UsageError("the checkpoint " + options.resumeFile +
-                       " is at epoch " +
-                       std::to_string(resume->point().epoch) + "; --epochs " +
-                       std::to_string(options.epochs) +
+                       " is at epoch " + std::to_string(resume->point().epoch) +
+                       "; --epochs " + std::to_string(program.settings.epochs) +
                        " leaves nothing to train (give the total epoch count)");
   }
   const std::unique_ptr<Schedule> schedule =
@@ -253,18 +254,21 @@ int trainMain(int argc, char **argv, const CompiledProgram &program) {
   int status;
   try {
     comm = makeCommunicator();
+    // The train block's settings with the command line's overrides: what
+    // the whole run reads.
+    CompiledProgram effective = program;
     DriverOptions options = parseCommandLine(
         std::vector<std::string>(argv + std::min(argc, 1), argv + argc),
-        program.settings);
-    comm->setTimeout(options.commTimeout);
+        effective.settings);
+    comm->setTimeout(effective.settings.commTimeout);
     if (options.help) {
       if (comm->rank() == 0)
         std::fputs(usageText(name, program).c_str(), stdout);
       status = 0;
     } else {
-      status = options.samplers > 0 && !options.gradcheck
-                   ? runWithSamplerRanks(program, options, *comm)
-                   : run(program, options, *comm);
+      status = effective.settings.samplers > 0 && !options.gradcheck
+                   ? runWithSamplerRanks(effective, options, *comm)
+                   : run(effective, options, *comm);
       // MPI_Finalize waits for every rank without a deadline: meet first
       // under the timeout, so a rank that stops at the end is named too.
       if (status == 0)

@@ -235,7 +235,7 @@ OffloadSchedule::~OffloadSchedule() {
 
 void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
                                   const std::string &dir) const {
-  const int64_t usable = options.memoryBudget - kFixedBytes;
+  const int64_t usable = program.settings.memoryBudget - kFixedBytes;
   const int64_t perNode = activationFloatsPerNode(
       program, {inputWidth(program, manifest.numFeatures), manifest.numClasses,
                 int64_t(manifest.relations.size()), manifest.numNodes});
@@ -256,15 +256,15 @@ void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
   const int64_t enough = largest + kFixedBytes;
   const double parts =
       std::ceil(double(manifest.parts.size()) * double(largest) / usable);
-  throw DataError(
-      dir + ": part " + std::to_string(which) + " needs about " +
-      mib(enough) + " of RAM (" + std::to_string(p.ownedNodes) + " nodes, " +
-      std::to_string(p.haloNodes) + " halo nodes, " +
-      std::to_string(p.edges) + " edges, with the trainer's own " +
-      mib(kFixedBytes) + "), more than --memory-budget " +
-      mib(options.memoryBudget) + ": give a budget of at least " +
-      mib(enough) + ", or partition the graph into about " +
-      std::to_string(int64_t(parts)) + " parts");
+  throw DataError(dir + ": part " + std::to_string(which) + " needs about " +
+                  mib(enough) + " of RAM (" + std::to_string(p.ownedNodes) +
+                  " nodes, " + std::to_string(p.haloNodes) + " halo nodes, " +
+                  std::to_string(p.edges) + " edges, with the trainer's own " +
+                  mib(kFixedBytes) + "), more than --memory-budget " +
+                  mib(program.settings.memoryBudget) +
+                  ": give a budget of at least " + mib(enough) +
+                  ", or partition the graph into about " +
+                  std::to_string(int64_t(parts)) + " parts");
 }
 
 std::string OffloadSchedule::partitionDirectory() {
@@ -283,7 +283,7 @@ std::string OffloadSchedule::partitionDirectory() {
   CompiledProgram raw = program;
   raw.settings.normalizeFeatures = false;
   Dataset ds = loadPreprocessedDataset(raw, options);
-  const int64_t usable = options.memoryBudget - kFixedBytes;
+  const int64_t usable = program.settings.memoryBudget - kFixedBytes;
   const int64_t perNode = activationFloatsPerNode(
       program, {ds.numFeatures, ds.numClasses, int64_t(ds.relations.size()),
                 ds.numNodes});
@@ -309,7 +309,7 @@ std::string OffloadSchedule::partitionDirectory() {
   manifest.balance = partition.balance;
   for (int attempt = 0;; ++attempt) {
     if (numParts > kMaxParts)
-      throw DataError("--memory-budget " + mib(options.memoryBudget) +
+      throw DataError("--memory-budget " + mib(program.settings.memoryBudget) +
                       " would split " +
                       (options.dataDir.empty() ? std::string("the dataset")
                                                : options.dataDir) +
@@ -329,7 +329,7 @@ std::string OffloadSchedule::partitionDirectory() {
       largest =
           std::max(largest, offloadPartBytes(p, ds.numFeatures, perNode));
     if (largest <= usable || attempt == 3) {
-      const std::string dir = options.offloadDir + "/partitions";
+      const std::string dir = program.settings.offloadDir + "/partitions";
       writePartitions(dir, ds, plan, manifest);
       return dir;
     }
@@ -346,7 +346,7 @@ std::string OffloadSchedule::npyDataset(const std::string &dataDir) {
   // rank would parse the whole text for its rows: convert it once, in a
   // chunk's memory, and partition the arrays (their rows then read in
   // place). A conversion an earlier run left (only .npy files) is redone.
-  const std::string converted = options.offloadDir + "/npy";
+  const std::string converted = program.settings.offloadDir + "/npy";
   std::error_code ec;
   if (std::filesystem::is_directory(converted, ec)) {
     bool ours = true;
@@ -371,7 +371,7 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   if (!sliceableDatasetCounts(dataDir, load, settings, whole, features,
                               classes))
     return "";
-  const int64_t usable = options.memoryBudget - kFixedBytes;
+  const int64_t usable = program.settings.memoryBudget - kFixedBytes;
   const int64_t perNode = activationFloatsPerNode(
       program, {features, classes, 0, whole.ownedNodes});
   PartitionManifest fields;
@@ -388,16 +388,15 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   fields.addReverseEdges = settings.addReverseEdges;
   fields.addSelfLoops = settings.addSelfLoops;
   fields.dedupe = true;
-  const std::string dir = options.offloadDir + "/partitions";
+  const std::string dir = program.settings.offloadDir + "/partitions";
   for (int attempt = 0;; ++attempt) {
     if (numParts > kMaxParts)
-      throw DataError("--memory-budget " + mib(options.memoryBudget) +
-                      " would split " + dataDir + " into " +
-                      std::to_string(numParts) +
-                      " partitions (its whole working set is about " +
-                      mib(wholeBytes) + "); at most " +
-                      std::to_string(kMaxParts) +
-                      " are supported: raise the budget");
+      throw DataError(
+          "--memory-budget " + mib(program.settings.memoryBudget) +
+          " would split " + dataDir + " into " + std::to_string(numParts) +
+          " partitions (its whole working set is about " + mib(wholeBytes) +
+          "); at most " + std::to_string(kMaxParts) +
+          " are supported: raise the budget");
     PartitionOptions partition;
     partition.method = PartitionMethod::Blocks;
     partition.numParts = int(numParts);
@@ -409,7 +408,7 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
     std::vector<FileArena *> views;
     for (int k = 0; k < ranks; ++k) {
       sliceArenas.push_back(
-          std::make_unique<FileArena>(options.offloadDir, k, ranks));
+          std::make_unique<FileArena>(program.settings.offloadDir, k, ranks));
       views.push_back(sliceArenas.back().get());
     }
     ArenaResidency slices(
@@ -445,7 +444,7 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
 }
 
 void OffloadSchedule::prepare() {
-  const std::string &dir = options.offloadDir;
+  const std::string &dir = program.settings.offloadDir;
   if (comm.size() > 1)
     throw DataError("--offload trains in one process, whose partitions take "
                     "turns: run it without mpirun (" +
@@ -456,8 +455,8 @@ void OffloadSchedule::prepare() {
                     "whose working set is one batch: train it without "
                     "--offload");
   requireWritableDirectory(dir);
-  if (options.memoryBudget <= kFixedBytes)
-    throw DataError("--memory-budget " + mib(options.memoryBudget) +
+  if (program.settings.memoryBudget <= kFixedBytes)
+    throw DataError("--memory-budget " + mib(program.settings.memoryBudget) +
                     " is below what the trainer holds besides the graph (" +
                     mib(kFixedBytes) + ")");
 
@@ -492,9 +491,9 @@ void OffloadSchedule::prepare() {
   for (const ParamInfo &p : program.params(dims))
     if (p.shape.size() == 2)
       width = std::max(width, p.shape[1]);
-  const int64_t chunkRows = std::max<int64_t>(
-      256, (options.memoryBudget - kFixedBytes) / 8 / 3 /
-               (std::max<int64_t>(1, width) * 4));
+  const int64_t chunkRows =
+      std::max<int64_t>(256, (program.settings.memoryBudget - kFixedBytes) / 8 /
+                                 3 / (std::max<int64_t>(1, width) * 4));
   setenv("GNNRT_RING_CHUNK_ROWS", std::to_string(chunkRows).c_str(),
          /*overwrite=*/0);
 
@@ -504,7 +503,8 @@ void OffloadSchedule::prepare() {
     views.push_back(arenas.back().get());
   }
   residency = std::make_unique<ArenaResidency>(
-      options.memoryBudget - kFixedBytes, views, std::move(estimatedBytes));
+      program.settings.memoryBudget - kFixedBytes, views,
+      std::move(estimatedBytes));
   const char *readAhead = std::getenv("GNNRT_OFFLOAD_READAHEAD");
   if (numParts > 1 && !(readAhead && std::string(readAhead) == "0"))
     readahead = std::make_unique<PageReadahead>();
@@ -629,7 +629,8 @@ void OffloadSchedule::printStats(const TrainingResult &result) const {
   }
   std::printf("stats: offload %zu partitions in %s, largest part's file "
               "%lld bytes\n",
-              parts.size(), options.offloadDir.c_str(), (long long)largest);
+              parts.size(), program.settings.offloadDir.c_str(),
+              (long long)largest);
   std::printf("stats: offload feature rows read in place %lld bytes (%s)\n",
               (long long)inPlace,
               inPlace > 0 ? "mapped from the dataset's features.npy"
@@ -637,7 +638,7 @@ void OffloadSchedule::printStats(const TrainingResult &result) const {
   std::printf("stats: offload peak RSS %lld bytes, memory budget %lld "
               "bytes\n",
               (long long)peakResidentBytes(),
-              (long long)options.memoryBudget);
+              (long long)program.settings.memoryBudget);
   std::printf("stats: offload read ahead %lld times (%s)\n",
               (long long)(readahead ? readahead->requests() : 0),
               readahead ? "the next part's file during each turn"

@@ -13,6 +13,8 @@
 #include "gnnrt/train/Program.h"
 
 #include <cmath>
+#include <iterator>
+#include <utility>
 
 namespace gnnrt {
 
@@ -21,30 +23,37 @@ namespace {
 constexpr int64_t kParallelThreshold = 1 << 15;
 } // namespace
 
+/// Every optimizer and its name, in the records' order.
+constexpr std::pair<OptimizerKind, const char *> kOptimizers[] = {
+#define GNN_TRAIN_OPTIMIZER(NAME, ENUMERATOR, HYPERPARAMETERS, WEIGHT_DECAY,   \
+                            SUMMARY)                                           \
+  {OptimizerKind::ENUMERATOR, #NAME},
+#include "gnnrt/train/TrainSettings.def"
+};
+
 const char *optimizerName(OptimizerKind kind) {
-  switch (kind) {
-  case OptimizerKind::Adam:
-    return "adam";
-  case OptimizerKind::AdamW:
-    return "adamw";
-  case OptimizerKind::Sgd:
-    return "sgd";
-  }
-  return "adam";
+  for (const auto &[k, name] : kOptimizers)
+    if (k == kind)
+      return name;
+  return kOptimizers[0].second;
 }
 
 OptimizerConfig OptimizerConfig::fromSettings(const TrainSettings &settings) {
   OptimizerConfig config;
   bool known = false;
-  for (OptimizerKind kind :
-       {OptimizerKind::Adam, OptimizerKind::AdamW, OptimizerKind::Sgd})
-    if (settings.optimizer == optimizerName(kind)) {
+  std::string names; // "adam, ... or sgd"
+  const size_t count = std::size(kOptimizers);
+  for (size_t i = 0; i < count; ++i) {
+    const auto &[kind, name] = kOptimizers[i];
+    names += (i == 0 ? "" : i + 1 == count ? " or " : ", ") + std::string(name);
+    if (settings.optimizer == name) {
       config.kind = kind;
       known = true;
     }
+  }
   if (!known)
     throw DataError("unknown optimizer '" + settings.optimizer +
-                    "' (expected adam, adamw or sgd)");
+                    "' (expected " + names + ")");
   config.lr = settings.lr;
   config.weightDecay = settings.weightDecay;
   config.beta1 = settings.beta1;

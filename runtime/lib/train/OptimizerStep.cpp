@@ -12,18 +12,15 @@
 
 namespace gnnrt {
 
-OptimizerConfig optimizerConfigOf(const CompiledProgram &program,
-                                  const DriverOptions &options) {
-  OptimizerConfig config = OptimizerConfig::fromSettings(program.settings);
-  config.lr = options.lr;
-  return config;
+OptimizerConfig optimizerConfigOf(const CompiledProgram &program) {
+  return OptimizerConfig::fromSettings(program.settings);
 }
 
 OptimizerStep::OptimizerStep(const CompiledProgram &program,
                              const DriverOptions &options,
                              ParameterStore<float> &params, Communicator &comm)
     : program(program), comm(comm),
-      optimizer(optimizerConfigOf(program, options), params.sizes()),
+      optimizer(optimizerConfigOf(program), params.sizes()),
       residence(makeParameterResidence(program, params, optimizer)) {}
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {

@@ -29,10 +29,10 @@
 
 namespace gnnrt {
 
-/// The train block's optimizer at --lr: the parameters' rule, and that of
-/// the learned input rows' sparse updates (LearnedInputs::update).
-OptimizerConfig optimizerConfigOf(const CompiledProgram &program,
-                                  const DriverOptions &options);
+/// The optimizer of the effective settings (the train block's, --lr
+/// applied): the parameters' rule, and that of the learned input rows'
+/// sparse updates (LearnedInputs::update).
+OptimizerConfig optimizerConfigOf(const CompiledProgram &program);
 
 class OptimizerStep {
 public:

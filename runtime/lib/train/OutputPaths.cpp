@@ -80,10 +80,9 @@ void checkOutputPaths(const DriverOptions &options,
   if (!options.evalOnly) {
     add("--metrics", options.metricsFile);
     add("--save", options.saveFile);
-    if (!options.checkpointFile.empty())
-      add("--checkpoint", options.checkpointFile);
-    else
-      add("checkpoint", settings.checkpointFile);
+    // Named as the user gave it: the flag, or the train block's setting.
+    add(options.overrides.count("--checkpoint") ? "--checkpoint" : "checkpoint",
+        settings.checkpointFile);
   }
   add("--predict", options.predictFile);
 

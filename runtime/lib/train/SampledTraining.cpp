@@ -39,7 +39,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
                                  bool inputsLearned)
     : program(program), options(options), data(data), comm(comm),
       assembler(data, data.numGlobalNodes, program.settings.replace,
-                program.settings.perRelation, options.seed, comm,
+                program.settings.perRelation, program.settings.seed, comm,
                 relationFanoutsOf(program.settings, data.data.relations,
                                   data.data.nodeTypes)),
       samplerThreads(options.samplerThreads), inputsLearned(inputsLearned) {
@@ -67,7 +67,7 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
     samplingComm = comm.split(0, comm.rank());
     samplingAssembler = std::make_unique<MiniBatchAssembler>(
         data, data.numGlobalNodes, program.settings.replace,
-        program.settings.perRelation, options.seed, *samplingComm,
+        program.settings.perRelation, program.settings.seed, *samplingComm,
         relationFanoutsOf(program.settings, data.data.relations,
                           data.data.nodeTypes));
   }
@@ -117,7 +117,7 @@ void SampledTraining::sampleOnDevice() {
   }
   // Sampler ranks (--samplers) send their batches' rows to the trainers
   // from the host; they select no device.
-  if (options.samplers > 0) {
+  if (program.settings.samplers > 0) {
     devicePlacement = "draws on the host (sampler ranks)";
     return;
   }
@@ -161,7 +161,7 @@ void SampledTraining::readInputRowsInPlace() {
   // rows (a step updates them, and their gradient rows are the batch's),
   // not a device's, and not a batch sent on to a trainer (sampler ranks).
   bool inPlace = program.inputRowsInPlace && !inputsLearned &&
-                 !program.useDevice && options.samplers == 0;
+                 !program.useDevice && program.settings.samplers == 0;
   if (const char *rows = std::getenv("GNNRT_INPUT_ROWS")) {
     if (std::string(rows) != "copy" && std::string(rows) != "in-place")
       throw UsageError("GNNRT_INPUT_ROWS=" + std::string(rows) +
@@ -213,8 +213,8 @@ SampledTraining::EpochPlan SampledTraining::planEpoch(int64_t epoch) const {
   // same (sorted) nodes on every rank and in one process.
   std::vector<int64_t> positions(static_cast<size_t>(total));
   std::iota(positions.begin(), positions.end(), int64_t(0));
-  positions = epochSeedOrder(positions, program.settings.shuffle, options.seed,
-                             uint64_t(epoch));
+  positions = epochSeedOrder(positions, program.settings.shuffle,
+                             program.settings.seed, uint64_t(epoch));
   // Batch b is positions[b * batchSize ..], at most batchSize of them; this
   // rank trains the ones it owns.
   plan.stepBegin.assign(1, 0);
@@ -238,9 +238,10 @@ void SampledTraining::assembleStep(const EpochPlan &plan, int64_t b,
                                    const std::vector<int64_t> &seeds,
                                    SampledBatch &out,
                                    MiniBatchAssembler::Inputs inputs) {
-  assembler.assemble(seeds, program.settings.fanouts,
-                     SampleKey{options.seed, uint64_t(plan.epoch), uint64_t(b)},
-                     *builders.front(), out, trainTraffic, inputs);
+  assembler.assemble(
+      seeds, program.settings.fanouts,
+      SampleKey{program.settings.seed, uint64_t(plan.epoch), uint64_t(b)},
+      *builders.front(), out, trainTraffic, inputs);
 }
 
 double SampledTraining::trainEpoch(
@@ -251,7 +252,7 @@ double SampledTraining::trainEpoch(
   const std::vector<int64_t> &stepSeeds = plan.stepSeeds,
                              &globalSeeds = plan.globalSeeds;
   auto keyOf = [&](int64_t b) {
-    return SampleKey{options.seed, uint64_t(epoch), uint64_t(b)};
+    return SampleKey{program.settings.seed, uint64_t(epoch), uint64_t(b)};
   };
 
   double lossSum = 0;
@@ -365,7 +366,8 @@ void SampledTraining::infer(
     const size_t begin = std::min(global.size(), size_t(c * kEvalBatch)),
                  end = std::min(global.size(), begin + size_t(kEvalBatch));
     std::vector<int64_t> seeds(global.begin() + begin, global.begin() + end);
-    assembler.assemble(seeds, all, SampleKey{options.seed, 0, uint64_t(c)},
+    assembler.assemble(seeds, all,
+                       SampleKey{program.settings.seed, 0, uint64_t(c)},
                        builder, batch, traffic);
     if (seeds.empty())
       continue;

@@ -32,7 +32,7 @@ namespace gnnrt {
 SamplerRanks SamplerRanks::of(const CompiledProgram &program,
                               const DriverOptions &options,
                               Communicator &world) {
-  const int S = options.samplers, P = world.size();
+  const int S = int(program.settings.samplers), P = world.size();
   const std::string flag = "--samplers " + std::to_string(S);
   if (program.numBlocks == 0)
     throw UsageError(flag + ": sampler ranks serve sampled mini-batches, but "
@@ -164,7 +164,8 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 /// it serves.
 class BatchServer {
 public:
-  /// `resume`: the --resume checkpoint (options.seed is already its seed).
+  /// `resume`: the --resume checkpoint (the settings' seed is already its
+  /// seed).
   BatchServer(const CompiledProgram &program, const DriverOptions &options,
               const SamplerRanks &ranks, Communicator &samplers,
               const ResumableCheckpoint *resume)
@@ -477,7 +478,7 @@ private:
   /// Learned input rows: the train block's optimizer at --lr (its sparse
   /// Adam rule), the step's batches per slice and the level-0 nodes each
   /// served slice read, whose gradients its trainer sends back.
-  const OptimizerConfig optimizerConfig = optimizerConfigOf(program, options);
+  const OptimizerConfig optimizerConfig = optimizerConfigOf(program);
   std::vector<SampledBatch> slots;
   std::vector<std::vector<int64_t>> readNodes;
   int64_t epochs = 0, batchesSent = 0, bytesSent = 0;
@@ -491,12 +492,12 @@ void serveBatches(const CompiledProgram &program, const DriverOptions &options,
   // A resumed run samples with the checkpoint's seed, as the trainers
   // train with it (Driver.cpp).
   std::optional<ResumableCheckpoint> resume;
-  DriverOptions serving = options;
+  CompiledProgram serving = program;
   if (!options.resumeFile.empty()) {
     resume.emplace(options.resumeFile, program.model);
-    serving.seed = resume->point().seed;
+    serving.settings.seed = resume->point().seed;
   }
-  BatchServer(program, serving, ranks, samplers, resume ? &*resume : nullptr)
+  BatchServer(serving, options, ranks, samplers, resume ? &*resume : nullptr)
       .run();
 }
 

@@ -36,7 +36,7 @@ std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
     return std::make_unique<RemoteSampledSchedule>(program, options, comm,
                                                    *samplerRanks);
   // Out of core: it checks itself that the program and launch suit it.
-  if (!options.offloadDir.empty())
+  if (!program.settings.offloadDir.empty())
     return std::make_unique<OffloadSchedule>(program, options, comm);
   // A gnn-partition output directory holds a manifest.
   const bool partitionDirectory =

@@ -56,7 +56,7 @@ Dataset preprocessedDataset(const CompiledProgram &program,
   const std::string where =
       options.dataDir.empty() ? "the generated dataset" : options.dataDir;
   if (settings.embedDim > 0)
-    addLearnedRows(ds, settings.embedDim, options.seed, where);
+    addLearnedRows(ds, settings.embedDim, program.settings.seed, where);
   if (settings.normalizeFeatures)
     normalizeRows(ds.features, ds.numFeatures);
   return ds;
@@ -88,8 +88,8 @@ TrainingData loadRankPartition(const CompiledProgram &program,
         settings.normalizeFeatures, program.needsEdgeIds, mapFeatureRows);
     // The same learned rows as a whole-graph start: keyed by global ids.
     if (settings.embedDim > 0)
-      addLearnedRows(t.data, settings.embedDim, options.seed, options.dataDir,
-                     t.nodeIds.data());
+      addLearnedRows(t.data, settings.embedDim, program.settings.seed,
+                     options.dataDir, t.nodeIds.data());
     return t;
   }
   Dataset ds = preprocessedDataset(program, options);
@@ -162,8 +162,9 @@ void ScheduleBase::bind(ParameterStore<float> &store) {
   // serves both, so an evaluation neither adds its plan to the train step's
   // nor makes the next epoch fault its buffers in again.
   forwardWorkspace.shareBuffersWith(trainWorkspace);
-  trainCtx = makeContext(trainingData, options.seed, trainWorkspace);
-  forwardCtx = makeContext(trainingData, options.seed, forwardWorkspace);
+  trainCtx = makeContext(trainingData, program.settings.seed, trainWorkspace);
+  forwardCtx =
+      makeContext(trainingData, program.settings.seed, forwardWorkspace);
   store.bind(trainCtx);
   store.bind(forwardCtx);
   TrainingData &t = trainingData;

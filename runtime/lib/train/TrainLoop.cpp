@@ -49,17 +49,15 @@ TrainingResult trainEpochs(const CompiledProgram &program,
                      /*append=*/resume != nullptr);
   std::optional<Progress> progress;
   if (reporting) {
-    progress.emplace(stderr, options.epochs, isatty(2) != 0,
+    progress.emplace(stderr, program.settings.epochs, isatty(2) != 0,
                      options.progressEvery);
     step.observe([&] { progress->step(); });
   }
   const TrainSettings &settings = program.settings;
   const int64_t every = std::max<int64_t>(1, settings.evaluateEvery);
-  const std::string &checkpointFile = options.checkpointFile.empty()
-                                          ? settings.checkpointFile
-                                          : options.checkpointFile;
+  const std::string &checkpointFile = settings.checkpointFile;
 
-  for (int64_t epoch = first; epoch <= options.epochs; ++epoch) {
+  for (int64_t epoch = first; epoch <= settings.epochs; ++epoch) {
     auto start = std::chrono::steady_clock::now();
     const double cpuStart = processCpuSeconds();
     EpochRecord record;
@@ -70,7 +68,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
     record.seconds = secondsSince(start);
     record.cpuSeconds = processCpuSeconds() - cpuStart;
     result.trainSeconds += record.seconds;
-    if (epoch % every == 0 || epoch == options.epochs) {
+    if (epoch % every == 0 || epoch == settings.epochs) {
       record.eval = schedule.evaluateBetweenEpochs();
       const EpochRecord &best = result.best;
       if (record.eval->valid &&
@@ -81,7 +79,8 @@ TrainingResult trainEpochs(const CompiledProgram &program,
     // After the evaluation, so that a resumed run knows the best epoch.
     const int64_t saveEvery = settings.checkpointEvery;
     if (!checkpointFile.empty() &&
-        (epoch == options.epochs || (saveEvery > 0 && epoch % saveEvery == 0))) {
+        (epoch == settings.epochs ||
+         (saveEvery > 0 && epoch % saveEvery == 0))) {
       // The learned rows are gathered from every rank; rank 0 writes.
       const std::optional<LearnedInputsSnapshot> inputs =
           schedule.learnedInputsSnapshot(/*moments=*/true);
@@ -89,7 +88,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
       if (reporting)
         saveResumableCheckpoint(
             checkpointFile, program.model, params, step.state(),
-            {epoch, options.seed, comm.size(), result.best},
+            {epoch, settings.seed, comm.size(), result.best},
             inputs ? &*inputs : nullptr);
     }
     metrics.append(record);

@@ -20,8 +20,8 @@
 
 namespace gnnrt {
 
-/// Trains `params` up to epoch options.epochs of `schedule` (prepared and
-/// bound to `params`), from epoch 1 or, with `resume`, from the epoch after
+/// Trains `params` up to epoch program.settings.epochs of `schedule` (prepared
+/// and bound to `params`), from epoch 1 or, with `resume`, from the epoch after
 /// the checkpoint's with its optimizer state; `params` hold the trained
 /// values on return (wherever they lived meanwhile). Rank 0 writes the metrics,
 /// the checkpoints and the progress; the others train silently. Throws

@@ -5,7 +5,7 @@
 // to divide before the parameters are allocated.
 module {
   gnn.parameter @M.q : tensor<?x4x?x3xf32> init glorot dims ["d.relations", "4", "(d.features/4)", "3"]
-  func.func @M.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x12xf32> attributes {gnn.train = #gnn.train<dataset = "d", epochs = 1>} {
+  func.func @M.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x12xf32> attributes {gnn.train = #gnn.train<dataset = "d", settings = {epochs = 1 : i64}>} {
     %q = gnn.param @M.q : tensor<?x4x?x3xf32>
     %w = gnn.block_diagonal %q : tensor<?x4x?x3xf32> -> tensor<?x?x12xf32> loc("w")
     %h = gnn.aggregate_relations mean %g, %x, %w : tensor<?x?xf32>, tensor<?x?x12xf32> -> tensor<?x12xf32> loc("h")

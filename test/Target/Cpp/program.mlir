@@ -9,7 +9,7 @@
 module {
   gnn.parameter @M.lin.w : tensor<?x?xf32> init glorot dims ["d.features", "2*d.classes"]
   gnn.parameter @M.s : tensor<1xf32> init constant args [2.5] dims ["1"]
-  func.func @M.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x?xf32> attributes {gnn.train = #gnn.train<dataset = "d", epochs = 3>} {
+  func.func @M.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x?xf32> attributes {gnn.train = #gnn.train<dataset = "d", settings = {epochs = 3 : i64}>} {
     %w = gnn.param @M.lin.w : tensor<?x?xf32> loc(unknown)
     %h = gnn.matmul %x, %w : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> loc("h"("m.gnn":5:9))
     return %h : tensor<?x?xf32>

@@ -3,8 +3,11 @@
 
 The TextMate grammar must be valid JSON whose regexes compile; its builtin
 function and keyword lists must match lang/lib/Builtins.cpp and lang/Gnn.g4,
-and so must the Vim syntax file's; the VS Code manifest must point at the
-grammar by its scope name. Prints one line per check; exits 1 on a mismatch.
+and so must the Vim syntax file's; neither names a train setting or an
+optimizer (runtime/include/gnnrt/train/TrainSettings.def): a train block's
+keys and calls are matched whatever their names, so a new setting needs no
+edit here. The VS Code manifest must point at the grammar by its scope name.
+Prints one line per check; exits 1 on a mismatch.
 """
 import json
 import os
@@ -58,6 +61,19 @@ for name, words in (("builtin", builtins), ("keyword", keywords)):
     missing = sorted(w for w in words if not re.search(r"\b%s\b" % w, vim))
     check(not missing, "vim syntax has every %s%s" % (
         name, ": missing " + " ".join(missing) if missing else ""))
+
+records = open(os.path.join(src, "runtime", "include", "gnnrt", "train",
+                            "TrainSettings.def")).read()
+settings = set(re.findall(r"^GNN_TRAIN_(?:SETTING|OPTIMIZER)\(([a-z_0-9]+),",
+                          records, re.M))
+# `every 10 epochs`: epochs is also the unit of `every`, a word the grammars
+# know as such.
+settings.discard("epochs")
+for name, text in (("grammar", json.dumps(grammar)), ("vim syntax", vim)):
+    named = sorted(w for w in settings if re.search(r"\b%s\b" % w, text))
+    check(settings and not named,
+          "%s names no train setting or optimizer (%d)%s" % (
+              name, len(settings), ": " + " ".join(named) if named else ""))
 
 manifest = json.load(open(os.path.join(editor, "vscode", "package.json")))
 g = manifest["contributes"]["grammars"][0]

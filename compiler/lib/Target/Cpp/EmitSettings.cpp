@@ -9,9 +9,15 @@
 
 #include "EmitSettings.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cassert>
 #include <cstdio>
 
 using namespace mlir;
+using namespace gnn;
+using namespace gnn::cpp;
 
 std::string gnn::cpp::cppDouble(double v) {
   char buffer[32];
@@ -31,6 +37,82 @@ std::string gnn::cpp::cppString(StringRef s) {
   }
   return out + "\"";
 }
+
+namespace {
+
+/// The settings with a structured field or a typed parameter of their own
+/// (TrainSettings.def's Custom ones), each written by hand.
+void emitCheckpoint(raw_indented_ostream &os, TrainAttr train) {
+  if (StringAttr file = train.getCheckpoint()) {
+    os << "s.checkpointFile = " << cppString(file.getValue()) << ";\n";
+    os << "s.checkpointEvery = " << train.getCheckpointEvery() << ";\n";
+  }
+}
+
+void emitSampler(raw_indented_ostream &os, TrainAttr train) {
+  SamplerAttr sampler = train.getSampler();
+  if (!sampler)
+    return;
+  for (int64_t fanout : sampler.getFanouts())
+    os << "s.fanouts.push_back(" << fanout << ");\n";
+  os << "s.batchSize = " << sampler.getBatch() << ";\n";
+  os << "s.replace = " << cppBool(sampler.getReplace()) << ";\n";
+  os << "s.shuffle = " << cppBool(sampler.getShuffle()) << ";\n";
+  if (sampler.getPerRelation())
+    os << "s.perRelation = true;\n";
+  if (ArrayAttr relations = sampler.getRelationFanouts())
+    for (auto relation : relations.getAsRange<RelationFanoutAttr>()) {
+      os << "s.relationFanouts.push_back({" << cppString(relation.getName())
+         << ", {";
+      llvm::interleaveComma(relation.getFanouts(), os);
+      os << "}, " << cppString(relation.getWhere()) << "});\n";
+    }
+}
+
+void emitPartition(raw_indented_ostream &os, TrainAttr train) {
+  PartitionAttr partition = train.getPartition();
+  if (!partition)
+    return;
+  os << "s.partition = "
+     << cppString(stringifyPartitionKind(partition.getKind())) << ";\n";
+  if (FloatAttr cache = partition.getCache())
+    os << "s.cacheRatio = " << cppDouble(cache.getValueAsDouble()) << ";\n";
+  if (ArrayAttr balance = partition.getBalance())
+    for (auto name : balance.getAsValueRange<StringAttr>())
+      os << "s.partitionBalance.push_back(" << cppString(name) << ");\n";
+}
+
+void emitOptimizer(raw_indented_ostream &os, TrainAttr train) {
+  os << "s.optimizer = "
+     << cppString(stringifyOptimizerKind(train.getOptimizer())) << ";\n";
+  auto hyper = [&](StringRef field, const llvm::APFloat &value) {
+    os << "s." << field << " = " << cppDouble(value.convertToDouble()) << ";\n";
+  };
+  hyper("lr", train.getLr());
+  hyper("weightDecay", train.getWeightDecay());
+  hyper("beta1", train.getBeta1());
+  hyper("beta2", train.getBeta2());
+  hyper("eps", train.getEps());
+  hyper("momentum", train.getMomentum());
+}
+
+void emitEvaluate(raw_indented_ostream &os, TrainAttr train) {
+  if (ArrayAttr evaluate = train.getEvaluate())
+    for (auto split : evaluate.getAsValueRange<StringAttr>())
+      os << "s.evaluate.push_back(" << cppString(split) << ");\n";
+  os << "s.evaluateEvery = " << train.getEvaluateEvery() << ";\n";
+}
+
+/// A value of the `settings` dictionary as a C++ literal.
+std::string cppLiteral(Attribute value) {
+  if (auto i = value.dyn_cast<IntegerAttr>())
+    return std::to_string(i.getInt());
+  if (auto f = value.dyn_cast<FloatAttr>())
+    return gnn::cpp::cppDouble(f.getValueAsDouble());
+  return gnn::cpp::cppString(value.cast<StringAttr>().getValue());
+}
+
+} // namespace
 
 void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
   os << "TrainSettings &s = program.settings;\n";
@@ -60,57 +142,42 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
     if (std::optional<int64_t> seed = generator.getSeed())
       os << "s.generator.seed = " << *seed << ";\n";
   }
-  if (StringAttr file = train.getCheckpoint()) {
-    os << "s.checkpointFile = " << cppString(file.getValue()) << ";\n";
-    os << "s.checkpointEvery = " << train.getCheckpointEvery() << ";\n";
+  // The train block's settings in the records' order: the generic ones
+  // from `settings` (or their defaults), the others by hand.
+  using Emitter = void (*)(raw_indented_ostream &, TrainAttr);
+  DictionaryAttr given = train.getSettings();
+  for (const TrainSettingRecord &record : trainSettingRecords()) {
+    switch (record.emission) {
+    case SettingEmission::Never:
+      break;
+    case SettingEmission::Custom: {
+      Emitter emit = llvm::StringSwitch<Emitter>(record.key)
+                         .Case("checkpoint", emitCheckpoint)
+                         .Case("batches", emitSampler)
+                         .Case("partition", emitPartition)
+                         .Case("optimizer", emitOptimizer)
+                         .Case("evaluate", emitEvaluate)
+                         .Default(nullptr);
+      assert(emit && "a Custom train setting without its emitter");
+      emit(os, train);
+      break;
+    }
+    case SettingEmission::Always:
+    case SettingEmission::IfGiven: {
+      Attribute value = given ? given.get(record.key) : Attribute();
+      if (!value && record.emission == SettingEmission::IfGiven)
+        break;
+      const TrainFieldRecord *field =
+          llvm::find_if(trainFieldRecords(), [&](const TrainFieldRecord &f) {
+            return f.name == record.key;
+          });
+      assert(field != trainFieldRecords().end() &&
+             "a generic train setting without its TrainSettings field");
+      os << "s." << field->field << " = "
+         << (value ? cppLiteral(value) : std::string(field->defaultValue))
+         << ";\n";
+      break;
+    }
+    }
   }
-  if (SamplerAttr sampler = train.getSampler()) {
-    for (int64_t fanout : sampler.getFanouts())
-      os << "s.fanouts.push_back(" << fanout << ");\n";
-    os << "s.batchSize = " << sampler.getBatch() << ";\n";
-    os << "s.replace = " << cppBool(sampler.getReplace()) << ";\n";
-    os << "s.shuffle = " << cppBool(sampler.getShuffle()) << ";\n";
-    if (sampler.getPerRelation())
-      os << "s.perRelation = true;\n";
-    if (ArrayAttr relations = sampler.getRelationFanouts())
-      for (auto relation : relations.getAsRange<RelationFanoutAttr>()) {
-        os << "s.relationFanouts.push_back({"
-           << cppString(relation.getName()) << ", {";
-        llvm::interleaveComma(relation.getFanouts(), os);
-        os << "}, " << cppString(relation.getWhere()) << "});\n";
-      }
-  }
-  if (PartitionAttr partition = train.getPartition()) {
-    os << "s.partition = "
-       << cppString(stringifyPartitionKind(partition.getKind())) << ";\n";
-    if (FloatAttr cache = partition.getCache())
-      os << "s.cacheRatio = " << cppDouble(cache.getValueAsDouble()) << ";\n";
-    if (ArrayAttr balance = partition.getBalance())
-      for (auto name : balance.getAsValueRange<StringAttr>())
-        os << "s.partitionBalance.push_back(" << cppString(name) << ");\n";
-  }
-  os << "s.loss = " << cppString(train.getLoss()) << ";\n";
-  os << "s.optimizer = "
-     << cppString(stringifyOptimizerKind(train.getOptimizer())) << ";\n";
-  os << "s.lr = " << cppDouble(train.getLr().convertToDouble()) << ";\n";
-  os << "s.weightDecay = " << cppDouble(train.getWeightDecay().convertToDouble()) << ";\n";
-  os << "s.beta1 = " << cppDouble(train.getBeta1().convertToDouble()) << ";\n";
-  os << "s.beta2 = " << cppDouble(train.getBeta2().convertToDouble()) << ";\n";
-  os << "s.eps = " << cppDouble(train.getEps().convertToDouble()) << ";\n";
-  os << "s.momentum = " << cppDouble(train.getMomentum().convertToDouble()) << ";\n";
-  os << "s.epochs = " << train.getEpochs() << ";\n";
-  if (ArrayAttr evaluate = train.getEvaluate())
-    for (auto split : evaluate.getAsValueRange<StringAttr>())
-      os << "s.evaluate.push_back(" << cppString(split) << ");\n";
-  os << "s.evaluateEvery = " << train.getEvaluateEvery() << ";\n";
-  os << "s.seed = " << train.getSeed() << ";\n";
-  if (train.getSamplers() > 0)
-    os << "s.samplers = " << train.getSamplers() << ";\n";
-  if (StringAttr offload = train.getOffload())
-    os << "s.offloadDir = " << cppString(offload.getValue()) << ";\n";
-  if (train.getMemoryBudget() > 0)
-    os << "s.memoryBudget = " << train.getMemoryBudget() << ";\n";
-  if (FloatAttr commTimeout = train.getCommTimeout())
-    os << "s.commTimeout = " << cppDouble(commTimeout.getValueAsDouble())
-       << ";\n";
 }

@@ -71,11 +71,54 @@ enum class SymbolCategory {
 /// The names of one category, in the order messages list them.
 const std::vector<std::string> &builtinSymbols(SymbolCategory category);
 /// The keys a `train` block accepts (partition, batches, loss, ...).
+
+/// What a train setting's value is: TrainSettings.def's KIND, which says
+/// how Sema checks it.
+enum class TrainValueKind {
+  PositiveInteger,
+  Count,     ///< a non-negative integer
+  Seconds,   ///< a non-negative number
+  File,      ///< a string; takes `every N epochs`
+  Directory, ///< a non-empty string
+  ByteSize,  ///< a size string, "1G"
+  Symbol,    ///< one of `choices`, a bare name
+  Call,      ///< a call or a bare name of one of `choices`
+  Optimizer, ///< one of the optimizers, called or bare
+  Splits,    ///< a split or a list of splits; takes `every N epochs`
+  Batches,   ///< full_graph, or a call of one of `choices`' samplers
+};
+
+/// One key of a train block (gnnrt/train/TrainSettings.def).
+struct TrainSettingInfo {
+  std::string key;
+  TrainValueKind kind;
+  /// The names a Symbol, Call, Optimizer or Batches value takes.
+  std::vector<std::string> choices;
+  /// The error for a bad value (a list of choices is appended).
+  std::string expected;
+};
+
+/// An optimizer `optimizer = NAME(...)` names: its hyperparameters in
+/// positional order and the weight decay it defaults to.
+struct TrainOptimizerInfo {
+  std::string name;
+  std::vector<std::string> hyperparameters;
+  double weightDecay;
+  std::string summary;
+};
+
+/// Every train setting, in TrainSettings.def's order.
+const std::vector<TrainSettingInfo> &trainSettings();
+const TrainSettingInfo *lookupTrainSetting(const std::string &key);
+const std::vector<TrainOptimizerInfo> &trainOptimizers();
+/// The keys of trainSettings(), in the same order.
 const std::vector<std::string> &trainSettingKeys();
 /// True when `name` is a builtin symbol of `category`.
 bool isBuiltinSymbol(const std::string &name, SymbolCategory category);
 /// The names of one category, for "expected one of" messages.
 std::string builtinSymbolList(SymbolCategory category);
+/// "a, b or c".
+std::string alternativesList(const std::vector<std::string> &names);
 
 /// Edit distance for "did you mean" suggestions.
 unsigned editDistance(const std::string &a, const std::string &b);

@@ -143,7 +143,9 @@ std::vector<char> gatherToRoot(Communicator &comm, const void *data,
 void broadcastBytes(Communicator &comm, void *data, int64_t bytes,
                     int root = 0);
 
-/// The timeout a communicator starts with (`--comm-timeout`'s default).
+/// The timeout a communicator starts with: the train settings' default
+/// (gnnrt/train/TrainSettings.def), which the train block and the trainer's
+/// flag override.
 constexpr double kDefaultCommTimeoutSeconds = 60;
 
 /// The one-rank communicator: every collective is the identity.

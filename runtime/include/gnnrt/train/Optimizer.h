@@ -25,9 +25,16 @@ namespace gnnrt {
 
 struct TrainSettings;
 
-enum class OptimizerKind { Adam, AdamW, Sgd };
+/// The optimizers of TrainSettings.def (GNN_TRAIN_OPTIMIZER), by the
+/// ENUMERATOR each record gives.
+enum class OptimizerKind {
+#define GNN_TRAIN_OPTIMIZER(NAME, ENUMERATOR, HYPERPARAMETERS, WEIGHT_DECAY,   \
+                            SUMMARY)                                           \
+  ENUMERATOR,
+#include "gnnrt/train/TrainSettings.def"
+};
 
-/// The name a train block gives `kind`: "adam", "adamw" or "sgd".
+/// The name a train block gives `kind` (its record's NAME).
 const char *optimizerName(OptimizerKind kind);
 
 struct OptimizerConfig {

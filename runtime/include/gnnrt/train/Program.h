@@ -374,7 +374,9 @@ struct DataDims {
   int64_t nodes = 0;
 };
 
-/// The train block's settings, as written (defaults filled in by gnnc).
+/// The train block's settings, as written (defaults filled in by gnnc). The
+/// trainer runs on a copy with the command line's overrides applied once
+/// (parseCommandLine): the effective settings every part of a run reads.
 struct TrainSettings {
   std::string dataset;      ///< dataset name, e.g. "cora"
   std::string source;       ///< "ogb", "npy" or "generate"
@@ -385,25 +387,22 @@ struct TrainSettings {
   /// Heterogeneous data: the node types without features get a learned
   /// input row of this width each (0: none), trained with sparse Adam.
   int64_t embedDim = 0;
-  std::string loss = "cross_entropy";
-  std::string optimizer = "adam"; ///< "adam", "adamw" or "sgd"
-  double lr = 0.01, weightDecay = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
-         momentum = 0;
-  int64_t epochs = 100;
+  /// The settings declared in TrainSettings.def (GNN_TRAIN_FIELD), one
+  /// field each: the optimizer (one of its GNN_TRAIN_OPTIMIZERs) and its
+  /// hyperparameters, and the settings only the trainer reads. The
+  /// trainer's flags override those with a FLAG.
+#define GNN_TRAIN_FIELD(NAME, FIELD, TYPE, DEFAULT, FLAG, METAVAR, HELP)       \
+  TYPE FIELD = DEFAULT;
+#include "gnnrt/train/TrainSettings.def"
   std::vector<std::string> evaluate; ///< subset of {"train", "valid", "test"}
   int64_t evaluateEvery = 1;
-  uint64_t seed = 0;
   /// How a distributed run without a partition directory partitions the
   /// graph at start-up: "metis" or "random", and METIS's constraints
   /// ("nodes", "edges", "train").
   std::string partition = "metis";
-  /// `comm_timeout = SECONDS`: how long a rank waits for the others before
-  /// it names the silent ones and ends the run (0: forever); --comm-timeout
-  /// overrides it.
-  double commTimeout = kDefaultCommTimeoutSeconds;
-  /// `checkpoint = "FILE" every N epochs`: weights saved to FILE (rank 0)
-  /// every N epochs (0: after the last epoch only) and after the last.
-  std::string checkpointFile;
+  /// `checkpoint = "FILE" every N epochs`: weights saved to checkpointFile
+  /// (rank 0) every N epochs (0: after the last epoch only) and after the
+  /// last.
   int64_t checkpointEvery = 0;
   std::vector<std::string> partitionBalance;
   /// For source "generate": the synthetic dataset (used unless --data).
@@ -430,14 +429,6 @@ struct TrainSettings {
   /// `partition = frequency(cache = R)`: the share of a rank's node count
   /// whose hottest remote features it caches.
   double cacheRatio = 0;
-  /// `samplers = S`: under mpirun, the last S ranks sample and serve the
-  /// batches and the others train (0: every rank does both).
-  int64_t samplers = 0;
-  /// `offload = "DIR"` and `memory_budget = "SIZE"` (in bytes): train out of
-  /// core, the partitions' data in files under DIR taking turns in RAM
-  /// (docs/out-of-core.md); --offload and --memory-budget override them.
-  std::string offloadDir;
-  int64_t memoryBudget = 0;
 };
 
 /// A relation or node type the model selects by name (relation(g, "name"),

@@ -1,11 +1,13 @@
 //===- CommandLineTest.cpp - Options of generated trainers ----------------===//
 //
-// Defaults come from the train block, options override them, and each kind
-// of mistake has its own exact message (the user-visible behaviour).
+// Defaults come from the train block, options override them in the
+// effective settings, and each kind of mistake has its own exact message
+// (the user-visible behaviour).
 //
 //===----------------------------------------------------------------------===//
 
 #include "train/CommandLine.h"
+#include "train/OptimizerStep.h"
 
 #include <gtest/gtest.h>
 
@@ -24,12 +26,19 @@ TrainSettings settings() {
 }
 
 DriverOptions parse(std::vector<std::string> args,
-                    const TrainSettings &s = settings()) {
+                    TrainSettings s = settings()) {
   return parseCommandLine(args, s);
 }
 
+/// The effective settings of a command line over `s`.
+TrainSettings effective(std::vector<std::string> args,
+                        TrainSettings s = settings()) {
+  parseCommandLine(args, s);
+  return s;
+}
+
 std::string usageErrorOf(std::vector<std::string> args,
-                         const TrainSettings &s = settings()) {
+                         TrainSettings s = settings()) {
   try {
     parseCommandLine(args, s);
   } catch (const UsageError &e) {
@@ -43,53 +52,59 @@ std::string usageErrorOf(std::vector<std::string> args,
 TEST(CommandLine, DefaultsComeFromTheTrainBlock) {
   DriverOptions o = parse({"--data", "d"});
   EXPECT_EQ(o.dataDir, "d");
-  EXPECT_EQ(o.epochs, 200);
-  EXPECT_EQ(o.lr, 0.01);
-  EXPECT_EQ(o.seed, 7u);
+  const TrainSettings s = effective({"--data", "d"});
+  EXPECT_EQ(s.epochs, 200);
+  EXPECT_EQ(s.lr, 0.01);
+  EXPECT_EQ(s.seed, 7u);
   EXPECT_EQ(o.threads, 0);
-  EXPECT_EQ(o.commTimeout, kDefaultCommTimeoutSeconds);
+  EXPECT_EQ(s.commTimeout, kDefaultCommTimeoutSeconds);
+  EXPECT_TRUE(o.overrides.empty());
   EXPECT_FALSE(o.evalOnly || o.gradcheck || o.stats || o.help);
 }
 
 TEST(CommandLine, CommTimeoutFlagOverridesTheSetting) {
   TrainSettings s = settings();
   s.commTimeout = 30; // comm_timeout = 30
-  EXPECT_EQ(parse({"--data", "d"}, s).commTimeout, 30);
-  EXPECT_EQ(parse({"--data", "d", "--comm-timeout", "2.5"}, s).commTimeout,
+  EXPECT_EQ(effective({"--data", "d"}, s).commTimeout, 30);
+  EXPECT_EQ(effective({"--data", "d", "--comm-timeout", "2.5"}, s).commTimeout,
             2.5);
-  EXPECT_EQ(parse({"--data", "d", "--comm-timeout=0"}, s).commTimeout, 0);
+  EXPECT_EQ(effective({"--data", "d", "--comm-timeout=0"}, s).commTimeout, 0);
   s.commTimeout = 0; // comm_timeout = 0: wait forever unless the flag says
-  EXPECT_EQ(parse({"--data", "d"}, s).commTimeout, 0);
-  EXPECT_EQ(parse({"--data", "d", "--comm-timeout", "7"}, s).commTimeout, 7);
+  EXPECT_EQ(effective({"--data", "d"}, s).commTimeout, 0);
+  EXPECT_EQ(effective({"--data", "d", "--comm-timeout", "7"}, s).commTimeout,
+            7);
 }
 
 TEST(CommandLine, EveryOption) {
-  DriverOptions o = parse({"--data",
-                           "d",
-                           "--epochs",
-                           "5",
-                           "--lr",
-                           "1e-3",
-                           "--seed",
-                           "42",
-                           "--threads=3",
-                           "--metrics",
-                           "m.jsonl",
-                           "--save",
-                           "s.safetensors",
-                           "--load",
-                           "l.safetensors",
-                           "--predict",
-                           "p.csv",
-                           "--eval-only",
-                           "--stats",
-                           "--gradcheck-nodes",
-                           "20",
-                           "--device",
-                           "2"});
-  EXPECT_EQ(o.epochs, 5);
-  EXPECT_EQ(o.lr, 1e-3);
-  EXPECT_EQ(o.seed, 42u);
+  TrainSettings s = settings();
+  DriverOptions o = parseCommandLine({"--data",
+                                      "d",
+                                      "--epochs",
+                                      "5",
+                                      "--lr",
+                                      "1e-3",
+                                      "--seed",
+                                      "42",
+                                      "--threads=3",
+                                      "--metrics",
+                                      "m.jsonl",
+                                      "--save",
+                                      "s.safetensors",
+                                      "--load",
+                                      "l.safetensors",
+                                      "--predict",
+                                      "p.csv",
+                                      "--eval-only",
+                                      "--stats",
+                                      "--gradcheck-nodes",
+                                      "20",
+                                      "--device",
+                                      "2"},
+                                     s);
+  EXPECT_EQ(s.epochs, 5);
+  EXPECT_EQ(s.lr, 1e-3);
+  EXPECT_EQ(s.seed, 42u);
+  EXPECT_EQ(o.overrides, (std::set<std::string>{"--epochs", "--lr", "--seed"}));
   EXPECT_EQ(o.threads, 3);
   EXPECT_EQ(o.metricsFile, "m.jsonl");
   EXPECT_EQ(o.saveFile, "s.safetensors");
@@ -101,6 +116,18 @@ TEST(CommandLine, EveryOption) {
   EXPECT_EQ(o.device, 2);
   // Not given: -1 (the trainer then uses device 0, on CUDA builds only).
   EXPECT_EQ(parse({"--data", "d"}).device, -1);
+}
+
+// The optimizer reads the effective settings once: the flag's learning rate,
+// not the train block's.
+TEST(CommandLine, LrFlagReachesTheOptimizer) {
+  CompiledProgram program;
+  program.settings = settings();
+  parseCommandLine({"--data", "d", "--lr", "0.5"}, program.settings);
+  EXPECT_EQ(optimizerConfigOf(program).lr, 0.5);
+  program.settings = settings();
+  parseCommandLine({"--data", "d"}, program.settings);
+  EXPECT_EQ(optimizerConfigOf(program).lr, 0.01);
 }
 
 TEST(CommandLine, HelpNeedsNothingElse) {
@@ -199,10 +226,10 @@ TEST(CommandLine, UsageListsOptionsAndSettings) {
 }
 
 TEST(CommandLine, OffloadTakesADirectoryAndABudget) {
-  DriverOptions o = parse({"--data", "d", "--offload", "/tmp/spill",
-                           "--memory-budget", "1.5G"});
-  EXPECT_EQ(o.offloadDir, "/tmp/spill");
-  EXPECT_EQ(o.memoryBudget, int64_t(3) << 29);
+  TrainSettings s = effective(
+      {"--data", "d", "--offload", "/tmp/spill", "--memory-budget", "1.5G"});
+  EXPECT_EQ(s.offloadDir, "/tmp/spill");
+  EXPECT_EQ(s.memoryBudget, int64_t(3) << 29);
   EXPECT_EQ(usageErrorOf({"--data", "d", "--memory-budget", "1G"}),
             "--memory-budget needs --offload DIR (where the partitions that "
             "do not fit live)");

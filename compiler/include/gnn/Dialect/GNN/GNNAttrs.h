@@ -14,6 +14,7 @@
 #include "mlir/IR/DialectImplementation.h"
 
 #include "gnn/Dialect/GNN/GNNEnums.h.inc"
+#include "gnn/Dialect/GNN/GNNTrainSettings.h"
 
 #define GET_ATTRDEF_CLASSES
 #include "gnn/Dialect/GNN/GNNAttrs.h.inc"

@@ -38,15 +38,6 @@ def GNN_GraphKind : I32EnumAttr<"GraphKind", "a synthetic graph model", [
   let genSpecializedAttr = 0;
 }
 
-def GNN_OptimizerKind : I32EnumAttr<"OptimizerKind", "an optimizer", [
-  I32EnumAttrCase<"adam", 0>,
-  I32EnumAttrCase<"adamw", 1>,
-  I32EnumAttrCase<"sgd", 2>
-]> {
-  let cppNamespace = "::gnn";
-  let genSpecializedAttr = 0;
-}
-
 def GNN_PartitionKind : I32EnumAttr<"PartitionKind", "a partitioner", [
   I32EnumAttrCase<"metis", 0>,
   I32EnumAttrCase<"random", 1>,
@@ -127,6 +118,26 @@ class GNN_StringParameter<string value, string desc>
       return ::mlir::failure();
     return s;
   }() }];
+}
+
+/// An optimizer of gnnrt/train/TrainSettings.def, written by its name
+/// (GNNTrainSettings.h).
+def GNN_OptimizerParameter
+    : DefaultValuedParameter<"::gnn::OptimizerKind",
+                             "::gnn::OptimizerKind{}",
+                             "an optimizer (default: the first)"> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::gnn::OptimizerKind> {
+    ::llvm::SMLoc loc = $_parser.getCurrentLocation();
+    ::llvm::StringRef name;
+    if ($_parser.parseKeyword(&name))
+      return ::mlir::failure();
+    if (std::optional<::gnn::OptimizerKind> kind =
+            ::gnn::symbolizeOptimizerKind(name))
+      return *kind;
+    return $_parser.emitError(loc, "invalid an optimizer specification: ")
+           << name;
+  }() }];
+  let printer = [{ $_printer << ::gnn::stringifyOptimizerKind($_self); }];
 }
 
 class GNN_TrainAttrDef<string name, string attrMnemonic>
@@ -218,14 +229,17 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
   let summary = "a train block, with its defaults resolved";
   let description = [{
     The dataset and its source, the optimizer, batching, partitioning,
-    aggregation mode, loss, epochs, evaluation, seed, checkpointing,
-    communication timeout, sampler ranks and out-of-core training of one
-    train block. Parameters left out take the language's defaults.
+    aggregation mode, evaluation and checkpointing of one train block, as
+    typed parameters (what passes read, or structured); `settings` holds
+    the rest (loss, epochs, seed, sampler ranks, out-of-core training,
+    communication timeout: gnnrt/train/TrainSettings.def), only the ones
+    the block gives. Parameters left out take the language's defaults.
 
     ```mlir
     func.func @GCN.forward(...) attributes {gnn.train = #gnn.train<
         dataset = "cora", optimizer = adam, lr = 1.000000e-02,
-        sampler = #gnn.neighbor<fanouts = [10, 10], batch = 64>, epochs = 200>}
+        sampler = #gnn.neighbor<fanouts = [10, 10], batch = 64>,
+        settings = {epochs = 200 : i64}>}
     ```
   }];
   let parameters = (ins
@@ -240,8 +254,7 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
         "heterogeneous data: width of the learned rows of featureless node "
         "types (0: none)">:$embed,
     OptionalParameter<"::gnn::GeneratorAttr">:$generator,
-    DefaultValuedParameter<"::gnn::OptimizerKind",
-                           "::gnn::OptimizerKind::adam">:$optimizer,
+    GNN_OptimizerParameter:$optimizer,
     GNN_DoubleParameter<"0.01", "learning rate">:$lr,
     GNN_DoubleParameter<"0.0", "weight decay">:$weight_decay,
     GNN_DoubleParameter<"0.9", "Adam's beta1">:$beta1,
@@ -252,23 +265,14 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
     OptionalParameter<"::gnn::PartitionAttr">:$partition,
     DefaultValuedParameter<"::gnn::AggregationMode",
                            "::gnn::AggregationMode::automatic">:$aggregation,
-    OptionalParameter<"::mlir::FloatAttr",
-                      "seconds a rank waits for the others (0: forever); "
-                      "absent: the runtime's default">:$comm_timeout,
-    GNN_StringParameter<"cross_entropy", "the loss">:$loss,
-    DefaultValuedParameter<"int64_t", "100">:$epochs,
     OptionalParameter<"::mlir::ArrayAttr", "evaluated splits">:$evaluate,
     DefaultValuedParameter<"int64_t", "1">:$evaluate_every,
-    DefaultValuedParameter<"uint64_t", "0">:$seed,
     OptionalParameter<"::mlir::StringAttr", "checkpoint file">:$checkpoint,
     DefaultValuedParameter<"int64_t", "0">:$checkpoint_every,
-    DefaultValuedParameter<"int64_t", "0",
-        "ranks that sample and serve batches under mpirun (0: every rank "
-        "samples and trains)">:$samplers,
-    OptionalParameter<"::mlir::StringAttr",
-        "out of core: the directory of the partitions' files">:$offload,
-    DefaultValuedParameter<"int64_t", "0",
-        "out of core: the RAM the run may hold, in bytes">:$memory_budget);
+    OptionalParameter<"::mlir::DictionaryAttr",
+        "the settings only the trainer reads, as the block gives them "
+        "(TrainSettings.def's Always and IfGiven ones: i64, f64 or string "
+        "values by key)">:$settings);
   let extraClassDeclaration = [{
     /// The name of the attribute on a model's forward (and train step).
     static constexpr ::llvm::StringLiteral getAttrName() { return "gnn.train"; }
