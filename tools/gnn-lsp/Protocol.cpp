@@ -3,7 +3,8 @@
 // Framing follows the LSP base protocol: header lines `Name: value` ended by
 // CRLF (a bare LF is accepted), an empty line, then Content-Length bytes of
 // UTF-8 JSON. A malformed header block is reported and reading goes on with
-// the next block, so one bad message never ends the session.
+// the next block (after an unreadable length, from the next Content-Length
+// header), so one bad message never ends the session.
 //
 //===----------------------------------------------------------------------===//
 #include "Protocol.h"
@@ -29,6 +30,16 @@ static std::string trim(const std::string &s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
+/// `Name: value` with a header's name (letters, digits, '-'): what a lost
+/// JSON body's lines are not.
+static bool isHeaderLine(const std::string &line) {
+  size_t colon = line.find(':');
+  return colon != std::string::npos && colon > 0 &&
+         std::all_of(line.begin(), line.begin() + colon, [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
+         });
+}
+
 MessageReader::Status MessageReader::read(std::string &body,
                                           std::string &error) {
   std::string line, length;
@@ -37,6 +48,13 @@ MessageReader::Status MessageReader::read(std::string &body,
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
+    if (resync) {
+      size_t at = isHeaderLine(line) ? 0 : lower(line).find("content-length:");
+      if (at == std::string::npos)
+        continue;
+      line.erase(0, at);
+      resync = false;
+    }
     if (line.empty()) {
       if (!any)
         continue; // Blank lines between messages.
@@ -60,12 +78,14 @@ MessageReader::Status MessageReader::read(std::string &body,
     return Status::BadHeader;
   if (!hasLength) {
     error = "missing Content-Length header";
+    resync = true;
     return Status::BadHeader;
   }
   if (length.empty() || length.size() > 12 ||
       !std::all_of(length.begin(), length.end(),
                    [](char c) { return c >= '0' && c <= '9'; })) {
     error = "Content-Length '" + length.substr(0, 40) + "' is not a number";
+    resync = true;
     return Status::BadHeader;
   }
   size_t size = std::stoull(length);

@@ -49,6 +49,11 @@ public:
 
 private:
   std::istream &in;
+  /// After a header block without a readable Content-Length the body's end
+  /// is unknown: skip to the next header line, or the next `Content-Length:`
+  /// even mid-line (where a lost body runs into the next header), instead of
+  /// reading the body's bytes as headers and losing every later message.
+  bool resync = false;
 };
 
 /// Writes `message` framed, and flushes. Invalid UTF-8 in strings is

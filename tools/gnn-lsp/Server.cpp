@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "Server.h"
 
+#include <algorithm>
+
 #include <iostream>
 
 using namespace gnnlsp;
@@ -31,7 +33,39 @@ int Server::run(std::istream &in) {
   return exitRequested && shutdownRequested ? 0 : 1;
 }
 
+/// How deep the arrays and objects of a JSON text nest (brackets in strings
+/// not counted). nlohmann's parser copes with any depth, but destroying or
+/// walking the value recurses once per level: 100000 levels overflow the
+/// stack. No LSP message nests more than a handful.
+static size_t jsonNesting(const std::string &text) {
+  size_t depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 void Server::handleBody(const std::string &body) {
+  constexpr size_t kMaxNesting = 256;
+  if (jsonNesting(body) > kMaxNesting) {
+    replyError(nullptr, ParseError,
+               "JSON nested deeper than " + std::to_string(kMaxNesting) +
+                   " levels");
+    return;
+  }
   json message = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (message.is_discarded()) {
     replyError(nullptr, ParseError, "invalid JSON in message body");

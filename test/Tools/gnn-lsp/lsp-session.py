@@ -11,6 +11,7 @@ A session is the lines of a file that start (after an optional '# ') with:
   CHANGE path "text"  didChange with the whole new text (a JSON string)
   CLOSE path        didClose
   RAW 'bytes'       bytes as a Python literal, sent unframed (bad framing)
+  NESTED id N [|{    a request whose params are arrays (or objects) N deep
   END               shutdown + exit
 Every message is framed with Content-Length, the whole session is piped to
 the server, and each message the server writes is printed on its own line
@@ -102,6 +103,15 @@ def parse_session(session):
                           "params": params})
         elif word == "RAW":
             out += ast.literal_eval(rest.strip())
+        elif word == "NESTED":
+            # NESTED id depth [ or {: a request whose params nest that deep.
+            ident, depth, kind = rest.split()
+            depth = int(depth)
+            inner = ("[" * depth + "]" * depth if kind == "[" else
+                     '{"a":' * depth + "1" + "}" * depth)
+            body = ('{"jsonrpc":"2.0","id":%s,"method":"textDocument/hover",'
+                    '"params":%s}' % (ident, inner)).encode()
+            out += b"Content-Length: %d\r\n\r\n" % len(body) + body
     return bytes(out)
 
 
