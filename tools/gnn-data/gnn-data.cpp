@@ -292,6 +292,15 @@ int info(int argc, char **argv) {
     printTypes(ds);
   std::printf("load        %.1f ms (%s)\n", loadTime * 1e3,
               fromCache ? "from cache" : "parsed");
+  // What the trainer refuses after loading: said here too, so that info's
+  // exit status tells whether the directory can be trained on.
+  if (ds.numClasses <= 0)
+    throw DataError(dir + ": no labeled nodes: the trainer has nothing to "
+                          "train on");
+  if (ds.trainIdx.empty())
+    throw DataError(dir + ": the train split is empty (no node ids in "
+                          "split/<name>/train.csv[.gz] or train_idx.npy): "
+                          "the trainer refuses it (--eval-only aside)");
   return 0;
 }
 

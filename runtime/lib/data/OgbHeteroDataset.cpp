@@ -247,6 +247,14 @@ Dataset readOgbHeteroDataset(const std::string &dir,
   ds.labels.assign(size_t(ds.numNodes), -1);
   ds.hasSplits = {false, false, false};
   ds.splitSource = split.empty() ? dir : split;
+  // Every label table must fit its type, the target's or not: a table of
+  // another type's length under this type's name is a misplaced file, which
+  // would otherwise load as "no labeled nodes" (or not at all).
+  for (size_t t = 0; t < ds.nodeTypes.size(); ++t)
+    if (int32_t(t) != ds.targetType)
+      if (auto path = findTable(raw + "/node-label/" + ds.nodeTypes[t].name,
+                                "node-label"))
+        readLabelTable(*path, ds.nodeTypes[t].count, options);
   if (ds.targetType < 0)
     return ds;
   const NodeType &target = ds.nodeTypes[size_t(ds.targetType)];
