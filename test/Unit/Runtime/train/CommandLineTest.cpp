@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "train/CommandLine.h"
+#include "train/cli/CommandLine.h"
 
 #include <gtest/gtest.h>
 
