@@ -34,7 +34,8 @@ set(GNNRT_CUDA_SOURCES
   # MPI stand-in) and the halo exchange over device rows.
   lib/comm/DeviceHaloExchange.cu
   lib/comm/NcclCommunicator.cu
-  # Neighbour sampling with the CPU sampler's draws, on the device.
+  # The CUDA half of sample/: neighbour sampling with the CPU sampler's
+  # draws (NeighborSampling), on the device.
   lib/sample/cuda/DeviceSampler.cu
   lib/sample/cuda/DeviceBlockBuilder.cu
   # The trainer's device side: host contexts run by device entry points
