@@ -69,7 +69,7 @@ export OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS" MKL_NUM_THREAD
 #--- 1. The graph (generated once, cached) -----------------------------------
 DATA="$(bench_graph)"
 # The edge count the trainer trains on: reverse edges added, duplicates
-# dropped (runtime/lib/train/Driver.cpp loads with dedupe). This also writes the
+# dropped (runtime/lib/train/cli/Driver.cpp loads with dedupe). This also writes the
 # trainer's binary cache, so its load below is fast.
 E_LOADED="$("$GNN_DATA" info --reverse --dedupe "$DATA" | awk '$1 == "edges" {print $2}')"
 [[ -n "$E_LOADED" ]] || die "gnn-data info printed no edge count"

@@ -31,9 +31,10 @@ set(GNNRT_CUDA_SOURCES
   # MPI stand-in) and the halo exchange over device rows.
   lib/comm/DeviceHaloExchange.cu
   lib/comm/NcclCommunicator.cu
-  # Neighbour sampling with the CPU sampler's draws, on the device.
-  lib/train/cuda/DeviceSampler.cu
-  lib/train/cuda/DeviceBlockBuilder.cu
+  # The CUDA half of sample/: neighbour sampling with the CPU sampler's
+  # draws (NeighborSampling), on the device.
+  lib/sample/cuda/DeviceSampler.cu
+  lib/sample/cuda/DeviceBlockBuilder.cu
   # The trainer's device side: host contexts run by device entry points
   # (gnnrt/train/DeviceProgram.h), for trainers built by gnnc --target=cuda,
   # and each rank's choice of device.
@@ -57,8 +58,8 @@ set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/ScanTest.cpp
   ${_gnnrt_cuda_test_dir}/SegmentSortTest.cpp
   ${_gnnrt_cuda_test_dir}/WorkspaceTest.cpp
-  ${GNNC_SOURCE_DIR}/test/Unit/Runtime/train/DeviceBlockBuilderTest.cpp
-  ${GNNC_SOURCE_DIR}/test/Unit/Runtime/train/DeviceSamplerTest.cpp)
+  ${GNNC_SOURCE_DIR}/test/Unit/Runtime/sample/cuda/DeviceBlockBuilderTest.cpp
+  ${GNNC_SOURCE_DIR}/test/Unit/Runtime/sample/cuda/DeviceSamplerTest.cpp)
 # Tests of the emulation itself (deliberately wrong kernels among them).
 set(_gnnrt_cudaemu_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/cudaemu)
 set(GNNRT_CUDAEMU_TESTS

@@ -25,7 +25,7 @@
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/kernels/cuda/Stream.h"
-#include "gnnrt/train/DeviceSampler.h"
+#include "gnnrt/sample/cuda/DeviceSampler.h"
 
 #include <cuda_runtime.h>
 

@@ -211,16 +211,30 @@ private:
   std::vector<int32_t> hopSources, hopTypes;
 };
 
-/// Single-process sampling over one adjacency (the whole graph).
-class NeighborSampler {
+/// A neighbour sampler: the CPU one (NeighborSampler, lib/sample/cpu/) and
+/// the device one (DeviceNeighborSampler, gnnrt/sample/cuda/DeviceSampler.h,
+/// lib/sample/cuda/, only in the CUDA libraries) make the same draws, so a
+/// batch's blocks are the same whichever samples it.
+class NeighborSampling {
+public:
+  virtual ~NeighborSampling() = default;
+  /// Samples the blocks of `seeds` into `out` (features/labels untouched).
+  virtual void sample(const int64_t *seeds, int64_t numSeeds,
+                      const SampleKey &key, BlockBuilder &builder,
+                      SampledBatch &out) const = 0;
+  virtual const SamplerOptions &options() const = 0;
+};
+
+/// Single-process sampling over one adjacency (the whole graph), on the CPU.
+class NeighborSampler final : public NeighborSampling {
 public:
   NeighborSampler(Adjacency adj, int64_t numGlobalNodes,
                   SamplerOptions options);
-  /// Samples the blocks of `seeds` into `out` (features/labels untouched).
-  /// Thread-safe when each thread passes its own builder.
+  /// NeighborSampling::sample. Thread-safe when each thread passes its own
+  /// builder.
   void sample(const int64_t *seeds, int64_t numSeeds, const SampleKey &key,
-              BlockBuilder &builder, SampledBatch &out) const;
-  const SamplerOptions &options() const { return opts; }
+              BlockBuilder &builder, SampledBatch &out) const override;
+  const SamplerOptions &options() const override { return opts; }
 
 private:
   Adjacency adj;

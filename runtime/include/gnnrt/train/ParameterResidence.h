@@ -2,7 +2,7 @@
 //
 // The seam between the trainer's optimizer step and the memory the model's
 // parameters, gradients and optimizer state live in while training: the
-// host (every CPU trainer; lib/train/ParameterResidence.h) or a CUDA device
+// host (every CPU trainer; lib/train/params/ParameterResidence.h) or a CUDA device
 // (a trainer built with gnnc --target=cuda, one process or each rank under
 // mpirun; lib/train/cuda/DeviceParameters.cu, made through
 // CompiledProgram::makeDeviceResidence). On the device the entry points

@@ -13,14 +13,14 @@
 
 #include "gnnrt/kernels/cuda/DeviceArray.h"
 #include "gnnrt/kernels/cuda/Stream.h"
+#include "gnnrt/sample/cuda/DeviceBlockBuilder.h"
+#include "gnnrt/sample/cuda/DeviceSampler.h"
 #include "gnnrt/train/DeviceBatchSource.h"
-#include "gnnrt/train/DeviceBlockBuilder.h"
-#include "gnnrt/train/DeviceSampler.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>

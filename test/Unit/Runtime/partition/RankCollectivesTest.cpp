@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "partition/RankCollectives.h"
+#include "partition/distributed/RankCollectives.h"
 
 #include "gnnrt/support/Error.h"
 

@@ -12,7 +12,7 @@
 
 #include "TestUtil.h"
 #include "gnnrt/support/Error.h"
-#include "train/SamplerRanks.h"
+#include "train/batch/SamplerRanks.h"
 
 #include <numeric>
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "train/CommandLine.h"
-#include "train/OptimizerStep.h"
+#include "train/cli/CommandLine.h"
+#include "train/params/OptimizerStep.h"
 
 #include <gtest/gtest.h>
 

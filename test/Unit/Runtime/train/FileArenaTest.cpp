@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "train/FileArena.h"
+#include "train/offload/FileArena.h"
 
 #include "gnnrt/support/Error.h"
 

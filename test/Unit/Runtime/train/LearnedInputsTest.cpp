@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "train/LearnedInputs.h"
+#include "train/params/LearnedInputs.h"
 
 #include "TestUtil.h"
 

@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "train/MappedFeatureRows.h"
+#include "train/offload/MappedFeatureRows.h"
 
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
-#include "train/FileArena.h"
+#include "train/offload/FileArena.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "train/Schedule.h"
+#include "train/schedule/Schedule.h"
 
 #include "TestUtil.h"
 

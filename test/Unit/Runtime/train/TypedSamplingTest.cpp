@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "train/MiniBatch.h"
-#include "train/RelationFanouts.h"
+#include "train/batch/MiniBatch.h"
+#include "train/batch/RelationFanouts.h"
 
 #include "TestUtil.h"
 #include "gnnrt/comm/TurnCommunicator.h"

@@ -1,0 +1,471 @@
+//===- DistributedPartitioner.cpp - Partitioning across MPI ranks ---------===//
+//
+// The steps of partitionDistributed (DistributedPartitioner.h), each a
+// phase every rank runs:
+//
+//   1. read this rank's slice of the files (a failure on any rank becomes
+//      the same located error on all of them);
+//   2. edges to the owners of their sources, sorted and deduplicated
+//      (DistributedGraph.h), then ParMETIS's symmetrized rows and weights;
+//   3. PT-Scotch on one folded weight (ParallelScotch.h), or contiguous
+//      blocks of node ids (method blocks), then METIS's per-constraint
+//      bound restored and the cut refined (DistributedBalance.h);
+//   4. every rank learns the whole assignment (4 bytes per node) and builds
+//      the parts p with p % P == rank: their edges, halos and send lists,
+//      feature rows and labels, as extractPartition lays them out;
+//   5. rank 0 makes the temporary directory, every rank writes its parts,
+//      rank 0 writes the partition book and the manifest and moves the
+//      directory into place.
+//
+// Per rank, memory is its share of the edges and feature rows plus a few
+// node-indexed tables (labels, splits, the assignment: about 13 bytes per
+// node), never the whole graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/partition/DistributedPartitioner.h"
+
+#include "DistributedBalance.h"
+#include "DistributedGraph.h"
+#include "ParallelScotch.h"
+#include "RankCollectives.h"
+#include "files/PartitionCsr.h"
+#include "files/PartitionWriting.h"
+#include "gnnrt/data/DatasetSlice.h"
+#include "gnnrt/partition/Partition.h"
+#include "gnnrt/support/Error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <sys/resource.h>
+
+namespace gnnrt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// The process's peak resident set so far, in MiB (getrusage: KiB on Linux).
+double peakResidentMiB() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024.0;
+}
+
+struct EdgeRecord {
+  int64_t src, dst, id;
+};
+
+/// A halo node of part `fromPart` owned by part `toPart`: an entry of
+/// toPart's send list for fromPart.
+struct HaloRecord {
+  int32_t toPart, fromPart;
+  int64_t node;
+};
+
+/// The parts this rank builds and writes.
+std::vector<int> partsOfRank(int numParts, int rank, int numRanks) {
+  std::vector<int> parts;
+  for (int k = rank; k < numParts; k += numRanks)
+    parts.push_back(k);
+  return parts;
+}
+
+void checkOptions(const PartitionOptions &o) {
+  if (o.method != PartitionMethod::ParallelScotch &&
+      o.method != PartitionMethod::Blocks)
+    throw DataError(std::string("partition: the distributed partitioner runs "
+                                "PT-Scotch or node blocks, not '") +
+                    partitionMethodName(o.method) + "'");
+  if (o.numParts < 1)
+    throw DataError("partition: the number of parts must be at least 1 (got " +
+                    std::to_string(o.numParts) + ")");
+  if (!o.fanouts.empty() || o.cacheRatio > 0)
+    throw DataError("partition: the distributed partitioner does not "
+                    "pre-sample (no fanouts, no feature cache)");
+  if (o.ufactor < 1 || o.ufactor > 100000)
+    throw DataError("partition: ufactor must lie in [1, 100000] (got " +
+                    std::to_string(o.ufactor) + ")");
+  if (o.balance.empty())
+    throw DataError("partition: METIS needs at least one balance constraint");
+}
+
+/// Parts that read their feature rows in place (featuresInPlace) own
+/// consecutive ids: node blocks, not refined.
+void checkInPlace(const PartitionOptions &o, const PartitionManifest &m) {
+  if (!m.featuresInPlace.empty() && o.method != PartitionMethod::Blocks)
+    throw DataError(std::string("partition: feature rows read in place need "
+                                "node blocks, not '") +
+                    partitionMethodName(o.method) + "'");
+}
+
+/// Step 4: the parts of this rank, everything but the send lists.
+class PartBuilder {
+public:
+  /// `featuresFile`: the rows stay there (no rows are moved or written).
+  PartBuilder(Communicator &comm, const std::vector<int32_t> &owner,
+              int numParts, EdgeAssign assign, std::string featuresFile)
+      : comm(comm), owner(owner), numParts(numParts), assign(assign),
+        featuresFile(std::move(featuresFile)),
+        mine(partsOfRank(numParts, comm.rank(), comm.size())) {}
+
+  int rankOf(int part) const { return part % comm.size(); }
+  /// Index of part k among this rank's parts.
+  size_t slotOf(int part) const { return size_t(part / comm.size()); }
+
+  std::vector<Partition> build(DistributedEdges &edges, DatasetSlice &slice,
+                               std::vector<PartCounts> &counts) {
+    std::vector<Partition> parts(mine.size());
+    counts.assign(mine.size(), PartCounts{});
+    const int64_t n = int64_t(owner.size());
+    for (size_t s = 0; s < mine.size(); ++s) {
+      Partition &p = parts[s];
+      p.part = mine[s];
+      p.numParts = numParts;
+      p.edgeAssign = assign;
+      p.numGlobalNodes = n;
+      p.numFeatures = slice.numFeatures;
+    }
+    for (int64_t v = 0; v < n; ++v)
+      if (rankOf(owner[size_t(v)]) == comm.rank())
+        parts[slotOf(owner[size_t(v)])].ownedNodes.push_back(v);
+
+    // Edges to the rank of the part that stores them.
+    const std::vector<int64_t> &placer =
+        assign == EdgeAssign::Dst ? edges.dst : edges.src;
+    std::vector<EdgeRecord> stored = exchangeRecords<EdgeRecord>(
+        comm, int64_t(edges.src.size()),
+        [&](int64_t e) { return rankOf(owner[size_t(placer[size_t(e)])]); },
+        [&](int64_t e) {
+          return EdgeRecord{edges.src[size_t(e)], edges.dst[size_t(e)],
+                            edges.firstEdgeId + e};
+        });
+    edges.src = {};
+    edges.dst = {};
+    std::vector<std::vector<EdgeRecord>> byPart(mine.size());
+    if (mine.size() == 1) {
+      byPart[0] = std::move(stored); // one part per rank: no copy
+    } else {
+      for (const EdgeRecord &r : stored)
+        byPart[slotOf(owner[size_t(assign == EdgeAssign::Dst ? r.dst : r.src)])]
+            .push_back(r);
+      stored = {};
+    }
+
+    // Local work that can fail (a part past 32-bit local ids): agreed on
+    // before the next exchange.
+    agreeOnFailure(comm, [&] {
+      for (size_t s = 0; s < mine.size(); ++s) {
+        buildGraph(parts[s], byPart[s], counts[s]);
+        byPart[s] = {};
+        ownedRows(parts[s], slice, counts[s]);
+      }
+    });
+    if (featuresFile.empty())
+      features(parts, slice);
+    else
+      for (Partition &p : parts)
+        p.featuresFile = featuresFile;
+    return parts;
+  }
+
+  /// Sends every part's halo to the halo nodes' owners and fills the send
+  /// lists from what arrives.
+  void sendLists(std::vector<Partition> &parts,
+                 std::vector<PartCounts> &counts) {
+    std::vector<std::pair<size_t, size_t>> at;
+    for (size_t s = 0; s < parts.size(); ++s)
+      for (size_t h = 0; h < parts[s].haloNodes.size(); ++h)
+        at.emplace_back(s, h);
+    std::vector<HaloRecord> got = exchangeRecords<HaloRecord>(
+        comm, int64_t(at.size()),
+        [&](int64_t i) {
+          return rankOf(
+              parts[at[size_t(i)].first].haloOwners[at[size_t(i)].second]);
+        },
+        [&](int64_t i) {
+          const Partition &p = parts[at[size_t(i)].first];
+          size_t h = at[size_t(i)].second;
+          return HaloRecord{p.haloOwners[h], int32_t(p.part), p.haloNodes[h]};
+        });
+    // Within one (toPart, fromPart) the records keep fromPart's halo order.
+    std::stable_sort(got.begin(), got.end(),
+                     [](const HaloRecord &a, const HaloRecord &b) {
+                       return a.toPart != b.toPart ? a.toPart < b.toPart
+                                                   : a.fromPart < b.fromPart;
+                     });
+    size_t i = 0;
+    for (size_t s = 0; s < parts.size(); ++s) {
+      Partition &p = parts[s];
+      p.sendOffsets.assign(size_t(numParts) + 1, 0);
+      for (int q = 0; q < numParts; ++q) {
+        for (;
+             i < got.size() && got[i].toPart == p.part && got[i].fromPart == q;
+             ++i)
+          p.sendNodes.push_back(ownedLocalId(p, got[i].node));
+        p.sendOffsets[size_t(q) + 1] = int64_t(p.sendNodes.size());
+      }
+      counts[s].sendNodes = int64_t(p.sendNodes.size());
+    }
+  }
+
+private:
+  static int64_t ownedLocalId(const Partition &p, int64_t v) {
+    return std::lower_bound(p.ownedNodes.begin(), p.ownedNodes.end(), v) -
+           p.ownedNodes.begin();
+  }
+
+  /// The halo (remote endpoints, by owner then id), its exchange ranges and
+  /// the local CSR.
+  void buildGraph(Partition &p, const std::vector<EdgeRecord> &stored,
+                  PartCounts &c) {
+    const int k = p.part;
+    for (const EdgeRecord &r : stored)
+      for (int64_t w : {r.src, r.dst})
+        if (owner[size_t(w)] != k)
+          p.haloNodes.push_back(w);
+    auto byOwner = [&](int64_t a, int64_t b) {
+      int32_t oa = owner[size_t(a)], ob = owner[size_t(b)];
+      return oa != ob ? oa < ob : a < b;
+    };
+    std::sort(p.haloNodes.begin(), p.haloNodes.end(), byOwner);
+    p.haloNodes.erase(std::unique(p.haloNodes.begin(), p.haloNodes.end()),
+                      p.haloNodes.end());
+    const int64_t numOwned = p.numOwned();
+    if (p.numLocal() >= (int64_t(1) << 31))
+      throw DataError("partition: part " + std::to_string(k) + " has " +
+                      std::to_string(p.numLocal()) +
+                      " local nodes, more than 32-bit local ids hold; use "
+                      "more parts");
+    p.haloOwners.resize(p.haloNodes.size());
+    p.recvOffsets.assign(size_t(numParts) + 1, 0);
+    for (size_t h = 0; h < p.haloNodes.size(); ++h) {
+      p.haloOwners[h] = owner[size_t(p.haloNodes[h])];
+      ++p.recvOffsets[size_t(p.haloOwners[h]) + 1];
+    }
+    for (int q = 0; q < numParts; ++q)
+      p.recvOffsets[size_t(q) + 1] += p.recvOffsets[size_t(q)];
+    auto local = [&](int64_t v) -> int64_t {
+      int32_t o = owner[size_t(v)];
+      if (o == k)
+        return ownedLocalId(p, v);
+      const int64_t *begin = p.haloNodes.data() + p.recvOffsets[size_t(o)];
+      const int64_t *end = p.haloNodes.data() + p.recvOffsets[size_t(o) + 1];
+      return numOwned + (std::lower_bound(begin, end, v) - p.haloNodes.data());
+    };
+    std::vector<int64_t> src(stored.size()), dst(stored.size()),
+        ids(stored.size());
+    for (size_t e = 0; e < stored.size(); ++e) {
+      src[e] = local(stored[e].src);
+      dst[e] = local(stored[e].dst);
+      ids[e] = stored[e].id;
+      if (src[e] >= numOwned || dst[e] >= numOwned)
+        ++c.cutEdges;
+    }
+    fillPartitionCsr(p, src, dst, ids);
+    c.ownedNodes = numOwned;
+    c.edges = int64_t(stored.size());
+    c.haloNodes = p.numHalo();
+  }
+
+  /// Labels and splits, from the node tables every rank holds.
+  void ownedRows(Partition &p, const DatasetSlice &slice, PartCounts &c) {
+    p.labels.resize(p.ownedNodes.size());
+    for (size_t i = 0; i < p.ownedNodes.size(); ++i)
+      p.labels[i] = slice.labels[size_t(p.ownedNodes[i])];
+    auto split = [&](const std::vector<int64_t> &idx) {
+      std::vector<int64_t> local;
+      for (int64_t v : idx)
+        if (owner[size_t(v)] == p.part)
+          local.push_back(ownedLocalId(p, v));
+      std::sort(local.begin(), local.end());
+      return local;
+    };
+    p.trainIdx = split(slice.trainIdx);
+    p.validIdx = split(slice.validIdx);
+    p.testIdx = split(slice.testIdx);
+    c.train = int64_t(p.trainIdx.size());
+    c.valid = int64_t(p.validIdx.size());
+    c.test = int64_t(p.testIdx.size());
+  }
+
+  /// Feature rows, from the rank that read them to the rank of their part.
+  void features(std::vector<Partition> &parts, DatasetSlice &slice) {
+    const int64_t f = slice.numFeatures, begin = slice.nodeBegin,
+                  rows = slice.nodeEnd - slice.nodeBegin;
+    if (f == 0)
+      return;
+    auto dest = [&](int64_t v) { return rankOf(owner[size_t(v)]); };
+    std::vector<int64_t> ids = exchangeRecords<int64_t>(
+        comm, rows, [&](int64_t i) { return dest(begin + i); },
+        [&](int64_t i) { return begin + i; });
+    std::vector<float> values = exchangeRecords<float>(
+        comm, rows * f, [&](int64_t i) { return dest(begin + i / f); },
+        [&](int64_t i) { return slice.features[size_t(i)]; });
+    slice.features = {};
+    for (Partition &p : parts)
+      p.features.resize(p.ownedNodes.size() * size_t(f));
+    for (size_t j = 0; j < ids.size(); ++j) {
+      Partition &p = parts[slotOf(owner[size_t(ids[j])])];
+      std::memcpy(p.features.data() + ownedLocalId(p, ids[j]) * f,
+                  values.data() + int64_t(j) * f, size_t(f) * sizeof(float));
+    }
+  }
+
+  Communicator &comm;
+  const std::vector<int32_t> &owner;
+  int numParts;
+  EdgeAssign assign;
+  std::string featuresFile;
+  std::vector<int> mine;
+};
+
+} // namespace
+
+PartitionManifest
+partitionDistributed(Communicator &comm, const std::string &dataDir,
+                     const LoadOptions &load, const PartitionOptions &options,
+                     const std::string &outDir, PartitionManifest manifest,
+                     DistributedPartitionReport *report) {
+  DistributedPartitionReport local;
+  DistributedPartitionReport &r = report ? *report : local;
+  checkOptions(options);
+  checkInPlace(options, manifest);
+  const int p = comm.size(), rank = comm.rank();
+  const bool inPlace = !manifest.featuresInPlace.empty();
+
+  // 1. This rank's slice (no feature rows if they stay in place).
+  auto start = Clock::now();
+  DatasetSlice slice;
+  agreeOnFailure(comm, [&] {
+    slice = readDatasetSlice(dataDir, load, rank, p, /*withFeatures=*/!inPlace);
+  });
+  const int64_t n = slice.numNodes;
+  if (options.numParts > n)
+    throw DataError("partition: cannot split " + std::to_string(n) +
+                    " nodes into " + std::to_string(options.numParts) +
+                    " parts");
+  r.readSeconds = secondsSince(start);
+  r.peakMiB[0] = peakResidentMiB();
+
+  // 2. The distributed graph.
+  start = Clock::now();
+  DistributedEdges edges = distributeEdges(comm, slice, load);
+  DistributedMetisGraph graph = buildDistributedMetisGraph(
+      comm, edges, slice.trainIdx, options.balance, options.edgeAssign);
+  r.graphSeconds = secondsSince(start);
+  r.peakMiB[1] = peakResidentMiB();
+
+  // 3. PT-Scotch, then the per-constraint bound and refinement.
+  start = Clock::now();
+  std::vector<int32_t> part;
+  if (options.method == PartitionMethod::Blocks) {
+    // Node v of n starts in part v * parts / n: no communication, and the
+    // refinement below moves the boundary nodes to cut fewer edges.
+    const int64_t first = edges.vtxdist[size_t(rank)];
+    part.resize(size_t(edges.vtxdist[size_t(rank) + 1] - first));
+    for (size_t i = 0; i < part.size(); ++i)
+      part[i] = int32_t((first + int64_t(i)) * options.numParts / n);
+  } else {
+    std::vector<int32_t> weights = scotchVertexWeights(graph);
+    part = parallelScotchPartition(comm, edges.vtxdist, graph, weights,
+                                   options.numParts);
+  }
+  r.scotchSeconds = secondsSince(start);
+  r.peakMiB[2] = peakResidentMiB();
+  start = Clock::now();
+  BalanceOutcome balance =
+      balanceParts(comm, edges.vtxdist, graph, options.numParts,
+                   options.ufactor, part, /*moveVertices=*/!inPlace);
+  graph = {};
+  r.scotchObjective = balance.objectiveBefore;
+  r.objective = balance.objective;
+  r.moved = balance.moved;
+  r.balanceRounds = balance.balanceRounds;
+  r.refineRounds = balance.refineRounds;
+  r.balanced = balance.balanced;
+  r.balanceSeconds = secondsSince(start);
+  r.peakMiB[3] = peakResidentMiB();
+
+  // 4. The whole assignment on every rank, then this rank's parts.
+  start = Clock::now();
+  const int64_t mineCount = int64_t(part.size());
+  std::vector<int32_t> owner = exchangeRecords<int32_t>(
+      comm, mineCount * p, [&](int64_t i) { return int(i / mineCount); },
+      [&](int64_t i) { return part[size_t(i % mineCount)]; });
+  part = {};
+  PartBuilder builder(comm, owner, options.numParts, options.edgeAssign,
+                      manifest.featuresInPlace);
+  std::vector<PartCounts> counts;
+  std::vector<Partition> parts = builder.build(edges, slice, counts);
+  builder.sendLists(parts, counts);
+  int64_t maxLabel = -1;
+  for (int64_t label : slice.labels)
+    maxLabel = std::max(maxLabel, label);
+  for (Partition &q : parts)
+    q.numClasses = load.numClasses > 0 ? load.numClasses : maxLabel + 1;
+
+  // 5. The directory: rank 0 starts and finishes it, every rank fills it.
+  std::string temp;
+  TreeGuard removeTemp;
+  agreeOnFailure(comm, [&] {
+    if (rank == 0) {
+      temp = startPartitionDirectory(outDir);
+      removeTemp.reset(temp);
+    }
+  });
+  temp = broadcastString(comm, temp, 0);
+  agreeOnFailure(comm, [&] {
+    for (const Partition &q : parts)
+      writePartDirectory(temp, q, /*withCache=*/false);
+  });
+  parts.clear();
+  std::vector<int64_t> from;
+  std::vector<PartCounts> all = exchangeRecords<PartCounts>(
+      comm, rank == 0 ? 0 : int64_t(counts.size()), [](int64_t) { return 0; },
+      [&](int64_t i) { return counts[size_t(i)]; }, &from);
+  std::string text;
+  agreeOnFailure(comm, [&] {
+    if (rank != 0)
+      return;
+    manifest.method = options.method;
+    manifest.numParts = options.numParts;
+    manifest.balance = options.balance;
+    manifest.edgeAssign = options.edgeAssign;
+    manifest.seed = 0;
+    manifest.ufactor = options.ufactor;
+    manifest.metisObjective = balance.objective;
+    manifest.numNodes = n;
+    manifest.numEdges = edges.numEdges;
+    manifest.numFeatures = slice.numFeatures;
+    manifest.numClasses = load.numClasses > 0 ? load.numClasses : maxLabel + 1;
+    manifest.numTrain = int64_t(slice.trainIdx.size());
+    manifest.numValid = int64_t(slice.validIdx.size());
+    manifest.numTest = int64_t(slice.testIdx.size());
+    manifest.parts.assign(size_t(options.numParts), PartCounts{});
+    // Part k came from rank k % P, as its (k / P)-th.
+    for (size_t s = 0; s < counts.size(); ++s)
+      manifest.parts[size_t(s) * size_t(p)] = counts[s];
+    for (int q = 1; q < p; ++q)
+      for (int64_t i = from[size_t(q)]; i < from[size_t(q) + 1]; ++i)
+        manifest.parts[size_t(q) + size_t(i - from[size_t(q)]) * size_t(p)] =
+            all[size_t(i)];
+    manifest.edgeCut = 0;
+    for (const PartCounts &c : manifest.parts)
+      manifest.edgeCut += c.cutEdges;
+    writePartitionBookAndManifest(temp, owner, manifest);
+    finishPartitionDirectory(temp, outDir);
+    removeTemp.release();
+    text = manifestToJson(manifest);
+  });
+  r.writeSeconds = secondsSince(start);
+  r.peakMiB[4] = peakResidentMiB();
+  return manifestFromJson(outDir + "/manifest.json",
+                          broadcastString(comm, text, 0));
+}
+
+} // namespace gnnrt

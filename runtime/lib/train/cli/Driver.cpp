@@ -1,0 +1,301 @@
+//===- Driver.cpp - trainMain: the generated trainer's main ---------------===//
+//
+// The generated trainer's main, as a table of contents: parse the command
+// line, pick the Schedule (the way of training: full graph or sampled, in
+// one process or distributed) once from the program and the launch, let it
+// load this process's data, initialize or load the parameters, then either
+// evaluate them (--eval-only) or run the epoch loop, and write the outputs:
+// the trained weights, the predictions, the summary and --stats. Outputs
+// (metrics, checkpoint, predictions) are checked before the data loads and
+// opened only after it loaded, so a bad dataset leaves none.
+//
+// Exit status: 0 on success, 1 for an error in the data, files or training
+// (and a failed --gradcheck), 2 for a bad command line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CommandLine.h"
+#include "FileArena.h"
+#include "GradCheck.h"
+#include "batch/SamplerRanks.h"
+#include "batch/TrainingData.h"
+#include "gnnrt/comm/Communicator.h"
+#include "gnnrt/support/Error.h"
+#include "gnnrt/train/ParamInit.h"
+#include "gnnrt/train/Program.h"
+#include "output/Checkpoint.h"
+#include "output/OutputPaths.h"
+#include "params/ParameterStore.h"
+#include "schedule/Schedule.h"
+#include "schedule/TrainLoop.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace gnnrt {
+
+namespace {
+
+std::string formatAccuracy(const std::optional<double> &acc) {
+  if (!acc)
+    return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", *acc);
+  return text;
+}
+
+void setThreads(int threads) {
+  // The kernels split GEMMs over OpenMP threads themselves; OpenBLAS's own
+  // pool would only compete with OpenMP's for the same cores.
+  openblas_set_num_threads(1);
+  if (threads <= 0)
+    return;
+#ifdef _OPENMP
+  omp_set_num_threads(threads);
+#endif
+}
+
+/// --resume's or --load's weights, or the program's initializers; then every
+/// rank takes rank 0's (collective). Returns the --load file's contents when
+/// the model has learned input rows, which bind() makes later.
+std::optional<SafetensorsContents>
+loadOrInitParameters(const CompiledProgram &program,
+                     const DriverOptions &options,
+                     ParameterStore<float> &params, Communicator &comm,
+                     const ResumableCheckpoint *resume) {
+  const bool learnedInputs = program.settings.embedDim > 0;
+  std::optional<SafetensorsContents> loaded;
+  if (resume) {
+    resume->restoreParameters(params, learnedInputs);
+  } else if (!options.loadFile.empty()) {
+    loaded = loadCheckpoint(options.loadFile, program.model, params,
+                            learnedInputs);
+  } else {
+    for (size_t i = 0; i < params.size(); ++i)
+      initParameter(params.info[i], program.settings.seed,
+                    paramInitStream(int64_t(i)), params.values[i].data());
+  }
+  for (auto &values : params.values)
+    comm.broadcast(values.data(), int64_t(values.size()), 0);
+  if (!learnedInputs)
+    loaded.reset();
+  return loaded;
+}
+
+/// The learned input rows of a checkpoint, once bind() made them: each rank
+/// takes its own rows from the file it read.
+void restoreLearnedRows(const DriverOptions &options, Schedule &schedule,
+                        const std::optional<SafetensorsContents> &loaded,
+                        const ResumableCheckpoint *resume) {
+  if (resume)
+    schedule.restoreLearnedInputs(
+        [&](LearnedInputs &learned) { resume->restoreLearnedInputs(learned); });
+  else if (loaded)
+    schedule.restoreLearnedInputs([&](LearnedInputs &learned) {
+      restoreLearnedInputs(options.loadFile, *loaded, learned,
+                           /*moments=*/false);
+    });
+}
+
+/// --eval-only: the accuracies of the loaded weights, and their predictions.
+void evaluateOnly(const DriverOptions &options, Schedule &schedule,
+                  Communicator &comm) {
+  const Accuracies acc = schedule.evaluate();
+  if (comm.rank() == 0)
+    std::printf("eval: train_acc %s valid_acc %s test_acc %s\n",
+                formatAccuracy(acc.train).c_str(),
+                formatAccuracy(acc.valid).c_str(),
+                formatAccuracy(acc.test).c_str());
+  if (!options.predictFile.empty())
+    schedule.writePredictions(options.predictFile, comm);
+}
+
+void printSummary(const TrainingResult &result) {
+  const EpochRecord &last = result.last, &best = result.best;
+  std::printf("final: epoch %lld loss %.4f train_acc %s valid_acc %s "
+              "test_acc %s\n",
+              (long long)last.epoch, last.loss,
+              formatAccuracy(last.eval->train).c_str(),
+              formatAccuracy(last.eval->valid).c_str(),
+              formatAccuracy(last.eval->test).c_str());
+  if (best.eval)
+    std::printf("best_valid: epoch %lld valid_acc %s test_acc %s\n",
+                (long long)best.epoch, formatAccuracy(best.eval->valid).c_str(),
+                formatAccuracy(best.eval->test).c_str());
+}
+
+/// `program` carries the effective settings (a copy: --resume sets the
+/// seed).
+int run(CompiledProgram program, const DriverOptions &options,
+        Communicator &hostComm, const SamplerRanks *samplerRanks = nullptr) {
+  if (!program.params || !program.forwardF32 || !program.trainStepF32)
+    throw std::runtime_error("the CompiledProgram lacks its float32 entry "
+                             "points or parameter list");
+  setThreads(options.threads);
+  // A device trainer's ranks talk between their devices (NCCL) over a
+  // communicator bootstrapped from the MPI one.
+  std::unique_ptr<Communicator> deviceComm;
+  if (program.useDevice)
+    deviceComm = program.useDevice(options.device, hostComm);
+  else if (options.device >= 0)
+    throw UsageError("--device: this trainer runs on the CPU; build it with "
+                     "gnnc --target=cuda to train on a CUDA device");
+  Communicator &comm = deviceComm ? *deviceComm : hostComm;
+  if (options.gradcheck) {
+    GradCheckOptions check;
+    check.nodes = options.gradcheckNodes;
+    check.seed = program.settings.seed;
+    return runGradCheck(program, check, stdout) ? 0 : 1;
+  }
+
+  // Before the data loads: a typo in an output's directory fails now.
+  checkOutputPaths(options, program.settings);
+  // A resumed run continues the checkpoint's: same seed (dropout masks,
+  // shuffles and samples depend on it), next epoch.
+  std::optional<ResumableCheckpoint> resume;
+  if (!options.resumeFile.empty()) {
+    resume.emplace(options.resumeFile, program.model);
+    program.settings.seed = resume->point().seed;
+    if (resume->point().epoch >= program.settings.epochs)
+      throw UsageError("the checkpoint " + options.resumeFile +
+                       " is at epoch " + std::to_string(resume->point().epoch) +
+                       "; --epochs " + std::to_string(program.settings.epochs) +
+                       " leaves nothing to train (give the total epoch count)");
+  }
+  const std::unique_ptr<Schedule> schedule =
+      makeSchedule(program, options, comm, samplerRanks);
+  schedule->prepare();
+  const TrainingData &data = schedule->data();
+  ParameterStore<float> params(
+      program.params({data.data.numFeatures, data.data.numClasses,
+                      int64_t(data.data.relations.size()),
+                      data.numGlobalNodes}));
+  // A weight sized by the features of a dataset without any is empty: say
+  // why rather than train a model that ignores its input.
+  for (const ParamInfo &info : params.info)
+    for (int64_t d : info.shape)
+      if (d <= 0)
+        throw DataError(
+            "parameter " + info.name + " of model " + program.model +
+            " has an empty dimension" +
+            (data.data.numFeatures == 0
+                 ? ": the dataset has no node features (give featureless "
+                   "node types learned inputs with embed = D in the "
+                   "dataset's ogb(...), or use R-GCN's one-hot input layer, "
+                   "RGCNInputConv)"
+                 : ""));
+  const std::optional<SafetensorsContents> loaded = loadOrInitParameters(
+      program, options, params, comm, resume ? &*resume : nullptr);
+  schedule->bind(params);
+  restoreLearnedRows(options, *schedule, loaded, resume ? &*resume : nullptr);
+
+  if (options.evalOnly) {
+    evaluateOnly(options, *schedule, comm);
+    return 0;
+  }
+  const TrainingResult result = trainEpochs(program, options, *schedule, params,
+                                           comm, resume ? &*resume : nullptr);
+  // The last epoch was evaluated after its update: its parameters are the
+  // ones saved and predicted with.
+  const bool reporting = comm.rank() == 0;
+  if (!options.saveFile.empty()) {
+    // The learned rows are gathered from every rank; rank 0 writes.
+    const std::optional<LearnedInputsSnapshot> inputs =
+        schedule->learnedInputsSnapshot(/*moments=*/false);
+    if (reporting)
+      saveCheckpoint(options.saveFile, program.model, params,
+                     inputs ? &*inputs : nullptr);
+  }
+  if (!options.predictFile.empty())
+    schedule->writePredictions(options.predictFile, comm);
+  if (reporting)
+    printSummary(result);
+  if (options.stats)
+    schedule->printStats(result);
+  return 0;
+}
+
+/// --samplers S: the last S ranks serve batches until trainer 0 stops
+/// them; the others train on their own communicator.
+int runWithSamplerRanks(const CompiledProgram &program,
+                        const DriverOptions &options, Communicator &world) {
+  const SamplerRanks ranks = SamplerRanks::of(program, options, world);
+  const bool sampler = ranks.isSampler(world.rank());
+  const std::unique_ptr<Communicator> group =
+      world.split(sampler ? 1 : 0, world.rank());
+  if (sampler) {
+    serveBatches(program, options, ranks, *group);
+    return 0;
+  }
+  const int status = run(program, options, *group, &ranks);
+  if (group->rank() == 0)
+    stopSamplerRanks(ranks);
+  return status;
+}
+
+} // namespace
+
+int trainMain(int argc, char **argv, const CompiledProgram &program) {
+  const std::string name = programName(argc > 0 ? argv[0] : nullptr);
+  std::unique_ptr<Communicator> comm;
+  // Under several ranks every message names the rank it comes from.
+  auto where = [&]() {
+    return comm && comm->size() > 1
+               ? name + ": rank " + std::to_string(comm->rank())
+               : name;
+  };
+  int status;
+  try {
+    comm = makeCommunicator();
+    // The train block's settings with the command line's overrides: what
+    // the whole run reads.
+    CompiledProgram effective = program;
+    DriverOptions options = parseCommandLine(
+        std::vector<std::string>(argv + std::min(argc, 1), argv + argc),
+        effective.settings);
+    comm->setTimeout(effective.settings.commTimeout);
+    if (options.help) {
+      if (comm->rank() == 0)
+        std::fputs(usageText(name, program).c_str(), stdout);
+      status = 0;
+    } else {
+      status = effective.settings.samplers > 0 && !options.gradcheck
+                   ? runWithSamplerRanks(effective, options, *comm)
+                   : run(effective, options, *comm);
+      // MPI_Finalize waits for every rank without a deadline: meet first
+      // under the timeout, so a rank that stops at the end is named too.
+      if (status == 0)
+        comm->barrier();
+    }
+  } catch (const UsageError &e) {
+    std::fprintf(stderr, "%s: %s\n(run '%s --help' for the options)\n",
+                 where().c_str(), e.what(), name.c_str());
+    status = 2;
+  } catch (const ArenaExhausted &e) {
+    // --offload's disk or address range, with what to change.
+    std::fprintf(stderr, "%s: error: %s\n", where().c_str(), e.what());
+    status = 1;
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "%s: error: out of memory\n", where().c_str());
+    status = 1;
+  } catch (const std::exception &e) {
+    // DataError, CommError and the rest: what() is the complete message.
+    std::fprintf(stderr, "%s: error: %s\n", where().c_str(), e.what());
+    status = 1;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // One rank's failure ends all of them: none waits in a collective.
+  if (status != 0 && comm)
+    abortAllRanks(*comm, status);
+  return status;
+}
+
+} // namespace gnnrt

@@ -1,0 +1,309 @@
+//===- GradCheck.cpp - Finite-difference check of a compiled backward -----===//
+//
+// The problem: `nodes` nodes, 10/3 random edges per node plus their reverses
+// (and self loops if the train block adds them), 5 features, 3 classes,
+// random labels, the loss on the even nodes. Parameters are N(0, 0.25)
+// rather than their real initializers so that no weight or bias is zero,
+// which would hide errors in the terms it multiplies. Each parameter checks
+// at most 64 elements, evenly spread, with h = 1e-6: in float64 the
+// truncation error (h^2) and the cancellation error (1e-16 / h) are both far
+// below the 1e-4 tolerance relative to the parameter's gradient scale.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradCheck.h"
+
+#include "batch/RelationFanouts.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/sample/Sampler.h"
+#include "gnnrt/support/Random.h"
+#include "gnnrt/train/ParamInit.h"
+#include "params/ParameterStore.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace gnnrt {
+
+namespace {
+
+constexpr int64_t kFeatures = 5, kClasses = 3;
+/// Every problem graph is typed (homogeneous programs ignore the types), so
+/// relation-batched ops are checked too: at least this many relations.
+constexpr int32_t kMinRelations = 4;
+constexpr int64_t kMaxElementsPerParam = 64;
+constexpr double kStep = 1e-6;
+/// Stream tag ("GRAD") of the random problem's graph, features and labels.
+constexpr uint64_t kProblemStream = uint64_t(0x47524144) << 32;
+
+struct Problem {
+  Dataset data;
+  GraphStorage graph;
+  std::vector<double> features;
+  std::vector<uint8_t> lossMask;
+};
+
+/// The problem's relations: those the program selects by name first (so
+/// that relation(g, "name") and relation_fanout find them), then unnamed
+/// ones up to kMinRelations.
+std::vector<RelationType> problemRelations(const CompiledProgram &program) {
+  std::vector<RelationType> relations;
+  auto add = [&](const std::string &name) {
+    if (std::none_of(relations.begin(), relations.end(),
+                     [&](const RelationType &r) { return r.name == name; }))
+      relations.push_back({name, 0, 0, -1});
+  };
+  for (const RelationUse &use : program.relationUses)
+    add(use.name);
+  for (const TrainSettings::RelationFanout &own :
+       program.settings.relationFanouts)
+    add(own.relation);
+  while (relations.size() < size_t(kMinRelations))
+    relations.push_back(
+        {"relation" + std::to_string(relations.size()), 0, 0, -1});
+  return relations;
+}
+
+/// The problem's node types when the program selects some by name: those,
+/// then one more, splitting the n nodes into consecutive equal ranges.
+std::vector<NodeType> problemNodeTypes(const CompiledProgram &program,
+                                       int64_t n) {
+  std::vector<NodeType> types;
+  for (const NameUse &use : program.nodeTypeUses)
+    types.push_back({use.name, 0, 0, true});
+  if (types.empty())
+    return types;
+  types.push_back({"other", 0, 0, true});
+  const int64_t k = int64_t(types.size());
+  for (int64_t t = 0; t < k; ++t) {
+    types[size_t(t)].offset = n * t / k;
+    types[size_t(t)].count = n * (t + 1) / k - n * t / k;
+  }
+  return types;
+}
+
+Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops,
+                    std::vector<RelationType> relations) {
+  Problem p;
+  Dataset &ds = p.data;
+  const int32_t numRelations = int32_t(relations.size());
+  ds.numNodes = n;
+  ds.numFeatures = kFeatures;
+  CounterRng rng(seed, kProblemStream);
+  for (int64_t e = 0; e < 10 * n / 3; ++e) {
+    int64_t u = rng.nextBelow(uint32_t(n));
+    // A different node: self loops come from the train block or not at all.
+    int64_t v = (u + 1 + rng.nextBelow(uint32_t(n - 1))) % n;
+    ds.src.push_back(u);
+    ds.dst.push_back(v);
+  }
+  for (int64_t v = 0; v < n; ++v) {
+    ds.labels.push_back(rng.nextBelow(uint32_t(kClasses)));
+    p.lossMask.push_back(v % 2 == 0);
+  }
+  LoadOptions options;
+  options.addReverseEdges = true;
+  options.addSelfLoops = selfLoops;
+  options.dedupe = true;
+  options.numClasses = kClasses;
+  finalizeDataset(ds, options);
+  for (size_t e = 0; e < ds.src.size(); ++e)
+    ds.edgeType.push_back(int32_t(rng.nextBelow(uint32_t(numRelations))));
+  p.graph =
+      GraphStorage::build(n, n, ds.src, ds.dst, ds.edgeType, numRelations);
+  ds.relations = std::move(relations);
+  for (int64_t i = 0; i < n * kFeatures; ++i)
+    p.features.push_back(normal(seed, kProblemStream + 1, uint64_t(i)));
+  return p;
+}
+
+/// Up to kMaxElementsPerParam indices spread evenly over [0, size).
+std::vector<int64_t> checkedElements(int64_t size) {
+  std::vector<int64_t> picked;
+  int64_t count = std::min(size, kMaxElementsPerParam);
+  for (int64_t i = 0; i < count; ++i)
+    picked.push_back(i * size / count);
+  return picked;
+}
+
+} // namespace
+
+bool runGradCheck(const CompiledProgram &program,
+                  const GradCheckOptions &options, std::FILE *out) {
+  if (!program.trainStepF64)
+    throw std::runtime_error(
+        "this trainer has no float64 entry points, which --gradcheck needs");
+  Problem problem =
+      makeProblem(options.nodes, options.seed, program.settings.addSelfLoops,
+                  problemRelations(program));
+  const int64_t relations = int64_t(problem.data.relations.size());
+
+  ParameterStore<double> params(
+      program.params({kFeatures, kClasses, relations, options.nodes}));
+  for (size_t i = 0; i < params.size(); ++i)
+    for (size_t k = 0; k < params.values[i].size(); ++k)
+      params.values[i][k] =
+          0.5 * normal(options.seed, paramInitStream(int64_t(i)), k);
+
+  Workspace<double> workspace;
+  ExecContext<double> ctx;
+  ctx.graph = problem.graph.view();
+  ctx.features = problem.features.data();
+  ctx.numFeatures = kFeatures;
+  ctx.numClasses = kClasses;
+  ctx.numRelations = relations;
+  ctx.relations = &problem.data.relations;
+  problem.data.nodeTypes = problemNodeTypes(program, options.nodes);
+  ctx.nodeTypes = &problem.data.nodeTypes;
+  ctx.numGlobalNodes = options.nodes;
+  ctx.labels = problem.data.labels.data();
+  ctx.lossMask = problem.lossMask.data();
+  ctx.seed = options.seed;
+  ctx.step = 0;
+  ctx.workspace = &workspace;
+  params.bind(ctx);
+  // A sampled program runs on blocks: sample them on the problem's graph,
+  // seeded by its first half, with the program's fanouts.
+  SampledBatch batch;
+  std::vector<double> batchFeatures;
+  if (program.numBlocks > 0) {
+    const GraphView g = problem.graph.view();
+    SamplerOptions sampling;
+    sampling.fanouts = program.settings.fanouts;
+    sampling.replace = program.settings.replace;
+    sampling.seed = options.seed;
+    const RelationFanouts relationFanouts = relationFanoutsOf(
+        program.settings, problem.data.relations, problem.data.nodeTypes);
+    NeighborSampler sampler(program.settings.perRelation
+                                ? Adjacency::perRelationOf(
+                                      g, relationFanouts.numRelations > 0
+                                             ? &relationFanouts
+                                             : nullptr)
+                                : Adjacency::of(g),
+                            g.numDst, sampling);
+    BlockBuilder builder(g.numDst);
+    std::vector<int64_t> seeds(size_t(std::max<int64_t>(1, g.numDst / 2)));
+    for (size_t i = 0; i < seeds.size(); ++i)
+      seeds[i] = int64_t(i);
+    sampler.sample(seeds.data(), int64_t(seeds.size()), {options.seed, 0, 0},
+                   builder, batch);
+    for (int64_t v : batch.nodes)
+      batchFeatures.insert(batchFeatures.end(),
+                           problem.features.begin() + v * kFeatures,
+                           problem.features.begin() + (v + 1) * kFeatures);
+    for (int64_t v : seeds)
+      batch.labels.push_back(problem.data.labels[size_t(v)]);
+    ctx.blocks = batch.views.data();
+    ctx.features = batchFeatures.data();
+    ctx.labels = batch.labels.data();
+    ctx.lossMask = nullptr;
+    ctx.nodeIds = batch.nodes.data();
+  }
+
+  // Learned input rows (`embed`): their gradient is checked as if the
+  // input rows the step reads (the graph's, or a batch's gathered copy)
+  // were one more parameter, named "input".
+  const bool learnedInputs = program.settings.embedDim > 0;
+  std::vector<double> &inputs =
+      program.numBlocks > 0 ? batchFeatures : problem.features;
+  std::vector<double> inputGrad;
+  if (learnedInputs) {
+    inputGrad.assign(inputs.size(), 0.0);
+    ctx.inputGrad = inputGrad.data();
+  }
+  params.zeroGrads();
+  double loss = program.trainStepF64(ctx);
+  ctx.inputGrad = nullptr;
+  // Later calls accumulate into the gradient buffers; keep this one.
+  std::vector<std::vector<double>> analytic = params.grads;
+  // A program that reads its input rows in place (as a single-process
+  // trainer runs it) must give the copy's loss and gradients, bit for bit;
+  // the finite differences below then check the in-place step.
+  std::vector<double> destinationRows;
+  bool inPlaceSame = true;
+  if (program.inputRowsInPlace && program.numBlocks > 0 && !learnedInputs) {
+    destinationRows.assign(batchFeatures.begin(),
+                           batchFeatures.begin() +
+                               batch.levelSizes[1] * kFeatures);
+    ctx.features = destinationRows.data();
+    ctx.inputTable = problem.features.data();
+    ctx.inputTableBlock = &batch.listTableRows(options.nodes);
+    params.zeroGrads();
+    const double inPlaceLoss = program.trainStepF64(ctx);
+    inPlaceSame = inPlaceLoss == loss && params.grads == analytic;
+    std::fprintf(out, "gradcheck: input rows in place: %s\n",
+                 inPlaceSame ? "the copy's loss and gradients, bit for bit"
+                             : "the loss or a gradient differs from the "
+                               "copy's");
+  }
+  std::vector<std::vector<double> *> values;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < params.size(); ++i) {
+    values.push_back(&params.values[i]);
+    names.push_back(params.info[i].name);
+  }
+  if (learnedInputs) {
+    values.push_back(&inputs);
+    names.push_back("input");
+    analytic.push_back(inputGrad);
+  }
+
+  double worst = 0;
+  std::string worstWhere; // " at <param>[k]: ..." of the worst element
+  bool finite = std::isfinite(loss);
+  for (size_t i = 0; i < values.size() && finite; ++i) {
+    std::vector<double> &value = *values[i];
+    double paramWorst = 0;
+    std::vector<int64_t> elements = checkedElements(int64_t(value.size()));
+    std::vector<double> numerics;
+    double scale = 0; // the largest |analytic| + |numeric| of the parameter
+    for (int64_t k : elements) {
+      double saved = value[k];
+      value[k] = saved + kStep;
+      double plus = program.trainStepF64(ctx);
+      value[k] = saved - kStep;
+      double minus = program.trainStepF64(ctx);
+      value[k] = saved;
+      numerics.push_back((plus - minus) / (2 * kStep));
+      scale = std::max(scale, std::abs(analytic[i][k]) +
+                                  std::abs(numerics.back()));
+    }
+    // Relative per element, but never relative to less than 1e-3 of the
+    // parameter's largest gradient: the cancellation error of a central
+    // difference is absolute (~1e-16 * loss / h), so an element whose true
+    // gradient is ~0 would otherwise fail on rounding alone.
+    double floor = std::max(1e-3 * scale, 1e-12);
+    for (size_t j = 0; j < elements.size(); ++j) {
+      int64_t k = elements[j];
+      double a = analytic[i][k], numeric = numerics[j];
+      double err = std::abs(a - numeric) /
+                   std::max(floor, std::abs(a) + std::abs(numeric));
+      if (!std::isfinite(err))
+        err = INFINITY;
+      paramWorst = std::max(paramWorst, err);
+      if (err > worst) {
+        worst = err;
+        char where[160];
+        std::snprintf(where, sizeof where,
+                      " at %s[%lld]: analytic %.6g, numeric %.6g",
+                      names[i].c_str(), (long long)k, a, numeric);
+        worstWhere = where;
+      }
+    }
+    std::fprintf(out, "gradcheck %s max_rel_err %.1e (%zu elements)\n",
+                 names[i].c_str(), paramWorst, elements.size());
+  }
+  bool pass = finite && inPlaceSame && worst < options.tolerance;
+  if (!finite)
+    std::fprintf(out, "gradcheck: FAIL (the loss is %g)\n", loss);
+  else if (pass)
+    std::fprintf(out, "gradcheck: PASS (max_rel_err %.1e)\n", worst);
+  else
+    std::fprintf(out, "gradcheck: FAIL (max_rel_err %.1e%s)\n", worst,
+                 worstWhere.c_str());
+  std::fflush(out);
+  return pass;
+}
+
+} // namespace gnnrt
