@@ -32,7 +32,7 @@ llvm_config.use_default_substitutions()  # FileCheck, not, count from llvm_tools
 
 tool_dirs = [config.gnnc_tools_dir, config.llvm_tools_dir]
 tools = ["gnnc", "gnn-opt", "gnn-translate", "gnn-data", "gnn-partition", "gnn-lsp",
-         "gnn-plot", "not"]
+         "gnn-plot", "gnn-run", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Debian's METIS command-line programs (package metis), to compare with.

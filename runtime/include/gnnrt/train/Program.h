@@ -400,10 +400,6 @@ struct TrainSettings {
   /// graph at start-up: "metis" or "random", and METIS's constraints
   /// ("nodes", "edges", "train").
   std::string partition = "metis";
-  /// `checkpoint = "FILE" every N epochs`: weights saved to checkpointFile
-  /// (rank 0) every N epochs (0: after the last epoch only) and after the
-  /// last.
-  int64_t checkpointEvery = 0;
   std::vector<std::string> partitionBalance;
   /// For source "generate": the synthetic dataset (used unless --data).
   GeneratorOptions generator;

@@ -10,6 +10,7 @@
 
 #include "Metrics.h"
 
+#include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/support/Error.h"
 
 #include <cerrno>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <sys/stat.h>
 
 namespace gnnrt {
 
@@ -109,11 +111,47 @@ std::string metricsJson(const EpochRecord &record) {
          ",\"peak_rss_bytes\":" + std::to_string(record.peakRssBytes) + "}";
 }
 
-MetricsLog::MetricsLog(const std::string &filePath, bool append)
+namespace {
+
+/// The epoch a metrics line records, or -1 for a line that is not one whole
+/// record (a torn last line).
+int64_t recordedEpoch(const std::string &line) {
+  static const char kPrefix[] = "{\"epoch\":";
+  if (line.compare(0, sizeof kPrefix - 1, kPrefix) != 0 || line.back() != '}')
+    return -1;
+  char *end = nullptr;
+  long long epoch = std::strtoll(line.c_str() + sizeof kPrefix - 1, &end, 10);
+  return end && *end == ',' ? epoch : -1;
+}
+
+/// Rewrites `path` with its records of epochs up to `last` (atomically: a
+/// crash now leaves the old file).
+void truncateToEpoch(const std::string &path, int64_t last) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+    return; // nothing written yet, or a pipe or terminal: append as it is
+  std::ifstream in(path);
+  std::string kept, line;
+  while (std::getline(in, line)) {
+    const int64_t epoch = recordedEpoch(line);
+    if (epoch >= 1 && epoch <= last)
+      kept += line + "\n";
+  }
+  AtomicFile out(path);
+  out.write(kept.data(), kept.size());
+  out.commit();
+}
+
+} // namespace
+
+MetricsLog::MetricsLog(const std::string &filePath,
+                       std::optional<int64_t> keepThroughEpoch)
     : path(filePath) {
   if (path.empty())
     return;
-  file = std::fopen(path.c_str(), append ? "a" : "w");
+  if (keepThroughEpoch)
+    truncateToEpoch(path, *keepThroughEpoch);
+  file = std::fopen(path.c_str(), keepThroughEpoch ? "a" : "w");
   if (!file)
     throwDataError(path, 0,
                    std::string("cannot create file: ") + std::strerror(errno));

@@ -79,9 +79,14 @@ int64_t peakResidentBytes();
 /// Appends metricsJson lines to a file.
 class MetricsLog {
 public:
-  /// Creates (truncates, or with `append` extends) `path`, throwing
-  /// DataError if it cannot; an empty path makes a log that writes nothing.
-  explicit MetricsLog(const std::string &path, bool append = false);
+  /// Creates (truncates) `path`, throwing DataError if it cannot; an empty
+  /// path makes a log that writes nothing. A resumed run passes
+  /// `keepThroughEpoch`, the checkpoint's epoch: the file keeps its lines of
+  /// epochs up to it and loses those the interrupted run wrote after it (the
+  /// resumed run writes them again) and any torn last line, so that it reads
+  /// as one uninterrupted run's, however often the run was restarted.
+  explicit MetricsLog(const std::string &path,
+                      std::optional<int64_t> keepThroughEpoch = std::nullopt);
   ~MetricsLog();
   MetricsLog(const MetricsLog &) = delete;
   MetricsLog &operator=(const MetricsLog &) = delete;

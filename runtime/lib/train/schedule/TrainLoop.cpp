@@ -46,7 +46,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
   // Rank 0 reports; the others train silently.
   const bool reporting = comm.rank() == 0;
   MetricsLog metrics(reporting ? options.metricsFile : std::string(),
-                     /*append=*/resume != nullptr);
+                     resume ? std::optional<int64_t>(first - 1) : std::nullopt);
   std::optional<Progress> progress;
   if (reporting) {
     progress.emplace(stderr, program.settings.epochs, isatty(2) != 0,
