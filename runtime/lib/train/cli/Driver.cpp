@@ -15,7 +15,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "CommandLine.h"
-#include "FileArena.h"
 #include "GradCheck.h"
 #include "batch/SamplerRanks.h"
 #include "batch/TrainingData.h"
@@ -23,6 +22,7 @@
 #include "gnnrt/support/Error.h"
 #include "gnnrt/train/ParamInit.h"
 #include "gnnrt/train/Program.h"
+#include "offload/FileArena.h"
 #include "output/Checkpoint.h"
 #include "output/OutputPaths.h"
 #include "params/ParameterStore.h"
