@@ -76,6 +76,10 @@ TrainingResult trainEpochs(const CompiledProgram &program,
         result.best = record;
     }
     record.peakRssBytes = peakResidentBytes();
+    // The epoch's metrics line before its checkpoint: a run killed between
+    // the two resumes from the checkpoint before, which drops this line and
+    // writes it again, so the file never lacks an epoch.
+    metrics.append(record);
     // After the evaluation, so that a resumed run knows the best epoch.
     const int64_t saveEvery = settings.checkpointEvery;
     if (!checkpointFile.empty() &&
@@ -91,7 +95,6 @@ TrainingResult trainEpochs(const CompiledProgram &program,
             {epoch, settings.seed, comm.size(), result.best},
             inputs ? &*inputs : nullptr);
     }
-    metrics.append(record);
     if (progress)
       progress->report(record);
     result.last = record;
