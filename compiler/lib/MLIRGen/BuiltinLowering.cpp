@@ -1,9 +1,9 @@
 //===- BuiltinLowering.cpp - Forward builtins to gnn ops ------------------===//
 //
 // Each builtin of BuiltinOps.def becomes its gnn op, one method per family,
-// each a switch over its BuiltinOps with no default: a builtin added to the
-// table without a lowering is a -Wswitch warning, and one that reaches the
-// end anyway is a located "no lowering" error. The result type is Sema's
+// each a switch over its BuiltinOps; one without a case is a located "no
+// lowering" error (and test/Tools/op-recipe.test finds it first). The result
+// type is Sema's
 // (with the environment substituted), or the operand's for the ops that
 // keep it.
 //
