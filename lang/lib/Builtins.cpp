@@ -57,6 +57,18 @@ std::vector<Builtin> withOpNames(std::vector<Entry> entries) {
 }
 } // namespace
 
+/// The optimizers of TrainSettings.def, callable in a train block with their
+/// hyperparameters.
+static void appendOptimizers(std::vector<Builtin> &table) {
+  for (const TrainOptimizerInfo &o : trainOptimizers()) {
+    std::vector<BuiltinParam> params;
+    for (const std::string &name : o.hyperparameters)
+      params.push_back({name.c_str(), ParamKind::Float, false});
+    table.push_back({o.name.c_str(), BuiltinContext::TrainSetting, params,
+                     o.summary.c_str()});
+  }
+}
+
 const std::vector<Builtin> &gnn::lang::builtins() {
   using K = ParamKind;
   using C = BuiltinContext;
@@ -249,16 +261,7 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        {{"name", K::String, true}, {"fanout", K::Any, true}},
        "one relation's own fanouts in neighbor(..., relation_fanout = [...])"},
   });
-  static const bool withOptimizers = [] {
-    for (const TrainOptimizerInfo &o : trainOptimizers()) {
-      std::vector<BuiltinParam> params;
-      for (const std::string &name : o.hyperparameters)
-        params.push_back({name.c_str(), ParamKind::Float, false});
-      table.push_back(
-          {o.name.c_str(), C::TrainSetting, params, o.summary.c_str()});
-    }
-    return true;
-  }();
+  static const bool withOptimizers = (appendOptimizers(table), true);
   (void)withOptimizers;
   return table;
 }

@@ -3,9 +3,8 @@
 // Each builtin of BuiltinOps.def becomes its gnn op, one method per family,
 // each a switch over its BuiltinOps; one without a case is a located "no
 // lowering" error (and test/Tools/op-recipe.test finds it first). The result
-// type is Sema's
-// (with the environment substituted), or the operand's for the ops that
-// keep it.
+// type is Sema's (with the environment substituted), or the operand's for the
+// ops that keep it.
 //
 //===----------------------------------------------------------------------===//
 #include "Generator.h"
