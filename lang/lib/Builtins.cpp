@@ -12,12 +12,69 @@
 
 using namespace gnn::lang;
 
+const char *gnn::lang::builtinOpName(BuiltinOp op) {
+  switch (op) {
+  case BuiltinOp::None:
+    return "";
+#define GNN_BUILTIN_OP(ID, NAME, FAMILY)                                       \
+  case BuiltinOp::ID:                                                          \
+    return #NAME;
+#include "gnn/lang/BuiltinOps.def"
+  }
+  return "";
+}
+
+BuiltinFamily gnn::lang::builtinFamily(BuiltinOp op) {
+  switch (op) {
+  case BuiltinOp::None:
+    return BuiltinFamily::None;
+#define GNN_BUILTIN_OP(ID, NAME, FAMILY)                                       \
+  case BuiltinOp::ID:                                                          \
+    return BuiltinFamily::FAMILY;
+#include "gnn/lang/BuiltinOps.def"
+  }
+  return BuiltinFamily::None;
+}
+
+namespace {
+/// A table entry: a forward builtin is named by its BuiltinOp (its name is
+/// BuiltinOps.def's), the others by their name.
+struct Entry {
+  Entry(const char *name, BuiltinContext context,
+        std::vector<BuiltinParam> params, const char *summary)
+      : builtin{name, context, std::move(params), summary} {}
+  Entry(BuiltinOp op, BuiltinContext context, std::vector<BuiltinParam> params,
+        const char *summary)
+      : builtin{builtinOpName(op), context, std::move(params), summary, op} {}
+  Builtin builtin;
+};
+
+std::vector<Builtin> withOpNames(std::vector<Entry> entries) {
+  std::vector<Builtin> table;
+  for (Entry &e : entries)
+    table.push_back(std::move(e.builtin));
+  return table;
+}
+} // namespace
+
+/// The optimizers of TrainSettings.def, callable in a train block with their
+/// hyperparameters.
+static void appendOptimizers(std::vector<Builtin> &table) {
+  for (const TrainOptimizerInfo &o : trainOptimizers()) {
+    std::vector<BuiltinParam> params;
+    for (const std::string &name : o.hyperparameters)
+      params.push_back({name.c_str(), ParamKind::Float, false});
+    table.push_back({o.name.c_str(), BuiltinContext::TrainSetting, params,
+                     o.summary.c_str()});
+  }
+}
+
 const std::vector<Builtin> &gnn::lang::builtins() {
   using K = ParamKind;
   using C = BuiltinContext;
-  static std::vector<Builtin> table = {
+  static std::vector<Builtin> table = withOpNames({
       // Graph primitives.
-      {"aggregate",
+      {BuiltinOp::Aggregate,
        C::Forward,
        {{"g", K::Graph, true},
         {"x", K::Tensor, true},
@@ -25,7 +82,7 @@ const std::vector<Builtin> &gnn::lang::builtins() {
         {"weight", K::Tensor, false},
         {"self_loops", K::Bool, false}},
        "sum/mean/max of source rows over each destination's incoming edges"},
-      {"aggregate_relations",
+      {BuiltinOp::AggregateRelations,
        C::Forward,
        {{"g", K::Graph, true},
         {"x", K::Tensor, true},
@@ -33,98 +90,107 @@ const std::vector<Builtin> &gnn::lang::builtins() {
         {"reduce", K::Reduce, false}},
        "per relation r, sum/mean of its source rows times w[r], summed over "
        "relations"},
-      {"aggregate_relation_rows",
+      {BuiltinOp::AggregateRelationRows,
        C::Forward,
        {{"g", K::Graph, true},
         {"w", K::Tensor, true},
         {"reduce", K::Reduce, false}},
        "per relation r, sum/mean of the rows w[r][j] of the source nodes j "
        "(one-hot inputs), summed over relations"},
-      {"gather",
+      {BuiltinOp::Gather,
        C::Forward,
        {{"g", K::Graph, true},
         {"x", K::Tensor, true},
         {"side", K::Side, false}},
        "node rows to edge rows, from each edge's source (or destination)"},
-      {"scatter",
+      {BuiltinOp::Scatter,
        C::Forward,
        {{"g", K::Graph, true},
         {"m", K::Tensor, true},
         {"reduce", K::Reduce, false}},
        "edge rows reduced onto destination nodes"},
-      {"edge_softmax",
+      {BuiltinOp::EdgeSoftmax,
        C::Forward,
        {{"g", K::Graph, true}, {"e", K::Tensor, true}},
        "softmax of edge scores over each destination's incoming edges"},
-      {"degree",
+      {BuiltinOp::Degree,
        C::Forward,
        {{"g", K::Graph, true}, {"side", K::Side, false}},
        "in-degree of destination nodes (side = dst) or out-degree of sources"},
-      {"dst",
+      {BuiltinOp::Dst,
        C::Forward,
        {{"g", K::Graph, true}, {"x", K::Tensor, true}},
        "rows of a block's destination nodes; dst(x) when one graph is in "
        "scope"},
-      {"node_type",
+      {BuiltinOp::NodeType,
        C::Forward,
        {{"g", K::Graph, true}, {"type", K::String, true}},
        "1 for the source nodes of one node type of a heterogeneous graph, "
        "0 for the others"},
-      {"relation",
+      {BuiltinOp::Relation,
        C::Forward,
        {{"g", K::Graph, true}, {"name", K::String, true}},
        "the subgraph of one relation of a heterogeneous graph"},
       // Dense math.
-      {"relu", C::Forward, {{"x", K::Tensor, true}}, "max(x, 0)"},
-      {"sigmoid", C::Forward, {{"x", K::Tensor, true}}, "1 / (1 + exp(-x))"},
-      {"tanh", C::Forward, {{"x", K::Tensor, true}}, "hyperbolic tangent"},
-      {"exp", C::Forward, {{"x", K::Tensor, true}}, "e^x"},
-      {"log", C::Forward, {{"x", K::Tensor, true}}, "natural logarithm"},
-      {"sqrt", C::Forward, {{"x", K::Tensor, true}}, "square root"},
-      {"rsqrt", C::Forward, {{"x", K::Tensor, true}}, "1 / sqrt(x)"},
-      {"abs", C::Forward, {{"x", K::Tensor, true}}, "absolute value"},
-      {"leaky_relu",
+      {BuiltinOp::Relu, C::Forward, {{"x", K::Tensor, true}}, "max(x, 0)"},
+      {BuiltinOp::Sigmoid,
+       C::Forward,
+       {{"x", K::Tensor, true}},
+       "1 / (1 + exp(-x))"},
+      {BuiltinOp::Tanh,
+       C::Forward,
+       {{"x", K::Tensor, true}},
+       "hyperbolic tangent"},
+      {BuiltinOp::Exp, C::Forward, {{"x", K::Tensor, true}}, "e^x"},
+      {BuiltinOp::Log,
+       C::Forward,
+       {{"x", K::Tensor, true}},
+       "natural logarithm"},
+      {BuiltinOp::Sqrt, C::Forward, {{"x", K::Tensor, true}}, "square root"},
+      {BuiltinOp::Rsqrt, C::Forward, {{"x", K::Tensor, true}}, "1 / sqrt(x)"},
+      {BuiltinOp::Abs, C::Forward, {{"x", K::Tensor, true}}, "absolute value"},
+      {BuiltinOp::LeakyRelu,
        C::Forward,
        {{"x", K::Tensor, true}, {"alpha", K::Float, false}},
        "x if x > 0 else alpha * x (alpha = 0.01)"},
-      {"elu",
+      {BuiltinOp::Elu,
        C::Forward,
        {{"x", K::Tensor, true}, {"alpha", K::Float, false}},
        "x if x > 0 else alpha * (exp(x) - 1) (alpha = 1)"},
-      {"softmax",
+      {BuiltinOp::Softmax,
        C::Forward,
        {{"x", K::Tensor, true}, {"axis", K::Int, false}},
        "softmax along an axis (the last by default)"},
-      {"log_softmax",
+      {BuiltinOp::LogSoftmax,
        C::Forward,
        {{"x", K::Tensor, true}, {"axis", K::Int, false}},
        "log of softmax along an axis (the last by default)"},
-      {"dropout",
+      {BuiltinOp::Dropout,
        C::Forward,
        {{"x", K::Tensor, true}, {"p", K::Float, false}},
        "zeroes entries with probability p while training (p = 0.5)"},
-      {"concat",
+      {BuiltinOp::Concat,
        C::Forward,
        {{"xs", K::TensorList, true}, {"axis", K::Int, false}},
        "concatenation along an axis (the last by default)"},
-      {"reshape",
+      {BuiltinOp::Reshape,
        C::Forward,
        {{"x", K::Tensor, true}, {"shape", K::DimList, true}},
        "same elements, new shape; -1 first keeps the row count"},
-      {"block_diagonal",
+      {BuiltinOp::BlockDiagonal,
        C::Forward,
        {{"q", K::Tensor, true}},
        "[R, B, i, o] to [R, B*i, B*o]: each matrix with its B blocks on the "
        "diagonal, zeros elsewhere"},
-      {"sum",
+      {BuiltinOp::Sum,
        C::Forward,
        {{"x", K::Tensor, true}, {"axis", K::Int, true}},
        "sum over an axis"},
-      {"mean",
+      {BuiltinOp::Mean,
        C::Forward,
        {{"x", K::Tensor, true}, {"axis", K::Int, true}},
        "mean over an axis"},
-      {"max",
+      {BuiltinOp::Max,
        C::Forward,
        {{"x", K::Tensor, true}, {"axis", K::Int, true}},
        "maximum over an axis"},
@@ -194,17 +260,8 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        C::TrainSetting,
        {{"name", K::String, true}, {"fanout", K::Any, true}},
        "one relation's own fanouts in neighbor(..., relation_fanout = [...])"},
-  };
-  static const bool withOptimizers = [] {
-    for (const TrainOptimizerInfo &o : trainOptimizers()) {
-      std::vector<BuiltinParam> params;
-      for (const std::string &name : o.hyperparameters)
-        params.push_back({name.c_str(), ParamKind::Float, false});
-      table.push_back(
-          {o.name.c_str(), C::TrainSetting, params, o.summary.c_str()});
-    }
-    return true;
-  }();
+  });
+  static const bool withOptimizers = (appendOptimizers(table), true);
   (void)withOptimizers;
   return table;
 }

@@ -95,6 +95,11 @@ public:
   Type checkCall(CallExpr *expr, Scope &scope);
   Type checkBinary(BinaryExpr *expr, Scope &scope);
   Type checkBuiltinCall(CallExpr *expr, const Builtin &builtin, Scope &scope);
+  /// The result type of a forward builtin whose arguments have been bound
+  /// and kind-checked (SemaBuiltins.cpp: one rule per BuiltinOp).
+  Type builtinResultType(CallExpr *expr, const Builtin &builtin,
+                         BuiltinCall &call, const std::vector<Type> &types,
+                         Scope &scope);
   Type checkLayerCall(CallExpr *expr, const std::string &member, Scope &scope);
   /// Evaluates a dimension expression (`in`, `heads * out`, `g.dst`).
   std::optional<Dim> resolveDim(Expr *expr, Scope &scope);

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "gnn/MLIRGen/MLIRGen.h"
 
+#include "Generator.h"
 #include "TrainAttributes.h"
 
 #include "gnn/Dialect/GNN/GNNDialect.h"
@@ -28,84 +29,7 @@ using namespace gnn::lang;
 using mlir::Location;
 using mlir::Value;
 
-namespace {
-
-/// The bindings under which one layer or model body is emitted.
-struct Env {
-  const ModuleInfo *module = nullptr;
-  const Env *parent = nullptr;
-  /// Symbol prefix of this instance's parameters: `GCN.c1`.
-  std::string prefix;
-  /// Integer parameters as dimensions in global terms (constants or
-  /// dataset symbols).
-  std::map<std::string, Dim> dims;
-  /// Argument expressions of the module's parameters, evaluated in `parent`.
-  std::map<std::string, const Expr *> args;
-  /// SSA values of the forward's parameters and locals.
-  std::map<std::string, Value> values;
-  /// Call site of an inlined body, for locations.
-  std::optional<Location> callSite;
-};
-
-class Generator {
-public:
-  Generator(mlir::MLIRContext &context, Compilation &compilation)
-      : context(context), compilation(compilation), sema(compilation.sema()),
-        builder(&context) {}
-
-  mlir::OwningOpRef<mlir::ModuleOp> run();
-
-private:
-  /// Emits `@<name>.forward` for `model` with the given parameter arguments.
-  /// `train` (may be null) is attached as the `#gnn.train` attribute.
-  mlir::func::FuncOp emitModel(const ModuleDecl &model,
-                               const std::vector<const Expr *> &args,
-                               const std::string &name);
-  Value emitForwardBody(Env &env);
-  Value emitExpr(const Expr *expr, Env &env);
-  Value emitCall(const CallExpr *call, Env &env);
-  Value emitBuiltin(const CallExpr *call, const BuiltinCall &info, Env &env);
-  Value emitLayerCall(const CallExpr *call, const std::string &member,
-                      Env &env);
-  Value emitWeight(const std::string &name, const Expr *use, Env &env);
-  Value scalar(double value, Location loc);
-  /// A tensor operand: scalars (int or float values) become constants.
-  Value operand(const Expr *expr, Env &env);
-
-  Location loc(SourceLoc l, const Env &env);
-  mlir::RankedTensorType tensorType(const Type &type, const Env &env);
-  Dim globalDim(const Dim &dim, const Env &env);
-  double evalFloat(const Expr *expr, const Env &env);
-  int64_t evalInt(const Expr *expr, const Env &env);
-  std::string evalSymbol(const Expr *expr, const Env &env);
-  /// Evaluates an argument-bound name: the expression bound to a parameter.
-  std::pair<const Expr *, const Env *> resolveParam(const std::string &name,
-                                                    const Env &env);
-
-  void fail(SourceLoc l, const std::string &message) {
-    if (!failed)
-      compilation.diagnostics().error(l, "cannot lower to MLIR: " + message);
-    failed = true;
-  }
-  /// An error after which the IR is still well formed: generation goes on
-  /// (its values are valid) and its result is dropped at the end.
-  void reportError(SourceLoc l, const std::string &message) {
-    compilation.diagnostics().error(l, "cannot lower to MLIR: " + message);
-    hasErrors = true;
-  }
-
-  mlir::MLIRContext &context;
-  Compilation &compilation;
-  const SemaResult &sema;
-  mlir::OpBuilder builder;
-  mlir::ModuleOp module;
-  std::set<std::string> declaredParameters;
-  /// Each dropout draws its masks from its own random stream.
-  int64_t nextDropoutStream = 0;
-  bool failed = false, hasErrors = false;
-};
-
-} // namespace
+using namespace gnn::mlirgen::detail;
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -237,8 +161,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
       if (!forward)
         continue;
       forward->setAttr(gnn::TrainAttr::getAttrName(),
-                       gnn::mlirgen::trainAttributes(t, sema, compilation.sources(),
-                                                      builder));
+                       gnn::mlirgen::trainAttributes(
+                           t, sema, compilation.sources(), builder));
       // Where `batches = ...` is written, for errors found by passes (a
       // fanout list that does not match the model's layers).
       if (auto it = t.settings.find("batches"); it != t.settings.end())
@@ -318,8 +242,8 @@ Value Generator::emitForwardBody(Env &env) {
     // Record the variable's name, so that generated code can use it.
     mlir::Operation *def = v.getDefiningOp();
     if (def && !isa<mlir::NameLoc>(def->getLoc()))
-      def->setLoc(mlir::NameLoc::get(builder.getStringAttr(stmt.name),
-                                     def->getLoc()));
+      def->setLoc(
+          mlir::NameLoc::get(builder.getStringAttr(stmt.name), def->getLoc()));
     env.values[stmt.name] = v;
   }
   fail(env.module->decl->forward->loc, "forward does not return");
@@ -511,163 +435,6 @@ Value Generator::emitLayerCall(const CallExpr *call, const std::string &member,
   }
   mlir::OpBuilder::InsertionGuard guard(builder);
   return emitForwardBody(inner);
-}
-
-Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
-                             Env &env) {
-  const std::string name = info.builtin->name;
-  Location l = loc(call->loc, env);
-  mlir::Type type = tensorType(call->type, env);
-  auto arg = [&](size_t i) { return info.args[i]; };
-  auto value = [&](size_t i) -> Value { return operand(arg(i), env); };
-  auto graph = [&](size_t i) -> Value { return emitExpr(arg(i), env); };
-  auto reduceKind = [&](size_t i) {
-    std::string s = arg(i) ? evalSymbol(arg(i), env) : "sum";
-    return gnn::ReduceKindAttr::get(
-        &context, gnn::symbolizeReduceKind(s).value_or(gnn::ReduceKind::sum));
-  };
-  auto side = [&](size_t i, gnn::EdgeSide dflt) {
-    gnn::EdgeSide s = dflt;
-    if (arg(i))
-      s = gnn::symbolizeEdgeSide(evalSymbol(arg(i), env)).value_or(dflt);
-    return gnn::EdgeSideAttr::get(&context, s);
-  };
-  auto axis = [&](size_t i, int64_t rank, int64_t dflt) {
-    int64_t a = arg(i) ? evalInt(arg(i), env) : dflt;
-    return builder.getI64IntegerAttr(a < 0 ? a + rank : a);
-  };
-
-  if (name == "aggregate") {
-    Value g = graph(0), x = value(1);
-    Value w = arg(3) ? value(3) : Value();
-    bool selfLoops = arg(4) && dyn_cast<BoolExpr>(arg(4)) &&
-                     dyn_cast<BoolExpr>(arg(4))->value;
-    return builder.create<gnn::AggregateOp>(l, type, g, x, w, reduceKind(2),
-                                            builder.getBoolAttr(selfLoops));
-  }
-  // The relation-batched primitives reduce linearly; a layer's `reduce`
-  // parameter is known only here.
-  auto linearReduce = [&](size_t i) -> gnn::ReduceKindAttr {
-    gnn::ReduceKindAttr reduce = reduceKind(i);
-    if (reduce.getValue() == gnn::ReduceKind::sum ||
-        reduce.getValue() == gnn::ReduceKind::mean)
-      return reduce;
-    fail(arg(i)->loc, "'" + name + "' supports sum and mean, not " +
-                          gnn::stringifyReduceKind(reduce.getValue()).str());
-    return nullptr;
-  };
-  if (name == "aggregate_relation_rows") {
-    gnn::ReduceKindAttr reduce = linearReduce(2);
-    return reduce ? builder.create<gnn::AggregateRelationRowsOp>(
-                        l, type, graph(0), value(1), reduce)
-                  : Value();
-  }
-  if (name == "aggregate_relations") {
-    gnn::ReduceKindAttr reduce = linearReduce(3);
-    return reduce ? builder.create<gnn::AggregateRelationsOp>(
-                        l, type, graph(0), value(1), value(2), reduce)
-                  : Value();
-  }
-  if (name == "gather")
-    return builder.create<gnn::GatherOp>(l, type, side(2, gnn::EdgeSide::src),
-                                         graph(0), value(1));
-  if (name == "scatter")
-    return builder.create<gnn::ScatterOp>(l, type, reduceKind(2), graph(0),
-                                          value(1));
-  if (name == "edge_softmax")
-    return builder.create<gnn::EdgeSoftmaxOp>(l, type, graph(0), value(1));
-  if (name == "degree")
-    return builder.create<gnn::DegreeOp>(l, type, side(1, gnn::EdgeSide::dst),
-                                         graph(0));
-  if (name == "dst")
-    return builder.create<gnn::DstOp>(l, type, graph(0), value(1));
-  if (name == "node_type") {
-    auto *s = dyn_cast<StringExpr>(arg(1));
-    return builder.create<gnn::NodeTypeOp>(
-        l, type, graph(0), builder.getStringAttr(s ? s->value : ""));
-  }
-  if (name == "relation") {
-    auto *s = dyn_cast<StringExpr>(arg(1));
-    return builder.create<gnn::RelationOp>(
-        l, gnn::GraphType::get(&context), graph(0),
-        builder.getStringAttr(s ? s->value : ""));
-  }
-  // Ops whose result has their operand's type take it from the operand.
-  static const std::set<std::string> sameType = {
-      "dropout", "leaky_relu", "elu",  "softmax", "log_softmax",
-      "relu",    "sigmoid",    "tanh", "exp",     "log",
-      "sqrt",    "rsqrt",      "abs"};
-  Value x;
-  if (sameType.count(name)) {
-    x = value(0);
-    if (!x)
-      return nullptr;
-    if (call->type.isTensor())
-      type = x.getType();
-  }
-  if (name == "dropout") {
-    double p = arg(1) ? evalFloat(arg(1), env) : 0.5;
-    // A layer's optional dropout (p = 0 by default) is the identity.
-    if (p == 0.0)
-      return x;
-    return builder.create<gnn::DropoutOp>(
-        l, type, x, builder.getF64FloatAttr(p),
-        builder.getI64IntegerAttr(nextDropoutStream++));
-  }
-  if (name == "leaky_relu" || name == "elu") {
-    double alpha =
-        arg(1) ? evalFloat(arg(1), env) : (name == "elu" ? 1.0 : 0.01);
-    if (name == "elu")
-      return builder.create<gnn::EluOp>(l, type, x,
-                                        builder.getF64FloatAttr(alpha));
-    return builder.create<gnn::LeakyReluOp>(l, type, x,
-                                            builder.getF64FloatAttr(alpha));
-  }
-  if (name == "softmax" || name == "log_softmax") {
-    int64_t rank = arg(0)->type.rank();
-    if (name == "softmax")
-      return builder.create<gnn::SoftmaxOp>(l, type, x, axis(1, rank, -1));
-    return builder.create<gnn::LogSoftmaxOp>(l, type, x, axis(1, rank, -1));
-  }
-  if (name == "sum" || name == "mean" || name == "max") {
-    int64_t rank = arg(0)->type.rank();
-    return builder.create<gnn::ReduceOp>(
-        l, type,
-        gnn::ReduceKindAttr::get(&context, *gnn::symbolizeReduceKind(name)),
-        value(0), axis(1, rank, 0));
-  }
-  if (name == "concat") {
-    auto *list = dyn_cast<ListExpr>(arg(0));
-    llvm::SmallVector<Value> inputs;
-    for (const ExprPtr &e : list->elements)
-      if (Value v = operand(e.get(), env))
-        inputs.push_back(v);
-    int64_t rank = list->elements.front()->type.rank();
-    return builder.create<gnn::ConcatOp>(l, type, inputs, axis(1, rank, -1));
-  }
-  if (name == "reshape")
-    return builder.create<gnn::ReshapeOp>(l, type, value(0));
-  if (name == "block_diagonal")
-    return builder.create<gnn::BlockDiagonalOp>(l, type, value(0));
-
-  if (name == "relu")
-    return builder.create<gnn::ReluOp>(l, type, x);
-  if (name == "sigmoid")
-    return builder.create<gnn::SigmoidOp>(l, type, x);
-  if (name == "tanh")
-    return builder.create<gnn::TanhOp>(l, type, x);
-  if (name == "exp")
-    return builder.create<gnn::ExpOp>(l, type, x);
-  if (name == "log")
-    return builder.create<gnn::LogOp>(l, type, x);
-  if (name == "sqrt")
-    return builder.create<gnn::SqrtOp>(l, type, x);
-  if (name == "rsqrt")
-    return builder.create<gnn::RsqrtOp>(l, type, x);
-  if (name == "abs")
-    return builder.create<gnn::AbsOp>(l, type, x);
-  fail(call->loc, "no lowering for builtin '" + name + "'");
-  return nullptr;
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>

@@ -264,63 +264,75 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     }
   }
 
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      // Parameters, their gradients and constants: here.
-      .Case<ParamOp>([&](ParamOp p) {
-        os << "const T *" << name(p) << " = " << rt::ctx::params << "["
-           << params.index.lookup(p.getName()) << "];\n";
-        return success();
-      })
-      .Case<InputGradOp>([&](InputGradOp ig) {
-        // Learned input rows: the trainer passes a buffer when it wants it.
-        Value g = ig.getGrad();
-        os << "if (T *grad = " << rt::ctx::inputGrad << ") {\n";
-        emitAccumulate(g);
-        os << "}\n";
-        return success();
-      })
-      .Case<ParamGradOp>([&](ParamGradOp pg) {
-        // Accumulated: a parameter read several times has one param_grad
-        // per read.
-        Value g = pg.getGrad();
-        os << "{\n  T *grad = " << rt::ctx::grads << "["
-           << params.index.lookup(pg.getName()) << "]; // "
-           << pg.getName().drop_front(pg.getName().find('.') + 1) << "\n";
-        emitAccumulate(g);
-        os << "}\n";
-        return success();
-      })
-      .Case<ConstantOp>([&](ConstantOp c) {
-        os << "const T " << name(c) << "[1] = {T("
-           << cppDouble(c.getValue().convertToDouble()) << ")};\n";
-        return success();
-      })
-      // Elementwise ops, alone or fused into gnn.map: EmitElementwise.cpp.
-      .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp, NegOp, ExpOp, LogOp, SqrtOp,
-            RsqrtOp, ReluOp, SigmoidOp, TanhOp, AbsOp, LeakyReluOp, EluOp,
-            MaximumGradOp, UnaryGradOp, MapOp>(
-          [&](Operation *op) { return emitElementwise(op); })
-      // Gathers, scatters, edge softmax and gnn.edge_map: EmitEdges.cpp.
-      .Case<GatherOp, GatherGradOp, ScatterOp, ScatterGradOp, EdgeSoftmaxOp,
-            EdgeSoftmaxGradOp>(
-          [&](Operation *op) { return emitEdgeOp(*this, op); })
-      .Case<EdgeMapOp>([&](EdgeMapOp op) { return emitEdgeMap(op); })
-      // Products and gnn.matmul_map: EmitMatmul.cpp.
-      .Case<MatmulOp>([&](Operation *op) { return emitMatmulOp(*this, op); })
-      .Case<MatmulMapOp>([&](MatmulMapOp op) { return emitMatmulMap(op); })
-      // Aggregations, degrees, halo exchanges: EmitGraph.cpp.
-      .Case<AggregateOp, AggregateGradOp, AggregateWeightGradOp,
-            AggregateRelationsOp, AggregateRelationsGradOp,
-            AggregateRelationRowsOp, AggregateRelationRowsGradOp,
-            AggregateRelationsWeightGradOp, DegreeOp, NodeTypeOp, DstGradOp,
-            HaloExchangeOp,
-            HaloExchangeGradOp, HaloAggregateOp, HaloAggregateGradOp,
-            ScaledAggregateOp>(
-          [&](Operation *op) { return emitGraphOp(*this, op); })
-      // Axis ops, dropout and the loss: EmitTensor.cpp.
-      .Case<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp, ReduceOp,
-            ReduceGradOp, ConcatOp, SliceOp, BlockDiagonalOp, DiagonalBlocksOp,
-            UnbroadcastOp, DropoutOp, CrossEntropyOp, CrossEntropyGradOp>(
-          [&](Operation *op) { return emitTensorOp(*this, op); })
-      .Default([](Operation *op) { return unsupported(op); });
+  return dispatchGNNVisitor(op);
+}
+
+// Parameters, their gradients and constants: here.
+LogicalResult FunctionEmitter::visitStorageOp(ParamOp p) {
+  os << "const T *" << name(p) << " = " << rt::ctx::params << "["
+     << params.index.lookup(p.getName()) << "];\n";
+  return success();
+}
+
+LogicalResult FunctionEmitter::visitStorageOp(InputGradOp ig) {
+  // Learned input rows: the trainer passes a buffer when it wants it.
+  Value g = ig.getGrad();
+  os << "if (T *grad = " << rt::ctx::inputGrad << ") {\n";
+  emitAccumulate(g);
+  os << "}\n";
+  return success();
+}
+
+LogicalResult FunctionEmitter::visitStorageOp(ParamGradOp pg) {
+  // Accumulated: a parameter read several times has one param_grad per read.
+  Value g = pg.getGrad();
+  os << "{\n  T *grad = " << rt::ctx::grads << "["
+     << params.index.lookup(pg.getName()) << "]; // "
+     << pg.getName().drop_front(pg.getName().find('.') + 1) << "\n";
+  emitAccumulate(g);
+  os << "}\n";
+  return success();
+}
+
+LogicalResult FunctionEmitter::visitStorageOp(ConstantOp c) {
+  os << "const T " << name(c) << "[1] = {T("
+     << cppDouble(c.getValue().convertToDouble()) << ")};\n";
+  return success();
+}
+
+// Elementwise ops, alone or fused into gnn.map: EmitElementwise.cpp.
+LogicalResult FunctionEmitter::visitElementwiseOp(Operation *op) {
+  return emitElementwise(op);
+}
+
+// Gathers, scatters, edge softmax and gnn.edge_map: EmitEdges.cpp.
+LogicalResult FunctionEmitter::visitEdgeOp(Operation *op) {
+  if (auto edgeMap = dyn_cast<EdgeMapOp>(op))
+    return emitEdgeMap(edgeMap);
+  return emitEdgeOp(*this, op);
+}
+
+// Products and gnn.matmul_map: EmitMatmul.cpp.
+LogicalResult FunctionEmitter::visitMatmulOp(Operation *op) {
+  if (auto matmulMap = dyn_cast<MatmulMapOp>(op))
+    return emitMatmulMap(matmulMap);
+  return emitMatmulOp(*this, op);
+}
+
+// Aggregations, degrees, halo exchanges: EmitGraph.cpp.
+LogicalResult FunctionEmitter::visitGraphOp(Operation *op) {
+  return emitGraphOp(*this, op);
+}
+
+// Axis ops, dropout and the loss: EmitTensor.cpp.
+LogicalResult FunctionEmitter::visitTensorOp(Operation *op) {
+  return emitTensorOp(*this, op);
+}
+
+LogicalResult FunctionEmitter::visitStructureOp(Operation *op) {
+  return unsupported(op);
+}
+
+LogicalResult FunctionEmitter::visitInvalidOp(Operation *op) {
+  return unsupported(op);
 }

@@ -58,6 +58,94 @@ bool isRelation(Value graph) {
   return graph.getDefiningOp<RelationOp>() != nullptr;
 }
 
+/// The halo exchanges and the aggregations over them (with the
+/// single-process fallback of each); empty for any other op.
+std::string haloCode(FunctionEmitter &e, Operation *op) {
+  Value res = op->getResult(0);
+  std::string out = e.name(res);
+  return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
+        std::string owned = product(
+            {e.member(h.getGraph(), rt::graph::numDst), e.width(h.getInput())});
+        return e.copyStmt(e.name(h.getInput()), owned, out) +
+               ifHalo(e, haloStmt(e, rt::halo::forward,
+                                  {out, e.width(h.getInput())}));
+      })
+      .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
+        std::string owned = product(
+            {e.member(h.getGraph(), rt::graph::numDst), e.width(h.getGrad())});
+        return e.copyStmt(e.name(h.getGrad()), owned, out) +
+               ifHalo(e, haloStmt(
+                             e, rt::halo::backward,
+                             {e.name(h.getGrad()), e.width(h.getGrad()), out}));
+      })
+      .Case<HaloAggregateOp>([&](HaloAggregateOp h) {
+        // In a single process the sources are the destinations.
+        std::string reduce = rt::reduce(h.getReduce()).str(),
+                    selfLoops = cppBool(h.getSelfLoops()),
+                    input = e.name(h.getInput()), width = e.width(h.getInput());
+        // A relation's subgraph is not the partition the exchange was
+        // split for: the halo comes whole, the subgraph reduces it.
+        std::string distributed =
+            isRelation(h.getGraph())
+                ? haloStmt(e, rt::halo::aggregateOver,
+                           {e.graph(h.getGraph()), reduce, selfLoops, input,
+                            width, out})
+                : haloStmt(e, rt::halo::aggregate,
+                           {reduce, selfLoops, input, width, out,
+                            rt::haloMode(h.getMode()).str()});
+        return ifHalo(e, distributed) +
+               elseSingle(
+                   e.kernelStmt(rt::kernels::aggregate,
+                                {e.graph(h.getGraph()), reduce, selfLoops,
+                                 input, width, "nullptr", "1", out}));
+      })
+      .Case<ScaledAggregateOp>([&](ScaledAggregateOp h) {
+        // One process reads each row scaled as it gathers it. A rank's
+        // halo exchange sends rows, so it scales a copy first (once: the
+        // op is kept).
+        std::string reduce = rt::reduce(h.getReduce()).str(),
+                    selfLoops = cppBool(h.getSelfLoops()),
+                    input = e.name(h.getInput()), scale = e.name(h.getScale()),
+                    width = e.width(h.getInput()),
+                    rows = e.member(h.getGraph(), rt::graph::numDst);
+        std::string distributed =
+            "if (" + e.haloExchange().str() + ") {\n" +
+            "  std::vector<T> scaled(size_t(" + e.numel(h.getInput()) +
+            "));\n  for (int64_t i = 0; i < " + rows +
+            "; ++i)\n    for (int64_t j = 0; j < " + width +
+            "; ++j)\n      scaled[i * " + width + " + j] = " + scale +
+            "[i] * " + input + "[i * " + width + " + j];\n  " +
+            haloStmt(e, rt::halo::aggregate,
+                     {reduce, selfLoops, "scaled.data()", width, out,
+                      rt::haloMode(h.getMode()).str()}) +
+            "} ";
+        return distributed +
+               elseSingle(e.kernelStmt(rt::kernels::aggregateScaledRows,
+                                       {e.graph(h.getGraph()), reduce,
+                                        selfLoops, input, scale, width, out}));
+      })
+      .Case<HaloAggregateGradOp>([&](HaloAggregateGradOp h) {
+        std::string reduce = rt::reduce(h.getReduce()).str(),
+                    selfLoops = cppBool(h.getSelfLoops()),
+                    grad = e.name(h.getGrad()), width = e.width(h.getGrad());
+        std::string distributed =
+            isRelation(h.getGraph())
+                ? haloStmt(e, rt::halo::aggregateGradOver,
+                           {e.graph(h.getGraph()), reduce, selfLoops, grad,
+                            width, out})
+                : haloStmt(e, rt::halo::aggregateGrad,
+                           {reduce, selfLoops, grad, width, out,
+                            rt::haloMode(h.getMode()).str()});
+        return ifHalo(e, distributed) +
+               elseSingle(e.kernelStmt(rt::kernels::aggregateGradInput,
+                                       {e.graph(h.getGraph()), reduce,
+                                        selfLoops, grad, "nullptr", "nullptr",
+                                        width, "nullptr", "1", out}));
+      })
+      .Default([](Operation *) { return ""; });
+}
+
 } // namespace
 
 llvm::StringRef FunctionEmitter::haloExchange() const { return rt::ctx::halo; }
@@ -147,15 +235,15 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
             if (isRelation(d.getGraph())) {
               if (d.getSide() == EdgeSide::dst)
                 return local;
-              return ifHalo(e, "throw DataError(" +
-                                   cppString(target::describeLocation(
-                                                 d.getLoc()) +
-                                             ": degree(relation(g, ...), "
-                                             "src) needs the relation's "
-                                             "out-degrees over the whole "
-                                             "graph: one process only so "
-                                             "far") +
-                                   ");\n") +
+              return ifHalo(e,
+                            "throw DataError(" +
+                                cppString(target::describeLocation(d.getLoc()) +
+                                          ": degree(relation(g, ...), "
+                                          "src) needs the relation's "
+                                          "out-degrees over the whole "
+                                          "graph: one process only so "
+                                          "far") +
+                                ");\n") +
                      local;
             }
             // A partition sees only its own edges: distributed runs pass
@@ -173,12 +261,11 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
           .Case<NodeTypeOp>([&](NodeTypeOp t) {
             // The sources' whole-graph ids are ctx.nodeIds (a partition's,
             // halo included, or a batch's), or their rows.
-            return e.kernelStmt(rt::kernels::nodeTypeIndicator,
-                                {e.graph(t.getGraph()), rt::ctx::nodeIds.str(),
-                                 (rt::ctx::nodeType + "(" +
-                                  cppString(t.getName()) + ")")
-                                     .str(),
-                                 out});
+            return e.kernelStmt(
+                rt::kernels::nodeTypeIndicator,
+                {e.graph(t.getGraph()), rt::ctx::nodeIds.str(),
+                 (rt::ctx::nodeType + "(" + cppString(t.getName()) + ")").str(),
+                 out});
           })
           .Case<DstGradOp>([&](DstGradOp d) {
             // The destinations are the leading sources; the rest get 0.
@@ -188,93 +275,7 @@ LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
             return e.copyStmt(e.name(d.getGrad()), dstElems, out) +
                    e.zeroStmt(out, dstElems, e.numel(res));
           })
-          .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
-            std::string owned =
-                product({e.member(h.getGraph(), rt::graph::numDst),
-                         e.width(h.getInput())});
-            return e.copyStmt(e.name(h.getInput()), owned, out) +
-                   ifHalo(e, haloStmt(e, rt::halo::forward,
-                                      {out, e.width(h.getInput())}));
-          })
-          .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
-            std::string owned =
-                product({e.member(h.getGraph(), rt::graph::numDst),
-                         e.width(h.getGrad())});
-            return e.copyStmt(e.name(h.getGrad()), owned, out) +
-                   ifHalo(e, haloStmt(e, rt::halo::backward,
-                                      {e.name(h.getGrad()),
-                                       e.width(h.getGrad()), out}));
-          })
-          .Case<HaloAggregateOp>([&](HaloAggregateOp h) {
-            // In a single process the sources are the destinations.
-            std::string reduce = rt::reduce(h.getReduce()).str(),
-                        selfLoops = cppBool(h.getSelfLoops()),
-                        input = e.name(h.getInput()),
-                        width = e.width(h.getInput());
-            // A relation's subgraph is not the partition the exchange was
-            // split for: the halo comes whole, the subgraph reduces it.
-            std::string distributed =
-                isRelation(h.getGraph())
-                    ? haloStmt(e, rt::halo::aggregateOver,
-                               {e.graph(h.getGraph()), reduce, selfLoops,
-                                input, width, out})
-                    : haloStmt(e, rt::halo::aggregate,
-                               {reduce, selfLoops, input, width, out,
-                                rt::haloMode(h.getMode()).str()});
-            return ifHalo(e, distributed) +
-                   elseSingle(e.kernelStmt(rt::kernels::aggregate,
-                                              {e.graph(h.getGraph()), reduce,
-                                               selfLoops, input, width,
-                                               "nullptr", "1", out}));
-          })
-          .Case<ScaledAggregateOp>([&](ScaledAggregateOp h) {
-            // One process reads each row scaled as it gathers it. A rank's
-            // halo exchange sends rows, so it scales a copy first (once: the
-            // op is kept).
-            std::string reduce = rt::reduce(h.getReduce()).str(),
-                        selfLoops = cppBool(h.getSelfLoops()),
-                        input = e.name(h.getInput()),
-                        scale = e.name(h.getScale()),
-                        width = e.width(h.getInput()),
-                        rows = e.member(h.getGraph(), rt::graph::numDst);
-            std::string distributed =
-                "if (" + e.haloExchange().str() + ") {\n" +
-                "  std::vector<T> scaled(size_t(" + e.numel(h.getInput()) +
-                "));\n  for (int64_t i = 0; i < " + rows +
-                "; ++i)\n    for (int64_t j = 0; j < " + width +
-                "; ++j)\n      scaled[i * " + width + " + j] = " + scale +
-                "[i] * " + input + "[i * " + width + " + j];\n  " +
-                haloStmt(e, rt::halo::aggregate,
-                         {reduce, selfLoops, "scaled.data()", width, out,
-                          rt::haloMode(h.getMode()).str()}) +
-                "} ";
-            return distributed +
-                   elseSingle(e.kernelStmt(rt::kernels::aggregateScaledRows,
-                                           {e.graph(h.getGraph()), reduce,
-                                            selfLoops, input, scale, width,
-                                            out}));
-          })
-          .Case<HaloAggregateGradOp>([&](HaloAggregateGradOp h) {
-            std::string reduce = rt::reduce(h.getReduce()).str(),
-                        selfLoops = cppBool(h.getSelfLoops()),
-                        grad = e.name(h.getGrad()),
-                        width = e.width(h.getGrad());
-            std::string distributed =
-                isRelation(h.getGraph())
-                    ? haloStmt(e, rt::halo::aggregateGradOver,
-                               {e.graph(h.getGraph()), reduce, selfLoops,
-                                grad, width, out})
-                    : haloStmt(e, rt::halo::aggregateGrad,
-                               {reduce, selfLoops, grad, width, out,
-                                rt::haloMode(h.getMode()).str()});
-            return ifHalo(e, distributed) +
-                   elseSingle(
-                       e.kernelStmt(rt::kernels::aggregateGradInput,
-                                       {e.graph(h.getGraph()), reduce,
-                                        selfLoops, grad, "nullptr", "nullptr",
-                                        width, "nullptr", "1", out}));
-          })
-          .Default([](Operation *) { return ""; });
+          .Default([&](Operation *op) { return haloCode(e, op); });
   if (code.empty())
     return unsupported(op);
   e.os << code;

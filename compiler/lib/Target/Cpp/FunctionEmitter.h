@@ -21,6 +21,7 @@
 #ifndef GNN_TARGET_CPP_FUNCTIONEMITTER_H
 #define GNN_TARGET_CPP_FUNCTIONEMITTER_H
 
+#include "gnn/Dialect/GNN/GNNVisitor.h"
 #include "gnn/Target/Common/Prepare.h"
 #include "gnn/Target/Common/RuntimeNames.h"
 
@@ -63,7 +64,8 @@ struct LoopNest {
 /// emitter, Target/Cuda) derives from it and overrides the hooks below:
 /// everything else -- declarations, the op dispatch, the kernel-call
 /// families -- is the same text with its own kernel names.
-class FunctionEmitter {
+class FunctionEmitter
+    : public GNNVisitor<FunctionEmitter, mlir::LogicalResult> {
 public:
   FunctionEmitter(const target::PreparedFunction &fn,
                   const target::ParameterTable &params,
@@ -167,6 +169,23 @@ protected:
   /// The ops gnn-hoist-invariants marked, run only for new inputs, their
   /// read values kept across calls.
   virtual mlir::LogicalResult emitInvariantSection();
+
+  friend class GNNVisitor<FunctionEmitter, mlir::LogicalResult>;
+  /// The families of GNNVisitor.h (EmitFunction.cpp): the storage ops
+  /// here, every other family in its file.
+  mlir::LogicalResult visitStorageOp(ParamOp op);
+  mlir::LogicalResult visitStorageOp(InputGradOp op);
+  mlir::LogicalResult visitStorageOp(ParamGradOp op);
+  mlir::LogicalResult visitStorageOp(ConstantOp op);
+  mlir::LogicalResult visitElementwiseOp(mlir::Operation *op);
+  mlir::LogicalResult visitEdgeOp(mlir::Operation *op);
+  mlir::LogicalResult visitMatmulOp(mlir::Operation *op);
+  mlir::LogicalResult visitGraphOp(mlir::Operation *op);
+  mlir::LogicalResult visitTensorOp(mlir::Operation *op);
+  /// Graphs and views are declared, not computed: one reaching the dispatch
+  /// is an error, as is an op of another dialect.
+  mlir::LogicalResult visitStructureOp(mlir::Operation *op);
+  mlir::LogicalResult visitInvalidOp(mlir::Operation *op);
 
 private:
   mlir::LogicalResult emitOp(mlir::Operation *op);

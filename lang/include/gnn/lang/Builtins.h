@@ -44,11 +44,27 @@ struct BuiltinParam {
 /// Where a builtin may be called.
 enum class BuiltinContext { Forward, Initializer, DatasetSource, TrainSetting };
 
+/// The builtins a forward calls, each lowered to a gnn op (BuiltinOps.def).
+enum class BuiltinOp {
+  None, ///< not a forward builtin (an initializer, a dataset source, ...)
+#define GNN_BUILTIN_OP(ID, NAME, FAMILY) ID,
+#include "gnn/lang/BuiltinOps.def"
+};
+
+/// The groups of BuiltinOps.def, one rule file and one lowering file each.
+enum class BuiltinFamily { None, Graph, Elementwise, Axis, Structural };
+
+/// The name programs call `op` by, and its family.
+const char *builtinOpName(BuiltinOp op);
+BuiltinFamily builtinFamily(BuiltinOp op);
+
 struct Builtin {
   const char *name;
   BuiltinContext context;
   std::vector<BuiltinParam> params;
   const char *summary;
+  /// What a Forward builtin lowers to; None for the other contexts.
+  BuiltinOp op = BuiltinOp::None;
 };
 
 /// Every builtin function, in one table.

@@ -1,0 +1,120 @@
+//===- Generator.h - The AST-to-gnn generator's state ------------*- C++
+//-*-===//
+//
+// Private to GNNMLIRGen: the Generator (MLIRGen.cpp) and the lowering of the
+// forward builtins (BuiltinLowering.cpp) share it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNN_LIB_MLIRGEN_GENERATOR_H
+#define GNN_LIB_MLIRGEN_GENERATOR_H
+
+#include "gnn/Dialect/GNN/GNNOps.h"
+#include "gnn/lang/Frontend.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace gnn::mlirgen::detail {
+using namespace gnn::lang;
+using mlir::Location;
+using mlir::Value;
+} // namespace gnn::mlirgen::detail
+
+namespace gnn::mlirgen::detail {
+
+/// The bindings under which one layer or model body is emitted.
+struct Env {
+  const ModuleInfo *module = nullptr;
+  const Env *parent = nullptr;
+  /// Symbol prefix of this instance's parameters: `GCN.c1`.
+  std::string prefix;
+  /// Integer parameters as dimensions in global terms (constants or
+  /// dataset symbols).
+  std::map<std::string, Dim> dims;
+  /// Argument expressions of the module's parameters, evaluated in `parent`.
+  std::map<std::string, const Expr *> args;
+  /// SSA values of the forward's parameters and locals.
+  std::map<std::string, Value> values;
+  /// Call site of an inlined body, for locations.
+  std::optional<Location> callSite;
+};
+
+class Generator {
+public:
+  Generator(mlir::MLIRContext &context, Compilation &compilation)
+      : context(context), compilation(compilation), sema(compilation.sema()),
+        builder(&context) {}
+
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+private:
+  /// Emits `@<name>.forward` for `model` with the given parameter arguments.
+  /// `train` (may be null) is attached as the `#gnn.train` attribute.
+  mlir::func::FuncOp emitModel(const ModuleDecl &model,
+                               const std::vector<const Expr *> &args,
+                               const std::string &name);
+  Value emitForwardBody(Env &env);
+  Value emitExpr(const Expr *expr, Env &env);
+  Value emitCall(const CallExpr *call, Env &env);
+  /// A forward builtin's call as its gnn op (BuiltinLowering.cpp): one
+  /// method per family of BuiltinOps.def.
+  Value emitBuiltin(const CallExpr *call, const BuiltinCall &info, Env &env);
+  Value emitGraphBuiltin(const CallExpr *call, const BuiltinCall &info,
+                         mlir::Type type, Env &env);
+  Value emitElementwiseBuiltin(const CallExpr *call, const BuiltinCall &info,
+                               mlir::Type type, Env &env);
+  Value emitAxisBuiltin(const CallExpr *call, const BuiltinCall &info,
+                        mlir::Type type, Env &env);
+  Value emitStructuralBuiltin(const CallExpr *call, const BuiltinCall &info,
+                              mlir::Type type, Env &env);
+  /// The reduction a builtin's argument `arg` names (sum when absent).
+  gnn::ReduceKindAttr reduceKind(const Expr *arg, Env &env);
+  Value emitLayerCall(const CallExpr *call, const std::string &member,
+                      Env &env);
+  Value emitWeight(const std::string &name, const Expr *use, Env &env);
+  Value scalar(double value, Location loc);
+  /// A tensor operand: scalars (int or float values) become constants.
+  Value operand(const Expr *expr, Env &env);
+
+  Location loc(SourceLoc l, const Env &env);
+  mlir::RankedTensorType tensorType(const Type &type, const Env &env);
+  Dim globalDim(const Dim &dim, const Env &env);
+  double evalFloat(const Expr *expr, const Env &env);
+  int64_t evalInt(const Expr *expr, const Env &env);
+  std::string evalSymbol(const Expr *expr, const Env &env);
+  /// Evaluates an argument-bound name: the expression bound to a parameter.
+  std::pair<const Expr *, const Env *> resolveParam(const std::string &name,
+                                                    const Env &env);
+
+  void fail(SourceLoc l, const std::string &message) {
+    if (!failed)
+      compilation.diagnostics().error(l, "cannot lower to MLIR: " + message);
+    failed = true;
+  }
+  /// An error after which the IR is still well formed: generation goes on
+  /// (its values are valid) and its result is dropped at the end.
+  void reportError(SourceLoc l, const std::string &message) {
+    compilation.diagnostics().error(l, "cannot lower to MLIR: " + message);
+    hasErrors = true;
+  }
+
+  mlir::MLIRContext &context;
+  Compilation &compilation;
+  const SemaResult &sema;
+  mlir::OpBuilder builder;
+  mlir::ModuleOp module;
+  std::set<std::string> declaredParameters;
+  /// Each dropout draws its masks from its own random stream.
+  int64_t nextDropoutStream = 0;
+  bool failed = false, hasErrors = false;
+};
+
+} // namespace gnn::mlirgen::detail
+
+#endif // GNN_LIB_MLIRGEN_GENERATOR_H

@@ -1,0 +1,349 @@
+//===- SemaTrain.cpp - Train blocks ---------------------------------------===//
+//
+// A train block names a model and a dataset and sets how training runs: each
+// key and value is checked against its record in gnnrt/train/TrainSettings.def
+// (checkTrainSetting), the sampler's arguments against the model's depth, and
+// out-of-core settings against each other.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+#include "gnnrt/support/ByteSize.h"
+
+#include <algorithm>
+
+using namespace gnn::lang;
+
+//===----------------------------------------------------------------------===//
+// Train blocks
+//===----------------------------------------------------------------------===//
+
+void Sema::checkTrain(const TrainDecl &decl) {
+  TrainInfo info;
+  info.decl = &decl;
+  auto mit = result.modules.find(decl.model);
+  if (mit == result.modules.end()) {
+    std::vector<std::string> names;
+    for (const auto &[n, m] : result.modules)
+      if (m->isModel)
+        names.push_back(n);
+    diags.error(decl.modelLoc,
+                withSuggestion("unknown model '" + decl.model + "'", decl.model,
+                               names));
+  } else if (!mit->second->isModel) {
+    diags.error(decl.modelLoc,
+                "'" + decl.model + "' is a layer; train needs a model");
+    noteDefinition(mit->second);
+  } else {
+    info.model = mit->second;
+  }
+  auto dit = result.datasets.find(decl.dataset);
+  if (dit == result.datasets.end()) {
+    std::vector<std::string> names;
+    for (const auto &[n, d] : result.datasets)
+      names.push_back(n);
+    diags.error(decl.datasetLoc,
+                withSuggestion("unknown dataset '" + decl.dataset + "'",
+                               decl.dataset, names));
+  } else {
+    info.dataset = dit->second;
+  }
+
+  if (info.model) {
+    const ModuleInfo &model = result.moduleInfo[info.model];
+    const std::vector<FormalParam> &params = info.model->params;
+    Scope scope;
+    if (bindArgs(info.model->name, decl.modelLoc, params, decl.modelArgs,
+                 info.modelArgs)) {
+      for (size_t i = 0; i < info.modelArgs.size(); ++i) {
+        if (!info.modelArgs[i]) {
+          info.modelArgs[i] = info.model->params[i].defaultValue.get();
+          continue;
+        }
+        Type actual = checkExpr(const_cast<Expr *>(info.modelArgs[i]), scope);
+        const Type &expected = model.paramTypes[i];
+        bool compatible = actual.isError() || expected.isError() ||
+                          isAssignable(expected, actual);
+        if (!compatible)
+          diags.error(info.modelArgs[i]->loc,
+                      "argument '" + params[i].name + "' of '" +
+                          info.model->name + "' expects " + expected.str() +
+                          ", got " + actual.str());
+        else if (expected.kind == TypeKind::Int && actual.intValue &&
+                 !actual.intValue->isConstant())
+          diags.error(info.modelArgs[i]->loc,
+                      "argument '" + params[i].name + "' of '" +
+                          info.model->name + "' must be a constant integer");
+        else if (auto use = model.dropoutParams.find(params[i].name);
+                 use != model.dropoutParams.end())
+          checkDropoutArgument(info.modelArgs[i], actual, use->second, scope);
+      }
+    }
+  }
+
+  for (const TrainSetting &s : decl.settings) {
+    auto [it, inserted] = info.settings.emplace(s.key, &s);
+    if (!inserted) {
+      diags.error(s.loc, "setting '" + s.key + "' is given more than once");
+      diags.note(it->second->loc, "previous setting is here");
+      continue;
+    }
+    checkTrainSetting(s, info);
+  }
+  // Sampler ranks serve mini-batches: a full-graph program has none.
+  if (auto samplers = info.settings.find("samplers");
+      samplers != info.settings.end()) {
+    auto batches = info.settings.find("batches");
+    const auto *call = batches == info.settings.end()
+                           ? nullptr
+                           : dyn_cast<CallExpr>(batches->second->value.get());
+    if (!call)
+      diags.error(samplers->second->loc,
+                  "'samplers' needs sampled mini-batches (batches = "
+                  "neighbor(...)); this train block trains on the full graph");
+  }
+  checkOffloadSettings(info);
+  result.trains.push_back(std::move(info));
+}
+
+/// `offload = "DIR"` and `memory_budget = "SIZE"` go together, as the
+/// trainer's flags do, and train full-graph programs only (a sampled
+/// program's working set is one batch).
+void Sema::checkOffloadSettings(const TrainInfo &info) {
+  auto offload = info.settings.find("offload");
+  auto budget = info.settings.find("memory_budget");
+  const bool hasOffload = offload != info.settings.end();
+  const bool hasBudget = budget != info.settings.end();
+  if (hasOffload && !hasBudget)
+    diags.error(offload->second->loc,
+                "'offload' needs 'memory_budget' (e.g. memory_budget = "
+                "\"1G\"): the partition count follows from it");
+  if (hasBudget && !hasOffload)
+    diags.error(budget->second->loc,
+                "'memory_budget' needs 'offload = \"DIR\"': the directory "
+                "where the partitions that do not fit live");
+  if (!hasOffload)
+    return;
+  auto batches = info.settings.find("batches");
+  if (batches != info.settings.end() &&
+      isa<CallExpr>(batches->second->value.get()))
+    diags.error(offload->second->loc,
+                "'offload' trains full-graph programs; this train block "
+                "samples mini-batches (batches = neighbor(...)), whose "
+                "working set is one batch");
+}
+
+/// `neighbor(fanout = [...], batch = N, relation_fanout = [...])`: one
+/// positive fanout (or -1, all neighbours) per layer, and a positive batch
+/// size; each relation given its own fanouts gives one per layer too, once.
+/// Whether there is one fanout per layer is checked once the model's layers
+/// are known (gnn-sample-blocks); whether the relations exist, once the
+/// data is (the trainer, at start-up).
+void Sema::checkSampler(const CallExpr *call) {
+  auto resolved =
+      call ? result.builtinCalls.find(call) : result.builtinCalls.end();
+  if (resolved == result.builtinCalls.end() || resolved->second.args.size() < 2)
+    return;
+  const BuiltinCall &sampler = resolved->second;
+  auto argument = [](const BuiltinCall &c, const char *param) -> const Expr * {
+    for (size_t i = 0; i < c.args.size(); ++i)
+      if (std::string(c.builtin->params[i].name) == param)
+        return c.args[i];
+    return nullptr;
+  };
+  // The fanouts of a list, one per layer; nullopt after an error.
+  auto fanoutList = [&](const Expr *fanout) -> std::optional<size_t> {
+    auto *list = dyn_cast<ListExpr>(fanout);
+    if (!list || list->elements.empty()) {
+      diags.error(fanout->loc, "fanout expects a non-empty list of integers, "
+                               "one per layer (layer 0 first)");
+      return std::nullopt;
+    }
+    bool ok = true;
+    for (const ExprPtr &e : list->elements) {
+      std::optional<int64_t> v;
+      if (auto *i = dyn_cast<IntExpr>(e.get()))
+        v = i->value;
+      else if (auto *neg = dyn_cast<NegExpr>(e.get()))
+        if (auto *i = dyn_cast<IntExpr>(neg->operand.get()))
+          v = -i->value;
+      if (!v || (*v <= 0 && *v != -1)) {
+        diags.error(e->loc, "a fanout is a positive number of neighbours, "
+                            "or -1 for all of them");
+        ok = false;
+      }
+    }
+    return ok ? std::optional<size_t>(list->elements.size()) : std::nullopt;
+  };
+  std::optional<size_t> layers;
+  if (const Expr *fanout = argument(sampler, "fanout"))
+    layers = fanoutList(fanout);
+  const Expr *batch = argument(sampler, "batch");
+  if (auto *n = batch ? dyn_cast<IntExpr>(batch) : nullptr)
+    if (n->value <= 0)
+      diags.error(batch->loc, "the batch size must be positive, got " +
+                                  std::to_string(n->value));
+
+  const Expr *overrides = argument(sampler, "relation_fanout");
+  if (!overrides)
+    return;
+  if (const Expr *perRelation = argument(sampler, "per_relation"))
+    if (auto *flag = dyn_cast<BoolExpr>(perRelation); flag && !flag->value)
+      diags.error(flag->loc, "per_relation = false contradicts "
+                             "relation_fanout, which samples each relation "
+                             "on its own");
+  const char *expected = "relation_fanout expects a list of "
+                         "relation(\"name\", [f0, f1, ...]) entries";
+  auto *list = dyn_cast<ListExpr>(overrides);
+  if (!list || list->elements.empty()) {
+    diags.error(overrides->loc, expected);
+    return;
+  }
+  std::map<std::string, const Expr *> seen;
+  for (const ExprPtr &e : list->elements) {
+    auto *entry = dyn_cast<CallExpr>(e.get());
+    auto *callee = entry ? dyn_cast<NameExpr>(entry->callee.get()) : nullptr;
+    if (!callee || callee->name != "relation") {
+      diags.error(e->loc, expected);
+      continue;
+    }
+    Scope scope;
+    if (checkBuiltinCall(
+            entry, *lookupBuiltin("relation", BuiltinContext::TrainSetting),
+            scope)
+            .isError())
+      continue;
+    const BuiltinCall &relation = result.builtinCalls[entry];
+    const auto *name = dyn_cast<StringExpr>(argument(relation, "name"));
+    const Expr *fanout = argument(relation, "fanout");
+    if (!name || !fanout)
+      continue;
+    if (auto [at, inserted] = seen.emplace(name->value, name); !inserted) {
+      diags.error(name->loc, "relation '" + name->value +
+                                 "' is given its fanouts more than once");
+      diags.note(at->second->loc, "previous fanouts are here");
+    }
+    std::optional<size_t> own = fanoutList(fanout);
+    if (own && layers && *own != *layers)
+      diags.error(fanout->loc, "relation '" + name->value + "' gives " +
+                                   std::to_string(*own) +
+                                   " fanouts, but fanout gives " +
+                                   std::to_string(*layers) +
+                                   ": give one per layer (layer 0 first)");
+  }
+}
+
+void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
+  const std::string &key = setting.key;
+  Expr *value = setting.value.get();
+  Scope scope;
+  const TrainSettingInfo *known = lookupTrainSetting(key);
+  if (!known) {
+    diags.error(setting.loc,
+                withSuggestion("unknown train setting '" + key + "'", key,
+                               trainSettingKeys()));
+    return;
+  }
+  using K = TrainValueKind;
+  const K kind = known->kind;
+  if (setting.every && kind != K::Splits && kind != K::File)
+    diags.error(setting.every->loc, "'every' applies only to evaluate and "
+                                    "checkpoint, not to '" +
+                                        key + "'");
+  if (setting.every) {
+    auto *n = dyn_cast<IntExpr>(setting.every.get());
+    if (!n || n->value <= 0)
+      diags.error(setting.every->loc,
+                  "'every' needs a positive integer number of epochs");
+  }
+
+  // A call to one of `functions`, or a bare name of one of them.
+  auto checkChoice = [&](const std::vector<std::string> &functions,
+                         const std::string &what) {
+    std::string name;
+    CallExpr *call = dyn_cast<CallExpr>(value);
+    if (auto *n = dyn_cast<NameExpr>(call ? call->callee.get() : value))
+      name = n->name;
+    if (std::find(functions.begin(), functions.end(), name) ==
+        functions.end()) {
+      std::string list;
+      for (size_t i = 0; i < functions.size(); ++i)
+        list += (i ? ", " : "") + functions[i] + "(...)";
+      diags.error(value->loc, "expected " + what + ": " + list);
+      return;
+    }
+    if (call)
+      checkBuiltinCall(call, *lookupBuiltin(name, BuiltinContext::TrainSetting),
+                       scope);
+  };
+  const std::string &expected = known->expected;
+
+  switch (kind) {
+  case K::Call:
+  case K::Optimizer:
+    checkChoice(known->choices, expected);
+    break;
+  case K::Batches: {
+    // `full_graph`, or a sampler (the choices after it).
+    auto *n = dyn_cast<NameExpr>(value);
+    if (!(n && n->name == known->choices.front())) {
+      checkChoice({known->choices.begin() + 1, known->choices.end()}, expected);
+      checkSampler(dyn_cast<CallExpr>(value));
+    }
+    break;
+  }
+  case K::Symbol: {
+    auto *n = dyn_cast<NameExpr>(value);
+    const std::vector<std::string> &names = known->choices;
+    if (!n || std::find(names.begin(), names.end(), n->name) == names.end())
+      diags.error(value->loc,
+                  expected + "; expected " + alternativesList(names));
+    break;
+  }
+  case K::PositiveInteger:
+  case K::Count: {
+    auto *n = dyn_cast<IntExpr>(value);
+    if (!n || n->value < (kind == K::PositiveInteger ? 1 : 0))
+      diags.error(value->loc, expected);
+    break;
+  }
+  case K::Splits: {
+    std::vector<const Expr *> splits;
+    if (auto *list = dyn_cast<ListExpr>(value)) {
+      for (const ExprPtr &e : list->elements)
+        splits.push_back(e.get());
+    } else {
+      splits.push_back(value);
+    }
+    for (const Expr *e : splits) {
+      auto *n = dyn_cast<NameExpr>(e);
+      if (!n || !isBuiltinSymbol(n->name, SymbolCategory::Split))
+        diags.error(e->loc,
+                    expected + ": " + builtinSymbolList(SymbolCategory::Split));
+    }
+    break;
+  }
+  case K::File:
+    if (!isa<StringExpr>(value))
+      diags.error(value->loc, expected);
+    break;
+  case K::Directory: {
+    auto *dir = dyn_cast<StringExpr>(value);
+    if (!dir || dir->value.empty())
+      diags.error(value->loc, expected);
+    break;
+  }
+  case K::ByteSize: {
+    auto *size = dyn_cast<StringExpr>(value);
+    if (!size || !gnnrt::parseByteSize(size->value))
+      diags.error(value->loc,
+                  expected + (size ? ", got \"" + size->value + "\"" : ""));
+    break;
+  }
+  case K::Seconds:
+    // As the trainer's flag takes them; a negative number is NegExpr.
+    if (!isa<IntExpr>(value) && !isa<FloatExpr>(value))
+      diags.error(value->loc, expected);
+    break;
+  }
+}
