@@ -19,7 +19,7 @@ def GNN_YieldOp : GNN_Op<"yield", [Pure, Terminator,
   let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
-def GNN_MapOp : GNN_Op<"map", [Pure, IsolatedFromAbove,
+def GNN_MapOp : GNN_Op<"map", [GNN_Hoistable, Pure, IsolatedFromAbove,
     SingleBlock]> {
   let summary = "a fused chain of elementwise ops: one loop";
   let description = [{
@@ -49,7 +49,7 @@ def GNN_MapOp : GNN_Op<"map", [Pure, IsolatedFromAbove,
   let hasVerifier = 1;
 }
 
-def GNN_EdgeMapOp : GNN_Op<"edge_map", [Pure, IsolatedFromAbove,
+def GNN_EdgeMapOp : GNN_Op<"edge_map", [GNN_Hoistable, Pure, IsolatedFromAbove,
     SingleBlock]> {
   let summary = "a fused edge kernel: gather, per-edge expression, reduce";
   let description = [{
@@ -83,7 +83,7 @@ def GNN_EdgeMapOp : GNN_Op<"edge_map", [Pure, IsolatedFromAbove,
   let hasVerifier = 1;
 }
 
-def GNN_MatmulMapOp : GNN_Op<"matmul_map", [Pure, IsolatedFromAbove,
+def GNN_MatmulMapOp : GNN_Op<"matmul_map", [GNN_Hoistable, Pure, IsolatedFromAbove,
     SingleBlock]> {
   let summary = "a matrix product with a fused elementwise epilogue";
   let description = [{

@@ -58,6 +58,9 @@ class FusibleElementwise : public TraitBase<ConcreteType, FusibleElementwise> {
 };
 
 template <typename ConcreteType>
+class Hoistable : public TraitBase<ConcreteType, Hoistable> {};
+
+template <typename ConcreteType>
 class RowMap : public TraitBase<ConcreteType, RowMap> {
 public:
   static LogicalResult verifyTrait(Operation *op) {

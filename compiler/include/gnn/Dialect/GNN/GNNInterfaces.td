@@ -10,7 +10,10 @@
 //   - FusibleElementwise: a pure function of one element of each operand, so
 //     fusion may move it into a gnn.map / edge_map / matmul_map body;
 //   - RowMap: moves rows between a graph's node and edge sets and keeps the
-//     feature dims (one verifier, one shape rule in gnn-infer-shapes).
+//     feature dims (one verifier, one shape rule in gnn-infer-shapes);
+//   - Hoistable: a deterministic function of its operands that the targets
+//     can compute once, ahead of the steps, while its operands do not change
+//     (gnn-hoist-invariants, StepInvariance.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +73,13 @@ def GNN_FusibleElementwise : NativeOpTrait<"FusibleElementwise"> {
 /// `[N, F...] -> [M, F...]` between a graph's node and edge sets: the same
 /// rank (at least 1) and feature dims in and out (verified by the trait).
 def GNN_RowMap : NativeOpTrait<"RowMap"> {
+  let cppNamespace = "::mlir::OpTrait::gnn";
+}
+
+/// Results that depend on the operands alone (no random stream, no state), of
+/// an op the targets know how to run in a program's invariant section: with
+/// invariant operands, gnn-hoist-invariants computes it once per run.
+def GNN_Hoistable : NativeOpTrait<"Hoistable"> {
   let cppNamespace = "::mlir::OpTrait::gnn";
 }
 

@@ -84,7 +84,7 @@ def GNN_ParamOp : GNN_PureOp<"param",
 //===----------------------------------------------------------------------===//
 
 def GNN_GatherOp : GNN_PureOp<"gather",
-    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+    [GNN_Hoistable, GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "copies node rows onto edges";
   let description = [{
@@ -104,7 +104,7 @@ def GNN_GatherOp : GNN_PureOp<"gather",
 }
 
 def GNN_ScatterOp : GNN_PureOp<"scatter",
-    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+    [GNN_Hoistable, GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "reduces edge rows into destination-node rows";
   let description = [{
@@ -125,7 +125,7 @@ def GNN_ScatterOp : GNN_PureOp<"scatter",
 }
 
 def GNN_AggregateOp : GNN_PureOp<"aggregate",
-    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+    [GNN_Hoistable, GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "fused gather(src) + scatter (SpMM)";
   let description = [{
@@ -207,7 +207,7 @@ def GNN_AggregateRelationRowsOp : GNN_PureOp<"aggregate_relation_rows",
 }
 
 def GNN_EdgeSoftmaxOp : GNN_PureOp<"edge_softmax",
-    [AllTypesMatch<["scores", "result"]>, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+    [GNN_Hoistable, AllTypesMatch<["scores", "result"]>, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "softmax of edge scores over each destination's in-edges";
   let description = [{
@@ -225,7 +225,7 @@ def GNN_EdgeSoftmaxOp : GNN_PureOp<"edge_softmax",
   let hasVerifier = 1;
 }
 
-def GNN_DegreeOp : GNN_PureOp<"degree", [DeclareOpInterfaceMethods<GNN_GraphOpInterface>]> {
+def GNN_DegreeOp : GNN_PureOp<"degree", [GNN_Hoistable, DeclareOpInterfaceMethods<GNN_GraphOpInterface>]> {
   let summary = "node degrees as a column";
   let description = [{
     With `side = dst`, the in-degree of each destination node; with
@@ -243,7 +243,7 @@ def GNN_DegreeOp : GNN_PureOp<"degree", [DeclareOpInterfaceMethods<GNN_GraphOpIn
 }
 
 def GNN_DstOp : GNN_PureOp<"dst",
-    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+    [GNN_Hoistable, GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "rows of the destination nodes of a block";
   let description = [{
@@ -263,7 +263,7 @@ def GNN_DstOp : GNN_PureOp<"dst",
 }
 
 def GNN_HaloExchangeOp : GNN_PureOp<"halo_exchange",
-    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+    [GNN_Hoistable, GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "destination rows widened to all sources of a partition";
   let description = [{
@@ -285,7 +285,7 @@ def GNN_HaloExchangeOp : GNN_PureOp<"halo_exchange",
 }
 
 def GNN_HaloAggregateOp : GNN_PureOp<"halo_aggregate",
-    [GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+    [GNN_Hoistable, GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "aggregation over a partition, one remote part at a time";
   let description = [{
@@ -366,7 +366,7 @@ def GNN_BlockOp : GNN_PureOp<"block"> {
 // Dense tensor math
 //===----------------------------------------------------------------------===//
 
-def GNN_MatmulOp : GNN_PureOp<"matmul", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+def GNN_MatmulOp : GNN_PureOp<"matmul", [GNN_Hoistable, DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "matrix product";
   let description = [{
     `[M, K] x [K, N] -> [M, N]`. With `transpose_lhs` (`transpose_rhs`) the
@@ -519,7 +519,7 @@ def GNN_DropoutOp : GNN_Op<"dropout", [SameOperandsAndResultType,
   let hasVerifier = 1;
 }
 
-def GNN_ConstantOp : GNN_PureOp<"constant", [ConstantLike]> {
+def GNN_ConstantOp : GNN_PureOp<"constant", [GNN_Hoistable, ConstantLike]> {
   let summary = "a scalar constant";
   let description = [{
     A rank-0 f32 tensor holding `value`; scalars broadcast against any tensor
@@ -560,7 +560,7 @@ def GNN_ConcatOp : GNN_PureOp<"concat", [DeclareOpInterfaceMethods<GNN_Different
   let hasVerifier = 1;
 }
 
-def GNN_ReshapeOp : GNN_PureOp<"reshape", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+def GNN_ReshapeOp : GNN_PureOp<"reshape", [GNN_Hoistable, DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "reinterprets the shape (row-major)";
   let description = [{
     The same elements in row-major order under a new shape. When both shapes

@@ -31,12 +31,11 @@ TrainAttr programTrainAttr(func::FuncOp f) {
   return TrainAttr::of(f);
 }
 
-/// Ops whose results are a deterministic function of their operands alone.
+/// Ops whose results are a deterministic function of their operands alone
+/// and that a target can run ahead of the steps (the Hoistable trait, on the
+/// op), and the elementwise ones.
 bool isFunctionOfOperands(Operation *op) {
-  return isa<ConstantOp, DegreeOp, DstOp, ReshapeOp, AggregateOp,
-             HaloAggregateOp, HaloExchangeOp, GatherOp, ScatterOp,
-             EdgeSoftmaxOp, MatmulOp, MapOp, EdgeMapOp, MatmulMapOp>(op) ||
-         isFusibleElementwise(op);
+  return op->hasTrait<OpTrait::gnn::Hoistable>() || isFusibleElementwise(op);
 }
 
 } // namespace
