@@ -136,6 +136,29 @@ void Sema::noteDefinition(const ModuleDecl *decl) {
 // Datasets
 //===----------------------------------------------------------------------===//
 
+void Sema::checkDatasetCounts(const CallExpr *call, const Builtin &builtin) {
+  // The least each count of a dataset source may be: a graph has a node, a
+  // task a class; the rest may be 0 (no edges, features or learned rows).
+  static const std::map<std::string, int64_t> kLeast = {
+      {"nodes", 1}, {"classes", 1}, {"edges", 0},
+      {"features", 0}, {"embed", 0}, {"seed", 0}};
+  const BuiltinCall &bound = result.builtinCalls[call];
+  for (size_t i = 0; i < builtin.params.size(); ++i) {
+    const Expr *arg = bound.args[i];
+    auto least = kLeast.find(builtin.params[i].name);
+    if (!arg || least == kLeast.end() || !arg->type.intValue ||
+        !arg->type.intValue->isConstant())
+      continue;
+    int64_t value = arg->type.intValue->constantValue();
+    if (value < least->second)
+      diags.error(arg->loc, std::string("'") + builtin.params[i].name +
+                                "' of '" + builtin.name + "' must be " +
+                                (least->second > 0 ? "a positive"
+                                                   : "a non-negative") +
+                                " integer, got " + std::to_string(value));
+  }
+}
+
 void Sema::checkDataset(const DatasetDecl &decl) {
   auto *call = dyn_cast<CallExpr>(decl.source.get());
   auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
@@ -149,7 +172,8 @@ void Sema::checkDataset(const DatasetDecl &decl) {
                                         "or generate(...)");
   } else {
     Scope scope;
-    checkBuiltinCall(call, *builtin, scope);
+    if (!checkBuiltinCall(call, *builtin, scope).isError())
+      checkDatasetCounts(call, *builtin);
   }
   std::map<std::string, SourceLoc> types;
   for (const NodeTypeDecl &n : decl.nodeTypes) {

@@ -56,6 +56,8 @@ public:
   // Declarations (Sema.cpp).
   void declareGlobals(const std::vector<Program *> &programs);
   void checkDataset(const DatasetDecl &decl);
+  /// A dataset source's counts (nodes, edges, embed, ...) in range.
+  void checkDatasetCounts(const CallExpr *call, const Builtin &builtin);
   ModuleInfo &checkModule(const ModuleDecl &decl);
   void checkForward(ModuleInfo &info, Scope &scope);
   void checkTrain(const TrainDecl &decl);
