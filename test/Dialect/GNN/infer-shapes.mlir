@@ -52,3 +52,14 @@ func.func @shapes(%g: !gnn.graph, %a: tensor<?x8xf32>, %c: tensor<5x1xf32>, %r: 
   %z = gnn.constant 0.0 : tensor<f32>
   return %z : tensor<f32>
 }
+
+// A transposed product's result dims come from the transposed operands
+// (the reverse sweep's `X^T dY` and `dY W^T`), as the verifier reads them.
+// CHECK-LABEL: func.func @transposed
+func.func @transposed(%x: tensor<?x5xf32>, %d: tensor<?x4xf32>, %w: tensor<6x5xf32>) {
+  // CHECK: gnn.matmul {{.*}} {transpose_lhs = true} : tensor<?x5xf32>, tensor<?x4xf32> -> tensor<5x4xf32>
+  %dw = gnn.matmul %x, %d {transpose_lhs = true} : tensor<?x5xf32>, tensor<?x4xf32> -> tensor<?x?xf32>
+  // CHECK: gnn.matmul {{.*}} {transpose_rhs = true} : tensor<?x5xf32>, tensor<6x5xf32> -> tensor<?x6xf32>
+  %y = gnn.matmul %x, %w {transpose_rhs = true} : tensor<?x5xf32>, tensor<6x5xf32> -> tensor<?x?xf32>
+  return
+}

@@ -103,7 +103,9 @@ std::optional<Shape> inferResultShape(Operation *op, TypeLookup typeOf) {
         RankedTensorType rhs = typeOf(matmul.getRhs());
         if (lhs.getRank() != 2 || rhs.getRank() != 2)
           return std::nullopt;
-        return Shape{lhs.getDimSize(0), rhs.getDimSize(1)};
+        // [M, K] x [K, N] after the optional transposes (the verifier's rule).
+        return Shape{lhs.getDimSize(matmul.getTransposeLhs() ? 1 : 0),
+                     rhs.getDimSize(matmul.getTransposeRhs() ? 0 : 1)};
       })
       .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp>(
           [&](auto binary) -> std::optional<Shape> {
