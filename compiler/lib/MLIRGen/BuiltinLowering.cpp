@@ -17,6 +17,12 @@ gnn::ReduceKindAttr Generator::reduceKind(const Expr *arg, Env &env) {
       &context, gnn::symbolizeReduceKind(s).value_or(gnn::ReduceKind::sum));
 }
 
+Value Generator::noLowering(const CallExpr *call, const BuiltinCall &info) {
+  fail(call->loc,
+       std::string("no lowering for builtin '") + info.builtin->name + "'");
+  return nullptr;
+}
+
 Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
                              Env &env) {
   mlir::Type type = tensorType(call->type, env);
@@ -32,9 +38,7 @@ Value Generator::emitBuiltin(const CallExpr *call, const BuiltinCall &info,
   case BuiltinFamily::None:
     break;
   }
-  fail(call->loc,
-       std::string("no lowering for builtin '") + info.builtin->name + "'");
-  return nullptr;
+  return noLowering(call, info);
 }
 
 Value Generator::emitGraphBuiltin(const CallExpr *call, const BuiltinCall &info,
@@ -108,9 +112,7 @@ Value Generator::emitGraphBuiltin(const CallExpr *call, const BuiltinCall &info,
   default:
     break;
   }
-  fail(call->loc,
-       std::string("no lowering for builtin '") + info.builtin->name + "'");
-  return nullptr;
+  return noLowering(call, info);
 }
 
 Value Generator::emitElementwiseBuiltin(const CallExpr *call,
@@ -161,9 +163,7 @@ Value Generator::emitElementwiseBuiltin(const CallExpr *call,
   default:
     break;
   }
-  fail(call->loc,
-       std::string("no lowering for builtin '") + info.builtin->name + "'");
-  return nullptr;
+  return noLowering(call, info);
 }
 
 Value Generator::emitAxisBuiltin(const CallExpr *call, const BuiltinCall &info,
@@ -201,9 +201,7 @@ Value Generator::emitAxisBuiltin(const CallExpr *call, const BuiltinCall &info,
   default:
     break;
   }
-  fail(call->loc,
-       std::string("no lowering for builtin '") + info.builtin->name + "'");
-  return nullptr;
+  return noLowering(call, info);
 }
 
 Value Generator::emitStructuralBuiltin(const CallExpr *call,
@@ -230,7 +228,5 @@ Value Generator::emitStructuralBuiltin(const CallExpr *call,
   default:
     break;
   }
-  fail(call->loc,
-       std::string("no lowering for builtin '") + info.builtin->name + "'");
-  return nullptr;
+  return noLowering(call, info);
 }

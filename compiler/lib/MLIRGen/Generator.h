@@ -73,6 +73,8 @@ private:
                         mlir::Type type, Env &env);
   Value emitStructuralBuiltin(const CallExpr *call, const BuiltinCall &info,
                               mlir::Type type, Env &env);
+  /// The located error for a builtin its family's lowering has no case for.
+  Value noLowering(const CallExpr *call, const BuiltinCall &info);
   /// The reduction a builtin's argument `arg` names (sum when absent).
   gnn::ReduceKindAttr reduceKind(const Expr *arg, Env &env);
   Value emitLayerCall(const CallExpr *call, const std::string &member,
