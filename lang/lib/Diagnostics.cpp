@@ -25,6 +25,54 @@ static const char *severityName(Severity severity) {
   return "error";
 }
 
+/// Columns a terminal gives code point `c`: two for East Asian wide and
+/// full-width characters, none for combining marks and zero-width spaces.
+static unsigned displayWidth(uint32_t c) {
+  static const std::pair<uint32_t, uint32_t> kZero[] = {
+      {0x0300, 0x036F}, {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF},
+      {0x200B, 0x200F}, {0x20D0, 0x20FF}, {0xFE00, 0xFE0F},
+      {0xFE20, 0xFE2F}};
+  static const std::pair<uint32_t, uint32_t> kWide[] = {
+      {0x1100, 0x115F},   {0x2E80, 0x303E},   {0x3041, 0x33FF},
+      {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},   {0xA000, 0xA4CF},
+      {0xAC00, 0xD7A3},   {0xF900, 0xFAFF},   {0xFE30, 0xFE4F},
+      {0xFF00, 0xFF60},   {0xFFE0, 0xFFE6},   {0x1F300, 0x1F64F},
+      {0x1F900, 0x1F9FF}, {0x20000, 0x3FFFD}};
+  for (auto [lo, hi] : kZero)
+    if (c >= lo && c <= hi)
+      return 0;
+  for (auto [lo, hi] : kWide)
+    if (c >= lo && c <= hi)
+      return 2;
+  return 1;
+}
+
+/// The whitespace that puts a caret under character `column` (1-based, in
+/// code points, as locations count) of `line` (UTF-8) as a terminal shows
+/// it: tabs are kept, and each character before the column takes its
+/// display width.
+static std::string caretIndent(std::string_view line, uint32_t column) {
+  std::string indent;
+  size_t i = 0;
+  for (uint32_t c = 1; c < column && i < line.size(); ++c) {
+    auto lead = static_cast<unsigned char>(line[i]);
+    size_t length = lead < 0x80           ? 1
+                    : (lead >> 5) == 0x6  ? 2
+                    : (lead >> 4) == 0xE  ? 3
+                    : (lead >> 3) == 0x1E ? 4
+                                          : 1;
+    uint32_t codePoint = length == 1 ? lead : lead & (0x7F >> length);
+    for (size_t k = 1; k < length && i + k < line.size(); ++k)
+      codePoint = (codePoint << 6) | (line[i + k] & 0x3F);
+    i += length;
+    if (lead == '\t')
+      indent += '\t';
+    else
+      indent.append(displayWidth(codePoint), ' ');
+  }
+  return indent;
+}
+
 std::string DiagnosticEngine::format(const Diagnostic &diag) const {
   std::ostringstream os;
   if (diag.loc.isValid())
@@ -34,12 +82,7 @@ std::string DiagnosticEngine::format(const Diagnostic &diag) const {
   if (!diag.loc.isValid())
     return os.str();
   std::string_view line = sources.lineText(diag.loc.fileId, diag.loc.line);
-  os << line << '\n';
-  // Tabs in the prefix are kept so the caret lines up in a terminal.
-  std::string caret;
-  for (uint32_t i = 1; i < diag.loc.column && i <= line.size(); ++i)
-    caret += line[i - 1] == '\t' ? '\t' : ' ';
-  os << caret << "^\n";
+  os << line << '\n' << caretIndent(line, diag.loc.column) << "^\n";
   return os.str();
 }
 

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "gnn/lang/Parser.h"
 
+#include "SyntaxRecovery.h"
+
 #include "GnnLexer.h"
 #include "GnnParser.h"
 #include "antlr4-runtime.h"
@@ -97,11 +99,15 @@ private:
   size_t lastLine = 0;
 };
 
-/// Builds the AST from a (possibly partial) parse tree.
+/// Builds the AST from a (possibly partial) parse tree. A statement that
+/// holds a syntax error is left out, and the names it (or the lines recovery
+/// skipped in it) would define are poisoned: declared with an error type, so
+/// that their uses report nothing more.
 class ASTBuilder {
 public:
-  ASTBuilder(uint32_t fileId, DiagnosticEngine &diags)
-      : fileId(fileId), diags(diags) {}
+  ASTBuilder(uint32_t fileId, DiagnosticEngine &diags,
+             const StatementRecovery &recovery)
+      : fileId(fileId), diags(diags), recovery(recovery) {}
 
   std::unique_ptr<Program> build(G::ProgramContext *ctx) {
     auto program = std::make_unique<Program>();
@@ -114,13 +120,16 @@ public:
       if (auto *d = item->importDecl())
         buildImport(d, *program);
       else if (auto *d = item->datasetDecl())
-        buildDataset(d, *program);
+        buildDataset(d, *program, isBroken(item));
       else if (auto *d = item->layerDecl())
-        buildModule(false, d, d->ID(), d->paramList(), d->member(), *program);
+        buildModule(false, d, d->ID(), d->paramList(), d->member(),
+                    brokenBefore(item, d->LBRACE()), *program);
       else if (auto *d = item->modelDecl())
-        buildModule(true, d, d->ID(), d->paramList(), d->member(), *program);
+        buildModule(true, d, d->ID(), d->paramList(), d->member(),
+                    brokenBefore(item, d->LBRACE()), *program);
       else if (auto *d = item->trainDecl())
-        buildTrain(d, *program);
+        if (!brokenBefore(item, d->LBRACE()))
+          buildTrain(d, *program);
     }
     return program;
   }
@@ -151,6 +160,23 @@ private:
       end.column += (c & 0xC0) != 0x80;
     return end;
   }
+  /// Whether `ctx` (a statement-level context) holds a syntax error.
+  bool isBroken(antlr4::ParserRuleContext *ctx) const {
+    return recovery.broken().count(ctx) != 0;
+  }
+  /// Whether `ctx` holds a syntax error before `token`: anywhere when
+  /// `token` is missing (recovery conjured it or never reached it).
+  bool brokenBefore(antlr4::ParserRuleContext *ctx,
+                    TerminalNode *token) const {
+    return recovery.brokenBefore(
+        ctx, present(token) ? token->getSymbol()->getTokenIndex()
+                            : static_cast<size_t>(-1));
+  }
+  /// Whether a terminal was read (not conjured by recovery).
+  static bool present(TerminalNode *node) {
+    return node && node->getSymbol() &&
+           node->getSymbol()->getTokenIndex() != static_cast<size_t>(-1);
+  }
   /// The text of a terminal, or empty when recovery left it missing.
   static std::string text(TerminalNode *node) {
     if (!node || !node->getSymbol() ||
@@ -175,8 +201,10 @@ private:
       program.imports.push_back(std::move(decl));
   }
 
-  void buildDataset(G::DatasetDeclContext *ctx, Program &program) {
+  void buildDataset(G::DatasetDeclContext *ctx, Program &program,
+                    bool poisoned) {
     DatasetDecl decl;
+    decl.poisoned = poisoned;
     decl.name = text(ctx->ID());
     decl.loc = loc(ctx->ID());
     decl.beginLoc = loc(ctx);
@@ -206,9 +234,10 @@ private:
   void buildModule(bool isModel, antlr4::ParserRuleContext *ctx,
                    TerminalNode *id, G::ParamListContext *params,
                    const std::vector<G::MemberContext *> &members,
-                   Program &program) {
+                   bool poisoned, Program &program) {
     auto decl = std::make_unique<ModuleDecl>();
     decl->isModel = isModel;
+    decl->poisoned = poisoned;
     decl->name = text(id);
     decl->loc = loc(id);
     decl->beginLoc = loc(ctx);
@@ -217,6 +246,13 @@ private:
       return;
     decl->params = buildParams(params);
     for (G::MemberContext *m : members) {
+      for (antlr4::Token *name : recovery.skippedDefinitions(m))
+        decl->poisonedMembers.push_back({name->getText(), loc(name)});
+      if (isBroken(m) && !dynamic_cast<G::ForwardDeclContext *>(m)) {
+        decl->lostMembers = true;
+        poisonMember(m, *decl);
+        continue;
+      }
       if (auto *w = dynamic_cast<G::WeightDeclContext *>(m)) {
         std::optional<TypeRef> type = buildType(w->type());
         if (text(w->ID()).empty() || !type)
@@ -238,33 +274,60 @@ private:
         ForwardDecl fwd;
         fwd.loc = loc(f);
         fwd.endLoc = endLoc(f);
+        fwd.poisoned =
+            brokenBefore(m, f->block() ? f->block()->LBRACE() : nullptr);
         fwd.params = buildParams(f->paramList());
         fwd.result = buildType(f->type());
         if (auto *b = f->block())
           for (G::StmtContext *s : b->stmt())
-            if (std::optional<Stmt> stmt = buildStmt(s))
-              fwd.body.push_back(std::move(*stmt));
+            buildStmt(s, fwd.body);
         decl->forward = std::move(fwd);
       }
     }
     program.modules.push_back(std::move(decl));
   }
 
-  std::optional<Stmt> buildStmt(G::StmtContext *ctx) {
+  /// A member with a syntax error: the name it defines, if its `=` (or a
+  /// weight's `:`) was read, is poisoned.
+  void poisonMember(G::MemberContext *m, ModuleDecl &decl) {
+    TerminalNode *id = nullptr;
+    if (auto *w = dynamic_cast<G::WeightDeclContext *>(m))
+      id = present(w->COLON()) ? w->ID() : nullptr;
+    else if (auto *s = dynamic_cast<G::SubLayerDeclContext *>(m))
+      id = present(s->ASSIGN()) ? s->ID() : nullptr;
+    if (!text(id).empty())
+      decl.poisonedMembers.push_back({text(id), loc(id)});
+  }
+
+  void buildStmt(G::StmtContext *ctx, std::vector<Stmt> &body) {
+    // A value that failed to build (already diagnosed) stays null: Sema
+    // gives the name an error type, so its uses are not reported again.
+    auto poison = [&](const std::string &name, SourceLoc at) {
+      body.push_back({Stmt::Kind::Assign, at, name, std::nullopt, nullptr});
+    };
+    if (isBroken(ctx)) {
+      if (auto *a = dynamic_cast<G::AssignStmtContext *>(ctx);
+          a && present(a->ASSIGN()) && !text(a->ID()).empty())
+        poison(text(a->ID()), loc(a));
+      // A broken return still returns: "does not return a value" would be
+      // a second report of the same mistake.
+      if (auto *r = dynamic_cast<G::ReturnStmtContext *>(ctx))
+        body.push_back(
+            {Stmt::Kind::Return, loc(r), {}, std::nullopt, nullptr});
+      for (antlr4::Token *name : recovery.skippedDefinitions(ctx))
+        poison(name->getText(), loc(name));
+      return;
+    }
     if (auto *a = dynamic_cast<G::AssignStmtContext *>(ctx)) {
       Stmt stmt{Stmt::Kind::Assign, loc(a), text(a->ID()), buildType(a->type()),
                 buildExpr(a->expr())};
-      // A value that failed to build (already diagnosed) stays null: Sema
-      // gives the name an error type, so its uses are not reported again.
-      if (stmt.name.empty())
-        return std::nullopt;
-      return stmt;
+      if (!stmt.name.empty())
+        body.push_back(std::move(stmt));
+      return;
     }
-    if (auto *r = dynamic_cast<G::ReturnStmtContext *>(ctx)) {
-      return Stmt{
-          Stmt::Kind::Return, loc(r), {}, std::nullopt, buildExpr(r->expr())};
-    }
-    return std::nullopt;
+    if (auto *r = dynamic_cast<G::ReturnStmtContext *>(ctx))
+      body.push_back({Stmt::Kind::Return, loc(r), {}, std::nullopt,
+                      buildExpr(r->expr())});
   }
 
   std::vector<FormalParam> buildParams(G::ParamListContext *ctx) {
@@ -319,6 +382,8 @@ private:
     if (auto *args = ctx->argList())
       decl.modelArgs = buildArgs(args);
     for (G::TrainSettingContext *s : ctx->trainSetting()) {
+      if (isBroken(s))
+        continue;
       std::vector<TerminalNode *> sids = s->ID();
       if (sids.empty() || text(sids[0]).empty())
         continue;
@@ -529,6 +594,7 @@ private:
 
   uint32_t fileId;
   DiagnosticEngine &diags;
+  const StatementRecovery &recovery;
   unsigned depth = 0;
   bool reportedDepth = false;
 };
@@ -708,11 +774,13 @@ std::unique_ptr<Program> gnn::lang::parseProgram(uint32_t fileId,
     antlr4::ListTokenSource source(std::move(tokens));
     antlr4::CommonTokenStream stream(&source);
     G parser(&stream);
+    auto recovery = std::make_shared<StatementRecovery>();
+    parser.setErrorHandler(recovery);
     parser.removeErrorListeners();
     SyntaxErrorListener listener(fileId, diags, lexErrorColumns, afterLexError);
     parser.addErrorListener(&listener);
     G::ProgramContext *tree = parser.program();
-    ASTBuilder builder(fileId, diags);
+    ASTBuilder builder(fileId, diags, *recovery);
     return builder.build(tree);
   } catch (const std::exception &e) {
     diags.error(SourceLoc{fileId, 1, 1},

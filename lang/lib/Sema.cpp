@@ -160,6 +160,8 @@ void Sema::checkDatasetCounts(const CallExpr *call, const Builtin &builtin) {
 }
 
 void Sema::checkDataset(const DatasetDecl &decl) {
+  if (decl.poisoned)
+    return; // Its syntax error was reported.
   auto *call = dyn_cast<CallExpr>(decl.source.get());
   auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
   const Builtin *builtin =
@@ -338,6 +340,12 @@ ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
   info.decl = &decl;
   info.state = ModuleInfo::State::InProgress;
   info.forwardResult = Type::error();
+  // Its header did not parse: what it declares is unknown, so nothing in it
+  // or about it is reported.
+  if (decl.poisoned) {
+    info.state = ModuleInfo::State::Done;
+    return info;
+  }
 
   Scope scope;
   scope.module = &info;
@@ -433,11 +441,17 @@ ModuleInfo &Sema::checkModule(const ModuleDecl &decl) {
     declare(s.name, s.loc);
     checkSubLayer(s, info, scope);
   }
+  // Members whose syntax error was reported: declared with an error type,
+  // so neither their uses nor a later definition of the name report more.
+  for (const auto &[name, loc] : decl.poisonedMembers)
+    if (members.emplace(name, loc).second)
+      info.weightTypes.emplace(name, Type::error());
 
-  if (!decl.forward)
+  // A member lost to a syntax error may have been the forward.
+  if (!decl.forward && !decl.lostMembers)
     diags.error(decl.loc, std::string(decl.kindName()) + " '" + decl.name +
                               "' has no forward");
-  else
+  else if (decl.forward && !decl.forward->poisoned)
     checkForward(info, scope);
   // The defaults of dropout probabilities (arguments are checked where the
   // module is instantiated).
@@ -511,6 +525,8 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
     return;
   }
   checkModule(*layer);
+  if (layer->poisoned)
+    return; // Its header's syntax error was reported.
   SubLayerInfo sub;
   sub.layer = layer;
   if (!bindArgs(layer->name, call->loc, layer->params, call->args, sub.args)) {
@@ -673,7 +689,9 @@ void Sema::checkForward(ModuleInfo &info, Scope &scope) {
                                          show(value, scope));
       }
     }
-    if (info.weightTypes.count(stmt.name) || info.subLayers.count(stmt.name)) {
+    // A poisoned statement (no value) reported its syntax error already.
+    if (stmt.value &&
+        (info.weightTypes.count(stmt.name) || info.subLayers.count(stmt.name))) {
       diags.error(stmt.loc, "cannot assign to member '" + stmt.name + "'");
       continue;
     }

@@ -231,7 +231,7 @@ Type Sema::checkName(NameExpr *expr, Scope &scope) {
       if (m->decl->params[i].name == name)
         return m->paramTypes[i];
     if (auto it = m->weightTypes.find(name); it != m->weightTypes.end()) {
-      if (!scope.inForward) {
+      if (!scope.inForward && !it->second.isError()) {
         diags.error(expr->loc,
                     "parameter '" + name + "' can only be used inside forward");
         return Type::error();
@@ -241,8 +241,9 @@ Type Sema::checkName(NameExpr *expr, Scope &scope) {
     if (m->subLayers.count(name))
       return Type::named(TypeKind::Module, name);
   }
-  if (result.datasets.count(name))
-    return Type::named(TypeKind::Dataset, name);
+  if (auto it = result.datasets.find(name); it != result.datasets.end())
+    return it->second->poisoned ? Type::error()
+                                : Type::named(TypeKind::Dataset, name);
   if (result.modules.count(name))
     return Type::named(TypeKind::Function, name);
   for (SymbolCategory c :

@@ -49,7 +49,7 @@ void Sema::checkTrain(const TrainDecl &decl) {
     info.dataset = dit->second;
   }
 
-  if (info.model) {
+  if (info.model && !info.model->poisoned) {
     const ModuleInfo &model = result.moduleInfo[info.model];
     const std::vector<FormalParam> &params = info.model->params;
     Scope scope;

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gnn::lang {
@@ -218,6 +219,9 @@ struct ForwardDecl {
   std::vector<FormalParam> params;
   std::optional<TypeRef> result;
   std::vector<Stmt> body;
+  /// Its signature has a syntax error (already reported): Sema checks
+  /// nothing in it, and the module's result is an error type.
+  bool poisoned = false;
 };
 
 /// A `layer` or a `model`: they share their structure; models are what
@@ -232,6 +236,14 @@ struct ModuleDecl {
   std::vector<WeightDecl> weights;
   std::vector<SubLayerDecl> subLayers;
   std::optional<ForwardDecl> forward;
+  /// Members whose definition has a syntax error (already reported): they
+  /// are declared with an error type, so their uses are silent.
+  std::vector<std::pair<std::string, SourceLoc>> poisonedMembers;
+  /// A member was lost to a syntax error: it may have been the forward.
+  bool lostMembers = false;
+  /// Its header has a syntax error (already reported): the name is declared,
+  /// nothing in it is checked, and its uses are silent.
+  bool poisoned = false;
   const char *kindName() const { return isModel ? "model" : "layer"; }
 };
 
@@ -256,6 +268,9 @@ struct DatasetDecl {
   ExprPtr source;
   std::vector<NodeTypeDecl> nodeTypes;
   std::vector<RelationDecl> relations;
+  /// It has a syntax error (already reported): the name is declared and its
+  /// uses are silent.
+  bool poisoned = false;
 };
 
 /// `key = value` or `key = value every N epochs` inside a train block.
