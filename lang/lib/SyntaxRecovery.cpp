@@ -136,22 +136,37 @@ void StatementRecovery::endErrorCondition(antlr4::Parser *parser) {
   lastBroken = nullptr;
 }
 
-antlr4::Token *StatementRecovery::singleTokenDeletion(antlr4::Parser *parser) {
-  // After a skip the current token starts the next statement: deleting it
-  // to finish the broken one would break that one too.
-  if (inErrorRecoveryMode(parser))
-    return nullptr;
-  // Nor delete the first token of a line that an enclosing rule can go on
-  // with: in `v = x +` followed by `return x`, the `return` is not extra,
-  // the right operand is missing.
+bool StatementRecovery::looksExtra(antlr4::Parser *parser) {
   antlr4::TokenStream *tokens = parser->getTokenStream();
+  if (!getExpectedTokens(parser).contains(tokens->LA(2)))
+    return false;
+  // The first token of a line that an enclosing rule can go on with is not
+  // extra: in `v = x +` followed by `return x`, the operand is missing.
   Token *current = tokens->LT(1);
   Token *prev = tokens->index() > 0 ? tokens->LT(-1) : nullptr;
-  if (prev &&
-      (current->getLine() > prev->getLine() || prev->getType() == G::SEMI) &&
-      getErrorRecoverySet(parser).contains(current->getType()))
-    return nullptr;
-  return DefaultErrorStrategy::singleTokenDeletion(parser);
+  return !prev ||
+         !(current->getLine() > prev->getLine() ||
+           prev->getType() == G::SEMI) ||
+         !getErrorRecoverySet(parser).contains(current->getType());
+}
+
+antlr4::Token *StatementRecovery::singleTokenDeletion(antlr4::Parser *) {
+  return nullptr; // See recoverInline.
+}
+
+antlr4::Token *StatementRecovery::recoverInline(antlr4::Parser *parser) {
+  // Name the extra or missing token as ANTLR's single-token repairs would,
+  // but repair nothing: the statement is left out of the AST anyway, and a
+  // repaired statement runs on into the next lines (`while True:` read as
+  // `while: break = ...`). The rule fails and recover() skips to the next
+  // statement.
+  if (!inErrorRecoveryMode(parser)) {
+    if (looksExtra(parser))
+      reportUnwantedToken(parser);
+    else
+      DefaultErrorStrategy::singleTokenInsertion(parser); // Reports only.
+  }
+  throw antlr4::InputMismatchException(parser);
 }
 
 void StatementRecovery::recover(antlr4::Parser *parser, std::exception_ptr) {
@@ -188,18 +203,18 @@ void StatementRecovery::sync(antlr4::Parser *parser) {
               kind == ATNState::STAR_LOOP_BACK ||
               kind == ATNState::PLUS_LOOP_BACK;
   if (!loop) {
-    DefaultErrorStrategy::sync(parser);
-    return;
+    if (kind != ATNState::BLOCK_START && kind != ATNState::STAR_BLOCK_START &&
+        kind != ATNState::PLUS_BLOCK_START)
+      return;
+    if (looksExtra(parser))
+      reportUnwantedToken(parser);
+    throw antlr4::InputMismatchException(parser);
   }
   // Stay in the loop: skip what cannot start an iteration (or follow the
   // loop) up to a boundary, instead of abandoning the enclosing rule.
   betweenStatements = isStatementListRule(parser->getContext()->getRuleIndex());
   if (betweenStatements)
     markUnfinished(parser);
-  if (kind == ATNState::STAR_LOOP_ENTRY && singleTokenDeletion(parser)) {
-    betweenStatements = false;
-    return;
-  }
   reportUnwantedToken(parser);
   betweenStatements = false;
   antlr4::misc::IntervalSet stops = parser->getExpectedTokens();

@@ -54,9 +54,14 @@ protected:
   void reportMissingToken(antlr4::Parser *parser) override;
   antlr4::Token *singleTokenDeletion(antlr4::Parser *parser) override;
 
+public:
+  antlr4::Token *recoverInline(antlr4::Parser *parser) override;
+
 private:
   /// Marks the innermost statement-level context on the parser's stack.
   void markBroken(antlr4::Parser *parser);
+  /// Whether the current token is one too many: the one after it fits.
+  bool looksExtra(antlr4::Parser *parser);
   /// Marks the statement before a stray token when the token continues it.
   void markUnfinished(antlr4::Parser *parser);
   /// Consumes tokens up to the next boundary where a token of `stops` comes.
