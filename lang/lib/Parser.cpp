@@ -3,9 +3,10 @@
 // Runs the ANTLR-generated lexer and parser and converts the parse tree into
 // the AST. This is the only file that sees ANTLR (and its exceptions): lexer
 // error tokens are reported and dropped before parsing, syntax errors are
-// rephrased into our diagnostic format by one error listener, and every
-// parse-tree accessor is null-checked because error recovery builds partial
-// trees.
+// rephrased into our diagnostic format by one error listener, recovery
+// resumes at statement boundaries (SyntaxRecovery.h) and the statements it
+// marks broken are left out, and every parse-tree accessor is null-checked
+// because error recovery builds partial trees.
 //
 //===----------------------------------------------------------------------===//
 #include "gnn/lang/Parser.h"
