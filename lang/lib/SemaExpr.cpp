@@ -197,6 +197,12 @@ Type Sema::checkExpr(Expr *expr, Scope &scope) {
     type.listElement = std::make_shared<Type>(element);
     break;
   }
+  case ExprKind::Comprehension:
+    // Only a member builds a list this way (checkSubLayer).
+    diags.error(expr->loc, "a list comprehension builds a list of layers, as "
+                           "a member: convs = [Layer(...) for i in range(n)]");
+    type = Type::error();
+    break;
   case ExprKind::Neg: {
     auto *neg = static_cast<NegExpr *>(expr);
     type = checkExpr(neg->operand.get(), scope);
@@ -412,6 +418,12 @@ Type Sema::checkBinary(BinaryExpr *expr, Scope &scope) {
 
 Type Sema::checkCall(CallExpr *expr, Scope &scope) {
   Expr *callee = expr->callee.get();
+  // `convs[i](...)`: one layer of a list.
+  if (auto *index = dyn_cast<IndexExpr>(callee))
+    if (auto *n = dyn_cast<NameExpr>(index->base.get()))
+      if (scope.module && scope.module->subLayers.count(n->name) &&
+          !scope.locals.count(n->name) && scope.inForward)
+        return checkLayerListCall(expr, index, n->name, scope);
   if (auto *n = dyn_cast<NameExpr>(callee)) {
     // Locals and members shadow builtins; a sub-layer is called by name.
     bool shadowed =
@@ -419,10 +431,20 @@ Type Sema::checkCall(CallExpr *expr, Scope &scope) {
         (scope.module && (scope.module->weightTypes.count(n->name) ||
                           scope.module->subLayers.count(n->name)));
     if (scope.module && scope.module->subLayers.count(n->name) &&
-        scope.inForward)
+        scope.inForward) {
+      if (scope.module->subLayers[n->name].list) {
+        diags.error(n->loc, "'" + n->name +
+                                "' is a list of layers: call one of them, as "
+                                "in " +
+                                n->name + "[i](...)");
+        return Type::error();
+      }
       return checkLayerCall(expr, n->name, scope);
+    }
     if (!shadowed) {
       if (const Builtin *b = lookupBuiltin(n->name, BuiltinContext::Forward)) {
+        if (std::optional<Type> folded = checkScalarMath(expr, *b, scope))
+          return *folded;
         if (!scope.inForward) {
           diags.error(n->loc,
                       "'" + n->name + "' can only be called inside forward");
