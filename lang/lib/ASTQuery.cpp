@@ -101,7 +101,7 @@ static void innermostStmt(const std::vector<Stmt> &body, SourceLoc loc,
   for (const Stmt &s : body)
     if (!isBefore(loc, s.loc)) {
       stmt = &s;
-      if (!s.body.empty())
+      if (s.kind == Stmt::Kind::For && isBefore(loc, s.endLoc))
         innermostStmt(s.body, loc, stmt);
     }
 }

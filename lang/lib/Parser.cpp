@@ -272,6 +272,7 @@ private:
         return std::nullopt;
       Stmt stmt{Stmt::Kind::For, loc(f), {}, std::nullopt, nullptr};
       stmt.range = std::move(*range);
+      stmt.endLoc = endLoc(f);
       if (auto *b = f->block())
         for (G::StmtContext *s : b->stmt())
           if (std::optional<Stmt> inner = buildStmt(s))

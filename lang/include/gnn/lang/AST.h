@@ -238,6 +238,7 @@ struct Stmt {
   ExprPtr value;
   LoopRange range;        // For only.
   std::vector<Stmt> body; // For only.
+  SourceLoc endLoc;       // For only: one past its closing brace.
 };
 
 struct ForwardDecl {
