@@ -374,6 +374,7 @@ private:
                            nullptr};
       if (!setting.value)
         continue;
+      expandLiteralComprehensions(setting.value);
       if (s->EVERY()) {
         setting.every = buildExpr(s->expr(1));
         if (sids.size() > 1 && text(sids[1]) != "epochs")

@@ -1,12 +1,13 @@
 //===- SemaLoops.cpp - Checking compile-time repetition -------------------===//
 //
 // `for i in range(n) { ... }` in a forward and `[Layer(...) for i in range(n)]`
-// lists of layers. Both are repeated at compile time (MLIRGen unrolls them),
-// but Sema checks each body once, generically: the loop variable is a
-// symbol, so what holds for the body holds for every iteration, and checking
-// a 64-layer model costs what checking one layer does. The price is a rule:
-// an iteration must not change the shape of what the loop carries, and the
-// layers of a list share their sizes.
+// lists of layers. Both are repeated at compile time (MLIRGen unrolls them).
+// A loop whose bounds are literals is checked once per iteration, with its
+// index a constant (errors name the iteration). One whose bounds are the
+// module's parameters (`range(layers)`) is checked once, generically: the
+// index is a symbol, so what holds for the body holds for every iteration,
+// provided an iteration keeps the shapes of what the loop carries. A list of
+// layers is checked once too, and its layers share their sizes.
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
@@ -82,6 +83,15 @@ static void assignedNames(const std::vector<Stmt> &body,
   }
 }
 
+/// The constant value of a checked range bound (0 for an absent begin).
+static std::optional<int64_t> constantBound(const Expr *bound) {
+  if (!bound)
+    return 0;
+  if (bound->type.intValue && bound->type.intValue->isConstant())
+    return bound->type.intValue->constantValue();
+  return std::nullopt;
+}
+
 void Sema::checkFor(const Stmt &loop, ModuleInfo &info, Scope &scope,
                     const std::optional<Type> &declared) {
   const LoopRange &range = loop.range;
@@ -93,27 +103,60 @@ void Sema::checkFor(const Stmt &loop, ModuleInfo &info, Scope &scope,
   std::map<std::string, Type> before = scope.locals;
   std::map<std::string, SourceLoc> beforeLocs = scope.localLocs;
   size_t graphs = scope.graphs.size();
-  Type index = Type::scalar(TypeKind::Int);
-  index.intValue = Dim::symbol(range.var);
-  scope.locals[range.var] = index;
+  std::map<std::string, const Stmt *> assigned;
+  assignedNames(loop.body, assigned);
   scope.localLocs[range.var] = range.varLoc;
   scope.loopVariables.insert(range.var);
   ++scope.loopDepth;
-  bool returned = false;
-  checkStatements(loop.body, info, scope, declared, returned);
+  auto checkBody = [&](const Dim &index) {
+    Type type = Type::scalar(TypeKind::Int);
+    type.intValue = index;
+    scope.locals[range.var] = type;
+    bool returned = false;
+    checkStatements(loop.body, info, scope, declared, returned);
+  };
+
+  // Bounds known here: each iteration is checked with its own index, so an
+  // iteration may change what it carries (a sampled model's rows shrink from
+  // block to block). The first iteration with errors is the last checked.
+  std::optional<int64_t> begin = constantBound(range.begin.get());
+  std::optional<int64_t> end = constantBound(range.end.get());
+  constexpr int64_t kMaxCheckedIterations = 4096;
+  bool perIteration =
+      begin && end && *end - *begin <= kMaxCheckedIterations;
+  if (perIteration) {
+    for (int64_t i = *begin; i < *end; ++i) {
+      unsigned errors = diags.errorCount();
+      checkBody(Dim::constant(i));
+      if (diags.errorCount() == errors)
+        continue;
+      diags.note(range.varLoc, "in iteration " + range.var + " = " +
+                                   std::to_string(i) + " of this loop");
+      // What the failed iteration assigned is unknown from here on.
+      for (const auto &[name, stmt] : assigned)
+        if (before.count(name))
+          before[name] = Type::error();
+      break;
+    }
+  } else {
+    // Bounds known only where the module is instantiated: the body is
+    // checked once, for a symbolic index, and so holds for every iteration
+    // if what it carries keeps its shape.
+    checkBody(Dim::symbol(range.var));
+  }
   --scope.loopDepth;
   scope.loopVariables.erase(range.var);
 
-  // What an iteration carries to the next must keep its shape: the body was
-  // checked for the shapes before the loop only.
-  std::map<std::string, const Stmt *> assigned;
-  assignedNames(loop.body, assigned);
   for (const auto &[name, stmt] : assigned) {
     auto old = before.find(name);
     auto now = scope.locals.find(name);
     if (old == before.end() || now == scope.locals.end() ||
         old->second.isError() || now->second.isError())
       continue;
+    if (perIteration) {
+      old->second = now->second; // The last iteration's value.
+      continue;
+    }
     const Type &a = old->second, &b = now->second;
     bool same = a.kind == b.kind && (!a.isTensor() || a.rank() == b.rank());
     for (size_t d = 0; same && a.isTensor() && d < a.rank(); ++d)
@@ -122,8 +165,9 @@ void Sema::checkFor(const Stmt &loop, ModuleInfo &info, Scope &scope,
       diags.error(stmt->loc, "'" + name + "' is " + show(b, scope) +
                                  " after an iteration of the loop over '" +
                                  range.var + "' but " + show(a, scope) +
-                                 " before it: a loop must keep the shapes of "
-                                 "the variables it reassigns");
+                                 " before it: a loop with bounds known only "
+                                 "where the model is instantiated must keep "
+                                 "the shapes of the variables it reassigns");
       diags.note(beforeLocs[name], "'" + name + "' is defined here");
     }
   }

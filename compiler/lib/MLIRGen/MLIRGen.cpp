@@ -68,6 +68,16 @@ Generator::resolveParam(const std::string &name, const Env &env) {
   return {it->second, env.parent ? env.parent : &env};
 }
 
+/// The constant an environment binds `name` to (a loop's index, an integer
+/// parameter), if any.
+static std::optional<int64_t> boundConstant(const std::string &name,
+                                            const Env &env) {
+  auto it = env.dims.find(name);
+  if (it == env.dims.end() || !it->second.isConstant())
+    return std::nullopt;
+  return it->second.constantValue();
+}
+
 double Generator::evalFloat(const Expr *expr, const Env &env) {
   if (auto *f = dyn_cast<FloatExpr>(expr))
     return f->value;
@@ -77,6 +87,8 @@ double Generator::evalFloat(const Expr *expr, const Env &env) {
     auto [arg, argEnv] = resolveParam(n->name, env);
     if (arg)
       return evalFloat(arg, *argEnv);
+    if (std::optional<int64_t> value = boundConstant(n->name, env))
+      return static_cast<double>(*value);
   }
   if (auto *neg = dyn_cast<NegExpr>(expr))
     return -evalFloat(neg->operand.get(), env);
@@ -114,8 +126,24 @@ double Generator::evalFloat(const Expr *expr, const Env &env) {
 }
 
 int64_t Generator::evalInt(const Expr *expr, const Env &env) {
+  // Names and arithmetic are evaluated here, not read from their types: a
+  // loop Sema checks once per iteration leaves its last iteration's
+  // constants in the types of its body.
   if (auto *i = dyn_cast<IntExpr>(expr))
     return i->value;
+  if (auto *n = dyn_cast<NameExpr>(expr))
+    if (std::optional<int64_t> value = boundConstant(n->name, env))
+      return *value;
+  if (auto *neg = dyn_cast<NegExpr>(expr))
+    return -evalInt(neg->operand.get(), env);
+  if (auto *b = dyn_cast<BinaryExpr>(expr)) {
+    if (b->op == BinaryOp::Add)
+      return evalInt(b->lhs.get(), env) + evalInt(b->rhs.get(), env);
+    if (b->op == BinaryOp::Sub)
+      return evalInt(b->lhs.get(), env) - evalInt(b->rhs.get(), env);
+    if (b->op == BinaryOp::Mul)
+      return evalInt(b->lhs.get(), env) * evalInt(b->rhs.get(), env);
+  }
   if (expr->type.intValue) {
     Dim d = globalDim(*expr->type.intValue, env);
     if (d.isConstant())

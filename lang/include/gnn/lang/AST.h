@@ -322,6 +322,11 @@ struct Program {
   std::vector<TrainDecl> trains;
 };
 
+/// Replaces each comprehension in `expr` (a train setting's value) whose
+/// bounds are integer literals by the list it builds: `[10 for i in range(3)]`
+/// becomes `[10, 10, 10]` (ASTClone.cpp).
+void expandLiteralComprehensions(ExprPtr &expr);
+
 /// Prints the AST as an indented S-expression-like tree (gnnc --emit=ast).
 void printAST(const Program &program, const SourceManager &sources,
               std::ostream &out);
