@@ -1,0 +1,54 @@
+//===- LinkPairFiles.cpp - Fixed link splits read from pair files ---------===//
+//
+// See gnnrt/data/links/LinkPairFiles.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/data/links/LinkPairFiles.h"
+
+#include "OgbTables.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/io/CsvReader.h"
+#include "gnnrt/support/Error.h"
+
+namespace gnnrt {
+
+LinkPairs readLinkPairs(const std::string &path, int64_t numNodes) {
+  CsvReader in(path);
+  std::vector<std::string_view> fields;
+  LinkPairs pairs;
+  while (in.nextLine()) {
+    in.split(fields, 2);
+    const int64_t ids[2] = {in.intField(fields[0]), in.intField(fields[1])};
+    for (int64_t id : ids)
+      if (id < 0 || id >= numNodes)
+        in.fail("node id " + std::to_string(id) + " out of range " +
+                rangeText(numNodes));
+    pairs.src.push_back(ids[0]);
+    pairs.dst.push_back(ids[1]);
+  }
+  return pairs;
+}
+
+FixedLinkSplit readFixedLinkSplit(const std::string &dir, int64_t numNodes) {
+  FixedLinkSplit split;
+  bool any = false;
+  for (size_t k = 0; k < 3; ++k) {
+    const std::string name = kSplitNames[k];
+    if (auto path = findTable(dir, name + "_pos")) {
+      split.pos[k] = readLinkPairs(*path, numNodes);
+      split.hasPos[k] = any = true;
+    }
+    if (auto path = findTable(dir, name + "_neg")) {
+      split.neg[k] = readLinkPairs(*path, numNodes);
+      split.hasNeg[k] = any = true;
+    }
+  }
+  if (!any)
+    throwDataError(dir, 0,
+                   "no link pair files ({train,valid,test}_{pos,neg}.csv"
+                   "[.gz])");
+  return split;
+}
+
+} // namespace gnnrt
