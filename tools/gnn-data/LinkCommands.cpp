@@ -36,12 +36,10 @@ int64_t readMatrix(const std::string &path, int64_t rows,
   NpyArray array = readNpy(path);
   const std::vector<int64_t> &shape = array.header.shape;
   if (shape.size() != 2 || shape[0] != rows)
-    throw DataError(path + ": expected a [" + std::to_string(rows) +
-                    ", D] matrix, found " + std::to_string(shape.size()) +
-                    " dimensions" +
-                    (shape.empty() ? "" : " with " +
-                                              std::to_string(shape[0]) +
-                                              " rows"));
+    throw DataError(
+        path + ": expected a [" + std::to_string(rows) + ", D] matrix, found " +
+        std::to_string(shape.size()) + " dimensions" +
+        (shape.empty() ? "" : " with " + std::to_string(shape[0]) + " rows"));
   out = array.toFloat32();
   return shape[1];
 }
@@ -110,8 +108,8 @@ int kgRank(int argc, char **argv) {
   std::vector<float> entities, relations;
   const int64_t dim =
       readMatrix(args.required("--entities"), kg.numEntities(), entities);
-  if (readMatrix(args.required("--relations"), kg.numRelations(),
-                 relations) != dim)
+  if (readMatrix(args.required("--relations"), kg.numRelations(), relations) !=
+      dim)
     throw DataError(args.get("--relations") +
                     ": the relation vectors' width differs from the "
                     "entities' (" +

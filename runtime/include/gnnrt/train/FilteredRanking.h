@@ -36,9 +36,9 @@ enum class RankSide { Tail, Head };
 /// out[i * (end - begin) + (c - begin)] is the score of (anchors[i],
 /// relation, c) for RankSide::Tail and of (c, relation, anchors[i]) for
 /// RankSide::Head.
-using BlockScorer = std::function<void(
-    RankSide side, const int64_t *anchors, int64_t count, int32_t relation,
-    int64_t begin, int64_t end, float *out)>;
+using BlockScorer = std::function<void(RankSide side, const int64_t *anchors,
+                                       int64_t count, int32_t relation,
+                                       int64_t begin, int64_t end, float *out)>;
 
 struct FilteredRankingOptions {
   /// Candidates per callback and anchors per callback.
@@ -52,11 +52,10 @@ struct FilteredRankingResult {
 
 /// Ranks `queries` (usually kg.valid or kg.test) filtered by all of kg's
 /// triples. Throws DataError for a nan score.
-FilteredRankingResult filteredRanking(const KnowledgeGraph &kg,
-                                      const TripleList &queries,
-                                      const BlockScorer &score,
-                                      const FilteredRankingOptions &options =
-                                          {});
+FilteredRankingResult
+filteredRanking(const KnowledgeGraph &kg, const TripleList &queries,
+                const BlockScorer &score,
+                const FilteredRankingOptions &options = {});
 
 } // namespace gnnrt
 

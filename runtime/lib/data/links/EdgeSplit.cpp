@@ -43,10 +43,10 @@ void checkFractions(const EdgeSplitOptions &o) {
                       fractionText(f) + " is not in [0, 1]");
   const double sum = o.train + o.valid + o.test;
   if (sum > 1 + 1e-9)
-    throw DataError("edge split: the fractions train " +
-                    fractionText(o.train) + ", valid " + fractionText(o.valid) +
-                    ", test " + fractionText(o.test) + " sum to " +
-                    fractionText(sum) + ", above 1");
+    throw DataError("edge split: the fractions train " + fractionText(o.train) +
+                    ", valid " + fractionText(o.valid) + ", test " +
+                    fractionText(o.test) + " sum to " + fractionText(sum) +
+                    ", above 1");
 }
 
 int64_t share(double fraction, int64_t pairs) {
@@ -92,8 +92,8 @@ drawNegatives(int64_t numNodes, const EdgeSet &edges, bool undirected,
           free.push_back({u, v});
     for (int64_t i = 0; i < count; ++i)
       std::swap(free[size_t(i)],
-                free[size_t(i + int64_t(rng.nextBelow64(
-                                    uint64_t(free.size()) - uint64_t(i))))]);
+                free[size_t(i + int64_t(rng.nextBelow64(uint64_t(free.size()) -
+                                                        uint64_t(i))))]);
     free.resize(size_t(count));
     return free;
   }
@@ -163,22 +163,20 @@ EdgeSplit randomEdgeSplit(int64_t numNodes, const std::vector<int64_t> &src,
   // Fisher-Yates from the front: valid, then test, then train.
   CounterRng rng(options.seed, kShuffleStream);
   for (int64_t i = 0; i + 1 < numPairs; ++i)
-    std::swap(pairs[size_t(i)],
-              pairs[size_t(i + int64_t(rng.nextBelow64(
-                                   uint64_t(numPairs - i))))]);
+    std::swap(
+        pairs[size_t(i)],
+        pairs[size_t(i + int64_t(rng.nextBelow64(uint64_t(numPairs - i))))]);
   EdgeSplit split;
   for (int64_t i = 0; i < numValid + numTest + numTrain; ++i)
-    append(i < numValid                ? split.validPos
+    append(i < numValid             ? split.validPos
            : i < numValid + numTest ? split.testPos
                                     : split.trainPos,
            pairs[size_t(i)]);
 
-  std::vector<std::pair<int64_t, int64_t>> negatives =
-      drawNegatives(numNodes, edges, undirected, numNegatives, available,
-                    options.seed);
+  std::vector<std::pair<int64_t, int64_t>> negatives = drawNegatives(
+      numNodes, edges, undirected, numNegatives, available, options.seed);
   for (int64_t i = 0; i < numNegatives; ++i)
-    append(i < numValid ? split.validNeg : split.testNeg,
-           negatives[size_t(i)]);
+    append(i < numValid ? split.validNeg : split.testNeg, negatives[size_t(i)]);
 
   std::vector<std::pair<int64_t, int64_t>> graph;
   graph.reserve(split.trainPos.size() * (undirected ? 2 : 1));

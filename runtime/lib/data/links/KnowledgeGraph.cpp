@@ -24,7 +24,8 @@ class NameIds {
 public:
   explicit NameIds(std::vector<std::string> &names) : names(names) {}
   int64_t idOf(std::string_view name) {
-    auto [it, added] = ids.try_emplace(std::string(name), int64_t(names.size()));
+    auto [it, added] =
+        ids.try_emplace(std::string(name), int64_t(names.size()));
     if (added)
       names.push_back(it->first);
     return it->second;
@@ -52,8 +53,8 @@ void readTriples(const std::string &path, bool isTrain, NameIds &entities,
     for (;;) {
       const size_t tab = line.find('\t', start);
       const std::string_view field = line.substr(
-          start, tab == std::string_view::npos ? std::string_view::npos
-                                               : tab - start);
+          start,
+          tab == std::string_view::npos ? std::string_view::npos : tab - start);
       if (count < 3)
         fields[count] = field;
       ++count;
@@ -68,10 +69,12 @@ void readTriples(const std::string &path, bool isTrain, NameIds &entities,
     for (size_t k = 0; k < 3; ++k)
       if (fields[k].empty())
         in.fail(std::string("the ") +
-                (k == 0 ? "head" : k == 1 ? "relation" : "tail") +
+                (k == 0   ? "head"
+                 : k == 1 ? "relation"
+                          : "tail") +
                 " is empty");
-    int64_t relation = isTrain ? relations.idOf(fields[1])
-                               : relations.find(fields[1]);
+    int64_t relation =
+        isTrain ? relations.idOf(fields[1]) : relations.find(fields[1]);
     if (relation < 0)
       in.fail("relation " + quoteToken(fields[1]) +
               " does not appear in the train triples");

@@ -6,12 +6,33 @@
 
 #include "gnnrt/data/links/LinkPairFiles.h"
 
-#include "OgbTables.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/io/CsvReader.h"
 #include "gnnrt/support/Error.h"
 
+#include <filesystem>
+#include <optional>
+
+namespace fs = std::filesystem;
+
 namespace gnnrt {
+
+namespace {
+
+/// `<dir>/<stem>.csv.gz`, else `<dir>/<stem>.csv`, as the OGB tables are
+/// found (OgbTables.h's findTable, private to lib/data/ proper).
+std::optional<std::string> findPairFile(const std::string &dir,
+                                        const std::string &stem) {
+  const std::string base = dir + "/" + stem + ".csv";
+  std::error_code ec;
+  if (fs::is_regular_file(base + ".gz", ec))
+    return base + ".gz";
+  if (fs::is_regular_file(base, ec))
+    return base;
+  return std::nullopt;
+}
+
+} // namespace
 
 LinkPairs readLinkPairs(const std::string &path, int64_t numNodes) {
   CsvReader in(path);
@@ -22,8 +43,8 @@ LinkPairs readLinkPairs(const std::string &path, int64_t numNodes) {
     const int64_t ids[2] = {in.intField(fields[0]), in.intField(fields[1])};
     for (int64_t id : ids)
       if (id < 0 || id >= numNodes)
-        in.fail("node id " + std::to_string(id) + " out of range " +
-                rangeText(numNodes));
+        in.fail("node id " + std::to_string(id) + " out of range [0, " +
+                std::to_string(numNodes) + ")");
     pairs.src.push_back(ids[0]);
     pairs.dst.push_back(ids[1]);
   }
@@ -35,11 +56,11 @@ FixedLinkSplit readFixedLinkSplit(const std::string &dir, int64_t numNodes) {
   bool any = false;
   for (size_t k = 0; k < 3; ++k) {
     const std::string name = kSplitNames[k];
-    if (auto path = findTable(dir, name + "_pos")) {
+    if (auto path = findPairFile(dir, name + "_pos")) {
       split.pos[k] = readLinkPairs(*path, numNodes);
       split.hasPos[k] = any = true;
     }
-    if (auto path = findTable(dir, name + "_neg")) {
+    if (auto path = findPairFile(dir, name + "_neg")) {
       split.neg[k] = readLinkPairs(*path, numNodes);
       split.hasNeg[k] = any = true;
     }

@@ -27,8 +27,7 @@ uint64_t epochStream(int64_t epoch) {
 
 /// The Philox block of one attempt at one negative.
 std::array<uint32_t, 4> attemptBits(const NegativeSamplerOptions &o,
-                                    int64_t epoch, int64_t slot,
-                                    int attempt) {
+                                    int64_t epoch, int64_t slot, int attempt) {
   return randomBits(o.seed, epochStream(epoch),
                     uint64_t(slot) * kMaxNegativeAttempts + uint64_t(attempt));
 }
@@ -63,8 +62,10 @@ template <typename Fill> void forEachNegative(int64_t count, Fill fill) {
 [[noreturn]] void noNegative(int64_t e, const std::string &positive,
                              int attempts) {
   throw DataError("negative sampling: positive " + std::to_string(e) + " (" +
-                  positive + ") has no negative outside the known positives "
-                  "in " + std::to_string(attempts) + " attempts");
+                  positive +
+                  ") has no negative outside the known positives "
+                  "in " +
+                  std::to_string(attempts) + " attempts");
 }
 
 } // namespace
@@ -93,10 +94,10 @@ NegativeSampler::NegativeSampler(const NegativeSamplerOptions &options)
   if (options.numNodes < 1)
     throw DataError("negative sampling: the graph has no nodes");
   if (options.maxAttempts < 1 || options.maxAttempts > kMaxNegativeAttempts)
-    throw DataError("negative sampling: " +
-                    std::to_string(options.maxAttempts) +
-                    " attempts per negative, expected 1 to " +
-                    std::to_string(kMaxNegativeAttempts));
+    throw DataError(
+        "negative sampling: " + std::to_string(options.maxAttempts) +
+        " attempts per negative, expected 1 to " +
+        std::to_string(kMaxNegativeAttempts));
 }
 
 LinkPairs NegativeSampler::sampleTails(int64_t epoch,
@@ -115,8 +116,8 @@ LinkPairs NegativeSampler::sampleTails(int64_t epoch,
                    std::to_string(u) + " -> " +
                        std::to_string(positives.dst[size_t(e)]),
                    attempt);
-      const int64_t v = offsetBelow(
-          attemptBits(options, epoch, slot, attempt), options.numNodes);
+      const int64_t v = offsetBelow(attemptBits(options, epoch, slot, attempt),
+                                    options.numNodes);
       if (!options.exclude || !options.exclude->contains(u, v)) {
         out.src[size_t(i)] = u;
         out.dst[size_t(i)] = v;

@@ -29,8 +29,8 @@ const char *sideName(RankSide side) {
 
 [[noreturn]] void nanScore(RankSide side, int32_t relation) {
   throw DataError("filtered ranking: a " + std::string(sideName(side)) +
-                  " candidate's score of relation " +
-                  std::to_string(relation) + " is nan");
+                  " candidate's score of relation " + std::to_string(relation) +
+                  " is nan");
 }
 
 /// Ranks one side of every query into `ranks`. `known` maps (anchor,
@@ -132,10 +132,10 @@ FilteredRankingResult filteredRanking(const KnowledgeGraph &kg,
   headsOf.seal();
   const size_t n = queries.size();
   std::vector<double> tailRanks(n), headRanks(n);
-  rankSide(RankSide::Tail, numEntities, tailsOf, queries.head,
-           queries.relation, queries.tail, score, options, tailRanks);
-  rankSide(RankSide::Head, numEntities, headsOf, queries.tail,
-           queries.relation, queries.head, score, options, headRanks);
+  rankSide(RankSide::Tail, numEntities, tailsOf, queries.head, queries.relation,
+           queries.tail, score, options, tailRanks);
+  rankSide(RankSide::Head, numEntities, headsOf, queries.tail, queries.relation,
+           queries.head, score, options, headRanks);
   FilteredRankingResult result;
   result.tail = summarizeRanks(tailRanks);
   result.head = summarizeRanks(headRanks);

@@ -22,10 +22,11 @@ namespace {
 void checkScores(const char *metric, const std::vector<float> &positive,
                  const std::vector<float> &negative) {
   if (positive.empty() || negative.empty())
-    throw DataError(std::string(metric) + " needs positive and negative "
-                    "scores, found " + std::to_string(positive.size()) +
-                    " positive and " + std::to_string(negative.size()) +
-                    " negative");
+    throw DataError(std::string(metric) +
+                    " needs positive and negative "
+                    "scores, found " +
+                    std::to_string(positive.size()) + " positive and " +
+                    std::to_string(negative.size()) + " negative");
   for (const auto *scores : {&positive, &negative})
     for (size_t i = 0; i < scores->size(); ++i)
       if (std::isnan((*scores)[i]))
@@ -35,8 +36,9 @@ void checkScores(const char *metric, const std::vector<float> &positive,
 }
 
 /// (score, is positive), ascending by score.
-std::vector<std::pair<float, bool>> sortedScores(
-    const std::vector<float> &positive, const std::vector<float> &negative) {
+std::vector<std::pair<float, bool>>
+sortedScores(const std::vector<float> &positive,
+             const std::vector<float> &negative) {
   std::vector<std::pair<float, bool>> all;
   all.reserve(positive.size() + negative.size());
   for (float s : positive)

@@ -1,4 +1,4 @@
-//===- EdgeSplit.h - A deterministic random split of a graph's edges -*- C++ -*-===//
+//===- EdgeSplit.h - A deterministic random split of edges --*- C++ -*-===//
 //
 // Link prediction trains on some edges and evaluates on others it has not
 // seen. randomEdgeSplit splits a graph's edges as PyG's RandomLinkSplit

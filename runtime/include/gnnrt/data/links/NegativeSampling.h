@@ -73,10 +73,10 @@ public:
   /// The negatives of triples [begin, end), laid out as sampleTails': head
   /// or tail replaced, relation kept. `ranges` (one per relation) bound
   /// the replacement; empty: all nodes.
-  TripleList corruptTriples(int64_t epoch, const TripleList &positives,
-                            int64_t begin, int64_t end,
-                            const std::vector<CorruptionRange> &ranges = {})
-      const;
+  TripleList
+  corruptTriples(int64_t epoch, const TripleList &positives, int64_t begin,
+                 int64_t end,
+                 const std::vector<CorruptionRange> &ranges = {}) const;
 
 private:
   NegativeSamplerOptions options;
