@@ -10,11 +10,14 @@
 //
 // A model scores candidates through a callback, a block of entities at a
 // time, so the memory is queryBlock x entityBlock scores whatever the
-// number of entities. The callback must give a candidate the same score in
-// whichever block it is asked (score each (anchor, relation, candidate)
-// from its own vectors): the true answer's score is asked on its own.
-// Ranks are integers counted per query and summed in query order, so the
-// numbers do not depend on the thread count.
+// number of entities. Queries are batched with others of the same relation
+// whose answers lie in the same entity block, which is scored first: the
+// answer's score is the one its own block's call gives. The blocks are
+// fixed ([k * entityBlock, (k + 1) * entityBlock)); a candidate's score
+// should not depend on the queries it is batched with (score each (anchor,
+// relation, candidate) from its own vectors). Ranks are integers counted
+// per query and summed in query order, so the numbers do not depend on the
+// thread count.
 //
 //===----------------------------------------------------------------------===//
 

@@ -187,13 +187,23 @@ EdgeSplit randomEdgeSplit(int64_t numNodes, const std::vector<int64_t> &src,
       graph.push_back({v, u});
   }
   std::sort(graph.begin(), graph.end());
-  std::vector<bool> touched(size_t(numNodes), false);
+  // 0: no edge, 1: edges, none in train, 2: a train edge.
+  std::vector<uint8_t> state(size_t(numNodes), 0);
+  for (const auto &[u, v] : pairs)
+    state[size_t(u)] = state[size_t(v)] = 1;
   for (const auto &pair : graph) {
     append(split.graph, pair);
-    touched[size_t(pair.first)] = touched[size_t(pair.second)] = true;
+    state[size_t(pair.first)] = state[size_t(pair.second)] = 2;
   }
   split.nodesWithoutTrainEdge =
-      int64_t(std::count(touched.begin(), touched.end(), false));
+      int64_t(std::count(state.begin(), state.end(), uint8_t(1)));
+  if (options.requireTrainEdges && split.nodesWithoutTrainEdge > 0)
+    throw DataError(
+        "edge split: " + std::to_string(split.nodesWithoutTrainEdge) +
+        " nodes have edges but no train edge (the first is node " +
+        std::to_string(std::find(state.begin(), state.end(), uint8_t(1)) -
+                       state.begin()) +
+        ")");
   return split;
 }
 

@@ -1,11 +1,12 @@
 //===- FilteredRanking.cpp - Filtered full ranking of KG triples ----------===//
 //
 // See gnnrt/train/FilteredRanking.h. Queries are grouped by relation (the
-// callback scores one relation at a time) and taken queryBlock at a time;
-// each batch walks the entities in blocks, and each query counts the
-// candidates scoring above and equal to its answer, skipping the known
-// true ones, which are one sorted range of an EdgeSet per (anchor,
-// relation).
+// callback scores one relation at a time) and by the entity block holding
+// their answer, and taken queryBlock at a time; each batch walks the entity
+// blocks, its answers' block first (which gives the answers' scores), and
+// each query counts the candidates scoring above and equal to its answer,
+// skipping the known true ones, which are one sorted range of an EdgeSet
+// per (anchor, relation).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,22 +44,31 @@ void rankSide(RankSide side, int64_t numEntities, const EdgeSet &known,
               const FilteredRankingOptions &options,
               std::vector<double> &ranks) {
   const size_t n = anchors.size();
+  const int64_t entityBlock = std::max<int64_t>(1, options.entityBlock);
+  const int64_t queryBlock = std::max<int64_t>(1, options.queryBlock);
+  // A batch shares the relation and the block holding the answers, which
+  // is scored first: the answers' scores are the ones that call gives.
+  auto answerBlock = [&](size_t q) { return answers[q] / entityBlock; };
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), size_t(0));
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return relations[a] != relations[b] ? relations[a] < relations[b]
-                                        : anchors[a] < anchors[b];
+    if (relations[a] != relations[b])
+      return relations[a] < relations[b];
+    if (answerBlock(a) != answerBlock(b))
+      return answerBlock(a) < answerBlock(b);
+    return anchors[a] < anchors[b];
   });
-  const int64_t entityBlock = std::max<int64_t>(1, options.entityBlock);
-  const int64_t queryBlock = std::max<int64_t>(1, options.queryBlock);
+  const int64_t numBlocks = (numEntities + entityBlock - 1) / entityBlock;
   std::vector<float> scores(size_t(queryBlock * entityBlock));
   std::vector<int64_t> batchAnchors, batchAnswers, greater, equal;
   std::vector<float> answerScores;
   for (size_t first = 0; first < n;) {
     const int32_t relation = relations[order[first]];
+    const int64_t home = answerBlock(order[first]);
     size_t last = first;
     while (last < n && last - first < size_t(queryBlock) &&
-           relations[order[last]] == relation)
+           relations[order[last]] == relation &&
+           answerBlock(order[last]) == home)
       ++last;
     const int64_t count = int64_t(last - first);
     batchAnchors.resize(size_t(count));
@@ -69,17 +79,19 @@ void rankSide(RankSide side, int64_t numEntities, const EdgeSet &known,
     for (int64_t i = 0; i < count; ++i) {
       batchAnchors[size_t(i)] = anchors[order[first + size_t(i)]];
       batchAnswers[size_t(i)] = answers[order[first + size_t(i)]];
-      score(side, &batchAnchors[size_t(i)], 1, relation,
-            batchAnswers[size_t(i)], batchAnswers[size_t(i)] + 1,
-            &answerScores[size_t(i)]);
-      if (std::isnan(answerScores[size_t(i)]))
-        nanScore(side, relation);
     }
-    for (int64_t begin = 0; begin < numEntities; begin += entityBlock) {
+    // The answers' block, then the others in order.
+    for (int64_t step = 0; step < numBlocks; ++step) {
+      const int64_t block = step == 0 ? home : step <= home ? step - 1 : step;
+      const int64_t begin = block * entityBlock;
       const int64_t end = std::min(numEntities, begin + entityBlock);
       const int64_t width = end - begin;
       score(side, batchAnchors.data(), count, relation, begin, end,
             scores.data());
+      if (step == 0)
+        for (int64_t i = 0; i < count; ++i)
+          answerScores[size_t(i)] =
+              scores[size_t(i * width + batchAnswers[size_t(i)] - begin)];
       bool sawNan = false;
 #pragma omp parallel for schedule(static) reduction(|| : sawNan)
       for (int64_t i = 0; i < count; ++i) {
@@ -88,6 +100,7 @@ void rankSide(RankSide side, int64_t numEntities, const EdgeSet &known,
         const float answer = answerScores[size_t(i)];
         const float *row = scores.data() + i * width;
         int64_t above = 0, same = 0;
+        sawNan = sawNan || std::isnan(answer);
         for (int64_t c = begin; c < end; ++c) {
           if (skip != skipEnd && *skip == c) {
             ++skip; // a known true triple: filtered out

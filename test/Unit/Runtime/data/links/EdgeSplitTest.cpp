@@ -94,11 +94,26 @@ TEST(EdgeSplit, CoraCountsPartitionAndReversePairsTogether) {
       EXPECT_TRUE(negatives.insert(p).second) << "negative drawn twice";
     }
 
-  std::vector<bool> touched(size_t(ds.numNodes));
+  // Nodes with an edge but none in train: some (degree-1 nodes whose edge
+  // went to valid or test), which requireTrainEdges refuses.
+  std::set<int64_t> withEdges, withTrainEdges;
+  for (const Pair &p : all)
+    withEdges.insert({p.first, p.second});
   for (const Pair &e : pairsOf(s.graph))
-    touched[size_t(e.first)] = touched[size_t(e.second)] = true;
+    withTrainEdges.insert(e.first);
   EXPECT_EQ(s.nodesWithoutTrainEdge,
-            std::count(touched.begin(), touched.end(), false));
+            int64_t(withEdges.size() - withTrainEdges.size()));
+  EXPECT_GT(s.nodesWithoutTrainEdge, 0);
+  int64_t firstLeft = -1;
+  for (int64_t v : withEdges)
+    if (!withTrainEdges.count(v) && firstLeft < 0)
+      firstLeft = v;
+  o.requireTrainEdges = true;
+  EXPECT_EQ(
+      dataErrorOf([&] { randomEdgeSplit(ds.numNodes, ds.src, ds.dst, o); }),
+      "edge split: " + std::to_string(s.nodesWithoutTrainEdge) +
+          " nodes have edges but no train edge (the first is node " +
+          std::to_string(firstLeft) + ")");
 }
 
 TEST(EdgeSplit, SameGraphAndSeedSameSplitWhateverTheEdgeOrder) {
