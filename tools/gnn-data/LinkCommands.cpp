@@ -8,7 +8,10 @@
 #include "LinkCommands.h"
 
 #include "ToolArgs.h"
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/links/EdgeSplit.h"
 #include "gnnrt/data/links/KnowledgeGraph.h"
+#include "gnnrt/data/links/LinkPairFiles.h"
 #include "gnnrt/io/CsvReader.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
@@ -95,6 +98,33 @@ int linkMetrics(int argc, char **argv) {
   } else {
     printRanking("ranked", rankAgainstNegatives(positive, negative, k));
   }
+  return 0;
+}
+
+int linkSplit(int argc, char **argv) {
+  Args args(argc, argv, 2, {"--directed", "--require-train-edges"},
+            {"--out", "--train", "--valid", "--test", "--seed"});
+  if (args.positional.size() != 1)
+    throw UsageError("link-split expects one dataset directory");
+  const std::string dir = args.positional[0], out = args.required("--out");
+  EdgeSplitOptions o;
+  o.train = args.real("--train", o.train);
+  o.valid = args.real("--valid", o.valid);
+  o.test = args.real("--test", o.test);
+  o.seed = uint64_t(args.integer("--seed", 0, 0));
+  o.undirected = !args.has("--directed");
+  o.requireTrainEdges = args.has("--require-train-edges");
+  LoadOptions load;
+  load.useCache = false;
+  const Dataset ds = loadDataset(dir, load);
+  const EdgeSplit split = randomEdgeSplit(ds.numNodes, ds.src, ds.dst, o);
+  writeFixedLinkSplit(out, split);
+  std::printf("wrote %s: train %zu, valid %zu + %zu negative, test %zu + %zu "
+              "negative pairs; %zu message-passing edges, %lld nodes with "
+              "edges but no train edge\n",
+              out.c_str(), split.trainPos.size(), split.validPos.size(),
+              split.validNeg.size(), split.testPos.size(), split.testNeg.size(),
+              split.graph.size(), (long long)split.nodesWithoutTrainEdge);
   return 0;
 }
 

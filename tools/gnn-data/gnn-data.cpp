@@ -45,6 +45,8 @@ const char *kUsage = R"(usage:
   gnn-data convert [--split NAME] DIR --out OUT
   gnn-data info [--no-cache] [--reverse] [--self-loops] [--dedupe]
                 [--split NAME] DIR
+  gnn-data link-split DIR --out OUT [--train F --valid F --test F]
+                [--seed S] [--directed] [--require-train-edges]
   gnn-data link-metrics [--k K] SCORES
   gnn-data kg-rank DIR --entities E.npy --relations R.npy [--split test]
                 [--entity-block N] [--query-block N]
@@ -87,6 +89,11 @@ info options:
                       load options, as a trainer would apply them
 A knowledge graph (DIR/{train,valid,test}.txt[.gz], head<TAB>relation<TAB>
 tail per line) prints its entities, relations and triples per split.
+
+link-split: a random edge split of DIR's graph with PyG RandomLinkSplit's
+semantics (default 0.85 / 0.05 / 0.10, undirected pairs split together,
+valid and test negatives never edges) written to OUT as
+{train,valid,test}_pos.csv and {valid,test}_neg.csv (src,dst rows).
 
 link-metrics: SCORES is a csv of `label,score` rows (1 positive, 0
 negative): prints AUC and AP; with --k K, rows of a positive's score then
@@ -333,6 +340,8 @@ int main(int argc, char **argv) {
       return convert(argc, argv);
     if (command == "info")
       return info(argc, argv);
+    if (command == "link-split")
+      return linkSplit(argc, argv);
     if (command == "link-metrics")
       return linkMetrics(argc, argv);
     if (command == "kg-rank")

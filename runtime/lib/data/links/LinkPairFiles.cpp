@@ -7,9 +7,12 @@
 #include "gnnrt/data/links/LinkPairFiles.h"
 
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/io/CsvReader.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/TempFiles.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 
@@ -30,6 +33,14 @@ std::optional<std::string> findPairFile(const std::string &dir,
   if (fs::is_regular_file(base, ec))
     return base;
   return std::nullopt;
+}
+
+void writeLinkPairs(const std::string &path, const LinkPairs &pairs) {
+  AtomicFile file(path);
+  for (size_t i = 0; i < pairs.size(); ++i)
+    std::fprintf(file.stream(), "%lld,%lld\n", (long long)pairs.src[i],
+                 (long long)pairs.dst[i]);
+  file.commit();
 }
 
 } // namespace
@@ -70,6 +81,38 @@ FixedLinkSplit readFixedLinkSplit(const std::string &dir, int64_t numNodes) {
                    "no link pair files ({train,valid,test}_{pos,neg}.csv"
                    "[.gz])");
   return split;
+}
+
+void writeFixedLinkSplit(const std::string &out, const EdgeSplit &split) {
+  std::error_code ec;
+  if (fs::exists(out, ec) &&
+      !(fs::is_directory(out, ec) && fs::is_empty(out, ec)))
+    throwDataError(out, 0, "exists and is not an empty directory");
+  // Under a temporary name, renamed once complete (as convertOgbToNpy).
+  const std::string temp = out + ".partial";
+  fs::remove_all(temp, ec);
+  registerTempDirectory(temp);
+  struct Forget {
+    const std::string &path;
+    ~Forget() { unregisterTempFile(path); }
+  } forget{temp};
+  try {
+    if (!fs::create_directories(temp, ec) && ec)
+      throwDataError(temp, 0, "cannot create the directory: " + ec.message());
+    const std::pair<const char *, const LinkPairs *> files[] = {
+        {"train_pos", &split.trainPos},
+        {"valid_pos", &split.validPos},
+        {"valid_neg", &split.validNeg},
+        {"test_pos", &split.testPos},
+        {"test_neg", &split.testNeg}};
+    for (const auto &[name, pairs] : files)
+      writeLinkPairs(temp + "/" + name + ".csv", *pairs);
+    fs::remove(out, ec);
+    fs::rename(temp, out);
+  } catch (...) {
+    fs::remove_all(temp, ec);
+    throw;
+  }
 }
 
 } // namespace gnnrt

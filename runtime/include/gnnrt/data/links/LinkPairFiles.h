@@ -5,7 +5,8 @@
 // split/<name>/), `{train,valid,test}_{pos,neg}.csv[.gz]`, two node ids per
 // row (src,dst). An absent file is an absent set (train negatives are
 // usually drawn while training, not fixed). Every row is checked as it is
-// read; an error names the file and row.
+// read; an error names the file and row. writeFixedLinkSplit writes a
+// random split in this form, for a peer to read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,12 @@ LinkPairs readLinkPairs(const std::string &path, int64_t numNodes);
 /// Reads the pair files of split directory `dir`. Throws DataError if it
 /// has none at all, or as readLinkPairs.
 FixedLinkSplit readFixedLinkSplit(const std::string &dir, int64_t numNodes);
+
+/// Writes `split`'s pairs as the files readFixedLinkSplit reads (plain
+/// csv): train_pos, valid_pos, valid_neg, test_pos, test_neg. The
+/// directory `out` is written as `out.partial` and renamed when complete;
+/// an existing `out` that is not an empty directory is an error.
+void writeFixedLinkSplit(const std::string &out, const EdgeSplit &split);
 
 } // namespace gnnrt
 

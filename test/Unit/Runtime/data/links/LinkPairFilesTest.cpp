@@ -9,6 +9,8 @@
 
 #include "TestUtil.h"
 
+#include <filesystem>
+
 using namespace gnnrt;
 using namespace gnnrt::test;
 
@@ -45,4 +47,29 @@ TEST(LinkPairFiles, BadRowsNameFileAndRow) {
   EXPECT_EQ(dataErrorOf([&] { readFixedLinkSplit(empty.path(), 5); }),
             empty.path() +
                 ": no link pair files ({train,valid,test}_{pos,neg}.csv[.gz])");
+}
+
+TEST(LinkPairFiles, WrittenSplitReadsBackAndOutputIsNotReplaced) {
+  const Dataset ds = loadedGraph(200, 900, 8, 0.6, 0.2, 0.2);
+  EdgeSplitOptions o;
+  o.seed = 5;
+  const EdgeSplit split = randomEdgeSplit(ds.numNodes, ds.src, ds.dst, o);
+  TempDir tmp;
+  writeFixedLinkSplit(tmp / "split", split);
+  EXPECT_FALSE(std::filesystem::exists(tmp / "split.partial"));
+  const FixedLinkSplit read = readFixedLinkSplit(tmp / "split", ds.numNodes);
+  EXPECT_FALSE(read.hasNeg[0]);
+  const LinkPairs *written[2][3] = {
+      {&split.trainPos, &split.validPos, &split.testPos},
+      {nullptr, &split.validNeg, &split.testNeg}};
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(read.pos[k].src, written[0][k]->src);
+    EXPECT_EQ(read.pos[k].dst, written[0][k]->dst);
+    if (written[1][k]) {
+      EXPECT_EQ(read.neg[k].src, written[1][k]->src);
+      EXPECT_EQ(read.neg[k].dst, written[1][k]->dst);
+    }
+  }
+  EXPECT_EQ(dataErrorOf([&] { writeFixedLinkSplit(tmp / "split", split); }),
+            tmp / "split" + ": exists and is not an empty directory");
 }
