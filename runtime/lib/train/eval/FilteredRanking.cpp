@@ -144,6 +144,16 @@ FilteredRankingResult filteredRanking(const KnowledgeGraph &kg,
   tailsOf.seal();
   headsOf.seal();
   const size_t n = queries.size();
+  for (size_t q = 0; q < n; ++q)
+    if (queries.head[q] < 0 || queries.head[q] >= numEntities ||
+        queries.tail[q] < 0 || queries.tail[q] >= numEntities ||
+        queries.relation[q] < 0 || queries.relation[q] >= kg.numRelations())
+      throw DataError("filtered ranking: query " + std::to_string(q) + " (" +
+                      std::to_string(queries.head[q]) + ", relation " +
+                      std::to_string(queries.relation[q]) + ", " +
+                      std::to_string(queries.tail[q]) + ") is out of range: " +
+                      std::to_string(numEntities) + " entities, " +
+                      std::to_string(kg.numRelations()) + " relations");
   std::vector<double> tailRanks(n), headRanks(n);
   rankSide(RankSide::Tail, numEntities, tailsOf, queries.head, queries.relation,
            queries.tail, score, options, tailRanks);

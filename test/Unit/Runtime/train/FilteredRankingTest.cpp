@@ -115,6 +115,15 @@ TEST(FilteredRanking, MatchesBruteForceInAnyBlocksAndThreads) {
   omp_set_num_threads(saved);
 }
 
+TEST(FilteredRanking, QueryOutOfRangeIsAnError) {
+  const KnowledgeGraph kg = randomGraph();
+  TripleList q;
+  q.push(3, 1, kEntities);
+  EXPECT_EQ(dataErrorOf([&] { filteredRanking(kg, q, scoreBlock); }),
+            "filtered ranking: query 0 (3, relation 1, 57) is out of range: "
+            "57 entities, 4 relations");
+}
+
 TEST(FilteredRanking, NanScoreIsAnError) {
   const KnowledgeGraph kg = randomGraph();
   auto nanAt = [](RankSide side, const int64_t *anchors, int64_t count,
