@@ -9,7 +9,9 @@
 // layout whose rows can be read in place and in slices);
 // `gnn-data info` loads any dataset directory the runtime understands and
 // prints its sizes, split and degree statistics, and for a heterogeneous
-// one its node types and relations. Every
+// one its node types and relations (a knowledge graph: its entities,
+// relations and triples); `link-split`, `link-metrics` and `kg-rank` are
+// the link-prediction commands of LinkCommands.cpp. Every
 // failure prints `gnn-data: error: <message>` on stderr and exits 1, so
 // scripts and tests can rely on both.
 //
