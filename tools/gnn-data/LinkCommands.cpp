@@ -157,6 +157,7 @@ int kgRank(int argc, char **argv) {
                       int32_t relation, int64_t begin, int64_t end,
                       float *out) {
     const float *w = relations.data() + relation * dim;
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; ++i)
       for (int64_t c = begin; c < end; ++c) {
         const int64_t h = side == RankSide::Tail ? anchors[i] : c;

@@ -155,6 +155,46 @@ TEST(NegativeSampling, TriplesKeepTheRelationAndTheNodeTypes) {
             std::vector<int64_t>(neg.tail.begin() + 300, neg.tail.end()));
 }
 
+TEST(NegativeSampling, RangesFromATypedDatasetsNodeTypes) {
+  LoadOptions load;
+  load.useCache = false;
+  const Dataset ds = loadDataset(aifbDir(), load);
+  const std::vector<CorruptionRange> ranges = corruptionRanges(ds);
+  ASSERT_EQ(ranges.size(), ds.relations.size());
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    const NodeType &from = ds.nodeTypes[size_t(ds.relations[r].srcType)];
+    const NodeType &to = ds.nodeTypes[size_t(ds.relations[r].dstType)];
+    EXPECT_EQ(ranges[r].headBegin, from.offset);
+    EXPECT_EQ(ranges[r].headEnd, from.offset + from.count);
+    EXPECT_EQ(ranges[r].tailBegin, to.offset);
+    EXPECT_EQ(ranges[r].tailEnd, to.offset + to.count);
+  }
+}
+
+TEST(NegativeSampling, TripleExclusionKeepsRelationsApart) {
+  // (0, r0, t) is known for every t but 4; (0, r1, t) for none.
+  TripleList known;
+  for (int64_t t = 0; t < 6; ++t)
+    if (t != 4) {
+      known.push(0, 0, t);
+      known.push(t, 0, 0);
+    }
+  const EdgeSet exclude(6, known.head, known.tail, known.relation);
+  TripleList positives;
+  positives.push(0, 0, 0);
+  positives.push(0, 1, 0);
+  NegativeSamplerOptions o;
+  o.seed = 6, o.k = 20, o.numNodes = 6, o.exclude = &exclude;
+  o.maxAttempts = 256;
+  const TripleList neg = NegativeSampler(o).corruptTriples(0, positives, 0, 2);
+  bool sawOther = false;
+  for (size_t i = 0; i < 20; ++i)
+    EXPECT_TRUE(neg.head[i] == 4 || neg.tail[i] == 4) << i;
+  for (size_t i = 20; i < 40; ++i)
+    sawOther = sawOther || (neg.head[i] != 4 && neg.tail[i] != 4);
+  EXPECT_TRUE(sawOther) << "relation 1's negatives are not excluded";
+}
+
 TEST(NegativeSampling, BadOptionsGiveExactMessages) {
   NegativeSamplerOptions o;
   o.numNodes = 5, o.k = 0;
