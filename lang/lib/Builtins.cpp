@@ -260,6 +260,19 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        C::TrainSetting,
        {{"name", K::String, true}, {"fanout", K::Any, true}},
        "one relation's own fanouts in neighbor(..., relation_fanout = [...])"},
+      {"step",
+       C::TrainSetting,
+       {{"every", K::Int, true}, {"gamma", K::Float, false}},
+       "multiply the learning rate by gamma (default 0.1) every N epochs"},
+      {"cosine",
+       C::TrainSetting,
+       {{"min_lr", K::Float, false}},
+       "anneal the learning rate to min_lr (default 0) along a half cosine"},
+      {"patience",
+       C::TrainSetting,
+       {{"epochs", K::Int, true}, {"on", K::Metric, false}},
+       "stop when the metric (valid_loss or valid_acc) has not improved for "
+       "N epochs; keep the best epoch's weights"},
   });
   static const bool withOptimizers = (appendOptimizers(table), true);
   (void)withOptimizers;
@@ -286,6 +299,7 @@ static const std::map<SymbolCategory, std::vector<std::string>> &symbolTable() {
       {SymbolCategory::Loss, lookupTrainSetting("loss")->choices},
       {SymbolCategory::Aggregation, lookupTrainSetting("aggregation")->choices},
       {SymbolCategory::Generator, {"sbm", "rmat"}},
+      {SymbolCategory::Metric, {"valid_loss", "valid_acc"}},
   };
   return table;
 }
