@@ -262,15 +262,15 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        "one relation's own fanouts in neighbor(..., relation_fanout = [...])"},
       {"step",
        C::TrainSetting,
-       {{"every", K::Int, true}, {"gamma", K::Float, false}},
-       "multiply the learning rate by gamma (default 0.1) every N epochs"},
+       {{"size", K::Int, true}, {"gamma", K::Float, false}},
+       "multiply the learning rate by gamma (default 0.1) every size epochs"},
       {"cosine",
        C::TrainSetting,
        {{"min_lr", K::Float, false}},
        "anneal the learning rate to min_lr (default 0) along a half cosine"},
       {"patience",
        C::TrainSetting,
-       {{"epochs", K::Int, true}, {"on", K::Metric, false}},
+       {{"epochs", K::Int, true}, {"monitor", K::Metric, false}},
        "stop when the metric (valid_loss or valid_acc) has not improved for "
        "N epochs; keep the best epoch's weights"},
   });

@@ -156,8 +156,8 @@ void Sema::checkOffloadSettings(const TrainInfo &info) {
                 "working set is one batch");
 }
 
-/// `lr_schedule = step(every = N, gamma = G)` or `cosine(min_lr = M)`, and
-/// `early_stopping = patience(N, on = M)`: epoch counts positive, gamma
+/// `lr_schedule = step(size = N, gamma = G)` or `cosine(min_lr = M)`, and
+/// `early_stopping = patience(N, monitor = M)`: epoch counts positive, gamma
 /// positive, min_lr not negative; early stopping needs the validation split
 /// evaluated. The call's arguments' types were checked with the call.
 void Sema::checkScheduleSettings(const TrainInfo &info) {
@@ -190,7 +190,7 @@ void Sema::checkScheduleSettings(const TrainInfo &info) {
   auto positive = [](double v) { return v > 0; };
   const Expr *value = nullptr;
   if (const BuiltinCall *schedule = callOf("lr_schedule", value)) {
-    checkNumber(*schedule, "every", positive, "a positive number of epochs");
+    checkNumber(*schedule, "size", positive, "a positive number of epochs");
     checkNumber(*schedule, "gamma", positive, "a positive number");
     checkNumber(
         *schedule, "min_lr", [](double v) { return v >= 0; },
@@ -198,7 +198,7 @@ void Sema::checkScheduleSettings(const TrainInfo &info) {
   } else if (auto *bare = dyn_cast<NameExpr>(value);
              bare && bare->name == "step") {
     diags.error(value->loc, "step needs its period: lr_schedule = "
-                            "step(every = N) decays every N epochs");
+                            "step(size = N) decays every N epochs");
   }
   const BuiltinCall *stopping = callOf("early_stopping", value);
   if (stopping) {

@@ -255,7 +255,7 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
     };
     lrSchedule = LrScheduleAttr::get(
         ctx, SettingReader::choice(schedule),
-        SettingReader::integer(read.argument(schedule, "every")).value_or(0),
+        SettingReader::integer(read.argument(schedule, "size")).value_or(0),
         number("gamma", 0.1), number("min_lr", 0.0));
   }
   EarlyStoppingAttr earlyStopping;
@@ -263,7 +263,7 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
     earlyStopping = EarlyStoppingAttr::get(
         ctx,
         SettingReader::integer(read.argument(stopping, "epochs")).value_or(0),
-        SettingReader::string(read.argument(stopping, "on"), "valid_loss"));
+        SettingReader::string(read.argument(stopping, "monitor"), "valid_loss"));
 
   const Expr *evaluate = value("evaluate");
   const Expr *checkpoint = value("checkpoint");

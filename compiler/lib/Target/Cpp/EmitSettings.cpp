@@ -109,7 +109,7 @@ void emitLrSchedule(raw_indented_ostream &os, TrainAttr train) {
     return;
   os << "s.lrSchedule.kind = " << cppString(schedule.getKind()) << ";\n";
   if (schedule.getKind() == "step") {
-    os << "s.lrSchedule.every = " << schedule.getEvery() << ";\n";
+    os << "s.lrSchedule.stepSize = " << schedule.getStepSize() << ";\n";
     os << "s.lrSchedule.gamma = "
        << cppDouble(schedule.getGamma().convertToDouble()) << ";\n";
   } else {
@@ -121,7 +121,7 @@ void emitLrSchedule(raw_indented_ostream &os, TrainAttr train) {
 void emitEarlyStopping(raw_indented_ostream &os, TrainAttr train) {
   if (EarlyStoppingAttr stopping = train.getEarlyStopping()) {
     os << "s.earlyStopping.patience = " << stopping.getPatience() << ";\n";
-    os << "s.earlyStopping.on = " << cppString(stopping.getOn()) << ";\n";
+    os << "s.earlyStopping.monitor = " << cppString(stopping.getMonitor()) << ";\n";
   }
 }
 

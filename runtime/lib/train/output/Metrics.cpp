@@ -62,7 +62,7 @@ std::optional<double> accuracy(const float *logits, int64_t classes,
 
 bool wantsValidLoss(const TrainSettings &settings) {
   return settings.earlyStopping.patience > 0 &&
-         settings.earlyStopping.on == "valid_loss";
+         settings.earlyStopping.monitor == "valid_loss";
 }
 
 double crossEntropyRow(const float *row, int64_t classes, int64_t label) {

@@ -18,8 +18,8 @@ double learningRateAt(const TrainSettings &settings, int64_t epoch) {
     return lr * double(epoch) / double(warmup);
   const TrainSettings::LrSchedule &schedule = settings.lrSchedule;
   const int64_t t = epoch - warmup - 1;
-  if (schedule.kind == "step" && schedule.every > 0)
-    return lr * std::pow(schedule.gamma, double(t / schedule.every));
+  if (schedule.kind == "step" && schedule.stepSize > 0)
+    return lr * std::pow(schedule.gamma, double(t / schedule.stepSize));
   if (schedule.kind == "cosine") {
     const double span =
         double(std::max<int64_t>(1, settings.epochs - warmup));

@@ -7,7 +7,7 @@
 //  - e <= W (warm-up):       L * e / W
 //  - after it, t = e - W - 1 (the scheduled epochs, 0-based):
 //      constant               L
-//      step(every S, gamma G) L * G^floor(t / S)
+//      step(size S, gamma G)  L * G^floor(t / S)
 //      cosine(min_lr M)       M + (L - M) * (1 + cos(pi * t / T)) / 2,
 //                             T = max(1, epochs - W)
 // as torch.optim.lr_scheduler's StepLR and CosineAnnealingLR stepped once

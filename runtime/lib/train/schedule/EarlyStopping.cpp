@@ -16,7 +16,7 @@ namespace gnnrt {
 
 EarlyStopping::EarlyStopping(const TrainSettings &settings)
     : patience(settings.earlyStopping.patience),
-      onLoss(enabled() && settings.earlyStopping.on == "valid_loss") {
+      onLoss(enabled() && settings.earlyStopping.monitor == "valid_loss") {
   if (enabled() && settings.embedDim > 0)
     throw UsageError("early_stopping keeps the best epoch's parameters, but "
                      "not yet learned input rows (embed = " +
@@ -43,7 +43,7 @@ bool EarlyStopping::improves(const EpochRecord &record) {
         (onLoss ? "valid_loss" : "valid_acc") + ", which epoch " +
         std::to_string(record.epoch) + " has none of" +
         (onLoss ? " (this way of training computes no validation loss: "
-                  "use on = valid_acc)"
+                  "use monitor = valid_acc)"
                 : " (no labeled validation nodes)"));
   }
   bool better = true;

@@ -1,7 +1,7 @@
 //===- EarlyStopping.h - the best epoch, its weights and patience -*- C++ -*-=//
 //
 // Internal to gnnrt. Which evaluated epoch is the best so far and, with the
-// train block's `early_stopping = patience(N, on = M)`, when to stop:
+// train block's `early_stopping = patience(N, monitor = M)`, when to stop:
 //  - the best epoch is the one with the highest valid_acc, or with early
 //    stopping the best of its metric M (valid_acc: highest, valid_loss:
 //    lowest); the first one wins a tie;

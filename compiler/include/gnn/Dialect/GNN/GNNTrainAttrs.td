@@ -228,18 +228,18 @@ def GNN_PartitionAttr : GNN_TrainAttrDef<"Partition", "partition"> {
 def GNN_LrScheduleAttr : GNN_TrainAttrDef<"LrSchedule", "lr_schedule"> {
   let summary = "how the learning rate moves over the epochs (`lr_schedule`)";
   let description = [{
-    `step(every = N, gamma = G)` multiplies the rate by G every N epochs;
+    `step(size = N, gamma = G)` multiplies the rate by G every N epochs;
     `cosine(min_lr = M)` anneals it to M over the epochs after the warm-up
     (gnnrt's LearningRate.h has the formulas).
 
     ```mlir
-    #gnn.lr_schedule<kind = "step", every = 50, gamma = 5.000000e-01>
+    #gnn.lr_schedule<kind = "step", step_size = 50, gamma = 5.000000e-01>
     #gnn.lr_schedule<kind = "cosine", min_lr = 1.000000e-04>
     ```
   }];
   let parameters = (ins
     GNN_StringParameter<"", "step or cosine">:$kind,
-    DefaultValuedParameter<"int64_t", "0", "step: epochs per decay">:$every,
+    DefaultValuedParameter<"int64_t", "0", "step: epochs per decay">:$step_size,
     GNN_DoubleParameter<"0.1", "step: the factor of a decay">:$gamma,
     GNN_DoubleParameter<"0.0", "cosine: the final rate">:$min_lr);
 }
@@ -248,17 +248,17 @@ def GNN_EarlyStoppingAttr : GNN_TrainAttrDef<"EarlyStopping",
                                               "early_stopping"> {
   let summary = "stop when validation stops improving (`early_stopping`)";
   let description = [{
-    `patience(N, on = valid_loss | valid_acc)`: training stops once the
+    `patience(N, monitor = valid_loss | valid_acc)`: training stops once the
     metric has not improved for `patience` epochs, and the best epoch's
     weights are kept.
 
     ```mlir
-    #gnn.early_stopping<patience = 100, on = "valid_loss">
+    #gnn.early_stopping<patience = 100, monitor = "valid_loss">
     ```
   }];
   let parameters = (ins
     "int64_t":$patience,
-    GNN_StringParameter<"valid_loss", "the watched metric">:$on);
+    GNN_StringParameter<"valid_loss", "the watched metric">:$monitor);
 }
 
 def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
