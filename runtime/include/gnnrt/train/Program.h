@@ -426,7 +426,7 @@ struct TrainSettings {
   /// whose hottest remote features it caches.
   double cacheRatio = 0;
   /// `lr_schedule = step(size = N, gamma = G)` or `cosine(min_lr = X)`:
-  /// how the learning rate moves over the epochs after `warmupEpochs`
+  /// how the learning rate moves over the epochs after the warm-up
   /// (learningRateAt). `kind` "" keeps it constant.
   struct LrSchedule {
     std::string kind;
