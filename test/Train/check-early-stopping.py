@@ -19,6 +19,8 @@ lower = monitor == "valid_loss"
 
 best, stop = None, epochs
 for r in records:
+    if monitor not in r:
+        continue  # not an evaluated epoch
     value = r[monitor]
     if best is None or (value < best[monitor] if lower else
                         value > best[monitor]):
