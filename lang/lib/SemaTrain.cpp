@@ -168,8 +168,8 @@ void Sema::checkScheduleSettings(const TrainInfo &info) {
     auto it = info.settings.find(key);
     value = it == info.settings.end() ? nullptr : it->second->value.get();
     auto *call = dyn_cast<CallExpr>(value);
-    auto bound = call ? result.builtinCalls.find(call)
-                      : result.builtinCalls.end();
+    auto bound =
+        call ? result.builtinCalls.find(call) : result.builtinCalls.end();
     return bound == result.builtinCalls.end() || !bound->second.builtin
                ? nullptr
                : &bound->second;

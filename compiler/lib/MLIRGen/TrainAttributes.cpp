@@ -263,7 +263,8 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
     earlyStopping = EarlyStoppingAttr::get(
         ctx,
         SettingReader::integer(read.argument(stopping, "epochs")).value_or(0),
-        SettingReader::string(read.argument(stopping, "monitor"), "valid_loss"));
+        SettingReader::string(read.argument(stopping, "monitor"),
+                              "valid_loss"));
 
   const Expr *evaluate = value("evaluate");
   const Expr *checkpoint = value("checkpoint");

@@ -121,7 +121,8 @@ void emitLrSchedule(raw_indented_ostream &os, TrainAttr train) {
 void emitEarlyStopping(raw_indented_ostream &os, TrainAttr train) {
   if (EarlyStoppingAttr stopping = train.getEarlyStopping()) {
     os << "s.earlyStopping.patience = " << stopping.getPatience() << ";\n";
-    os << "s.earlyStopping.monitor = " << cppString(stopping.getMonitor()) << ";\n";
+    os << "s.earlyStopping.monitor = " << cppString(stopping.getMonitor())
+       << ";\n";
   }
 }
 

@@ -430,13 +430,13 @@ struct TrainSettings {
   /// (learningRateAt). `kind` "" keeps it constant.
   struct LrSchedule {
     std::string kind;
-    int64_t stepSize = 0;///< step: epochs between decays
-    double gamma = 0.1; ///< step: the factor of each decay
-    double minLr = 0;   ///< cosine: the floor, at the block's lr
+    int64_t stepSize = 0; ///< step: epochs between decays
+    double gamma = 0.1;   ///< step: the factor of each decay
+    double minLr = 0;     ///< cosine: the floor, at the block's lr
   };
   LrSchedule lrSchedule;
-  /// `early_stopping = patience(N, monitor = valid_loss | valid_acc)`: stop once
-  /// the metric has not improved for `patience` epochs and keep the best
+  /// `early_stopping = patience(N, monitor = valid_loss | valid_acc)`: stop
+  /// once the metric has not improved for `patience` epochs and keep the best
   /// epoch's weights (0: train every epoch, keep the last).
   struct EarlyStopping {
     int64_t patience = 0;

@@ -368,13 +368,13 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
   // The learning rate's course and early stopping, when the block sets them.
   const TrainSettings::LrSchedule &schedule = s.lrSchedule;
   if (!schedule.kind.empty() || s.warmupEpochs > 0) {
-    std::string course =
-        schedule.kind == "step"
-            ? "step: times " + formatNumber(schedule.gamma) + " every " +
-                  std::to_string(schedule.stepSize) + " epochs"
-        : schedule.kind == "cosine"
-            ? "cosine: down to " + formatNumber(schedule.minLr)
-            : std::string("constant");
+    std::string course = schedule.kind == "step"
+                             ? "step: times " + formatNumber(schedule.gamma) +
+                                   " every " +
+                                   std::to_string(schedule.stepSize) + " epochs"
+                         : schedule.kind == "cosine"
+                             ? "cosine: down to " + formatNumber(schedule.minLr)
+                             : std::string("constant");
     if (s.warmupEpochs > 0)
       course += ", after a linear warm-up of " +
                 std::to_string(s.warmupEpochs) + " epochs";

@@ -127,11 +127,11 @@ void printSummary(const TrainingResult &result,
                 "of epoch %lld\n",
                 result.stoppedEarly ? "stopped" : "trained every epoch",
                 (long long)last.epoch, (long long)best.epoch);
-  const EpochRecord &final = restored ? best : last;
+  const EpochRecord &reported = restored ? best : last;
   const Accuracies &acc = restored ? *restored : *last.eval;
   std::printf("final: epoch %lld loss %.4f train_acc %s valid_acc %s "
               "test_acc %s\n",
-              (long long)final.epoch, final.loss,
+              (long long)reported.epoch, reported.loss,
               formatAccuracy(acc.train).c_str(),
               formatAccuracy(acc.valid).c_str(),
               formatAccuracy(acc.test).c_str());

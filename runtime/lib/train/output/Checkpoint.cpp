@@ -363,8 +363,8 @@ bool ResumableCheckpoint::restoreBestValues(
     const StoredTensor *t = file.find(kBestPrefix + p.name);
     if (!t || t->shape != p.shape)
       throwDataError(path, 0,
-                     std::string("no tensor '") + kBestPrefix + p.name + "' of shape " +
-                         formatShape(p.shape) +
+                     std::string("no tensor '") + kBestPrefix + p.name +
+                         "' of shape " + formatShape(p.shape) +
                          " (early stopping's best weights)");
     best.push_back(t->data);
   }

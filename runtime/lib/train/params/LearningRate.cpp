@@ -21,11 +21,10 @@ double learningRateAt(const TrainSettings &settings, int64_t epoch) {
   if (schedule.kind == "step" && schedule.stepSize > 0)
     return lr * std::pow(schedule.gamma, double(t / schedule.stepSize));
   if (schedule.kind == "cosine") {
-    const double span =
-        double(std::max<int64_t>(1, settings.epochs - warmup));
+    const double span = double(std::max<int64_t>(1, settings.epochs - warmup));
     const double pi = std::acos(-1.0);
-    return schedule.minLr + (lr - schedule.minLr) *
-                                (1 + std::cos(pi * double(t) / span)) / 2;
+    return schedule.minLr +
+           (lr - schedule.minLr) * (1 + std::cos(pi * double(t) / span)) / 2;
   }
   return lr;
 }

@@ -47,7 +47,8 @@ Accuracies FullGraphSchedule::evaluate() {
   Accuracies acc{counts[0].fraction(), counts[1].fraction(),
                  counts[2].fraction()};
   if (wantsValidLoss(program.settings)) {
-    LossSum loss = crossEntropySum(logits.data(), classes, labels, t.data.validIdx);
+    LossSum loss =
+        crossEntropySum(logits.data(), classes, labels, t.data.validIdx);
     double parts[2] = {loss.sum, loss.count};
     comm.allReduceSum(parts, 2);
     acc.validLoss = LossSum{parts[0], parts[1]}.mean();

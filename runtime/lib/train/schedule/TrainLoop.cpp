@@ -65,8 +65,8 @@ TrainingResult trainEpochs(const CompiledProgram &program,
   // The checkpoint of the epoch a run stopped after leaves nothing to train.
   if (first > 1 && evaluated(first - 1) && stopping.stopsAfter(first - 1))
     throw UsageError("the checkpoint's run stopped early after epoch " +
-                     std::to_string(first - 1) + " (early_stopping: no "
-                     "improvement since epoch " +
+                     std::to_string(first - 1) +
+                     " (early_stopping: no improvement since epoch " +
                      std::to_string(stopping.best().epoch) +
                      "); there is nothing left to train");
   bool stop = false;
@@ -109,11 +109,11 @@ TrainingResult trainEpochs(const CompiledProgram &program,
           schedule.learnedInputsSnapshot(/*moments=*/true);
       step.parametersToHost();
       if (reporting)
-        saveResumableCheckpoint(
-            checkpointFile, program.model, params, step.state(),
-            {epoch, settings.seed, comm.size(), stopping.best(),
-             stopping.bestValues()},
-            inputs ? &*inputs : nullptr);
+        saveResumableCheckpoint(checkpointFile, program.model, params,
+                                step.state(),
+                                {epoch, settings.seed, comm.size(),
+                                 stopping.best(), stopping.bestValues()},
+                                inputs ? &*inputs : nullptr);
     }
     if (progress)
       progress->report(record);
