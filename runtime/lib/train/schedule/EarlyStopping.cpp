@@ -26,10 +26,15 @@ EarlyStopping::EarlyStopping(const TrainSettings &settings)
 void EarlyStopping::resume(const ResumableCheckpoint &checkpoint,
                            const ParameterStore<float> &params) {
   bestRecord = checkpoint.point().best;
-  if (enabled() && bestRecord.eval &&
-      !checkpoint.restoreBestValues(params, values))
+  if (!enabled() || !bestRecord.eval)
+    return;
+  if (!checkpoint.restoreBestValues(params, values))
     throw UsageError("the checkpoint was written without early_stopping: it "
                      "holds no best weights to continue from");
+  if (!(onLoss ? bestRecord.eval->validLoss : bestRecord.eval->valid))
+    throw UsageError(std::string("the checkpoint's best epoch was chosen by "
+                                 "another metric than ") +
+                     (onLoss ? "valid_loss" : "valid_acc"));
 }
 
 bool EarlyStopping::improves(const EpochRecord &record) {
