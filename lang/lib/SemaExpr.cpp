@@ -639,6 +639,10 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
       ok &=
           expectSymbol(arg, SymbolCategory::Side, p.name, builtin.name, scope);
       continue;
+    case ParamKind::Metric:
+      ok &= expectSymbol(arg, SymbolCategory::Metric, p.name, builtin.name,
+                         scope);
+      continue;
     case ParamKind::RelationFanouts:
       // Entries are train-setting calls, not expressions: Sema::checkSampler.
       continue;

@@ -89,6 +89,7 @@ public:
   void checkTrainSetting(const TrainSetting &setting, TrainInfo &info);
   void checkSampler(const CallExpr *call);
   void checkOffloadSettings(const TrainInfo &info);
+  void checkScheduleSettings(const TrainInfo &info);
   Type resolveTypeRef(const TypeRef &ref, Scope &scope);
   Type scalarTypeNamed(const std::string &name, SourceLoc loc);
   /// Whether a value of type `actual` may bind a parameter of type `expected`.

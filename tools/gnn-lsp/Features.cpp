@@ -181,6 +181,8 @@ const char *kindName(ParamKind kind) {
     return "src|dst";
   case ParamKind::RelationFanouts:
     return "list[relation(name, fanout)]";
+  case ParamKind::Metric:
+    return "valid_loss|valid_acc";
   case ParamKind::Any:
     return "any";
   }

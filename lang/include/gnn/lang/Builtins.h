@@ -33,6 +33,7 @@ enum class ParamKind {
   /// A list of `relation("name", [f0, f1, ...])` entries (neighbor's
   /// relation_fanout), checked by the sampler's own rule.
   RelationFanouts,
+  Metric, ///< valid_loss | valid_acc (early stopping's)
   Any,
 };
 
@@ -89,6 +90,7 @@ enum class SymbolCategory {
   Loss,        ///< cross_entropy
   Aggregation, ///< one_shot sequential sequential_remat
   Generator,   ///< sbm rmat
+  Metric,      ///< valid_loss valid_acc
 };
 /// The names of one category, in the order messages list them.
 const std::vector<std::string> &builtinSymbols(SymbolCategory category);
