@@ -9,16 +9,20 @@
 // layout whose rows can be read in place and in slices);
 // `gnn-data info` loads any dataset directory the runtime understands and
 // prints its sizes, split and degree statistics, and for a heterogeneous
-// one its node types and relations. Every
+// one its node types and relations; on a collection of small graphs (TU,
+// OGB graph property) its graphs, classes and folds, and `generate --kind
+// molecules` writes one (GraphCommands.cpp). Every
 // failure prints `gnn-data: error: <message>` on stderr and exits 1, so
 // scripts and tests can rely on both.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphCommands.h"
 #include "ToolArgs.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/data/DatasetStream.h"
+#include "gnnrt/data/GraphCollection.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/support/Error.h"
 
@@ -40,6 +44,8 @@ namespace {
 const char *kUsage = R"(usage:
   gnn-data generate --kind sbm|rmat --nodes N --edges E --out DIR [options]
   gnn-data generate --kind mag --nodes N [--edges E] --out DIR [options]
+  gnn-data generate --kind molecules --graphs N --out DIR [--seed S]
+                    [--train F --valid F]
   gnn-data convert [--split NAME] DIR --out OUT
   gnn-data info [--no-cache] [--reverse] [--self-loops] [--dedupe]
                 [--split NAME] DIR
@@ -69,12 +75,21 @@ generate options:
                       deviations (default 3.0)
   --homophily H       mag: probability that an edge's endpoints share a class
                       (default 0.8)
+  --graphs N          molecules: number of graphs (10-50 atoms each, rings
+                      and chains, atom-type one-hot features, label 1 when a
+                      ring has 6+ atoms), written in OGB's graph-property
+                      layout graph by graph (any number in bounded memory);
+                      split "random" by --train and --valid (default 0.8 0.1,
+                      the rest test)
 
 convert: DIR in the OGB homogeneous layout (raw/*.csv[.gz], split/NAME/)
 becomes the .npy layout in OUT (edge_index.npy, features.npy, labels.npy,
 train/valid/test_idx.npy), as stored (no load options); --split NAME picks
 the split (default: public, else the first). Each table is parsed once, a
 chunk of rows at a time; OUT appears only when complete.
+
+info on a graph collection (TU's DS_*.txt or OGB's raw/graph-label.csv)
+prints its graphs, nodes, edges, classes, feature widths and folds.
 
 info options:
   --no-cache          neither read nor write the binary cache
@@ -140,11 +155,16 @@ int generate(int argc, char **argv) {
   Args args(argc, argv, 2, {},
             {"--kind", "--nodes", "--edges", "--features", "--classes",
              "--seed", "--out", "--format", "--train", "--valid", "--test",
-             "--p-in", "--p-out", "--rmat", "--signal", "--homophily"});
+             "--p-in", "--p-out", "--rmat", "--signal", "--homophily",
+             "--graphs"});
   if (!args.positional.empty())
     throw UsageError("unexpected argument '" + args.positional[0] + "'");
   GeneratorOptions o;
   std::string kind = args.required("--kind");
+  if (kind == "molecules")
+    return generateMolecules(args);
+  if (args.has("--graphs"))
+    throw UsageError("--graphs applies to --kind molecules only");
   if (kind == "sbm")
     o.kind = GraphKind::Sbm;
   else if (kind == "rmat")
@@ -152,7 +172,8 @@ int generate(int argc, char **argv) {
   else if (kind == "mag")
     o.kind = GraphKind::Mag;
   else
-    throw UsageError("--kind must be sbm, rmat or mag, found '" + kind + "'");
+    throw UsageError("--kind must be sbm, rmat, mag or molecules, found '" +
+                     kind + "'");
   const bool mag = o.kind == GraphKind::Mag;
   args.required("--nodes");
   if (!mag)
@@ -254,6 +275,14 @@ int info(int argc, char **argv) {
   if (args.positional.size() != 1)
     throw UsageError("info expects one dataset directory");
   std::string dir = args.positional[0];
+  if (isGraphCollection(dir)) {
+    if (args.has("--reverse") || args.has("--self-loops") ||
+        args.has("--dedupe") || args.has("--split"))
+      throw UsageError("--reverse, --self-loops, --dedupe and --split apply "
+                       "to node datasets, not to the graph collection " +
+                       dir);
+    return graphCollectionInfo(dir);
+  }
   LoadOptions options;
   options.useCache = !args.has("--no-cache");
   options.addReverseEdges = args.has("--reverse");
