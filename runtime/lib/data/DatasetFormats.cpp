@@ -94,8 +94,8 @@ const DatasetFormatInfo &datasetFormat(const std::string &dir) {
     throwDataError(dir, 0,
                    std::string("a collection of graphs (") +
                        graphCollectionFormatName(graphs) +
-                       " layout), not a node dataset: it is read by "
-                       "loadGraphCollection");
+                       " layout), not a node dataset (gnn-data info "
+                       "describes it)");
   for (const DatasetFormatInfo &format : kFormats)
     if (format.detect(dir))
       return format;

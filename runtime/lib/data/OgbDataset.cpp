@@ -11,7 +11,7 @@
 #include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/data/DatasetStream.h"
 
-#include "OgbTables.h"
+#include "ogb/OgbTables.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/TempFiles.h"
 

@@ -12,7 +12,7 @@
 
 #include "gnnrt/data/Dataset.h"
 
-#include "OgbTables.h"
+#include "ogb/OgbTables.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>

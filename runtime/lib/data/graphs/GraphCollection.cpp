@@ -8,7 +8,7 @@
 
 #include "gnnrt/data/GraphCollection.h"
 
-#include "OgbTables.h"
+#include "ogb/OgbTables.h"
 #include "graphs/GraphReaders.h"
 #include "gnnrt/support/Error.h"
 

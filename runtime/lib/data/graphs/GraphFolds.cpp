@@ -66,7 +66,7 @@ std::string readText(const std::string &path) {
 } // namespace
 
 void checkFoldDisjoint(const GraphFold &fold, int64_t numGraphs,
-                       const std::string &source) {
+                       const std::string &source, const std::string &where) {
   // The list (1-based) each graph is in so far, 0 for none.
   std::vector<uint8_t> in(size_t(numGraphs), 0);
   const std::vector<int64_t> *lists[3] = {&fold.train, &fold.valid,
@@ -75,8 +75,7 @@ void checkFoldDisjoint(const GraphFold &fold, int64_t numGraphs,
     for (int64_t g : *lists[k]) {
       if (in[g])
         throwDataError(source, 0,
-                       (fold.name.empty() ? "" : fold.name + ": ") +
-                           "graph " + std::to_string(g) + " is in " +
+                       where + "graph " + std::to_string(g) + " is in " +
                            (in[g] == k + 1 ? "the " + std::string(kListNames[k]) +
                                                  " list twice"
                                            : "both " +
@@ -119,7 +118,7 @@ std::vector<GraphFold> readErricaFolds(const std::string &path,
     fold.train = idList(inner, "train", where, numGraphs, path);
     fold.valid = idList(inner, inner.contains("valid") ? "valid" : "validation",
                         where, numGraphs, path);
-    checkFoldDisjoint(fold, numGraphs, path);
+    checkFoldDisjoint(fold, numGraphs, path, where + ": ");
     folds.push_back(std::move(fold));
   }
   return folds;

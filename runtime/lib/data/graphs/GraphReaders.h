@@ -27,10 +27,11 @@ std::optional<std::string> tuPrefix(const std::string &dir);
 /// OGB's graph-property layout (OgbGraphCollection.cpp).
 GraphCollection readOgbGraphCollection(const std::string &dir);
 
-/// Throws DataError("<source>: fold <name>: graph <g> is in both <a> and
-/// <b>") if a graph is in two of the fold's lists; ids are in range.
+/// Throws DataError("<source>: <where>graph <g> is in both <a> and <b>")
+/// if a graph is in two of the fold's lists (or twice in one); ids are in
+/// range.
 void checkFoldDisjoint(const GraphFold &fold, int64_t numGraphs,
-                       const std::string &source);
+                       const std::string &source, const std::string &where);
 
 } // namespace gnnrt
 

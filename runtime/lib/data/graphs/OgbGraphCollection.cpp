@@ -21,7 +21,7 @@
 
 #include "graphs/GraphReaders.h"
 
-#include "OgbTables.h"
+#include "ogb/OgbTables.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/io/CsvReader.h"
 #include "gnnrt/support/Error.h"
@@ -177,7 +177,7 @@ void readSplits(const std::string &dir, GraphCollection &graphs) {
     for (size_t k = 0; k < 3; ++k)
       if (auto path = findTable(root + "/" + name, kSplitNames[k]))
         *lists[k] = readSplitTable(*path, graphs.numGraphs(), "", "graph");
-    checkFoldDisjoint(fold, graphs.numGraphs(), root + "/" + name);
+    checkFoldDisjoint(fold, graphs.numGraphs(), root + "/" + name, "");
     graphs.folds.push_back(std::move(fold));
   }
   if (!names.empty())

@@ -24,7 +24,7 @@
 
 #include "graphs/GraphReaders.h"
 
-#include "OgbTables.h"
+#include "ogb/OgbTables.h"
 #include "gnnrt/data/GraphFolds.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/io/CsvReader.h"

@@ -5,7 +5,8 @@
 // graph in the first and one per node type or relation in the second. These
 // readers parse one such table, validating every value as it is read so
 // that an error names the file and line; the two dataset readers place the
-// results.
+// results, and the graph-collection readers (graphs/) use them for the
+// tables the graph-property layout shares.
 //
 //===----------------------------------------------------------------------===//
 
