@@ -28,7 +28,8 @@ std::string perGraph(int64_t total, const std::vector<int64_t> &offsets) {
     hi = std::max(hi, offsets[g + 1] - offsets[g]);
   }
   char text[160];
-  std::snprintf(text, sizeof(text), "%lld (per graph min %lld, max %lld, "
+  std::snprintf(text, sizeof(text),
+                "%lld (per graph min %lld, max %lld, "
                 "mean %.2f)",
                 (long long)total, (long long)lo, (long long)hi,
                 double(total) / double(offsets.size() - 1));
@@ -51,8 +52,8 @@ std::string taskText(const GraphCollection &graphs) {
   std::vector<int64_t> sizes(size_t(graphs.numClasses), 0);
   for (int64_t c : graphs.classes)
     ++sizes[size_t(c)];
-  std::string text = "classification, " + std::to_string(graphs.numClasses) +
-                     " classes (";
+  std::string text =
+      "classification, " + std::to_string(graphs.numClasses) + " classes (";
   for (size_t c = 0; c < sizes.size(); ++c)
     text += (c ? ", " : "") + std::to_string(sizes[c]);
   return text + " graphs)";

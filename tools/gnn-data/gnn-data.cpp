@@ -22,8 +22,8 @@
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/data/DatasetStream.h"
-#include "gnnrt/data/GraphCollection.h"
 #include "gnnrt/data/Generator.h"
+#include "gnnrt/data/GraphCollection.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>

@@ -50,9 +50,8 @@ void TableWriter::close() {
 }
 
 void TableWriter::flush() {
-  if (!buffer.empty() &&
-      gzwrite(gzFile(file), buffer.data(), unsigned(buffer.size())) !=
-          int(buffer.size()))
+  if (!buffer.empty() && gzwrite(gzFile(file), buffer.data(),
+                                 unsigned(buffer.size())) != int(buffer.size()))
     throwDataError(path, 0, "cannot write");
   buffer.clear();
 }

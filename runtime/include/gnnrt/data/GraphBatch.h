@@ -1,4 +1,4 @@
-//===- GraphBatch.h - Graphs packed into one block-diagonal graph -*- C++ -*-===//
+//===- GraphBatch.h - Graphs packed block-diagonally ------------*- C++ -*-===//
 //
 // Graph-level training runs the node-level layers on many small graphs at
 // once by packing a batch of them into one graph whose adjacency is block

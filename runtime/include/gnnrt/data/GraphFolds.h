@@ -1,4 +1,4 @@
-//===- GraphFolds.h - Cross-validation folds of a graph collection -*- C++ -*-===//
+//===- GraphFolds.h - Cross-validation folds of graphs ----------*- C++ -*-===//
 //
 // Graph classification benchmarks are reported as mean +- std test accuracy
 // over k folds. Errica et al. (ICLR 2020, "A Fair Comparison of Graph Neural

@@ -1,4 +1,4 @@
-//===- MoleculeGenerator.h - Synthetic molecule-like graph collections -*- C++ -*-===//
+//===- MoleculeGenerator.h - Synthetic molecule collections -----*- C++ -*-===//
 //
 // `gnn-data generate --kind molecules` writes a graph collection of any size
 // for graph-level training and its benchmarks (PCQM4M has 3.8M molecules):
@@ -25,7 +25,7 @@
 namespace gnnrt {
 
 /// The atom types, in one-hot column order.
-inline constexpr const char *kAtomTypes[] = {"C", "N",  "O",  "F", "S",
+inline constexpr const char *kAtomTypes[] = {"C",  "N",  "O", "F", "S",
                                              "Cl", "Br", "P", "I"};
 inline constexpr int64_t kNumAtomTypes = 9;
 

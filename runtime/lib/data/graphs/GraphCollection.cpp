@@ -8,9 +8,9 @@
 
 #include "gnnrt/data/GraphCollection.h"
 
-#include "ogb/OgbTables.h"
-#include "graphs/GraphReaders.h"
 #include "gnnrt/support/Error.h"
+#include "graphs/GraphReaders.h"
+#include "ogb/OgbTables.h"
 
 #include <filesystem>
 
@@ -75,9 +75,10 @@ GraphCollection loadGraphCollection(const std::string &dir) {
     throwDataError(dir, 0, "no such dataset directory");
   const GraphCollectionFormatInfo *info = detect(dir);
   if (!info)
-    throwDataError(dir, 0,
-                   "not a graph collection (expected "
-                   "<DS>_graph_indicator.txt[.gz] or raw/graph-label.csv[.gz])");
+    throwDataError(
+        dir, 0,
+        "not a graph collection (expected "
+        "<DS>_graph_indicator.txt[.gz] or raw/graph-label.csv[.gz])");
   return info->read(dir);
 }
 
@@ -89,7 +90,8 @@ void addReverseEdges(GraphCollection &graphs) {
   dst.reserve(2 * graphs.dst.size());
   features.reserve(2 * graphs.edgeFeatures.size());
   for (int64_t g = 0; g < graphs.numGraphs(); ++g) {
-    const int64_t begin = graphs.edgeOffsets[g], end = graphs.edgeOffsets[g + 1];
+    const int64_t begin = graphs.edgeOffsets[g],
+                  end = graphs.edgeOffsets[g + 1];
     for (int pass = 0; pass < 2; ++pass) {
       const std::vector<int64_t> &from = pass ? graphs.dst : graphs.src;
       const std::vector<int64_t> &to = pass ? graphs.src : graphs.dst;

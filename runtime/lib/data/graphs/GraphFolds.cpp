@@ -6,10 +6,10 @@
 
 #include "gnnrt/data/GraphFolds.h"
 
-#include "graphs/GraphReaders.h"
 #include "gnnrt/io/Json.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
+#include "graphs/GraphReaders.h"
 
 #include <algorithm>
 #include <cmath>
@@ -69,19 +69,17 @@ void checkFoldDisjoint(const GraphFold &fold, int64_t numGraphs,
                        const std::string &source, const std::string &where) {
   // The list (1-based) each graph is in so far, 0 for none.
   std::vector<uint8_t> in(size_t(numGraphs), 0);
-  const std::vector<int64_t> *lists[3] = {&fold.train, &fold.valid,
-                                          &fold.test};
+  const std::vector<int64_t> *lists[3] = {&fold.train, &fold.valid, &fold.test};
   for (uint8_t k = 0; k < 3; ++k)
     for (int64_t g : *lists[k]) {
       if (in[g])
-        throwDataError(source, 0,
-                       where + "graph " + std::to_string(g) + " is in " +
-                           (in[g] == k + 1 ? "the " + std::string(kListNames[k]) +
-                                                 " list twice"
-                                           : "both " +
-                                                 std::string(
-                                                     kListNames[in[g] - 1]) +
-                                                 " and " + kListNames[k]));
+        throwDataError(
+            source, 0,
+            where + "graph " + std::to_string(g) + " is in " +
+                (in[g] == k + 1
+                     ? "the " + std::string(kListNames[k]) + " list twice"
+                     : "both " + std::string(kListNames[in[g] - 1]) + " and " +
+                           kListNames[k]));
       in[g] = k + 1;
     }
 }

@@ -37,9 +37,9 @@ constexpr uint32_t kAtomCumulative[kNumAtomTypes] = {700, 800, 900, 930, 955,
                                                      975, 985, 995, 1000};
 
 struct Molecule {
-  std::vector<int> atoms;           // atom type per node
-  std::vector<int64_t> src, dst;    // bonds, each once, local ids
-  bool label = false;               // has a ring of >= kLabelRing atoms
+  std::vector<int> atoms;        // atom type per node
+  std::vector<int64_t> src, dst; // bonds, each once, local ids
+  bool label = false;            // has a ring of >= kLabelRing atoms
 };
 
 /// Graph g: rings of kMinRing..kMaxRing atoms first (consecutive ids), each
@@ -157,7 +157,7 @@ MoleculeCounts writeMoleculeCollection(const MoleculeOptions &options,
                           : u < options.trainFraction + options.validFraction
                               ? valid
                               : test;
-      (&list == &train ? counts.train
+      (&list == &train   ? counts.train
        : &list == &valid ? counts.valid
                          : counts.test)++;
       list.integer(g);

@@ -21,10 +21,10 @@
 
 #include "graphs/GraphReaders.h"
 
-#include "ogb/OgbTables.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/io/CsvReader.h"
 #include "gnnrt/support/Error.h"
+#include "ogb/OgbTables.h"
 
 #include <algorithm>
 #include <cmath>
@@ -90,8 +90,8 @@ void readEdges(const std::string &raw, const std::string &edgeList,
   auto wrongCount = [&](int64_t found) {
     throwDataError(in.path(), 0,
                    "expected " + std::to_string(expected) +
-                       " rows (the sum of " + fileName(edgeList) +
-                       "), found " + std::to_string(found));
+                       " rows (the sum of " + fileName(edgeList) + "), found " +
+                       std::to_string(found));
   };
   for (; in.nextLine(); ++row) {
     if (row == expected) {

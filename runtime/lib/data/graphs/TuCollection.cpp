@@ -24,11 +24,11 @@
 
 #include "graphs/GraphReaders.h"
 
-#include "ogb/OgbTables.h"
 #include "gnnrt/data/GraphFolds.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/io/CsvReader.h"
 #include "gnnrt/support/Error.h"
+#include "ogb/OgbTables.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -135,8 +135,7 @@ TuFeatures readTuFeatures(const std::string &dir, const std::string &prefix,
   std::vector<float> attributes;
   int64_t attributeWidth = 0;
   if (auto path = tuFile(dir, prefix, stem + "_attributes"))
-    attributeWidth =
-        readFeatureTable(*path, rows, attributes, 0, -1, noun);
+    attributeWidth = readFeatureTable(*path, rows, attributes, 0, -1, noun);
   std::vector<int64_t> labels;
   int64_t labelColumns = 0;
   std::vector<int64_t> low, span;

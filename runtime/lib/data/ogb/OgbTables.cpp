@@ -172,8 +172,7 @@ std::vector<int64_t> readSplitTable(const std::string &path, int64_t n,
     int64_t id = in.intField(fields[0]);
     if (id < 0 || id >= n)
       in.fail(std::string(noun) + " id " + std::to_string(id) +
-              " out of range " +
-              rangeText(n) + rangeNote);
+              " out of range " + rangeText(n) + rangeNote);
     if (firstLine[id])
       in.fail(std::string(noun) + " id " + std::to_string(id) +
               " is listed twice (first on line " +

@@ -25,9 +25,8 @@ TEST(GraphBatch, PacksInTheOrderGiven) {
   // Graph 3 (2 nodes) first, then graph 0 (3), then graph 2 (4).
   EXPECT_EQ(b.nodeOffsets, (std::vector<int64_t>{0, 2, 5, 9}));
   EXPECT_EQ(b.nodeGraph, (std::vector<int64_t>{0, 0, 1, 1, 1, 2, 2, 2, 2}));
-  EXPECT_EQ(b.features,
-            (std::vector<float>{8, 4, 9, 4.5, 0, 0, 1, 0.5, 2, 1, 4, 2, 5, 2.5,
-                                6, 3, 7, 3.5}));
+  EXPECT_EQ(b.features, (std::vector<float>{8, 4, 9, 4.5, 0, 0, 1, 0.5, 2, 1, 4,
+                                            2, 5, 2.5, 6, 3, 7, 3.5}));
   // Edges in batch order: (1,0) | (2,3) (3,4) | (5,6) (6,7) (7,8) (8,5).
   EXPECT_EQ(b.graph.numNodes(), 9);
   EXPECT_EQ(b.graph.numEdges(), 7);
@@ -35,8 +34,7 @@ TEST(GraphBatch, PacksInTheOrderGiven) {
                                                 3.25f, 4.25f, 5.25f}));
   EXPECT_EQ(b.graph.inOffsets(),
             (std::vector<int64_t>{0, 1, 1, 1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_EQ(b.graph.inSources(),
-            (std::vector<int32_t>{1, 2, 3, 8, 5, 6, 7}));
+  EXPECT_EQ(b.graph.inSources(), (std::vector<int32_t>{1, 2, 3, 8, 5, 6, 7}));
   // Node 5's in-edge is edge 6 of the batch, (8, 5): its feature 5.25.
   EXPECT_EQ(b.graph.inEdgeIds()[3], 6);
   EXPECT_EQ(b.classes, (std::vector<int64_t>{0, 1, 2}));
@@ -49,7 +47,9 @@ TEST(GraphBatch, RepeatsAndEdgelessGraphsAreBlocksToo) {
   EXPECT_EQ(b.nodeOffsets, (std::vector<int64_t>{0, 1, 2}));
   EXPECT_EQ(b.graph.numEdges(), 0);
   EXPECT_EQ(b.features, (std::vector<float>{3, 1.5, 3, 1.5}));
-  EXPECT_EQ(dataErrorOf([&] { packGraphs(g, {0, 4}); }),
+  EXPECT_EQ(dataErrorOf([&] {
+              packGraphs(g, {0, 4});
+            }),
             "batch: graph id 4 out of range [0, 4)");
 }
 

@@ -37,9 +37,8 @@ protected:
     put("T_A.txt", "1,2\n2,1\n3,4\n4,3\n");
     put("T_node_labels.txt", "0\n1\n1\n0\n");
     put("T_node_attributes.txt", "0.5\n1\n2\n3\n");
-    put("T_splits.json",
-        R"([{"test": [0], "model_selection": [{"train": [1], )"
-        R"("validation": []}]}])");
+    put("T_splits.json", R"([{"test": [0], "model_selection": [{"train": [1], )"
+                         R"("validation": []}]}])");
   }
 };
 
@@ -64,8 +63,8 @@ TEST_F(BadTu, ValidBaselineLoads) {
   EXPECT_EQ(load(), "<no error>");
   GraphCollection g = loadGraphCollection(tmp.path());
   EXPECT_EQ(g.numFeatures, 3);
-  EXPECT_EQ(g.features, (std::vector<float>{0.5, 1, 0, 1, 0, 1, 2, 0, 1, 3,
-                                            1, 0}));
+  EXPECT_EQ(g.features,
+            (std::vector<float>{0.5, 1, 0, 1, 0, 1, 2, 0, 1, 3, 1, 0}));
   EXPECT_EQ(g.folds.size(), 1u);
 }
 
@@ -136,9 +135,7 @@ TEST_F(BadTu, FoldNamingAMissingGraph) {
                           "of range [0, 2) (the dataset has 2 graphs)");
 }
 
-TEST_F(BadOgbGraph, ValidBaselineLoads) {
-  EXPECT_EQ(load(), "<no error>");
-}
+TEST_F(BadOgbGraph, ValidBaselineLoads) { EXPECT_EQ(load(), "<no error>"); }
 
 TEST_F(BadOgbGraph, GraphWithNoNodes) {
   put("raw/num-node-list.csv", "3\n0\n");
@@ -188,8 +185,7 @@ TEST_F(BadOgbGraph, BadLabels) {
 
 TEST_F(BadOgbGraph, FoldNamingAMissingGraph) {
   put("split/s/test.csv", "2\n");
-  EXPECT_EQ(load(),
-            tmp / "split/s/test.csv:1: graph id 2 out of range [0, 2)");
+  EXPECT_EQ(load(), tmp / "split/s/test.csv:1: graph id 2 out of range [0, 2)");
   put("split/s/test.csv", "0\n");
   EXPECT_EQ(load(), tmp / "split/s: graph 0 is in both train and test");
 }

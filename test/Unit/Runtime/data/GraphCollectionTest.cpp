@@ -12,8 +12,8 @@
 
 #include "TestUtil.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 using namespace gnnrt;
@@ -40,8 +40,7 @@ void expectPublished(const GraphCollection &g, const Published &p) {
   EXPECT_EQ(g.numFeatures, p.features);
   EXPECT_NEAR(double(g.numNodes()) / double(g.numGraphs()), p.nodes, 0.005);
   // DS_A.txt holds each undirected edge in both directions.
-  EXPECT_NEAR(double(g.numEdges()) / 2 / double(g.numGraphs()), p.edges,
-              0.005);
+  EXPECT_NEAR(double(g.numEdges()) / 2 / double(g.numGraphs()), p.edges, 0.005);
   EXPECT_EQ(g.task, GraphTask::Classification);
   EXPECT_EQ(int64_t(g.classes.size()), p.graphs);
   EXPECT_EQ(int64_t(g.features.size()), g.numNodes() * p.features);
@@ -115,8 +114,9 @@ TEST(TuCollection, EnzymesMatchesPublishedStatistics) {
     EXPECT_EQ(std::count(g.classes.begin(), g.classes.end(), c), 100);
   // 18 attributes, then the label (1 of 1..3) one-hot.
   EXPECT_FLOAT_EQ(g.features[1], 15.887014f);
-  EXPECT_EQ(std::vector<float>(g.features.begin() + 18, g.features.begin() + 21),
-            (std::vector<float>{1, 0, 0}));
+  EXPECT_EQ(
+      std::vector<float>(g.features.begin() + 18, g.features.begin() + 21),
+      (std::vector<float>{1, 0, 0}));
   EXPECT_EQ(g.nodeCount(0), 37);
   EXPECT_EQ(g.nodeCount(599), 48);
   expectErricaFolds(g, 60, 486, 54);
@@ -197,14 +197,14 @@ TEST(GraphCollection, ReverseEdgesFollowEachGraphsOwn) {
   GraphCollection g = loadGraphCollection(ogbgTinyDir());
   addReverseEdges(g);
   EXPECT_EQ(g.edgeOffsets, (std::vector<int64_t>{0, 4, 4, 12, 14}));
-  EXPECT_EQ(g.src, (std::vector<int64_t>{0, 1, 1, 2, 4, 5, 6, 7, 5, 6, 7, 4,
-                                         9, 8}));
-  EXPECT_EQ(g.dst, (std::vector<int64_t>{1, 2, 0, 1, 5, 6, 7, 4, 4, 5, 6, 7,
-                                         8, 9}));
-  EXPECT_EQ(g.edgeFeatures,
-            (std::vector<float>{0.25f, 1.25f, 0.25f, 1.25f, 2.25f, 3.25f,
-                                4.25f, 5.25f, 2.25f, 3.25f, 4.25f, 5.25f,
-                                6.25f, 6.25f}));
+  EXPECT_EQ(g.src,
+            (std::vector<int64_t>{0, 1, 1, 2, 4, 5, 6, 7, 5, 6, 7, 4, 9, 8}));
+  EXPECT_EQ(g.dst,
+            (std::vector<int64_t>{1, 2, 0, 1, 5, 6, 7, 4, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(
+      g.edgeFeatures,
+      (std::vector<float>{0.25f, 1.25f, 0.25f, 1.25f, 2.25f, 3.25f, 4.25f,
+                          5.25f, 2.25f, 3.25f, 4.25f, 5.25f, 6.25f, 6.25f}));
 }
 
 TEST(GraphCollection, NodeLevelLoaderNamesACollection) {

@@ -163,12 +163,13 @@ TEST(ErricaFolds, BadFilesAreLocatedErrors) {
             f + ": expected a list of folds ({\"test\": [...], "
                 "\"model_selection\": [{\"train\": [...], \"validation\": "
                 "[...]}]})");
-  EXPECT_EQ(error("[{"), f + ": " + [] {
-              try {
-                parseJson("[{");
-              } catch (const JsonSyntaxError &e) {
-                return std::string(e.what());
-              }
-              return std::string();
-            }());
+  EXPECT_EQ(
+      error("[{"), f + ": " + [] {
+        try {
+          parseJson("[{");
+        } catch (const JsonSyntaxError &e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      }());
 }
