@@ -140,14 +140,14 @@ std::vector<GraphFold> stratifiedFolds(const GraphCollection &graphs, int k,
   std::vector<std::vector<int64_t>> members(static_cast<size_t>(numClasses));
   for (int64_t g = 0; g < n; ++g)
     members[classified ? graphs.classes[g] : 0].push_back(g);
-  auto key = [&](int64_t g) {
+  std::vector<uint64_t> key(static_cast<size_t>(n));
+  for (int64_t g = 0; g < n; ++g) {
     const auto bits = randomBits(seed, kFoldStream, uint64_t(g));
-    return (uint64_t(bits[0]) << 32) | bits[1];
-  };
+    key[size_t(g)] = (uint64_t(bits[0]) << 32) | bits[1];
+  }
   for (std::vector<int64_t> &ids : members)
     std::sort(ids.begin(), ids.end(), [&](int64_t a, int64_t b) {
-      const uint64_t ka = key(a), kb = key(b);
-      return ka != kb ? ka < kb : a < b;
+      return key[a] != key[b] ? key[a] < key[b] : a < b;
     });
 
   // Dealt round-robin, continuing across classes.
