@@ -7,6 +7,7 @@
 #include "gnn/lang/Builtins.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -400,4 +401,31 @@ gnn::lang::withSuggestion(std::string message, const std::string &name,
   if (!guess.empty())
     message += "; did you mean '" + guess + "'?";
   return message;
+}
+
+std::optional<double> gnn::lang::foldScalarBuiltin(BuiltinOp op, double x) {
+  switch (op) {
+  case BuiltinOp::Relu:
+    return x > 0 ? x : 0.0;
+  case BuiltinOp::Sigmoid:
+    return 1.0 / (1.0 + std::exp(-x));
+  case BuiltinOp::Tanh:
+    return std::tanh(x);
+  case BuiltinOp::Exp:
+    return std::exp(x);
+  case BuiltinOp::Log:
+    return std::log(x);
+  case BuiltinOp::Sqrt:
+    return std::sqrt(x);
+  case BuiltinOp::Rsqrt:
+    return 1.0 / std::sqrt(x);
+  case BuiltinOp::Abs:
+    return std::fabs(x);
+  default:
+    return std::nullopt;
+  }
+}
+
+bool gnn::lang::isScalarFoldable(BuiltinOp op) {
+  return foldScalarBuiltin(op, 1.0).has_value();
 }

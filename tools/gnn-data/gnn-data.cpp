@@ -9,21 +9,26 @@
 // layout whose rows can be read in place and in slices);
 // `gnn-data info` loads any dataset directory the runtime understands and
 // prints its sizes, split and degree statistics, and for a heterogeneous
-// one its node types and relations; on a collection of small graphs (TU,
-// OGB graph property) its graphs, classes and folds, and `generate --kind
-// molecules` writes one (GraphCommands.cpp). Every
+// one its node types and relations (a knowledge graph: its entities,
+// relations and triples; a collection of small graphs, TU or OGB graph
+// property: its graphs, classes and folds); `link-split`,
+// `link-metrics` and `kg-rank` are the link-prediction commands of
+// LinkCommands.cpp, `generate --kind molecules` and the collections'
+// info those of GraphCommands.cpp. Every
 // failure prints `gnn-data: error: <message>` on stderr and exits 1, so
 // scripts and tests can rely on both.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GraphCommands.h"
+#include "LinkCommands.h"
 #include "ToolArgs.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/data/DatasetStream.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/data/GraphCollection.h"
+#include "gnnrt/data/links/KnowledgeGraph.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -49,6 +54,11 @@ const char *kUsage = R"(usage:
   gnn-data convert [--split NAME] DIR --out OUT
   gnn-data info [--no-cache] [--reverse] [--self-loops] [--dedupe]
                 [--split NAME] DIR
+  gnn-data link-split DIR --out OUT [--train F --valid F --test F]
+                [--seed S] [--directed] [--require-train-edges]
+  gnn-data link-metrics [--k K] SCORES
+  gnn-data kg-rank DIR --entities E.npy --relations R.npy [--split test]
+                [--entity-block N] [--query-block N]
 
 generate options:
   --kind sbm|rmat|mag stochastic block model (homophilous), R-MAT (power law)
@@ -95,6 +105,22 @@ info options:
   --no-cache          neither read nor write the binary cache
   --reverse --self-loops --dedupe --split NAME
                       load options, as a trainer would apply them
+A knowledge graph (DIR/{train,valid,test}.txt[.gz], head<TAB>relation<TAB>
+tail per line) prints its entities, relations and triples per split.
+
+link-split: a random edge split of DIR's graph with PyG RandomLinkSplit's
+semantics (default 0.85 / 0.05 / 0.10, undirected pairs split together,
+valid and test negatives never edges) written to OUT as
+{train,valid,test}_pos.csv and {valid,test}_neg.csv (src,dst rows).
+
+link-metrics: SCORES is a csv of `label,score` rows (1 positive, 0
+negative): prints AUC and AP; with --k K, rows of a positive's score then
+its K negatives' scores: prints MRR and Hits@1/3/10 (OGB's tie rule).
+
+kg-rank: the filtered ranking (every entity as head and as tail, known
+triples removed) of the valid or test triples of knowledge graph DIR under
+DistMult embeddings: E.npy [entities, D] and R.npy [relations, D] float32,
+entity and relation ids in order of first appearance in train, valid, test.
 )";
 
 /// "train 140, valid 500, test 1000"; an absent split reads "valid none".
@@ -275,6 +301,8 @@ int info(int argc, char **argv) {
   if (args.positional.size() != 1)
     throw UsageError("info expects one dataset directory");
   std::string dir = args.positional[0];
+  if (isKnowledgeGraphDirectory(dir))
+    return knowledgeGraphInfo(dir);
   if (isGraphCollection(dir)) {
     if (args.has("--reverse") || args.has("--self-loops") ||
         args.has("--dedupe") || args.has("--split"))
@@ -344,6 +372,12 @@ int main(int argc, char **argv) {
       return convert(argc, argv);
     if (command == "info")
       return info(argc, argv);
+    if (command == "link-split")
+      return linkSplit(argc, argv);
+    if (command == "link-metrics")
+      return linkMetrics(argc, argv);
+    if (command == "kg-rank")
+      return kgRank(argc, argv);
     if (command == "--help" || command == "-h" || command == "help") {
       std::fputs(kUsage, stdout);
       return 0;

@@ -12,6 +12,7 @@
 
 #include "gnn/lang/Type.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,11 @@ enum class BuiltinFamily { None, Graph, Elementwise, Axis, Structural };
 
 /// The name programs call `op` by, and its family.
 const char *builtinOpName(BuiltinOp op);
+/// A one-argument elementwise builtin applied to a number known at compile
+/// time (relu, sigmoid, tanh, exp, log, sqrt, rsqrt, abs); null for the
+/// others.
+std::optional<double> foldScalarBuiltin(BuiltinOp op, double x);
+bool isScalarFoldable(BuiltinOp op);
 BuiltinFamily builtinFamily(BuiltinOp op);
 
 struct Builtin {

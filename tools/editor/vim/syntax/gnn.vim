@@ -12,7 +12,7 @@ syn keyword gnnDeclaration layer model dataset param nextgroup=gnnDeclName skipw
 syn match   gnnDeclName    "\<[A-Za-z_][A-Za-z0-9_]*\>" contained
 syn keyword gnnFunction    forward
 syn keyword gnnInclude     import
-syn keyword gnnKeyword     return on every node relation
+syn keyword gnnKeyword     return on every for node relation
 " `every 10 epochs`; before gnnSetting, which wins for `epochs = 200`.
 syn match   gnnKeyword     "\<epochs\>"
 syn keyword gnnBoolean     true false
