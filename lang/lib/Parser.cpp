@@ -17,6 +17,7 @@
 #include "GnnParser.h"
 #include "antlr4-runtime.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -300,6 +301,21 @@ private:
       decl.poisonedMembers.push_back({text(id), loc(id)});
   }
 
+  /// Calls `poison` for each `name = ...` nested in `ctx`'s statements.
+  template <typename Poison>
+  void poisonNestedAssignments(antlr4::ParserRuleContext *ctx,
+                               Poison &poison) {
+    for (antlr4::tree::ParseTree *child : ctx->children) {
+      auto *inner = dynamic_cast<antlr4::ParserRuleContext *>(child);
+      if (!inner)
+        continue;
+      if (auto *a = dynamic_cast<G::AssignStmtContext *>(inner);
+          a && inner != ctx && present(a->ASSIGN()) && !text(a->ID()).empty())
+        poison(text(a->ID()), loc(a));
+      poisonNestedAssignments(inner, poison);
+    }
+  }
+
   void buildStmt(G::StmtContext *ctx, std::vector<Stmt> &body) {
     // A value that failed to build (already diagnosed) stays null: Sema
     // gives the name an error type, so its uses are not reported again.
@@ -317,6 +333,8 @@ private:
             {Stmt::Kind::Return, loc(r), {}, std::nullopt, nullptr});
       for (antlr4::Token *name : recovery.skippedDefinitions(ctx))
         poison(name->getText(), loc(name));
+      // So are the assignments it holds (the body of a broken loop).
+      poisonNestedAssignments(ctx, poison);
       return;
     }
     if (auto *a = dynamic_cast<G::AssignStmtContext *>(ctx)) {
@@ -326,9 +344,60 @@ private:
         body.push_back(std::move(stmt));
       return;
     }
-    if (auto *r = dynamic_cast<G::ReturnStmtContext *>(ctx))
+    if (auto *r = dynamic_cast<G::ReturnStmtContext *>(ctx)) {
       body.push_back({Stmt::Kind::Return, loc(r), {}, std::nullopt,
                       buildExpr(r->expr())});
+      return;
+    }
+    if (auto *f = dynamic_cast<G::ForStmtContext *>(ctx)) {
+      std::optional<LoopRange> range =
+          buildLoopRange(f->ID(0), f->ID(1), f->expr());
+      if (!range) {
+        // Reported; what the loop assigns is poisoned.
+        poisonNestedAssignments(f, poison);
+        return;
+      }
+      Stmt stmt{Stmt::Kind::For, loc(f), {}, std::nullopt, nullptr};
+      stmt.range = std::move(*range);
+      stmt.endLoc = endLoc(f);
+      if (auto *b = f->block())
+        for (G::StmtContext *s : b->stmt())
+          buildStmt(s, stmt.body);
+      body.push_back(std::move(stmt));
+    }
+  }
+
+  /// `VAR in range(end)` or `VAR in range(begin, end)`; reports any other
+  /// form (the word `in` is an identifier elsewhere: layers name widths so).
+  std::optional<LoopRange> buildLoopRange(TerminalNode *var, TerminalNode *in,
+                                          G::ExprContext *iterable) {
+    if (text(var).empty() || !in || !iterable)
+      return std::nullopt;
+    if (text(in) != "in") {
+      diags.error(loc(in), "expected 'in' after the loop variable '" +
+                               text(var) + "', got '" + text(in) + "'");
+      return std::nullopt;
+    }
+    ExprPtr value = buildExpr(iterable);
+    auto *call = dyn_cast<CallExpr>(value.get());
+    auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
+    bool positional = call && std::all_of(call->args.begin(), call->args.end(),
+                                          [](const Arg &a) {
+                                            return a.name.empty() && a.value;
+                                          });
+    if (!callee || callee->name != "range" || !positional ||
+        call->args.empty() || call->args.size() > 2) {
+      if (value)
+        diags.error(value->loc, "a for loop iterates over range(n) or "
+                                "range(begin, end) with integers known at "
+                                "compile time");
+      return std::nullopt;
+    }
+    LoopRange range{text(var), loc(var), nullptr, nullptr};
+    if (call->args.size() == 2)
+      range.begin = std::move(call->args[0].value);
+    range.end = std::move(call->args.back().value);
+    return range;
   }
 
   std::vector<FormalParam> buildParams(G::ParamListContext *ctx) {
@@ -392,6 +461,7 @@ private:
                            nullptr};
       if (!setting.value)
         continue;
+      expandLiteralComprehensions(setting.value);
       if (s->EVERY()) {
         setting.every = buildExpr(s->expr(1));
         if (sids.size() > 1 && text(sids[1]) != "epochs")
@@ -542,6 +612,15 @@ private:
         return nullptr;
       return std::make_unique<IndexExpr>(l, std::move(base),
                                          std::move(indices));
+    }
+    if (auto *e = dynamic_cast<G::ComprehensionExprContext *>(ctx)) {
+      ExprPtr element = buildExpr(e->expr(0));
+      std::optional<LoopRange> range =
+          buildLoopRange(e->ID(0), e->ID(1), e->expr(1));
+      if (!element || !range)
+        return nullptr;
+      return std::make_unique<ComprehensionExpr>(l, std::move(element),
+                                                 std::move(*range));
     }
     if (auto *e = dynamic_cast<G::ListExprContext *>(ctx)) {
       std::vector<ExprPtr> elements;

@@ -49,6 +49,18 @@ static size_t lineIndent(antlr4::TokenStream *tokens, Token *token) {
   return column;
 }
 
+const antlr4::misc::IntervalSet &
+StatementRecovery::statementStarts(antlr4::Parser *parser) {
+  if (starts.isEmpty()) {
+    const antlr4::atn::ATN &atn = parser->getATN();
+    for (size_t rule = 0; rule < atn.ruleToStartState.size(); ++rule)
+      if (isStatementRule(rule))
+        starts.addAll(atn.nextTokens(atn.ruleToStartState[rule]));
+    starts.remove(Token::EPSILON);
+  }
+  return starts;
+}
+
 bool StatementRecovery::brokenBefore(const antlr4::ParserRuleContext *ctx,
                                      size_t index) const {
   auto it = brokenAt.find(ctx);
@@ -190,7 +202,12 @@ void StatementRecovery::recover(antlr4::Parser *parser, std::exception_ptr) {
 }
 
 void StatementRecovery::sync(antlr4::Parser *parser) {
-  if (inErrorRecoveryMode(parser))
+  // A skip that stopped at a line beginning a statement this list cannot
+  // hold (`for` among a model's members) leaves a mistake of its own.
+  bool newStatement =
+      isStatementListRule(parser->getContext()->getRuleIndex()) &&
+      parser->getTokenStream()->index() == resyncIndex;
+  if (inErrorRecoveryMode(parser) && !newStatement)
     return;
   const antlr4::atn::ATN &atn = parser->getATN();
   ATNState *state = atn.states[parser->getState()];
@@ -212,6 +229,8 @@ void StatementRecovery::sync(antlr4::Parser *parser) {
   }
   // Stay in the loop: skip what cannot start an iteration (or follow the
   // loop) up to a boundary, instead of abandoning the enclosing rule.
+  if (inErrorRecoveryMode(parser))
+    endErrorCondition(parser);
   betweenStatements = isStatementListRule(parser->getContext()->getRuleIndex());
   if (betweenStatements)
     markUnfinished(parser);
@@ -231,7 +250,10 @@ void StatementRecovery::skipToBoundary(antlr4::Parser *parser,
   // Lines indented deeper than this column are the body of a skipped
   // Python-style block header (`for i in range(10):`).
   size_t bodyIndent = kNone;
-  bool inBody = false;
+  bool inBody = false, first = true;
+  // A line may also begin a statement only another context holds (a loop
+  // among members): it is where the next mistake, if any, is reported.
+  const antlr4::misc::IntervalSet &starts = statementStarts(parser);
   Token *prev = tokens->index() > 0 ? tokens->LT(-1) : nullptr;
   for (;;) {
     Token *t = tokens->LT(1);
@@ -249,6 +271,9 @@ void StatementRecovery::skipToBoundary(antlr4::Parser *parser,
     if (depth == 0 && !inBody && stops.contains(type) &&
         (isCloser(type) || type == G::SEMI || lineStart))
       return;
+    if (depth == 0 && !inBody && lineStart && !first && starts.contains(type))
+      return;
+    first = false;
     if (lineStart && type == G::ID && tokens->LA(2) == G::ASSIGN)
       skippedNames[lastBroken].push_back(t);
     if (isOpener(type))

@@ -60,6 +60,8 @@ public:
 private:
   /// Marks the innermost statement-level context on the parser's stack.
   void markBroken(antlr4::Parser *parser);
+  /// The tokens that can begin a statement of any kind (computed once).
+  const antlr4::misc::IntervalSet &statementStarts(antlr4::Parser *parser);
   /// Whether the current token is one too many: the one after it fits.
   bool looksExtra(antlr4::Parser *parser);
   /// Marks the statement before a stray token when the token continues it.
@@ -69,6 +71,7 @@ private:
                       const antlr4::misc::IntervalSet &stops);
 
   std::map<const antlr4::ParserRuleContext *, size_t> brokenAt;
+  antlr4::misc::IntervalSet starts;
   std::map<const antlr4::ParserRuleContext *, std::vector<antlr4::Token *>>
       skippedNames;
   const antlr4::ParserRuleContext *lastBroken = nullptr;

@@ -103,6 +103,29 @@ void emitEvaluate(raw_indented_ostream &os, TrainAttr train) {
   os << "s.evaluateEvery = " << train.getEvaluateEvery() << ";\n";
 }
 
+void emitLrSchedule(raw_indented_ostream &os, TrainAttr train) {
+  LrScheduleAttr schedule = train.getLrSchedule();
+  if (!schedule)
+    return;
+  os << "s.lrSchedule.kind = " << cppString(schedule.getKind()) << ";\n";
+  if (schedule.getKind() == "step") {
+    os << "s.lrSchedule.stepSize = " << schedule.getStepSize() << ";\n";
+    os << "s.lrSchedule.gamma = "
+       << cppDouble(schedule.getGamma().convertToDouble()) << ";\n";
+  } else {
+    os << "s.lrSchedule.minLr = "
+       << cppDouble(schedule.getMinLr().convertToDouble()) << ";\n";
+  }
+}
+
+void emitEarlyStopping(raw_indented_ostream &os, TrainAttr train) {
+  if (EarlyStoppingAttr stopping = train.getEarlyStopping()) {
+    os << "s.earlyStopping.patience = " << stopping.getPatience() << ";\n";
+    os << "s.earlyStopping.monitor = " << cppString(stopping.getMonitor())
+       << ";\n";
+  }
+}
+
 /// A value of the `settings` dictionary as a C++ literal.
 std::string cppLiteral(Attribute value) {
   if (auto i = value.dyn_cast<IntegerAttr>())
@@ -157,6 +180,8 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
                          .Case("partition", emitPartition)
                          .Case("optimizer", emitOptimizer)
                          .Case("evaluate", emitEvaluate)
+                         .Case("lr_schedule", emitLrSchedule)
+                         .Case("early_stopping", emitEarlyStopping)
                          .Default(nullptr);
       assert(emit && "a Custom train setting without its emitter");
       emit(os, train);

@@ -86,6 +86,10 @@ public:
   int64_t steps() const { return stepCount; }
   const OptimizerConfig &config() const { return cfg; }
 
+  /// Scales the configured learning rate by `scale` for the steps that
+  /// follow (a schedule's epoch; 1: the configured rate, exactly).
+  void setLearningRateScale(double scale) { cfg.lr = baseLr * scale; }
+
   /// One kind of per-tensor state, named as torch.optim names it:
   /// "exp_avg" and "exp_avg_sq" (Adam, AdamW), "momentum_buffer" (SGD with
   /// momentum). `tensors[i]` belongs to the i-th parameter.
@@ -102,6 +106,7 @@ public:
 
 private:
   OptimizerConfig cfg;
+  double baseLr; ///< the configured rate, which schedules scale
   std::vector<int64_t> sizes;
   /// Adam/AdamW: first and second moments; SGD: the momentum buffer in
   /// `first` (allocated only when momentum != 0).

@@ -64,7 +64,7 @@ OptimizerConfig OptimizerConfig::fromSettings(const TrainSettings &settings) {
 }
 
 Optimizer::Optimizer(const OptimizerConfig &config, std::vector<int64_t> sz)
-    : cfg(config), sizes(std::move(sz)) {
+    : cfg(config), baseLr(config.lr), sizes(std::move(sz)) {
   bool adam = cfg.kind != OptimizerKind::Sgd;
   for (int64_t n : sizes) {
     first.emplace_back(adam || cfg.momentum != 0 ? size_t(n) : 0, 0.0f);
