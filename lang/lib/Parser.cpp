@@ -168,11 +168,10 @@ private:
   }
   /// Whether `ctx` holds a syntax error before `token`: anywhere when
   /// `token` is missing (recovery conjured it or never reached it).
-  bool brokenBefore(antlr4::ParserRuleContext *ctx,
-                    TerminalNode *token) const {
-    return recovery.brokenBefore(
-        ctx, present(token) ? token->getSymbol()->getTokenIndex()
-                            : static_cast<size_t>(-1));
+  bool brokenBefore(antlr4::ParserRuleContext *ctx, TerminalNode *token) const {
+    return recovery.brokenBefore(ctx, present(token)
+                                          ? token->getSymbol()->getTokenIndex()
+                                          : static_cast<size_t>(-1));
   }
   /// Whether a terminal was read (not conjured by recovery).
   static bool present(TerminalNode *node) {
@@ -303,8 +302,7 @@ private:
 
   /// Calls `poison` for each `name = ...` nested in `ctx`'s statements.
   template <typename Poison>
-  void poisonNestedAssignments(antlr4::ParserRuleContext *ctx,
-                               Poison &poison) {
+  void poisonNestedAssignments(antlr4::ParserRuleContext *ctx, Poison &poison) {
     for (antlr4::tree::ParseTree *child : ctx->children) {
       auto *inner = dynamic_cast<antlr4::ParserRuleContext *>(child);
       if (!inner)
@@ -329,8 +327,7 @@ private:
       // A broken return still returns: "does not return a value" would be
       // a second report of the same mistake.
       if (auto *r = dynamic_cast<G::ReturnStmtContext *>(ctx))
-        body.push_back(
-            {Stmt::Kind::Return, loc(r), {}, std::nullopt, nullptr});
+        body.push_back({Stmt::Kind::Return, loc(r), {}, std::nullopt, nullptr});
       for (antlr4::Token *name : recovery.skippedDefinitions(ctx))
         poison(name->getText(), loc(name));
       // So are the assignments it holds (the body of a broken loop).
@@ -345,8 +342,8 @@ private:
       return;
     }
     if (auto *r = dynamic_cast<G::ReturnStmtContext *>(ctx)) {
-      body.push_back({Stmt::Kind::Return, loc(r), {}, std::nullopt,
-                      buildExpr(r->expr())});
+      body.push_back(
+          {Stmt::Kind::Return, loc(r), {}, std::nullopt, buildExpr(r->expr())});
       return;
     }
     if (auto *f = dynamic_cast<G::ForStmtContext *>(ctx)) {

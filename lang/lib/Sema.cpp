@@ -734,8 +734,8 @@ void Sema::checkStatements(const std::vector<Stmt> &body, ModuleInfo &info,
       }
     }
     // A poisoned statement (no value) reported its syntax error already.
-    if (stmt.value &&
-        (info.weightTypes.count(stmt.name) || info.subLayers.count(stmt.name))) {
+    if (stmt.value && (info.weightTypes.count(stmt.name) ||
+                       info.subLayers.count(stmt.name))) {
       diags.error(stmt.loc, "cannot assign to member '" + stmt.name + "'");
       continue;
     }

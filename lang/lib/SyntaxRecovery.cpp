@@ -260,8 +260,8 @@ void StatementRecovery::skipToBoundary(antlr4::Parser *parser,
     size_t type = t->getType();
     if (type == Token::EOF)
       return;
-    bool lineStart = !prev || t->getLine() > prev->getLine() ||
-                     prev->getType() == G::SEMI;
+    bool lineStart =
+        !prev || t->getLine() > prev->getLine() || prev->getType() == G::SEMI;
     if (lineStart) {
       inBody = bodyIndent != kNone && t->getLine() > prev->getLine() &&
                t->getCharPositionInLine() > bodyIndent;
