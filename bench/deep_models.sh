@@ -26,7 +26,7 @@ for src in "${files[@]}"; do
   echo "$name: $(wc -l < "$src") lines, compiled in $(echo "$t1 - $t0" | bc) s"
   for ((seed = 0; seed < SEEDS; ++seed)); do
     "$WORK/$name" --data "$ROOT/examples/data/cora" --seed "$seed" \
-      --threads "$THREADS" > "$WORK/$name.$seed.out"
+      --threads "$THREADS" > "$WORK/$name.$seed.out" 2> "$WORK/$name.$seed.err"
     final="$(grep '^final:' "$WORK/$name.$seed.out")"
     stop="$(grep '^early_stopping:' "$WORK/$name.$seed.out" || echo 'early_stopping: ran every epoch')"
     echo "  seed $seed: $final ($stop)"
