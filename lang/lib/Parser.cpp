@@ -215,6 +215,12 @@ private:
       return;
     if (auto *body = ctx->datasetBody()) {
       for (G::DatasetMemberContext *m : body->datasetMember()) {
+        // A node type or relation that did not parse may be what a later
+        // relation names: the dataset is poisoned as a whole.
+        if (isBroken(m)) {
+          decl.poisoned = true;
+          continue;
+        }
         if (auto *n = dynamic_cast<G::NodeTypeDeclContext *>(m)) {
           for (TerminalNode *id : n->ID())
             if (std::string s = text(id); !s.empty())
