@@ -31,3 +31,18 @@ func.func @M.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // CHECK-NOT:  gnn.halo_exchange
 // CHECK-NOT:  gnn.dst
 // CHECK:      return
+
+// A block made after the rows its aggregation reads (MLIRGen emits g[2] at
+// its call): the exchange goes after both, so it dominates its uses.
+// CHECK-LABEL: func.func @Late.forward
+// CHECK: %[[H:.+]] = gnn.add
+// CHECK-NEXT: %[[B:.+]] = gnn.block %{{.+}} layer = 1
+// CHECK-NEXT: gnn.halo_exchange %[[B]], %[[H]]
+func.func @Late.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %b0 = gnn.block %g layer = 0
+  %a = gnn.aggregate sum %b0, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %h = gnn.add %a, %a : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %b1 = gnn.block %g layer = 1
+  %y = gnn.aggregate max %b1, %h : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}

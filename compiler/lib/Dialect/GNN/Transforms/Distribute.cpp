@@ -91,7 +91,9 @@ private:
   Space of(Value v) { return spaces.lookup(v); }
 
   /// `v` moved from space `from` to `to` by an `OpTy %g, %v` placed right
-  /// after v's definition, made once per value and shared by later readers.
+  /// after the later of v's and g's definitions (a block `g[i]` may be made
+  /// after the rows it will read), made once per value and shared by later
+  /// readers.
   template <typename OpTy>
   Value convert(Value v, Value g, Space from, Space to,
                 DenseMap<Value, Value> &made) {
@@ -101,7 +103,12 @@ private:
     if (it != made.end())
       return it->second;
     OpBuilder b(v.getContext());
-    if (Operation *def = v.getDefiningOp())
+    Operation *def = v.getDefiningOp();
+    if (Operation *graphDef = g.getDefiningOp();
+        graphDef && (!def || (graphDef->getBlock() == def->getBlock() &&
+                              def->isBeforeInBlock(graphDef))))
+      def = graphDef;
+    if (def)
       b.setInsertionPointAfter(def);
     else
       b.setInsertionPointToStart(v.getParentBlock());
