@@ -69,6 +69,21 @@ static void appendOptimizers(std::vector<Builtin> &table) {
   }
 }
 
+/// `group(...)`, the entries of a train block's parameter groups.
+static void appendParamGroup(std::vector<Builtin> &table) {
+  using K = ParamKind;
+  using C = BuiltinContext;
+  table.push_back({"group",
+                   C::TrainSetting,
+                   {{"params", K::ParamSelector, true},
+                    {"lr", K::Float, false},
+                    {"weight_decay", K::Float, false},
+                    {"frozen", K::Bool, false}},
+                   "parameters of the model (a layer, or a \"glob\" over "
+                   "their names) with their own learning rate and weight "
+                   "decay, or frozen"});
+}
+
 const std::vector<Builtin> &gnn::lang::builtins() {
   using K = ParamKind;
   using C = BuiltinContext;
@@ -261,7 +276,8 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        {{"name", K::String, true}, {"fanout", K::Any, true}},
        "one relation's own fanouts in neighbor(..., relation_fanout = [...])"},
   });
-  static const bool withOptimizers = (appendOptimizers(table), true);
+  static const bool withOptimizers =
+      (appendOptimizers(table), appendParamGroup(table), true);
   (void)withOptimizers;
   return table;
 }

@@ -181,6 +181,8 @@ const char *kindName(ParamKind kind) {
     return "src|dst";
   case ParamKind::RelationFanouts:
     return "list[relation(name, fanout)]";
+  case ParamKind::ParamSelector:
+    return "layer|\"pattern\"";
   case ParamKind::Any:
     return "any";
   }

@@ -11,7 +11,10 @@
 // optimizer's state as extra tensors named `optimizer.<kind>.<parameter>`
 // (torch.optim's `exp_avg`, `exp_avg_sq`, `momentum_buffer`), and in the
 // metadata the last completed epoch, the optimizer and its step count, the
-// seed, the rank count and the best validation epoch so far. Nothing else
+// seed, the rank count and the best validation epoch so far, and which
+// parameters trained in which of the train block's `param_groups` (resuming
+// under other groups is refused: a moment means what it means under its
+// group's rate and decay). Nothing else
 // is needed: dropout masks, shuffles and neighbour samples are functions of
 // (seed, epoch, step), so `--resume FILE` continuing at the next epoch
 // reproduces a straight run's losses bit for bit. The optimizer's state is
@@ -109,7 +112,8 @@ public:
   /// Copies the learned input rows, their Adam state and steps.
   void restoreLearnedInputs(LearnedInputs &learned) const;
   /// Copies the optimizer's state and step count; throws DataError when the
-  /// checkpoint was written by another optimizer or lacks a tensor.
+  /// checkpoint was written by another optimizer or under other parameter
+  /// groups, or lacks a tensor.
   void restoreOptimizer(const ParameterStore<float> &params,
                         Optimizer &optimizer) const;
 
@@ -118,6 +122,8 @@ private:
   SafetensorsContents file;
   ResumePoint resume;
   std::string writtenBy; ///< the optimizer that wrote it
+  /// Its parameters' groups (metadata `param_groups`; "" for none).
+  std::string paramGroups;
   int64_t optimizerSteps = 0;
 };
 
