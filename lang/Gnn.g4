@@ -44,9 +44,13 @@ member
   ;
 
 block : LBRACE stmt* RBRACE ;
+// `in` stays an identifier (layers name their width `in`): ASTBuilder checks
+// the word between the loop variable and its range.
+//   for i in range(layers) { h = convs[i](g, h) }
 stmt
   : ID (COLON type)? ASSIGN expr SEMI?                 # assignStmt
   | RETURN expr SEMI?                                  # returnStmt
+  | FOR ID ID expr block                               # forStmt
   ;
 
 // train GCN(hidden = 64) on cora { optimizer = adam(lr = 0.01)  evaluate = [valid, test] every 10 epochs }
@@ -72,6 +76,7 @@ expr
   | (TRUE | FALSE)                                     # boolLiteral
   | (ID | TRAIN | NODE | RELATION)                      # nameExpr
   | LPAREN expr RPAREN                                 # parenExpr
+  | LBRACK expr FOR ID ID expr RBRACK                  # comprehensionExpr
   | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK         # listExpr
   ;
 
@@ -89,6 +94,7 @@ PARAM    : 'param' ;
 FORWARD  : 'forward' ;
 RETURN   : 'return' ;
 EVERY    : 'every' ;
+FOR      : 'for' ;
 NODE     : 'node' ;
 RELATION : 'relation' ;
 TRUE     : 'true' ;

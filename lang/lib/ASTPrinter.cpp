@@ -101,6 +101,13 @@ public:
         expr(indent + 1, i.get());
       return;
     }
+    case ExprKind::Comprehension: {
+      auto *c = static_cast<const ComprehensionExpr *>(e);
+      line(indent, e->loc, "Comprehension" + type);
+      expr(indent + 1, c->element.get());
+      range(indent + 1, c->range);
+      return;
+    }
     case ExprKind::Neg:
       line(indent, e->loc, "Neg" + type);
       expr(indent + 1, static_cast<const NegExpr *>(e)->operand.get());
@@ -112,6 +119,28 @@ public:
       expr(indent + 1, b->rhs.get());
       return;
     }
+    }
+  }
+
+  void range(unsigned indent, const LoopRange &r) {
+    line(indent, r.varLoc, "Range " + r.var);
+    expr(indent + 1, r.begin.get());
+    expr(indent + 1, r.end.get());
+  }
+
+  void stmts(unsigned indent, const std::vector<Stmt> &body) {
+    for (const Stmt &s : body) {
+      if (s.kind == Stmt::Kind::For) {
+        line(indent, s.loc, "For");
+        range(indent + 1, s.range);
+        stmts(indent + 1, s.body);
+        continue;
+      }
+      line(indent, s.loc,
+           s.kind == Stmt::Kind::Return ? "Return" : "Assign " + s.name);
+      if (s.type)
+        typeRef(indent + 1, *s.type);
+      expr(indent + 1, s.value.get());
     }
   }
 
@@ -155,13 +184,7 @@ public:
       line(2, m.forward->result->loc, "Result");
       typeRef(3, *m.forward->result);
     }
-    for (const Stmt &s : m.forward->body) {
-      line(2, s.loc,
-           s.kind == Stmt::Kind::Return ? "Return" : "Assign " + s.name);
-      if (s.type)
-        typeRef(3, *s.type);
-      expr(3, s.value.get());
-    }
+    stmts(2, m.forward->body);
   }
 
   std::ostream &out;

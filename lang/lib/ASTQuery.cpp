@@ -39,6 +39,10 @@ static std::vector<const Expr *> children(const Expr *expr) {
   } else if (auto *l = dyn_cast<ListExpr>(expr)) {
     for (const ExprPtr &e : l->elements)
       add(e);
+  } else if (auto *c = dyn_cast<ComprehensionExpr>(expr)) {
+    add(c->element);
+    add(c->range.begin);
+    add(c->range.end);
   } else if (auto *n = dyn_cast<NegExpr>(expr)) {
     add(n->operand);
   } else if (auto *b = dyn_cast<BinaryExpr>(expr)) {
@@ -78,6 +82,30 @@ static void paramRoots(const std::vector<FormalParam> &params,
   }
 }
 
+/// The expression roots of forward statements, loop bodies included.
+static void stmtRoots(const std::vector<Stmt> &body,
+                      std::vector<const Expr *> &out) {
+  for (const Stmt &s : body) {
+    typeRoots(s.type, out);
+    out.push_back(s.value.get());
+    out.push_back(s.range.begin.get());
+    out.push_back(s.range.end.get());
+    stmtRoots(s.body, out);
+  }
+}
+
+/// The innermost statement of `body` (loop bodies included) that starts at
+/// or before `loc`.
+static void innermostStmt(const std::vector<Stmt> &body, SourceLoc loc,
+                          const Stmt *&stmt) {
+  for (const Stmt &s : body)
+    if (!isBefore(loc, s.loc)) {
+      stmt = &s;
+      if (s.kind == Stmt::Kind::For && isBefore(loc, s.endLoc))
+        innermostStmt(s.body, loc, stmt);
+    }
+}
+
 /// The expression roots of one module, in source order per member kind.
 static std::vector<const Expr *> moduleRoots(const ModuleDecl &m) {
   std::vector<const Expr *> out;
@@ -92,10 +120,7 @@ static std::vector<const Expr *> moduleRoots(const ModuleDecl &m) {
   if (m.forward) {
     paramRoots(m.forward->params, out);
     typeRoots(m.forward->result, out);
-    for (const Stmt &s : m.forward->body) {
-      typeRoots(s.type, out);
-      out.push_back(s.value.get());
-    }
+    stmtRoots(m.forward->body, out);
   }
   return out;
 }
@@ -165,9 +190,7 @@ ASTPath gnn::lang::findPath(const Program &program, SourceLoc loc) {
     const ModuleDecl &m = *path.module;
     if (m.forward && rangeContains(m.forward->loc, m.forward->endLoc, loc)) {
       path.forward = &*m.forward;
-      for (const Stmt &s : m.forward->body)
-        if (!isBefore(loc, s.loc))
-          path.stmt = &s;
+      innermostStmt(m.forward->body, loc, path.stmt);
     }
     descend(moduleRoots(m), loc, path.exprs);
   } else if (path.train) {

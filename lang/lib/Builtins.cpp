@@ -7,6 +7,7 @@
 #include "gnn/lang/Builtins.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -67,6 +68,53 @@ static void appendOptimizers(std::vector<Builtin> &table) {
     table.push_back({o.name.c_str(), BuiltinContext::TrainSetting, params,
                      o.summary.c_str()});
   }
+}
+
+/// The calls of a train block's values besides the optimizers: the
+/// partitioners, the sampler, learning-rate schedules and early stopping.
+static std::vector<Builtin> trainSettingBuiltins() {
+  using K = ParamKind;
+  using C = BuiltinContext;
+  return withOpNames({
+      {"metis",
+       C::TrainSetting,
+       {{"balance", K::Any, false}, {"edge_assign", K::Side, false}},
+       "METIS partitioning balancing nodes, edges and/or training nodes"},
+      {"random",
+       C::TrainSetting,
+       {{"edge_assign", K::Side, false}},
+       "uniformly random node assignment"},
+      {"frequency",
+       C::TrainSetting,
+       {{"cache", K::Float, false}, {"edge_assign", K::Side, false}},
+       "hotness-aware partitioning with a remote-feature cache"},
+      {"neighbor",
+       C::TrainSetting,
+       {{"fanout", K::Any, true},
+        {"batch", K::Int, true},
+        {"replace", K::Bool, false},
+        {"shuffle", K::Bool, false},
+        {"per_relation", K::Bool, false},
+        {"relation_fanout", K::RelationFanouts, false}},
+       "mini-batches of sampled neighborhoods"},
+      {"relation",
+       C::TrainSetting,
+       {{"name", K::String, true}, {"fanout", K::Any, true}},
+       "one relation's own fanouts in neighbor(..., relation_fanout = [...])"},
+      {"step",
+       C::TrainSetting,
+       {{"size", K::Int, true}, {"gamma", K::Float, false}},
+       "multiply the learning rate by gamma (default 0.1) every size epochs"},
+      {"cosine",
+       C::TrainSetting,
+       {{"min_lr", K::Float, false}},
+       "anneal the learning rate to min_lr (default 0) along a half cosine"},
+      {"patience",
+       C::TrainSetting,
+       {{"epochs", K::Int, true}, {"monitor", K::Metric, false}},
+       "stop when the metric (valid_loss or valid_acc) has not improved for "
+       "N epochs; keep the best epoch's weights"},
+  });
 }
 
 /// `group(...)`, the entries of a train block's parameter groups.
@@ -249,36 +297,15 @@ const std::vector<Builtin> &gnn::lang::builtins() {
         {"classes", K::Int, true},
         {"seed", K::Int, false}},
        "a deterministic synthetic graph (sbm or rmat), as gnn-data makes"},
-      // Train settings.
-      {"metis",
-       C::TrainSetting,
-       {{"balance", K::Any, false}, {"edge_assign", K::Side, false}},
-       "METIS partitioning balancing nodes, edges and/or training nodes"},
-      {"random",
-       C::TrainSetting,
-       {{"edge_assign", K::Side, false}},
-       "uniformly random node assignment"},
-      {"frequency",
-       C::TrainSetting,
-       {{"cache", K::Float, false}, {"edge_assign", K::Side, false}},
-       "hotness-aware partitioning with a remote-feature cache"},
-      {"neighbor",
-       C::TrainSetting,
-       {{"fanout", K::Any, true},
-        {"batch", K::Int, true},
-        {"replace", K::Bool, false},
-        {"shuffle", K::Bool, false},
-        {"per_relation", K::Bool, false},
-        {"relation_fanout", K::RelationFanouts, false}},
-       "mini-batches of sampled neighborhoods"},
-      {"relation",
-       C::TrainSetting,
-       {{"name", K::String, true}, {"fanout", K::Any, true}},
-       "one relation's own fanouts in neighbor(..., relation_fanout = [...])"},
   });
-  static const bool withOptimizers =
-      (appendOptimizers(table), appendParamGroup(table), true);
-  (void)withOptimizers;
+  static const bool withTrainSettings = [] {
+    for (Builtin &b : trainSettingBuiltins())
+      table.push_back(std::move(b));
+    appendOptimizers(table);
+    appendParamGroup(table);
+    return true;
+  }();
+  (void)withTrainSettings;
   return table;
 }
 
@@ -302,6 +329,7 @@ static const std::map<SymbolCategory, std::vector<std::string>> &symbolTable() {
       {SymbolCategory::Loss, lookupTrainSetting("loss")->choices},
       {SymbolCategory::Aggregation, lookupTrainSetting("aggregation")->choices},
       {SymbolCategory::Generator, {"sbm", "rmat"}},
+      {SymbolCategory::Metric, {"valid_loss", "valid_acc"}},
   };
   return table;
 }
@@ -416,4 +444,31 @@ gnn::lang::withSuggestion(std::string message, const std::string &name,
   if (!guess.empty())
     message += "; did you mean '" + guess + "'?";
   return message;
+}
+
+std::optional<double> gnn::lang::foldScalarBuiltin(BuiltinOp op, double x) {
+  switch (op) {
+  case BuiltinOp::Relu:
+    return x > 0 ? x : 0.0;
+  case BuiltinOp::Sigmoid:
+    return 1.0 / (1.0 + std::exp(-x));
+  case BuiltinOp::Tanh:
+    return std::tanh(x);
+  case BuiltinOp::Exp:
+    return std::exp(x);
+  case BuiltinOp::Log:
+    return std::log(x);
+  case BuiltinOp::Sqrt:
+    return std::sqrt(x);
+  case BuiltinOp::Rsqrt:
+    return 1.0 / std::sqrt(x);
+  case BuiltinOp::Abs:
+    return std::fabs(x);
+  default:
+    return std::nullopt;
+  }
+}
+
+bool gnn::lang::isScalarFoldable(BuiltinOp op) {
+  return foldScalarBuiltin(op, 1.0).has_value();
 }

@@ -14,6 +14,7 @@
 #include "GnnParser.h"
 #include "antlr4-runtime.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -264,7 +265,54 @@ private:
       return Stmt{
           Stmt::Kind::Return, loc(r), {}, std::nullopt, buildExpr(r->expr())};
     }
+    if (auto *f = dynamic_cast<G::ForStmtContext *>(ctx)) {
+      std::optional<LoopRange> range =
+          buildLoopRange(f->ID(0), f->ID(1), f->expr());
+      if (!range)
+        return std::nullopt;
+      Stmt stmt{Stmt::Kind::For, loc(f), {}, std::nullopt, nullptr};
+      stmt.range = std::move(*range);
+      stmt.endLoc = endLoc(f);
+      if (auto *b = f->block())
+        for (G::StmtContext *s : b->stmt())
+          if (std::optional<Stmt> inner = buildStmt(s))
+            stmt.body.push_back(std::move(*inner));
+      return stmt;
+    }
     return std::nullopt;
+  }
+
+  /// `VAR in range(end)` or `VAR in range(begin, end)`; reports any other
+  /// form (the word `in` is an identifier elsewhere: layers name widths so).
+  std::optional<LoopRange> buildLoopRange(TerminalNode *var, TerminalNode *in,
+                                          G::ExprContext *iterable) {
+    if (text(var).empty() || !in || !iterable)
+      return std::nullopt;
+    if (text(in) != "in") {
+      diags.error(loc(in), "expected 'in' after the loop variable '" +
+                               text(var) + "', got '" + text(in) + "'");
+      return std::nullopt;
+    }
+    ExprPtr value = buildExpr(iterable);
+    auto *call = dyn_cast<CallExpr>(value.get());
+    auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
+    bool positional = call && std::all_of(call->args.begin(), call->args.end(),
+                                          [](const Arg &a) {
+                                            return a.name.empty() && a.value;
+                                          });
+    if (!callee || callee->name != "range" || !positional ||
+        call->args.empty() || call->args.size() > 2) {
+      if (value)
+        diags.error(value->loc, "a for loop iterates over range(n) or "
+                                "range(begin, end) with integers known at "
+                                "compile time");
+      return std::nullopt;
+    }
+    LoopRange range{text(var), loc(var), nullptr, nullptr};
+    if (call->args.size() == 2)
+      range.begin = std::move(call->args[0].value);
+    range.end = std::move(call->args.back().value);
+    return range;
   }
 
   std::vector<FormalParam> buildParams(G::ParamListContext *ctx) {
@@ -326,6 +374,7 @@ private:
                            nullptr};
       if (!setting.value)
         continue;
+      expandLiteralComprehensions(setting.value);
       if (s->EVERY()) {
         setting.every = buildExpr(s->expr(1));
         if (sids.size() > 1 && text(sids[1]) != "epochs")
@@ -476,6 +525,15 @@ private:
         return nullptr;
       return std::make_unique<IndexExpr>(l, std::move(base),
                                          std::move(indices));
+    }
+    if (auto *e = dynamic_cast<G::ComprehensionExprContext *>(ctx)) {
+      ExprPtr element = buildExpr(e->expr(0));
+      std::optional<LoopRange> range =
+          buildLoopRange(e->ID(0), e->ID(1), e->expr(1));
+      if (!element || !range)
+        return nullptr;
+      return std::make_unique<ComprehensionExpr>(l, std::move(element),
+                                                 std::move(*range));
     }
     if (auto *e = dynamic_cast<G::ListExprContext *>(ctx)) {
       std::vector<ExprPtr> elements;

@@ -478,7 +478,20 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
   info.subLayers[decl.name] = SubLayerInfo();
   if (!decl.value)
     return; // Its syntax error was reported.
-  auto *call = dyn_cast<CallExpr>(decl.value.get());
+  if (auto *list = dyn_cast<ComprehensionExpr>(decl.value.get())) {
+    checkLayerList(decl, *list, info, scope);
+    return;
+  }
+  if (std::optional<SubLayerInfo> sub =
+          checkLayerInstance(decl.value.get(), decl.name, decl.loc, scope))
+    info.subLayers[decl.name] = std::move(*sub);
+}
+
+std::optional<SubLayerInfo> Sema::checkLayerInstance(const Expr *value,
+                                                     const std::string &name,
+                                                     SourceLoc loc,
+                                                     Scope &scope) {
+  auto *call = dyn_cast<CallExpr>(const_cast<Expr *>(value));
   const ModuleDecl *layer =
       call ? lookupModuleName(call->callee.get()) : nullptr;
   if (!layer) {
@@ -491,31 +504,31 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
         diags.error(name->loc,
                     withSuggestion("unknown layer '" + name->name + "'",
                                    name->name, names));
-        return;
+        return std::nullopt;
       }
       // `nn.Missing(...)`: checking the callee names the missing layer.
       if (isa<MemberExpr>(call->callee.get()) &&
           checkExpr(call->callee.get(), scope).isError())
-        return;
+        return std::nullopt;
     }
-    diags.error(decl.value ? decl.value->loc : decl.loc,
-                "member '" + decl.name +
+    diags.error(value ? value->loc : loc,
+                "member '" + name +
                     "' must be a layer instance such as Linear(16, 7)");
-    return;
+    return std::nullopt;
   }
   ModuleInfo &callee = result.moduleInfo[layer];
   if (callee.state == ModuleInfo::State::InProgress) {
     diags.error(call->loc, std::string(layer->kindName()) + " '" + layer->name +
                                "' contains itself");
     noteDefinition(layer);
-    return;
+    return std::nullopt;
   }
   checkModule(*layer);
   SubLayerInfo sub;
   sub.layer = layer;
   if (!bindArgs(layer->name, call->loc, layer->params, call->args, sub.args)) {
     noteDefinition(layer);
-    return;
+    return std::nullopt;
   }
   bool argsOk = true;
   for (size_t i = 0; i < sub.args.size(); ++i) {
@@ -554,8 +567,9 @@ void Sema::checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info,
   }
   if (argsOk && !checkQuotientDims(*layer, callee, sub, call->loc))
     argsOk = false;
-  if (argsOk)
-    info.subLayers[decl.name] = std::move(sub);
+  if (!argsOk)
+    return std::nullopt;
+  return sub;
 }
 
 bool Sema::checkQuotientDims(const ModuleDecl &layer, const ModuleInfo &callee,
@@ -632,13 +646,43 @@ void Sema::checkForward(ModuleInfo &info, Scope &scope) {
   scope.inSignature = false;
 
   bool returned = false;
-  for (const Stmt &stmt : fwd.body) {
+  checkStatements(fwd.body, info, scope, declared, returned);
+  if (!returned)
+    diags.error(fwd.loc,
+                "forward of '" + decl.name + "' does not return a value");
+
+  // Publish shapes with every inferred symbol substituted.
+  for (Expr *e : scope.typedExprs)
+    e->type = scope.unifier.resolve(e->type);
+  for (Type &t : info.forwardParamTypes)
+    t = scope.unifier.resolve(t);
+  info.forwardResult = scope.unifier.resolve(info.forwardResult);
+  // A free name that use bound to something else is no longer free.
+  for (const std::string &s : std::set<std::string>(info.freeSymbols))
+    if (scope.unifier.resolve(Dim::symbol(s)).asSymbol() != s)
+      info.freeSymbols.erase(s);
+}
+
+void Sema::checkStatements(const std::vector<Stmt> &body, ModuleInfo &info,
+                           Scope &scope, const std::optional<Type> &declared,
+                           bool &returned) {
+  const ModuleDecl &decl = *info.decl;
+  for (const Stmt &stmt : body) {
     if (returned) {
       diags.warning(stmt.loc, "code after return is never executed");
       break;
     }
+    if (stmt.kind == Stmt::Kind::For) {
+      checkFor(stmt, info, scope, declared);
+      continue;
+    }
     Type value = checkExpr(stmt.value.get(), scope);
     if (stmt.kind == Stmt::Kind::Return) {
+      if (scope.loopDepth) {
+        diags.error(stmt.loc, "return inside a for loop: a forward returns "
+                              "once, after its loops");
+        continue;
+      }
       returned = true;
       if (declared && !declared->isError() && !value.isError()) {
         if (!value.isTensor() || value.rank() != declared->rank()) {
@@ -677,23 +721,14 @@ void Sema::checkForward(ModuleInfo &info, Scope &scope) {
       diags.error(stmt.loc, "cannot assign to member '" + stmt.name + "'");
       continue;
     }
+    if (scope.loopVariables.count(stmt.name)) {
+      diags.error(stmt.loc,
+                  "cannot assign to loop variable '" + stmt.name + "'");
+      continue;
+    }
     scope.locals[stmt.name] = value;
     scope.localLocs[stmt.name] = stmt.loc;
     if (value.kind == TypeKind::Graph)
       scope.graphs.push_back(stmt.name);
   }
-  if (!returned)
-    diags.error(fwd.loc,
-                "forward of '" + decl.name + "' does not return a value");
-
-  // Publish shapes with every inferred symbol substituted.
-  for (Expr *e : scope.typedExprs)
-    e->type = scope.unifier.resolve(e->type);
-  for (Type &t : info.forwardParamTypes)
-    t = scope.unifier.resolve(t);
-  info.forwardResult = scope.unifier.resolve(info.forwardResult);
-  // A free name that use bound to something else is no longer free.
-  for (const std::string &s : std::set<std::string>(info.freeSymbols))
-    if (scope.unifier.resolve(Dim::symbol(s)).asSymbol() != s)
-      info.freeSymbols.erase(s);
 }

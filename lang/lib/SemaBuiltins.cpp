@@ -450,3 +450,27 @@ Type Sema::builtinResultType(CallExpr *expr, const Builtin &builtin,
                              Scope &scope) {
   return BuiltinTyping(*this, expr, builtin, call, types, scope).resultType();
 }
+
+std::optional<Type> Sema::checkScalarMath(CallExpr *expr, const Builtin &builtin,
+                                          Scope &scope) {
+  if (scope.inForward || !isScalarFoldable(builtin.op) ||
+      expr->args.size() != 1 || !expr->args[0].name.empty())
+    return std::nullopt;
+  Expr *argExpr = expr->args[0].value.get();
+  Type arg = checkExpr(argExpr, scope);
+  if (arg.isError())
+    return arg;
+  if (arg.kind != TypeKind::Int && arg.kind != TypeKind::Float) {
+    diags.error(argExpr->loc, "'" + std::string(builtin.name) +
+                                  "' outside forward computes a number, got " +
+                                  show(arg, scope));
+    return Type::error();
+  }
+  Type result = Type::scalar(TypeKind::Float);
+  std::optional<double> x = arg.floatValue;
+  if (!x && arg.intValue && arg.intValue->isConstant())
+    x = static_cast<double>(arg.intValue->constantValue());
+  if (x)
+    result.floatValue = foldScalarBuiltin(builtin.op, *x);
+  return result;
+}

@@ -147,13 +147,15 @@ Type Sema::checkExpr(Expr *expr, Scope &scope) {
   case ExprKind::Index: {
     auto *index = static_cast<IndexExpr *>(expr);
     Type base = checkExpr(index->base.get(), scope);
-    for (ExprPtr &i : index->indices)
-      checkExpr(i.get(), scope);
+    std::optional<int64_t> block;
+    for (ExprPtr &i : index->indices) {
+      Type t = checkExpr(i.get(), scope);
+      if (index->indices.size() == 1 && t.kind == TypeKind::Int &&
+          t.intValue && t.intValue->isConstant())
+        block = t.intValue->constantValue();
+    }
     if (base.isError())
       break;
-    auto *lit = index->indices.size() == 1
-                    ? dyn_cast<IntExpr>(index->indices[0].get())
-                    : nullptr;
     if (base.kind != TypeKind::Graph || !base.graph || !base.graph->isLayered) {
       diags.error(index->loc,
                   "only a model's graph can be indexed (g[i] is the "
@@ -161,9 +163,11 @@ Type Sema::checkExpr(Expr *expr, Scope &scope) {
                       base.str() + " cannot be indexed");
       break;
     }
-    if (!lit || lit->value < 0) {
+    if (!block || *block < 0) {
       diags.error(index->indices.empty() ? index->loc : index->indices[0]->loc,
-                  "a block index must be a non-negative integer literal");
+                  "a block index must be a non-negative integer known here: "
+                  "a literal, or the variable of a loop whose bounds are "
+                  "literals");
       break;
     }
     // Block i maps level i to level i+1; block i's dst is block i+1's src.
@@ -173,9 +177,9 @@ Type Sema::checkExpr(Expr *expr, Scope &scope) {
                                 : g + "[" + std::to_string(i - 1) + "].dst");
     };
     auto shape = std::make_shared<GraphShape>();
-    shape->name = g + "[" + std::to_string(lit->value) + "]";
-    shape->src = level(lit->value);
-    shape->dst = level(lit->value + 1);
+    shape->name = g + "[" + std::to_string(*block) + "]";
+    shape->src = level(*block);
+    shape->dst = level(*block + 1);
     shape->edges = Dim::symbol(shape->name + ".edges");
     type = Type::scalar(TypeKind::Graph);
     type.graph = shape;
@@ -197,6 +201,12 @@ Type Sema::checkExpr(Expr *expr, Scope &scope) {
     type.listElement = std::make_shared<Type>(element);
     break;
   }
+  case ExprKind::Comprehension:
+    // Only a member builds a list this way (checkSubLayer).
+    diags.error(expr->loc, "a list comprehension builds a list of layers, as "
+                           "a member: convs = [Layer(...) for i in range(n)]");
+    type = Type::error();
+    break;
   case ExprKind::Neg: {
     auto *neg = static_cast<NegExpr *>(expr);
     type = checkExpr(neg->operand.get(), scope);
@@ -412,6 +422,12 @@ Type Sema::checkBinary(BinaryExpr *expr, Scope &scope) {
 
 Type Sema::checkCall(CallExpr *expr, Scope &scope) {
   Expr *callee = expr->callee.get();
+  // `convs[i](...)`: one layer of a list.
+  if (auto *index = dyn_cast<IndexExpr>(callee))
+    if (auto *n = dyn_cast<NameExpr>(index->base.get()))
+      if (scope.module && scope.module->subLayers.count(n->name) &&
+          !scope.locals.count(n->name) && scope.inForward)
+        return checkLayerListCall(expr, index, n->name, scope);
   if (auto *n = dyn_cast<NameExpr>(callee)) {
     // Locals and members shadow builtins; a sub-layer is called by name.
     bool shadowed =
@@ -419,10 +435,20 @@ Type Sema::checkCall(CallExpr *expr, Scope &scope) {
         (scope.module && (scope.module->weightTypes.count(n->name) ||
                           scope.module->subLayers.count(n->name)));
     if (scope.module && scope.module->subLayers.count(n->name) &&
-        scope.inForward)
+        scope.inForward) {
+      if (scope.module->subLayers[n->name].list) {
+        diags.error(n->loc, "'" + n->name +
+                                "' is a list of layers: call one of them, as "
+                                "in " +
+                                n->name + "[i](...)");
+        return Type::error();
+      }
       return checkLayerCall(expr, n->name, scope);
+    }
     if (!shadowed) {
       if (const Builtin *b = lookupBuiltin(n->name, BuiltinContext::Forward)) {
+        if (std::optional<Type> folded = checkScalarMath(expr, *b, scope))
+          return *folded;
         if (!scope.inForward) {
           diags.error(n->loc,
                       "'" + n->name + "' can only be called inside forward");
@@ -612,6 +638,10 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
     case ParamKind::Side:
       ok &=
           expectSymbol(arg, SymbolCategory::Side, p.name, builtin.name, scope);
+      continue;
+    case ParamKind::Metric:
+      ok &= expectSymbol(arg, SymbolCategory::Metric, p.name, builtin.name,
+                         scope);
       continue;
     case ParamKind::RelationFanouts:
       // Entries are train-setting calls, not expressions: Sema::checkSampler.

@@ -43,6 +43,9 @@ struct Scope {
   /// Names of graph values in scope (for dst(x)).
   std::vector<std::string> graphs;
   unsigned freshCounter = 0;
+  /// The variables of the for loops being checked, innermost last.
+  std::set<std::string> loopVariables;
+  unsigned loopDepth = 0;
 };
 
 class Sema {
@@ -60,18 +63,43 @@ public:
   void checkDatasetCounts(const CallExpr *call, const Builtin &builtin);
   ModuleInfo &checkModule(const ModuleDecl &decl);
   void checkForward(ModuleInfo &info, Scope &scope);
+  /// A forward's statements; `returned` is set by a top-level return.
+  void checkStatements(const std::vector<Stmt> &body, ModuleInfo &info,
+                       Scope &scope, const std::optional<Type> &declared,
+                       bool &returned);
+
+  // Compile-time repetition (SemaLoops.cpp).
+  /// A forward `for`: its body is checked once, with the loop variable a
+  /// symbol, so it holds for every iteration; the variables it reassigns
+  /// must keep their shapes.
+  void checkFor(const Stmt &loop, ModuleInfo &info, Scope &scope,
+                const std::optional<Type> &declared);
+  /// The bounds of `range(...)`: integers known at compile time. Declares
+  /// nothing; returns false after reporting.
+  bool checkLoopRange(const LoopRange &range, Scope &scope);
+  /// Reports a loop variable that would hide a name of the module or scope.
+  bool checkLoopVariable(const LoopRange &range, Scope &scope);
+  /// A member `convs = [Layer(...) for i in range(n)]`.
+  void checkLayerList(const SubLayerDecl &decl, const ComprehensionExpr &list,
+                      ModuleInfo &info, Scope &scope);
+  /// A call `convs[i](...)` of one layer of a list.
+  Type checkLayerListCall(CallExpr *expr, IndexExpr *callee,
+                          const std::string &member, Scope &scope);
   void checkTrain(const TrainDecl &decl);
   void checkTrainSetting(const TrainSetting &setting, TrainInfo &info);
   void checkSampler(const CallExpr *call);
   void checkOffloadSettings(const TrainInfo &info);
+  void checkScheduleSettings(const TrainInfo &info);
   /// `param_groups = [group(...), ...]` (SemaParamGroups.cpp): each group
   /// names a layer of the model or matches some of its parameters, takes
   /// parameters no earlier group took, and sets valid values.
   void checkParamGroups(const TrainSetting &setting, TrainInfo &info);
   /// The dotted names of `module`'s parameters under `prefix`, in
-  /// declaration order (as the trainer's ParamInfo names them).
+  /// declaration order (as the trainer's ParamInfo names them); `ints` are
+  /// the values of its integer parameters that are known (lists' lengths).
   void collectParameterNames(const ModuleDecl &module,
                              const std::string &prefix,
+                             const std::map<std::string, int64_t> &ints,
                              std::vector<std::string> &names);
   Type resolveTypeRef(const TypeRef &ref, Scope &scope);
   Type scalarTypeNamed(const std::string &name, SourceLoc loc);
@@ -89,6 +117,10 @@ public:
                 const std::vector<FormalParam> &params,
                 const std::vector<Arg> &args, std::vector<const Expr *> &bound);
   void checkSubLayer(const SubLayerDecl &decl, ModuleInfo &info, Scope &scope);
+  /// One layer instance `Layer(args)` named `name`; null after reporting.
+  std::optional<SubLayerInfo> checkLayerInstance(const Expr *value,
+                                                 const std::string &name,
+                                                 SourceLoc loc, Scope &scope);
   /// Reports (at `loc`) a parameter of `layer` sized by a quotient of its
   /// arguments that do not divide (`in / blocks` with 18 and 4).
   bool checkQuotientDims(const ModuleDecl &layer, const ModuleInfo &callee,
@@ -112,6 +144,12 @@ public:
                          BuiltinCall &call, const std::vector<Type> &types,
                          Scope &scope);
   Type checkLayerCall(CallExpr *expr, const std::string &member, Scope &scope);
+  /// Outside a forward, `log(x)` (and the other one-argument maths of
+  /// foldScalarBuiltin) of a number is a number computed at compile time, as
+  /// a layer's argument `log(lambda / (i + 1) + 1)`; null where it does not
+  /// apply (the builtin's own rule then does).
+  std::optional<Type> checkScalarMath(CallExpr *expr, const Builtin &builtin,
+                                      Scope &scope);
   /// Evaluates a dimension expression (`in`, `heads * out`, `g.dst`).
   std::optional<Dim> resolveDim(Expr *expr, Scope &scope);
   Type broadcast(const Type &a, const Type &b, SourceLoc loc, const char *what,

@@ -21,16 +21,51 @@ using namespace gnn::lang;
 
 void Sema::collectParameterNames(const ModuleDecl &module,
                                  const std::string &prefix,
+                                 const std::map<std::string, int64_t> &ints,
                                  std::vector<std::string> &names) {
   for (const WeightDecl &w : module.weights)
     names.push_back(prefix + w.name);
   auto info = result.moduleInfo.find(&module);
   if (info == result.moduleInfo.end())
     return;
+  // A constant integer: a literal, or a parameter of `module` whose value
+  // this instance knows.
+  auto constant = [&](const Expr *e) -> std::optional<int64_t> {
+    if (auto *i = dyn_cast<IntExpr>(e))
+      return i->value;
+    if (auto *n = dyn_cast<NameExpr>(e))
+      if (auto it = ints.find(n->name); it != ints.end())
+        return it->second;
+    return std::nullopt;
+  };
   for (const SubLayerDecl &s : module.subLayers) {
     auto sub = info->second.subLayers.find(s.name);
-    if (sub != info->second.subLayers.end() && sub->second.layer)
-      collectParameterNames(*sub->second.layer, prefix + s.name + ".", names);
+    if (sub == info->second.subLayers.end() || !sub->second.layer)
+      continue;
+    const ModuleDecl &layer = *sub->second.layer;
+    // The layer's own integer parameters, as far as they are constants.
+    std::map<std::string, int64_t> inner;
+    for (size_t i = 0; i < layer.params.size(); ++i) {
+      const Expr *arg =
+          i < sub->second.args.size() ? sub->second.args[i] : nullptr;
+      if (std::optional<int64_t> v = arg ? constant(arg) : std::nullopt)
+        inner[layer.params[i].name] = *v;
+    }
+    const LoopRange *list = sub->second.list;
+    if (!list) {
+      collectParameterNames(layer, prefix + s.name + ".", inner, names);
+      continue;
+    }
+    // A list of layers: `convs.0.w`, `convs.1.w`, ... as MLIRGen names
+    // them; a range this instance cannot count stands for its first.
+    std::optional<int64_t> begin =
+        list->begin ? constant(list->begin.get()) : std::optional<int64_t>(0);
+    std::optional<int64_t> end = constant(list->end.get());
+    if (!begin || !end)
+      end = (begin ? *begin : 0) + 1;
+    for (int64_t i = begin.value_or(0); i < *end; ++i)
+      collectParameterNames(
+          layer, prefix + s.name + "." + std::to_string(i) + ".", inner, names);
   }
 }
 
@@ -70,7 +105,13 @@ void Sema::checkParamGroups(const TrainSetting &setting, TrainInfo &info) {
   std::vector<std::string> parameters;
   std::set<std::string> members;
   if (info.model) {
-    collectParameterNames(*info.model, "", parameters);
+    // The model's integer parameters, as this block sets them.
+    std::map<std::string, int64_t> ints;
+    for (size_t i = 0;
+         i < info.model->params.size() && i < info.modelArgs.size(); ++i)
+      if (auto *v = dyn_cast<IntExpr>(info.modelArgs[i]))
+        ints[info.model->params[i].name] = v->value;
+    collectParameterNames(*info.model, "", ints, parameters);
     for (const WeightDecl &w : info.model->weights)
       members.insert(w.name);
     for (const SubLayerDecl &s : info.model->subLayers)

@@ -11,8 +11,30 @@
 #include "gnnrt/support/ByteSize.h"
 
 #include <algorithm>
+#include <cstdio>
 
 using namespace gnn::lang;
+
+/// The argument a builtin call binds to its parameter `param`, or null.
+static const Expr *boundArgument(const BuiltinCall &call, const char *param) {
+  for (size_t i = 0; i < call.args.size(); ++i)
+    if (std::string(call.builtin->params[i].name) == param)
+      return call.args[i];
+  return nullptr;
+}
+
+/// A number written as a literal (negated or not), or none.
+static std::optional<double> literalNumber(const Expr *e) {
+  if (auto *neg = dyn_cast<NegExpr>(e)) {
+    std::optional<double> v = literalNumber(neg->operand.get());
+    return v ? std::optional<double>(-*v) : std::nullopt;
+  }
+  if (auto *i = dyn_cast<IntExpr>(e))
+    return double(i->value);
+  if (auto *f = dyn_cast<FloatExpr>(e))
+    return f->value;
+  return std::nullopt;
+}
 
 //===----------------------------------------------------------------------===//
 // Train blocks
@@ -103,6 +125,7 @@ void Sema::checkTrain(const TrainDecl &decl) {
                   "neighbor(...)); this train block trains on the full graph");
   }
   checkOffloadSettings(info);
+  checkScheduleSettings(info);
   result.trains.push_back(std::move(info));
 }
 
@@ -133,6 +156,78 @@ void Sema::checkOffloadSettings(const TrainInfo &info) {
                 "working set is one batch");
 }
 
+/// `lr_schedule = step(size = N, gamma = G)` or `cosine(min_lr = M)`, and
+/// `early_stopping = patience(N, monitor = M)`: epoch counts positive, gamma
+/// positive, min_lr not negative; early stopping needs the validation split
+/// evaluated. The call's arguments' types were checked with the call.
+void Sema::checkScheduleSettings(const TrainInfo &info) {
+  // The call a setting's value makes (null: absent, a bare name, or a call
+  // Sema rejected already).
+  auto callOf = [&](const char *key,
+                    const Expr *&value) -> const BuiltinCall * {
+    auto it = info.settings.find(key);
+    value = it == info.settings.end() ? nullptr : it->second->value.get();
+    auto *call = dyn_cast<CallExpr>(value);
+    auto bound =
+        call ? result.builtinCalls.find(call) : result.builtinCalls.end();
+    return bound == result.builtinCalls.end() || !bound->second.builtin
+               ? nullptr
+               : &bound->second;
+  };
+  // `param` of `call`, a literal number checked by `valid`.
+  auto checkNumber = [&](const BuiltinCall &call, const char *param,
+                         bool (*valid)(double), const std::string &expected) {
+    const Expr *arg = boundArgument(call, param);
+    std::optional<double> v = literalNumber(arg);
+    if (arg && v && !valid(*v)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", *v);
+      diags.error(arg->loc, std::string("'") + param + "' of '" +
+                                call.builtin->name + "' must be " + expected +
+                                ", got " + text);
+    }
+  };
+  auto positive = [](double v) { return v > 0; };
+  const Expr *value = nullptr;
+  if (const BuiltinCall *schedule = callOf("lr_schedule", value)) {
+    checkNumber(*schedule, "size", positive, "a positive number of epochs");
+    checkNumber(*schedule, "gamma", positive, "a positive number");
+    checkNumber(
+        *schedule, "min_lr", [](double v) { return v >= 0; },
+        "a non-negative number");
+  } else if (auto *bare = dyn_cast<NameExpr>(value);
+             bare && bare->name == "step") {
+    diags.error(value->loc, "step needs its period: lr_schedule = "
+                            "step(size = N) decays every N epochs");
+  }
+  const BuiltinCall *stopping = callOf("early_stopping", value);
+  if (stopping) {
+    checkNumber(*stopping, "epochs", positive, "a positive number of epochs");
+  } else if (auto *bare = dyn_cast<NameExpr>(value);
+             bare && bare->name == "patience") {
+    diags.error(value->loc, "patience needs its number of epochs: "
+                            "early_stopping = patience(N)");
+  }
+  // Early stopping watches the validation split: `evaluate` must name it.
+  auto evaluate = info.settings.find("evaluate");
+  if (!stopping || evaluate == info.settings.end())
+    return;
+  std::vector<const Expr *> splits;
+  if (auto *list = dyn_cast<ListExpr>(evaluate->second->value.get()))
+    for (const ExprPtr &e : list->elements)
+      splits.push_back(e.get());
+  else
+    splits.push_back(evaluate->second->value.get());
+  if (std::none_of(splits.begin(), splits.end(), [](const Expr *e) {
+        auto *n = dyn_cast<NameExpr>(e);
+        return n && n->name == "valid";
+      })) {
+    diags.error(value->loc, "early_stopping watches the validation split, "
+                            "which 'evaluate' leaves out: add valid to it");
+    diags.note(evaluate->second->loc, "evaluate is set here");
+  }
+}
+
 /// `neighbor(fanout = [...], batch = N, relation_fanout = [...])`: one
 /// positive fanout (or -1, all neighbours) per layer, and a positive batch
 /// size; each relation given its own fanouts gives one per layer too, once.
@@ -145,12 +240,7 @@ void Sema::checkSampler(const CallExpr *call) {
   if (resolved == result.builtinCalls.end() || resolved->second.args.size() < 2)
     return;
   const BuiltinCall &sampler = resolved->second;
-  auto argument = [](const BuiltinCall &c, const char *param) -> const Expr * {
-    for (size_t i = 0; i < c.args.size(); ++i)
-      if (std::string(c.builtin->params[i].name) == param)
-        return c.args[i];
-    return nullptr;
-  };
+  auto argument = boundArgument;
   // The fanouts of a list, one per layer; nullopt after an error.
   auto fanoutList = [&](const Expr *fanout) -> std::optional<size_t> {
     auto *list = dyn_cast<ListExpr>(fanout);

@@ -9,17 +9,26 @@
 // layout whose rows can be read in place and in slices);
 // `gnn-data info` loads any dataset directory the runtime understands and
 // prints its sizes, split and degree statistics, and for a heterogeneous
-// one its node types and relations. Every
+// one its node types and relations (a knowledge graph: its entities,
+// relations and triples; a collection of small graphs, TU or OGB graph
+// property: its graphs, classes and folds); `link-split`,
+// `link-metrics` and `kg-rank` are the link-prediction commands of
+// LinkCommands.cpp, `generate --kind molecules` and the collections'
+// info those of GraphCommands.cpp. Every
 // failure prints `gnn-data: error: <message>` on stderr and exits 1, so
 // scripts and tests can rely on both.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphCommands.h"
+#include "LinkCommands.h"
 #include "ToolArgs.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/data/DatasetStream.h"
 #include "gnnrt/data/Generator.h"
+#include "gnnrt/data/GraphCollection.h"
+#include "gnnrt/data/links/KnowledgeGraph.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -40,9 +49,16 @@ namespace {
 const char *kUsage = R"(usage:
   gnn-data generate --kind sbm|rmat --nodes N --edges E --out DIR [options]
   gnn-data generate --kind mag --nodes N [--edges E] --out DIR [options]
+  gnn-data generate --kind molecules --graphs N --out DIR [--seed S]
+                    [--train F --valid F]
   gnn-data convert [--split NAME] DIR --out OUT
   gnn-data info [--no-cache] [--reverse] [--self-loops] [--dedupe]
                 [--split NAME] DIR
+  gnn-data link-split DIR --out OUT [--train F --valid F --test F]
+                [--seed S] [--directed] [--require-train-edges]
+  gnn-data link-metrics [--k K] SCORES
+  gnn-data kg-rank DIR --entities E.npy --relations R.npy [--split test]
+                [--entity-block N] [--query-block N]
 
 generate options:
   --kind sbm|rmat|mag stochastic block model (homophilous), R-MAT (power law)
@@ -69,6 +85,12 @@ generate options:
                       deviations (default 3.0)
   --homophily H       mag: probability that an edge's endpoints share a class
                       (default 0.8)
+  --graphs N          molecules: number of graphs (10-50 atoms each, rings
+                      and chains, atom-type one-hot features, label 1 when a
+                      ring has 6+ atoms), written in OGB's graph-property
+                      layout graph by graph (any number in bounded memory);
+                      split "random" by --train and --valid (default 0.8 0.1,
+                      the rest test)
 
 convert: DIR in the OGB homogeneous layout (raw/*.csv[.gz], split/NAME/)
 becomes the .npy layout in OUT (edge_index.npy, features.npy, labels.npy,
@@ -76,10 +98,29 @@ train/valid/test_idx.npy), as stored (no load options); --split NAME picks
 the split (default: public, else the first). Each table is parsed once, a
 chunk of rows at a time; OUT appears only when complete.
 
+info on a graph collection (TU's DS_*.txt or OGB's raw/graph-label.csv)
+prints its graphs, nodes, edges, classes, feature widths and folds.
+
 info options:
   --no-cache          neither read nor write the binary cache
   --reverse --self-loops --dedupe --split NAME
                       load options, as a trainer would apply them
+A knowledge graph (DIR/{train,valid,test}.txt[.gz], head<TAB>relation<TAB>
+tail per line) prints its entities, relations and triples per split.
+
+link-split: a random edge split of DIR's graph with PyG RandomLinkSplit's
+semantics (default 0.85 / 0.05 / 0.10, undirected pairs split together,
+valid and test negatives never edges) written to OUT as
+{train,valid,test}_pos.csv and {valid,test}_neg.csv (src,dst rows).
+
+link-metrics: SCORES is a csv of `label,score` rows (1 positive, 0
+negative): prints AUC and AP; with --k K, rows of a positive's score then
+its K negatives' scores: prints MRR and Hits@1/3/10 (OGB's tie rule).
+
+kg-rank: the filtered ranking (every entity as head and as tail, known
+triples removed) of the valid or test triples of knowledge graph DIR under
+DistMult embeddings: E.npy [entities, D] and R.npy [relations, D] float32,
+entity and relation ids in order of first appearance in train, valid, test.
 )";
 
 /// "train 140, valid 500, test 1000"; an absent split reads "valid none".
@@ -140,11 +181,16 @@ int generate(int argc, char **argv) {
   Args args(argc, argv, 2, {},
             {"--kind", "--nodes", "--edges", "--features", "--classes",
              "--seed", "--out", "--format", "--train", "--valid", "--test",
-             "--p-in", "--p-out", "--rmat", "--signal", "--homophily"});
+             "--p-in", "--p-out", "--rmat", "--signal", "--homophily",
+             "--graphs"});
   if (!args.positional.empty())
     throw UsageError("unexpected argument '" + args.positional[0] + "'");
   GeneratorOptions o;
   std::string kind = args.required("--kind");
+  if (kind == "molecules")
+    return generateMolecules(args);
+  if (args.has("--graphs"))
+    throw UsageError("--graphs applies to --kind molecules only");
   if (kind == "sbm")
     o.kind = GraphKind::Sbm;
   else if (kind == "rmat")
@@ -152,7 +198,8 @@ int generate(int argc, char **argv) {
   else if (kind == "mag")
     o.kind = GraphKind::Mag;
   else
-    throw UsageError("--kind must be sbm, rmat or mag, found '" + kind + "'");
+    throw UsageError("--kind must be sbm, rmat, mag or molecules, found '" +
+                     kind + "'");
   const bool mag = o.kind == GraphKind::Mag;
   args.required("--nodes");
   if (!mag)
@@ -254,6 +301,16 @@ int info(int argc, char **argv) {
   if (args.positional.size() != 1)
     throw UsageError("info expects one dataset directory");
   std::string dir = args.positional[0];
+  if (isKnowledgeGraphDirectory(dir))
+    return knowledgeGraphInfo(dir);
+  if (isGraphCollection(dir)) {
+    if (args.has("--reverse") || args.has("--self-loops") ||
+        args.has("--dedupe") || args.has("--split"))
+      throw UsageError("--reverse, --self-loops, --dedupe and --split apply "
+                       "to node datasets, not to the graph collection " +
+                       dir);
+    return graphCollectionInfo(dir);
+  }
   LoadOptions options;
   options.useCache = !args.has("--no-cache");
   options.addReverseEdges = args.has("--reverse");
@@ -315,6 +372,12 @@ int main(int argc, char **argv) {
       return convert(argc, argv);
     if (command == "info")
       return info(argc, argv);
+    if (command == "link-split")
+      return linkSplit(argc, argv);
+    if (command == "link-metrics")
+      return linkMetrics(argc, argv);
+    if (command == "kg-rank")
+      return kgRank(argc, argv);
     if (command == "--help" || command == "-h" || command == "help") {
       std::fputs(kUsage, stdout);
       return 0;

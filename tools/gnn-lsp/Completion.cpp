@@ -341,12 +341,7 @@ public:
           for (const FormalParam &p : m->forward->params)
             items.add(p.name, KVariable, "forward parameter");
         if (m->forward)
-          for (const Stmt &s : m->forward->body)
-            if (s.kind == Stmt::Kind::Assign && s.loc.line < cursorLoc.line)
-              items.add(s.name, KVariable,
-                        s.value && !s.value->type.isError()
-                            ? s.value->type.str()
-                            : std::string("local"));
+          addLocals(m->forward->body);
         for (const FormalParam &p : m->params)
           items.add(p.name, KVariable, "parameter");
         for (const WeightDecl &w : m->weights)
@@ -357,8 +352,10 @@ public:
       for (const auto &[name, d] : sema->datasets)
         items.add(name, KVariable, "dataset");
     }
-    if (!ctx.paren)
+    if (!ctx.paren) {
       items.add("return", KKeyword);
+      items.add("for", KKeyword, "for i in range(n) { ... }");
+    }
     for (const Builtin &b : builtins())
       if (b.context == BuiltinContext::Forward)
         items.add(b.name, KFunction, builtinSignature(b));
@@ -369,6 +366,25 @@ public:
   }
 
 private:
+  /// The locals assigned before the cursor's line, and the variables of the
+  /// loops around it.
+  void addLocals(const std::vector<Stmt> &body) {
+    for (const Stmt &s : body) {
+      if (s.loc.line >= cursorLoc.line)
+        break;
+      if (s.kind == Stmt::Kind::Assign)
+        items.add(s.name, KVariable,
+                  s.value && !s.value->type.isError() ? s.value->type.str()
+                                                      : std::string("local"));
+      if (s.kind != Stmt::Kind::For)
+        continue;
+      if (s.endLoc.line >= cursorLoc.line) {
+        items.add(s.range.var, KVariable, "loop variable");
+        addLocals(s.body);
+      }
+    }
+  }
+
   const Context &ctx;
   Items &items;
   const Program *program;

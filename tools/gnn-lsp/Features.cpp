@@ -181,6 +181,8 @@ const char *kindName(ParamKind kind) {
     return "src|dst";
   case ParamKind::RelationFanouts:
     return "list[relation(name, fanout)]";
+  case ParamKind::Metric:
+    return "valid_loss|valid_acc";
   case ParamKind::ParamSelector:
     return "layer|\"pattern\"";
   case ParamKind::Any:
@@ -270,6 +272,30 @@ struct Resolved {
   const DatasetDecl *dataset = nullptr; ///< A dataset.
 };
 
+/// The last definition of local `name` in `body` before statement `at` (all
+/// of `body` when null): an assignment, or the variable of a loop around
+/// `at`; a loop wholly before `at` keeps its own names.
+static SourceLoc localDefinition(const std::string &name,
+                                 const std::vector<Stmt> &body,
+                                 const Stmt *at) {
+  SourceLoc found;
+  for (const Stmt &s : body) {
+    if (at && (&s == at || isBefore(at->loc, s.loc)))
+      break;
+    if (s.kind == Stmt::Kind::Assign && s.name == name)
+      found = s.loc;
+    if (!at || s.kind != Stmt::Kind::For || !isBefore(at->loc, s.endLoc))
+      continue;
+    // `at` is in this loop's body.
+    if (s.range.var == name)
+      found = s.range.varLoc;
+    if (SourceLoc inner = localDefinition(name, s.body, at); inner.isValid())
+      found = inner;
+    break;
+  }
+  return found;
+}
+
 /// Resolves `name` as Sema's checkName does: locals assigned before the
 /// statement, forward parameters, module parameters, weights and sub-layers,
 /// then datasets and modules of every loaded file.
@@ -278,12 +304,7 @@ Resolved resolveName(const std::string &name, const ASTPath &path,
   Resolved r;
   if (const ModuleDecl *m = path.module) {
     if (path.forward) {
-      for (const Stmt &s : path.forward->body) {
-        if (path.stmt && !isBefore(s.loc, path.stmt->loc))
-          break;
-        if (s.kind == Stmt::Kind::Assign && s.name == name)
-          r.loc = s.loc;
-      }
+      r.loc = localDefinition(name, path.forward->body, path.stmt);
       if (r.loc.isValid())
         return r;
       for (const FormalParam &p : path.forward->params)

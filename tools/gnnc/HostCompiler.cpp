@@ -23,12 +23,18 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 #include <vector>
 
 using namespace llvm;
@@ -39,20 +45,103 @@ static std::string fromEnvironment(const char *name, const char *fallback) {
   return value && *value ? value : fallback;
 }
 
-/// The running host compiler and its output, for the interrupt handler.
-static std::atomic<sys::procid_t> compilerPid{0};
-static std::string tempForSignal;
+/// The process groups of the running host compilers and the files they
+/// write, for the interrupt handler: at most a trainer's two compiles at
+/// once, or its link.
+constexpr size_t kMaxChildren = 2;
+static std::atomic<pid_t> compilerGroups[kMaxChildren];
+static std::vector<std::string> tempsForSignal;
 
 /// Runs in the signal handler (LLVM has already restored the default
 /// dispositions and removed the files registered with RemoveFileOnSignal):
-/// only async-signal-safe calls.
-static void stopCompilerAndExit() {
-  if (sys::procid_t pid = compilerPid.load()) {
-    ::kill(pid, SIGTERM);
-    ::waitpid(pid, nullptr, 0);
-    ::unlink(tempForSignal.c_str());
-  }
+/// only async-signal-safe calls. A compiler driver's children (cc1plus, as,
+/// ld) write the files; each driver leads a process group of its own, so
+/// the whole group is stopped, and the files go once no member is left to
+/// write one again.
+static void stopCompilersAndExit() {
+  for (std::atomic<pid_t> &group : compilerGroups)
+    if (pid_t running = group.load()) {
+      ::kill(-running, SIGTERM);
+      ::waitpid(running, nullptr, 0);
+      for (int i = 0; i < 500 && ::kill(-running, 0) == 0; ++i) {
+        struct timespec pause = {0, 10'000'000};
+        ::nanosleep(&pause, nullptr);
+      }
+    }
+  for (const std::string &temp : tempsForSignal)
+    ::unlink(temp.c_str());
   ::raise(SIGTERM);
+}
+
+/// Starts `args` as the leader of a new process group; -1 on failure.
+static pid_t spawnGroup(const std::vector<std::string> &args,
+                        std::string &error) {
+  std::vector<char *> argv;
+  for (const std::string &arg : args)
+    argv.push_back(const_cast<char *>(arg.c_str()));
+  argv.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  pid_t pid = -1;
+  int failed = posix_spawn(&pid, argv[0], nullptr, &attributes, argv.data(),
+                           environ);
+  posix_spawnattr_destroy(&attributes);
+  if (failed) {
+    error = std::string("cannot run ") + argv[0] + ": " + std::strerror(failed);
+    return -1;
+  }
+  return pid;
+}
+
+/// Runs `commands` at once and waits for all of them; false after printing
+/// which failed. SIGTERM or SIGINT sent to gnnc alone would leave them
+/// running, and a linker would write a temporary after gnnc removed it: the
+/// handler stops them, then removes `temps`.
+static bool runAll(const std::vector<std::vector<std::string>> &commands,
+                   const std::vector<std::string> &temps, bool verbose,
+                   const char *what) {
+  assert(commands.size() <= kMaxChildren && "more children than slots");
+  for (const std::vector<std::string> &args : commands)
+    if (verbose) {
+      for (size_t i = 0; i < args.size(); ++i)
+        errs() << (i ? " " : "") << args[i];
+      errs() << "\n";
+    }
+  tempsForSignal = temps;
+  sys::SetInterruptFunction(stopCompilersAndExit);
+  std::string error;
+  std::vector<pid_t> children;
+  for (const std::vector<std::string> &args : commands) {
+    pid_t pid = spawnGroup(args, error);
+    if (pid < 0)
+      break;
+    compilerGroups[children.size()].store(pid);
+    children.push_back(pid);
+  }
+  int status = children.size() == commands.size() ? 0 : -1;
+  for (size_t i = 0; i < children.size(); ++i) {
+    int wstatus = 0;
+    while (::waitpid(children[i], &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    compilerGroups[i].store(0);
+    int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    if (status == 0 && code != 0) {
+      status = code;
+      if (WIFSIGNALED(wstatus))
+        error = std::string("killed by signal ") +
+                std::to_string(WTERMSIG(wstatus));
+    }
+  }
+  sys::SetInterruptFunction(nullptr);
+  if (status == 0)
+    return true;
+  errs() << "gnnc: error: the " << what << " compiler failed"
+         << (error.empty() ? " (exit " + std::to_string(status) + ")"
+                           : ": " + error)
+         << "; rerun with -v to see its command line\n";
+  return false;
 }
 
 /// Whether each archive exists; prints an error naming the first missing
@@ -226,52 +315,57 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
 
   // Removed if SIGTERM or SIGINT ends gnnc while the compiler runs.
   sys::RemoveFileOnSignal(temporary);
-  std::vector<std::string> args = {tools.compiler, "-std=c++17",
-                                   "-O" + std::to_string(options.optLevel)};
-  args.insert(args.end(), tools.flags.begin(), tools.flags.end());
-  args.push_back("-I" + includeDir);
-  args.push_back(options.sourceFile);
-  args.insert(args.end(), tools.beforeRuntime.begin(),
-              tools.beforeRuntime.end());
-  args.push_back(library);
-  args.insert(args.end(), tools.afterRuntime.begin(), tools.afterRuntime.end());
-  args.push_back("-o");
-  args.push_back(std::string(temporary));
-  for (StringRef lib : split(StringRef(GNNRT_LINK_LIBRARIES), '|'))
-    if (!lib.empty())
-      args.push_back(lib.str());
-
-  if (options.verbose) {
-    for (size_t i = 0; i < args.size(); ++i)
-      errs() << (i ? " " : "") << args[i];
-    errs() << "\n";
+  std::vector<std::string> compile = {tools.compiler, "-std=c++17",
+                                      "-O" + std::to_string(options.optLevel)};
+  compile.insert(compile.end(), tools.flags.begin(), tools.flags.end());
+  compile.push_back("-I" + includeDir);
+  std::vector<std::string> link = compile;
+  std::vector<std::string> objects, temps = {std::string(temporary)};
+  bool built = true;
+  if (options.target == TrainerTarget::Cpu) {
+    // The float64 entry points (--gradcheck's) in a second translation
+    // unit, compiled at -O1 (correct, and speed does not matter there) on a
+    // second core beside the float32 one: a trainer's build takes about half
+    // the time of one unit holding both.
+    std::string unitF32 = std::string(temporary) + ".f32.o";
+    std::string unitF64 = std::string(temporary) + ".f64.o";
+    for (const std::string &object : {unitF32, unitF64}) {
+      sys::RemoveFileOnSignal(object);
+      temps.push_back(object);
+    }
+    std::vector<std::string> f32 = compile, f64 = compile;
+    f32.insert(f32.end(), {"-DGNNC_FLOAT64_ELSEWHERE", "-c",
+                           options.sourceFile, "-o", unitF32});
+    f64[2] = "-O" + std::to_string(std::min(options.optLevel, 1u));
+    f64.insert(f64.end(), {"-DGNNC_FLOAT64_UNIT", "-c", options.sourceFile,
+                           "-o", unitF64});
+    built = runAll({f32, f64}, temps, options.verbose, "C++");
+    objects = {unitF32, unitF64};
+  } else {
+    objects = {options.sourceFile};
   }
-  std::vector<StringRef> argv(args.begin(), args.end());
-  std::string error;
-  int status = -1;
-  sys::ProcessInfo child = sys::ExecuteNoWait(
-      tools.compiler, argv, /*Env=*/std::nullopt, /*Redirects=*/{}, 0, &error);
-  if (child.Pid != sys::ProcessInfo::InvalidPid) {
-    // SIGTERM or SIGINT sent to gnnc alone would leave the compiler running,
-    // and the linker would write the temporary after gnnc removed it: stop
-    // the compiler, wait for it, then remove what it wrote.
-    compilerPid.store(child.Pid);
-    tempForSignal = std::string(temporary);
-    sys::SetInterruptFunction(stopCompilerAndExit);
-    sys::ProcessInfo done = sys::Wait(child, std::nullopt, &error);
-    sys::SetInterruptFunction(nullptr);
-    compilerPid.store(0);
-    status = done.ReturnCode;
+  if (built) {
+    link.insert(link.end(), objects.begin(), objects.end());
+    link.insert(link.end(), tools.beforeRuntime.begin(),
+                tools.beforeRuntime.end());
+    link.push_back(library);
+    link.insert(link.end(), tools.afterRuntime.begin(),
+                tools.afterRuntime.end());
+    link.push_back("-o");
+    link.push_back(std::string(temporary));
+    for (StringRef lib : split(StringRef(GNNRT_LINK_LIBRARIES), '|'))
+      if (!lib.empty())
+        link.push_back(lib.str());
+    built = runAll({link}, temps, options.verbose,
+                   options.target == TrainerTarget::Cuda ? "CUDA" : "C++");
   }
-  if (status != 0) {
+  for (size_t i = 1; i < temps.size(); ++i) {
+    sys::fs::remove(temps[i]);
+    sys::DontRemoveFileOnSignal(temps[i]);
+  }
+  if (!built) {
     sys::fs::remove(temporary);
     sys::DontRemoveFileOnSignal(temporary);
-    errs() << "gnnc: error: the "
-           << (options.target == TrainerTarget::Cuda ? "CUDA" : "C++")
-           << " compiler failed"
-           << (error.empty() ? " (exit " + std::to_string(status) + ")"
-                             : ": " + error)
-           << "; rerun with -v to see its command line\n";
     return false;
   }
   std::error_code renamed = sys::fs::rename(temporary, options.outputFile);

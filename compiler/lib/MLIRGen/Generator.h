@@ -19,6 +19,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gnn::mlirgen::detail {
 using namespace gnn::lang;
@@ -60,6 +62,12 @@ private:
                                const std::vector<const Expr *> &args,
                                const std::string &name);
   Value emitForwardBody(Env &env);
+  /// Emits `body` under `env`; true when it reached a `return` (whose value,
+  /// null on failure, is `result`) or failed.
+  bool emitStatements(const std::vector<Stmt> &body, Env &env, Value &result);
+  /// Unrolls `for VAR in range(...)`: the body once per value of VAR, bound
+  /// as a constant dimension. False on failure.
+  bool emitLoop(const Stmt &loop, Env &env);
   Value emitExpr(const Expr *expr, Env &env);
   Value emitCall(const CallExpr *call, Env &env);
   /// A forward builtin's call as its gnn op (BuiltinLowering.cpp): one
@@ -77,8 +85,10 @@ private:
   Value noLowering(const CallExpr *call, const BuiltinCall &info);
   /// The reduction a builtin's argument `arg` names (sum when absent).
   gnn::ReduceKindAttr reduceKind(const Expr *arg, Env &env);
+  /// Inlines a call of sub-layer `member`, or of layer `element` of the list
+  /// `member`.
   Value emitLayerCall(const CallExpr *call, const std::string &member,
-                      Env &env);
+                      Env &env, std::optional<int64_t> element = std::nullopt);
   Value emitWeight(const std::string &name, const Expr *use, Env &env);
   Value scalar(double value, Location loc);
   /// A tensor operand: scalars (int or float values) become constants.
@@ -96,14 +106,24 @@ private:
 
   void fail(SourceLoc l, const std::string &message) {
     if (!failed)
-      compilation.diagnostics().error(l, "cannot lower to MLIR: " + message);
+      compilation.diagnostics().error(l, "cannot lower to MLIR: " + message +
+                                             iterationContext());
     failed = true;
   }
   /// An error after which the IR is still well formed: generation goes on
   /// (its values are valid) and its result is dropped at the end.
   void reportError(SourceLoc l, const std::string &message) {
-    compilation.diagnostics().error(l, "cannot lower to MLIR: " + message);
+    compilation.diagnostics().error(l, "cannot lower to MLIR: " + message +
+                                           iterationContext());
     hasErrors = true;
+  }
+  /// " (in iteration i = 3)" while unrolling loops, so that an error in a
+  /// body names the iteration it is about.
+  std::string iterationContext() const {
+    std::string text;
+    for (const auto &[var, value] : iterations)
+      text += (text.empty() ? "" : ", ") + var + " = " + std::to_string(value);
+    return text.empty() ? text : " (in iteration " + text + ")";
   }
 
   mlir::MLIRContext &context;
@@ -114,6 +134,8 @@ private:
   std::set<std::string> declaredParameters;
   /// Each dropout draws its masks from its own random stream.
   int64_t nextDropoutStream = 0;
+  /// The loops being unrolled, outermost first: variable and value.
+  std::vector<std::pair<std::string, int64_t>> iterations;
   bool failed = false, hasErrors = false;
 };
 

@@ -68,6 +68,16 @@ Generator::resolveParam(const std::string &name, const Env &env) {
   return {it->second, env.parent ? env.parent : &env};
 }
 
+/// The constant an environment binds `name` to (a loop's index, an integer
+/// parameter), if any.
+static std::optional<int64_t> boundConstant(const std::string &name,
+                                            const Env &env) {
+  auto it = env.dims.find(name);
+  if (it == env.dims.end() || !it->second.isConstant())
+    return std::nullopt;
+  return it->second.constantValue();
+}
+
 double Generator::evalFloat(const Expr *expr, const Env &env) {
   if (auto *f = dyn_cast<FloatExpr>(expr))
     return f->value;
@@ -77,9 +87,18 @@ double Generator::evalFloat(const Expr *expr, const Env &env) {
     auto [arg, argEnv] = resolveParam(n->name, env);
     if (arg)
       return evalFloat(arg, *argEnv);
+    if (std::optional<int64_t> value = boundConstant(n->name, env))
+      return static_cast<double>(*value);
   }
   if (auto *neg = dyn_cast<NegExpr>(expr))
     return -evalFloat(neg->operand.get(), env);
+  // `log(lambda / (i + 1) + 1)`: maths on numbers (Sema's checkScalarMath).
+  if (auto *call = dyn_cast<CallExpr>(expr))
+    if (auto *callee = dyn_cast<NameExpr>(call->callee.get()))
+      if (const Builtin *b = lookupBuiltin(callee->name, BuiltinContext::Forward))
+        if (call->args.size() == 1 && isScalarFoldable(b->op))
+          return *foldScalarBuiltin(b->op,
+                                    evalFloat(call->args[0].value.get(), env));
   if (auto *b = dyn_cast<BinaryExpr>(expr)) {
     double l = evalFloat(b->lhs.get(), env), r = evalFloat(b->rhs.get(), env);
     switch (b->op) {
@@ -107,8 +126,24 @@ double Generator::evalFloat(const Expr *expr, const Env &env) {
 }
 
 int64_t Generator::evalInt(const Expr *expr, const Env &env) {
+  // Names and arithmetic are evaluated here, not read from their types: a
+  // loop Sema checks once per iteration leaves its last iteration's
+  // constants in the types of its body.
   if (auto *i = dyn_cast<IntExpr>(expr))
     return i->value;
+  if (auto *n = dyn_cast<NameExpr>(expr))
+    if (std::optional<int64_t> value = boundConstant(n->name, env))
+      return *value;
+  if (auto *neg = dyn_cast<NegExpr>(expr))
+    return -evalInt(neg->operand.get(), env);
+  if (auto *b = dyn_cast<BinaryExpr>(expr)) {
+    if (b->op == BinaryOp::Add)
+      return evalInt(b->lhs.get(), env) + evalInt(b->rhs.get(), env);
+    if (b->op == BinaryOp::Sub)
+      return evalInt(b->lhs.get(), env) - evalInt(b->rhs.get(), env);
+    if (b->op == BinaryOp::Mul)
+      return evalInt(b->lhs.get(), env) * evalInt(b->rhs.get(), env);
+  }
   if (expr->type.intValue) {
     Dim d = globalDim(*expr->type.intValue, env);
     if (d.isConstant())
@@ -233,12 +268,28 @@ mlir::func::FuncOp Generator::emitModel(const ModuleDecl &model,
 }
 
 Value Generator::emitForwardBody(Env &env) {
-  for (const Stmt &stmt : env.module->decl->forward->body) {
+  Value result;
+  if (emitStatements(env.module->decl->forward->body, env, result))
+    return result;
+  fail(env.module->decl->forward->loc, "forward does not return");
+  return nullptr;
+}
+
+bool Generator::emitStatements(const std::vector<Stmt> &body, Env &env,
+                               Value &result) {
+  for (const Stmt &stmt : body) {
+    if (stmt.kind == Stmt::Kind::For) {
+      if (!emitLoop(stmt, env)) {
+        result = nullptr;
+        return true;
+      }
+      continue;
+    }
     Value v = emitExpr(stmt.value.get(), env);
-    if (!v)
-      return nullptr;
-    if (stmt.kind == Stmt::Kind::Return)
-      return v;
+    if (!v || stmt.kind == Stmt::Kind::Return) {
+      result = v;
+      return true;
+    }
     // Record the variable's name, so that generated code can use it.
     mlir::Operation *def = v.getDefiningOp();
     if (def && !isa<mlir::NameLoc>(def->getLoc()))
@@ -246,8 +297,36 @@ Value Generator::emitForwardBody(Env &env) {
           mlir::NameLoc::get(builder.getStringAttr(stmt.name), def->getLoc()));
     env.values[stmt.name] = v;
   }
-  fail(env.module->decl->forward->loc, "forward does not return");
-  return nullptr;
+  return false;
+}
+
+bool Generator::emitLoop(const Stmt &loop, Env &env) {
+  // Unrolling is linear in the iterations; a bound this large is a mistake
+  // (a size where a count was meant), not a model.
+  constexpr int64_t kMaxIterations = 4096;
+  const LoopRange &range = loop.range;
+  int64_t begin = range.begin ? evalInt(range.begin.get(), env) : 0;
+  int64_t end = evalInt(range.end.get(), env);
+  if (failed)
+    return false;
+  if (end - begin > kMaxIterations) {
+    fail(range.end->loc, "the loop over '" + range.var + "' would unroll " +
+                             std::to_string(end - begin) +
+                             " iterations; at most " +
+                             std::to_string(kMaxIterations) + " are allowed");
+    return false;
+  }
+  for (int64_t i = begin; i < end; ++i) {
+    env.dims[range.var] = Dim::constant(i);
+    iterations.emplace_back(range.var, i);
+    Value returned;
+    bool stopped = emitStatements(loop.body, env, returned);
+    iterations.pop_back();
+    if (stopped)
+      return false; // Sema rejects a return in a loop: this is a failure.
+  }
+  env.dims.erase(range.var);
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -388,12 +467,17 @@ Value Generator::emitCall(const CallExpr *call, Env &env) {
   if (auto *n = dyn_cast<NameExpr>(call->callee.get()))
     if (env.module->subLayers.count(n->name))
       return emitLayerCall(call, n->name, env);
+  if (auto *index = dyn_cast<IndexExpr>(call->callee.get()))
+    if (auto *n = dyn_cast<NameExpr>(index->base.get()))
+      if (env.module->subLayers.count(n->name))
+        return emitLayerCall(call, n->name, env,
+                             evalInt(index->indices[0].get(), env));
   fail(call->loc, "unsupported call");
   return nullptr;
 }
 
 Value Generator::emitLayerCall(const CallExpr *call, const std::string &member,
-                               Env &env) {
+                               Env &env, std::optional<int64_t> element) {
   const SubLayerInfo &sub = env.module->subLayers.at(member);
   const ModuleInfo &info = sema.moduleInfo.at(sub.layer);
   Env inner;
@@ -401,10 +485,32 @@ Value Generator::emitLayerCall(const CallExpr *call, const std::string &member,
   inner.parent = &env;
   inner.prefix = env.prefix + "." + member;
   inner.callSite = loc(call->loc, env);
+  // A list's layer: its arguments are evaluated with the list's variable
+  // bound to the layer's value of it, and its parameters are its own.
+  Env listScope;
+  if (element) {
+    const LoopRange &range = *sub.list;
+    int64_t begin = range.begin ? evalInt(range.begin.get(), env) : 0;
+    int64_t count = evalInt(range.end.get(), env) - begin;
+    if (failed)
+      return nullptr;
+    if (*element < 0 || *element >= count) {
+      fail(call->callee->loc, "index " + std::to_string(*element) +
+                                  " is out of range for '" + member +
+                                  "', a list of " + std::to_string(count) +
+                                  " layers");
+      return nullptr;
+    }
+    listScope = env;
+    listScope.dims[range.var] = Dim::constant(begin + *element);
+    inner.parent = &listScope;
+    inner.prefix += "." + std::to_string(*element);
+  }
+  const Env &argScope = *inner.parent;
   for (size_t i = 0; i < sub.layer->params.size() && i < sub.args.size(); ++i)
     inner.args[sub.layer->params[i].name] = sub.args[i];
   for (const auto &[name, dim] : sub.dimBindings)
-    inner.dims[name] = globalDim(dim, env);
+    inner.dims[name] = globalDim(dim, argScope);
   // Bind forward arguments positionally or by name.
   const ForwardDecl &fwd = *sub.layer->forward;
   size_t position = 0;

@@ -245,6 +245,27 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
     given.push_back(b.getNamedAttr(record.key, v));
   }
 
+  // `lr_schedule = step(...)` or `cosine(...)`, and `early_stopping =
+  // patience(...)`.
+  LrScheduleAttr lrSchedule;
+  if (const Expr *schedule = value("lr_schedule")) {
+    auto number = [&](llvm::StringRef param, double fallback) {
+      return llvm::APFloat(SettingReader::number(read.argument(schedule, param))
+                               .value_or(fallback));
+    };
+    lrSchedule = LrScheduleAttr::get(
+        ctx, SettingReader::choice(schedule),
+        SettingReader::integer(read.argument(schedule, "size")).value_or(0),
+        number("gamma", 0.1), number("min_lr", 0.0));
+  }
+  EarlyStoppingAttr earlyStopping;
+  if (const Expr *stopping = value("early_stopping"))
+    earlyStopping = EarlyStoppingAttr::get(
+        ctx,
+        SettingReader::integer(read.argument(stopping, "epochs")).value_or(0),
+        SettingReader::string(read.argument(stopping, "monitor"),
+                              "valid_loss"));
+
   // `param_groups`, as Sema resolved them against the model.
   mlir::ArrayAttr paramGroups;
   if (!train.paramGroups.empty()) {
@@ -284,5 +305,5 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
                  : mlir::StringAttr(),
       every("checkpoint", 0),
       given.empty() ? mlir::DictionaryAttr() : b.getDictionaryAttr(given),
-      paramGroups);
+      lrSchedule, earlyStopping, paramGroups);
 }

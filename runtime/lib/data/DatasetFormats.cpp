@@ -13,6 +13,7 @@
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/data/DatasetStream.h"
+#include "gnnrt/data/GraphCollection.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
 
@@ -86,6 +87,15 @@ const DatasetFormatInfo &datasetFormat(const std::string &dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throwDataError(dir, 0, "no such dataset directory");
+  // OGB's graph-property layout has raw/ too: say what it is rather than
+  // fail on its per-graph tables.
+  GraphCollectionFormat graphs;
+  if (isGraphCollection(dir, &graphs))
+    throwDataError(dir, 0,
+                   std::string("a collection of graphs (") +
+                       graphCollectionFormatName(graphs) +
+                       " layout), not a node dataset (gnn-data info "
+                       "describes it)");
   for (const DatasetFormatInfo &format : kFormats)
     if (format.detect(dir))
       return format;

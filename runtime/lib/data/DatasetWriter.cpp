@@ -4,9 +4,8 @@
 // by gnn-data to materialize generated graphs. A homogeneous dataset is
 // written from a DatasetStream, chunk by chunk, so that one larger than
 // memory never has to be held. Output must be byte-identical
-// for identical datasets (tests and benchmarks compare files), so numbers are
-// formatted with std::to_chars (shortest round-trip, locale-free) and gzip
-// headers carry no timestamp (zlib's gzwrite writes mtime 0).
+// for identical datasets (tests and benchmarks compare files): the text
+// tables go through TableWriter (gnnrt/io/TableWriter.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,90 +13,23 @@
 #include "gnnrt/data/DatasetStream.h"
 
 #include "gnnrt/io/Npy.h"
+#include "gnnrt/io/TableWriter.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <zlib.h>
 
 namespace fs = std::filesystem;
 
 namespace gnnrt {
 
 namespace {
-/// Buffered text output to a gzip or plain file.
-class TableWriter {
-public:
-  TableWriter(std::string path, bool gzip) : path(std::move(path)) {
-    // Level 6 is zlib's default; "wbT" writes plain text through the same
-    // API.
-    file = gzopen(this->path.c_str(), gzip ? "wb6" : "wbT");
-    if (!file)
-      throwDataError(this->path, 0,
-                     "cannot write: " + std::string(std::strerror(errno)));
-    buffer.reserve(kFlushAt + 4096);
-  }
-  ~TableWriter() {
-    if (file)
-      gzclose(file);
-  }
-  void integer(int64_t v) {
-    char text[24];
-    auto result = std::to_chars(text, text + sizeof(text), v);
-    buffer.append(text, result.ptr);
-  }
-  void real(float v) {
-    char text[32];
-    auto result = std::to_chars(text, text + sizeof(text), v);
-    buffer.append(text, result.ptr);
-  }
-  void put(char c) { buffer.push_back(c); }
-  void text(const std::string &s) { buffer += s; }
-  /// Ends a row; flushes the buffer when it is large.
-  void endRow() {
-    buffer.push_back('\n');
-    if (buffer.size() >= kFlushAt)
-      flush();
-  }
-  void close() {
-    flush();
-    int rc = gzclose(file);
-    file = nullptr;
-    if (rc != Z_OK)
-      throwDataError(path, 0, "cannot write (error on close)");
-  }
-
-private:
-  void flush() {
-    if (!buffer.empty() &&
-        gzwrite(file, buffer.data(), unsigned(buffer.size())) !=
-            int(buffer.size()))
-      throwDataError(path, 0, "cannot write");
-    buffer.clear();
-  }
-  static constexpr size_t kFlushAt = 1 << 20;
-  std::string path;
-  gzFile file = nullptr;
-  std::string buffer;
-};
-
 void makeDirectory(const std::string &dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
     throwDataError(dir, 0, "cannot create directory: " + ec.message());
-}
-
-void writeColumn(const std::string &path, bool gzip,
-                 const std::vector<int64_t> &values) {
-  TableWriter out(path, gzip);
-  for (int64_t v : values) {
-    out.integer(v);
-    out.endRow();
-  }
-  out.close();
 }
 
 /// The splits `ds` has, as `<dir>/<name><ext>`, ids shifted by -offset

@@ -11,9 +11,9 @@
 #include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/data/DatasetStream.h"
 
-#include "OgbTables.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/TempFiles.h"
+#include "ogb/OgbTables.h"
 
 #include <algorithm>
 #include <cmath>

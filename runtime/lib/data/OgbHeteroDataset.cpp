@@ -12,8 +12,8 @@
 
 #include "gnnrt/data/Dataset.h"
 
-#include "OgbTables.h"
 #include "gnnrt/support/Error.h"
+#include "ogb/OgbTables.h"
 
 #include <algorithm>
 #include <filesystem>

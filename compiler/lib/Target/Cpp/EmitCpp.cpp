@@ -226,6 +226,22 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   emitOutputColumns(os, cppModel, outputWidth, unit.numBlocks);
   os << "} // namespace\n\n";
 
+  // The float64 entry points serve --gradcheck only: gnnc compiles them as
+  // a translation unit of their own (GNNC_FLOAT64_UNIT), less optimized and
+  // beside the float32 one (GNNC_FLOAT64_ELSEWHERE), which has main. The
+  // file compiled without either macro holds both.
+  std::string forwardF64 = cppModel + "_forward_f64";
+  std::string trainStepF64 = cppModel + "_train_step_f64";
+  os << "#ifndef GNNC_FLOAT64_ELSEWHERE\n"
+     << "void " << forwardF64 << "(ExecContext<double> &ctx) { " << cppModel
+     << "_forward<double>(ctx); }\n"
+     << "double " << trainStepF64 << "(ExecContext<double> &ctx) { return "
+     << cppModel << "_train_step<double>(ctx); }\n"
+     << "#else\n"
+     << "void " << forwardF64 << "(ExecContext<double> &ctx);\n"
+     << "double " << trainStepF64 << "(ExecContext<double> &ctx);\n"
+     << "#endif\n\n"
+     << "#ifndef GNNC_FLOAT64_UNIT\n";
   os << "int main(int argc, char **argv) {\n";
   os.indent();
   emitProgramFields(os, unit, options.sourceFile, usesEdgeIds);
@@ -239,12 +255,11 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   setProgram(os, rt::program::forwardF32, "&" + cppModel + "_forward<float>");
   setProgram(os, rt::program::trainStepF32,
              "&" + cppModel + "_train_step<float>");
-  setProgram(os, rt::program::forwardF64, "&" + cppModel + "_forward<double>");
-  setProgram(os, rt::program::trainStepF64,
-             "&" + cppModel + "_train_step<double>");
+  setProgram(os, rt::program::forwardF64, "&" + forwardF64);
+  setProgram(os, rt::program::trainStepF64, "&" + trainStepF64);
   os << "return " << rt::trainMain << "(argc, argv, " << rt::local::program
      << ");\n";
   os.unindent();
-  os << "}\n";
+  os << "}\n#endif\n";
   return success();
 }

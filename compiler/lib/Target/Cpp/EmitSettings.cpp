@@ -103,6 +103,29 @@ void emitEvaluate(raw_indented_ostream &os, TrainAttr train) {
   os << "s.evaluateEvery = " << train.getEvaluateEvery() << ";\n";
 }
 
+void emitLrSchedule(raw_indented_ostream &os, TrainAttr train) {
+  LrScheduleAttr schedule = train.getLrSchedule();
+  if (!schedule)
+    return;
+  os << "s.lrSchedule.kind = " << cppString(schedule.getKind()) << ";\n";
+  if (schedule.getKind() == "step") {
+    os << "s.lrSchedule.stepSize = " << schedule.getStepSize() << ";\n";
+    os << "s.lrSchedule.gamma = "
+       << cppDouble(schedule.getGamma().convertToDouble()) << ";\n";
+  } else {
+    os << "s.lrSchedule.minLr = "
+       << cppDouble(schedule.getMinLr().convertToDouble()) << ";\n";
+  }
+}
+
+void emitEarlyStopping(raw_indented_ostream &os, TrainAttr train) {
+  if (EarlyStoppingAttr stopping = train.getEarlyStopping()) {
+    os << "s.earlyStopping.patience = " << stopping.getPatience() << ";\n";
+    os << "s.earlyStopping.monitor = " << cppString(stopping.getMonitor())
+       << ";\n";
+  }
+}
+
 /// `param_groups`: one TrainSettings::ParamGroup each, in order (the
 /// trainer gives a parameter the first whose pattern matches it).
 void emitParamGroups(raw_indented_ostream &os, TrainAttr train) {
@@ -175,6 +198,8 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
                          .Case("partition", emitPartition)
                          .Case("optimizer", emitOptimizer)
                          .Case("evaluate", emitEvaluate)
+                         .Case("lr_schedule", emitLrSchedule)
+                         .Case("early_stopping", emitEarlyStopping)
                          .Case("param_groups", emitParamGroups)
                          .Default(nullptr);
       assert(emit && "a Custom train setting without its emitter");

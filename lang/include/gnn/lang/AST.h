@@ -36,6 +36,7 @@ enum class ExprKind {
   Call,
   Index,
   List,
+  Comprehension,
   Neg,
   Binary
 };
@@ -137,6 +138,28 @@ struct ListExpr : Expr {
   static bool classof(const Expr *e) { return e->kind == ExprKind::List; }
 };
 
+/// The loop header `VAR in range(begin, end)` (begin may be absent: 0);
+/// `range` is the only iterable, and its bounds are known at compile time.
+struct LoopRange {
+  std::string var;
+  SourceLoc varLoc;
+  ExprPtr begin, end;
+};
+
+/// `[element for i in range(n)]`: a list built at compile time, such as a
+/// model's list of layers `convs = [GCNIIConv(hidden, alpha) for i in
+/// range(layers)]`.
+struct ComprehensionExpr : Expr {
+  ExprPtr element;
+  LoopRange range;
+  ComprehensionExpr(SourceLoc loc, ExprPtr element, LoopRange range)
+      : Expr(ExprKind::Comprehension, loc), element(std::move(element)),
+        range(std::move(range)) {}
+  static bool classof(const Expr *e) {
+    return e->kind == ExprKind::Comprehension;
+  }
+};
+
 struct NegExpr : Expr {
   ExprPtr operand;
   NegExpr(SourceLoc loc, ExprPtr operand)
@@ -204,12 +227,18 @@ struct SubLayerDecl {
   ExprPtr value;
 };
 
+/// A forward statement: `name = value`, `return value`, or a loop
+/// `for VAR in range(...) { body }`, repeated at compile time (MLIRGen
+/// unrolls it; Sema checks its body once, for every iteration).
 struct Stmt {
-  enum class Kind { Assign, Return } kind;
+  enum class Kind { Assign, Return, For } kind;
   SourceLoc loc;
   std::string name; // Assign only.
   std::optional<TypeRef> type;
   ExprPtr value;
+  LoopRange range;        // For only.
+  std::vector<Stmt> body; // For only.
+  SourceLoc endLoc;       // For only: one past its closing brace.
 };
 
 struct ForwardDecl {
@@ -292,6 +321,11 @@ struct Program {
   std::vector<std::unique_ptr<ModuleDecl>> modules;
   std::vector<TrainDecl> trains;
 };
+
+/// Replaces each comprehension in `expr` (a train setting's value) whose
+/// bounds are integer literals by the list it builds: `[10 for i in range(3)]`
+/// becomes `[10, 10, 10]` (ASTClone.cpp).
+void expandLiteralComprehensions(ExprPtr &expr);
 
 /// Prints the AST as an indented S-expression-like tree (gnnc --emit=ast).
 void printAST(const Program &program, const SourceManager &sources,

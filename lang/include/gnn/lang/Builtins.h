@@ -12,6 +12,7 @@
 
 #include "gnn/lang/Type.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ enum class ParamKind {
   /// A list of `relation("name", [f0, f1, ...])` entries (neighbor's
   /// relation_fanout), checked by the sampler's own rule.
   RelationFanouts,
+  Metric, ///< valid_loss | valid_acc (early stopping's)
   /// A layer member of the model or a "glob" over its parameter names
   /// (group's first argument), checked by Sema::checkParamGroups.
   ParamSelector,
@@ -59,6 +61,11 @@ enum class BuiltinFamily { None, Graph, Elementwise, Axis, Structural };
 
 /// The name programs call `op` by, and its family.
 const char *builtinOpName(BuiltinOp op);
+/// A one-argument elementwise builtin applied to a number known at compile
+/// time (relu, sigmoid, tanh, exp, log, sqrt, rsqrt, abs); null for the
+/// others.
+std::optional<double> foldScalarBuiltin(BuiltinOp op, double x);
+bool isScalarFoldable(BuiltinOp op);
 BuiltinFamily builtinFamily(BuiltinOp op);
 
 struct Builtin {
@@ -86,6 +93,7 @@ enum class SymbolCategory {
   Loss,        ///< cross_entropy
   Aggregation, ///< one_shot sequential sequential_remat
   Generator,   ///< sbm rmat
+  Metric,      ///< valid_loss valid_acc
 };
 /// The names of one category, in the order messages list them.
 const std::vector<std::string> &builtinSymbols(SymbolCategory category);

@@ -32,6 +32,10 @@ struct SubLayerInfo {
   std::vector<const Expr *> args;
   /// Integer parameters as dimensions in the enclosing module's symbols.
   std::map<std::string, Dim> dimBindings;
+  /// For a list of layers `[Layer(...) for i in range(n)]`, its loop: the
+  /// arguments may use the loop variable, except for sizes (the layers of a
+  /// list share their shapes). Null for a single layer.
+  const LoopRange *list = nullptr;
 };
 
 /// What Sema learned about one layer or model.

@@ -117,9 +117,14 @@ public:
   /// rate times the schedule's scale).
   const ParamUpdate &update(size_t i) const { return updates[i]; }
   double learningRate(size_t i) const { return updates[i].lr * lrScale; }
-  /// Scales every parameter's base learning rate by `scale` for the steps
-  /// that follow (a learning-rate schedule).
-  void setLearningRateScale(double scale) { lrScale = scale; }
+  /// Scales the configured learning rate, and every parameter's base rate,
+  /// by `scale` for the steps that follow (a schedule's epoch; 1: the
+  /// configured rates, exactly). A parameter in no group steps at
+  /// config().lr, which the learned input rows read too.
+  void setLearningRateScale(double scale) {
+    cfg.lr = baseLr * scale;
+    lrScale = scale;
+  }
 
   /// One kind of per-tensor state, named as torch.optim names it:
   /// "exp_avg" and "exp_avg_sq" (Adam, AdamW), "momentum_buffer" (SGD with
@@ -137,6 +142,7 @@ public:
 
 private:
   OptimizerConfig cfg;
+  double baseLr; ///< the configured rate, which schedules scale
   std::vector<int64_t> sizes;
   std::vector<ParamUpdate> updates;
   double lrScale = 1;

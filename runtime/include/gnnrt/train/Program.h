@@ -426,6 +426,24 @@ struct TrainSettings {
   /// `partition = frequency(cache = R)`: the share of a rank's node count
   /// whose hottest remote features it caches.
   double cacheRatio = 0;
+  /// `lr_schedule = step(size = N, gamma = G)` or `cosine(min_lr = X)`:
+  /// how the learning rate moves over the epochs after the warm-up
+  /// (learningRateAt). `kind` "" keeps it constant.
+  struct LrSchedule {
+    std::string kind;
+    int64_t stepSize = 0; ///< step: epochs between decays
+    double gamma = 0.1;   ///< step: the factor of each decay
+    double minLr = 0;     ///< cosine: the floor, at the block's lr
+  };
+  LrSchedule lrSchedule;
+  /// `early_stopping = patience(N, monitor = valid_loss | valid_acc)`: stop
+  /// once the metric has not improved for `patience` epochs and keep the best
+  /// epoch's weights (0: train every epoch, keep the last).
+  struct EarlyStopping {
+    int64_t patience = 0;
+    std::string monitor = "valid_loss";
+  };
+  EarlyStopping earlyStopping;
   /// `param_groups = [group(c1, weight_decay = 5e-4), ...]`: parameters
   /// with their own learning rate and weight decay (absent: the
   /// optimizer's), or frozen (never updated). A parameter takes the first

@@ -396,13 +396,19 @@ Accuracies SampledTraining::evaluate(ExecContext<float> &ctx) {
       local.push_back(v);
   const int64_t classes = data.data.numClasses;
   int64_t sums[6] = {0, 0, 0, 0, 0, 0}; // correct, labeled per split
+  const bool validLoss = wantsValidLoss(program.settings);
+  double loss[2] = {0, 0}; // the validation nodes' cross-entropy, count
   infer(ctx, local, [&](size_t first, size_t count, const float *logits) {
     for (size_t i = 0; i < count; ++i) {
       const int64_t v = local[first + i], label = data.data.labels[size_t(v)];
       if (label < 0)
         continue;
-      const bool correct =
-          argmaxRow(logits + i * size_t(classes), classes) == label;
+      const float *row = logits + i * size_t(classes);
+      const bool correct = argmaxRow(row, classes) == label;
+      if (validLoss && (tags[size_t(v)] & 2u)) {
+        loss[0] += crossEntropyRow(row, classes, label);
+        loss[1] += 1;
+      }
       for (int k = 0; k < 3; ++k)
         if (tags[size_t(v)] & (1u << k)) {
           sums[2 * k] += correct;
@@ -414,7 +420,12 @@ Accuracies SampledTraining::evaluate(ExecContext<float> &ctx) {
   AccuracyCounts acc[3];
   for (int k = 0; k < 3; ++k)
     acc[k] = {sums[2 * k], sums[2 * k + 1]};
-  return {acc[0].fraction(), acc[1].fraction(), acc[2].fraction()};
+  Accuracies out{acc[0].fraction(), acc[1].fraction(), acc[2].fraction()};
+  if (validLoss) {
+    comm.allReduceSum(loss, 2);
+    out.validLoss = LossSum{loss[0], loss[1]}.mean();
+  }
+  return out;
 }
 
 void SampledTraining::predict(ExecContext<float> &ctx,

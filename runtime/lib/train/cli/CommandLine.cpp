@@ -373,6 +373,26 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
             (s.shuffle ? "" : ", not shuffled") + "\n";
   }
   text += "  epochs     " + std::to_string(s.epochs) + "\n";
+  // The learning rate's course and early stopping, when the block sets them.
+  const TrainSettings::LrSchedule &schedule = s.lrSchedule;
+  if (!schedule.kind.empty() || s.warmupEpochs > 0) {
+    std::string course = schedule.kind == "step"
+                             ? "step: times " + formatNumber(schedule.gamma) +
+                                   " every " +
+                                   std::to_string(schedule.stepSize) + " epochs"
+                         : schedule.kind == "cosine"
+                             ? "cosine: down to " + formatNumber(schedule.minLr)
+                             : std::string("constant");
+    if (s.warmupEpochs > 0)
+      course += ", after a linear warm-up of " +
+                std::to_string(s.warmupEpochs) + " epochs";
+    text += "  lr_schedule " + course + "\n";
+  }
+  if (s.earlyStopping.patience > 0)
+    text += "  early_stopping after " +
+            std::to_string(s.earlyStopping.patience) +
+            " epochs without a better " + s.earlyStopping.monitor +
+            ", keeping the best epoch's weights\n";
   // The splits `evaluate = [...]` names (every split if none).
   std::string splits = s.evaluate.empty() ? "train, valid and test" : "";
   for (size_t i = 0; i < s.evaluate.size(); ++i)

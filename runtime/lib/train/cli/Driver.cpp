@@ -117,14 +117,24 @@ void evaluateOnly(const DriverOptions &options, Schedule &schedule,
     schedule.writePredictions(options.predictFile, comm);
 }
 
-void printSummary(const TrainingResult &result) {
+/// `restored`: early stopping's best weights, evaluated again after
+/// training; the final line reports them.
+void printSummary(const TrainingResult &result,
+                  const std::optional<Accuracies> &restored) {
   const EpochRecord &last = result.last, &best = result.best;
+  if (restored)
+    std::printf("early_stopping: %s after epoch %lld; restored the weights "
+                "of epoch %lld\n",
+                result.stoppedEarly ? "stopped" : "trained every epoch",
+                (long long)last.epoch, (long long)best.epoch);
+  const EpochRecord &reported = restored ? best : last;
+  const Accuracies &acc = restored ? *restored : *last.eval;
   std::printf("final: epoch %lld loss %.4f train_acc %s valid_acc %s "
               "test_acc %s\n",
-              (long long)last.epoch, last.loss,
-              formatAccuracy(last.eval->train).c_str(),
-              formatAccuracy(last.eval->valid).c_str(),
-              formatAccuracy(last.eval->test).c_str());
+              (long long)reported.epoch, reported.loss,
+              formatAccuracy(acc.train).c_str(),
+              formatAccuracy(acc.valid).c_str(),
+              formatAccuracy(acc.test).c_str());
   if (best.eval)
     std::printf("best_valid: epoch %lld valid_acc %s test_acc %s\n",
                 (long long)best.epoch, formatAccuracy(best.eval->valid).c_str(),
@@ -203,7 +213,11 @@ int run(CompiledProgram program, const DriverOptions &options,
   const TrainingResult result = trainEpochs(program, options, *schedule, params,
                                            comm, resume ? &*resume : nullptr);
   // The last epoch was evaluated after its update: its parameters are the
-  // ones saved and predicted with.
+  // ones saved and predicted with; with early stopping, the best epoch's,
+  // evaluated again here for the summary.
+  std::optional<Accuracies> restored;
+  if (result.restoredBest)
+    restored = schedule->evaluate();
   const bool reporting = comm.rank() == 0;
   if (!options.saveFile.empty()) {
     // The learned rows are gathered from every rank; rank 0 writes.
@@ -216,7 +230,7 @@ int run(CompiledProgram program, const DriverOptions &options,
   if (!options.predictFile.empty())
     schedule->writePredictions(options.predictFile, comm);
   if (reporting)
-    printSummary(result);
+    printSummary(result, restored);
   if (options.stats)
     schedule->printStats(result);
   return 0;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -26,6 +27,8 @@ constexpr const char *kFormatResumable = "resumable-1";
 constexpr const char *kOptimizerPrefix = "optimizer.";
 constexpr const char *kInputsPrefix = "inputs.";
 constexpr const char *kInputStepsKey = "input_steps";
+/// Early stopping's best weights so far, `early_stopping.best.<parameter>`.
+constexpr const char *kBestPrefix = "early_stopping.best.";
 /// Which parameters trained in which of the program's param_groups.
 constexpr const char *kParamGroupsKey = "param_groups";
 
@@ -69,8 +72,10 @@ std::string optimizerTensorName(const char *kind, const std::string &param) {
   return std::string(kOptimizerPrefix) + kind + "." + param;
 }
 
+/// The tensors of a resumable checkpoint beside the parameters: the
+/// optimizer's state and early stopping's best weights.
 bool isOptimizerTensor(const std::string &name) {
-  return hasPrefix(name, kOptimizerPrefix);
+  return hasPrefix(name, kOptimizerPrefix) || hasPrefix(name, kBestPrefix);
 }
 
 /// The names under which a checkpoint stores `state` of the learned rows.
@@ -214,6 +219,23 @@ accuracyEntry(const std::string &path,
   return value;
 }
 
+/// A finite number of the metadata, or none when absent.
+std::optional<double>
+numberEntry(const std::string &path,
+            const std::map<std::string, std::string> &metadata,
+            const std::string &key) {
+  auto it = metadata.find(key);
+  if (it == metadata.end())
+    return std::nullopt;
+  char *end = nullptr;
+  double value = std::strtod(it->second.c_str(), &end);
+  if (end == it->second.c_str() || *end != '\0' || !std::isfinite(value))
+    throwDataError(path, 0,
+                   "the checkpoint's metadata '" + key + "' is '" + it->second +
+                       "': expected a finite number");
+  return value;
+}
+
 } // namespace
 
 LearnedInputsSnapshot snapshotLearnedInputs(const LearnedInputs &learned,
@@ -290,6 +312,10 @@ void saveResumableCheckpoint(const std::string &path, const std::string &model,
                          params.info[i].shape, (*kind.tensors)[i].data()});
   if (inputs)
     appendSnapshot(tensors, *inputs);
+  if (point.bestValues)
+    for (size_t i = 0; i < params.size(); ++i)
+      tensors.push_back({kBestPrefix + params.info[i].name,
+                         params.info[i].shape, (*point.bestValues)[i].data()});
   std::map<std::string, std::string> metadata = {
       {"model", model},
       {kFormatKey, kFormatResumable},
@@ -304,7 +330,10 @@ void saveResumableCheckpoint(const std::string &path, const std::string &model,
     metadata[kParamGroupsKey] = groups;
   if (point.best.eval) {
     metadata["best_epoch"] = std::to_string(point.best.epoch);
+    metadata["best_loss"] = exactNumber(point.best.loss);
     const Accuracies &acc = *point.best.eval;
+    if (acc.validLoss)
+      metadata["best_valid_loss"] = exactNumber(*acc.validLoss);
     for (auto [key, value] : {std::pair{"best_train_acc", acc.train},
                               std::pair{"best_valid_acc", acc.valid},
                               std::pair{"best_test_acc", acc.test}})
@@ -345,13 +374,35 @@ ResumableCheckpoint::ResumableCheckpoint(const std::string &checkpointPath,
     resume.best.eval =
         Accuracies{accuracyEntry(path, metadata, "best_train_acc"),
                    accuracyEntry(path, metadata, "best_valid_acc"),
-                   accuracyEntry(path, metadata, "best_test_acc")};
+                   accuracyEntry(path, metadata, "best_test_acc"),
+                   numberEntry(path, metadata, "best_valid_loss")};
+    resume.best.loss =
+        numberEntry(path, metadata, "best_loss").value_or(resume.best.loss);
   }
 }
 
 void ResumableCheckpoint::restoreParameters(ParameterStore<float> &params,
                                             bool learnedInputs) const {
   copyParameters(path, model, file, params, learnedInputs);
+}
+
+bool ResumableCheckpoint::restoreBestValues(
+    const ParameterStore<float> &params,
+    std::vector<std::vector<float>> &values) const {
+  if (params.info.empty() || !file.find(kBestPrefix + params.info[0].name))
+    return false;
+  std::vector<std::vector<float>> best;
+  for (const ParamInfo &p : params.info) {
+    const StoredTensor *t = file.find(kBestPrefix + p.name);
+    if (!t || t->shape != p.shape)
+      throwDataError(path, 0,
+                     std::string("no tensor '") + kBestPrefix + p.name +
+                         "' of shape " + formatShape(p.shape) +
+                         " (early stopping's best weights)");
+    best.push_back(t->data);
+  }
+  values = std::move(best);
+  return true;
 }
 
 void ResumableCheckpoint::restoreLearnedInputs(LearnedInputs &learned) const {

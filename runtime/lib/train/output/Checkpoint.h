@@ -11,10 +11,12 @@
 // optimizer's state as extra tensors named `optimizer.<kind>.<parameter>`
 // (torch.optim's `exp_avg`, `exp_avg_sq`, `momentum_buffer`), and in the
 // metadata the last completed epoch, the optimizer and its step count, the
-// seed, the rank count and the best validation epoch so far, and which
-// parameters trained in which of the train block's `param_groups` (resuming
-// under other groups is refused: a moment means what it means under its
-// group's rate and decay). Nothing else
+// seed, the rank count and the best validation epoch so far; with early
+// stopping also that epoch's weights (`early_stopping.best.<parameter>`),
+// its training loss and validation loss; and which parameters trained in
+// which of the train block's `param_groups` (resuming under other groups is
+// refused: a moment means what it means under its group's rate and decay).
+// Nothing else
 // is needed: dropout masks, shuffles and neighbour samples are functions of
 // (seed, epoch, step), so `--resume FILE` continuing at the next epoch
 // reproduces a straight run's losses bit for bit. The optimizer's state is
@@ -87,6 +89,9 @@ struct ResumePoint {
   uint64_t seed = 0;
   int ranks = 1;
   EpochRecord best; ///< the best validation epoch so far; eval unset if none
+  /// Writing with early stopping: the best epoch's parameter values, one
+  /// vector per parameter (ResumableCheckpoint::restoreBestValues).
+  const std::vector<std::vector<float>> *bestValues = nullptr;
 };
 
 /// Writes parameters, optimizer state and `point` (and the learned input
@@ -109,6 +114,11 @@ public:
   /// as there.
   void restoreParameters(ParameterStore<float> &params,
                          bool learnedInputs = false) const;
+  /// Early stopping's best weights into `values` (one vector per parameter
+  /// of `params`); false, `values` unchanged, when the run kept none.
+  /// Throws DataError for a missing or misshapen tensor.
+  bool restoreBestValues(const ParameterStore<float> &params,
+                         std::vector<std::vector<float>> &values) const;
   /// Copies the learned input rows, their Adam state and steps.
   void restoreLearnedInputs(LearnedInputs &learned) const;
   /// Copies the optimizer's state and step count; throws DataError when the

@@ -13,6 +13,7 @@
 #include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/support/Error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -59,6 +60,40 @@ std::optional<double> accuracy(const float *logits, int64_t classes,
   return accuracyCounts(logits, classes, labels, nodes).fraction();
 }
 
+bool wantsValidLoss(const TrainSettings &settings) {
+  return settings.earlyStopping.patience > 0 &&
+         settings.earlyStopping.monitor == "valid_loss";
+}
+
+double crossEntropyRow(const float *row, int64_t classes, int64_t label) {
+  double max = row[0];
+  for (int64_t c = 1; c < classes; ++c)
+    max = std::max(max, double(row[c]));
+  double sum = 0;
+  for (int64_t c = 0; c < classes; ++c)
+    sum += std::exp(double(row[c]) - max);
+  return max + std::log(sum) - double(row[label]);
+}
+
+LossSum crossEntropySum(const float *logits, int64_t classes,
+                        const int64_t *labels,
+                        const std::vector<int64_t> &nodes) {
+  // In node order on one thread: the sum is the same on every run.
+  LossSum out;
+  for (int64_t v : nodes)
+    if (labels[v] >= 0) {
+      out.sum += crossEntropyRow(logits + v * classes, classes, labels[v]);
+      out.count += 1;
+    }
+  return out;
+}
+
+std::optional<double> LossSum::mean() const {
+  if (count == 0)
+    return std::nullopt;
+  return sum / count;
+}
+
 std::array<bool, 3> evaluatedSplits(const TrainSettings &settings) {
   if (settings.evaluate.empty())
     return {true, true, true};
@@ -97,6 +132,8 @@ int64_t peakResidentBytes() {
 std::string metricsJson(const EpochRecord &record) {
   std::string line = "{\"epoch\":" + std::to_string(record.epoch) +
                      ",\"loss\":" + number(record.loss);
+  if (record.lr)
+    line += ",\"lr\":" + number(*record.lr, "%.17g");
   if (record.eval) {
     auto field = [&](const char *key, const std::optional<double> &acc) {
       if (acc)
@@ -105,6 +142,8 @@ std::string metricsJson(const EpochRecord &record) {
     field("train_acc", record.eval->train);
     field("valid_acc", record.eval->valid);
     field("test_acc", record.eval->test);
+    if (record.eval->validLoss)
+      line += ",\"valid_loss\":" + number(*record.eval->validLoss, "%.17g");
   }
   return line + ",\"epoch_seconds\":" + number(record.seconds, "%.6g") +
          ",\"epoch_cpu_seconds\":" + number(record.cpuSeconds, "%.6g") +

@@ -49,7 +49,28 @@ std::optional<double> accuracy(const float *logits, int64_t classes,
 
 struct Accuracies {
   std::optional<double> train, valid, test;
+  /// The mean cross-entropy over the labeled validation nodes; computed
+  /// only when early stopping watches it (wantsValidLoss).
+  std::optional<double> validLoss;
 };
+
+/// Whether evaluations compute Accuracies::validLoss: early stopping on
+/// valid_loss.
+bool wantsValidLoss(const TrainSettings &settings);
+
+/// The cross-entropy of one row of logits (float64 log-softmax, as
+/// torch.nn.functional.cross_entropy) against `label`.
+double crossEntropyRow(const float *row, int64_t classes, int64_t label);
+
+/// The summed cross-entropy and the count of the labeled rows of `nodes`:
+/// what ranks sum to get the mean over the whole graph.
+struct LossSum {
+  double sum = 0, count = 0;
+  std::optional<double> mean() const; ///< none without labeled rows
+};
+LossSum crossEntropySum(const float *logits, int64_t classes,
+                        const int64_t *labels,
+                        const std::vector<int64_t> &nodes);
 
 struct EpochRecord {
   int64_t epoch = 0; ///< 1-based
@@ -62,11 +83,15 @@ struct EpochRecord {
   /// The process's peak resident set so far (VmHWM), after the epoch.
   int64_t peakRssBytes = 0;
   std::optional<Accuracies> eval; ///< set on evaluation epochs
+  /// The learning rate the epoch trained at, when a schedule or a warm-up
+  /// moves it.
+  std::optional<double> lr;
 };
 
-/// {"epoch":1,"loss":...,"train_acc":...,"valid_acc":...,"test_acc":...,
-/// "epoch_seconds":...,"epoch_cpu_seconds":...,"peak_rss_bytes":...}
-/// without a trailing newline.
+/// {"epoch":1,"loss":...,"lr":...,"train_acc":...,"valid_acc":...,
+/// "test_acc":...,"valid_loss":...,"epoch_seconds":...,
+/// "epoch_cpu_seconds":...,"peak_rss_bytes":...} without a trailing
+/// newline; lr and valid_loss only when set.
 std::string metricsJson(const EpochRecord &record);
 
 /// The CPU time this process has used so far (every thread), in seconds.

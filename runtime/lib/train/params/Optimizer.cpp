@@ -111,7 +111,8 @@ std::vector<ParamUpdate> paramUpdates(const OptimizerConfig &config,
 
 Optimizer::Optimizer(const OptimizerConfig &config, std::vector<int64_t> sz,
                      std::vector<ParamUpdate> perParam)
-    : cfg(config), sizes(std::move(sz)), updates(std::move(perParam)) {
+    : cfg(config), baseLr(config.lr), sizes(std::move(sz)),
+      updates(std::move(perParam)) {
   if (updates.empty())
     updates.assign(sizes.size(), ParamUpdate{cfg.lr, cfg.weightDecay});
   if (updates.size() != sizes.size())

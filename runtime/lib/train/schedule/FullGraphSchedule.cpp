@@ -44,7 +44,16 @@ Accuracies FullGraphSchedule::evaluate() {
   comm.allReduceSum(sums, 6);
   for (int i = 0; i < 3; ++i)
     counts[i] = {sums[2 * i], sums[2 * i + 1]};
-  return {counts[0].fraction(), counts[1].fraction(), counts[2].fraction()};
+  Accuracies acc{counts[0].fraction(), counts[1].fraction(),
+                 counts[2].fraction()};
+  if (wantsValidLoss(program.settings)) {
+    LossSum loss =
+        crossEntropySum(logits.data(), classes, labels, t.data.validIdx);
+    double parts[2] = {loss.sum, loss.count};
+    comm.allReduceSum(parts, 2);
+    acc.validLoss = LossSum{parts[0], parts[1]}.mean();
+  }
+  return acc;
 }
 
 void FullGraphSchedule::printStats(const TrainingResult &result) const {

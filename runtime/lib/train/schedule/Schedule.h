@@ -61,7 +61,11 @@ struct SamplerRanks;
 /// What the epoch loop measured, for the summary and --stats.
 struct TrainingResult {
   EpochRecord last;        ///< always evaluated
-  EpochRecord best;        ///< highest valid accuracy; eval unset if none
+  /// Highest valid accuracy, or early stopping's best; eval unset if none.
+  EpochRecord best;
+  /// Early stopping: the parameters are the best epoch's, and whether
+  /// patience ran out before the last epoch.
+  bool restoredBest = false, stoppedEarly = false;
   double trainSeconds = 0; ///< summed over epochs, evaluation excluded
   double allReduceSeconds = 0;
   int64_t allReduceBytes = 0; ///< gradients and loss, per rank and epoch

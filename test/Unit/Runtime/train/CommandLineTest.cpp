@@ -75,6 +75,16 @@ TEST(CommandLine, CommTimeoutFlagOverridesTheSetting) {
             7);
 }
 
+TEST(CommandLine, WarmupFlagOverridesTheSetting) {
+  TrainSettings s = settings();
+  s.warmupEpochs = 10; // warmup = 10
+  EXPECT_EQ(effective({"--data", "d"}, s).warmupEpochs, 10);
+  EXPECT_EQ(effective({"--data", "d", "--warmup", "0"}, s).warmupEpochs, 0);
+  EXPECT_EQ(effective({"--data", "d", "--warmup=3"}, s).warmupEpochs, 3);
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--warmup", "-1"}),
+            "--warmup expects a non-negative integer, got '-1'");
+}
+
 TEST(CommandLine, EveryOption) {
   TrainSettings s = settings();
   DriverOptions o = parseCommandLine({"--data",

@@ -220,3 +220,19 @@ TEST(Optimizer, GroupPatternsAreGlobsOverDottedNames) {
   EXPECT_FALSE(globMatch("", "w"));
   EXPECT_TRUE(globMatch("*.w*", "a.b.w_root"));
 }
+
+TEST(Optimizer, ScheduleScalesEveryGroupsRate) {
+  // A schedule's scale multiplies the optimizer's rate and each group's
+  // base rate alike: one SGD step at scale 0.5 moves a parameter at group
+  // rate 0.4 by 0.2 * g, one at the optimizer's 0.1 by 0.05 * g.
+  Optimizer sgd(config(OptimizerKind::Sgd, 0.1, 0), {1, 1},
+                {{0.1, 0, false, ""}, {0.4, 0, false, "group(b, lr = 0.4)"}});
+  sgd.setLearningRateScale(0.5);
+  EXPECT_EQ(sgd.config().lr, 0.1 * 0.5);
+  EXPECT_EQ(sgd.learningRate(0), 0.1 * 0.5);
+  EXPECT_EQ(sgd.learningRate(1), 0.4 * 0.5);
+  std::vector<float> a = {1.0f}, b = {1.0f}, g = {0.5f};
+  sgd.step({a.data(), b.data()}, {g.data(), g.data()});
+  EXPECT_FLOAT_EQ(a[0], 1.0f - 0.05f * 0.5f);
+  EXPECT_FLOAT_EQ(b[0], 1.0f - 0.2f * 0.5f);
+}

@@ -231,6 +231,42 @@ def GNN_PartitionAttr : GNN_TrainAttrDef<"Partition", "partition"> {
     OptionalParameter<"::mlir::ArrayAttr", "METIS constraints">:$balance);
 }
 
+def GNN_LrScheduleAttr : GNN_TrainAttrDef<"LrSchedule", "lr_schedule"> {
+  let summary = "how the learning rate moves over the epochs (`lr_schedule`)";
+  let description = [{
+    `step(size = N, gamma = G)` multiplies the rate by G every N epochs;
+    `cosine(min_lr = M)` anneals it to M over the epochs after the warm-up
+    (gnnrt's LearningRate.h has the formulas).
+
+    ```mlir
+    #gnn.lr_schedule<kind = "step", step_size = 50, gamma = 5.000000e-01>
+    #gnn.lr_schedule<kind = "cosine", min_lr = 1.000000e-04>
+    ```
+  }];
+  let parameters = (ins
+    GNN_StringParameter<"", "step or cosine">:$kind,
+    DefaultValuedParameter<"int64_t", "0", "step: epochs per decay">:$step_size,
+    GNN_DoubleParameter<"0.1", "step: the factor of a decay">:$gamma,
+    GNN_DoubleParameter<"0.0", "cosine: the final rate">:$min_lr);
+}
+
+def GNN_EarlyStoppingAttr : GNN_TrainAttrDef<"EarlyStopping",
+                                              "early_stopping"> {
+  let summary = "stop when validation stops improving (`early_stopping`)";
+  let description = [{
+    `patience(N, monitor = valid_loss | valid_acc)`: training stops once the
+    metric has not improved for `patience` epochs, and the best epoch's
+    weights are kept.
+
+    ```mlir
+    #gnn.early_stopping<patience = 100, monitor = "valid_loss">
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$patience,
+    GNN_StringParameter<"valid_loss", "the watched metric">:$monitor);
+}
+
 def GNN_ParamGroupAttr : GNN_TrainAttrDef<"ParamGroup", "param_group"> {
   let summary = "parameters with their own lr and weight decay, or frozen";
   let description = [{
@@ -303,6 +339,9 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
         "the settings only the trainer reads, as the block gives them "
         "(TrainSettings.def's Always and IfGiven ones: i64, f64 or string "
         "values by key)">:$settings,
+    OptionalParameter<"::gnn::LrScheduleAttr", "absent: constant">:$lr_schedule,
+    OptionalParameter<"::gnn::EarlyStoppingAttr",
+                      "absent: every epoch">:$early_stopping,
     OptionalParameter<"::mlir::ArrayAttr",
         "#gnn.param_group entries, in order (absent: every parameter "
         "takes the optimizer's values)">:$param_groups);

@@ -37,9 +37,10 @@ std::string requireTable(const std::string &dir, const std::string &stem) {
 
 std::string rangeText(int64_t n) { return "[0, " + std::to_string(n) + ")"; }
 
-static std::string rowCountMessage(int64_t expected, int64_t found) {
-  return "expected " + std::to_string(expected) +
-         " rows (one per node), found " + std::to_string(found);
+static std::string rowCountMessage(int64_t expected, int64_t found,
+                                   const char *noun) {
+  return "expected " + std::to_string(expected) + " rows (one per " + noun +
+         "), found " + std::to_string(found);
 }
 
 std::vector<int64_t> readColumn(CsvReader &in) {
@@ -65,8 +66,9 @@ void checkEdgeCount(const std::string &path, int64_t actual,
                        " rows of " + countedFile);
 }
 
-FeatureTableReader::FeatureTableReader(const std::string &path, int64_t rows)
-    : in(path), rows(rows) {
+FeatureTableReader::FeatureTableReader(const std::string &path, int64_t rows,
+                                       const char *noun)
+    : in(path), noun(noun), rows(rows) {
   // The first row fixes the width every other row must have.
   if ((pending = in.nextLine())) {
     in.split(fields, 0);
@@ -77,14 +79,14 @@ FeatureTableReader::FeatureTableReader(const std::string &path, int64_t rows)
 void FeatureTableReader::read(int64_t count, float *out) {
   for (int64_t k = 0; k < count; ++k, ++row) {
     if (!pending && !in.nextLine())
-      throwDataError(in.path(), 0, rowCountMessage(rows, row));
+      throwDataError(in.path(), 0, rowCountMessage(rows, row, noun));
     pending = false;
     in.split(fields, size_t(columns));
     for (size_t column = 0; column < fields.size(); ++column) {
       const float value = in.floatField(fields[column]);
       // nan or inf would surface epochs later as "training diverged".
       if (!std::isfinite(value))
-        in.fail("feature " + std::to_string(column) + " of node " +
+        in.fail("feature " + std::to_string(column) + " of " + noun + " " +
                 std::to_string(row) + " is " + quoteToken(fields[column]) +
                 " (features must be finite numbers)");
       *out++ = value;
@@ -95,7 +97,7 @@ void FeatureTableReader::read(int64_t count, float *out) {
 void FeatureTableReader::skip(int64_t count) {
   for (int64_t k = 0; k < count; ++k, ++row) {
     if (!pending && !in.nextLine())
-      throwDataError(in.path(), 0, rowCountMessage(rows, row));
+      throwDataError(in.path(), 0, rowCountMessage(rows, row, noun));
     pending = false;
     in.split(fields, size_t(columns));
   }
@@ -107,15 +109,15 @@ void FeatureTableReader::finish() {
   for (; in.nextLine(); ++found)
     in.split(fields, size_t(columns));
   if (found != rows)
-    throwDataError(in.path(), 0, rowCountMessage(rows, found));
+    throwDataError(in.path(), 0, rowCountMessage(rows, found, noun));
 }
 
 int64_t readFeatureTable(const std::string &path, int64_t rows,
                          std::vector<float> &out, int64_t rowBegin,
-                         int64_t rowEnd) {
+                         int64_t rowEnd, const char *noun) {
   if (rowEnd < 0)
     rowEnd = rows;
-  FeatureTableReader table(path, rows);
+  FeatureTableReader table(path, rows, noun);
   const int64_t width = table.width();
   table.skip(rowBegin);
   const size_t at = out.size();
@@ -154,12 +156,13 @@ std::vector<int64_t> readLabelTable(const std::string &path, int64_t rows,
     ++row;
   }
   if (row != rows)
-    throwDataError(path, 0, rowCountMessage(rows, row));
+    throwDataError(path, 0, rowCountMessage(rows, row, "node"));
   return labels;
 }
 
 std::vector<int64_t> readSplitTable(const std::string &path, int64_t n,
-                                    const std::string &rangeNote) {
+                                    const std::string &rangeNote,
+                                    const char *noun) {
   CsvReader in(path);
   std::vector<std::string_view> fields;
   std::vector<int64_t> ids;
@@ -168,10 +171,10 @@ std::vector<int64_t> readSplitTable(const std::string &path, int64_t n,
     in.split(fields, 1);
     int64_t id = in.intField(fields[0]);
     if (id < 0 || id >= n)
-      in.fail("node id " + std::to_string(id) + " out of range " +
-              rangeText(n) + rangeNote);
+      in.fail(std::string(noun) + " id " + std::to_string(id) +
+              " out of range " + rangeText(n) + rangeNote);
     if (firstLine[id])
-      in.fail("node id " + std::to_string(id) +
+      in.fail(std::string(noun) + " id " + std::to_string(id) +
               " is listed twice (first on line " +
               std::to_string(firstLine[id]) + ")");
     firstLine[id] = in.lineNumber();

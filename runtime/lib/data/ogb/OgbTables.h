@@ -5,7 +5,8 @@
 // graph in the first and one per node type or relation in the second. These
 // readers parse one such table, validating every value as it is read so
 // that an error names the file and line; the two dataset readers place the
-// results.
+// results, and the graph-collection readers (graphs/) use them for the
+// tables the graph-property layout shares.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,17 +47,19 @@ void checkEdgeCount(const std::string &path, int64_t actual,
 /// its first row) of finite numbers; appends them to `out` row-major and
 /// returns the width (0 for an empty table). Only rows [rowBegin, rowEnd)
 /// are kept (all by default, rowEnd < 0), but every row's width is checked.
+/// Messages call a row a `noun` ("expected 4 rows (one per node), ...").
 int64_t readFeatureTable(const std::string &path, int64_t rows,
                          std::vector<float> &out, int64_t rowBegin = 0,
-                         int64_t rowEnd = -1);
+                         int64_t rowEnd = -1, const char *noun = "node");
 
 /// A feature table read in row ranges, in order: what readFeatureTable
 /// reads whole, with its checks, for a table larger than memory.
 class FeatureTableReader {
 public:
-  /// Opens `path`, which must hold `rows` rows; reads the first row to fix
-  /// the width (0 for an empty table).
-  FeatureTableReader(const std::string &path, int64_t rows);
+  /// Opens `path`, which must hold `rows` rows (one per `noun`); reads the
+  /// first row to fix the width (0 for an empty table).
+  FeatureTableReader(const std::string &path, int64_t rows,
+                     const char *noun = "node");
   int64_t width() const { return columns; }
   /// Parses the next `count` rows into out[count x width()]. Throws
   /// DataError at the file and line of a bad value or row, or if the table
@@ -70,6 +73,7 @@ public:
 
 private:
   CsvReader in;
+  const char *noun;
   std::vector<std::string_view> fields;
   int64_t rows, columns = 0, row = 0;
   bool pending = false; ///< `in` holds row `row`, not yet parsed
@@ -81,9 +85,11 @@ std::vector<int64_t> readLabelTable(const std::string &path, int64_t rows,
                                     const LoadOptions &options);
 
 /// Reads one split file: ids in [0, n), each at most once. `rangeNote` is
-/// appended to the out-of-range message (" of node type 'paper'").
+/// appended to the out-of-range message (" of node type 'paper'"); `noun`
+/// names what the ids are ("node id 7 out of range [0, 5)").
 std::vector<int64_t> readSplitTable(const std::string &path, int64_t n,
-                                    const std::string &rangeNote = "");
+                                    const std::string &rangeNote = "",
+                                    const char *noun = "node");
 
 /// Reads the train, valid and test files of split directory `split` ("" for
 /// none) into ds's split vectors and ds.hasSplits: an absent file is an

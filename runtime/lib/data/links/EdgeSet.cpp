@@ -1,0 +1,59 @@
+//===- EdgeSet.cpp - A sorted set of (src, relation, dst) links -----------===//
+//
+// See gnnrt/data/links/EdgeSet.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnnrt/data/links/EdgeSet.h"
+
+#include <algorithm>
+
+namespace gnnrt {
+
+EdgeSet::EdgeSet(int64_t numNodes, const std::vector<int64_t> &src,
+                 const std::vector<int64_t> &dst,
+                 const std::vector<int32_t> &relation)
+    : numNodes(numNodes) {
+  keys.reserve(src.size());
+  for (size_t e = 0; e < src.size(); ++e)
+    add(src[e], dst[e], relation.empty() ? 0 : relation[e]);
+  seal();
+}
+
+void EdgeSet::add(int64_t src, int64_t dst, int32_t relation) {
+  keys.push_back({src, int64_t(relation) * numNodes + dst});
+}
+
+void EdgeSet::seal() {
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  dstOf.resize(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i)
+    dstOf[i] = numNodes ? keys[i].rest % numNodes : 0;
+}
+
+const EdgeSet::Key *EdgeSet::lowerBound(Key key) const {
+  return std::lower_bound(keys.data(), keys.data() + keys.size(), key);
+}
+
+bool EdgeSet::contains(int64_t src, int64_t dst, int32_t relation) const {
+  const Key key{src, int64_t(relation) * numNodes + dst};
+  const Key *at = lowerBound(key);
+  return at != keys.data() + keys.size() && *at == key;
+}
+
+std::pair<const int64_t *, const int64_t *>
+EdgeSet::dsts(int64_t src, int32_t relation, int64_t dstBegin,
+              int64_t dstEnd) const {
+  const int64_t base = int64_t(relation) * numNodes;
+  const size_t first = size_t(lowerBound({src, base + dstBegin}) - keys.data());
+  const size_t last = size_t(lowerBound({src, base + dstEnd}) - keys.data());
+  return {dstOf.data() + first, dstOf.data() + last};
+}
+
+int64_t EdgeSet::degree(int64_t src, int32_t relation) const {
+  auto range = dsts(src, relation, 0, numNodes);
+  return range.second - range.first;
+}
+
+} // namespace gnnrt

@@ -1,0 +1,66 @@
+//===- EarlyStopping.h - the best epoch, its weights and patience -*- C++ -*-=//
+//
+// Internal to gnnrt. Which evaluated epoch is the best so far and, with the
+// train block's `early_stopping = patience(N, monitor = M)`, when to stop:
+//  - the best epoch is the one with the highest valid_acc, or with early
+//    stopping the best of its metric M (valid_acc: highest, valid_loss:
+//    lowest); the first one wins a tie;
+//  - training stops after an evaluated epoch e with e - best >= N, a pure
+//    function of (e, best) that a resumed run evaluates alike;
+//  - a copy of the best epoch's parameters is kept (taken on improvement)
+//    and restored after training, so that the final evaluation, --save and
+//    --predict see the best weights. Resumable checkpoints carry the copy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_EARLYSTOPPING_H
+#define GNNRT_LIB_EARLYSTOPPING_H
+
+#include "output/Checkpoint.h"
+#include "output/Metrics.h"
+#include "params/ParameterStore.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace gnnrt {
+
+class EarlyStopping {
+public:
+  /// Throws UsageError for settings it cannot honour (learned input rows).
+  explicit EarlyStopping(const TrainSettings &settings);
+
+  /// Whether early stopping is on (`early_stopping = patience(...)`).
+  bool enabled() const { return patience > 0; }
+
+  /// Continues a resumed run: its best epoch and, with early stopping, the
+  /// checkpoint's copy of that epoch's weights.
+  void resume(const ResumableCheckpoint &checkpoint,
+              const ParameterStore<float> &params);
+
+  /// Whether the evaluated `record` improves on the best so far (it then
+  /// is the best); an error when early stopping's metric is missing.
+  bool improves(const EpochRecord &record);
+  /// Takes a copy of `params` as the best epoch's (on the host).
+  void keep(const ParameterStore<float> &params);
+
+  /// Whether training ends after `epoch`, an evaluated one.
+  bool stopsAfter(int64_t epoch) const;
+
+  /// The best evaluated epoch so far; eval unset if none.
+  const EpochRecord &best() const { return bestRecord; }
+  /// The best weights, for a checkpoint (null without early stopping).
+  const std::vector<std::vector<float>> *bestValues() const;
+  /// Makes `params` the best epoch's values (early stopping only).
+  void restore(ParameterStore<float> &params) const;
+
+private:
+  int64_t patience;
+  bool onLoss;
+  EpochRecord bestRecord;
+  std::vector<std::vector<float>> values;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_EARLYSTOPPING_H
