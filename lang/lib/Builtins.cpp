@@ -117,6 +117,21 @@ static std::vector<Builtin> trainSettingBuiltins() {
   });
 }
 
+/// `group(...)`, the entries of a train block's parameter groups.
+static void appendParamGroup(std::vector<Builtin> &table) {
+  using K = ParamKind;
+  using C = BuiltinContext;
+  table.push_back({"group",
+                   C::TrainSetting,
+                   {{"params", K::ParamSelector, true},
+                    {"lr", K::Float, false},
+                    {"weight_decay", K::Float, false},
+                    {"frozen", K::Bool, false}},
+                   "parameters of the model (a layer, or a \"glob\" over "
+                   "their names) with their own learning rate and weight "
+                   "decay, or frozen"});
+}
+
 const std::vector<Builtin> &gnn::lang::builtins() {
   using K = ParamKind;
   using C = BuiltinContext;
@@ -287,6 +302,7 @@ const std::vector<Builtin> &gnn::lang::builtins() {
     for (Builtin &b : trainSettingBuiltins())
       table.push_back(std::move(b));
     appendOptimizers(table);
+    appendParamGroup(table);
     return true;
   }();
   (void)withTrainSettings;

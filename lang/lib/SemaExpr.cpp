@@ -647,6 +647,9 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
     case ParamKind::RelationFanouts:
       // Entries are train-setting calls, not expressions: Sema::checkSampler.
       continue;
+    case ParamKind::ParamSelector:
+      // A layer member or a glob, not an expression: Sema::checkParamGroups.
+      continue;
     default:
       break;
     }

@@ -90,6 +90,17 @@ public:
   void checkSampler(const CallExpr *call);
   void checkOffloadSettings(const TrainInfo &info);
   void checkScheduleSettings(const TrainInfo &info);
+  /// `param_groups = [group(...), ...]` (SemaParamGroups.cpp): each group
+  /// names a layer of the model or matches some of its parameters, takes
+  /// parameters no earlier group took, and sets valid values.
+  void checkParamGroups(const TrainSetting &setting, TrainInfo &info);
+  /// The dotted names of `module`'s parameters under `prefix`, in
+  /// declaration order (as the trainer's ParamInfo names them); `ints` are
+  /// the values of its integer parameters that are known (lists' lengths).
+  void collectParameterNames(const ModuleDecl &module,
+                             const std::string &prefix,
+                             const std::map<std::string, int64_t> &ints,
+                             std::vector<std::string> &names);
   Type resolveTypeRef(const TypeRef &ref, Scope &scope);
   Type scalarTypeNamed(const std::string &name, SourceLoc loc);
   /// Whether a value of type `actual` may bind a parameter of type `expected`.

@@ -435,5 +435,8 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
     if (!isa<IntExpr>(value) && !isa<FloatExpr>(value))
       diags.error(value->loc, expected);
     break;
+  case K::ParamGroups:
+    checkParamGroups(setting, info);
+    break;
   }
 }

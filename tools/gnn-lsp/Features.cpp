@@ -183,6 +183,8 @@ const char *kindName(ParamKind kind) {
     return "list[relation(name, fanout)]";
   case ParamKind::Metric:
     return "valid_loss|valid_acc";
+  case ParamKind::ParamSelector:
+    return "layer|\"pattern\"";
   case ParamKind::Any:
     return "any";
   }

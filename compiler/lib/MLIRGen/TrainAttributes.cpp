@@ -266,6 +266,24 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
         SettingReader::string(read.argument(stopping, "monitor"),
                               "valid_loss"));
 
+  // `param_groups`, as Sema resolved them against the model.
+  mlir::ArrayAttr paramGroups;
+  if (!train.paramGroups.empty()) {
+    llvm::SmallVector<mlir::Attribute> groups;
+    for (const ParamGroupInfo &g : train.paramGroups) {
+      auto number = [&](llvm::StringRef param) -> mlir::FloatAttr {
+        std::optional<double> v =
+            SettingReader::number(read.argument(g.call, param));
+        return v ? b.getF64FloatAttr(*v) : mlir::FloatAttr();
+      };
+      groups.push_back(ParamGroupAttr::get(
+          ctx, g.name, g.pattern, number("lr"), number("weight_decay"),
+          SettingReader::flag(read.argument(g.call, "frozen"), false),
+          sourceLocation(g.call->loc)));
+    }
+    paramGroups = b.getArrayAttr(groups);
+  }
+
   const Expr *evaluate = value("evaluate");
   const Expr *checkpoint = value("checkpoint");
   return TrainAttr::get(
@@ -287,5 +305,5 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
                  : mlir::StringAttr(),
       every("checkpoint", 0),
       given.empty() ? mlir::DictionaryAttr() : b.getDictionaryAttr(given),
-      lrSchedule, earlyStopping);
+      lrSchedule, earlyStopping, paramGroups);
 }

@@ -126,6 +126,24 @@ void emitEarlyStopping(raw_indented_ostream &os, TrainAttr train) {
   }
 }
 
+/// `param_groups`: one TrainSettings::ParamGroup each, in order (the
+/// trainer gives a parameter the first whose pattern matches it).
+void emitParamGroups(raw_indented_ostream &os, TrainAttr train) {
+  ArrayAttr groups = train.getParamGroups();
+  if (!groups)
+    return;
+  auto optional = [](FloatAttr value) {
+    return value ? cppDouble(value.getValueAsDouble())
+                 : std::string("std::nullopt");
+  };
+  for (auto group : groups.getAsRange<ParamGroupAttr>())
+    os << "s.paramGroups.push_back({" << cppString(group.getName()) << ", "
+       << cppString(group.getPattern()) << ", " << optional(group.getLr())
+       << ", " << optional(group.getWeightDecay()) << ", "
+       << cppBool(group.getFrozen()) << ", " << cppString(group.getWhere())
+       << "});\n";
+}
+
 /// A value of the `settings` dictionary as a C++ literal.
 std::string cppLiteral(Attribute value) {
   if (auto i = value.dyn_cast<IntegerAttr>())
@@ -182,6 +200,7 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
                          .Case("evaluate", emitEvaluate)
                          .Case("lr_schedule", emitLrSchedule)
                          .Case("early_stopping", emitEarlyStopping)
+                         .Case("param_groups", emitParamGroups)
                          .Default(nullptr);
       assert(emit && "a Custom train setting without its emitter");
       emit(os, train);

@@ -34,6 +34,9 @@ enum class ParamKind {
   /// relation_fanout), checked by the sampler's own rule.
   RelationFanouts,
   Metric, ///< valid_loss | valid_acc (early stopping's)
+  /// A layer member of the model or a "glob" over its parameter names
+  /// (group's first argument), checked by Sema::checkParamGroups.
+  ParamSelector,
   Any,
 };
 
@@ -110,6 +113,9 @@ enum class TrainValueKind {
   Optimizer, ///< one of the optimizers, called or bare
   Splits,    ///< a split or a list of splits; takes `every N epochs`
   Batches,   ///< full_graph, or a call of one of `choices`' samplers
+  /// A list of calls of `choices`' one function (`group(...)`), checked
+  /// against the model's parameters (Sema::checkParamGroups).
+  ParamGroups,
 };
 
 /// One key of a train block (gnnrt/train/TrainSettings.def).

@@ -64,6 +64,17 @@ struct BuiltinCall {
   std::vector<const Expr *> args;
 };
 
+/// One entry of a train block's `param_groups`, resolved against the model.
+struct ParamGroupInfo {
+  const CallExpr *call = nullptr; ///< the `group(...)` entry
+  /// How the program names the group: a layer member (`c1`) or a pattern
+  /// (`"convs*"`, with its quotes).
+  std::string name;
+  /// The glob over parameter names it stands for: `c1.*` for a layer, the
+  /// parameter itself for a member parameter, a pattern as written.
+  std::string pattern;
+};
+
 /// A checked `train` block.
 struct TrainInfo {
   const TrainDecl *decl = nullptr;
@@ -72,6 +83,8 @@ struct TrainInfo {
   /// The argument of each model parameter (default when not given).
   std::vector<const Expr *> modelArgs;
   std::map<std::string, const TrainSetting *> settings;
+  /// `param_groups`, in order (a parameter takes the first that matches).
+  std::vector<ParamGroupInfo> paramGroups;
 };
 
 struct SemaResult {

@@ -11,6 +11,11 @@
 // State is float32 like the parameters (as in PyTorch); updates are
 // elementwise, so results do not depend on the thread count.
 //
+// Each parameter has its own learning rate and weight decay (a train
+// block's `param_groups`, as torch.optim's parameter groups; the
+// optimizer's values otherwise), or is frozen: a frozen parameter is not
+// updated and its optimizer state does not change.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_TRAIN_OPTIMIZER_H
@@ -24,6 +29,7 @@
 namespace gnnrt {
 
 struct TrainSettings;
+struct ParamInfo;
 
 /// The optimizers of TrainSettings.def (GNN_TRAIN_OPTIMIZER), by the
 /// ENUMERATOR each record gives.
@@ -45,6 +51,25 @@ struct OptimizerConfig {
   /// The train block's optimizer; throws DataError for an unknown name.
   static OptimizerConfig fromSettings(const TrainSettings &settings);
 };
+
+/// How the optimizer updates one parameter.
+struct ParamUpdate {
+  /// The base learning rate (a schedule's scale multiplies it) and weight
+  /// decay: its group's, or the optimizer's.
+  double lr = 0.01, weightDecay = 0;
+  /// No update, no change of its optimizer state.
+  bool frozen = false;
+  /// Its group's settings as the program writes them
+  /// (`group(c1, weight_decay = 0.0005)`), "" for none: what a checkpoint
+  /// records, so that a run does not resume with other groups.
+  std::string group;
+};
+
+/// Each parameter's update (in `params` order): the first of `settings`'
+/// param_groups whose pattern matches its name, else `config`'s values.
+std::vector<ParamUpdate> paramUpdates(const OptimizerConfig &config,
+                                      const TrainSettings &settings,
+                                      const std::vector<ParamInfo> &params);
 
 /// Adam's (or AdamW's) update of one element at step `step` (1-based), in
 /// float with torch's arithmetic: the dense optimizer and the learned input
@@ -74,8 +99,11 @@ private:
 
 class Optimizer {
 public:
-  /// An optimizer for tensors of the given element counts, with zero state.
-  Optimizer(const OptimizerConfig &config, std::vector<int64_t> sizes);
+  /// An optimizer for tensors of the given element counts, with zero state;
+  /// `updates[i]` says how to update tensor i (empty: all with `config`'s
+  /// values).
+  Optimizer(const OptimizerConfig &config, std::vector<int64_t> sizes,
+            std::vector<ParamUpdate> updates = {});
 
   /// One update of every tensor: params[i] and grads[i] hold sizes[i]
   /// values. Gradients are read only.
@@ -85,10 +113,18 @@ public:
   /// Updates taken so far (PyTorch's `step` in the state).
   int64_t steps() const { return stepCount; }
   const OptimizerConfig &config() const { return cfg; }
-
-  /// Scales the configured learning rate by `scale` for the steps that
-  /// follow (a schedule's epoch; 1: the configured rate, exactly).
-  void setLearningRateScale(double scale) { cfg.lr = baseLr * scale; }
+  /// How tensor i is updated, and its learning rate this step (the base
+  /// rate times the schedule's scale).
+  const ParamUpdate &update(size_t i) const { return updates[i]; }
+  double learningRate(size_t i) const { return updates[i].lr * lrScale; }
+  /// Scales the configured learning rate, and every parameter's base rate,
+  /// by `scale` for the steps that follow (a schedule's epoch; 1: the
+  /// configured rates, exactly). A parameter in no group steps at
+  /// config().lr, which the learned input rows read too.
+  void setLearningRateScale(double scale) {
+    cfg.lr = baseLr * scale;
+    lrScale = scale;
+  }
 
   /// One kind of per-tensor state, named as torch.optim names it:
   /// "exp_avg" and "exp_avg_sq" (Adam, AdamW), "momentum_buffer" (SGD with
@@ -108,6 +144,8 @@ private:
   OptimizerConfig cfg;
   double baseLr; ///< the configured rate, which schedules scale
   std::vector<int64_t> sizes;
+  std::vector<ParamUpdate> updates;
+  double lrScale = 1;
   /// Adam/AdamW: first and second moments; SGD: the momentum buffer in
   /// `first` (allocated only when momentum != 0).
   std::vector<std::vector<float>> first, second;

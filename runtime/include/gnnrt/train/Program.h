@@ -28,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -443,6 +444,18 @@ struct TrainSettings {
     std::string monitor = "valid_loss";
   };
   EarlyStopping earlyStopping;
+  /// `param_groups = [group(c1, weight_decay = 5e-4), ...]`: parameters
+  /// with their own learning rate and weight decay (absent: the
+  /// optimizer's), or frozen (never updated). A parameter takes the first
+  /// group whose `pattern` (gnnrt/support/Glob.h) matches its name.
+  struct ParamGroup {
+    std::string name;    ///< as the program names it: `c1`, `"convs*"`
+    std::string pattern; ///< over parameter names: `c1.*`, `convs*`
+    std::optional<double> lr, weightDecay;
+    bool frozen = false;
+    std::string location; ///< "model.gnn:12:9", for messages
+  };
+  std::vector<ParamGroup> paramGroups;
 };
 
 /// A relation or node type the model selects by name (relation(g, "name"),

@@ -353,6 +353,14 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
           (s.addSelfLoops ? ", self loops" : "") + ")\n";
   text += "  loss       " + s.loss + "\n";
   text += "  optimizer  " + optimizerSummary(s) + "\n";
+  // param_groups, in order: a parameter takes the first that matches it.
+  for (const TrainSettings::ParamGroup &g : s.paramGroups)
+    text +=
+        "  group      " + g.name + " (" + g.pattern +
+        "):" + (g.frozen ? " frozen" : "") +
+        (g.lr ? " lr " + formatNumber(*g.lr) : "") +
+        (g.weightDecay ? " weight_decay " + formatNumber(*g.weightDecay) : "") +
+        "\n";
   if (s.fanouts.empty()) {
     text += "  batches    full graph\n";
   } else {

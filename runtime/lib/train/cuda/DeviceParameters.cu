@@ -86,8 +86,6 @@ public:
   void update() override {
     const OptimizerConfig &c = optimizer.config();
     kernels::cuda::UpdateConfig u;
-    u.lr = c.lr;
-    u.weightDecay = c.weightDecay;
     u.beta1 = c.beta1;
     u.beta2 = c.beta2;
     u.eps = c.eps;
@@ -96,6 +94,12 @@ public:
     const int64_t step = optimizer.steps() + 1;
     optimizer.setSteps(step);
     for (size_t i = 0; i < sizes.size(); ++i) {
+      // Each parameter at its group's rate and decay; a frozen one (and
+      // its state) untouched, as on the host.
+      if (optimizer.update(i).frozen)
+        continue;
+      u.lr = optimizer.learningRate(i);
+      u.weightDecay = optimizer.update(i).weightDecay;
       float *p = resident.values[i];
       const float *g = resident.grads[i];
       if (c.kind == OptimizerKind::Sgd)

@@ -29,6 +29,35 @@ constexpr const char *kInputsPrefix = "inputs.";
 constexpr const char *kInputStepsKey = "input_steps";
 /// Early stopping's best weights so far, `early_stopping.best.<parameter>`.
 constexpr const char *kBestPrefix = "early_stopping.best.";
+/// Which parameters trained in which of the program's param_groups.
+constexpr const char *kParamGroupsKey = "param_groups";
+
+/// `c1.w: group(c1, lr = 0.005); c1.b: ...`: each grouped parameter with
+/// its group's settings ("" when no parameter is in a group).
+std::string paramGroupsEntry(const ParameterStore<float> &params,
+                             const Optimizer &optimizer) {
+  std::string entry;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (!optimizer.update(i).group.empty())
+      entry += (entry.empty() ? "" : "; ") + params.info[i].name + ": " +
+               optimizer.update(i).group;
+  return entry;
+}
+
+/// paramGroupsEntry's text as parameter -> group.
+std::map<std::string, std::string> parseParamGroups(const std::string &text) {
+  std::map<std::string, std::string> groups;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find("; ", at);
+    std::string item =
+        text.substr(at, end == std::string::npos ? end : end - at);
+    size_t colon = item.find(": ");
+    if (colon != std::string::npos)
+      groups[item.substr(0, colon)] = item.substr(colon + 2);
+    at = end == std::string::npos ? text.size() : end + 2;
+  }
+  return groups;
+}
 
 bool hasPrefix(const std::string &name, const char *prefix) {
   return name.compare(0, std::char_traits<char>::length(prefix), prefix) == 0;
@@ -297,6 +326,8 @@ void saveResumableCheckpoint(const std::string &path, const std::string &model,
       {"optimizer_steps", std::to_string(optimizer.steps())}};
   if (inputs)
     metadata[kInputStepsKey] = std::to_string(inputs->steps);
+  if (std::string groups = paramGroupsEntry(params, optimizer); !groups.empty())
+    metadata[kParamGroupsKey] = groups;
   if (point.best.eval) {
     metadata["best_epoch"] = std::to_string(point.best.epoch);
     metadata["best_loss"] = exactNumber(point.best.loss);
@@ -335,6 +366,8 @@ ResumableCheckpoint::ResumableCheckpoint(const std::string &checkpointPath,
   optimizerSteps = integerEntry(path, metadata, "optimizer_steps");
   auto optimizer = metadata.find("optimizer");
   writtenBy = optimizer == metadata.end() ? "" : optimizer->second;
+  auto groups = metadata.find(kParamGroupsKey);
+  paramGroups = groups == metadata.end() ? "" : groups->second;
   if (metadata.count("best_epoch")) {
     resume.best.epoch =
         integerEntry(path, metadata, "best_epoch", 0, resume.epoch);
@@ -386,6 +419,34 @@ void ResumableCheckpoint::restoreOptimizer(const ParameterStore<float> &params,
                    "the checkpoint continues a run of optimizer '" +
                        writtenBy + "', but this program trains with '" +
                        expected + "'");
+  // A parameter's state means what it means under its group's rate and
+  // decay, and a frozen one's is none: other groups are another run.
+  if (const std::string here = paramGroupsEntry(params, optimizer);
+      here != paramGroups) {
+    std::map<std::string, std::string> there = parseParamGroups(paramGroups),
+                                       ours = parseParamGroups(here);
+    auto groupOf = [](const std::map<std::string, std::string> &groups,
+                      const std::string &param) {
+      auto it = groups.find(param);
+      return it == groups.end() ? std::string("no group") : it->second;
+    };
+    std::string differs = "another parameter";
+    for (size_t i = 0; i < params.size(); ++i) {
+      const std::string &name = params.info[i].name;
+      if (groupOf(there, name) != groupOf(ours, name)) {
+        differs = "parameter '" + name + "' trained in " +
+                  groupOf(there, name) + ", which this program puts in " +
+                  groupOf(ours, name);
+        break;
+      }
+    }
+    throwDataError(path, 0,
+                   "the checkpoint continues a run with other parameter "
+                   "groups: " +
+                       differs +
+                       " (resume with the train block that wrote it, or "
+                       "start from its weights with --load)");
+  }
   std::vector<Optimizer::StateKind> kinds = optimizer.state();
   // Validate everything before copying anything.
   for (const Optimizer::StateKind &kind : kinds)

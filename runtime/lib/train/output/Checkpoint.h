@@ -13,7 +13,10 @@
 // metadata the last completed epoch, the optimizer and its step count, the
 // seed, the rank count and the best validation epoch so far; with early
 // stopping also that epoch's weights (`early_stopping.best.<parameter>`),
-// its training loss and validation loss. Nothing else
+// its training loss and validation loss; and which parameters trained in
+// which of the train block's `param_groups` (resuming under other groups is
+// refused: a moment means what it means under its group's rate and decay).
+// Nothing else
 // is needed: dropout masks, shuffles and neighbour samples are functions of
 // (seed, epoch, step), so `--resume FILE` continuing at the next epoch
 // reproduces a straight run's losses bit for bit. The optimizer's state is
@@ -119,7 +122,8 @@ public:
   /// Copies the learned input rows, their Adam state and steps.
   void restoreLearnedInputs(LearnedInputs &learned) const;
   /// Copies the optimizer's state and step count; throws DataError when the
-  /// checkpoint was written by another optimizer or lacks a tensor.
+  /// checkpoint was written by another optimizer or under other parameter
+  /// groups, or lacks a tensor.
   void restoreOptimizer(const ParameterStore<float> &params,
                         Optimizer &optimizer) const;
 
@@ -128,6 +132,8 @@ private:
   SafetensorsContents file;
   ResumePoint resume;
   std::string writtenBy; ///< the optimizer that wrote it
+  /// Its parameters' groups (metadata `param_groups`; "" for none).
+  std::string paramGroups;
   int64_t optimizerSteps = 0;
 };
 

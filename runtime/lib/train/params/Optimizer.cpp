@@ -10,10 +10,13 @@
 #include "gnnrt/train/Optimizer.h"
 
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/Glob.h"
 #include "gnnrt/train/Program.h"
 
 #include <cmath>
+#include <cstdio>
 #include <iterator>
+#include <stdexcept>
 #include <utility>
 
 namespace gnnrt {
@@ -63,8 +66,57 @@ OptimizerConfig OptimizerConfig::fromSettings(const TrainSettings &settings) {
   return config;
 }
 
-Optimizer::Optimizer(const OptimizerConfig &config, std::vector<int64_t> sz)
-    : cfg(config), baseLr(config.lr), sizes(std::move(sz)) {
+namespace {
+/// `v` exactly, as the program could write it.
+std::string exactNumber(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+  return buffer;
+}
+
+/// `group(c1, lr = 0.005, frozen = true)`: the settings a group gives.
+std::string describe(const TrainSettings::ParamGroup &group) {
+  std::string text = "group(" + group.name;
+  if (group.lr)
+    text += ", lr = " + exactNumber(*group.lr);
+  if (group.weightDecay)
+    text += ", weight_decay = " + exactNumber(*group.weightDecay);
+  if (group.frozen)
+    text += ", frozen = true";
+  return text + ")";
+}
+} // namespace
+
+std::vector<ParamUpdate> paramUpdates(const OptimizerConfig &config,
+                                      const TrainSettings &settings,
+                                      const std::vector<ParamInfo> &params) {
+  std::vector<ParamUpdate> updates;
+  for (const ParamInfo &p : params) {
+    ParamUpdate u;
+    u.lr = config.lr;
+    u.weightDecay = config.weightDecay;
+    for (const TrainSettings::ParamGroup &group : settings.paramGroups) {
+      if (!globMatch(group.pattern, p.name))
+        continue;
+      u.lr = group.lr.value_or(config.lr);
+      u.weightDecay = group.weightDecay.value_or(config.weightDecay);
+      u.frozen = group.frozen;
+      u.group = describe(group);
+      break;
+    }
+    updates.push_back(std::move(u));
+  }
+  return updates;
+}
+
+Optimizer::Optimizer(const OptimizerConfig &config, std::vector<int64_t> sz,
+                     std::vector<ParamUpdate> perParam)
+    : cfg(config), baseLr(config.lr), sizes(std::move(sz)),
+      updates(std::move(perParam)) {
+  if (updates.empty())
+    updates.assign(sizes.size(), ParamUpdate{cfg.lr, cfg.weightDecay});
+  if (updates.size() != sizes.size())
+    throw std::logic_error("Optimizer: one ParamUpdate per tensor");
   bool adam = cfg.kind != OptimizerKind::Sgd;
   for (int64_t n : sizes) {
     first.emplace_back(adam || cfg.momentum != 0 ? size_t(n) : 0, 0.0f);
@@ -94,8 +146,10 @@ std::vector<Optimizer::StateKind> Optimizer::state() {
 void Optimizer::step(const std::vector<float *> &params,
                      const std::vector<float *> &grads) {
   ++stepCount;
-  const float lr = float(cfg.lr), wd = float(cfg.weightDecay);
   for (size_t t = 0; t < sizes.size(); ++t) {
+    if (updates[t].frozen)
+      continue;
+    const float lr = float(learningRate(t)), wd = float(updates[t].weightDecay);
     float *p = params[t];
     const float *g = grads[t];
     const int64_t n = sizes[t];
@@ -116,7 +170,10 @@ void Optimizer::step(const std::vector<float *> &params,
       }
       continue;
     }
-    const AdamRule rule(cfg, stepCount);
+    OptimizerConfig own = cfg;
+    own.lr = learningRate(t);
+    own.weightDecay = updates[t].weightDecay;
+    const AdamRule rule(own, stepCount);
     float *m = first[t].data(), *v = second[t].data();
 #pragma omp parallel for schedule(static) if (n >= kParallelThreshold)
     for (int64_t i = 0; i < n; ++i)

@@ -20,7 +20,9 @@ OptimizerStep::OptimizerStep(const CompiledProgram &program,
                              const DriverOptions &options,
                              ParameterStore<float> &params, Communicator &comm)
     : program(program), comm(comm),
-      optimizer(optimizerConfigOf(program), params.sizes()),
+      optimizer(optimizerConfigOf(program), params.sizes(),
+                paramUpdates(optimizerConfigOf(program), program.settings,
+                             params.info)),
       residence(makeParameterResidence(program, params, optimizer)) {}
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {

@@ -9,6 +9,7 @@
 #include "gnnrt/train/Optimizer.h"
 
 #include "TestUtil.h"
+#include "gnnrt/support/Glob.h"
 #include "gnnrt/train/Program.h"
 
 #include <cmath>
@@ -142,4 +143,96 @@ TEST(Optimizer, ConfigFromSettings) {
   s.optimizer = "rmsprop";
   EXPECT_EQ(dataErrorOf([&] { OptimizerConfig::fromSettings(s); }),
             "unknown optimizer 'rmsprop' (expected adam, adamw or sgd)");
+}
+
+TEST(Optimizer, ParamGroupsUpdateEachTensorAtItsOwnRateAndDecay) {
+  // Three tensors of kStart under one Adam: the first at the optimizer's
+  // values, the second at its group's rate and decay, the third frozen.
+  // Each equals torch's rule at its own values; the frozen one and its
+  // moments do not move.
+  const OptimizerConfig adam = config(OptimizerKind::Adam, 0.1, 0.01);
+  std::vector<ParamUpdate> updates(3);
+  updates[0] = {0.1, 0.01, false, ""};
+  updates[1] = {0.02, 0.5, false, "group(b, lr = 0.02, weight_decay = 0.5)"};
+  updates[2] = {0.1, 0.01, true, "group(c, frozen = true)"};
+  Optimizer optimizer(adam, {2, 2, 2}, updates);
+  std::vector<std::vector<float>> p(
+      3, std::vector<float>(kStart.begin(), kStart.end()));
+  for (const auto &g : kGrads) {
+    std::vector<float> grad(g.begin(), g.end());
+    optimizer.step({p[0].data(), p[1].data(), p[2].data()},
+                   {grad.data(), grad.data(), grad.data()});
+  }
+  expectNear(p[0], referenceAdam(0.1, 0.01, false));
+  expectNear(p[1], referenceAdam(0.02, 0.5, false));
+  EXPECT_EQ(p[2], std::vector<float>(kStart.begin(), kStart.end()));
+  for (const Optimizer::StateKind &kind : optimizer.state())
+    EXPECT_EQ((*kind.tensors)[2], std::vector<float>(2, 0.0f)) << kind.name;
+
+  // SGD with momentum and AdamW alike.
+  for (OptimizerKind kind : {OptimizerKind::Sgd, OptimizerKind::AdamW}) {
+    Optimizer other(config(kind, 0.1, 0.01, 0.9), {2},
+                    {{0.05, 0.2, false, "group(x, lr = 0.05)"}});
+    std::vector<float> q(kStart.begin(), kStart.end());
+    for (const auto &g : kGrads) {
+      std::vector<float> grad(g.begin(), g.end());
+      other.step({q.data()}, {grad.data()});
+    }
+    expectNear(q, kind == OptimizerKind::Sgd ? referenceSgd(0.05, 0.9, 0.2)
+                                             : referenceAdam(0.05, 0.2, true));
+  }
+}
+
+TEST(Optimizer, ParamUpdatesTakeTheFirstMatchingGroup) {
+  TrainSettings s;
+  s.paramGroups.push_back({"\"*.w\"", "*.w", std::nullopt, 0.25, false, ""});
+  s.paramGroups.push_back({"c1", "c1.*", 0.5, std::nullopt, false, ""});
+  s.paramGroups.push_back({"c2", "c2.*", std::nullopt, std::nullopt, true, ""});
+  std::vector<ParamInfo> params = {
+      {"c1.w", {2}}, {"c1.b", {2}}, {"c2.w", {2}}, {"c2.b", {2}}, {"w", {1}}};
+  const OptimizerConfig c = config(OptimizerKind::Adam, 0.01, 0.001);
+  std::vector<ParamUpdate> u = paramUpdates(c, s, params);
+  ASSERT_EQ(u.size(), 5u);
+  // c1.w and c2.w: "*.w" (its decay, the optimizer's rate); c1.b: c1.
+  EXPECT_EQ(u[0].lr, 0.01);
+  EXPECT_EQ(u[0].weightDecay, 0.25);
+  EXPECT_EQ(u[0].group, "group(\"*.w\", weight_decay = 0.25)");
+  EXPECT_FALSE(u[2].frozen);
+  EXPECT_EQ(u[1].lr, 0.5);
+  EXPECT_EQ(u[1].weightDecay, 0.001);
+  EXPECT_EQ(u[1].group, "group(c1, lr = 0.5)");
+  EXPECT_TRUE(u[3].frozen);
+  EXPECT_EQ(u[3].group, "group(c2, frozen = true)");
+  // `w` matches no group: the optimizer's values, no group recorded.
+  EXPECT_EQ(u[4].lr, 0.01);
+  EXPECT_EQ(u[4].weightDecay, 0.001);
+  EXPECT_FALSE(u[4].frozen);
+  EXPECT_EQ(u[4].group, "");
+}
+
+TEST(Optimizer, GroupPatternsAreGlobsOverDottedNames) {
+  EXPECT_TRUE(globMatch("c1.*", "c1.w"));
+  EXPECT_FALSE(globMatch("c1.*", "c10.w"));
+  EXPECT_TRUE(globMatch("convs*", "convs.3.w")); // `*` crosses dots
+  EXPECT_TRUE(globMatch("c?.b", "c2.b"));
+  EXPECT_FALSE(globMatch("c?.b", "c12.b"));
+  EXPECT_TRUE(globMatch("*", ""));
+  EXPECT_FALSE(globMatch("", "w"));
+  EXPECT_TRUE(globMatch("*.w*", "a.b.w_root"));
+}
+
+TEST(Optimizer, ScheduleScalesEveryGroupsRate) {
+  // A schedule's scale multiplies the optimizer's rate and each group's
+  // base rate alike: one SGD step at scale 0.5 moves a parameter at group
+  // rate 0.4 by 0.2 * g, one at the optimizer's 0.1 by 0.05 * g.
+  Optimizer sgd(config(OptimizerKind::Sgd, 0.1, 0), {1, 1},
+                {{0.1, 0, false, ""}, {0.4, 0, false, "group(b, lr = 0.4)"}});
+  sgd.setLearningRateScale(0.5);
+  EXPECT_EQ(sgd.config().lr, 0.1 * 0.5);
+  EXPECT_EQ(sgd.learningRate(0), 0.1 * 0.5);
+  EXPECT_EQ(sgd.learningRate(1), 0.4 * 0.5);
+  std::vector<float> a = {1.0f}, b = {1.0f}, g = {0.5f};
+  sgd.step({a.data(), b.data()}, {g.data(), g.data()});
+  EXPECT_FLOAT_EQ(a[0], 1.0f - 0.05f * 0.5f);
+  EXPECT_FLOAT_EQ(b[0], 1.0f - 0.2f * 0.5f);
 }

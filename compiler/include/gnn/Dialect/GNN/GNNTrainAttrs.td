@@ -112,6 +112,12 @@ class GNN_IntListParameter<string desc> : ArrayRefParameter<"int64_t", desc> {
 class GNN_StringParameter<string value, string desc>
     : StringRefParameter<desc> {
   let defaultValue = "\"" # value # "\"";
+  // Escaped (`"` as \22), so that a string with quotes reads back.
+  let printer = [{
+    $_printer << '"';
+    ::llvm::printEscapedString($_self, $_printer.getStream());
+    $_printer << '"';
+  }];
   let parser = [{ [&]() -> ::mlir::FailureOr<std::string> {
     std::string s;
     if ($_parser.parseString(&s))
@@ -261,6 +267,30 @@ def GNN_EarlyStoppingAttr : GNN_TrainAttrDef<"EarlyStopping",
     GNN_StringParameter<"valid_loss", "the watched metric">:$monitor);
 }
 
+def GNN_ParamGroupAttr : GNN_TrainAttrDef<"ParamGroup", "param_group"> {
+  let summary = "parameters with their own lr and weight decay, or frozen";
+  let description = [{
+    One entry of a train block's `param_groups`: the group as the program
+    names it (a layer member, or a pattern with its quotes), the glob over
+    parameter names it stands for (a layer `c1`: `c1.*`), the learning rate
+    and weight decay it sets (absent: the optimizer's), whether it is
+    frozen, and its source location (for the trainer's messages). A
+    parameter takes the first group whose pattern matches its name.
+
+    ```mlir
+    #gnn.param_group<name = "c1", pattern = "c1.*", weight_decay = 5.000000e-04 : f64, where = "m.gnn:9:19">
+    #gnn.param_group<name = "c2", pattern = "c2.*", frozen = true, where = "m.gnn:9:50">
+    ```
+  }];
+  let parameters = (ins
+    GNN_StringParameter<"", "the group as the program names it">:$name,
+    GNN_StringParameter<"", "glob over parameter names">:$pattern,
+    OptionalParameter<"::mlir::FloatAttr", "learning rate">:$lr,
+    OptionalParameter<"::mlir::FloatAttr", "weight decay">:$weight_decay,
+    GNN_BoolParameter<"false", "no updates">:$frozen,
+    GNN_StringParameter<"", "source location, for the trainer">:$where);
+}
+
 def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
   let summary = "a train block, with its defaults resolved";
   let description = [{
@@ -311,7 +341,10 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
         "values by key)">:$settings,
     OptionalParameter<"::gnn::LrScheduleAttr", "absent: constant">:$lr_schedule,
     OptionalParameter<"::gnn::EarlyStoppingAttr",
-                      "absent: every epoch">:$early_stopping);
+                      "absent: every epoch">:$early_stopping,
+    OptionalParameter<"::mlir::ArrayAttr",
+        "#gnn.param_group entries, in order (absent: every parameter "
+        "takes the optimizer's values)">:$param_groups);
   let extraClassDeclaration = [{
     /// The name of the attribute on a model's forward (and train step).
     static constexpr ::llvm::StringLiteral getAttrName() { return "gnn.train"; }

@@ -12,8 +12,9 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Operation.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringExtras.h" // GNN_StringParameter's printer
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
