@@ -77,6 +77,15 @@ module {
 // CHECK-LABEL: int64_t M_output_columns(const DataDims &data) {
 // CHECK:         return (2*classes);
 
+// The float64 entry points, which gnnc compiles as a unit of their own.
+// CHECK:       #ifndef GNNC_FLOAT64_ELSEWHERE
+// CHECK-NEXT:  void M_forward_f64(ExecContext<double> &ctx) { M_forward<double>(ctx); }
+// CHECK-NEXT:  double M_train_step_f64(ExecContext<double> &ctx) { return M_train_step<double>(ctx); }
+// CHECK-NEXT:  #else
+// CHECK-NEXT:  void M_forward_f64(ExecContext<double> &ctx);
+// CHECK-NEXT:  double M_train_step_f64(ExecContext<double> &ctx);
+// CHECK-NEXT:  #endif
+// CHECK:       #ifndef GNNC_FLOAT64_UNIT
 // CHECK-LABEL: int main(int argc, char **argv) {
 // CHECK-NEXT:    CompiledProgram program;
 // CHECK-NEXT:    program.model = "M";
@@ -86,7 +95,8 @@ module {
 // CHECK-NEXT:    program.outputColumns = &M_output_columns;
 // CHECK-NEXT:    program.forwardF32 = &M_forward<float>;
 // CHECK-NEXT:    program.trainStepF32 = &M_train_step<float>;
-// CHECK-NEXT:    program.forwardF64 = &M_forward<double>;
-// CHECK-NEXT:    program.trainStepF64 = &M_train_step<double>;
+// CHECK-NEXT:    program.forwardF64 = &M_forward_f64;
+// CHECK-NEXT:    program.trainStepF64 = &M_train_step_f64;
 // CHECK-NEXT:    return trainMain(argc, argv, program);
 // CHECK-NEXT:  }
+// CHECK-NEXT:  #endif
