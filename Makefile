@@ -1,6 +1,6 @@
 # Thin wrapper over CMake: the two commands in README.md.
-#   make run   install dependencies, build, run the main example
-#   make test  install dependencies, build, run every test
+#   make run   install dependencies, build gnnc and its runtime, run the main example
+#   make test  install dependencies, build everything, run every test
 BUILD ?= build
 CMAKE_FLAGS ?=
 
@@ -19,8 +19,10 @@ build: configure
 	cmake --build $(BUILD)
 
 # Compile the GCN example to a trainer and train it on the bundled Cora; the
-# last lines are the final and best-validation test accuracies.
-run: build
+# last lines are the final and best-validation test accuracies. Builds only
+# gnnc and libgnnrt.a (gnnc-run-depends), not the tests or the CUDA parts.
+run: configure
+	cmake --build $(BUILD) --target gnnc-run-depends
 	$(BUILD)/bin/gnnc examples/gcn_cora.gnn -o $(BUILD)/gcn_cora
 	$(BUILD)/gcn_cora --data examples/data/cora
 

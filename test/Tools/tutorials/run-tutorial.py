@@ -2,7 +2,7 @@
 """Runs the ```sh blocks of a tutorial, in order, as one bash script.
 
   run-tutorial.py TUTORIAL.md --src SRC --gnnc BUILD/bin/gnnc --work DIR
-                  [--epochs N]
+                  [--epochs N] [--finally SCRIPT]
 
 The tutorials are written for the repository root after `make build`; the
 work directory stands in for it (`build/bin` is the folder of the gnnc given,
@@ -10,7 +10,8 @@ work directory stands in for it (`build/bin` is the folder of the gnnc given,
 shortens every `--epochs M` with M > N, to keep tests fast. Prints each
 block's stdout after a `### block K` line (stderr, the trainers' progress,
 goes to DIR/stderr.txt) and exits with the script's status, naming the
-block that failed.
+block that failed. `--finally SCRIPT` runs in DIR after the blocks, also
+when one failed (to stop daemons a page started).
 """
 import argparse
 import os
@@ -27,6 +28,7 @@ def main():
     parser.add_argument("--gnnc", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--epochs", type=int)
+    parser.add_argument("--finally", dest="cleanup")
     args = parser.parse_args()
 
     text = open(args.tutorial).read()
@@ -45,13 +47,24 @@ def main():
                os.path.join(args.work, "build", "bin"))
     os.symlink(os.path.join(os.path.abspath(args.src), "examples"),
                os.path.join(args.work, "examples"))
-    script = "set -eo pipefail\n" + "".join(
+    script = "".join(
         'echo "### block %d"\necho "### block %d" >&2\n%s' % (i, i, b)
         for i, b in enumerate(blocks, 1))
+    # A subshell, so that a failing block still reaches the cleanup.
+    script = "(\nset -eo pipefail\n%s)\nstatus=$?\n" % script
+    if args.cleanup:
+        script += "(%s) >&2\n" % args.cleanup
+    script += "exit $status\n"
     with open(os.path.join(args.work, "stderr.txt"), "w") as err:
-        proc = subprocess.run(["bash", "-c", script], cwd=args.work,
-                              stdout=subprocess.PIPE, stderr=err, text=True,
-                              timeout=300)
+        try:
+            proc = subprocess.run(["bash", "-c", script], cwd=args.work,
+                                  stdout=subprocess.PIPE, stderr=err,
+                                  text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            if args.cleanup:
+                subprocess.run(["bash", "-c", args.cleanup], cwd=args.work,
+                               stdout=err, stderr=err)
+            raise
     sys.stdout.write(proc.stdout)
     if proc.returncode:
         ran = re.findall(r"^### block (\d+)$", proc.stdout, re.M)
