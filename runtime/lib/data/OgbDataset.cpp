@@ -12,7 +12,7 @@
 #include "gnnrt/data/DatasetStream.h"
 
 #include "gnnrt/support/Error.h"
-#include "gnnrt/support/TempFiles.h"
+#include "gnnrt/io/AtomicFile.h"
 #include "ogb/OgbTables.h"
 
 #include <algorithm>
@@ -195,21 +195,8 @@ void convertOgbToNpy(const std::string &dir, const std::string &out,
     }
   };
 
-  // Under a temporary name beside `out`, renamed once complete: a bad row
-  // or SIGTERM leaves nothing behind (after SIGKILL, the next conversion to
-  // `out` removes it).
-  std::error_code ec;
-  if (fs::exists(out, ec) &&
-      !(fs::is_directory(out, ec) && fs::is_empty(out, ec)))
-    throwDataError(out, 0, "exists and is not an empty directory");
-  const std::string temp = out + ".partial";
-  fs::remove_all(temp, ec);
-  registerTempDirectory(temp);
-  struct Forget {
-    const std::string &path;
-    ~Forget() { unregisterTempFile(path); }
-  } forget{temp};
-  try {
+  // Written whole or not at all: a bad row or SIGTERM leaves nothing.
+  writeDirectoryWhole(out, [&](const std::string &temp) {
     writeNpyDataset(temp, stream);
     if (features)
       features->finish();
@@ -218,12 +205,7 @@ void convertOgbToNpy(const std::string &dir, const std::string &out,
       ++rows;
     if (rows != numEdges)
       wrongEdgeCount(rows);
-    fs::remove(out, ec);
-    fs::rename(temp, out);
-  } catch (...) {
-    fs::remove_all(temp, ec);
-    throw;
-  }
+  });
 }
 
 } // namespace gnnrt

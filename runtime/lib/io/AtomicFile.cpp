@@ -94,3 +94,28 @@ void AtomicFile::commit() {
 }
 
 } // namespace gnnrt
+
+void gnnrt::writeDirectoryWhole(
+    const std::string &out,
+    const std::function<void(const std::string &)> &write) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(out, ec) &&
+      !(fs::is_directory(out, ec) && fs::is_empty(out, ec)))
+    throwDataError(out, 0, "exists and is not an empty directory");
+  const std::string temp = out + ".partial";
+  fs::remove_all(temp, ec);
+  registerTempDirectory(temp);
+  struct Forget {
+    const std::string &path;
+    ~Forget() { unregisterTempFile(path); }
+  } forget{temp};
+  try {
+    write(temp);
+    fs::remove(out, ec);
+    fs::rename(temp, out);
+  } catch (...) {
+    fs::remove_all(temp, ec);
+    throw;
+  }
+}

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 namespace gnnrt {
@@ -46,6 +47,14 @@ private:
   std::string tempPath; ///< empty when writing a special file in place
   std::FILE *file = nullptr;
 };
+
+/// A directory of outputs written whole or not at all: `write` fills
+/// `<out>.partial`, which is renamed to `out` once it returns. A throw from
+/// `write`, or SIGTERM, leaves nothing behind (after SIGKILL, the next write
+/// to `out` removes the leftover). Throws DataError if `out` exists and is
+/// not an empty directory.
+void writeDirectoryWhole(const std::string &out,
+                         const std::function<void(const std::string &)> &write);
 
 } // namespace gnnrt
 

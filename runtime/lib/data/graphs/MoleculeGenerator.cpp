@@ -11,7 +11,7 @@
 #include "gnnrt/io/TableWriter.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
-#include "gnnrt/support/TempFiles.h"
+#include "gnnrt/io/AtomicFile.h"
 
 #include <filesystem>
 #include <memory>
@@ -97,23 +97,10 @@ MoleculeCounts writeMoleculeCollection(const MoleculeOptions &options,
     throwDataError(dir, 0,
                    "split fractions must be non-negative and sum to at most "
                    "1");
-  std::error_code ec;
-  if (fs::exists(dir, ec) &&
-      !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
-    throwDataError(dir, 0, "exists and is not an empty directory");
-
-  // Under a temporary name, renamed once complete: an error or SIGTERM
-  // leaves nothing behind.
-  const std::string temp = dir + ".partial";
-  fs::remove_all(temp, ec);
-  registerTempDirectory(temp);
-  struct Forget {
-    const std::string &path;
-    ~Forget() { unregisterTempFile(path); }
-  } forget{temp};
-
+  // Written whole or not at all: an error or SIGTERM leaves nothing.
   MoleculeCounts counts;
-  try {
+  writeDirectoryWhole(dir, [&](const std::string &temp) {
+    std::error_code ec;
     const std::string raw = temp + "/raw", split = temp + "/split/random";
     for (const std::string &d : {raw, split}) {
       fs::create_directories(d, ec);
@@ -170,12 +157,7 @@ MoleculeCounts writeMoleculeCollection(const MoleculeOptions &options,
     for (TableWriter *table : {&edges, &nodeCounts, &edgeCounts, &features,
                                &labels, &train, &valid, &test})
       table->close();
-    fs::remove(dir, ec);
-    fs::rename(temp, dir);
-  } catch (...) {
-    fs::remove_all(temp, ec);
-    throw;
-  }
+  });
   return counts;
 }
 

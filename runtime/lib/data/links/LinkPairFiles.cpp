@@ -10,7 +10,6 @@
 #include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/io/CsvReader.h"
 #include "gnnrt/support/Error.h"
-#include "gnnrt/support/TempFiles.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -84,19 +83,8 @@ FixedLinkSplit readFixedLinkSplit(const std::string &dir, int64_t numNodes) {
 }
 
 void writeFixedLinkSplit(const std::string &out, const EdgeSplit &split) {
-  std::error_code ec;
-  if (fs::exists(out, ec) &&
-      !(fs::is_directory(out, ec) && fs::is_empty(out, ec)))
-    throwDataError(out, 0, "exists and is not an empty directory");
-  // Under a temporary name, renamed once complete (as convertOgbToNpy).
-  const std::string temp = out + ".partial";
-  fs::remove_all(temp, ec);
-  registerTempDirectory(temp);
-  struct Forget {
-    const std::string &path;
-    ~Forget() { unregisterTempFile(path); }
-  } forget{temp};
-  try {
+  writeDirectoryWhole(out, [&](const std::string &temp) {
+    std::error_code ec;
     if (!fs::create_directories(temp, ec) && ec)
       throwDataError(temp, 0, "cannot create the directory: " + ec.message());
     const std::pair<const char *, const LinkPairs *> files[] = {
@@ -107,12 +95,7 @@ void writeFixedLinkSplit(const std::string &out, const EdgeSplit &split) {
         {"test_neg", &split.testNeg}};
     for (const auto &[name, pairs] : files)
       writeLinkPairs(temp + "/" + name + ".csv", *pairs);
-    fs::remove(out, ec);
-    fs::rename(temp, out);
-  } catch (...) {
-    fs::remove_all(temp, ec);
-    throw;
-  }
+  });
 }
 
 } // namespace gnnrt
