@@ -11,6 +11,9 @@
 
 namespace gnn::lang {
 
+/// A number written as a literal (negated or not), or none (SemaTrain.cpp).
+std::optional<double> literalNumber(const Expr *e);
+
 /// Symbols of a forward signature that are inferred from use: a free name is
 /// bound to the first dimension it is unified with.
 class Unifier {

@@ -71,19 +71,6 @@ void Sema::collectParameterNames(const ModuleDecl &module,
 
 namespace {
 
-/// A number written as a literal (`0.01`, `5e-4`, `-1`), or nothing.
-std::optional<double> literalNumber(const Expr *e) {
-  if (auto *neg = dyn_cast<NegExpr>(e)) {
-    std::optional<double> v = literalNumber(neg->operand.get());
-    return v ? std::optional<double>(-*v) : std::nullopt;
-  }
-  if (auto *i = dyn_cast<IntExpr>(e))
-    return double(i->value);
-  if (auto *f = dyn_cast<FloatExpr>(e))
-    return f->value;
-  return std::nullopt;
-}
-
 /// "a, b, c" with at most `limit` names, then ", ...".
 std::string nameList(const std::vector<std::string> &names, size_t limit = 8) {
   std::string out;

@@ -23,8 +23,7 @@ static const Expr *boundArgument(const BuiltinCall &call, const char *param) {
   return nullptr;
 }
 
-/// A number written as a literal (negated or not), or none.
-static std::optional<double> literalNumber(const Expr *e) {
+std::optional<double> gnn::lang::literalNumber(const Expr *e) {
   if (auto *neg = dyn_cast<NegExpr>(e)) {
     std::optional<double> v = literalNumber(neg->operand.get());
     return v ? std::optional<double>(-*v) : std::nullopt;

@@ -65,14 +65,14 @@ def has_big_ring(n, graph_edges):
     for s in range(n):
         if seen[s]:
             continue
-        seen[s], size, todo = True, 0, [s]
-        while todo:
-            v = todo.pop()
+        seen[s], size, stack = True, 0, [s]
+        while stack:
+            v = stack.pop()
             size += 1
             for w, k in adj[v]:
                 if k not in bridges and not seen[w]:
                     seen[w] = True
-                    todo.append(w)
+                    stack.append(w)
         if size >= 6:
             return True
     return False
