@@ -37,7 +37,7 @@ report(not missing and len(concrete) >= 8,
 ops = re.findall(r"^GNN_BUILTIN_OP\((\w+), (\w+), (\w+)\)",
                  read("lang/include/gnn/lang/BuiltinOps.def"), re.M)
 table = read("lang/lib/Builtins.cpp")
-rules = read("lang/lib/SemaBuiltins.cpp")
+rules = read("lang/lib/sema/SemaBuiltins.cpp")
 lowering = read("compiler/lib/MLIRGen/BuiltinLowering.cpp")
 no_entry = [i for i, _, _ in ops
             if not re.search(r"\{BuiltinOp::%s,\s*C::Forward" % i, table)]
@@ -61,7 +61,7 @@ for top in ("lang", "compiler"):
                     count = f.read().count('name == "')
                 if count:
                     dispatch[os.path.relpath(path, src)] = count
-front = dispatch.get("lang/lib/SemaExpr.cpp", 0) + \
+front = dispatch.get("lang/lib/sema/SemaExpr.cpp", 0) + \
     dispatch.get("compiler/lib/MLIRGen/MLIRGen.cpp", 0)
 report(front <= 5, 'SemaExpr.cpp and MLIRGen.cpp dispatch on a name %d times '
        '(at most 5)' % front)
