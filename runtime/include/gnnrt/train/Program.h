@@ -275,7 +275,14 @@ template <typename T> struct ExecContext {
   /// Null: `features` holds a row per source of blocks[0].
   const T *inputTable = nullptr;
   const GraphView *inputTableBlock = nullptr;
-  /// forward writes the model output [graph.numDst, numClasses] here.
+  /// Graph-level programs (TrainSettings::graphBatches): the readout graph
+  /// of the batch, one edge from each node of `graph` (numSrc ==
+  /// graph.numDst) to its graph's position in the batch (numDst: the
+  /// batch's graphs), which `readout(g)` names. The output and `labels`
+  /// then have a row per graph of the batch.
+  GraphView readout;
+  /// forward writes the model output [graph.numDst, numClasses] here
+  /// ([readout.numDst, numClasses] for a graph-level program).
   T *output = nullptr;
   /// Bytes the entry point would use with one buffer per value (set by the
   /// generated code on every call; for reporting the memory plan).
@@ -380,7 +387,7 @@ struct DataDims {
 /// (parseCommandLine): the effective settings every part of a run reads.
 struct TrainSettings {
   std::string dataset;      ///< dataset name, e.g. "cora"
-  std::string source;       ///< "ogb", "npy" or "generate"
+  std::string source; ///< "ogb", "npy", "generate", "tu" or "ogbg"
   std::string split;        ///< split directory ("" = default)
   bool addReverseEdges = false, addSelfLoops = false;
   /// Scale each feature row to sum 1 after loading.
@@ -423,6 +430,14 @@ struct TrainSettings {
     std::string location;
   };
   std::vector<RelationFanout> relationFanouts;
+  /// `batches = graphs(batch = N, shuffle?)`, for a collection of many
+  /// small graphs (source "tu" or "ogbg"): N graphs per step, packed into
+  /// one block-diagonal graph, and a label per graph (0: not graph-level).
+  struct GraphBatches {
+    int64_t batchSize = 0;
+    bool shuffle = true;
+  };
+  GraphBatches graphBatches;
   /// `partition = frequency(cache = R)`: the share of a rank's node count
   /// whose hottest remote features it caches.
   double cacheRatio = 0;
