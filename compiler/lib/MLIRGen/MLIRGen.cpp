@@ -198,6 +198,20 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
       forward->setAttr(gnn::TrainAttr::getAttrName(),
                        gnn::mlirgen::trainAttributes(
                            t, sema, compilation.sources(), builder));
+      // A readout pools the graphs of a batch: node-level training has
+      // none (Sema checked the model's result; this finds a readout whose
+      // rows the model does not return).
+      if (!gnn::TrainAttr::of(forward).getGraphBatches() &&
+          forward.walk([](gnn::ReadoutOp) {
+                   return mlir::WalkResult::interrupt();
+                 }).wasInterrupted()) {
+        auto it = t.settings.find("batches");
+        fail(it != t.settings.end() ? it->second->loc : t.decl->loc,
+             "model '" + t.model->name +
+                 "' calls readout(g), which pools the graphs of a batch: "
+                 "train it on a collection of graphs with batches = "
+                 "graphs(batch = N)");
+      }
       // Where `batches = ...` is written, for errors found by passes (a
       // fanout list that does not match the model's layers).
       if (auto it = t.settings.find("batches"); it != t.settings.end())

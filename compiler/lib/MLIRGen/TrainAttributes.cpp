@@ -109,6 +109,49 @@ private:
 
 } // namespace
 
+/// `batches = neighbor(...)` as its attribute; null for anything else
+/// (`full_graph`, `graphs(...)`, nothing).
+static gnn::SamplerAttr
+samplerAttribute(const Expr *batches, const SettingReader &read,
+                 mlir::MLIRContext *ctx,
+                 llvm::function_ref<std::string(SourceLoc)> sourceLocation) {
+  if (SettingReader::choice(batches) != "neighbor")
+    return {};
+  mlir::Builder b(ctx);
+  llvm::SmallVector<int64_t> fanouts;
+  if (auto *list = dyn_cast_or_null<ListExpr>(read.argument(batches, "fanout")))
+    for (const ExprPtr &f : list->elements)
+      if (std::optional<int64_t> n = SettingReader::integer(f.get()))
+        fanouts.push_back(*n);
+  // `relation_fanout = [relation("cites", [5, 5]), ...]`: relations with
+  // fanouts of their own, which means sampling per relation.
+  mlir::ArrayAttr relationFanouts;
+  if (auto *entries = dyn_cast_or_null<ListExpr>(
+          read.argument(batches, "relation_fanout"))) {
+    llvm::SmallVector<mlir::Attribute> list;
+    for (const ExprPtr &entry : entries->elements) {
+      llvm::SmallVector<int64_t> own;
+      if (auto *f = dyn_cast_or_null<ListExpr>(
+              read.argument(entry.get(), "fanout")))
+        for (const ExprPtr &n : f->elements)
+          if (std::optional<int64_t> v = SettingReader::integer(n.get()))
+            own.push_back(*v);
+      list.push_back(gnn::RelationFanoutAttr::get(
+          ctx, SettingReader::string(read.argument(entry.get(), "name"), ""),
+          own, sourceLocation(entry->loc)));
+    }
+    relationFanouts = b.getArrayAttr(list);
+  }
+  return gnn::SamplerAttr::get(
+      ctx, fanouts,
+      SettingReader::integer(read.argument(batches, "batch")).value_or(0),
+      SettingReader::flag(read.argument(batches, "replace"), false),
+      SettingReader::flag(read.argument(batches, "shuffle"), true),
+      relationFanouts ||
+          SettingReader::flag(read.argument(batches, "per_relation"), false),
+      relationFanouts);
+}
+
 gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
                                              const SemaResult &sema,
                                              const SourceManager &sources,
@@ -166,42 +209,17 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
   };
 
   // `batches = neighbor(...)`; `full_graph` (or nothing) has no sampler.
-  SamplerAttr sampler;
+  SamplerAttr sampler = samplerAttribute(value("batches"), read, ctx,
+                                         sourceLocation);
+
+  // `batches = graphs(batch = N, shuffle?)`: graph-level training.
+  GraphBatchesAttr graphBatches;
   if (const Expr *batches = value("batches");
-      SettingReader::choice(batches) == "neighbor") {
-    llvm::SmallVector<int64_t> fanouts;
-    if (auto *list = dyn_cast_or_null<ListExpr>(read.argument(batches, "fanout")))
-      for (const ExprPtr &f : list->elements)
-        if (std::optional<int64_t> n = SettingReader::integer(f.get()))
-          fanouts.push_back(*n);
-    // `relation_fanout = [relation("cites", [5, 5]), ...]`: relations with
-    // fanouts of their own, which means sampling per relation.
-    mlir::ArrayAttr relationFanouts;
-    if (auto *entries = dyn_cast_or_null<ListExpr>(
-            read.argument(batches, "relation_fanout"))) {
-      llvm::SmallVector<mlir::Attribute> list;
-      for (const ExprPtr &entry : entries->elements) {
-        llvm::SmallVector<int64_t> own;
-        if (auto *f = dyn_cast_or_null<ListExpr>(
-                read.argument(entry.get(), "fanout")))
-          for (const ExprPtr &n : f->elements)
-            if (std::optional<int64_t> v = SettingReader::integer(n.get()))
-              own.push_back(*v);
-        list.push_back(RelationFanoutAttr::get(
-            ctx, SettingReader::string(read.argument(entry.get(), "name"), ""),
-            own, sourceLocation(entry->loc)));
-      }
-      relationFanouts = b.getArrayAttr(list);
-    }
-    sampler = SamplerAttr::get(
-        ctx, fanouts,
+      SettingReader::choice(batches) == "graphs")
+    graphBatches = GraphBatchesAttr::get(
+        ctx,
         SettingReader::integer(read.argument(batches, "batch")).value_or(0),
-        SettingReader::flag(read.argument(batches, "replace"), false),
-        SettingReader::flag(read.argument(batches, "shuffle"), true),
-        relationFanouts ||
-            SettingReader::flag(read.argument(batches, "per_relation"), false),
-        relationFanouts);
-  }
+        SettingReader::flag(read.argument(batches, "shuffle"), true));
 
   PartitionAttr partition;
   if (const Expr *p = value("partition")) {
@@ -289,7 +307,11 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
   return TrainAttr::get(
       ctx, dataset, sourceKind,
       SettingReader::string(read.argument(source, "split"), ""),
-      SettingReader::flag(read.argument(source, "add_reverse_edges"), true),
+      // A collection's edge lists are symmetric already (TU, OGB's
+      // molecules): reverse edges only when asked for.
+      SettingReader::flag(read.argument(source, "add_reverse_edges"),
+                          sourceKind != DataSourceKind::tu &&
+                              sourceKind != DataSourceKind::ogbg),
       SettingReader::flag(read.argument(source, "self_loops"), false),
       SettingReader::flag(read.argument(source, "normalize_features"), false),
       SettingReader::integer(read.argument(source, "embed")).value_or(0),
@@ -305,5 +327,5 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
                  : mlir::StringAttr(),
       every("checkpoint", 0),
       given.empty() ? mlir::DictionaryAttr() : b.getDictionaryAttr(given),
-      lrSchedule, earlyStopping, paramGroups);
+      lrSchedule, earlyStopping, paramGroups, graphBatches);
 }

@@ -40,6 +40,7 @@ Type Unifier::resolve(const Type &type) const {
     g->src = resolve(g->src);
     g->dst = resolve(g->dst);
     g->edges = resolve(g->edges);
+    g->graphs = resolve(g->graphs);
     t.graph = g;
   }
   if (t.listElement)
@@ -170,8 +171,8 @@ void Sema::checkDataset(const DatasetDecl &decl) {
   if (!builtin) {
     if (decl.source)
       diags.error(decl.source->loc, "dataset '" + decl.name +
-                                        "' must come from ogb(...), npy(...) "
-                                        "or generate(...)");
+                                        "' must come from ogb(...), npy(...), "
+                                        "generate(...), tu(...) or ogbg(...)");
   } else {
     Scope scope;
     if (!checkBuiltinCall(call, *builtin, scope).isError())
@@ -649,6 +650,7 @@ void Sema::checkForward(ModuleInfo &info, Scope &scope) {
         shape->dst = Dim::symbol(p.name + ".dst");
       }
       shape->edges = Dim::symbol(p.name + ".edges");
+      shape->graphs = Dim::symbol(p.name + ".graphs");
       type.graph = shape;
       scope.graphs.push_back(p.name);
     }

@@ -60,6 +60,8 @@ private:
       return nodeType();
     case BuiltinOp::Relation:
       return relation();
+    case BuiltinOp::Readout:
+      return readout();
     default:
       return elementwise();
     }
@@ -297,6 +299,25 @@ private:
     shape->src = g.src;
     shape->dst = g.dst;
     shape->edges = Dim::symbol(rel + ".edges");
+    shape->graphs = g.graphs;
+    Type t = Type::scalar(TypeKind::Graph);
+    t.graph = shape;
+    return t;
+  }
+
+  Type readout() {
+    // One edge from each node of g to its graph: sources and edges are
+    // g's destinations (a batch of whole graphs has g.src == g.dst; in a
+    // layer, what its convolutions return), destinations the batch's
+    // graphs. Whether the program trains on graphs is the train block's
+    // check.
+    const GraphShape &g = graphOf(0);
+    auto shape = std::make_shared<GraphShape>();
+    shape->name = "readout(" + g.name + ")";
+    shape->src = g.dst;
+    shape->dst = g.graphs;
+    shape->edges = g.dst;
+    shape->graphs = g.graphs;
     Type t = Type::scalar(TypeKind::Graph);
     t.graph = shape;
     return t;

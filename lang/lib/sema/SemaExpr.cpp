@@ -181,6 +181,7 @@ Type Sema::checkExpr(Expr *expr, Scope &scope) {
     shape->src = level(*block);
     shape->dst = level(*block + 1);
     shape->edges = Dim::symbol(shape->name + ".edges");
+    shape->graphs = base.graph->graphs;
     type = Type::scalar(TypeKind::Graph);
     type.graph = shape;
     break;
@@ -308,10 +309,13 @@ Type Sema::checkMember(MemberExpr *expr, Scope &scope) {
       t.intValue = base.graph->dst;
     else if (expr->member == "edges")
       t.intValue = base.graph->edges;
+    else if (expr->member == "graphs")
+      t.intValue = base.graph->graphs;
     else {
       diags.error(expr->memberLoc, "graph has no attribute '" + expr->member +
-                                       "'; expected src, dst or edges (use "
-                                       "relation(g, \"name\") for a relation)");
+                                       "'; expected src, dst, edges or graphs "
+                                       "(use relation(g, \"name\") for a "
+                                       "relation)");
       return Type::error();
     }
     return t;
@@ -512,6 +516,8 @@ Type Sema::checkLayerCall(CallExpr *expr, const std::string &member,
         bindings[*s] = a.dst;
       if (auto s = f.edges.asSymbol())
         bindings[*s] = a.edges;
+      if (auto s = f.graphs.asSymbol())
+        bindings[*s] = a.graphs;
     }
   }
   bool ok = true;

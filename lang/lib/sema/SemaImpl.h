@@ -90,6 +90,7 @@ public:
                           const std::string &member, Scope &scope);
   void checkTrain(const TrainDecl &decl);
   void checkTrainSetting(const TrainSetting &setting, TrainInfo &info);
+  void checkGraphLevel(const TrainInfo &info);
   void checkSampler(const CallExpr *call);
   void checkOffloadSettings(const TrainInfo &info);
   void checkScheduleSettings(const TrainInfo &info);

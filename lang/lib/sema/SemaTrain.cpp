@@ -35,6 +35,26 @@ std::optional<double> gnn::lang::literalNumber(const Expr *e) {
   return std::nullopt;
 }
 
+/// What `batches = ...` names: `full_graph`, `neighbor`, `graphs` (the
+/// callee of a call), or "" for anything else.
+static std::string batchesKind(const Expr *value) {
+  if (!value)
+    return "";
+  if (auto *call = dyn_cast<CallExpr>(value))
+    value = call->callee.get();
+  auto *name = dyn_cast<NameExpr>(value);
+  return name ? name->name : std::string();
+}
+
+/// The source a dataset is read from (`ogb`, `tu`, ...), or "".
+static std::string datasetSource(const DatasetDecl *dataset) {
+  auto *call = dataset && dataset->source
+                   ? dyn_cast<CallExpr>(dataset->source.get())
+                   : nullptr;
+  auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
+  return callee ? callee->name : std::string();
+}
+
 //===----------------------------------------------------------------------===//
 // Train blocks
 //===----------------------------------------------------------------------===//
@@ -115,16 +135,19 @@ void Sema::checkTrain(const TrainDecl &decl) {
   if (auto samplers = info.settings.find("samplers");
       samplers != info.settings.end()) {
     auto batches = info.settings.find("batches");
-    const auto *call = batches == info.settings.end()
-                           ? nullptr
-                           : dyn_cast<CallExpr>(batches->second->value.get());
-    if (!call)
+    const std::string how = batches == info.settings.end()
+                                ? std::string("full_graph")
+                                : batchesKind(batches->second->value.get());
+    if (how != "neighbor")
       diags.error(samplers->second->loc,
                   "'samplers' needs sampled mini-batches (batches = "
-                  "neighbor(...)); this train block trains on the full graph");
+                  "neighbor(...)); this train block trains on " +
+                      std::string(how == "graphs" ? "batches of graphs"
+                                                  : "the full graph"));
   }
   checkOffloadSettings(info);
   checkScheduleSettings(info);
+  checkGraphLevel(info);
   result.trains.push_back(std::move(info));
 }
 
@@ -150,9 +173,13 @@ void Sema::checkOffloadSettings(const TrainInfo &info) {
   if (batches != info.settings.end() &&
       isa<CallExpr>(batches->second->value.get()))
     diags.error(offload->second->loc,
-                "'offload' trains full-graph programs; this train block "
-                "samples mini-batches (batches = neighbor(...)), whose "
-                "working set is one batch");
+                std::string("'offload' trains full-graph programs; this "
+                            "train block ") +
+                    (batchesKind(batches->second->value.get()) == "graphs"
+                         ? "trains on batches of graphs (batches = "
+                           "graphs(...))"
+                         : "samples mini-batches (batches = neighbor(...))") +
+                    ", whose working set is one batch");
 }
 
 /// `lr_schedule = step(size = N, gamma = G)` or `cosine(min_lr = M)`, and
@@ -437,5 +464,60 @@ void Sema::checkTrainSetting(const TrainSetting &setting, TrainInfo &info) {
   case K::ParamGroups:
     checkParamGroups(setting, info);
     break;
+  }
+}
+
+/// Graph-level training: a collection of graphs (`tu`, `ogbg`) trains on
+/// batches of whole graphs and nothing else, and then the model returns a
+/// row per graph of the batch (`[g.graphs, ...]`, a readout's rows); a
+/// model that returns a row per graph trains on nothing else.
+void Sema::checkGraphLevel(const TrainInfo &info) {
+  auto batches = info.settings.find("batches");
+  const Expr *value =
+      batches == info.settings.end() ? nullptr : batches->second->value.get();
+  const std::string how = value ? batchesKind(value) : "full_graph";
+  const std::string source = datasetSource(info.dataset);
+  const bool collection = source == "tu" || source == "ogbg";
+  const SourceLoc where = value ? value->loc : info.decl->loc;
+  if (collection && how != "graphs" && !how.empty()) {
+    diags.error(where, "dataset '" + info.dataset->name +
+                           "' is a collection of graphs (" + source +
+                           "(...)): train it with batches = graphs(batch = "
+                           "N), not " + how);
+    return;
+  }
+  if (how == "graphs" && info.dataset && !collection && !source.empty()) {
+    diags.error(where, "batches = graphs(...) needs a collection of graphs "
+                       "(a dataset from tu(...) or ogbg(...)); '" +
+                           info.dataset->name + "' comes from " + source +
+                           "(...)");
+    return;
+  }
+  if (!info.model || info.model->poisoned)
+    return;
+  const ModuleInfo &model = result.moduleInfo[info.model];
+  if (model.forwardParamTypes.empty() || !model.forwardParamTypes[0].graph ||
+      !model.forwardResult.isTensor() || model.forwardResult.rank() < 1)
+    return;
+  const Dim &rows = model.forwardResult.shape[0];
+  const Dim &graphs = model.forwardParamTypes[0].graph->graphs;
+  const bool perGraph = rows == graphs;
+  auto returnLoc = [&]() {
+    return info.model->forward ? info.model->forward->loc : info.model->loc;
+  };
+  if (how == "graphs" && !perGraph) {
+    diags.error(where, "batches = graphs(...) trains a label per graph, but "
+                       "model '" + info.model->name + "' returns " +
+                           model.forwardResult.str() +
+                           ", not a row per graph: pool its rows with "
+                           "aggregate(readout(g), h) into [" +
+                           graphs.str() + ", ...]");
+    diags.note(returnLoc(), "the forward is here");
+  } else if (how != "graphs" && perGraph) {
+    diags.error(where, "model '" + info.model->name + "' returns a row per "
+                       "graph (" + model.forwardResult.str() +
+                           "): train it on a collection of graphs with "
+                           "batches = graphs(batch = N)");
+    diags.note(returnLoc(), "the forward is here");
   }
 }

@@ -278,6 +278,11 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
         fn.graphs[res] = id;
         continue;
       }
+      // A batch's readout graph is the context's (graph-level training).
+      if (isa<ReadoutOp>(op)) {
+        fn.graphs[res] = rt::ctx::readout.str();
+        continue;
+      }
       auto block = dyn_cast<BlockOp>(op);
       if (!block)
         return op.emitOpError("is not supported by the code generators");

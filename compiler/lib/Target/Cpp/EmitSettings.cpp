@@ -69,6 +69,20 @@ void emitSampler(raw_indented_ostream &os, TrainAttr train) {
     }
 }
 
+void emitGraphBatches(raw_indented_ostream &os, TrainAttr train) {
+  GraphBatchesAttr batches = train.getGraphBatches();
+  if (!batches)
+    return;
+  os << "s.graphBatches.batchSize = " << batches.getBatch() << ";\n";
+  os << "s.graphBatches.shuffle = " << cppBool(batches.getShuffle()) << ";\n";
+}
+
+/// `batches`: a neighbour sampler or whole graphs (neither: full graph).
+void emitBatches(raw_indented_ostream &os, TrainAttr train) {
+  emitSampler(os, train);
+  emitGraphBatches(os, train);
+}
+
 void emitPartition(raw_indented_ostream &os, TrainAttr train) {
   PartitionAttr partition = train.getPartition();
   if (!partition)
@@ -194,7 +208,7 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
     case SettingEmission::Custom: {
       Emitter emit = llvm::StringSwitch<Emitter>(record.key)
                          .Case("checkpoint", emitCheckpoint)
-                         .Case("batches", emitSampler)
+                         .Case("batches", emitBatches)
                          .Case("partition", emitPartition)
                          .Case("optimizer", emitOptimizer)
                          .Case("evaluate", emitEvaluate)

@@ -85,6 +85,9 @@ enum class ElementType { F32, I64 };
 /// The node and edge sets of a graph value, as dimensions.
 struct GraphShape {
   Dim src, dst, edges;
+  /// The graphs of a batch of graphs (graph-level training): the rows of a
+  /// readout, `g.graphs`.
+  Dim graphs;
   /// True for a model's whole graph `g` (src == dst); blocks `g[i]` are not.
   bool isLayered = false;
   std::string name; // The value's spelling, used to name block levels.

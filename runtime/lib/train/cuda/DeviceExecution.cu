@@ -157,6 +157,8 @@ void mirrorData(const ExecContext<T> &host, bool fixed, int numBlocks,
   const Traffic batch = Traffic::Batch;
   ExecContext<T> &d = call.ctx;
   d.graph = s.mirrorGraph("graph", host.graph, fixed);
+  if (host.readout.numDst)
+    d.readout = s.mirrorGraph("readout", host.readout, fixed);
   for (int k = 0; k < numBlocks; ++k)
     call.blocks.push_back(
         s.mirrorGraph("block" + std::to_string(k), host.blocks[k], fixed));
@@ -252,8 +254,9 @@ void prepareCall(const ExecContext<T> &host, bool training,
   // Full-graph contexts point at the same arrays for the whole run, unless
   // learned input rows rewrite the features between steps; the float64
   // entry points serve the gradient check, which perturbs them in place.
+  // Batches of graphs (a readout graph) are new arrays every step too.
   const bool fixed = std::is_same_v<T, float> && host.blocks == nullptr &&
-                     host.inputGrad == nullptr;
+                     host.inputGrad == nullptr && host.readout.numDst == 0;
   const int numBlocks = host.blocks ? s.numBlocks : 0;
   ExecContext<T> &d = call.ctx;
   d.numFeatures = host.numFeatures;
@@ -267,8 +270,10 @@ void prepareCall(const ExecContext<T> &host, bool training,
   d.step = host.step;
   d.lossScale = host.lossScale;
   call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
-  call.outputRows =
-      numBlocks ? host.blocks[numBlocks - 1].numDst : host.graph.numDst;
+  // A graph-level program's output has a row per graph of the batch.
+  call.outputRows = numBlocks ? host.blocks[numBlocks - 1].numDst
+                    : host.readout.numDst ? host.readout.numDst
+                                          : host.graph.numDst;
   call.featureRows = numBlocks ? call.inputRows : host.graph.numDst;
   if (!takeStagedBatch(host, training, call))
     mirrorData(host, fixed, numBlocks, call);

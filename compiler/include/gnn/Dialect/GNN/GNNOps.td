@@ -347,6 +347,27 @@ def GNN_RelationOp : GNN_PureOp<"relation"> {
   let assemblyFormat = "$graph $name attr-dict";
 }
 
+def GNN_ReadoutOp : GNN_PureOp<"readout"> {
+  let summary = "the readout graph of a batch of graphs";
+  let description = [{
+    Graph-level training (`batches = graphs(...)`) packs a batch of small
+    graphs into one block-diagonal graph. Its readout graph has one edge
+    from each node of `graph` to the node that stands for its graph in the
+    batch: an aggregation over it pools each graph's rows into one
+    (`sum`, `mean`, `max`), a gather over it broadcasts a graph's row back
+    to its nodes, and an edge softmax over it normalizes over each graph's
+    nodes (an attention readout). Its sources are `graph`'s destinations.
+
+    ```mlir
+    %r = gnn.readout %g
+    %pooled = gnn.aggregate sum %r, %h : tensor<?x64xf32> -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph);
+  let results = (outs GNN_GraphType:$result);
+  let assemblyFormat = "$graph attr-dict";
+}
+
 def GNN_BlockOp : GNN_PureOp<"block"> {
   let summary = "the message-flow block of one layer";
   let description = [{

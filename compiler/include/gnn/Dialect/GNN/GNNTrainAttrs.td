@@ -24,7 +24,9 @@ include "mlir/IR/EnumAttr.td"
 def GNN_DataSourceKind : I32EnumAttr<"DataSourceKind", "where a dataset comes from", [
   I32EnumAttrCase<"ogb", 0>,
   I32EnumAttrCase<"npy", 1>,
-  I32EnumAttrCase<"generate", 2>
+  I32EnumAttrCase<"generate", 2>,
+  I32EnumAttrCase<"tu", 3>,
+  I32EnumAttrCase<"ogbg", 4>
 ]> {
   let cppNamespace = "::gnn";
   let genSpecializedAttr = 0;
@@ -291,6 +293,22 @@ def GNN_ParamGroupAttr : GNN_TrainAttrDef<"ParamGroup", "param_group"> {
     GNN_StringParameter<"", "source location, for the trainer">:$where);
 }
 
+def GNN_GraphBatchesAttr : GNN_TrainAttrDef<"GraphBatches", "graphs"> {
+  let summary = "batches of whole graphs (`graphs(...)`)";
+  let description = [{
+    Graph-level training on a collection of small graphs: `batch` graphs
+    per step, packed into one block-diagonal graph, with a label per graph.
+
+    ```mlir
+    #gnn.graphs<batch = 32>
+    #gnn.graphs<batch = 128, shuffle = false>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$batch,
+    GNN_BoolParameter<"true", "shuffle the graphs every epoch">:$shuffle);
+}
+
 def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
   let summary = "a train block, with its defaults resolved";
   let description = [{
@@ -344,7 +362,9 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
                       "absent: every epoch">:$early_stopping,
     OptionalParameter<"::mlir::ArrayAttr",
         "#gnn.param_group entries, in order (absent: every parameter "
-        "takes the optimizer's values)">:$param_groups);
+        "takes the optimizer's values)">:$param_groups,
+    OptionalParameter<"::gnn::GraphBatchesAttr",
+                      "absent: node-level training">:$graph_batches);
   let extraClassDeclaration = [{
     /// The name of the attribute on a model's forward (and train step).
     static constexpr ::llvm::StringLiteral getAttrName() { return "gnn.train"; }

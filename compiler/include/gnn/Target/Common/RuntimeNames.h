@@ -191,6 +191,8 @@ constexpr StringLiteral relationGraph = "ctx.relationGraph";
 constexpr StringLiteral nodeType = "ctx.nodeType";
 /// The whole graph, or the rank's partition.
 constexpr StringLiteral graph = "ctx.graph";
+/// Graph-level training: each node of the batch to its graph.
+constexpr StringLiteral readout = "ctx.readout";
 /// Sampled training: the batch's blocks, layer 0 first.
 constexpr StringLiteral blocks = "ctx.blocks";
 constexpr StringLiteral features = "ctx.features";

@@ -236,6 +236,10 @@ struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
     // (gnn-sample-blocks bound the forward to them): nothing to exchange.
     if (getOperation()->hasAttr("gnn.blocks"))
       return;
+    // Graph-level training is data-parallel: each rank holds whole graphs
+    // of the batch, and only the gradients are summed across ranks.
+    if (TrainAttr::of(getOperation()).getGraphBatches())
+      return;
     if (failed(RowSpaces(getOperation()).run()))
       signalPassFailure();
   }

@@ -42,7 +42,9 @@ bool isFunctionOfOperands(Operation *op) {
 
 bool StepInvariance::hasInvariantInputs(func::FuncOp f) {
   TrainAttr train = programTrainAttr(f);
-  return !train.getSampler() && train.getEmbed() == 0 &&
+  // Sampled blocks and batches of graphs are new inputs every step.
+  return !train.getSampler() && !train.getGraphBatches() &&
+         train.getEmbed() == 0 &&
          f.getNumArguments() >= 2;
 }
 
