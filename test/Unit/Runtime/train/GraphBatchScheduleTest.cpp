@@ -365,3 +365,27 @@ TEST_F(GraphBatches, TwoRanksTrainAsOneProcess) {
             linesStarting(shared.out, "fold 0:"));
   EXPECT_EQ(readBytes(tmp / "single.csv"), readBytes(tmp / "shared.csv"));
 }
+
+namespace {
+/// The pooled model with a doubled bias gradient.
+double wrongBiasStep(ExecContext<double> &ctx) {
+  const double loss = pooledTrainStep<double>(ctx);
+  for (int64_t k = 0; k < ctx.numClasses; ++k)
+    ctx.grads[1][k] *= 2;
+  return loss;
+}
+} // namespace
+
+TEST(GraphGradcheck, ChecksTheBackwardOnABatchOfGraphs) {
+  TrainerRun run = runGraphTrainer(pooledProgram(), {"--gradcheck"});
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_EQ(linesStarting(run.out, "gradcheck: PASS").size(), 1u) << run.out;
+  CompiledProgram wrong = pooledProgram();
+  wrong.trainStepF64 = wrongBiasStep;
+  run = runGraphTrainer(wrong, {"--gradcheck"});
+  EXPECT_EQ(run.status, 1);
+  // A doubled gradient: |2a - a| / (|2a| + |a|) = 1/3.
+  EXPECT_EQ(
+      linesStarting(run.out, "gradcheck lin.b max_rel_err 3.3e-01").size(), 1u)
+      << run.out;
+}
