@@ -389,3 +389,21 @@ TEST(GraphGradcheck, ChecksTheBackwardOnABatchOfGraphs) {
       linesStarting(run.out, "gradcheck lin.b max_rel_err 3.3e-01").size(), 1u)
       << run.out;
 }
+
+TEST(GraphGradcheck, AGradientOfRoundingNoiseIsZero) {
+  // A shift of every logit leaves the softmax cross-entropy unchanged: its
+  // gradient is 0, its central difference rounding noise (as a bias before
+  // a batch normalization).
+  CompiledProgram shifted = pooledProgram();
+  shifted.params = [](const DataDims &dims) {
+    std::vector<ParamInfo> params = pooledParams(dims);
+    params.push_back({"shift", {1}, Init::Zeros, {}});
+    return params;
+  };
+  const TrainerRun run = runGraphTrainer(shifted, {"--gradcheck"});
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(linesStarting(run.out, "gradcheck shift max_rel_err 0.0e+00"),
+            std::vector<std::string>{
+                "gradcheck shift max_rel_err 0.0e+00 (1 elements)"})
+      << run.out;
+}

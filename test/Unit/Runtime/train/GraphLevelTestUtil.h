@@ -128,7 +128,9 @@ T pooledModel(ExecContext<T> &ctx, bool training, T *out) {
       T sum = b[k];
       for (int64_t j = 0; j < f; ++j)
         sum += p[i * f + j] * w[j * c + k];
-      out[i * c + k] = sum;
+      // An optional third parameter shifts every logit alike: the loss
+      // does not depend on it, but for rounding.
+      out[i * c + k] = ctx.params.size() > 2 ? sum + ctx.params[2][0] : sum;
     }
   if (!training)
     return T(0);
@@ -141,6 +143,8 @@ T pooledModel(ExecContext<T> &ctx, bool training, T *out) {
   for (int64_t i = 0; i < graphs; ++i)
     for (int64_t k = 0; k < c; ++k) {
       ctx.grads[1][k] += dout[i * c + k];
+      if (ctx.params.size() > 2)
+        ctx.grads[2][0] += dout[i * c + k];
       for (int64_t j = 0; j < f; ++j)
         ctx.grads[0][j * c + k] += p[i * f + j] * dout[i * c + k];
     }
