@@ -199,6 +199,7 @@ bool runGradCheck(const CompiledProgram &program,
     ctx.labels = problem.graphLabels.data();
     ctx.lossMask = nullptr;
     ctx.nodeIds = problem.nodeIds.data();
+    ctx.graphIds = problem.nodeIds.data(); // graphs 0, 1, ... (fewer)
   }
   // A sampled program runs on blocks: sample them on the problem's graph,
   // seeded by its first half, with the program's fanouts.

@@ -173,6 +173,7 @@ void GraphBatchSchedule::pack(const int64_t *ids, int64_t count,
   ctx.labels = b.classes.data();
   ctx.lossMask = nullptr; // every graph of the batch counts
   ctx.nodeIds = p.nodeIds.data();
+  ctx.graphIds = b.graphIds.data();
   ctx.edgeIds = program.needsEdgeIds ? p.edgeIds.data() : nullptr;
 }
 

@@ -58,8 +58,9 @@ std::string checkBatch(const ExecContext<float> &ctx, const GraphCollection &c,
                          ctx.nodeIds[r.edgeSrc[first]]) -
         c.nodeOffsets.begin() - 1;
     ids.push_back(id);
-    if (last - first != c.nodeCount(id) || ctx.labels[b] != c.classes[id])
-      return "graph " + std::to_string(id) + ": node count or label";
+    if (last - first != c.nodeCount(id) || ctx.labels[b] != c.classes[id] ||
+        ctx.graphIds[b] != id)
+      return "graph " + std::to_string(id) + ": node count, label or id";
     for (int64_t e = first; e < last; ++e) {
       const int64_t v = r.edgeSrc[e], global = ctx.nodeIds[v];
       if (v != r.edgeSrc[first] + (e - first) ||
