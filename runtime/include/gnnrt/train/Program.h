@@ -285,8 +285,18 @@ template <typename T> struct ExecContext {
   /// ([readout.numDst]), for dropout masks on rows per graph that do not
   /// depend on how a batch is split between ranks (as nodeIds for nodes).
   const int64_t *graphIds = nullptr;
+  /// Link-prediction programs (TrainSettings::links): the pairs of nodes
+  /// the step scores, as a graph over `graph`'s nodes (numSrc == numDst ==
+  /// graph.numSrc) with one edge per pair (its source and destination),
+  /// which `pairs(g)` names: a train step's positive pairs and their
+  /// negatives, an evaluation's split. The output and `labels` then have a
+  /// row per pair, in edge order (label 1: a link, 0: a negative).
+  GraphView pairs;
   /// forward writes the model output [graph.numDst, numClasses] here
-  /// ([readout.numDst, numClasses] for a graph-level program).
+  /// ([readout.numDst, numClasses] for a graph-level program; for a
+  /// link-prediction program [pairs.numEdges, 2], the logits [0, s] of
+  /// each pair's score s, so that their cross-entropy is the binary
+  /// cross-entropy of s and their difference is s).
   T *output = nullptr;
   /// Bytes the entry point would use with one buffer per value (set by the
   /// generated code on every call; for reporting the memory plan).
@@ -442,6 +452,16 @@ struct TrainSettings {
     bool shuffle = true;
   };
   GraphBatches graphBatches;
+  /// Link prediction (`loss = bce` with `pairs(g)`): the edges split into
+  /// train / valid / test links (`link_split = split(valid = V, test = T)`,
+  /// PyG RandomLinkSplit semantics: message passing over the train links
+  /// only), `negatives` uniform negatives per positive link each step.
+  struct Links {
+    bool enabled = false;
+    double valid = 0.05, test = 0.10;
+    int64_t negatives = 1;
+  };
+  Links links;
   /// `partition = frequency(cache = R)`: the share of a rank's node count
   /// whose hottest remote features it caches.
   double cacheRatio = 0;
