@@ -148,12 +148,15 @@ void ScheduleBase::prepare() {
       program.outputColumns({trainingData.data.numFeatures, classes,
                              int64_t(trainingData.data.relations.size()),
                              trainingData.numGlobalNodes});
+  // A graph-level program's output rows are graphs.
+  const char *row =
+      program.settings.graphBatches.batchSize > 0 ? "graph" : "node";
   if (columns != classes)
-    throw DataError(
-        "model " + program.model + " outputs " + std::to_string(columns) +
-        " columns per node, but the dataset has " + std::to_string(classes) +
-        " classes: the last layer's width must be the class "
-        "count");
+    throw DataError("model " + program.model + " outputs " +
+                    std::to_string(columns) + " columns per " + row +
+                    ", but the dataset has " + std::to_string(classes) +
+                    " classes: the last layer's width must be the class "
+                    "count");
 }
 
 void ScheduleBase::bind(ParameterStore<float> &store) {

@@ -271,3 +271,13 @@ TEST(FoldSummary, FoldWithoutFoldsIsAUsageError) {
   EXPECT_TRUE(foldsToRun({}, options).empty());
   EXPECT_EQ(foldsToRun({"a", "b"}, options), (std::vector<int64_t>{0, 1}));
 }
+
+TEST_F(Folds, TheOutputWidthMustBeTheClassCount) {
+  CompiledProgram program = pooledProgram();
+  program.outputColumns = [](const DataDims &dims) { return dims.classes + 1; };
+  const TrainerRun run = train({}, program);
+  EXPECT_EQ(run.status, 1);
+  EXPECT_EQ(run.err, "pooled: error: model Pooled outputs 3 columns per graph, "
+                     "but the dataset has 2 classes: the last layer's width "
+                     "must be the class count\n");
+}
