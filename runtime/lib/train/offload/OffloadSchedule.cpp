@@ -89,10 +89,42 @@ constexpr int64_t kMaxParts = 64;
 /// temporaries that build them.
 constexpr int64_t kBytesPerHaloNode = 48;
 
+/// A field of /proc/self/status in bytes ("RssAnon:", "RssFile:"); 0 if
+/// the kernel has none.
+int64_t residentBytesOf(const char *field) {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind(field, 0) == 0)
+      return int64_t(std::atoll(line.c_str() + std::strlen(field))) << 10;
+  return 0;
+}
+
+/// `bytes` rounded up to a whole MiB: a budget that is enough.
+int64_t wholeMiBAbove(int64_t bytes) {
+  return (bytes + (int64_t(1) << 20) - 1) >> 20 << 20;
+}
+
 std::string mib(int64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.0f MiB", double(bytes) / (1 << 20));
   return text;
+}
+
+/// The error for a budget that would need more than kMaxParts parts,
+/// with the smallest budget that kMaxParts parts would fit (as the part
+/// count is chosen: the whole working set and a quarter more for the
+/// halos, split kMaxParts ways, beside the trainer's own).
+DataError tooManyParts(int64_t budget, const std::string &what,
+                       int64_t numParts, int64_t wholeBytes) {
+  const int64_t smallest =
+      int64_t(std::ceil(1.25 * double(wholeBytes) / double(kMaxParts))) +
+      kFixedBytes;
+  return DataError("--memory-budget " + mib(budget) + " would split " + what +
+                   " into " + std::to_string(numParts) +
+                   " partitions (its whole working set is about " +
+                   mib(wholeBytes) + "); at most " + std::to_string(kMaxParts) +
+                   " are supported: raise the budget to at least " +
+                   mib(wholeMiBAbove(std::max(smallest, budget + 1))));
 }
 
 /// Floats per node of the memory plan's activations, estimated from the
@@ -179,9 +211,15 @@ std::string featuresReadInPlace(const std::string &dataDir) {
 
 ArenaResidency::ArenaResidency(int64_t usableBytes,
                                std::vector<FileArena *> arenas,
-                               std::vector<int64_t> estimatedBytes)
-    : usable(usableBytes), arenas(std::move(arenas)),
+                               std::vector<int64_t> estimatedBytes,
+                               int64_t outsideBytes)
+    : usable(usableBytes), outside(outsideBytes),
+      codeBytes(residentBytesOf("RssFile:")), arenas(std::move(arenas)),
       estimated(std::move(estimatedBytes)) {}
+
+int64_t ArenaResidency::measuredOutsideBytes() const {
+  return residentBytesOf("RssAnon:") + codeBytes;
+}
 
 void ArenaResidency::takeTurn(int to) {
   resident.erase(std::remove(resident.begin(), resident.end(), to),
@@ -189,6 +227,10 @@ void ArenaResidency::takeTurn(int to) {
   resident.push_back(to);
   int64_t held =
       std::max(estimated[size_t(to)], arenas[size_t(to)]->peakBytes());
+  // What the arenas' share did not foresee outside them (a heap grown by
+  // small allocations, OpenBLAS's buffers) comes out of their share.
+  if (outside > 0)
+    held += std::max<int64_t>(0, measuredOutsideBytes() - outside);
   for (int k : resident)
     if (k != to)
       held += arenas[size_t(k)]->residentBytes();
@@ -263,7 +305,7 @@ void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
   if (largest <= usable)
     return;
   const PartCounts &p = manifest.parts[which];
-  const int64_t enough = largest + kFixedBytes;
+  const int64_t enough = wholeMiBAbove(largest + kFixedBytes);
   const double parts =
       std::ceil(double(manifest.parts.size()) * double(largest) / usable);
   throw DataError(dir + ": part " + std::to_string(which) + " needs about " +
@@ -319,15 +361,10 @@ std::string OffloadSchedule::partitionDirectory() {
   manifest.balance = partition.balance;
   for (int attempt = 0;; ++attempt) {
     if (numParts > kMaxParts)
-      throw DataError("--memory-budget " + mib(program.settings.memoryBudget) +
-                      " would split " +
-                      (options.dataDir.empty() ? std::string("the dataset")
-                                               : options.dataDir) +
-                      " into " + std::to_string(numParts) +
-                      " partitions (its whole working set is about " +
-                      mib(wholeBytes) + "); at most " +
-                      std::to_string(kMaxParts) +
-                      " are supported: raise the budget");
+      throw tooManyParts(program.settings.memoryBudget,
+                         options.dataDir.empty() ? std::string("the dataset")
+                                                 : options.dataDir,
+                         numParts, wholeBytes);
     partition.numParts = int(numParts);
     PartitionPlan plan =
         buildPartitionPlan(ds, partitionNodes(ds, partition),
@@ -401,12 +438,8 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   const std::string dir = program.settings.offloadDir + "/partitions";
   for (int attempt = 0;; ++attempt) {
     if (numParts > kMaxParts)
-      throw DataError(
-          "--memory-budget " + mib(program.settings.memoryBudget) +
-          " would split " + dataDir + " into " + std::to_string(numParts) +
-          " partitions (its whole working set is about " + mib(wholeBytes) +
-          "); at most " + std::to_string(kMaxParts) +
-          " are supported: raise the budget");
+      throw tooManyParts(program.settings.memoryBudget, dataDir, numParts,
+                         wholeBytes);
     PartitionOptions partition;
     partition.method = PartitionMethod::Blocks;
     partition.numParts = int(numParts);
@@ -520,7 +553,7 @@ void OffloadSchedule::prepare() {
   }
   residency = std::make_unique<ArenaResidency>(
       program.settings.memoryBudget - kFixedBytes, views,
-      std::move(estimatedBytes));
+      std::move(estimatedBytes), kFixedBytes);
   const char *readAhead = std::getenv("GNNRT_OFFLOAD_READAHEAD");
   if (numParts > 1 && !(readAhead && std::string(readAhead) == "0"))
     readahead = std::make_unique<PageReadahead>();
@@ -582,8 +615,33 @@ double OffloadSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
     double loss = 0;
     for (double l : losses)
       loss += l;
+    // The budget is a limit: say at once if the footprints outgrew it.
+    if (!warnedOverBudget) {
+      const std::string over = overBudget();
+      if (!over.empty()) {
+        std::fprintf(stderr, "warning: %s\n", over.c_str());
+        warnedOverBudget = true;
+      }
+    }
     return loss;
   });
+}
+
+std::string OffloadSchedule::overBudget() const {
+  const int64_t peak = peakResidentBytes();
+  const int64_t budget = program.settings.memoryBudget;
+  if (peak <= budget)
+    return "";
+  int64_t largest = 0;
+  for (const auto &arena : arenas)
+    largest = std::max(largest, arena->peakBytes());
+  const int64_t enough = wholeMiBAbove(
+      largest +
+      std::max(kFixedBytes, residency ? residency->measuredOutsideBytes() : 0));
+  return "--offload: the peak RSS " + mib(peak) + " is above --memory-budget " +
+         mib(budget) + " (the largest part's working set measured " +
+         mib(largest) + "): give a budget of at least " + mib(enough) +
+         ", or partition the graph into more parts";
 }
 
 Accuracies OffloadSchedule::evaluate() {
@@ -651,10 +709,16 @@ void OffloadSchedule::printStats(const TrainingResult &result) const {
               (long long)inPlace,
               inPlace > 0 ? "mapped from the dataset's features.npy"
                           : "none: each part holds a copy of its rows");
+  const int64_t peak = peakResidentBytes();
+  const int64_t budget = program.settings.memoryBudget;
   std::printf("stats: offload peak RSS %lld bytes, memory budget %lld "
-              "bytes\n",
-              (long long)peakResidentBytes(),
-              (long long)program.settings.memoryBudget);
+              "bytes, %s (%.0f%%)\n",
+              (long long)peak, (long long)budget,
+              peak <= budget ? "within it" : "OVER IT",
+              100.0 * double(peak) / double(std::max<int64_t>(1, budget)));
+  const std::string over = overBudget();
+  if (!over.empty())
+    std::printf("stats: offload warning: %s\n", over.c_str());
   std::printf("stats: offload read ahead %lld times (%s)\n",
               (long long)(readahead ? readahead->requests() : 0),
               readahead ? "the next part's file during each turn"
