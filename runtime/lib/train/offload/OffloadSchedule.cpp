@@ -9,6 +9,7 @@
 #include "gnnrt/comm/HaloExchange.h"
 #include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/data/DatasetSlice.h"
+#include "gnnrt/data/Generator.h"
 #include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/Partitioner.h"
@@ -25,6 +26,7 @@
 #include <filesystem>
 #include <fstream>
 #include <malloc.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -198,6 +200,31 @@ int64_t sliceBytes(const PartCounts &whole, int64_t features, int64_t ranks) {
          whole.edges / ranks * 64 + whole.ownedNodes * 24;
 }
 
+/// The start-up's RAM when it generates the program's dataset whole and
+/// partitions it with METIS: the features, about 80 bytes per stored edge
+/// (the edge lists, their reverse, the CSR and METIS's graph; 78 measured
+/// on the 200k-node graph, 70 on offload.test's) and 64 per node, beside
+/// the trainer's own.
+int64_t wholeStartUpBytes(const TrainSettings &settings) {
+  const GeneratorOptions &g = settings.generator;
+  const int64_t edges = g.numEdges * (settings.addReverseEdges ? 2 : 1) +
+                        (settings.addSelfLoops ? g.numNodes : 0);
+  return g.numNodes * (g.numFeatures * 4 + 64) + edges * 80 + (16 << 20);
+}
+
+/// Removes `dir` if it holds only .npy files (what an earlier run wrote
+/// there), so that it can be written again.
+void removeEarlierArrays(const std::string &dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return;
+  bool ours = true;
+  for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
+    ours = ours && entry.path().extension() == ".npy";
+  if (ours)
+    std::filesystem::remove_all(dir, ec);
+}
+
 /// The absolute path of `dataDir`'s feature file if the parts can read
 /// their rows there (the layout's featuresInPlace). "" if not. Throws
 /// DataError for a file whose header is malformed or whose data is
@@ -330,6 +357,13 @@ std::string OffloadSchedule::partitionDirectory() {
     if (!streamed.empty())
       return streamed;
   }
+  // A generated dataset held whole does not fit: written as .npy arrays
+  // as it is drawn, it is partitioned like any other.
+  if (options.dataDir.empty() && program.settings.embedDim == 0 &&
+      program.settings.generator.kind != GraphKind::Mag &&
+      wholeStartUpBytes(program.settings) > program.settings.memoryBudget)
+    return streamPartitions(generatedNpyDataset(),
+                            program.settings.generator.numClasses);
   // The partitions keep the dataset's features as loaded: each part
   // normalizes its rows itself, as a partition directory's do.
   CompiledProgram raw = program;
@@ -394,25 +428,32 @@ std::string OffloadSchedule::npyDataset(const std::string &dataDir) {
   // chunk's memory, and partition the arrays (their rows then read in
   // place). A conversion an earlier run left (only .npy files) is redone.
   const std::string converted = program.settings.offloadDir + "/npy";
-  std::error_code ec;
-  if (std::filesystem::is_directory(converted, ec)) {
-    bool ours = true;
-    for (const auto &entry :
-         std::filesystem::directory_iterator(converted, ec))
-      ours = ours && entry.path().extension() == ".npy";
-    if (ours)
-      std::filesystem::remove_all(converted, ec);
-  }
+  removeEarlierArrays(converted);
   // The split and class count apply; edges are converted as stored (the
   // partitioner adds reverse edges and self loops as it loads them).
   format.convertToNpy(dataDir, converted, datasetLoadOptions(program.settings));
   return converted;
 }
 
-std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
+std::string OffloadSchedule::generatedNpyDataset() {
+  // Drawn in chunks as the files are written (writeGeneratedDataset): the
+  // same bytes generateDataset returns, in memory that does not grow with
+  // the edges or the feature width. Generated whole with METIS's graph,
+  // 200k nodes, 3M edges and 128 features peaked at 589 MiB under a 200M
+  // budget.
+  const std::string dir = program.settings.offloadDir + "/npy";
+  removeEarlierArrays(dir);
+  writeGeneratedDataset(program.settings.generator, dir, /*npy=*/true);
+  return dir;
+}
+
+std::string OffloadSchedule::streamPartitions(const std::string &dataDir,
+                                              int64_t numClasses) {
   const TrainSettings &settings = program.settings;
   LoadOptions load = datasetLoadOptions(settings);
   load.useCache = false;
+  if (numClasses > 0)
+    load.numClasses = numClasses;
   PartCounts whole;
   int64_t features = 0, classes = 0;
   if (!sliceableDatasetCounts(dataDir, load, settings, whole, features,
@@ -502,6 +543,14 @@ void OffloadSchedule::prepare() {
     throw DataError("--memory-budget " + mib(program.settings.memoryBudget) +
                     " is below what the trainer holds besides the graph (" +
                     mib(kFixedBytes) + ")");
+  // The parts (and the start-up's partitioner ranks) are threads that take
+  // turns: one malloc arena serves them, where glibc would reserve 64 MiB
+  // of address space for each thread's own, which under `ulimit -v` left
+  // OpenMP no room for its threads.
+  rlimit addressSpace{};
+  if (getrlimit(RLIMIT_AS, &addressSpace) == 0 &&
+      addressSpace.rlim_cur != RLIM_INFINITY)
+    mallopt(M_ARENA_MAX, 1);
 
   partOptions.dataDir = partitionDirectory();
   // Partitioning held the whole dataset: give the heap's freed pages back

@@ -107,7 +107,14 @@ private:
   /// turns in this process with their slices of the dataset in files under
   /// DIR, so that the start-up keeps to the budget too. Empty for another
   /// layout (heterogeneous, or .npy edges without a node count).
-  std::string streamPartitions(const std::string &dataDir);
+  /// `numClasses` > 0: the class count (a generated dataset's), else the
+  /// labels'.
+  std::string streamPartitions(const std::string &dataDir,
+                               int64_t numClasses = 0);
+  /// The program's generated dataset (SBM or R-MAT) written as .npy arrays
+  /// in DIR/npy as it is drawn, for streamPartitions: the start-up then
+  /// never holds it whole.
+  std::string generatedNpyDataset();
   /// `dataDir` itself, or for an OGB-layout dataset (csv, csv.gz) its .npy
   /// conversion in DIR/npy (convertOgbToNpy: one pass over the text).
   std::string npyDataset(const std::string &dataDir);
