@@ -67,7 +67,7 @@ row() {
   epoch=$(grep -o 'mean epoch [0-9.]*' "$RUN/$name.out" | awk '{print $3}' | head -1 || true)
   over=$(grep -c 'warning' "$RUN/$name.out" || true)
   printf '%-16s %6s %6s %10s %8s %9s %8s  %s\n' "$name" "$budget" "${parts:-1}" \
-    "$((peak / 1024))" "$(awk -v p="$peak" -v b="${budget%M}" 'BEGIN { printf "%.2f", p / 1024 / b }')" \
+    "$((peak / 1024))" "$(awk -v p="$peak" -v b="${budget%M}" 'BEGIN { if (b > 0) printf "%.2f", p / 1024 / b; else print "-" }')" \
     "${epoch:--}" "$over" \
     "$(python3 "$ROOT/test/Train/compare-losses.py" "$RUN/memory.jsonl" "$RUN/$name.jsonl" 1e-5 2>&1 || true)"
 }

@@ -589,11 +589,15 @@ void OffloadSchedule::prepare() {
   setenv("GNNRT_RING_CHUNK_ROWS", std::to_string(chunkRows).c_str(),
          /*overwrite=*/0);
   // A program's `aggregation = one_shot` holds a part's whole halo and the
-  // rows it sends (nearly every node of a 200k-node graph in 12 METIS
-  // parts: 121 MiB more per part, a 1.05x peak over a 200M budget): one
-  // that needs more than the chunks' share runs in chunks too.
+  // rows it sends, which the estimate leaves out (nearly every node of the
+  // 200k-node graph in 8 parts: a 1.51x peak over a 200M budget). One that
+  // needs more than the chunks' share, or than the largest part's estimate
+  // leaves of the budget if that is more, runs in chunks too.
+  const int64_t usable = program.settings.memoryBudget - kFixedBytes;
+  const int64_t largestEstimate =
+      *std::max_element(estimatedBytes.begin(), estimatedBytes.end());
   HaloExchange::setOneShotLimitBytes(
-      (program.settings.memoryBudget - kFixedBytes) / 8);
+      std::max(usable / 8, usable - largestEstimate));
 
   std::vector<FileArena *> views;
   for (int k = 0; k < numParts; ++k) {
