@@ -627,6 +627,7 @@ void OffloadSchedule::prepare() {
   summary.data.relations = first.data.relations;
   summary.numGlobalNodes = first.numGlobalNodes;
   summary.data.numNodes = first.numGlobalNodes;
+  startUpPeakBytes = peakResidentBytes();
 }
 
 void OffloadSchedule::handOver(int from, int to) {
@@ -685,6 +686,14 @@ std::string OffloadSchedule::overBudget() const {
   const int64_t budget = program.settings.memoryBudget;
   if (peak <= budget)
     return "";
+  // A heterogeneous dataset, or one with learned rows, is partitioned
+  // holding it whole (docs/out-of-core.md, Not yet).
+  if (startUpPeakBytes > budget)
+    return "--offload: the start-up's peak RSS " + mib(startUpPeakBytes) +
+           " (partitioning the dataset held whole) is above --memory-budget " +
+           mib(budget) +
+           ": partition it first (gnn-partition) and train from the "
+           "partition directory";
   int64_t largest = 0;
   for (const auto &arena : arenas)
     largest = std::max(largest, arena->peakBytes());

@@ -149,6 +149,8 @@ private:
   std::vector<float> logits;
   /// Whether stderr was told that the peak went over the budget.
   bool warnedOverBudget = false;
+  /// The peak RSS when the parts were ready: the start-up's.
+  int64_t startUpPeakBytes = 0;
 };
 
 /// The bytes one part of a partitioning holds in RAM during its turn
