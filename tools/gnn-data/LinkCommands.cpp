@@ -68,6 +68,18 @@ int knowledgeGraphInfo(const std::string &dir) {
   return 0;
 }
 
+void linkPairsInfo(const std::string &dir, int64_t numNodes) {
+  const FixedLinkSplit split = readFixedLinkSplit(dir, numNodes);
+  std::printf("link pairs  %s\n", dir.c_str());
+  auto count = [](bool has, const LinkPairs &pairs) {
+    return has ? std::to_string(pairs.size()) : std::string("none");
+  };
+  for (size_t k = 0; k < 3; ++k)
+    std::printf("  %-9s positive %s, negative %s\n", kSplitNames[k],
+                count(split.hasPos[k], split.pos[k]).c_str(),
+                count(split.hasNeg[k], split.neg[k]).c_str());
+}
+
 int linkMetrics(int argc, char **argv) {
   Args args(argc, argv, 2, {}, {"--k"});
   if (args.positional.size() != 1)

@@ -52,6 +52,18 @@ struct RelationType {
 inline constexpr std::array<const char *, 3> kSplitNames = {"train", "valid",
                                                             "test"};
 
+/// The largest class id a label may have: a label is a row of the model's
+/// last layer, so a stray huge value (a node id in the label column, say)
+/// would ask the trainer for that many output columns.
+inline constexpr int64_t kMaxClassId = (int64_t(1) << 20) - 1;
+
+/// "label 2000000 is above the largest class id 1048575 (...)".
+inline std::string classIdTooLarge(int64_t label) {
+  return "label " + std::to_string(label) + " is above the largest class id " +
+         std::to_string(kMaxClassId) +
+         " (labels are class ids 0, 1, ...; at most 2^20 classes)";
+}
+
 /// A loaded node-classification dataset. Node ids are 0..numNodes-1.
 struct Dataset {
   int64_t numNodes = 0;

@@ -120,9 +120,16 @@ int64_t readFeatureTable(const std::string &path, int64_t rows,
   FeatureTableReader table(path, rows, noun);
   const int64_t width = table.width();
   table.skip(rowBegin);
-  const size_t at = out.size();
-  out.resize(at + size_t((rowEnd - rowBegin) * width));
-  table.read(rowEnd - rowBegin, out.data() + at);
+  // Grown a chunk of rows at a time as they are read: a declared count far
+  // above the file's rows is the located row-count error, not an
+  // allocation of the declared size.
+  for (int64_t begin = rowBegin; begin < rowEnd;) {
+    const int64_t count = std::min(rowEnd - begin, kReserveRows);
+    const size_t at = out.size();
+    out.resize(at + size_t(count * width));
+    table.read(count, out.data() + at);
+    begin += count;
+  }
   table.finish();
   return width;
 }
@@ -132,7 +139,8 @@ std::vector<int64_t> readLabelTable(const std::string &path, int64_t rows,
   CsvReader in(path);
   std::vector<std::string_view> fields;
   std::vector<int64_t> labels;
-  labels.reserve(size_t(rows));
+  // The declared count is not trusted with memory before the rows come.
+  labels.reserve(size_t(std::min<int64_t>(rows, kReserveRows)));
   int64_t row = 0;
   while (in.nextLine()) {
     in.split(fields, 1);
@@ -151,6 +159,8 @@ std::vector<int64_t> readLabelTable(const std::string &path, int64_t rows,
     if (options.numClasses > 0 && label >= options.numClasses)
       in.fail("label " + std::to_string(label) + " out of range " +
               rangeText(options.numClasses));
+    if (label > kMaxClassId)
+      in.fail(classIdTooLarge(label));
     if (row < rows)
       labels.push_back(label);
     ++row;
