@@ -381,6 +381,7 @@ int info(int argc, char **argv) {
     throw DataError(dir + ": the train split is empty (no node ids in "
                           "split/<name>/train.csv[.gz] or train_idx.npy): "
                           "the trainer refuses it (--eval-only aside)");
+  requireLabeledTrainNodes(ds, dir);
   return 0;
 }
 

@@ -108,6 +108,15 @@ struct Dataset {
 /// program evaluates, so that a missing one fails at load time.
 void requireSplits(const Dataset &ds, const std::vector<std::string> &names);
 
+/// Throws DataError("<where>: none of the 12 train nodes has a label ...")
+/// when every node of a non-empty train split is unlabeled (-1): the loss
+/// would be 0 and training would "succeed" on nothing. An empty split
+/// passes (its callers say so in their own words).
+void requireLabeledTrainNodes(const Dataset &ds, const std::string &where);
+
+/// "none of the 12 train nodes has a label ...", without the location.
+std::string noLabeledTrainNodes(int64_t trainNodes);
+
 /// The id of the relation `name` selects among `relations` (whose endpoint
 /// types index `nodeTypes`): a relation name the data uses once ("cites"),
 /// or, for a name several relations share (AIFB's "name"), OGB's
