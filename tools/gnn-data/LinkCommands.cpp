@@ -45,6 +45,13 @@ int64_t readMatrix(const std::string &path, int64_t rows,
         std::to_string(shape.size()) + " dimensions" +
         (shape.empty() ? "" : " with " + std::to_string(shape[0]) + " rows"));
   out = array.toFloat32();
+  // A nan would surface as a ranking error naming no file.
+  for (size_t k = 0; k < out.size(); ++k)
+    if (!std::isfinite(out[k]))
+      throw DataError(path + ": row " + std::to_string(k / size_t(shape[1])) +
+                      ", column " + std::to_string(k % size_t(shape[1])) +
+                      " is " + (std::isnan(out[k]) ? "nan" : "inf") +
+                      " (embeddings must be finite numbers)");
   return shape[1];
 }
 
