@@ -382,6 +382,14 @@ int info(int argc, char **argv) {
                           "split/<name>/train.csv[.gz] or train_idx.npy): "
                           "the trainer refuses it (--eval-only aside)");
   requireLabeledTrainNodes(ds, dir);
+  // Learned input rows (embed = D) stand in for the features of typed
+  // nodes only: an untyped graph without features leaves every model's
+  // first weight empty, which the trainer refuses.
+  if (!ds.isHeterogeneous() && ds.numFeatures == 0)
+    throw DataError(dir + ": no node features (raw/node-feat.csv[.gz] or "
+                          "features.npy): a weight sized by the input width "
+                          "would be empty, which the trainer refuses "
+                          "(learned inputs, embed = D, need node types)");
   return 0;
 }
 
