@@ -4,17 +4,19 @@
 // takes from a user: .npy arrays, safetensors checkpoints, numeric CSV
 // (plain and gzip-compressed, as dataset files are), a partition
 // directory's manifest.json, and the link and graph-level formats: link
-// pair files, knowledge-graph triples, Errica fold files, and whole TU and
-// OGB graph-property collections. The first byte picks the reader; the rest
+// pair files, knowledge-graph triples, Errica fold files, whole TU and OGB
+// graph-property collections, and OGB node-property directories
+// (homogeneous and heterogeneous). The first byte picks the reader; the rest
 // is the file, or for a reader of several files their texts separated by
-// 0x1e (ASCII's record separator), in the order kTuFiles / kOgbGraphFiles
-// list them (a missing or empty part is an absent file). The contract is
-// that a reader returns or throws DataError (a std::exception with the
-// file and what was expected), and never crashes, hangs, leaks or trips
-// AddressSanitizer.
+// 0x1e (ASCII's record separator), in the order kTuFiles, kOgbGraphFiles,
+// kOgbNodeFiles or kOgbHeteroFiles list them (a missing or empty part is an
+// absent file). The contract is that a reader returns or throws DataError (a
+// std::exception with the file and what was expected), and never crashes,
+// hangs, leaks or trips AddressSanitizer.
 //
 //===----------------------------------------------------------------------===//
 
+#include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/GraphCollection.h"
 #include "gnnrt/data/GraphFolds.h"
 #include "gnnrt/data/links/KnowledgeGraph.h"
@@ -106,6 +108,25 @@ const std::vector<const char *> kOgbGraphFiles = {
     "raw/graph-label.csv",   "raw/node-feat.csv",     "raw/edge-feat.csv",
     "split/s/train.csv",     "split/s/valid.csv",     "split/s/test.csv"};
 
+/// An OGB node-property directory's files.
+const std::vector<const char *> kOgbNodeFiles = {
+    "raw/num-node-list.csv", "raw/num-edge-list.csv", "raw/edge.csv",
+    "raw/node-feat.csv",     "raw/node-label.csv",    "split/s/train.csv",
+    "split/s/valid.csv",     "split/s/test.csv"};
+
+/// An OGB heterogeneous directory's files: node types a and b, relations
+/// a -r-> b and b -s-> b, labels on b.
+const std::vector<const char *> kOgbHeteroFiles = {
+    "raw/num-node-dict.csv",
+    "raw/triplet-type-list.csv",
+    "raw/relations/a___r___b/edge.csv",
+    "raw/relations/b___s___b/edge.csv",
+    "raw/relations/a___r___b/num-edge-list.csv",
+    "raw/node-feat/b/node-feat.csv",
+    "raw/node-label/b/node-label.csv",
+    "split/s/b/train.csv",
+    "split/s/b/test.csv"};
+
 /// Knowledge-graph triples: train, valid, test.
 const std::vector<const char *> kTripleFiles = {"train.txt", "valid.txt",
                                                 "test.txt"};
@@ -129,7 +150,7 @@ void readCsv(const std::string &path) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
     return 0;
-  const uint8_t which = data[0] % 10;
+  const uint8_t which = data[0] % 12;
   ++data;
   --size;
   try {
@@ -195,6 +216,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 9:
       gnnrt::loadGraphCollection(writeDirectory(
           "-ogbg", kOgbGraphFiles, parts(data, size, kOgbGraphFiles.size())));
+      break;
+    case 10:
+      gnnrt::readOgbDataset(
+          writeDirectory("-ogbn", kOgbNodeFiles,
+                         parts(data, size, kOgbNodeFiles.size())),
+          gnnrt::LoadOptions());
+      break;
+    case 11:
+      gnnrt::readOgbHeteroDataset(
+          writeDirectory("-ogbh", kOgbHeteroFiles,
+                         parts(data, size, kOgbHeteroFiles.size())),
+          gnnrt::LoadOptions());
       break;
     }
   } catch (const std::exception &) {

@@ -39,6 +39,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -426,6 +427,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "gnn-data: error: %s\n", e.what());
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "gnn-data: error: out of memory\n");
+  } catch (const std::length_error &) {
+    // A vector asked for more elements than it can hold: a count in the
+    // data (num-node-list, num-node-dict) that no memory could.
+    std::fprintf(stderr, "gnn-data: error: out of memory (a count in the "
+                         "data is too large to hold)\n");
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "gnn-data: error: %s\n", e.what());
   }
   return 1;
 }
