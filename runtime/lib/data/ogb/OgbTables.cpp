@@ -151,6 +151,13 @@ std::vector<int64_t> readLabelTable(const std::string &path, int64_t rows,
       if (!parseFloat(fields[0], f) || (!std::isnan(f) && std::floor(f) != f))
         in.fail("expected an integer label or nan, found " +
                 quoteToken(fields[0]));
+      // Bounded before the cast, which is undefined beyond int64.
+      if (!std::isnan(f) && !(f >= -1 && f <= float(kMaxClassId)))
+        in.fail("label " + quoteToken(fields[0]) +
+                (f < 0 ? " is negative (only -1 or nan mark an unlabeled "
+                         "node)"
+                       : " is above the largest class id " +
+                             std::to_string(kMaxClassId)));
       label = std::isnan(f) ? -1 : int64_t(f);
     }
     if (label < -1)
