@@ -227,6 +227,8 @@ def main():
         os.rmdir(cgroup)
     except OSError:
         pass  # a process still in it: the kernel frees it when it ends
+    subprocess.call(["umount", out])
+    os.rmdir(out)
     print("soak: %d runs in %.0f s: %s; %d violations" % (
         args.runs, time.time() - start,
         ", ".join("%s %d" % kv for kv in sorted(tally.items())),
