@@ -55,6 +55,9 @@ Dataset preprocessedDataset(const CompiledProgram &program,
         "[.gz] or train_idx.npy)");
   const std::string where =
       options.dataDir.empty() ? "the generated dataset" : options.dataDir;
+  // Train nodes that are all unlabeled (-1 or nan) train at loss 0.
+  if (!options.evalOnly)
+    requireLabeledTrainNodes(ds, where);
   if (settings.embedDim > 0)
     addLearnedRows(ds, settings.embedDim, program.settings.seed, where);
   if (settings.normalizeFeatures)
