@@ -217,16 +217,22 @@ double GraphBatchSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
 template <typename Rows>
 void GraphBatchSchedule::forwardShare(const std::vector<int64_t> &graphIds,
                                       Rows &&rows) {
-  const auto [lo, hi] =
-      rankShare(int64_t(graphIds.size()), comm.rank(), comm.size());
+  // Epoch 0 is no training epoch's: a split's evaluation order is its own.
+  const std::vector<int64_t> order = epochSeedOrder(
+      graphIds, /*shuffle=*/true, program.settings.seed, /*epoch=*/0);
+  const int64_t n = int64_t(order.size());
   const int64_t classes = graphs.numClasses;
-  for (int64_t first = lo; first < hi; first += batchSize()) {
-    const int64_t count = std::min(batchSize(), hi - first);
-    pack(graphIds.data() + first, count, forwardCtx);
-    batchLogits.resize(size_t(count * classes));
+  for (int64_t first = 0; first < n; first += batchSize()) {
+    const int64_t count = std::min(batchSize(), n - first);
+    const auto [lo, hi] = rankShare(count, comm.rank(), comm.size());
+    if (hi == lo)
+      continue;
+    const int64_t *ids = order.data() + first + lo;
+    pack(ids, hi - lo, forwardCtx);
+    batchLogits.resize(size_t((hi - lo) * classes));
     forwardCtx.output = batchLogits.data();
     program.forwardF32(forwardCtx);
-    rows(graphIds.data() + first, count, batchLogits.data());
+    rows(ids, hi - lo, batchLogits.data());
   }
 }
 
@@ -280,8 +286,10 @@ const std::vector<float> &GraphBatchSchedule::predict() {
   std::vector<int64_t> all(size_t(graphs.numGraphs()));
   std::iota(all.begin(), all.end(), 0);
   logits.clear();
-  forwardShare(all, [&](const int64_t *, int64_t count, const float *rows) {
+  predictedIds.clear();
+  forwardShare(all, [&](const int64_t *ids, int64_t count, const float *rows) {
     logits.insert(logits.end(), rows, rows + count * graphs.numClasses);
+    predictedIds.insert(predictedIds.end(), ids, ids + count);
   });
   return logits;
 }
@@ -289,11 +297,9 @@ const std::vector<float> &GraphBatchSchedule::predict() {
 void GraphBatchSchedule::writePredictions(const std::string &path,
                                           Communicator &comm) {
   const std::vector<float> &rows = predict();
-  const auto [lo, hi] = rankShare(graphs.numGraphs(), comm.rank(), comm.size());
-  std::vector<int64_t> ids(size_t(hi - lo));
-  std::iota(ids.begin(), ids.end(), lo);
-  writeGatheredPredictions(path, rows.data(), hi - lo, graphs.numClasses,
-                           ids.data(), graphs.numGraphs(), comm, "graph");
+  writeGatheredPredictions(path, rows.data(), int64_t(predictedIds.size()),
+                           graphs.numClasses, predictedIds.data(),
+                           graphs.numGraphs(), comm, "graph");
 }
 
 void GraphBatchSchedule::printStats(const TrainingResult &result) const {

@@ -85,8 +85,14 @@ private:
   };
   /// Packs graphs ids[0, count) into `packed` and points `ctx` at it.
   void pack(const int64_t *ids, int64_t count, ExecContext<float> &ctx);
-  /// Runs the forward over this rank's share of `graphIds` in batches,
-  /// calling `rows(ids, count, logits)` for each.
+  /// Runs the forward over `graphIds` in batches of the training batch
+  /// size, drawn in a fixed random order of them (seeded; the same on every
+  /// rank and epoch), this rank packing its share of each batch as in
+  /// training, and calls `rows(ids, count, logits)` for each share. A
+  /// batch is then a sample of the split, as a training batch is of the
+  /// train graphs: batch statistics (nn.BatchNorm) see what they saw in
+  /// training, where a file's order (TU lists graphs by class) would give
+  /// batches of one class.
   template <typename Rows>
   void forwardShare(const std::vector<int64_t> &graphIds, Rows &&rows);
   SplitCounts countSplit(const std::vector<int64_t> &graphIds, bool loss);
@@ -106,6 +112,8 @@ private:
   Packed packed;
   /// Forward outputs: a batch's [graphs, classes].
   std::vector<float> batchLogits;
+  /// predict()'s rows: the graphs this rank evaluated, in that order.
+  std::vector<int64_t> predictedIds;
   /// Training steps taken, the nodes and edges this rank packed for them,
   /// the time packing took and the epochs' (--stats).
   int64_t steps = 0, packedNodes = 0, packedEdges = 0;
