@@ -10,6 +10,7 @@
 #include "FullGraphSchedule.h"
 #include "RemoteSampledSchedule.h"
 #include "SampledSchedule.h"
+#include "links/LinkSchedule.h"
 #include "offload/OffloadSchedule.h"
 #include "output/Predictions.h"
 
@@ -32,6 +33,10 @@ std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
                                        const DriverOptions &options,
                                        Communicator &comm,
                                        const SamplerRanks *samplerRanks) {
+  // Link prediction: its own schedule, which refuses the launches it does
+  // not support yet.
+  if (program.settings.links.enabled)
+    return makeLinkSchedule(program, options, comm, samplerRanks != nullptr);
   if (samplerRanks)
     return std::make_unique<RemoteSampledSchedule>(program, options, comm,
                                                    *samplerRanks);
