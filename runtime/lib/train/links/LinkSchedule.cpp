@@ -96,8 +96,8 @@ TrainingData LinkSchedule::loadData() {
                     " relations) is not supported yet");
   if (settings.normalizeFeatures)
     normalizeRows(ds.features, ds.numFeatures);
-  linkData = std::make_unique<LinkSplitData>(
-      ds, settings.links, settings.seed, settings.addReverseEdges, where);
+  linkData = std::make_unique<LinkSplitData>(ds, settings.links, settings.seed,
+                                             settings.addReverseEdges, where);
   linkData->messagePassingEdges(settings.addSelfLoops, ds.src, ds.dst);
   // The node labels and splits are not what a link program learns: its
   // output has two columns per pair (the logits [0, s]).
@@ -133,8 +133,8 @@ double LinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
 
 Accuracies LinkSchedule::evaluate() {
   Accuracies acc;
-  auto score = [&](const std::optional<PairBatch> &batch)
-      -> std::optional<LinkScores> {
+  auto score =
+      [&](const std::optional<PairBatch> &batch) -> std::optional<LinkScores> {
     // A split of no pairs (valid = 0) has no scores.
     if (!batch || batch->positives == 0 || batch->negatives == 0)
       return std::nullopt;

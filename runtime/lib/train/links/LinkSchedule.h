@@ -1,4 +1,5 @@
-//===- LinkSchedule.h - link-prediction training on the whole graph -*- C++ -*-//
+//===- LinkSchedule.h - link-prediction training on the whole graph -*- C++
+//-*-//
 //
 // Internal to gnnrt. The Schedule of a link-prediction program
 // (TrainSettings::links): one process, the whole graph. prepare() splits

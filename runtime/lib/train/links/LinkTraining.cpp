@@ -93,12 +93,11 @@ LinkSplitData::LinkSplitData(const Dataset &ds,
   for (size_t i = 0; i < trainPositives.size(); ++i) {
     const int64_t u = trainPositives.src[i];
     if (known.degree(u) >= numNodes)
-      throw DataError(where + ": negatives = uniform(" +
-                      std::to_string(links.negatives) + "): node " +
-                      std::to_string(u) + " has a train link to every node " +
-                      "(itself excluded), so no negative of its link " +
-                      std::to_string(u) + " -> " +
-                      std::to_string(trainPositives.dst[i]) + " exists");
+      throw DataError(
+          where + ": negatives = uniform(" + std::to_string(links.negatives) +
+          "): node " + std::to_string(u) + " has a train link to every node " +
+          "(itself excluded), so no negative of its link " + std::to_string(u) +
+          " -> " + std::to_string(trainPositives.dst[i]) + " exists");
   }
 }
 

@@ -72,8 +72,8 @@ void Progress::report(const EpochRecord &r) {
     std::fprintf(out, "\r epoch %lld/%lld %s loss %.4f", (long long)r.epoch,
                  (long long)epochs, bar(r.epoch, epochs).c_str(), r.loss);
     if (lastValid)
-      std::fprintf(out, " valid%s %.4f", r.eval && r.eval->isLink() ? "_auc" : "",
-                   *lastValid);
+      std::fprintf(out, " valid%s %.4f",
+                   r.eval && r.eval->isLink() ? "_auc" : "", *lastValid);
     std::fputs("\x1b[K", out); // clear what a longer previous line left
     lineOpen = true;
   } else {
