@@ -70,7 +70,8 @@ template <typename T> void linkForward(ExecContext<T> &ctx) {
 
 /// The mean binary cross-entropy of the scores against ctx.labels, and its
 /// gradient through the inner products and the embedding.
-template <typename T> T linkTrainStep(ExecContext<T> &ctx) {
+template <typename T, bool DstGradient = true>
+T linkTrainStep(ExecContext<T> &ctx) {
   const T *z = embed(ctx);
   const GraphView &p = ctx.pairs;
   const int64_t n = ctx.graph.numSrc, f = ctx.numFeatures;
@@ -86,7 +87,8 @@ template <typename T> T linkTrainStep(ExecContext<T> &ctx) {
         (T(1) / (T(1) + std::exp(-s)) - y) / T(p.numEdges) * T(ctx.lossScale);
     for (int64_t d = 0; d < kDim; ++d) {
       dz[p.edgeSrc[k] * kDim + d] += g * zv[d];
-      dz[p.edgeDst[k] * kDim + d] += g * zu[d];
+      if (DstGradient) // false: a deliberately wrong backward
+        dz[p.edgeDst[k] * kDim + d] += g * zu[d];
     }
   }
   T *dw = ctx.grads[0];
@@ -521,4 +523,18 @@ TEST(LinkTraining, RefusesWhatItDoesNotSupportYet) {
   EXPECT_NE(r.err.find("link prediction on a heterogeneous dataset"),
             std::string::npos)
       << r.err;
+}
+
+TEST(LinkTraining, GradCheckScoresPairs) {
+  // --gradcheck gives a link program pairs and two output columns: the
+  // hand-written backward passes, one without the destinations' gradient
+  // fails.
+  RunResult r = runTrainer(linkProgram(), {"--gradcheck"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("gradcheck: PASS"), std::string::npos) << r.out;
+  CompiledProgram wrong = linkProgram();
+  wrong.trainStepF64 = linkTrainStep<double, false>;
+  r = runTrainer(wrong, {"--gradcheck"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("gradcheck: FAIL"), std::string::npos) << r.out;
 }
