@@ -109,6 +109,9 @@ Value Generator::emitGraphBuiltin(const CallExpr *call, const BuiltinCall &info,
   case BuiltinOp::Relation:
     return builder.create<gnn::RelationOp>(l, gnn::GraphType::get(&context),
                                            graph(0), stringArg(1));
+  case BuiltinOp::Pairs:
+    return builder.create<gnn::PairsOp>(l, gnn::GraphType::get(&context),
+                                        graph(0));
   case BuiltinOp::Readout:
     return builder.create<gnn::ReadoutOp>(l, gnn::GraphType::get(&context),
                                           graph(0));

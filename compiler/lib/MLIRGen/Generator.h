@@ -58,6 +58,11 @@ public:
 private:
   /// Emits `@<name>.forward` for `model` with the given parameter arguments.
   /// `train` (may be null) is attached as the `#gnn.train` attribute.
+  /// Link prediction: the forward's scores s ([pairs] or [pairs, 1])
+  /// become the logits [0, s] of each pair, whose cross-entropy over labels
+  /// 1 and 0 is the binary cross-entropy of s (the trainer reads s back as
+  /// their difference).
+  void emitPairLogits(mlir::func::FuncOp forward);
   mlir::func::FuncOp emitModel(const ModuleDecl &model,
                                const std::vector<const Expr *> &args,
                                const std::string &name);

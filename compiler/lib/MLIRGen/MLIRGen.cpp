@@ -198,6 +198,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
       forward->setAttr(gnn::TrainAttr::getAttrName(),
                        gnn::mlirgen::trainAttributes(
                            t, sema, compilation.sources(), builder));
+      if (gnn::TrainAttr::of(forward).getLinks())
+        emitPairLogits(forward);
       // A readout pools the graphs of a batch: node-level training has
       // none (Sema checked the model's result; this finds a readout whose
       // rows the model does not return).
@@ -241,6 +243,29 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
     return nullptr;
   }
   return owned;
+}
+
+void Generator::emitPairLogits(mlir::func::FuncOp forward) {
+  auto ret = llvm::cast<mlir::func::ReturnOp>(
+      forward.getBody().front().getTerminator());
+  Value scores = ret.getOperand(0);
+  Location l = ret.getLoc();
+  builder.setInsertionPoint(ret);
+  mlir::Type f32 = builder.getF32Type();
+  auto column = mlir::RankedTensorType::get({mlir::ShapedType::kDynamic, 1},
+                                            f32);
+  if (llvm::cast<mlir::RankedTensorType>(scores.getType()).getRank() == 1)
+    scores = builder.create<gnn::ReshapeOp>(l, column, scores);
+  Value zeros = builder.create<gnn::MulOp>(l, scores.getType(), scores,
+                                           scalar(0.0, l));
+  auto logitsType =
+      mlir::RankedTensorType::get({mlir::ShapedType::kDynamic, 2}, f32);
+  Value logits = builder.create<gnn::ConcatOp>(
+      l, logitsType, mlir::ValueRange{zeros, scores},
+      builder.getI64IntegerAttr(1));
+  ret->setOperand(0, logits);
+  forward.setType(builder.getFunctionType(
+      forward.getFunctionType().getInputs(), {logitsType}));
 }
 
 mlir::func::FuncOp Generator::emitModel(const ModuleDecl &model,

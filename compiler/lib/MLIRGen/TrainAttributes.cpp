@@ -221,6 +221,20 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
         SettingReader::integer(read.argument(batches, "batch")).value_or(0),
         SettingReader::flag(read.argument(batches, "shuffle"), true));
 
+  // `loss = bce`: link prediction, with its split and negatives.
+  LinksAttr links;
+  if (SettingReader::string(value("loss"), "") == "bce") {
+    const Expr *split = value("link_split");
+    auto share = [&](llvm::StringRef param, double fallback) {
+      return llvm::APFloat(SettingReader::number(read.argument(split, param))
+                               .value_or(fallback));
+    };
+    links = LinksAttr::get(
+        ctx, share("valid", 0.05), share("test", 0.10),
+        SettingReader::integer(read.argument(value("negatives"), "k"))
+            .value_or(1));
+  }
+
   PartitionAttr partition;
   if (const Expr *p = value("partition")) {
     mlir::FloatAttr cache;
@@ -327,5 +341,5 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
                  : mlir::StringAttr(),
       every("checkpoint", 0),
       given.empty() ? mlir::DictionaryAttr() : b.getDictionaryAttr(given),
-      lrSchedule, earlyStopping, paramGroups, graphBatches);
+      lrSchedule, earlyStopping, paramGroups, graphBatches, links);
 }

@@ -41,6 +41,7 @@ Type Unifier::resolve(const Type &type) const {
     g->dst = resolve(g->dst);
     g->edges = resolve(g->edges);
     g->graphs = resolve(g->graphs);
+    g->pairs = resolve(g->pairs);
     t.graph = g;
   }
   if (t.listElement)
@@ -651,6 +652,7 @@ void Sema::checkForward(ModuleInfo &info, Scope &scope) {
       }
       shape->edges = Dim::symbol(p.name + ".edges");
       shape->graphs = Dim::symbol(p.name + ".graphs");
+      shape->pairs = Dim::symbol(p.name + ".pairs");
       type.graph = shape;
       scope.graphs.push_back(p.name);
     }

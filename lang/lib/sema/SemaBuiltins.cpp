@@ -62,6 +62,8 @@ private:
       return relation();
     case BuiltinOp::Readout:
       return readout();
+    case BuiltinOp::Pairs:
+      return pairs();
     default:
       return elementwise();
     }
@@ -300,6 +302,7 @@ private:
     shape->dst = g.dst;
     shape->edges = Dim::symbol(rel + ".edges");
     shape->graphs = g.graphs;
+    shape->pairs = g.pairs;
     Type t = Type::scalar(TypeKind::Graph);
     t.graph = shape;
     return t;
@@ -318,6 +321,24 @@ private:
     shape->dst = g.graphs;
     shape->edges = g.dst;
     shape->graphs = g.graphs;
+    shape->pairs = g.pairs;
+    Type t = Type::scalar(TypeKind::Graph);
+    t.graph = shape;
+    return t;
+  }
+
+  Type pairs() {
+    // The pairs a link-prediction step scores, as edges between g's
+    // destinations (the nodes whose rows a model computes): gathering a
+    // pair's endpoints gives [g.pairs, ...].
+    const GraphShape &g = graphOf(0);
+    auto shape = std::make_shared<GraphShape>();
+    shape->name = "pairs(" + g.name + ")";
+    shape->src = g.dst;
+    shape->dst = g.dst;
+    shape->edges = g.pairs;
+    shape->graphs = g.graphs;
+    shape->pairs = g.pairs;
     Type t = Type::scalar(TypeKind::Graph);
     t.graph = shape;
     return t;

@@ -182,6 +182,7 @@ Type Sema::checkExpr(Expr *expr, Scope &scope) {
     shape->dst = level(*block + 1);
     shape->edges = Dim::symbol(shape->name + ".edges");
     shape->graphs = base.graph->graphs;
+    shape->pairs = base.graph->pairs;
     type = Type::scalar(TypeKind::Graph);
     type.graph = shape;
     break;
@@ -311,11 +312,13 @@ Type Sema::checkMember(MemberExpr *expr, Scope &scope) {
       t.intValue = base.graph->edges;
     else if (expr->member == "graphs")
       t.intValue = base.graph->graphs;
+    else if (expr->member == "pairs")
+      t.intValue = base.graph->pairs;
     else {
       diags.error(expr->memberLoc, "graph has no attribute '" + expr->member +
-                                       "'; expected src, dst, edges or graphs "
-                                       "(use relation(g, \"name\") for a "
-                                       "relation)");
+                                       "'; expected src, dst, edges, graphs "
+                                       "or pairs (use relation(g, \"name\") "
+                                       "for a relation)");
       return Type::error();
     }
     return t;
@@ -518,6 +521,8 @@ Type Sema::checkLayerCall(CallExpr *expr, const std::string &member,
         bindings[*s] = a.edges;
       if (auto s = f.graphs.asSymbol())
         bindings[*s] = a.graphs;
+      if (auto s = f.pairs.asSymbol())
+        bindings[*s] = a.pairs;
     }
   }
   bool ok = true;

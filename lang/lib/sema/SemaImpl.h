@@ -91,6 +91,7 @@ public:
   void checkTrain(const TrainDecl &decl);
   void checkTrainSetting(const TrainSetting &setting, TrainInfo &info);
   void checkGraphLevel(const TrainInfo &info);
+  void checkLinkPrediction(const TrainInfo &info);
   void checkSampler(const CallExpr *call);
   void checkOffloadSettings(const TrainInfo &info);
   void checkScheduleSettings(const TrainInfo &info);

@@ -148,6 +148,7 @@ void Sema::checkTrain(const TrainDecl &decl) {
   checkOffloadSettings(info);
   checkScheduleSettings(info);
   checkGraphLevel(info);
+  checkLinkPrediction(info);
   result.trains.push_back(std::move(info));
 }
 
@@ -519,5 +520,87 @@ void Sema::checkGraphLevel(const TrainInfo &info) {
                            "): train it on a collection of graphs with "
                            "batches = graphs(batch = N)");
     diags.note(returnLoc(), "the forward is here");
+  }
+}
+
+/// Link prediction: `loss = bce` scores the pairs of `pairs(g)`, so the
+/// model returns a score per pair ([g.pairs] or [g.pairs, 1]) and no model
+/// that does trains with another loss; the split and the negatives belong
+/// to it; and it trains on the full graph (sampled link batches are not
+/// there yet).
+void Sema::checkLinkPrediction(const TrainInfo &info) {
+  auto setting = [&](const char *key) -> const TrainSetting * {
+    auto it = info.settings.find(key);
+    return it == info.settings.end() ? nullptr : it->second;
+  };
+  const TrainSetting *loss = setting("loss");
+  auto *lossName = loss ? dyn_cast<NameExpr>(loss->value.get()) : nullptr;
+  const bool bce = lossName && lossName->name == "bce";
+  for (const char *key : {"link_split", "negatives"})
+    if (const TrainSetting *s = setting(key); s && !bce)
+      diags.error(s->loc, std::string("'") + key +
+                              "' belongs to link prediction: set loss = bce "
+                              "and score pairs(g) in the model");
+  // The shares of the split, and the negatives per link.
+  auto literal = [&](const TrainSetting *s, const char *param) {
+    auto *call = s ? dyn_cast<CallExpr>(s->value.get()) : nullptr;
+    auto bound =
+        call ? result.builtinCalls.find(call) : result.builtinCalls.end();
+    const Expr *arg = bound == result.builtinCalls.end()
+                          ? nullptr
+                          : boundArgument(bound->second, param);
+    return std::make_pair(arg, arg ? literalNumber(arg) : std::nullopt);
+  };
+  if (const TrainSetting *split = setting("link_split")) {
+    double total = 0;
+    for (const char *param : {"valid", "test"}) {
+      auto [arg, v] = literal(split, param);
+      if (arg && v && (*v < 0 || *v >= 1))
+        diags.error(arg->loc, std::string("'") + param +
+                                  "' of 'split' must be a share in [0, 1)");
+      total += v ? *v : (std::string(param) == "valid" ? 0.05 : 0.10);
+    }
+    if (total >= 1)
+      diags.error(split->value->loc,
+                  "split leaves no train links: valid and test take all of "
+                  "them");
+  }
+  if (auto [arg, k] = literal(setting("negatives"), "k"); arg && k && *k < 1)
+    diags.error(arg->loc, "'k' of 'uniform' must be a positive number of "
+                          "negatives per link");
+  if (const TrainSetting *batches = setting("batches"); batches && bce) {
+    const std::string how = batchesKind(batches->value.get());
+    if (how != "full_graph" && !how.empty())
+      diags.error(batches->value->loc,
+                  "link prediction (loss = bce) trains on the full graph so "
+                  "far, not on batches = " + how + "(...)");
+  }
+  if (!info.model || info.model->poisoned)
+    return;
+  const ModuleInfo &model = result.moduleInfo[info.model];
+  if (model.forwardParamTypes.empty() || !model.forwardParamTypes[0].graph ||
+      !model.forwardResult.isTensor() || model.forwardResult.rank() < 1)
+    return;
+  const Type &out = model.forwardResult;
+  const Dim &pairs = model.forwardParamTypes[0].graph->pairs;
+  const bool perPair = out.shape[0] == pairs;
+  const bool scores =
+      perPair && (out.rank() == 1 ||
+                  (out.rank() == 2 && out.shape[1] == Dim::constant(1)));
+  const SourceLoc where = loss ? loss->value->loc : info.decl->loc;
+  auto forwardLoc = [&]() {
+    return info.model->forward ? info.model->forward->loc : info.model->loc;
+  };
+  if (bce && !scores) {
+    diags.error(where, "loss = bce scores pairs of nodes, but model '" +
+                           info.model->name + "' returns " + out.str() +
+                           ": return one score per pair of pairs(g), [" +
+                           pairs.str() + "] or [" + pairs.str() + ", 1]");
+    diags.note(forwardLoc(), "the forward is here");
+  } else if (!bce && perPair) {
+    diags.error(where, "model '" + info.model->name +
+                           "' scores pairs of nodes (" + out.str() +
+                           "): train it with loss = bce");
+    diags.note(forwardLoc(), "the forward is here");
   }
 }

@@ -283,6 +283,11 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
         fn.graphs[res] = rt::ctx::readout.str();
         continue;
       }
+      // The pairs a link-prediction step scores are the context's too.
+      if (isa<PairsOp>(op)) {
+        fn.graphs[res] = rt::ctx::pairs.str();
+        continue;
+      }
       auto block = dyn_cast<BlockOp>(op);
       if (!block)
         return op.emitOpError("is not supported by the code generators");

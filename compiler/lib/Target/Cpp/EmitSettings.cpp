@@ -77,6 +77,24 @@ void emitGraphBatches(raw_indented_ostream &os, TrainAttr train) {
   os << "s.graphBatches.shuffle = " << cppBool(batches.getShuffle()) << ";\n";
 }
 
+/// `link_split` and `negatives`: link prediction (written with the split,
+/// which every link program has).
+void emitLinkSplit(raw_indented_ostream &os, TrainAttr train) {
+  LinksAttr links = train.getLinks();
+  if (!links)
+    return;
+  os << "s.links.enabled = true;\n";
+  os << "s.links.valid = " << cppDouble(links.getValid().convertToDouble())
+     << ";\n";
+  os << "s.links.test = " << cppDouble(links.getTest().convertToDouble())
+     << ";\n";
+}
+
+void emitNegatives(raw_indented_ostream &os, TrainAttr train) {
+  if (LinksAttr links = train.getLinks())
+    os << "s.links.negatives = " << links.getNegatives() << ";\n";
+}
+
 /// `batches`: a neighbour sampler or whole graphs (neither: full graph).
 void emitBatches(raw_indented_ostream &os, TrainAttr train) {
   emitSampler(os, train);
@@ -215,6 +233,8 @@ void gnn::cpp::emitTrainSettings(raw_indented_ostream &os, TrainAttr train) {
                          .Case("lr_schedule", emitLrSchedule)
                          .Case("early_stopping", emitEarlyStopping)
                          .Case("param_groups", emitParamGroups)
+                         .Case("link_split", emitLinkSplit)
+                         .Case("negatives", emitNegatives)
                          .Default(nullptr);
       assert(emit && "a Custom train setting without its emitter");
       emit(os, train);

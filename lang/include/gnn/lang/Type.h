@@ -88,6 +88,9 @@ struct GraphShape {
   /// The graphs of a batch of graphs (graph-level training): the rows of a
   /// readout, `g.graphs`.
   Dim graphs;
+  /// The node pairs a link-prediction step scores: the edges of
+  /// `pairs(g)`, `g.pairs`.
+  Dim pairs;
   /// True for a model's whole graph `g` (src == dst); blocks `g[i]` are not.
   bool isLayered = false;
   std::string name; // The value's spelling, used to name block levels.

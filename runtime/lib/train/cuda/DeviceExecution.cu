@@ -159,6 +159,8 @@ void mirrorData(const ExecContext<T> &host, bool fixed, int numBlocks,
   d.graph = s.mirrorGraph("graph", host.graph, fixed);
   if (host.readout.numDst)
     d.readout = s.mirrorGraph("readout", host.readout, fixed);
+  if (host.pairs.numEdges)
+    d.pairs = s.mirrorGraph("pairs", host.pairs, fixed);
   for (int k = 0; k < numBlocks; ++k)
     call.blocks.push_back(
         s.mirrorGraph("block" + std::to_string(k), host.blocks[k], fixed));
@@ -254,9 +256,11 @@ void prepareCall(const ExecContext<T> &host, bool training,
   // Full-graph contexts point at the same arrays for the whole run, unless
   // learned input rows rewrite the features between steps; the float64
   // entry points serve the gradient check, which perturbs them in place.
-  // Batches of graphs (a readout graph) are new arrays every step too.
+  // Batches of graphs (a readout graph) and a link program's pairs and
+  // labels are new every step too.
   const bool fixed = std::is_same_v<T, float> && host.blocks == nullptr &&
-                     host.inputGrad == nullptr && host.readout.numDst == 0;
+                     host.inputGrad == nullptr && host.readout.numDst == 0 &&
+                     host.pairs.numEdges == 0;
   const int numBlocks = host.blocks ? s.numBlocks : 0;
   ExecContext<T> &d = call.ctx;
   d.numFeatures = host.numFeatures;
@@ -270,9 +274,11 @@ void prepareCall(const ExecContext<T> &host, bool training,
   d.step = host.step;
   d.lossScale = host.lossScale;
   call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
-  // A graph-level program's output has a row per graph of the batch.
+  // A graph-level program's output has a row per graph of the batch, a
+  // link program's a row per pair.
   call.outputRows = numBlocks ? host.blocks[numBlocks - 1].numDst
                     : host.readout.numDst ? host.readout.numDst
+                    : host.pairs.numEdges ? host.pairs.numEdges
                                           : host.graph.numDst;
   call.featureRows = numBlocks ? call.inputRows : host.graph.numDst;
   if (!takeStagedBatch(host, training, call))

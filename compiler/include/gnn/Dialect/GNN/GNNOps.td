@@ -368,6 +368,24 @@ def GNN_ReadoutOp : GNN_PureOp<"readout"> {
   let assemblyFormat = "$graph attr-dict";
 }
 
+def GNN_PairsOp : GNN_PureOp<"pairs"> {
+  let summary = "the node pairs a link-prediction step scores";
+  let description = [{
+    Link prediction scores pairs of nodes: a step's positive links and
+    their negatives, or an evaluated split's. They are a graph over
+    `graph`'s nodes with one edge per pair, so gathering both ends of each
+    edge gives a row per pair to score (a dot product, DistMult, an MLP).
+
+    ```mlir
+    %p = gnn.pairs %g
+    %zs = gnn.gather src %p, %z : tensor<?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph);
+  let results = (outs GNN_GraphType:$result);
+  let assemblyFormat = "$graph attr-dict";
+}
+
 def GNN_BlockOp : GNN_PureOp<"block"> {
   let summary = "the message-flow block of one layer";
   let description = [{

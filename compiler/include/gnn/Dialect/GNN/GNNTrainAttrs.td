@@ -309,6 +309,24 @@ def GNN_GraphBatchesAttr : GNN_TrainAttrDef<"GraphBatches", "graphs"> {
     GNN_BoolParameter<"true", "shuffle the graphs every epoch">:$shuffle);
 }
 
+def GNN_LinksAttr : GNN_TrainAttrDef<"Links", "links"> {
+  let summary = "link prediction (`loss = bce`)";
+  let description = [{
+    The graph's links split at random into train, valid and test
+    (`link_split = split(valid = V, test = T)`), and `negatives` uniform
+    negative pairs per positive link each step (`negatives = uniform(k)`).
+
+    ```mlir
+    #gnn.links<valid = 5.000000e-02, test = 1.000000e-01, negatives = 1>
+    ```
+  }];
+  let parameters = (ins
+    GNN_DoubleParameter<"0.05", "share of the links kept for validation">:$valid,
+    GNN_DoubleParameter<"0.10", "share of the links kept for test">:$test,
+    DefaultValuedParameter<"int64_t", "1",
+                           "negatives per positive link">:$negatives);
+}
+
 def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
   let summary = "a train block, with its defaults resolved";
   let description = [{
@@ -364,7 +382,9 @@ def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {
         "#gnn.param_group entries, in order (absent: every parameter "
         "takes the optimizer's values)">:$param_groups,
     OptionalParameter<"::gnn::GraphBatchesAttr",
-                      "absent: node-level training">:$graph_batches);
+                      "absent: node-level training">:$graph_batches,
+    OptionalParameter<"::gnn::LinksAttr",
+                      "absent: not link prediction">:$links);
   let extraClassDeclaration = [{
     /// The name of the attribute on a model's forward (and train step).
     static constexpr ::llvm::StringLiteral getAttrName() { return "gnn.train"; }

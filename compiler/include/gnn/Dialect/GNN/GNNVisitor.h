@@ -59,11 +59,11 @@
       ::gnn::CrossEntropyOp, ::gnn::CrossEntropyGradOp
 
 /// What names values or structures the program rather than computing:
-/// graphs (block, relation, readout), views (dst, reshape), module parameters and
+/// graphs (block, relation, readout, pairs), views (dst, reshape), module parameters and
 /// the terminator of fused bodies.
 #define GNN_STRUCTURE_OPS                                                      \
-  ::gnn::BlockOp, ::gnn::RelationOp, ::gnn::ReadoutOp, ::gnn::DstOp,          \
-      ::gnn::ReshapeOp, ::gnn::ParameterOp, ::gnn::YieldOp
+  ::gnn::BlockOp, ::gnn::RelationOp, ::gnn::ReadoutOp, ::gnn::PairsOp,        \
+      ::gnn::DstOp, ::gnn::ReshapeOp, ::gnn::ParameterOp, ::gnn::YieldOp
 
 /// Every family, for the coverage check.
 #define GNN_ALL_OPS                                                            \

@@ -193,6 +193,8 @@ constexpr StringLiteral nodeType = "ctx.nodeType";
 constexpr StringLiteral graph = "ctx.graph";
 /// Graph-level training: each node of the batch to its graph.
 constexpr StringLiteral readout = "ctx.readout";
+/// Link prediction: the node pairs the step scores.
+constexpr StringLiteral pairs = "ctx.pairs";
 /// Sampled training: the batch's blocks, layer 0 first.
 constexpr StringLiteral blocks = "ctx.blocks";
 constexpr StringLiteral features = "ctx.features";

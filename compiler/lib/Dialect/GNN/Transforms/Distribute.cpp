@@ -238,7 +238,12 @@ struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
       return;
     // Graph-level training is data-parallel: each rank holds whole graphs
     // of the batch, and only the gradients are summed across ranks.
-    if (TrainAttr::of(getOperation()).getGraphBatches())
+    TrainAttr train = TrainAttr::of(getOperation());
+    if (train.getGraphBatches())
+      return;
+    // Link prediction trains in one process so far (the trainer refuses
+    // several ranks): its pairs span the whole graph.
+    if (train.getLinks())
       return;
     if (failed(RowSpaces(getOperation()).run()))
       signalPassFailure();
