@@ -9,8 +9,10 @@ import sys
 
 
 def losses(path):
+    # Epoch lines only (cross-validation adds per-fold and summary lines).
     with open(path) as f:
-        return [json.loads(line)["loss"] for line in f if line.strip()]
+        records = [json.loads(line) for line in f if line.strip()]
+    return [r["loss"] for r in records if "epoch" in r]
 
 
 a, b, tolerance = losses(sys.argv[1]), losses(sys.argv[2]), float(sys.argv[3])

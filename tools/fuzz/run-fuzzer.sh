@@ -3,7 +3,8 @@
 # fuzz-build/ and runs it for SECONDS seconds over its seed corpus:
 # FUZZ_TARGET=frontend (default: the .gnn front end, seeds tools/fuzz/corpus)
 # or FUZZ_TARGET=readers (npy, safetensors, csv, csv.gz and manifest.json
-# readers, seeds tools/fuzz/corpus-readers).
+# readers, link pair files, knowledge-graph triples, fold files, TU and OGB
+# graph collections; seeds tools/fuzz/corpus-readers).
 #
 #   [FUZZ_TARGET=readers] tools/fuzz/run-fuzzer.sh [SECONDS] [libFuzzer flags...]
 #

@@ -8,6 +8,7 @@
 
 #include "gnnrt/data/GraphCollection.h"
 #include "gnnrt/data/MoleculeGenerator.h"
+#include "gnnrt/support/Error.h"
 
 #include <algorithm>
 #include <chrono>
@@ -88,6 +89,11 @@ int graphCollectionInfo(const std::string &dir) {
                   fold.train.size(), fold.valid.size(), fold.test.size());
   }
   std::printf("load        %.1f ms\n", loadTime * 1e3);
+  // As a node dataset's empty train split: a fold that trains on nothing.
+  for (const GraphFold &fold : graphs.folds)
+    if (fold.train.empty())
+      throw DataError(graphs.foldSource + ": fold '" + fold.name +
+                      "' has no train graphs: nothing to train on");
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "gnnrt/train/FilteredRanking.h"
 #include "gnnrt/train/LinkMetrics.h"
 
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -44,6 +45,13 @@ int64_t readMatrix(const std::string &path, int64_t rows,
         std::to_string(shape.size()) + " dimensions" +
         (shape.empty() ? "" : " with " + std::to_string(shape[0]) + " rows"));
   out = array.toFloat32();
+  // A nan would surface as a ranking error naming no file.
+  for (size_t k = 0; k < out.size(); ++k)
+    if (!std::isfinite(out[k]))
+      throw DataError(path + ": row " + std::to_string(k / size_t(shape[1])) +
+                      ", column " + std::to_string(k % size_t(shape[1])) +
+                      " is " + (std::isnan(out[k]) ? "nan" : "inf") +
+                      " (embeddings must be finite numbers)");
   return shape[1];
 }
 
@@ -68,6 +76,18 @@ int knowledgeGraphInfo(const std::string &dir) {
   return 0;
 }
 
+void linkPairsInfo(const std::string &dir, int64_t numNodes) {
+  const FixedLinkSplit split = readFixedLinkSplit(dir, numNodes);
+  std::printf("link pairs  %s\n", dir.c_str());
+  auto count = [](bool has, const LinkPairs &pairs) {
+    return has ? std::to_string(pairs.size()) : std::string("none");
+  };
+  for (size_t k = 0; k < 3; ++k)
+    std::printf("  %-9s positive %s, negative %s\n", kSplitNames[k],
+                count(split.hasPos[k], split.pos[k]).c_str(),
+                count(split.hasNeg[k], split.neg[k]).c_str());
+}
+
 int linkMetrics(int argc, char **argv) {
   Args args(argc, argv, 2, {}, {"--k"});
   if (args.positional.size() != 1)
@@ -76,6 +96,14 @@ int linkMetrics(int argc, char **argv) {
   CsvReader in(args.positional[0]);
   std::vector<std::string_view> fields;
   std::vector<float> positive, negative;
+  // A score that is not a finite number is this row's error, not a
+  // metric's later, without a row.
+  auto score = [&](std::string_view field) {
+    const float value = in.floatField(field);
+    if (!std::isfinite(value))
+      in.fail("expected a finite score, found " + quoteToken(field));
+    return value;
+  };
   while (in.nextLine()) {
     if (k == 0) {
       // label,score
@@ -83,20 +111,26 @@ int linkMetrics(int argc, char **argv) {
       const int64_t label = in.intField(fields[0]);
       if (label != 0 && label != 1)
         in.fail("expected a label 0 or 1, found " + quoteToken(fields[0]));
-      (label ? positive : negative).push_back(in.floatField(fields[1]));
+      (label ? positive : negative).push_back(score(fields[1]));
     } else {
       // positive,negative_1,...,negative_k
       in.split(fields, size_t(k + 1));
-      positive.push_back(in.floatField(fields[0]));
+      positive.push_back(score(fields[0]));
       for (int64_t j = 1; j <= k; ++j)
-        negative.push_back(in.floatField(fields[size_t(j)]));
+        negative.push_back(score(fields[size_t(j)]));
     }
   }
-  if (k == 0) {
-    std::printf("auc %.10f\n", rocAuc(positive, negative));
-    std::printf("ap  %.10f\n", averagePrecision(positive, negative));
-  } else {
-    printRanking("ranked", rankAgainstNegatives(positive, negative, k));
+  try {
+    if (k == 0) {
+      const double auc = rocAuc(positive, negative);
+      std::printf("auc %.10f\n", auc);
+      std::printf("ap  %.10f\n", averagePrecision(positive, negative));
+    } else {
+      printRanking("ranked", rankAgainstNegatives(positive, negative, k));
+    }
+  } catch (const DataError &e) {
+    // "AUC needs positive and negative scores, ...": say of which file.
+    throw DataError(in.path() + ": " + e.what());
   }
   return 0;
 }

@@ -11,12 +11,17 @@
 #ifndef GNNDATA_LINKCOMMANDS_H
 #define GNNDATA_LINKCOMMANDS_H
 
+#include <cstdint>
 #include <string>
 
 namespace gnntools {
 
 /// `gnn-data info DIR` for a directory of train/valid/test.txt[.gz].
 int knowledgeGraphInfo(const std::string &dir);
+/// Reads split directory `dir`'s link pair files against `numNodes` nodes
+/// (every row checked, DataError at the first bad one) and prints their
+/// pair counts.
+void linkPairsInfo(const std::string &dir, int64_t numNodes);
 int linkMetrics(int argc, char **argv);
 int linkSplit(int argc, char **argv);
 int kgRank(int argc, char **argv);

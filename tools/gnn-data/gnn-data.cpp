@@ -29,6 +29,7 @@
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/data/GraphCollection.h"
 #include "gnnrt/data/links/KnowledgeGraph.h"
+#include "gnnrt/data/links/LinkPairFiles.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -38,6 +39,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,7 +55,7 @@ const char *kUsage = R"(usage:
                     [--train F --valid F]
   gnn-data convert [--split NAME] DIR --out OUT
   gnn-data info [--no-cache] [--reverse] [--self-loops] [--dedupe]
-                [--split NAME] DIR
+                [--split NAME] [--links PAIRS] DIR
   gnn-data link-split DIR --out OUT [--train F --valid F --test F]
                 [--seed S] [--directed] [--require-train-edges]
   gnn-data link-metrics [--k K] SCORES
@@ -105,6 +107,11 @@ info options:
   --no-cache          neither read nor write the binary cache
   --reverse --self-loops --dedupe --split NAME
                       load options, as a trainer would apply them
+  --links PAIRS       read the link pair files of directory PAIRS
+                      ({train,valid,test}_{pos,neg}.csv[.gz], as link-split
+                      writes them) against DIR's nodes; without it, those
+                      of DIR's chosen split/<name>/, if it has any. A link
+                      dataset needs no node labels or node train split.
 A knowledge graph (DIR/{train,valid,test}.txt[.gz], head<TAB>relation<TAB>
 tail per line) prints its entities, relations and triples per split.
 
@@ -297,13 +304,21 @@ void printDegrees(const char *name, const std::vector<int64_t> &deg,
 int info(int argc, char **argv) {
   Args args(argc, argv, 2,
             {"--no-cache", "--reverse", "--self-loops", "--dedupe"},
-            {"--split"});
+            {"--split", "--links"});
   if (args.positional.size() != 1)
     throw UsageError("info expects one dataset directory");
   std::string dir = args.positional[0];
-  if (isKnowledgeGraphDirectory(dir))
+  const bool knowledgeGraph = isKnowledgeGraphDirectory(dir);
+  const bool collection = !knowledgeGraph && isGraphCollection(dir);
+  if ((knowledgeGraph || collection) && args.has("--links"))
+    throw UsageError(
+        "--links reads pair files against a node dataset, not "
+        "the " +
+        std::string(knowledgeGraph ? "knowledge graph " : "graph collection ") +
+        dir);
+  if (knowledgeGraph)
     return knowledgeGraphInfo(dir);
-  if (isGraphCollection(dir)) {
+  if (collection) {
     if (args.has("--reverse") || args.has("--self-loops") ||
         args.has("--dedupe") || args.has("--split"))
       throw UsageError("--reverse, --self-loops, --dedupe and --split apply "
@@ -349,6 +364,15 @@ int info(int argc, char **argv) {
     printTypes(ds);
   std::printf("load        %.1f ms (%s)\n", loadTime * 1e3,
               fromCache ? "from cache" : "parsed");
+  // Link pairs: given, or in the split directory the loader chose.
+  std::string links = args.get("--links");
+  if (links.empty() && ds.splitSource != dir &&
+      hasLinkPairFiles(ds.splitSource))
+    links = ds.splitSource;
+  if (!links.empty()) {
+    linkPairsInfo(links, ds.numNodes);
+    return 0;
+  }
   // What the trainer refuses after loading: said here too, so that info's
   // exit status tells whether the directory can be trained on.
   if (ds.numClasses <= 0)
@@ -358,6 +382,15 @@ int info(int argc, char **argv) {
     throw DataError(dir + ": the train split is empty (no node ids in "
                           "split/<name>/train.csv[.gz] or train_idx.npy): "
                           "the trainer refuses it (--eval-only aside)");
+  requireLabeledTrainNodes(ds, dir);
+  // Learned input rows (embed = D) stand in for the features of typed
+  // nodes only: an untyped graph without features leaves every model's
+  // first weight empty, which the trainer refuses.
+  if (!ds.isHeterogeneous() && ds.numFeatures == 0)
+    throw DataError(dir + ": no node features (raw/node-feat.csv[.gz] or "
+                          "features.npy): a weight sized by the input width "
+                          "would be empty, which the trainer refuses "
+                          "(learned inputs, embed = D, need node types)");
   return 0;
 }
 
@@ -394,6 +427,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "gnn-data: error: %s\n", e.what());
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "gnn-data: error: out of memory\n");
+  } catch (const std::length_error &) {
+    // A vector asked for more elements than it can hold: a count in the
+    // data (num-node-list, num-node-dict) that no memory could.
+    std::fprintf(stderr, "gnn-data: error: out of memory (a count in the "
+                         "data is too large to hold)\n");
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "gnn-data: error: %s\n", e.what());
   }
   return 1;
 }

@@ -7,8 +7,10 @@
 #include "gnnrt/kernels/Aggregate.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <unistd.h>
 
 namespace gnnrt {
@@ -221,12 +223,29 @@ int64_t HaloExchange::haloBudgetBytes() {
   return memory / 8 / ranksHere;
 }
 
+namespace {
+std::atomic<int64_t> oneShotLimitBytes{std::numeric_limits<int64_t>::max()};
+} // namespace
+
+void HaloExchange::setOneShotLimitBytes(int64_t bytes) {
+  oneShotLimitBytes.store(bytes);
+}
+
+bool HaloExchange::fetchesWholeHalo(HaloMode mode, int64_t rowBytes) const {
+  if (mode == HaloMode::Sequential)
+    return false;
+  if (mode == HaloMode::Auto)
+    return numHalo() * rowBytes <= haloBudgetBytes();
+  // One-shot holds the halo's rows (at least the owned rows' count) and
+  // the rows it sends at once.
+  const int64_t rows = std::max(numHalo(), owned) + int64_t(sendNodes.size());
+  return rows * rowBytes <= oneShotLimitBytes.load();
+}
+
 template <typename T>
 void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
                              int64_t width, T *out, HaloMode mode) const {
-  const int64_t haloBytes = numHalo() * width * int64_t(sizeof(T));
-  if (mode == HaloMode::Sequential ||
-      (mode == HaloMode::Auto && haloBytes > haloBudgetBytes())) {
+  if (!fetchesWholeHalo(mode, width * int64_t(sizeof(T)))) {
     aggregateSequential(reduce, selfLoops, x, width, out);
     return;
   }
@@ -277,9 +296,7 @@ void HaloExchange::aggregateGradOver(const GraphView &graph, Reduce reduce,
 template <typename T>
 void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
                                  int64_t width, T *dx, HaloMode mode) const {
-  const int64_t haloBytes = numHalo() * width * int64_t(sizeof(T));
-  if (mode == HaloMode::Sequential ||
-      (mode == HaloMode::Auto && haloBytes > haloBudgetBytes())) {
+  if (!fetchesWholeHalo(mode, width * int64_t(sizeof(T)))) {
     aggregateGradSequential(reduce, selfLoops, dy, width, dx);
     return;
   }

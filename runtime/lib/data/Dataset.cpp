@@ -114,6 +114,21 @@ void requireSplits(const Dataset &ds, const std::vector<std::string> &names) {
   }
 }
 
+std::string noLabeledTrainNodes(int64_t trainNodes) {
+  return "none of the " + std::to_string(trainNodes) +
+         " train nodes has a label (-1 or nan in the label table): nothing "
+         "to train on";
+}
+
+void requireLabeledTrainNodes(const Dataset &ds, const std::string &where) {
+  for (int64_t v : ds.trainIdx)
+    if (ds.labels[size_t(v)] >= 0)
+      return;
+  if (!ds.trainIdx.empty())
+    throw DataError(where + ": " +
+                    noLabeledTrainNodes(int64_t(ds.trainIdx.size())));
+}
+
 namespace {
 /// DGL's reverse relations: R (S -> D) gains R_inv (D -> S) with id
 /// R + (number of relations); its edges follow all originals, in the same

@@ -117,6 +117,10 @@ static std::vector<int64_t> readLabelArray(const std::string &labelFile,
                      "element " + std::to_string(i) + ": label " +
                          std::to_string(label) + " out of range [0, " +
                          std::to_string(options.numClasses) + ")");
+    if (label > kMaxClassId)
+      throwDataError(labelFile, 0,
+                     "element " + std::to_string(i) + ": " +
+                         classIdTooLarge(label));
   }
   return labels;
 }

@@ -16,6 +16,7 @@
 #include "ogb/OgbTables.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 
@@ -70,6 +71,9 @@ void readNodeTypes(const std::string &raw, Dataset &ds) {
         if (count < 0)
           in.fail("negative node count " + std::to_string(count) +
                   " for node type " + inQuotes(ds.nodeTypes[t].name));
+        if (count > INT64_MAX - offset)
+          in.fail("the node counts sum past " + std::to_string(INT64_MAX) +
+                  " at node type " + inQuotes(ds.nodeTypes[t].name));
         ds.nodeTypes[t].offset = offset;
         ds.nodeTypes[t].count = count;
         offset += count;

@@ -129,6 +129,13 @@ RowSpace PreparedFunction::rowSpace(Value v) const {
   auto counts = [&](StringRef member) {
     return rows.endswith(("." + member).str());
   };
+  // A readout's sources and edges are the batch's nodes, its destinations
+  // the batch's graphs; a link step's pairs have no ids of their own (one
+  // process: their rows are keyed by position, as other tensors).
+  if (rows.startswith((rt::ctx::readout + ".").str()))
+    return counts(rt::graph::numDst) ? RowSpace::Graphs : RowSpace::Nodes;
+  if (rows.startswith((rt::ctx::pairs + ".").str()))
+    return RowSpace::Other;
   if (counts(rt::graph::numEdges))
     return RowSpace::Edges;
   if (counts(rt::graph::numSrc) || counts(rt::graph::numDst))

@@ -142,13 +142,15 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
               return e.kernelStmt(rt::kernels::dropout,
                                   {rt::ctx::seed.str(), stream, p, e.numel(res),
                                    e.name(in), out});
-            return e.kernelStmt(
-                rt::kernels::dropoutRows,
-                {rt::ctx::seed.str(), stream, p, e.dims(in)[0], e.width(in),
-                 (rows == target::RowSpace::Edges ? rt::ctx::edgeIds
-                                                  : rt::ctx::nodeIds)
-                     .str(),
-                 e.name(in), out});
+            // Rows are keyed by their whole-graph (or collection) ids, so
+            // masks do not depend on how the rows are split over ranks.
+            StringRef ids = rows == target::RowSpace::Edges ? rt::ctx::edgeIds
+                            : rows == target::RowSpace::Graphs
+                                ? rt::ctx::graphIds
+                                : rt::ctx::nodeIds;
+            return e.kernelStmt(rt::kernels::dropoutRows,
+                                {rt::ctx::seed.str(), stream, p, e.dims(in)[0],
+                                 e.width(in), ids.str(), e.name(in), out});
           })
           .Case<CrossEntropyOp>([&](CrossEntropyOp ce) {
             // A scalar: declared here, not in the workspace.

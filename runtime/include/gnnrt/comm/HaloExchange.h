@@ -87,6 +87,12 @@ public:
   /// The largest halo buffer Auto fetches at once: $GNNRT_HALO_BUDGET_MB,
   /// else an eighth of physical memory shared by the node's ranks.
   static int64_t haloBudgetBytes();
+  /// The most bytes a OneShot aggregate() or aggregateGrad() may hold at
+  /// once (the halo's rows and the rows sent); above it they run
+  /// Sequential. Unlimited unless set: out-of-core training sets its
+  /// budget's chunk share, so that a program's `aggregation = one_shot`
+  /// keeps to --memory-budget (OffloadSchedule).
+  static void setOneShotLimitBytes(int64_t bytes);
 
   /// Traffic of forward() and backward() calls so far.
   const CommTraffic &forwardTraffic() const { return fwd; }
@@ -114,6 +120,9 @@ public:
   GraphView chunkGraph(int q, int64_t i) const;
 
 private:
+  /// Whether aggregate()/aggregateGrad() in `mode` fetch the whole halo
+  /// for rows of `rowBytes`, rather than SAR's ring of chunks.
+  bool fetchesWholeHalo(HaloMode mode, int64_t rowBytes) const;
   template <typename T>
   void aggregateSequential(Reduce reduce, bool selfLoops, const T *x,
                            int64_t width, T *out) const;

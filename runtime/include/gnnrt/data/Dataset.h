@@ -52,6 +52,18 @@ struct RelationType {
 inline constexpr std::array<const char *, 3> kSplitNames = {"train", "valid",
                                                             "test"};
 
+/// The largest class id a label may have: a label is a row of the model's
+/// last layer, so a stray huge value (a node id in the label column, say)
+/// would ask the trainer for that many output columns.
+inline constexpr int64_t kMaxClassId = (int64_t(1) << 20) - 1;
+
+/// "label 2000000 is above the largest class id 1048575 (...)".
+inline std::string classIdTooLarge(int64_t label) {
+  return "label " + std::to_string(label) + " is above the largest class id " +
+         std::to_string(kMaxClassId) +
+         " (labels are class ids 0, 1, ...; at most 2^20 classes)";
+}
+
 /// A loaded node-classification dataset. Node ids are 0..numNodes-1.
 struct Dataset {
   int64_t numNodes = 0;
@@ -95,6 +107,15 @@ struct Dataset {
 /// the dataset has train, test". A trainer calls it with the splits its
 /// program evaluates, so that a missing one fails at load time.
 void requireSplits(const Dataset &ds, const std::vector<std::string> &names);
+
+/// Throws DataError("<where>: none of the 12 train nodes has a label ...")
+/// when every node of a non-empty train split is unlabeled (-1): the loss
+/// would be 0 and training would "succeed" on nothing. An empty split
+/// passes (its callers say so in their own words).
+void requireLabeledTrainNodes(const Dataset &ds, const std::string &where);
+
+/// "none of the 12 train nodes has a label ...", without the location.
+std::string noLabeledTrainNodes(int64_t trainNodes);
 
 /// The id of the relation `name` selects among `relations` (whose endpoint
 /// types index `nodeTypes`): a relation name the data uses once ("cites"),

@@ -281,6 +281,10 @@ template <typename T> struct ExecContext {
   /// batch's graphs), which `readout(g)` names. The output and `labels`
   /// then have a row per graph of the batch.
   GraphView readout;
+  /// The same programs: each graph's id in the whole collection
+  /// ([readout.numDst]), for dropout masks on rows per graph that do not
+  /// depend on how a batch is split between ranks (as nodeIds for nodes).
+  const int64_t *graphIds = nullptr;
   /// Link-prediction programs (TrainSettings::links): the pairs of nodes
   /// the step scores, as a graph over `graph`'s nodes (numSrc == numDst ==
   /// graph.numSrc) with one edge per pair (its source and destination),

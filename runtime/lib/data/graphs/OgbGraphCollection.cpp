@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -38,6 +39,16 @@ namespace {
 
 std::string fileName(const std::string &path) {
   return fs::path(path).filename().string();
+}
+
+/// Appends `count` to the running total of `offsets`, or fails at the
+/// current row when the total would pass int64's range.
+void addCount(CsvReader &in, int64_t count, const char *noun,
+              std::vector<int64_t> &offsets) {
+  if (count > INT64_MAX - offsets.back())
+    in.fail(std::string("the ") + noun + " counts sum past " +
+            std::to_string(INT64_MAX));
+  offsets.push_back(offsets.back() + count);
 }
 
 /// num-node-list: every graph has a node.
@@ -51,7 +62,7 @@ void readNodeCounts(const std::string &raw, GraphCollection &graphs) {
     if (count < 1)
       in.fail("graph " + std::to_string(g) + " has " +
               (count ? std::to_string(count) + " nodes" : "no nodes"));
-    graphs.nodeOffsets.push_back(graphs.nodeOffsets.back() + count);
+    addCount(in, count, "node", graphs.nodeOffsets);
   }
   if (graphs.numGraphs() == 0)
     throwDataError(in.path(), 0, "no graphs");
@@ -68,7 +79,7 @@ void readEdgeCounts(const std::string &raw, const std::string &nodeList,
     if (count < 0)
       in.fail("graph " + std::to_string(rows) + " has " +
               std::to_string(count) + " edges");
-    graphs.edgeOffsets.push_back(graphs.edgeOffsets.back() + count);
+    addCount(in, count, "edge", graphs.edgeOffsets);
   }
   if (rows != graphs.numGraphs())
     throwDataError(in.path(), 0,
@@ -84,8 +95,8 @@ void readEdges(const std::string &raw, const std::string &edgeList,
   CsvReader in(requireTable(raw, "edge"));
   std::vector<std::string_view> fields;
   const int64_t expected = graphs.numEdges();
-  graphs.src.reserve(size_t(expected));
-  graphs.dst.reserve(size_t(expected));
+  graphs.src.reserve(size_t(std::min(expected, kReserveRows)));
+  graphs.dst.reserve(size_t(std::min(expected, kReserveRows)));
   int64_t row = 0, g = 0;
   auto wrongCount = [&](int64_t found) {
     throwDataError(in.path(), 0,
@@ -124,12 +135,17 @@ void readGraphLabels(const std::string &raw, GraphCollection &graphs) {
   std::vector<float> targets;
   bool integers = true;
   int64_t firstNegative = 0; // line of the first negative integer
+  int64_t firstTooLarge = 0, tooLarge = 0; // and of one above kMaxClassId
   while (in.nextLine()) {
     in.split(fields, 1);
     int64_t value;
     if (integers && parseInt64(fields[0], value)) {
       if (value < 0 && !firstNegative)
         firstNegative = in.lineNumber();
+      if (value > kMaxClassId && !firstTooLarge) {
+        firstTooLarge = in.lineNumber();
+        tooLarge = value;
+      }
       classes.push_back(value);
       targets.push_back(float(value));
       continue;
@@ -154,6 +170,8 @@ void readGraphLabels(const std::string &raw, GraphCollection &graphs) {
   if (firstNegative)
     throwDataError(in.path(), firstNegative,
                    "a class label is negative (classes are 0, 1, ...)");
+  if (firstTooLarge)
+    throwDataError(in.path(), firstTooLarge, classIdTooLarge(tooLarge));
   graphs.task = GraphTask::Classification;
   graphs.numClasses = *std::max_element(classes.begin(), classes.end()) + 1;
   graphs.classes = std::move(classes);
@@ -174,9 +192,16 @@ void readSplits(const std::string &dir, GraphCollection &graphs) {
     GraphFold fold;
     fold.name = name;
     std::vector<int64_t> *lists[3] = {&fold.train, &fold.valid, &fold.test};
+    bool any = false;
     for (size_t k = 0; k < 3; ++k)
-      if (auto path = findTable(root + "/" + name, kSplitNames[k]))
+      if (auto path = findTable(root + "/" + name, kSplitNames[k])) {
         *lists[k] = readSplitTable(*path, graphs.numGraphs(), "", "graph");
+        any = true;
+      }
+    if (!any)
+      throwDataError(root + "/" + name, 0,
+                     "no train, valid or test.csv[.gz] (every directory of "
+                     "split/ is a fold)");
     checkFoldDisjoint(fold, graphs.numGraphs(), root + "/" + name, "");
     graphs.folds.push_back(std::move(fold));
   }

@@ -148,8 +148,9 @@ TuFeatures readTuFeatures(const std::string &dir, const std::string &prefix,
         hi = std::max(hi, labels[r * labelColumns + c]);
       }
       // A one-hot column per value: a label column of ids in the millions
-      // is not a label.
-      if (hi - lo >= (int64_t(1) << 16))
+      // is not a label. (The distance in unsigned arithmetic: hi - lo
+      // overflows int64 for labels of both signs.)
+      if (uint64_t(hi) - uint64_t(lo) >= (uint64_t(1) << 16))
         throwDataError(*path, 0,
                        "column " + std::to_string(c + 1) + " spans labels " +
                            std::to_string(lo) + " to " + std::to_string(hi) +

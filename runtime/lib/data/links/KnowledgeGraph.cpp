@@ -82,6 +82,12 @@ void readTriples(const std::string &path, bool isTrain, NameIds &entities,
     const int64_t tail = entities.idOf(fields[2]);
     out.push(head, int32_t(relation), tail);
   }
+  // An empty file would pass as an empty split: train with nothing to
+  // learn, or rank nothing and report metrics of no triples.
+  if (out.size() == 0)
+    throwDataError(path, 0,
+                   "no triples (a knowledge graph needs train, valid and "
+                   "test triples)");
 }
 
 } // namespace

@@ -58,7 +58,20 @@ LinkPairs readLinkPairs(const std::string &path, int64_t numNodes) {
     pairs.src.push_back(ids[0]);
     pairs.dst.push_back(ids[1]);
   }
+  // An absent file is how a split has no pairs; an empty one is more
+  // likely a write that never finished than a set meant to be empty.
+  if (pairs.size() == 0)
+    throwDataError(path, 0,
+                   "no pairs (leave the file out for a split without them)");
   return pairs;
+}
+
+bool hasLinkPairFiles(const std::string &dir) {
+  for (const char *name : kSplitNames)
+    for (const char *side : {"_pos", "_neg"})
+      if (findPairFile(dir, name + std::string(side)))
+        return true;
+  return false;
 }
 
 FixedLinkSplit readFixedLinkSplit(const std::string &dir, int64_t numNodes) {
@@ -93,8 +106,10 @@ void writeFixedLinkSplit(const std::string &out, const EdgeSplit &split) {
         {"valid_neg", &split.validNeg},
         {"test_pos", &split.testPos},
         {"test_neg", &split.testNeg}};
+    // An empty set is an absent file, as readFixedLinkSplit reads it.
     for (const auto &[name, pairs] : files)
-      writeLinkPairs(temp + "/" + name + ".csv", *pairs);
+      if (pairs->size())
+        writeLinkPairs(temp + "/" + name + ".csv", *pairs);
   });
 }
 

@@ -120,9 +120,16 @@ int64_t readFeatureTable(const std::string &path, int64_t rows,
   FeatureTableReader table(path, rows, noun);
   const int64_t width = table.width();
   table.skip(rowBegin);
-  const size_t at = out.size();
-  out.resize(at + size_t((rowEnd - rowBegin) * width));
-  table.read(rowEnd - rowBegin, out.data() + at);
+  // Grown a chunk of rows at a time as they are read: a declared count far
+  // above the file's rows is the located row-count error, not an
+  // allocation of the declared size.
+  for (int64_t begin = rowBegin; begin < rowEnd;) {
+    const int64_t count = std::min(rowEnd - begin, kReserveRows);
+    const size_t at = out.size();
+    out.resize(at + size_t(count * width));
+    table.read(count, out.data() + at);
+    begin += count;
+  }
   table.finish();
   return width;
 }
@@ -132,7 +139,8 @@ std::vector<int64_t> readLabelTable(const std::string &path, int64_t rows,
   CsvReader in(path);
   std::vector<std::string_view> fields;
   std::vector<int64_t> labels;
-  labels.reserve(size_t(rows));
+  // The declared count is not trusted with memory before the rows come.
+  labels.reserve(size_t(std::min<int64_t>(rows, kReserveRows)));
   int64_t row = 0;
   while (in.nextLine()) {
     in.split(fields, 1);
@@ -143,6 +151,13 @@ std::vector<int64_t> readLabelTable(const std::string &path, int64_t rows,
       if (!parseFloat(fields[0], f) || (!std::isnan(f) && std::floor(f) != f))
         in.fail("expected an integer label or nan, found " +
                 quoteToken(fields[0]));
+      // Bounded before the cast, which is undefined beyond int64.
+      if (!std::isnan(f) && !(f >= -1 && f <= float(kMaxClassId)))
+        in.fail("label " + quoteToken(fields[0]) +
+                (f < 0 ? " is negative (only -1 or nan mark an unlabeled "
+                         "node)"
+                       : " is above the largest class id " +
+                             std::to_string(kMaxClassId)));
       label = std::isnan(f) ? -1 : int64_t(f);
     }
     if (label < -1)
@@ -151,6 +166,8 @@ std::vector<int64_t> readLabelTable(const std::string &path, int64_t rows,
     if (options.numClasses > 0 && label >= options.numClasses)
       in.fail("label " + std::to_string(label) + " out of range " +
               rangeText(options.numClasses));
+    if (label > kMaxClassId)
+      in.fail(classIdTooLarge(label));
     if (row < rows)
       labels.push_back(label);
     ++row;

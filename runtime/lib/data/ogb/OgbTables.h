@@ -35,6 +35,11 @@ std::string requireTable(const std::string &dir, const std::string &stem);
 /// "[0, n)".
 std::string rangeText(int64_t n);
 
+/// The most rows a reader reserves or grows by before it has read them: a
+/// count declared in one table (num-node-list) is checked against another's
+/// rows, and memory follows the rows, not the claim.
+inline constexpr int64_t kReserveRows = int64_t(1) << 16;
+
 /// Reads a table holding one integer per line.
 std::vector<int64_t> readColumn(CsvReader &in);
 

@@ -256,6 +256,13 @@ TrainingData preparePartition(Partition part, Communicator &comm,
   comm.allReduceSum(&train[1], 1);
   if (train[1] == 0)
     throw DataError("the training split is empty on every rank");
+  // As a whole-graph start: train nodes all unlabeled would train at loss 0.
+  int64_t labeled = 0;
+  for (int64_t v : ds.trainIdx)
+    labeled += ds.labels[size_t(v)] >= 0;
+  comm.allReduceSum(&labeled, 1);
+  if (labeled == 0)
+    throw DataError(noLabeledTrainNodes(train[1]) + " (on every rank)");
   t.lossScale = double(train[0]) / double(train[1]);
   return t;
 }

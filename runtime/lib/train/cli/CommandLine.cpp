@@ -141,6 +141,13 @@ const OptionSpec kOptions[] = {
      [](DriverOptions &o, auto &n, auto &v) {
        o.gradcheckNodes = integerValue(n, v, 2, "an integer >= 2");
      }},
+    {"--fold", "K",
+     "graph-level programs (batches = graphs(...)): train and evaluate fold "
+     "K (0-based) of the dataset's cross-validation folds only (default: "
+     "every fold in turn, each from freshly initialized parameters)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.fold = integerValue(n, v, 0, "a non-negative integer");
+     }},
 };
 
 /// A flag's value parsed as its setting's kind (TrainSettings.def). Each
@@ -361,7 +368,11 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
         (g.lr ? " lr " + formatNumber(*g.lr) : "") +
         (g.weightDecay ? " weight_decay " + formatNumber(*g.weightDecay) : "") +
         "\n";
-  if (s.fanouts.empty()) {
+  if (s.graphBatches.batchSize > 0) {
+    text += "  batches    " + std::to_string(s.graphBatches.batchSize) +
+            " graphs, packed into one block-diagonal graph" +
+            (s.graphBatches.shuffle ? "" : ", not shuffled") + "\n";
+  } else if (s.fanouts.empty()) {
     text += "  batches    full graph\n";
   } else {
     std::string fanouts;

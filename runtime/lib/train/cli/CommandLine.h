@@ -15,6 +15,7 @@
 #include "gnnrt/train/Program.h"
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,9 @@ struct DriverOptions {
   int64_t gradcheckNodes = 12;
   /// Seconds between the batch lines of a long epoch on a non-terminal.
   double progressEvery = 5.0;
+  /// --fold K: cross-validated data (graph collections) trains fold K only
+  /// (0-based); none: every fold in turn.
+  std::optional<int64_t> fold;
 };
 
 /// A byte count written as a number with an optional binary unit: 512M,

@@ -5,7 +5,10 @@
 // one process or distributed) once from the program and the launch, let it
 // load this process's data, initialize or load the parameters, then either
 // evaluate them (--eval-only) or run the epoch loop, and write the outputs:
-// the trained weights, the predictions, the summary and --stats. Outputs
+// the trained weights, the predictions, the summary and --stats. Data with
+// cross-validation folds (graph collections) repeats the part from the
+// parameters on per fold, each from fresh parameters, and ends with the
+// folds' mean test accuracy (graphs/CrossValidation.h). Outputs
 // (metrics, checkpoint, predictions) are checked before the data loads and
 // opened only after it loaded, so a bad dataset leaves none.
 //
@@ -13,6 +16,8 @@
 // (and a failed --gradcheck), 2 for a bad command line.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Driver.h"
 
 #include "CommandLine.h"
 #include "GradCheck.h"
@@ -22,8 +27,10 @@
 #include "gnnrt/support/Error.h"
 #include "gnnrt/train/ParamInit.h"
 #include "gnnrt/train/Program.h"
+#include "graphs/CrossValidation.h"
 #include "offload/FileArena.h"
 #include "output/Checkpoint.h"
+#include "output/Metrics.h"
 #include "output/OutputPaths.h"
 #include "params/ParameterStore.h"
 #include "schedule/Schedule.h"
@@ -31,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #ifdef _OPENMP
@@ -152,6 +160,63 @@ void printSummary(const TrainingResult &result,
                 formatAccuracy(best.eval->test).c_str());
 }
 
+/// What one training of a model (or one fold's) works on.
+struct TrainingJob {
+  const CompiledProgram &program;
+  const DriverOptions &options;
+  Schedule &schedule;
+  ParameterStore<float> &params;
+  Communicator &comm;
+  const ResumableCheckpoint *resume;
+};
+
+/// Trains one model on the schedule's data (under cross-validation: on
+/// fold `fold`, which the schedule has selected) from the initial or
+/// loaded parameters, or with --eval-only evaluates those, and writes its
+/// outputs: --save, --predict and, without folds, the summary. Returns
+/// the training's result; none for --eval-only.
+std::optional<TrainingResult> trainOrEvaluate(const TrainingJob &job,
+                                              MetricsLog *metrics,
+                                              std::optional<int64_t> fold) {
+  const DriverOptions &options = job.options;
+  Schedule &schedule = job.schedule;
+  Communicator &comm = job.comm;
+  // Every fold starts from the same initial parameters (and a fresh
+  // optimizer, trainEpochs' own), so that --fold K trains fold K alike.
+  const std::optional<SafetensorsContents> loaded =
+      loadOrInitParameters(job.program, options, job.params, comm, job.resume);
+  schedule.bind(job.params);
+  restoreLearnedRows(options, schedule, loaded, job.resume);
+
+  if (options.evalOnly) {
+    evaluateOnly(options, schedule, comm);
+    return std::nullopt;
+  }
+  const TrainingResult result =
+      trainEpochs(job.program, options, schedule, job.params, comm, *metrics,
+                  job.resume, fold);
+  // The last epoch was evaluated after its update: its parameters are the
+  // ones saved and predicted with; with early stopping, the best epoch's,
+  // evaluated again here for the summary.
+  std::optional<Accuracies> restored;
+  if (result.restoredBest && !fold)
+    restored = schedule.evaluate();
+  const bool reporting = comm.rank() == 0;
+  if (!options.saveFile.empty()) {
+    // The learned rows are gathered from every rank; rank 0 writes.
+    const std::optional<LearnedInputsSnapshot> inputs =
+        schedule.learnedInputsSnapshot(/*moments=*/false);
+    if (reporting)
+      saveCheckpoint(options.saveFile, job.program.model, job.params,
+                     inputs ? &*inputs : nullptr);
+  }
+  if (!options.predictFile.empty())
+    schedule.writePredictions(options.predictFile, comm);
+  if (reporting && !fold)
+    printSummary(result, restored);
+  return result;
+}
+
 /// `program` carries the effective settings (a copy: --resume sets the
 /// seed).
 int run(CompiledProgram program, const DriverOptions &options,
@@ -193,6 +258,11 @@ int run(CompiledProgram program, const DriverOptions &options,
   const std::unique_ptr<Schedule> schedule =
       makeSchedule(program, options, comm, samplerRanks);
   schedule->prepare();
+  // Cross-validated data (graph collections) trains a model per fold.
+  const std::vector<std::string> foldNames = schedule->folds();
+  const std::vector<int64_t> folds = foldsToRun(foldNames, options);
+  if (resume && !folds.empty())
+    checkResumedFold(*resume, options.resumeFile, folds.front());
   const TrainingData &data = schedule->data();
   ParameterStore<float> params(
       program.params({data.data.numFeatures, data.data.numClasses,
@@ -212,38 +282,42 @@ int run(CompiledProgram program, const DriverOptions &options,
                    "dataset's ogb(...), or use R-GCN's one-hot input layer, "
                    "RGCNInputConv)"
                  : ""));
-  const std::optional<SafetensorsContents> loaded = loadOrInitParameters(
-      program, options, params, comm, resume ? &*resume : nullptr);
-  schedule->bind(params);
-  restoreLearnedRows(options, *schedule, loaded, resume ? &*resume : nullptr);
-
-  if (options.evalOnly) {
-    evaluateOnly(options, *schedule, comm);
+  const bool reporting = comm.rank() == 0;
+  // Opened once the data loaded; the folds of a cross-validation share it.
+  std::optional<MetricsLog> metrics;
+  if (!options.evalOnly)
+    metrics.emplace(reporting ? options.metricsFile : std::string(),
+                    resume ? std::optional<int64_t>(resume->point().epoch)
+                           : std::nullopt);
+  const ResumableCheckpoint *resumed = resume ? &*resume : nullptr;
+  const TrainingJob job{program, options, *schedule, params, comm, resumed};
+  if (folds.empty()) {
+    const std::optional<TrainingResult> result =
+        trainOrEvaluate(job, metrics ? &*metrics : nullptr, std::nullopt);
+    if (result && options.stats)
+      schedule->printStats(*result);
     return 0;
   }
-  const TrainingResult result = trainEpochs(program, options, *schedule, params,
-                                           comm, resume ? &*resume : nullptr);
-  // The last epoch was evaluated after its update: its parameters are the
-  // ones saved and predicted with; with early stopping, the best epoch's,
-  // evaluated again here for the summary.
-  std::optional<Accuracies> restored;
-  if (result.restoredBest)
-    restored = schedule->evaluate();
-  const bool reporting = comm.rank() == 0;
-  if (!options.saveFile.empty()) {
-    // The learned rows are gathered from every rank; rank 0 writes.
-    const std::optional<LearnedInputsSnapshot> inputs =
-        schedule->learnedInputsSnapshot(/*moments=*/false);
-    if (reporting)
-      saveCheckpoint(options.saveFile, program.model, params,
-                     inputs ? &*inputs : nullptr);
+  std::vector<FoldResult> results;
+  std::optional<TrainingResult> last;
+  for (int64_t fold : folds) {
+    schedule->selectFold(size_t(fold));
+    last = trainOrEvaluate(job, metrics ? &*metrics : nullptr, fold);
+    if (!last)
+      continue; // --eval-only printed its line
+    results.push_back(foldResult(fold, foldNames[size_t(fold)], *last));
+    if (reporting) {
+      std::printf("%s\n", foldLine(results.back()).c_str());
+      metrics->appendLine(foldJson(results.back()));
+    }
   }
-  if (!options.predictFile.empty())
-    schedule->writePredictions(options.predictFile, comm);
-  if (reporting)
-    printSummary(result, restored);
-  if (options.stats)
-    schedule->printStats(result);
+  if (!results.empty() && reporting) {
+    const FoldSummary summary = summarizeFolds(results);
+    std::printf("%s\n", summaryLine(summary).c_str());
+    metrics->appendLine(summaryJson(summary));
+  }
+  if (last && options.stats)
+    schedule->printStats(*last);
   return 0;
 }
 
@@ -267,54 +341,82 @@ int runWithSamplerRanks(const CompiledProgram &program,
 
 } // namespace
 
-int trainMain(int argc, char **argv, const CompiledProgram &program) {
-  const std::string name = programName(argc > 0 ? argv[0] : nullptr);
-  std::unique_ptr<Communicator> comm;
-  // Under several ranks every message names the rank it comes from.
-  auto where = [&]() {
-    return comm && comm->size() > 1
-               ? name + ": rank " + std::to_string(comm->rank())
-               : name;
-  };
-  int status;
+namespace {
+
+/// The exit status of `body`, or of the error it threw, printed with
+/// `where()` (the program, and the rank under several): 2 for a bad
+/// command line, 1 for the others.
+int exitStatusOf(const std::string &name,
+                 const std::function<std::string()> &where,
+                 const std::function<int()> &body) {
   try {
-    comm = makeCommunicator();
-    // The train block's settings with the command line's overrides: what
-    // the whole run reads.
-    CompiledProgram effective = program;
-    DriverOptions options = parseCommandLine(
-        std::vector<std::string>(argv + std::min(argc, 1), argv + argc),
-        effective.settings);
-    comm->setTimeout(effective.settings.commTimeout);
-    if (options.help) {
-      if (comm->rank() == 0)
-        std::fputs(usageText(name, program).c_str(), stdout);
-      status = 0;
-    } else {
-      status = effective.settings.samplers > 0 && !options.gradcheck
-                   ? runWithSamplerRanks(effective, options, *comm)
-                   : run(effective, options, *comm);
-      // MPI_Finalize waits for every rank without a deadline: meet first
-      // under the timeout, so a rank that stops at the end is named too.
-      if (status == 0)
-        comm->barrier();
-    }
+    return body();
   } catch (const UsageError &e) {
     std::fprintf(stderr, "%s: %s\n(run '%s --help' for the options)\n",
                  where().c_str(), e.what(), name.c_str());
-    status = 2;
+    return 2;
   } catch (const ArenaExhausted &e) {
     // --offload's disk or address range, with what to change.
     std::fprintf(stderr, "%s: error: %s\n", where().c_str(), e.what());
-    status = 1;
+    return 1;
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "%s: error: out of memory\n", where().c_str());
-    status = 1;
+    return 1;
   } catch (const std::exception &e) {
     // DataError, CommError and the rest: what() is the complete message.
     std::fprintf(stderr, "%s: error: %s\n", where().c_str(), e.what());
-    status = 1;
+    return 1;
   }
+}
+
+} // namespace
+
+int trainOnCommunicator(const CompiledProgram &program, const std::string &name,
+                        const std::vector<std::string> &args,
+                        Communicator &comm) {
+  // Under several ranks every message names the rank it comes from.
+  auto where = [&]() {
+    return comm.size() > 1 ? name + ": rank " + std::to_string(comm.rank())
+                           : name;
+  };
+  const int status = exitStatusOf(name, where, [&] {
+    // The train block's settings with the command line's overrides: what
+    // the whole run reads.
+    CompiledProgram effective = program;
+    DriverOptions options = parseCommandLine(args, effective.settings);
+    comm.setTimeout(effective.settings.commTimeout);
+    if (options.help) {
+      if (comm.rank() == 0)
+        std::fputs(usageText(name, program).c_str(), stdout);
+      return 0;
+    }
+    const int status = effective.settings.samplers > 0 && !options.gradcheck
+                           ? runWithSamplerRanks(effective, options, comm)
+                           : run(effective, options, comm);
+    // MPI_Finalize waits for every rank without a deadline: meet first
+    // under the timeout, so a rank that stops at the end is named too.
+    if (status == 0)
+      comm.barrier();
+    return status;
+  });
+  std::fflush(stdout);
+  std::fflush(stderr);
+  return status;
+}
+
+int trainMain(int argc, char **argv, const CompiledProgram &program) {
+  const std::string name = programName(argc > 0 ? argv[0] : nullptr);
+  std::unique_ptr<Communicator> comm;
+  int status = exitStatusOf(
+      name, [&] { return name; },
+      [&] {
+        comm = makeCommunicator();
+        return 0;
+      });
+  if (status == 0)
+    status = trainOnCommunicator(
+        program, name,
+        std::vector<std::string>(argv + std::min(argc, 1), argv + argc), *comm);
   std::fflush(stdout);
   std::fflush(stderr);
   // One rank's failure ends all of them: none waits in a collective.

@@ -10,6 +10,11 @@
 // truncation error (h^2) and the cancellation error (1e-16 / h) are both far
 // below the 1e-4 tolerance relative to the parameter's gradient scale.
 //
+// A graph-level program (batches = graphs(...)) gets a batch of graphs
+// instead: the nodes split into consecutive graphs of four to seven nodes,
+// each edge inside its graph, one random label per graph, and the readout
+// graph of each node to its graph; the loss is over every graph.
+//
 //===----------------------------------------------------------------------===//
 
 #include "GradCheck.h"
@@ -24,6 +29,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace gnnrt {
@@ -44,6 +50,10 @@ struct Problem {
   GraphStorage graph;
   std::vector<double> features;
   std::vector<uint8_t> lossMask;
+  /// A graph-level problem's graphs: node v is in graph graphOf[v] (nodes
+  /// of a graph are consecutive); their readout graph and labels.
+  std::vector<int64_t> graphOf, nodeIds, graphLabels;
+  GraphStorage readout;
 };
 
 /// The problem's relations: those the program selects by name first (so
@@ -85,18 +95,30 @@ std::vector<NodeType> problemNodeTypes(const CompiledProgram &program,
   return types;
 }
 
+/// `graphLevel`: the nodes form graphs of four to seven nodes (one graph
+/// of fewer), the edges stay inside them.
 Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops,
-                    std::vector<RelationType> relations) {
+                    std::vector<RelationType> relations, bool graphLevel) {
   Problem p;
   Dataset &ds = p.data;
   const int32_t numRelations = int32_t(relations.size());
   ds.numNodes = n;
   ds.numFeatures = kFeatures;
   CounterRng rng(seed, kProblemStream);
+  const int64_t graphs = graphLevel ? std::max<int64_t>(1, n / 4) : 1;
+  std::vector<int64_t> first(size_t(graphs) + 1);
+  for (int64_t g = 0; g <= graphs; ++g)
+    first[size_t(g)] = n * g / graphs;
+  for (int64_t g = 0; g < graphs; ++g)
+    p.graphOf.insert(p.graphOf.end(),
+                     size_t(first[size_t(g) + 1] - first[size_t(g)]), g);
   for (int64_t e = 0; e < 10 * n / 3; ++e) {
     int64_t u = rng.nextBelow(uint32_t(n));
-    // A different node: self loops come from the train block or not at all.
-    int64_t v = (u + 1 + rng.nextBelow(uint32_t(n - 1))) % n;
+    // A different node of u's graph: self loops come from the train block
+    // or not at all.
+    const int64_t lo = first[size_t(p.graphOf[size_t(u)])],
+                  size = first[size_t(p.graphOf[size_t(u)]) + 1] - lo;
+    int64_t v = lo + (u - lo + 1 + rng.nextBelow(uint32_t(size - 1))) % size;
     ds.src.push_back(u);
     ds.dst.push_back(v);
   }
@@ -117,6 +139,13 @@ Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops,
   ds.relations = std::move(relations);
   for (int64_t i = 0; i < n * kFeatures; ++i)
     p.features.push_back(normal(seed, kProblemStream + 1, uint64_t(i)));
+  if (graphLevel) {
+    for (int64_t v = 0; v < n; ++v)
+      p.nodeIds.push_back(v);
+    p.readout = GraphStorage::build(n, graphs, p.nodeIds, p.graphOf);
+    for (int64_t g = 0; g < graphs; ++g)
+      p.graphLabels.push_back(rng.nextBelow(uint32_t(kClasses)));
+  }
   return p;
 }
 
@@ -156,9 +185,10 @@ bool runGradCheck(const CompiledProgram &program,
   if (!program.trainStepF64)
     throw std::runtime_error(
         "this trainer has no float64 entry points, which --gradcheck needs");
+  const bool graphLevel = program.settings.graphBatches.batchSize > 0;
   Problem problem =
       makeProblem(options.nodes, options.seed, program.settings.addSelfLoops,
-                  problemRelations(program));
+                  problemRelations(program), graphLevel);
   const int64_t relations = int64_t(problem.data.relations.size());
 
   // A link program's output is two columns per pair (the logits [0, s]).
@@ -194,6 +224,14 @@ bool runGradCheck(const CompiledProgram &program,
     ctx.pairs = pairs.graph.view();
     ctx.labels = pairs.labels.data();
     ctx.lossMask = nullptr;
+  }
+  if (graphLevel) {
+    // A batch of graphs: a label per graph, each of which the loss counts.
+    ctx.readout = problem.readout.view();
+    ctx.labels = problem.graphLabels.data();
+    ctx.lossMask = nullptr;
+    ctx.nodeIds = problem.nodeIds.data();
+    ctx.graphIds = problem.nodeIds.data(); // graphs 0, 1, ... (fewer)
   }
   // A sampled program runs on blocks: sample them on the problem's graph,
   // seeded by its first half, with the program's fanouts.
@@ -281,6 +319,11 @@ bool runGradCheck(const CompiledProgram &program,
     analytic.push_back(inputGrad);
   }
 
+  // Each loss is a float64 sum of many rounded terms, exact to some tens
+  // of ulps of its size: their difference over 2h is off by about this
+  // much (the gradients checked are orders of magnitude larger).
+  const double noise = 64 * std::numeric_limits<double>::epsilon() *
+                       std::max(1.0, std::abs(loss)) / kStep;
   double worst = 0;
   std::string worstWhere; // " at <param>[k]: ..." of the worst element
   bool finite = std::isfinite(loss);
@@ -309,8 +352,13 @@ bool runGradCheck(const CompiledProgram &program,
     for (size_t j = 0; j < elements.size(); ++j) {
       int64_t k = elements[j];
       double a = analytic[i][k], numeric = numerics[j];
-      double err = std::abs(a - numeric) /
-                   std::max(floor, std::abs(a) + std::abs(numeric));
+      // A difference within the central difference's rounding noise is
+      // agreement: a parameter whose gradient is zero everywhere (a bias
+      // before a batch normalization) has nothing else as its numeric one.
+      double err = std::abs(a - numeric) <= noise
+                       ? 0.0
+                       : std::abs(a - numeric) /
+                             std::max(floor, std::abs(a) + std::abs(numeric));
       if (!std::isfinite(err))
         err = INFINITY;
       paramWorst = std::max(paramWorst, err);

@@ -157,8 +157,11 @@ void mirrorData(const ExecContext<T> &host, bool fixed, int numBlocks,
   const Traffic batch = Traffic::Batch;
   ExecContext<T> &d = call.ctx;
   d.graph = s.mirrorGraph("graph", host.graph, fixed);
-  if (host.readout.numDst)
+  if (host.readout.numDst) {
     d.readout = s.mirrorGraph("readout", host.readout, fixed);
+    d.graphIds = s.mirror("graphIds", host.graphIds, host.readout.numDst,
+                          fixed, batch);
+  }
   if (host.pairs.numEdges)
     d.pairs = s.mirrorGraph("pairs", host.pairs, fixed);
   for (int k = 0; k < numBlocks; ++k)

@@ -6,8 +6,10 @@
 
 #include "OffloadSchedule.h"
 
+#include "gnnrt/comm/HaloExchange.h"
 #include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/data/DatasetSlice.h"
+#include "gnnrt/data/Generator.h"
 #include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/Partitioner.h"
@@ -24,6 +26,7 @@
 #include <filesystem>
 #include <fstream>
 #include <malloc.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,10 +91,42 @@ constexpr int64_t kMaxParts = 64;
 /// temporaries that build them.
 constexpr int64_t kBytesPerHaloNode = 48;
 
+/// A field of /proc/self/status in bytes ("RssAnon:", "RssFile:"); 0 if
+/// the kernel has none.
+int64_t residentBytesOf(const char *field) {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind(field, 0) == 0)
+      return int64_t(std::atoll(line.c_str() + std::strlen(field))) << 10;
+  return 0;
+}
+
+/// `bytes` rounded up to a whole MiB: a budget that is enough.
+int64_t wholeMiBAbove(int64_t bytes) {
+  return (bytes + (int64_t(1) << 20) - 1) >> 20 << 20;
+}
+
 std::string mib(int64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.0f MiB", double(bytes) / (1 << 20));
   return text;
+}
+
+/// The error for a budget that would need more than kMaxParts parts,
+/// with the smallest budget that kMaxParts parts would fit (as the part
+/// count is chosen: the whole working set and a quarter more for the
+/// halos, split kMaxParts ways, beside the trainer's own).
+DataError tooManyParts(int64_t budget, const std::string &what,
+                       int64_t numParts, int64_t wholeBytes) {
+  const int64_t smallest =
+      int64_t(std::ceil(1.25 * double(wholeBytes) / double(kMaxParts))) +
+      kFixedBytes;
+  return DataError("--memory-budget " + mib(budget) + " would split " + what +
+                   " into " + std::to_string(numParts) +
+                   " partitions (its whole working set is about " +
+                   mib(wholeBytes) + "); at most " + std::to_string(kMaxParts) +
+                   " are supported: raise the budget to at least " +
+                   mib(wholeMiBAbove(std::max(smallest, budget + 1))));
 }
 
 /// Floats per node of the memory plan's activations, estimated from the
@@ -165,6 +200,31 @@ int64_t sliceBytes(const PartCounts &whole, int64_t features, int64_t ranks) {
          whole.edges / ranks * 64 + whole.ownedNodes * 24;
 }
 
+/// The start-up's RAM when it generates the program's dataset whole and
+/// partitions it with METIS: the features, about 80 bytes per stored edge
+/// (the edge lists, their reverse, the CSR and METIS's graph; 78 measured
+/// on the 200k-node graph, 70 on offload.test's) and 64 per node, beside
+/// the trainer's own.
+int64_t wholeStartUpBytes(const TrainSettings &settings) {
+  const GeneratorOptions &g = settings.generator;
+  const int64_t edges = g.numEdges * (settings.addReverseEdges ? 2 : 1) +
+                        (settings.addSelfLoops ? g.numNodes : 0);
+  return g.numNodes * (g.numFeatures * 4 + 64) + edges * 80 + (16 << 20);
+}
+
+/// Removes `dir` if it holds only .npy files (what an earlier run wrote
+/// there), so that it can be written again.
+void removeEarlierArrays(const std::string &dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return;
+  bool ours = true;
+  for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
+    ours = ours && entry.path().extension() == ".npy";
+  if (ours)
+    std::filesystem::remove_all(dir, ec);
+}
+
 /// The absolute path of `dataDir`'s feature file if the parts can read
 /// their rows there (the layout's featuresInPlace). "" if not. Throws
 /// DataError for a file whose header is malformed or whose data is
@@ -178,9 +238,15 @@ std::string featuresReadInPlace(const std::string &dataDir) {
 
 ArenaResidency::ArenaResidency(int64_t usableBytes,
                                std::vector<FileArena *> arenas,
-                               std::vector<int64_t> estimatedBytes)
-    : usable(usableBytes), arenas(std::move(arenas)),
+                               std::vector<int64_t> estimatedBytes,
+                               int64_t outsideBytes)
+    : usable(usableBytes), outside(outsideBytes),
+      codeBytes(residentBytesOf("RssFile:")), arenas(std::move(arenas)),
       estimated(std::move(estimatedBytes)) {}
+
+int64_t ArenaResidency::measuredOutsideBytes() const {
+  return residentBytesOf("RssAnon:") + codeBytes;
+}
 
 void ArenaResidency::takeTurn(int to) {
   resident.erase(std::remove(resident.begin(), resident.end(), to),
@@ -188,6 +254,10 @@ void ArenaResidency::takeTurn(int to) {
   resident.push_back(to);
   int64_t held =
       std::max(estimated[size_t(to)], arenas[size_t(to)]->peakBytes());
+  // What the arenas' share did not foresee outside them (a heap grown by
+  // small allocations, OpenBLAS's buffers) comes out of their share.
+  if (outside > 0)
+    held += std::max<int64_t>(0, measuredOutsideBytes() - outside);
   for (int k : resident)
     if (k != to)
       held += arenas[size_t(k)]->residentBytes();
@@ -228,6 +298,15 @@ OffloadSchedule::~OffloadSchedule() {
   // No read-ahead may touch an arena that goes; the parts' buffers live in
   // the arenas' files: free them before the arenas.
   readahead.reset();
+  // Destroying a part reads its blocks' headers and its containers' inner
+  // pointers, faulting its pages in: drop each part's pages as it goes, or
+  // the teardown holds every part at once (131 MiB under a 200M budget
+  // whose training peaked at 67 MiB, on the 200k-node graph).
+  for (size_t k = parts.size(); k-- > 0;) {
+    parts[k].reset();
+    if (k < arenas.size())
+      arenas[k]->dropPages();
+  }
   parts.clear();
   turns.reset();
   arenas.clear();
@@ -253,7 +332,7 @@ void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
   if (largest <= usable)
     return;
   const PartCounts &p = manifest.parts[which];
-  const int64_t enough = largest + kFixedBytes;
+  const int64_t enough = wholeMiBAbove(largest + kFixedBytes);
   const double parts =
       std::ceil(double(manifest.parts.size()) * double(largest) / usable);
   throw DataError(dir + ": part " + std::to_string(which) + " needs about " +
@@ -278,6 +357,13 @@ std::string OffloadSchedule::partitionDirectory() {
     if (!streamed.empty())
       return streamed;
   }
+  // A generated dataset held whole does not fit: written as .npy arrays
+  // as it is drawn, it is partitioned like any other.
+  if (options.dataDir.empty() && program.settings.embedDim == 0 &&
+      program.settings.generator.kind != GraphKind::Mag &&
+      wholeStartUpBytes(program.settings) > program.settings.memoryBudget)
+    return streamPartitions(generatedNpyDataset(),
+                            program.settings.generator.numClasses);
   // The partitions keep the dataset's features as loaded: each part
   // normalizes its rows itself, as a partition directory's do.
   CompiledProgram raw = program;
@@ -309,15 +395,10 @@ std::string OffloadSchedule::partitionDirectory() {
   manifest.balance = partition.balance;
   for (int attempt = 0;; ++attempt) {
     if (numParts > kMaxParts)
-      throw DataError("--memory-budget " + mib(program.settings.memoryBudget) +
-                      " would split " +
-                      (options.dataDir.empty() ? std::string("the dataset")
-                                               : options.dataDir) +
-                      " into " + std::to_string(numParts) +
-                      " partitions (its whole working set is about " +
-                      mib(wholeBytes) + "); at most " +
-                      std::to_string(kMaxParts) +
-                      " are supported: raise the budget");
+      throw tooManyParts(program.settings.memoryBudget,
+                         options.dataDir.empty() ? std::string("the dataset")
+                                                 : options.dataDir,
+                         numParts, wholeBytes);
     partition.numParts = int(numParts);
     PartitionPlan plan =
         buildPartitionPlan(ds, partitionNodes(ds, partition),
@@ -347,25 +428,32 @@ std::string OffloadSchedule::npyDataset(const std::string &dataDir) {
   // chunk's memory, and partition the arrays (their rows then read in
   // place). A conversion an earlier run left (only .npy files) is redone.
   const std::string converted = program.settings.offloadDir + "/npy";
-  std::error_code ec;
-  if (std::filesystem::is_directory(converted, ec)) {
-    bool ours = true;
-    for (const auto &entry :
-         std::filesystem::directory_iterator(converted, ec))
-      ours = ours && entry.path().extension() == ".npy";
-    if (ours)
-      std::filesystem::remove_all(converted, ec);
-  }
+  removeEarlierArrays(converted);
   // The split and class count apply; edges are converted as stored (the
   // partitioner adds reverse edges and self loops as it loads them).
   format.convertToNpy(dataDir, converted, datasetLoadOptions(program.settings));
   return converted;
 }
 
-std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
+std::string OffloadSchedule::generatedNpyDataset() {
+  // Drawn in chunks as the files are written (writeGeneratedDataset): the
+  // same bytes generateDataset returns, in memory that does not grow with
+  // the edges or the feature width. Generated whole with METIS's graph,
+  // 200k nodes, 3M edges and 128 features peaked at 589 MiB under a 200M
+  // budget.
+  const std::string dir = program.settings.offloadDir + "/npy";
+  removeEarlierArrays(dir);
+  writeGeneratedDataset(program.settings.generator, dir, /*npy=*/true);
+  return dir;
+}
+
+std::string OffloadSchedule::streamPartitions(const std::string &dataDir,
+                                              int64_t numClasses) {
   const TrainSettings &settings = program.settings;
   LoadOptions load = datasetLoadOptions(settings);
   load.useCache = false;
+  if (numClasses > 0)
+    load.numClasses = numClasses;
   PartCounts whole;
   int64_t features = 0, classes = 0;
   if (!sliceableDatasetCounts(dataDir, load, settings, whole, features,
@@ -391,12 +479,8 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir) {
   const std::string dir = program.settings.offloadDir + "/partitions";
   for (int attempt = 0;; ++attempt) {
     if (numParts > kMaxParts)
-      throw DataError(
-          "--memory-budget " + mib(program.settings.memoryBudget) +
-          " would split " + dataDir + " into " + std::to_string(numParts) +
-          " partitions (its whole working set is about " + mib(wholeBytes) +
-          "); at most " + std::to_string(kMaxParts) +
-          " are supported: raise the budget");
+      throw tooManyParts(program.settings.memoryBudget, dataDir, numParts,
+                         wholeBytes);
     PartitionOptions partition;
     partition.method = PartitionMethod::Blocks;
     partition.numParts = int(numParts);
@@ -459,6 +543,14 @@ void OffloadSchedule::prepare() {
     throw DataError("--memory-budget " + mib(program.settings.memoryBudget) +
                     " is below what the trainer holds besides the graph (" +
                     mib(kFixedBytes) + ")");
+  // The parts (and the start-up's partitioner ranks) are threads that take
+  // turns: one malloc arena serves them, where glibc would reserve 64 MiB
+  // of address space for each thread's own, which under `ulimit -v` left
+  // OpenMP no room for its threads.
+  rlimit addressSpace{};
+  if (getrlimit(RLIMIT_AS, &addressSpace) == 0 &&
+      addressSpace.rlim_cur != RLIM_INFINITY)
+    mallopt(M_ARENA_MAX, 1);
 
   partOptions.dataDir = partitionDirectory();
   // Partitioning held the whole dataset: give the heap's freed pages back
@@ -496,6 +588,16 @@ void OffloadSchedule::prepare() {
                                  3 / (std::max<int64_t>(1, width) * 4));
   setenv("GNNRT_RING_CHUNK_ROWS", std::to_string(chunkRows).c_str(),
          /*overwrite=*/0);
+  // A program's `aggregation = one_shot` holds a part's whole halo and the
+  // rows it sends, which the estimate leaves out (nearly every node of the
+  // 200k-node graph in 8 parts: a 1.51x peak over a 200M budget). One that
+  // needs more than the chunks' share, or than the largest part's estimate
+  // leaves of the budget if that is more, runs in chunks too.
+  const int64_t usable = program.settings.memoryBudget - kFixedBytes;
+  const int64_t largestEstimate =
+      *std::max_element(estimatedBytes.begin(), estimatedBytes.end());
+  HaloExchange::setOneShotLimitBytes(
+      std::max(usable / 8, usable - largestEstimate));
 
   std::vector<FileArena *> views;
   for (int k = 0; k < numParts; ++k) {
@@ -504,7 +606,7 @@ void OffloadSchedule::prepare() {
   }
   residency = std::make_unique<ArenaResidency>(
       program.settings.memoryBudget - kFixedBytes, views,
-      std::move(estimatedBytes));
+      std::move(estimatedBytes), kFixedBytes);
   const char *readAhead = std::getenv("GNNRT_OFFLOAD_READAHEAD");
   if (numParts > 1 && !(readAhead && std::string(readAhead) == "0"))
     readahead = std::make_unique<PageReadahead>();
@@ -525,6 +627,7 @@ void OffloadSchedule::prepare() {
   summary.data.relations = first.data.relations;
   summary.numGlobalNodes = first.numGlobalNodes;
   summary.data.numNodes = first.numGlobalNodes;
+  startUpPeakBytes = peakResidentBytes();
 }
 
 void OffloadSchedule::handOver(int from, int to) {
@@ -566,8 +669,41 @@ double OffloadSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
     double loss = 0;
     for (double l : losses)
       loss += l;
+    // The budget is a limit: say at once if the footprints outgrew it.
+    if (!warnedOverBudget) {
+      const std::string over = overBudget();
+      if (!over.empty()) {
+        std::fprintf(stderr, "warning: %s\n", over.c_str());
+        warnedOverBudget = true;
+      }
+    }
     return loss;
   });
+}
+
+std::string OffloadSchedule::overBudget() const {
+  const int64_t peak = peakResidentBytes();
+  const int64_t budget = program.settings.memoryBudget;
+  if (peak <= budget)
+    return "";
+  // A heterogeneous dataset, or one with learned rows, is partitioned
+  // holding it whole (docs/out-of-core.md, Not yet).
+  if (startUpPeakBytes > budget)
+    return "--offload: the start-up's peak RSS " + mib(startUpPeakBytes) +
+           " (partitioning the dataset held whole) is above --memory-budget " +
+           mib(budget) +
+           ": partition it first (gnn-partition) and train from the "
+           "partition directory";
+  int64_t largest = 0;
+  for (const auto &arena : arenas)
+    largest = std::max(largest, arena->peakBytes());
+  const int64_t enough = wholeMiBAbove(
+      largest +
+      std::max(kFixedBytes, residency ? residency->measuredOutsideBytes() : 0));
+  return "--offload: the peak RSS " + mib(peak) + " is above --memory-budget " +
+         mib(budget) + " (the largest part's working set measured " +
+         mib(largest) + "): give a budget of at least " + mib(enough) +
+         ", or partition the graph into more parts";
 }
 
 Accuracies OffloadSchedule::evaluate() {
@@ -635,10 +771,16 @@ void OffloadSchedule::printStats(const TrainingResult &result) const {
               (long long)inPlace,
               inPlace > 0 ? "mapped from the dataset's features.npy"
                           : "none: each part holds a copy of its rows");
+  const int64_t peak = peakResidentBytes();
+  const int64_t budget = program.settings.memoryBudget;
   std::printf("stats: offload peak RSS %lld bytes, memory budget %lld "
-              "bytes\n",
-              (long long)peakResidentBytes(),
-              (long long)program.settings.memoryBudget);
+              "bytes, %s (%.0f%%)\n",
+              (long long)peak, (long long)budget,
+              peak <= budget ? "within it" : "OVER IT",
+              100.0 * double(peak) / double(std::max<int64_t>(1, budget)));
+  const std::string over = overBudget();
+  if (!over.empty())
+    std::printf("stats: offload warning: %s\n", over.c_str());
   std::printf("stats: offload read ahead %lld times (%s)\n",
               (long long)(readahead ? readahead->requests() : 0),
               readahead ? "the next part's file during each turn"

@@ -41,11 +41,14 @@ class OffloadPart;
 /// ones that ran last, as long as they fit `usableBytes` together beside
 /// the working set of the one taking the turn (the larger of its estimate
 /// and its arena's peak); the others' pages are dropped, least recently
-/// run first.
+/// run first. `usableBytes` is the budget less `outsideBytes`, what the
+/// process holds outside the arenas; when the measured amount (the heap,
+/// stacks and OpenBLAS's anonymous pages, and the code's pages mapped
+/// before the arenas) grows past it, the arenas get that much less.
 class ArenaResidency {
 public:
   ArenaResidency(int64_t usableBytes, std::vector<FileArena *> arenas,
-                 std::vector<int64_t> estimatedBytes);
+                 std::vector<int64_t> estimatedBytes, int64_t outsideBytes = 0);
   /// `to` takes the turn.
   void takeTurn(int to);
   /// Whether `k`'s pages may be in RAM.
@@ -53,8 +56,14 @@ public:
   /// Drops every arena's pages.
   void dropAll();
 
+  /// The process's resident bytes outside the arenas, measured now.
+  int64_t measuredOutsideBytes() const;
+
 private:
-  int64_t usable;
+  int64_t usable, outside;
+  /// Resident file pages when made (code and libraries): the arenas'
+  /// pages are file pages too, so later readings cannot tell them apart.
+  int64_t codeBytes;
   std::vector<FileArena *> arenas;
   std::vector<int64_t> estimated;
   /// Arenas whose pages may be in RAM, least recently run first.
@@ -98,7 +107,14 @@ private:
   /// turns in this process with their slices of the dataset in files under
   /// DIR, so that the start-up keeps to the budget too. Empty for another
   /// layout (heterogeneous, or .npy edges without a node count).
-  std::string streamPartitions(const std::string &dataDir);
+  /// `numClasses` > 0: the class count (a generated dataset's), else the
+  /// labels'.
+  std::string streamPartitions(const std::string &dataDir,
+                               int64_t numClasses = 0);
+  /// The program's generated dataset (SBM or R-MAT) written as .npy arrays
+  /// in DIR/npy as it is drawn, for streamPartitions: the start-up then
+  /// never holds it whole.
+  std::string generatedNpyDataset();
   /// `dataDir` itself, or for an OGB-layout dataset (csv, csv.gz) its .npy
   /// conversion in DIR/npy (convertOgbToNpy: one pass over the text).
   std::string npyDataset(const std::string &dataDir);
@@ -112,6 +128,9 @@ private:
   /// Throws DataError when a part of `manifest` needs more than the budget.
   void checkBudget(const PartitionManifest &manifest,
                    const std::string &dir) const;
+  /// "" while the peak RSS is within the budget, else what went over and
+  /// the budget the measured footprints needed.
+  std::string overBudget() const;
 
   const CompiledProgram &program;
   const DriverOptions &options;
@@ -128,6 +147,10 @@ private:
   std::unique_ptr<PageReadahead> readahead;
   TrainingData summary;
   std::vector<float> logits;
+  /// Whether stderr was told that the peak went over the budget.
+  bool warnedOverBudget = false;
+  /// The peak RSS when the parts were ready: the start-up's.
+  int64_t startUpPeakBytes = 0;
 };
 
 /// The bytes one part of a partitioning holds in RAM during its turn

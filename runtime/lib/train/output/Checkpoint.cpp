@@ -324,6 +324,8 @@ void saveResumableCheckpoint(const std::string &path, const std::string &model,
       {"ranks", std::to_string(point.ranks)},
       {"optimizer", optimizerName(optimizer.config().kind)},
       {"optimizer_steps", std::to_string(optimizer.steps())}};
+  if (point.fold)
+    metadata["fold"] = std::to_string(*point.fold);
   if (inputs)
     metadata[kInputStepsKey] = std::to_string(inputs->steps);
   if (std::string groups = paramGroupsEntry(params, optimizer); !groups.empty())
@@ -368,6 +370,8 @@ ResumableCheckpoint::ResumableCheckpoint(const std::string &checkpointPath,
   resume.ranks = int(integerEntry(path, metadata, "ranks", 1,
                                   std::numeric_limits<int>::max()));
   optimizerSteps = integerEntry(path, metadata, "optimizer_steps");
+  if (metadata.count("fold"))
+    resume.fold = integerEntry(path, metadata, "fold");
   auto optimizer = metadata.find("optimizer");
   writtenBy = optimizer == metadata.end() ? "" : optimizer->second;
   auto groups = metadata.find(kParamGroupsKey);

@@ -13,9 +13,10 @@
 // metadata the last completed epoch, the optimizer and its step count, the
 // seed, the rank count and the best validation epoch so far; with early
 // stopping also that epoch's weights (`early_stopping.best.<parameter>`),
-// its training loss and validation loss; and which parameters trained in
-// which of the train block's `param_groups` (resuming under other groups is
-// refused: a moment means what it means under its group's rate and decay).
+// its training loss and validation loss; under cross-validation the fold;
+// and which parameters trained in which of the train block's `param_groups`
+// (resuming under other groups is refused: a moment means what it means
+// under its group's rate and decay).
 // Nothing else
 // is needed: dropout masks, shuffles and neighbour samples are functions of
 // (seed, epoch, step), so `--resume FILE` continuing at the next epoch
@@ -88,6 +89,9 @@ struct ResumePoint {
   int64_t epoch = 0; ///< the last completed epoch (1-based)
   uint64_t seed = 0;
   int ranks = 1;
+  /// Under cross-validation, the fold the run trained (metadata `fold`): a
+  /// checkpoint continues that fold only.
+  std::optional<int64_t> fold;
   EpochRecord best; ///< the best validation epoch so far; eval unset if none
   /// Writing with early stopping: the best epoch's parameter values, one
   /// vector per parameter (ResumableCheckpoint::restoreBestValues).

@@ -105,15 +105,13 @@ std::array<bool, 3> evaluatedSplits(const TrainSettings &settings) {
   return named;
 }
 
-namespace {
-std::string number(double value, const char *format = "%.9g") {
+std::string metricsNumber(double value, const char *format) {
   if (!std::isfinite(value))
     return "null";
   char text[32];
   std::snprintf(text, sizeof text, format, value);
   return text;
 }
-} // namespace
 
 double processCpuSeconds() {
   timespec t{};
@@ -130,14 +128,16 @@ int64_t peakResidentBytes() {
 }
 
 std::string metricsJson(const EpochRecord &record) {
-  std::string line = "{\"epoch\":" + std::to_string(record.epoch) +
-                     ",\"loss\":" + number(record.loss);
+  std::string line = "{\"epoch\":" + std::to_string(record.epoch);
+  if (record.fold)
+    line += ",\"fold\":" + std::to_string(*record.fold);
+  line += ",\"loss\":" + metricsNumber(record.loss);
   if (record.lr)
-    line += ",\"lr\":" + number(*record.lr, "%.17g");
+    line += ",\"lr\":" + metricsNumber(*record.lr, "%.17g");
   if (record.eval) {
     auto field = [&](const char *key, const std::optional<double> &acc) {
       if (acc)
-        line += std::string(",\"") + key + "\":" + number(*acc);
+        line += std::string(",\"") + key + "\":" + metricsNumber(*acc);
     };
     field("train_acc", record.eval->train);
     field("valid_acc", record.eval->valid);
@@ -147,10 +147,11 @@ std::string metricsJson(const EpochRecord &record) {
     field("test_auc", record.eval->testAuc);
     field("test_ap", record.eval->testAp);
     if (record.eval->validLoss)
-      line += ",\"valid_loss\":" + number(*record.eval->validLoss, "%.17g");
+      line +=
+          ",\"valid_loss\":" + metricsNumber(*record.eval->validLoss, "%.17g");
   }
-  return line + ",\"epoch_seconds\":" + number(record.seconds, "%.6g") +
-         ",\"epoch_cpu_seconds\":" + number(record.cpuSeconds, "%.6g") +
+  return line + ",\"epoch_seconds\":" + metricsNumber(record.seconds, "%.6g") +
+         ",\"epoch_cpu_seconds\":" + metricsNumber(record.cpuSeconds, "%.6g") +
          ",\"peak_rss_bytes\":" + std::to_string(record.peakRssBytes) + "}";
 }
 
@@ -206,9 +207,13 @@ MetricsLog::~MetricsLog() {
 }
 
 void MetricsLog::append(const EpochRecord &record) {
+  appendLine(metricsJson(record));
+}
+
+void MetricsLog::appendLine(const std::string &json) {
   if (!file)
     return;
-  std::string line = metricsJson(record) + "\n";
+  const std::string line = json + "\n";
   if (std::fwrite(line.data(), 1, line.size(), file) != line.size() ||
       std::fflush(file) != 0)
     throwDataError(path, 0,

@@ -86,6 +86,8 @@ LossSum crossEntropySum(const float *logits, int64_t classes,
 
 struct EpochRecord {
   int64_t epoch = 0; ///< 1-based
+  /// The fold it trained, under cross-validation (graph collections).
+  std::optional<int64_t> fold;
   double loss = 0;
   double seconds = 0;             ///< training step + optimizer update
   /// The CPU time of the process (every thread, user + system) over the
@@ -100,13 +102,17 @@ struct EpochRecord {
   std::optional<double> lr;
 };
 
-/// {"epoch":1,"loss":...,"lr":...,"train_acc":...,"valid_acc":...,
+/// {"epoch":1,"fold":0,"loss":...,"lr":...,"train_acc":...,"valid_acc":...,
 /// "test_acc":...,"valid_loss":...,"epoch_seconds":...,
 /// "epoch_cpu_seconds":...,"peak_rss_bytes":...} without a trailing
-/// newline; lr and valid_loss only when set. A link program's line has
-/// "valid_auc", "valid_ap", "test_auc" and "test_ap" after the accuracies'
-/// place (which it leaves out).
+/// newline; fold, lr and valid_loss only when set. A link program's line
+/// has "valid_auc", "valid_ap", "test_auc" and "test_ap" after the
+/// accuracies' place (which it leaves out).
 std::string metricsJson(const EpochRecord &record);
+
+/// A number as the metrics lines write it (`format`: %.9g, a float's round
+/// trip), `null` when not finite (JSON has no NaN).
+std::string metricsNumber(double value, const char *format = "%.9g");
 
 /// The CPU time this process has used so far (every thread), in seconds.
 double processCpuSeconds();
@@ -131,6 +137,9 @@ public:
   MetricsLog &operator=(const MetricsLog &) = delete;
 
   void append(const EpochRecord &record);
+  /// Appends a line that is no epoch's (`json` without its newline): a
+  /// cross-validation's per-fold results and summary.
+  void appendLine(const std::string &json);
 
 private:
   std::string path;

@@ -11,10 +11,11 @@ namespace gnnrt {
 
 namespace {
 
-/// The CSV of one predicted class per node.
-void writeClasses(const std::string &path, const std::vector<int64_t> &cls) {
+/// The CSV of one predicted class per node (or graph: `idColumn`).
+void writeClasses(const std::string &path, const std::vector<int64_t> &cls,
+                  const char *idColumn = "node") {
   AtomicFile out(path);
-  std::fputs("node,prediction\n", out.stream());
+  std::fprintf(out.stream(), "%s,prediction\n", idColumn);
   for (size_t v = 0; v < cls.size(); ++v)
     std::fprintf(out.stream(), "%lld,%lld\n", (long long)v,
                  (long long)cls[v]);
@@ -34,7 +35,7 @@ void writePredictions(const std::string &path, const float *logits,
 void writeGatheredPredictions(const std::string &path, const float *logits,
                               int64_t rows, int64_t classes,
                               const int64_t *nodeIds, int64_t numGlobalNodes,
-                              Communicator &comm) {
+                              Communicator &comm, const char *idColumn) {
   // (global id, class) pairs, all sent to rank 0.
   std::vector<int64_t> pairs(size_t(2 * rows));
   for (int64_t v = 0; v < rows; ++v) {
@@ -51,7 +52,7 @@ void writeGatheredPredictions(const std::string &path, const float *logits,
   for (size_t k = 0; k + 1 < all.size(); k += 2)
     if (all[k] >= 0 && all[k] < numGlobalNodes)
       cls[size_t(all[k])] = all[k + 1];
-  writeClasses(path, cls);
+  writeClasses(path, cls, idColumn);
 }
 
 } // namespace gnnrt

@@ -11,6 +11,7 @@
 #include "RemoteSampledSchedule.h"
 #include "SampledSchedule.h"
 #include "links/LinkSchedule.h"
+#include "graphs/GraphBatchSchedule.h"
 #include "offload/OffloadSchedule.h"
 #include "output/Predictions.h"
 
@@ -37,6 +38,15 @@ std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
   // not support yet.
   if (program.settings.links.enabled)
     return makeLinkSchedule(program, options, comm, samplerRanks != nullptr);
+  // Graph-level programs batch graphs of a collection, on any rank count.
+  if (program.settings.graphBatches.batchSize > 0) {
+    if (samplerRanks || !program.settings.offloadDir.empty())
+      throw UsageError(std::string(samplerRanks ? "--samplers" : "--offload") +
+                       ": a graph-level program (batches = graphs(...)) "
+                       "trains on batches of whole graphs, which it packs "
+                       "itself in memory");
+    return std::make_unique<GraphBatchSchedule>(program, options, comm);
+  }
   if (samplerRanks)
     return std::make_unique<RemoteSampledSchedule>(program, options, comm,
                                                    *samplerRanks);

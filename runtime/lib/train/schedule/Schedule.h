@@ -7,6 +7,9 @@
 // (makeSchedule) and then only calls the stages below, in this order:
 //
 //   prepare()            this process's data, checked against the program
+//   selectFold(k)        cross-validated data only (folds() not empty): the
+//                        fold the stages below train and evaluate on; the
+//                        trainer repeats the stages from here per fold
 //   bind(params)         contexts on the loaded parameters; the rest of the
 //                        set-up (sampling tables, collective checks)
 //   trainEpoch(e, step)  per epoch: the loss; `step` is the shared optimizer
@@ -29,6 +32,10 @@
 //                                 in one process, their memory in files
 //   LinkSchedule                  link prediction (links/): one process,
 //                                 the train links' graph, scored pairs
+//   GraphBatchSchedule            graph-level programs: batches of small
+//                                 graphs of a collection, packed block-
+//                                 diagonally, a share of each per rank;
+//                                 cross-validated over the collection's folds
 // The coming ways of training -- on a GPU -- are each one more
 // implementation chosen in makeSchedule, not branches in the trainer.
 //
@@ -52,6 +59,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace gnnrt {
@@ -78,9 +86,8 @@ public:
   virtual ~Schedule() = default;
 
   /// A short name of the way of training ("full_graph", "sampled",
-  /// "distributed_full_graph", "distributed_sampled", "offload"); printed
-  /// nowhere,
-  /// for tests and debugging.
+  /// "distributed_full_graph", "distributed_sampled", "offload",
+  /// "graph_batches"); printed nowhere, for tests and debugging.
   virtual const char *name() const = 0;
 
   /// Loads (or partitions) this process's data and checks the program's
@@ -89,6 +96,13 @@ public:
   /// The data prepare() loaded: this process's nodes and the graph's
   /// dimensions (the parameter shapes depend on them).
   virtual const TrainingData &data() const = 0;
+  /// The names of the data's cross-validation folds (after prepare), each
+  /// a train/valid/test split of its own on which the trainer trains a
+  /// model afresh; empty: the data has one split.
+  virtual std::vector<std::string> folds() const { return {}; }
+  /// Trains and evaluates on fold `k` of folds() from now on; called before
+  /// bind, once per fold trained.
+  virtual void selectFold(size_t k) { (void)k; }
   /// Points the entry points' contexts at `params`, which outlive the
   /// schedule's use, and sets up what training needs beyond the data.
   /// Called after the parameters are loaded or initialized and broadcast.
@@ -144,7 +158,8 @@ public:
   virtual void printStats(const TrainingResult &result) const = 0;
 };
 
-/// The schedule for `program` as launched: sampled when the program was
+/// The schedule for `program` as launched: graph batches for a graph-level
+/// program (TrainSettings::graphBatches), sampled when the program was
 /// compiled with mini-batches (numBlocks > 0), distributed when it runs on
 /// several ranks or --data names a partition directory (gnn-partition's
 /// output, with a manifest.json), out of core with --offload. Does no

@@ -55,6 +55,9 @@ Dataset preprocessedDataset(const CompiledProgram &program,
         "[.gz] or train_idx.npy)");
   const std::string where =
       options.dataDir.empty() ? "the generated dataset" : options.dataDir;
+  // Train nodes that are all unlabeled (-1 or nan) train at loss 0.
+  if (!options.evalOnly)
+    requireLabeledTrainNodes(ds, where);
   if (settings.embedDim > 0)
     addLearnedRows(ds, settings.embedDim, program.settings.seed, where);
   if (settings.normalizeFeatures)
@@ -148,12 +151,15 @@ void ScheduleBase::prepare() {
       program.outputColumns({trainingData.data.numFeatures, classes,
                              int64_t(trainingData.data.relations.size()),
                              trainingData.numGlobalNodes});
+  // A graph-level program's output rows are graphs.
+  const char *row =
+      program.settings.graphBatches.batchSize > 0 ? "graph" : "node";
   if (columns != classes)
-    throw DataError(
-        "model " + program.model + " outputs " + std::to_string(columns) +
-        " columns per node, but the dataset has " + std::to_string(classes) +
-        " classes: the last layer's width must be the class "
-        "count");
+    throw DataError("model " + program.model + " outputs " +
+                    std::to_string(columns) + " columns per " + row +
+                    ", but the dataset has " + std::to_string(classes) +
+                    " classes: the last layer's width must be the class "
+                    "count");
 }
 
 void ScheduleBase::bind(ParameterStore<float> &store) {

@@ -35,7 +35,9 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 TrainingResult trainEpochs(const CompiledProgram &program,
                            const DriverOptions &options, Schedule &schedule,
                            ParameterStore<float> &params, Communicator &comm,
-                           const ResumableCheckpoint *resume) {
+                           MetricsLog &metrics,
+                           const ResumableCheckpoint *resume,
+                           std::optional<int64_t> fold) {
   OptimizerStep step(program, options, params, comm);
   step.learnInputs(schedule.learnedInputs());
   TrainingResult result;
@@ -49,8 +51,6 @@ TrainingResult trainEpochs(const CompiledProgram &program,
   }
   // Rank 0 reports; the others train silently.
   const bool reporting = comm.rank() == 0;
-  MetricsLog metrics(reporting ? options.metricsFile : std::string(),
-                     resume ? std::optional<int64_t>(first - 1) : std::nullopt);
   std::optional<Progress> progress;
   if (reporting) {
     progress.emplace(stderr, program.settings.epochs, isatty(2) != 0,
@@ -76,6 +76,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
     const double cpuStart = processCpuSeconds();
     EpochRecord record;
     record.epoch = epoch;
+    record.fold = fold;
     // A function of the epoch: a resumed run and every rank count agree.
     step.state().setLearningRateScale(learningRateScale(settings, epoch));
     if (hasLearningRateSchedule(settings))
@@ -111,7 +112,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
       if (reporting)
         saveResumableCheckpoint(checkpointFile, program.model, params,
                                 step.state(),
-                                {epoch, settings.seed, comm.size(),
+                                {epoch, settings.seed, comm.size(), fold,
                                  stopping.best(), stopping.bestValues()},
                                 inputs ? &*inputs : nullptr);
     }

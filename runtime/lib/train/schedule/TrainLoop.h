@@ -16,20 +16,30 @@
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/train/Program.h"
 #include "output/Checkpoint.h"
+#include "output/Metrics.h"
 #include "params/ParameterStore.h"
+
+#include <cstdint>
+#include <optional>
 
 namespace gnnrt {
 
 /// Trains `params` up to epoch program.settings.epochs of `schedule` (prepared
 /// and bound to `params`), from epoch 1 or, with `resume`, from the epoch after
-/// the checkpoint's with its optimizer state; `params` hold the trained
-/// values on return (wherever they lived meanwhile). Rank 0 writes the metrics,
-/// the checkpoints and the progress; the others train silently. Throws
-/// std::runtime_error when the loss diverges. Collective.
+/// the checkpoint's with its optimizer state, with a fresh optimizer
+/// otherwise; `params` hold the trained values on return (wherever they
+/// lived meanwhile). `metrics` takes a line per epoch (the caller opens it:
+/// the folds of a cross-validation write one file); `fold` is the fold the
+/// schedule trains, which the metrics lines and checkpoints name. Rank 0
+/// writes the checkpoints and the progress; the others train silently (and
+/// pass a log that writes nothing). Throws std::runtime_error when the loss
+/// diverges. Collective.
 TrainingResult trainEpochs(const CompiledProgram &program,
                            const DriverOptions &options, Schedule &schedule,
                            ParameterStore<float> &params, Communicator &comm,
-                           const ResumableCheckpoint *resume = nullptr);
+                           MetricsLog &metrics,
+                           const ResumableCheckpoint *resume = nullptr,
+                           std::optional<int64_t> fold = std::nullopt);
 
 } // namespace gnnrt
 

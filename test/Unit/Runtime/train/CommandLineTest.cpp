@@ -260,3 +260,12 @@ TEST(CommandLine, ByteSizesHaveBinaryUnits) {
                           "infG", "0x10G", "1e30T"})
     EXPECT_THROW(parseByteSize("--memory-budget", bad), UsageError) << bad;
 }
+
+TEST(CommandLine, FoldIsANonNegativeIndex) {
+  EXPECT_FALSE(parse({"--data", "d"}).fold.has_value());
+  EXPECT_EQ(parse({"--data", "d", "--fold", "3"}).fold, 3);
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--fold", "-1"}),
+            "--fold expects a non-negative integer, got '-1'");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--fold", "x"}),
+            "--fold expects an integer, got 'x'");
+}

@@ -508,3 +508,21 @@ TEST_F(Driver, EmptyTrainSplitIsAnError) {
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(fs::exists(metrics));
 }
+
+TEST_F(Driver, UnlabeledTrainNodesAreAnError) {
+  // The same dataset with every train node's label -1 (others kept): the
+  // loss would be 0 every epoch.
+  Dataset ds = generateDataset(toyGenerator());
+  for (int64_t v : ds.trainIdx)
+    ds.labels[size_t(v)] = -1;
+  fs::remove_all(data);
+  writeOgbDataset(data, ds, "random", false);
+  std::string metrics = tmp / "m.jsonl";
+  RunResult r = runTrainer(linearProgram(), args({"--metrics", metrics}));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "linear: error: " + data + ": none of the " +
+                       std::to_string(ds.trainIdx.size()) +
+                       " train nodes has a label (-1 or nan in the label "
+                       "table): nothing to train on\n");
+  EXPECT_FALSE(fs::exists(metrics));
+}

@@ -59,8 +59,9 @@ private:
 enum class Data { Generated, DatasetDirectory, PartitionDirectory };
 
 /// The name of the schedule makeSchedule picks for a program with
-/// `numBlocks` sampled blocks on `ranks` ranks with `data` as --data.
-std::string chosen(int numBlocks, int ranks, Data data) {
+/// `numBlocks` sampled blocks (or, with `graphBatch`, batches of that many
+/// graphs) on `ranks` ranks with `data` as --data.
+std::string chosen(int numBlocks, int ranks, Data data, int graphBatch = 0) {
   TempDir dir;
   DriverOptions options;
   if (data == Data::DatasetDirectory)
@@ -72,6 +73,7 @@ std::string chosen(int numBlocks, int ranks, Data data) {
   }
   CompiledProgram program;
   program.numBlocks = numBlocks;
+  program.settings.graphBatches.batchSize = graphBatch;
   CountOnlyCommunicator comm(ranks);
   return makeSchedule(program, options, comm)->name();
 }
@@ -120,3 +122,9 @@ TEST(ScheduleTest, LinkProgramInOneProcessOnly) {
 }
 
 } // namespace
+
+TEST(ScheduleTest, GraphLevelProgramOnAnyRankCount) {
+  // Each rank packs a share of every batch of whole graphs.
+  EXPECT_EQ(chosen(0, 1, Data::DatasetDirectory, 32), "graph_batches");
+  EXPECT_EQ(chosen(0, 4, Data::DatasetDirectory, 32), "graph_batches");
+}

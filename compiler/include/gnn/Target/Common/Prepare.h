@@ -57,8 +57,9 @@ struct ParameterTable {
 /// What a value's leading dim counts, which decides how row-wise random
 /// streams (dropout's masks) are keyed.
 enum class RowSpace {
-  Nodes, ///< rows are nodes (a graph's sources or destinations)
-  Edges, ///< rows are edges
+  Nodes,  ///< rows are nodes (a graph's sources or destinations)
+  Edges,  ///< rows are edges
+  Graphs, ///< rows are the graphs of a batch (a readout's destinations)
   Other, ///< anything else (a parameter, a scalar, a class axis...)
 };
 

@@ -220,6 +220,9 @@ constexpr StringLiteral seed = "ctx.seed";
 constexpr StringLiteral step = "ctx.step";
 /// The whole graph's ids of the rows (null in a single full-graph process).
 constexpr StringLiteral nodeIds = "ctx.nodeIds";
+/// Graph-level training: each graph's id in the collection (rows of a
+/// readout).
+constexpr StringLiteral graphIds = "ctx.graphIds";
 constexpr StringLiteral edgeIds = "ctx.edgeIds";
 /// Distributed runs: the global degrees (null: compute from the graph).
 constexpr StringLiteral srcDegree = "ctx.srcDegree";

@@ -28,15 +28,20 @@ struct FixedLinkSplit {
 
 /// Reads one pair file: rows `src,dst` with ids in [0, numNodes). Throws
 /// DataError("<file>:<row>: ...") for a row without two columns, a
-/// non-integer or an id out of range.
+/// non-integer or an id out of range, and DataError("<file>: no pairs")
+/// for a file without rows (an empty set is an absent file).
 LinkPairs readLinkPairs(const std::string &path, int64_t numNodes);
+
+/// Whether directory `dir` holds any of the pair files.
+bool hasLinkPairFiles(const std::string &dir);
 
 /// Reads the pair files of split directory `dir`. Throws DataError if it
 /// has none at all, or as readLinkPairs.
 FixedLinkSplit readFixedLinkSplit(const std::string &dir, int64_t numNodes);
 
 /// Writes `split`'s pairs as the files readFixedLinkSplit reads (plain
-/// csv): train_pos, valid_pos, valid_neg, test_pos, test_neg. The
+/// csv): train_pos, valid_pos, valid_neg, test_pos, test_neg, each that
+/// has pairs (an empty set, such as valid at fraction 0, is left out). The
 /// directory `out` is written as `out.partial` and renamed when complete;
 /// an existing `out` that is not an empty directory is an error.
 void writeFixedLinkSplit(const std::string &out, const EdgeSplit &split);
