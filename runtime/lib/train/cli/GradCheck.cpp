@@ -169,6 +169,18 @@ PairBatch problemPairs(const Problem &p, uint64_t seed) {
   return makePairBatch(n, links, negatives);
 }
 
+/// A link program's step scores problemPairs (into `pairs`), each of which
+/// the loss counts: points `ctx` at them. Others: nothing to do.
+void bindPairs(const CompiledProgram &program, const Problem &problem,
+               uint64_t seed, ExecContext<double> &ctx, PairBatch &pairs) {
+  if (!program.settings.links.enabled)
+    return;
+  pairs = problemPairs(problem, seed);
+  ctx.pairs = pairs.graph.view();
+  ctx.labels = pairs.labels.data();
+  ctx.lossMask = nullptr;
+}
+
 /// Up to kMaxElementsPerParam indices spread evenly over [0, size).
 std::vector<int64_t> checkedElements(int64_t size) {
   std::vector<int64_t> picked;
@@ -191,9 +203,8 @@ bool runGradCheck(const CompiledProgram &program,
                   problemRelations(program), graphLevel);
   const int64_t relations = int64_t(problem.data.relations.size());
 
-  // A link program's output is two columns per pair (the logits [0, s]).
-  const bool links = program.settings.links.enabled;
-  const int64_t classes = links ? 2 : kClasses;
+  // A link program's output: the logits [0, s] of each pair.
+  const int64_t classes = program.settings.links.enabled ? 2 : kClasses;
   ParameterStore<double> params(
       program.params({kFeatures, classes, relations, options.nodes}));
   for (size_t i = 0; i < params.size(); ++i)
@@ -219,12 +230,7 @@ bool runGradCheck(const CompiledProgram &program,
   ctx.workspace = &workspace;
   params.bind(ctx);
   PairBatch pairs;
-  if (links) {
-    pairs = problemPairs(problem, options.seed);
-    ctx.pairs = pairs.graph.view();
-    ctx.labels = pairs.labels.data();
-    ctx.lossMask = nullptr;
-  }
+  bindPairs(program, problem, options.seed, ctx, pairs);
   if (graphLevel) {
     // A batch of graphs: a label per graph, each of which the loss counts.
     ctx.readout = problem.readout.view();

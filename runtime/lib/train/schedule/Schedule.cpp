@@ -10,8 +10,8 @@
 #include "FullGraphSchedule.h"
 #include "RemoteSampledSchedule.h"
 #include "SampledSchedule.h"
-#include "links/LinkSchedule.h"
 #include "graphs/GraphBatchSchedule.h"
+#include "links/LinkSchedule.h"
 #include "offload/OffloadSchedule.h"
 #include "output/Predictions.h"
 
