@@ -59,6 +59,18 @@ std::string formatAccuracy(const std::optional<double> &acc) {
   return text;
 }
 
+/// The evaluation's fields of the eval: and final: lines: the accuracies,
+/// or a link program's AUC and AP of the valid and test pairs.
+std::string evaluationFields(const Accuracies &acc) {
+  if (acc.isLink())
+    return "valid_auc " + formatAccuracy(acc.validAuc) + " valid_ap " +
+           formatAccuracy(acc.validAp) + " test_auc " +
+           formatAccuracy(acc.testAuc) + " test_ap " +
+           formatAccuracy(acc.testAp);
+  return "train_acc " + formatAccuracy(acc.train) + " valid_acc " +
+         formatAccuracy(acc.valid) + " test_acc " + formatAccuracy(acc.test);
+}
+
 void setThreads(int threads) {
   // The kernels split GEMMs over OpenMP threads themselves; OpenBLAS's own
   // pool would only compete with OpenMP's for the same cores.
@@ -117,10 +129,7 @@ void evaluateOnly(const DriverOptions &options, Schedule &schedule,
                   Communicator &comm) {
   const Accuracies acc = schedule.evaluate();
   if (comm.rank() == 0)
-    std::printf("eval: train_acc %s valid_acc %s test_acc %s\n",
-                formatAccuracy(acc.train).c_str(),
-                formatAccuracy(acc.valid).c_str(),
-                formatAccuracy(acc.test).c_str());
+    std::printf("eval: %s\n", evaluationFields(acc).c_str());
   if (!options.predictFile.empty())
     schedule.writePredictions(options.predictFile, comm);
 }
@@ -137,13 +146,15 @@ void printSummary(const TrainingResult &result,
                 (long long)last.epoch, (long long)best.epoch);
   const EpochRecord &reported = restored ? best : last;
   const Accuracies &acc = restored ? *restored : *last.eval;
-  std::printf("final: epoch %lld loss %.4f train_acc %s valid_acc %s "
-              "test_acc %s\n",
-              (long long)reported.epoch, reported.loss,
-              formatAccuracy(acc.train).c_str(),
-              formatAccuracy(acc.valid).c_str(),
-              formatAccuracy(acc.test).c_str());
-  if (best.eval)
+  std::printf("final: epoch %lld loss %.4f %s\n", (long long)reported.epoch,
+              reported.loss, evaluationFields(acc).c_str());
+  if (best.eval && best.eval->isLink())
+    std::printf("best_valid: epoch %lld valid_auc %s test_auc %s test_ap %s\n",
+                (long long)best.epoch,
+                formatAccuracy(best.eval->validAuc).c_str(),
+                formatAccuracy(best.eval->testAuc).c_str(),
+                formatAccuracy(best.eval->testAp).c_str());
+  else if (best.eval)
     std::printf("best_valid: epoch %lld valid_acc %s test_acc %s\n",
                 (long long)best.epoch, formatAccuracy(best.eval->valid).c_str(),
                 formatAccuracy(best.eval->test).c_str());

@@ -2,7 +2,8 @@
 //
 // The problem: `nodes` nodes, 10/3 random edges per node plus their reverses
 // (and self loops if the train block adds them), 5 features, 3 classes,
-// random labels, the loss on the even nodes. Parameters are N(0, 0.25)
+// random labels, the loss on the even nodes (a link program's: pairs, every
+// third edge a link and as many random negatives). Parameters are N(0, 0.25)
 // rather than their real initializers so that no weight or bias is zero,
 // which would hide errors in the terms it multiplies. Each parameter checks
 // at most 64 elements, evenly spread, with h = 1e-6: in float64 the
@@ -23,6 +24,7 @@
 #include "gnnrt/sample/Sampler.h"
 #include "gnnrt/support/Random.h"
 #include "gnnrt/train/ParamInit.h"
+#include "links/LinkTraining.h"
 #include "params/ParameterStore.h"
 
 #include <algorithm>
@@ -147,6 +149,38 @@ Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops,
   return p;
 }
 
+/// A link program's pairs (ExecContext::pairs): every third edge of the
+/// problem's graph as a link, and as many random pairs of distinct nodes as
+/// negatives.
+PairBatch problemPairs(const Problem &p, uint64_t seed) {
+  const int64_t n = p.data.numNodes;
+  LinkPairs links, negatives;
+  for (size_t e = 0; e < p.data.src.size(); e += 3)
+    if (p.data.src[e] != p.data.dst[e]) {
+      links.src.push_back(p.data.src[e]);
+      links.dst.push_back(p.data.dst[e]);
+    }
+  CounterRng rng(seed, kProblemStream + 2);
+  for (size_t i = 0; i < links.size(); ++i) {
+    const int64_t u = rng.nextBelow(uint32_t(n));
+    negatives.src.push_back(u);
+    negatives.dst.push_back((u + 1 + rng.nextBelow(uint32_t(n - 1))) % n);
+  }
+  return makePairBatch(n, links, negatives);
+}
+
+/// A link program's step scores problemPairs (into `pairs`), each of which
+/// the loss counts: points `ctx` at them. Others: nothing to do.
+void bindPairs(const CompiledProgram &program, const Problem &problem,
+               uint64_t seed, ExecContext<double> &ctx, PairBatch &pairs) {
+  if (!program.settings.links.enabled)
+    return;
+  pairs = problemPairs(problem, seed);
+  ctx.pairs = pairs.graph.view();
+  ctx.labels = pairs.labels.data();
+  ctx.lossMask = nullptr;
+}
+
 /// Up to kMaxElementsPerParam indices spread evenly over [0, size).
 std::vector<int64_t> checkedElements(int64_t size) {
   std::vector<int64_t> picked;
@@ -169,8 +203,10 @@ bool runGradCheck(const CompiledProgram &program,
                   problemRelations(program), graphLevel);
   const int64_t relations = int64_t(problem.data.relations.size());
 
+  // A link program's output: the logits [0, s] of each pair.
+  const int64_t classes = program.settings.links.enabled ? 2 : kClasses;
   ParameterStore<double> params(
-      program.params({kFeatures, kClasses, relations, options.nodes}));
+      program.params({kFeatures, classes, relations, options.nodes}));
   for (size_t i = 0; i < params.size(); ++i)
     for (size_t k = 0; k < params.values[i].size(); ++k)
       params.values[i][k] =
@@ -181,7 +217,7 @@ bool runGradCheck(const CompiledProgram &program,
   ctx.graph = problem.graph.view();
   ctx.features = problem.features.data();
   ctx.numFeatures = kFeatures;
-  ctx.numClasses = kClasses;
+  ctx.numClasses = classes;
   ctx.numRelations = relations;
   ctx.relations = &problem.data.relations;
   problem.data.nodeTypes = problemNodeTypes(program, options.nodes);
@@ -193,6 +229,8 @@ bool runGradCheck(const CompiledProgram &program,
   ctx.step = 0;
   ctx.workspace = &workspace;
   params.bind(ctx);
+  PairBatch pairs;
+  bindPairs(program, problem, options.seed, ctx, pairs);
   if (graphLevel) {
     // A batch of graphs: a label per graph, each of which the loss counts.
     ctx.readout = problem.readout.view();

@@ -338,7 +338,11 @@ void saveResumableCheckpoint(const std::string &path, const std::string &model,
       metadata["best_valid_loss"] = exactNumber(*acc.validLoss);
     for (auto [key, value] : {std::pair{"best_train_acc", acc.train},
                               std::pair{"best_valid_acc", acc.valid},
-                              std::pair{"best_test_acc", acc.test}})
+                              std::pair{"best_test_acc", acc.test},
+                              std::pair{"best_valid_auc", acc.validAuc},
+                              std::pair{"best_valid_ap", acc.validAp},
+                              std::pair{"best_test_auc", acc.testAuc},
+                              std::pair{"best_test_ap", acc.testAp}})
       if (value)
         metadata[key] = exactNumber(*value);
   }
@@ -379,7 +383,11 @@ ResumableCheckpoint::ResumableCheckpoint(const std::string &checkpointPath,
         Accuracies{accuracyEntry(path, metadata, "best_train_acc"),
                    accuracyEntry(path, metadata, "best_valid_acc"),
                    accuracyEntry(path, metadata, "best_test_acc"),
-                   numberEntry(path, metadata, "best_valid_loss")};
+                   numberEntry(path, metadata, "best_valid_loss"),
+                   accuracyEntry(path, metadata, "best_valid_auc"),
+                   accuracyEntry(path, metadata, "best_valid_ap"),
+                   accuracyEntry(path, metadata, "best_test_auc"),
+                   accuracyEntry(path, metadata, "best_test_ap")};
     resume.best.loss =
         numberEntry(path, metadata, "best_loss").value_or(resume.best.loss);
   }

@@ -142,6 +142,10 @@ std::string metricsJson(const EpochRecord &record) {
     field("train_acc", record.eval->train);
     field("valid_acc", record.eval->valid);
     field("test_acc", record.eval->test);
+    field("valid_auc", record.eval->validAuc);
+    field("valid_ap", record.eval->validAp);
+    field("test_auc", record.eval->testAuc);
+    field("test_ap", record.eval->testAp);
     if (record.eval->validLoss)
       line +=
           ",\"valid_loss\":" + metricsNumber(*record.eval->validLoss, "%.17g");

@@ -50,8 +50,20 @@ std::optional<double> accuracy(const float *logits, int64_t classes,
 struct Accuracies {
   std::optional<double> train, valid, test;
   /// The mean cross-entropy over the labeled validation nodes; computed
-  /// only when early stopping watches it (wantsValidLoss).
+  /// only when early stopping watches it (wantsValidLoss). A link
+  /// program's: the mean binary cross-entropy over the valid pairs.
   std::optional<double> validLoss;
+  /// Link-prediction programs (their accuracies are unset): the ROC AUC
+  /// and the average precision of the valid and test splits' pairs.
+  std::optional<double> validAuc, validAp, testAuc, testAp;
+
+  /// Whether these are a link program's metrics.
+  bool isLink() const { return validAuc || testAuc; }
+  /// What the best validation epoch is chosen by: valid_auc for a link
+  /// program, valid_acc otherwise.
+  const std::optional<double> &validScore() const {
+    return isLink() ? validAuc : valid;
+  }
 };
 
 /// Whether evaluations compute Accuracies::validLoss: early stopping on
@@ -93,7 +105,9 @@ struct EpochRecord {
 /// {"epoch":1,"fold":0,"loss":...,"lr":...,"train_acc":...,"valid_acc":...,
 /// "test_acc":...,"valid_loss":...,"epoch_seconds":...,
 /// "epoch_cpu_seconds":...,"peak_rss_bytes":...} without a trailing
-/// newline; fold, lr and valid_loss only when set.
+/// newline; fold, lr and valid_loss only when set. A link program's line
+/// has "valid_auc", "valid_ap", "test_auc" and "test_ap" after the
+/// accuracies' place (which it leaves out).
 std::string metricsJson(const EpochRecord &record);
 
 /// A number as the metrics lines write it (`format`: %.9g, a float's round

@@ -66,13 +66,14 @@ void Progress::step() {
 }
 
 void Progress::report(const EpochRecord &r) {
-  if (r.eval && r.eval->valid)
-    lastValid = r.eval->valid;
+  if (r.eval && r.eval->validScore())
+    lastValid = r.eval->validScore();
   if (interactive) {
     std::fprintf(out, "\r epoch %lld/%lld %s loss %.4f", (long long)r.epoch,
                  (long long)epochs, bar(r.epoch, epochs).c_str(), r.loss);
     if (lastValid)
-      std::fprintf(out, " valid %.4f", *lastValid);
+      std::fprintf(out, " valid%s %.4f",
+                   r.eval && r.eval->isLink() ? "_auc" : "", *lastValid);
     std::fputs("\x1b[K", out); // clear what a longer previous line left
     lineOpen = true;
   } else {
@@ -88,6 +89,10 @@ void Progress::report(const EpochRecord &r) {
       field("train", r.eval->train);
       field("valid", r.eval->valid);
       field("test", r.eval->test);
+      field("valid_auc", r.eval->validAuc);
+      field("valid_ap", r.eval->validAp);
+      field("test_auc", r.eval->testAuc);
+      field("test_ap", r.eval->testAp);
     }
     line += printed(" (%.3g s)\n", r.seconds);
     std::fputs(line.c_str(), out);

@@ -31,7 +31,7 @@ void EarlyStopping::resume(const ResumableCheckpoint &checkpoint,
   if (!checkpoint.restoreBestValues(params, values))
     throw UsageError("the checkpoint was written without early_stopping: it "
                      "holds no best weights to continue from");
-  if (!(onLoss ? bestRecord.eval->validLoss : bestRecord.eval->valid))
+  if (!(onLoss ? bestRecord.eval->validLoss : bestRecord.eval->validScore()))
     throw UsageError(std::string("the checkpoint's best epoch was chosen by "
                                  "another metric than ") +
                      (onLoss ? "valid_loss" : "valid_acc"));
@@ -39,7 +39,8 @@ void EarlyStopping::resume(const ResumableCheckpoint &checkpoint,
 
 bool EarlyStopping::improves(const EpochRecord &record) {
   const Accuracies &eval = *record.eval;
-  const std::optional<double> &metric = onLoss ? eval.validLoss : eval.valid;
+  const std::optional<double> &metric =
+      onLoss ? eval.validLoss : eval.validScore();
   if (!metric) {
     if (!enabled())
       return false;
@@ -54,7 +55,7 @@ bool EarlyStopping::improves(const EpochRecord &record) {
   bool better = true;
   if (bestRecord.eval) {
     const std::optional<double> &best =
-        onLoss ? bestRecord.eval->validLoss : bestRecord.eval->valid;
+        onLoss ? bestRecord.eval->validLoss : bestRecord.eval->validScore();
     better = onLoss ? *metric < *best : *metric > *best;
   }
   if (better)

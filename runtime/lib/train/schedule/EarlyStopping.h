@@ -2,9 +2,9 @@
 //
 // Internal to gnnrt. Which evaluated epoch is the best so far and, with the
 // train block's `early_stopping = patience(N, monitor = M)`, when to stop:
-//  - the best epoch is the one with the highest valid_acc, or with early
-//    stopping the best of its metric M (valid_acc: highest, valid_loss:
-//    lowest); the first one wins a tie;
+//  - the best epoch is the one with the highest valid_acc (a link
+//    program's: valid_auc), or with early stopping the best of its metric
+//    M (valid_acc: highest, valid_loss: lowest); the first one wins a tie;
 //  - training stops after an evaluated epoch e with e - best >= N, a pure
 //    function of (e, best) that a resumed run evaluates alike;
 //  - a copy of the best epoch's parameters is kept (taken on improvement)

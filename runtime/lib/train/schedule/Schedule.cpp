@@ -11,6 +11,7 @@
 #include "RemoteSampledSchedule.h"
 #include "SampledSchedule.h"
 #include "graphs/GraphBatchSchedule.h"
+#include "links/LinkSchedule.h"
 #include "offload/OffloadSchedule.h"
 #include "output/Predictions.h"
 
@@ -33,6 +34,10 @@ std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
                                        const DriverOptions &options,
                                        Communicator &comm,
                                        const SamplerRanks *samplerRanks) {
+  // Link prediction: its own schedule, which refuses the launches it does
+  // not support yet.
+  if (program.settings.links.enabled)
+    return makeLinkSchedule(program, options, comm, samplerRanks != nullptr);
   // Graph-level programs batch graphs of a collection, on any rank count.
   if (program.settings.graphBatches.batchSize > 0) {
     if (samplerRanks || !program.settings.offloadDir.empty())

@@ -30,6 +30,8 @@
 //                                 ranks (SamplerRanks.h)
 //   OffloadSchedule               out of core: partitions that take turns
 //                                 in one process, their memory in files
+//   LinkSchedule                  link prediction (links/): one process,
+//                                 the train links' graph, scored pairs
 //   GraphBatchSchedule            graph-level programs: batches of small
 //                                 graphs of a collection, packed block-
 //                                 diagonally, a share of each per rank;
@@ -161,7 +163,8 @@ public:
 /// compiled with mini-batches (numBlocks > 0), distributed when it runs on
 /// several ranks or --data names a partition directory (gnn-partition's
 /// output, with a manifest.json), out of core with --offload. Does no
-/// work: prepare() does. With `samplerRanks` (a trainer rank of a run with
+/// work: prepare() does. A link-prediction program (TrainSettings::links)
+/// gets a LinkSchedule. With `samplerRanks` (a trainer rank of a run with
 /// sampler ranks, `comm` the trainers' communicator): RemoteSampledSchedule.
 std::unique_ptr<Schedule>
 makeSchedule(const CompiledProgram &program, const DriverOptions &options,

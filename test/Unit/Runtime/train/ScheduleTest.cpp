@@ -103,6 +103,24 @@ TEST(ScheduleTest, SampledProgramDistributed) {
   EXPECT_EQ(chosen(2, 1, Data::PartitionDirectory), "distributed_sampled");
 }
 
+TEST(ScheduleTest, LinkProgramInOneProcessOnly) {
+  CompiledProgram program;
+  program.sourceFile = "gae.gnn";
+  program.settings.links.enabled = true;
+  DriverOptions options;
+  CountOnlyCommunicator one(1), two(2);
+  EXPECT_STREQ(makeSchedule(program, options, one)->name(), "link_full_graph");
+  try {
+    makeSchedule(program, options, two);
+    ADD_FAILURE() << "a link program was given a schedule on two ranks";
+  } catch (const UsageError &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "gae.gnn: link prediction trains in one process for now"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 } // namespace
 
 TEST(ScheduleTest, GraphLevelProgramOnAnyRankCount) {

@@ -1,0 +1,179 @@
+//===- LinkSchedule.cpp - link-prediction training on the whole graph -----===//
+//
+// See LinkSchedule.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinkSchedule.h"
+
+#include "gnnrt/support/Error.h"
+#include "gnnrt/train/LinkMetrics.h"
+#include "params/OptimizerStep.h"
+
+#include <cstdio>
+#include <fstream>
+
+namespace gnnrt {
+
+LinkScores scorePairs(const PairBatch &batch, const float *output) {
+  std::vector<float> positive, negative;
+  positive.reserve(size_t(batch.positives));
+  negative.reserve(size_t(batch.negatives));
+  double loss = 0;
+  // In pair order on one thread: the same sum on every run.
+  for (size_t i = 0; i < batch.labels.size(); ++i) {
+    const float *row = output + 2 * i;
+    (batch.labels[i] == 1 ? positive : negative).push_back(row[1] - row[0]);
+    loss += crossEntropyRow(row, 2, batch.labels[i]);
+  }
+  LinkScores scores;
+  scores.auc = rocAuc(positive, negative);
+  scores.ap = averagePrecision(positive, negative);
+  scores.loss = loss / double(batch.labels.size());
+  return scores;
+}
+
+namespace {
+
+/// Why `program` cannot train as a LinkSchedule under `options` yet, or "".
+std::string unsupported(const CompiledProgram &program,
+                        const DriverOptions &options, Communicator &comm,
+                        bool samplerRanks) {
+  const TrainSettings &settings = program.settings;
+  if (program.numBlocks > 0)
+    return "sampled link batches (batches = neighbor(...) with pairs(g)) are "
+           "not supported yet: use batches = full_graph";
+  if (comm.size() > 1 || samplerRanks)
+    return "link prediction trains in one process for now, not on " +
+           std::to_string(comm.size()) + " ranks" +
+           (samplerRanks ? " with sampler ranks" : "") +
+           ": run it without mpirun";
+  if (!options.dataDir.empty() &&
+      std::ifstream(options.dataDir + "/manifest.json").good())
+    return "link prediction trains on a dataset directory, not a partition "
+           "directory (" +
+           options.dataDir + ") yet";
+  if (!settings.offloadDir.empty())
+    return "--offload: link prediction does not train out of core yet";
+  if (!options.predictFile.empty())
+    return "--predict: a link-prediction program has no node rows to "
+           "predict (scores of a file of pairs are not supported yet)";
+  return "";
+}
+
+} // namespace
+
+LinkSchedule::LinkSchedule(const CompiledProgram &program,
+                           const DriverOptions &options, Communicator &comm,
+                           bool samplerRanks)
+    : ScheduleBase(program, options, comm) {
+  const std::string why = unsupported(program, options, comm, samplerRanks);
+  if (!why.empty())
+    throw UsageError(
+        (program.sourceFile.empty() ? "" : program.sourceFile + ": ") + why);
+}
+
+TrainingData LinkSchedule::loadData() {
+  const TrainSettings &settings = program.settings;
+  const std::string where =
+      options.dataDir.empty() ? "the generated dataset" : options.dataDir;
+  // The split takes the dataset's own edges: reverse edges and self loops
+  // are options of the message-passing graph, added after it.
+  LoadOptions load = datasetLoadOptions(settings);
+  load.addReverseEdges = false;
+  load.addSelfLoops = false;
+  Dataset ds;
+  if (!options.dataDir.empty()) {
+    ds = loadDataset(options.dataDir, load);
+  } else {
+    ds = generateDataset(settings.generator);
+    load.numClasses = settings.generator.numClasses;
+    finalizeDataset(ds, load);
+  }
+  if (ds.isHeterogeneous())
+    throw DataError(where + ": link prediction on a heterogeneous dataset (" +
+                    std::to_string(ds.relations.size()) +
+                    " relations) is not supported yet");
+  if (settings.normalizeFeatures)
+    normalizeRows(ds.features, ds.numFeatures);
+  linkData = std::make_unique<LinkSplitData>(ds, settings.links, settings.seed,
+                                             settings.addReverseEdges, where);
+  linkData->messagePassingEdges(settings.addSelfLoops, ds.src, ds.dst);
+  // The node labels and splits are not what a link program learns: its
+  // output has two columns per pair (the logits [0, s]).
+  ds.numClasses = 2;
+  ds.labels.assign(size_t(ds.numNodes), -1);
+  ds.trainIdx.clear();
+  ds.validIdx.clear();
+  ds.testIdx.clear();
+  // Node ids stay: the pairs name them.
+  return prepareWholeGraph(std::move(ds), "original", program.needsEdgeIds);
+}
+
+void LinkSchedule::bind(ParameterStore<float> &store) {
+  ScheduleBase::bind(store);
+  // Every pair counts in the loss; the labels are each step's pairs'.
+  trainCtx.lossMask = forwardCtx.lossMask = nullptr;
+  logits.clear();
+  const std::array<bool, 3> named = evaluatedSplits(program.settings);
+  if (named[1])
+    validBatch = linkData->evaluationPairs(/*test=*/false);
+  if (named[2])
+    testBatch = linkData->evaluationPairs(/*test=*/true);
+}
+
+double LinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
+  // A function of (seed, epoch): a resumed run trains on the same pairs.
+  trainBatch = linkData->trainPairs(epoch);
+  trainCtx.pairs = trainBatch.graph.view();
+  trainCtx.labels = trainBatch.labels.data();
+  trainCtx.step = uint64_t(epoch - 1);
+  return step(&trainCtx);
+}
+
+Accuracies LinkSchedule::evaluate() {
+  Accuracies acc;
+  auto score =
+      [&](const std::optional<PairBatch> &batch) -> std::optional<LinkScores> {
+    // A split of no pairs (valid = 0) has no scores.
+    if (!batch || batch->positives == 0 || batch->negatives == 0)
+      return std::nullopt;
+    pairOutput.resize(size_t(2 * batch->graph.view().numEdges));
+    forwardCtx.pairs = batch->graph.view();
+    forwardCtx.labels = batch->labels.data();
+    forwardCtx.output = pairOutput.data();
+    program.forwardF32(forwardCtx);
+    return scorePairs(*batch, pairOutput.data());
+  };
+  if (std::optional<LinkScores> valid = score(validBatch)) {
+    acc.validAuc = valid->auc;
+    acc.validAp = valid->ap;
+    acc.validLoss = valid->loss;
+  }
+  if (std::optional<LinkScores> test = score(testBatch)) {
+    acc.testAuc = test->auc;
+    acc.testAp = test->ap;
+  }
+  return acc;
+}
+
+void LinkSchedule::printStats(const TrainingResult &result) const {
+  printPlanStats(result);
+  const EdgeSplit &split = linkData->split();
+  std::printf("stats: links train %zu valid %zu test %zu (undirected: %s), "
+              "%lld negatives per train link, message passing over %lld "
+              "edges\n",
+              split.trainPos.size(), split.validPos.size(),
+              split.testPos.size(), linkData->undirected() ? "yes" : "no",
+              (long long)program.settings.links.negatives,
+              (long long)trainingData.graph.view().numEdges);
+}
+
+std::unique_ptr<Schedule> makeLinkSchedule(const CompiledProgram &program,
+                                           const DriverOptions &options,
+                                           Communicator &comm,
+                                           bool samplerRanks) {
+  return std::make_unique<LinkSchedule>(program, options, comm, samplerRanks);
+}
+
+} // namespace gnnrt

@@ -1,0 +1,81 @@
+//===- LinkSchedule.h - link-prediction training on the whole graph -*- C++
+//-*-//
+//
+// Internal to gnnrt. The Schedule of a link-prediction program
+// (TrainSettings::links): one process, the whole graph. prepare() splits
+// the dataset's edges (LinkTraining.h) and keeps the train links alone as
+// the graph message passing runs on, the same arrays for the whole run (the
+// generated code may hoist what depends on the graph and the features
+// alone). Each epoch is one full-batch train step, as PyG's GAE example
+// takes, on ctx.pairs = every train link and its epoch's negatives, with
+// the labels of those pairs and no loss mask; evaluation runs forward on
+// the valid and the test split's pairs and scores each pair by s = out[:, 1]
+// - out[:, 0] (the logits are [0, s]): their ROC AUC, average precision
+// and mean binary cross-entropy.
+//
+// Not yet: several ranks, sampler ranks, --offload, a partition directory,
+// sampled link batches, heterogeneous data and --predict are refused
+// before anything loads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_LINKSCHEDULE_H
+#define GNNRT_LIB_TRAIN_LINKSCHEDULE_H
+
+#include "LinkTraining.h"
+#include "schedule/ScheduleBase.h"
+
+#include <array>
+#include <memory>
+#include <optional>
+
+namespace gnnrt {
+
+/// What one split's pairs scored: AUC, AP and the mean loss.
+struct LinkScores {
+  double auc = 0, ap = 0, loss = 0;
+};
+
+/// The scores of `batch` from forward's output [pairs, 2] (logits [0, s]).
+LinkScores scorePairs(const PairBatch &batch, const float *output);
+
+class LinkSchedule : public ScheduleBase {
+public:
+  /// Throws UsageError for a launch or program it does not support yet.
+  LinkSchedule(const CompiledProgram &program, const DriverOptions &options,
+               Communicator &comm, bool samplerRanks);
+
+  const char *name() const override { return "link_full_graph"; }
+  void bind(ParameterStore<float> &params) override;
+  double trainEpoch(int64_t epoch, OptimizerStep &step) override;
+  /// AUC, AP (and loss) of the valid and test pairs the train block
+  /// evaluates; the accuracies stay unset.
+  Accuracies evaluate() override;
+  /// Link programs predict no node rows (refused at construction).
+  const std::vector<float> &predict() override { return logits; }
+  void printStats(const TrainingResult &result) const override;
+
+  /// The split (after prepare), for tests.
+  const LinkSplitData &links() const { return *linkData; }
+
+protected:
+  TrainingData loadData() override;
+
+private:
+  std::unique_ptr<LinkSplitData> linkData;
+  /// The current epoch's train pairs, and the evaluated splits' (made once).
+  PairBatch trainBatch;
+  std::optional<PairBatch> validBatch, testBatch;
+  std::vector<float> pairOutput;
+};
+
+/// makeSchedule's choice for a program with TrainSettings::links
+/// (`samplerRanks`: the launch has sampler ranks).
+std::unique_ptr<Schedule> makeLinkSchedule(const CompiledProgram &program,
+                                           const DriverOptions &options,
+                                           Communicator &comm,
+                                           bool samplerRanks);
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_LINKSCHEDULE_H

@@ -1,0 +1,133 @@
+//===- LinkTraining.cpp - the data of link-prediction training ------------===//
+//
+// See LinkTraining.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinkTraining.h"
+
+#include "gnnrt/data/links/NegativeSampling.h"
+#include "gnnrt/support/Error.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace gnnrt {
+
+PairBatch makePairBatch(int64_t numNodes, const LinkPairs &positive,
+                        const LinkPairs &negative) {
+  const int64_t p = int64_t(positive.size()), n = int64_t(negative.size());
+  auto srcOf = [&](int64_t i) {
+    return i < p ? positive.src[size_t(i)] : negative.src[size_t(i - p)];
+  };
+  auto dstOf = [&](int64_t i) {
+    return i < p ? positive.dst[size_t(i)] : negative.dst[size_t(i - p)];
+  };
+  // GraphStorage orders edges by destination, then source, stably: sorted
+  // so here first, the labels follow their pairs into that order.
+  std::vector<int64_t> order(size_t(p + n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    const int64_t da = dstOf(a), db = dstOf(b);
+    return da != db ? da < db : srcOf(a) < srcOf(b);
+  });
+  std::vector<int64_t> src(order.size()), dst(order.size());
+  PairBatch batch;
+  batch.labels.resize(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    src[k] = srcOf(order[k]);
+    dst[k] = dstOf(order[k]);
+    batch.labels[k] = order[k] < p ? 1 : 0;
+  }
+  batch.graph = GraphStorage::build(numNodes, numNodes, src, dst);
+  batch.positives = p;
+  batch.negatives = n;
+  return batch;
+}
+
+namespace {
+
+/// Whether every edge's reverse is an edge too.
+bool isSymmetric(const Dataset &ds) {
+  const EdgeSet edges(ds.numNodes, ds.src, ds.dst);
+  for (size_t e = 0; e < ds.src.size(); ++e)
+    if (!edges.contains(ds.dst[e], ds.src[e]))
+      return false;
+  return true;
+}
+
+} // namespace
+
+LinkSplitData::LinkSplitData(const Dataset &ds,
+                             const TrainSettings::Links &links, uint64_t seed,
+                             bool addReverseEdges, const std::string &where)
+    : numNodes(ds.numNodes), negativesPerLink(links.negatives),
+      negativeSeed(seed), known(ds.numNodes) {
+  if (links.negatives < 1)
+    throw DataError(where + ": negatives = uniform(" +
+                    std::to_string(links.negatives) +
+                    "): at least one negative per link");
+  isUndirected = addReverseEdges || isSymmetric(ds);
+  EdgeSplitOptions options;
+  options.valid = links.valid;
+  options.test = links.test;
+  options.train = 1 - links.valid - links.test;
+  options.undirected = isUndirected;
+  options.seed = seed;
+  try {
+    edges = randomEdgeSplit(ds.numNodes, ds.src, ds.dst, options);
+  } catch (const DataError &e) {
+    throw DataError(where + ": " + e.what());
+  }
+  trainPositives = edges.trainPos;
+  if (isUndirected)
+    for (size_t i = 1; i < trainPositives.size(); i += 2)
+      std::swap(trainPositives.src[i], trainPositives.dst[i]);
+  for (size_t i = 0; i < edges.graph.size(); ++i)
+    known.add(edges.graph.src[i], edges.graph.dst[i]);
+  for (int64_t v = 0; v < numNodes; ++v)
+    known.add(v, v);
+  known.seal();
+  // A link whose source links to every node has no negative to draw:
+  // say so now rather than after the sampler's attempts ran out.
+  for (size_t i = 0; i < trainPositives.size(); ++i) {
+    const int64_t u = trainPositives.src[i];
+    if (known.degree(u) >= numNodes)
+      throw DataError(
+          where + ": negatives = uniform(" + std::to_string(links.negatives) +
+          "): node " + std::to_string(u) + " has a train link to every node " +
+          "(itself excluded), so no negative of its link " + std::to_string(u) +
+          " -> " + std::to_string(trainPositives.dst[i]) + " exists");
+  }
+}
+
+void LinkSplitData::messagePassingEdges(bool selfLoops,
+                                        std::vector<int64_t> &src,
+                                        std::vector<int64_t> &dst) const {
+  src = edges.graph.src;
+  dst = edges.graph.dst;
+  if (selfLoops)
+    for (int64_t v = 0; v < numNodes; ++v) {
+      src.push_back(v);
+      dst.push_back(v);
+    }
+}
+
+PairBatch LinkSplitData::trainPairs(int64_t epoch) const {
+  NegativeSamplerOptions options;
+  options.seed = negativeSeed;
+  options.k = negativesPerLink;
+  options.numNodes = numNodes;
+  options.exclude = &known;
+  options.maxAttempts = kMaxNegativeAttempts;
+  const LinkPairs negatives = NegativeSampler(options).sampleTails(
+      epoch, trainPositives, 0, int64_t(trainPositives.size()));
+  return makePairBatch(numNodes, trainPositives, negatives);
+}
+
+PairBatch LinkSplitData::evaluationPairs(bool test) const {
+  return test ? makePairBatch(numNodes, edges.testPos, edges.testNeg)
+              : makePairBatch(numNodes, edges.validPos, edges.validNeg);
+}
+
+} // namespace gnnrt

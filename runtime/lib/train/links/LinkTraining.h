@@ -1,0 +1,97 @@
+//===- LinkTraining.h - the data of link-prediction training ----*- C++ -*-===//
+//
+// Internal to gnnrt. What a link-prediction program (TrainSettings::links)
+// trains and is evaluated on, as ExecContext's pairs read it:
+//
+//  - the dataset's edges split into train / valid / test links
+//    (randomEdgeSplit, PyG RandomLinkSplit semantics: an undirected pair
+//    goes to one split whole, valid and test get as many negatives as
+//    positives, drawn once), undirected when the graph is symmetric or the
+//    dataset adds reverse edges;
+//  - the message-passing graph: the train links only (both directions when
+//    undirected), plus self loops when the dataset adds them, so that no
+//    valid or test link leaks into the representations;
+//  - each epoch's pairs: every train link and `negatives` uniform negatives
+//    per link (NegativeSampler: a function of (seed, epoch, link), never a
+//    train link nor a self loop), so a resumed run draws what the
+//    uninterrupted one drew;
+//  - a PairBatch: pairs as the graph ExecContext::pairs names (one edge per
+//    pair, in the CSR order of their destinations) and a label per edge
+//    (1: a link, 0: a negative).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_LINKTRAINING_H
+#define GNNRT_LIB_TRAIN_LINKTRAINING_H
+
+#include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/links/EdgeSet.h"
+#include "gnnrt/data/links/EdgeSplit.h"
+#include "gnnrt/graph/Graph.h"
+#include "gnnrt/train/Program.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// Pairs to score: the graph of ExecContext::pairs and its labels, in its
+/// edge order.
+struct PairBatch {
+  GraphStorage graph;
+  std::vector<int64_t> labels;
+  int64_t positives = 0, negatives = 0;
+};
+
+/// The pairs `positive` (label 1) and `negative` (label 0) over `numNodes`
+/// nodes, ordered as GraphStorage orders edges (by destination, then
+/// source; a pair given twice keeps its place among equals).
+PairBatch makePairBatch(int64_t numNodes, const LinkPairs &positive,
+                        const LinkPairs &negative);
+
+/// The links of a dataset, split, and the known links negatives avoid.
+class LinkSplitData {
+public:
+  /// Splits the edges of `ds` (homogeneous, without added reverse edges or
+  /// self loops) as `links` asks with `seed`; `addReverseEdges` (the
+  /// dataset's option) makes the split undirected, as does a symmetric
+  /// graph. `where` names the data in messages. Throws DataError for a
+  /// split that leaves no train link or no room for negatives.
+  LinkSplitData(const Dataset &ds, const TrainSettings::Links &links,
+                uint64_t seed, bool addReverseEdges, const std::string &where);
+
+  const EdgeSplit &split() const { return edges; }
+  bool undirected() const { return isUndirected; }
+  /// The message-passing graph's edge lists: the train links (both
+  /// directions when undirected), and (v, v) for every node with
+  /// `selfLoops`.
+  void messagePassingEdges(bool selfLoops, std::vector<int64_t> &src,
+                           std::vector<int64_t> &dst) const;
+
+  /// Epoch `epoch`'s train pairs: every train link, then its `negatives`
+  /// uniform negatives.
+  PairBatch trainPairs(int64_t epoch) const;
+  /// The valid (`test` false) or test split's links and negatives.
+  PairBatch evaluationPairs(bool test) const;
+
+  /// The train links as trained on: an undirected link (u, v), u < v, is
+  /// scored as (v, u) when its index is odd, so that the negatives' kept
+  /// endpoint (the source) is not biased toward low ids.
+  const LinkPairs &trainLinks() const { return trainPositives; }
+
+private:
+  int64_t numNodes;
+  int64_t negativesPerLink;
+  uint64_t negativeSeed;
+  bool isUndirected = false;
+  EdgeSplit edges;
+  LinkPairs trainPositives;
+  /// The train links (both directions when undirected) and every self
+  /// loop: what a negative may not be.
+  EdgeSet known;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_LINKTRAINING_H
