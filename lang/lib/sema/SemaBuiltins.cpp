@@ -308,40 +308,35 @@ private:
     return t;
   }
 
+  /// A graph over g's destinations that the trainer gives each step: its
+  /// sources are g.dst, its destinations and edges are `dst` and `edges`.
+  Type stepGraph(const char *builtinName, const Dim &dst, const Dim &edges) {
+    const GraphShape &g = graphOf(0);
+    auto shape = std::make_shared<GraphShape>(g);
+    shape->name = std::string(builtinName) + "(" + g.name + ")";
+    shape->isLayered = false;
+    shape->src = g.dst;
+    shape->dst = dst;
+    shape->edges = edges;
+    Type t = Type::scalar(TypeKind::Graph);
+    t.graph = shape;
+    return t;
+  }
+
   Type readout() {
     // One edge from each node of g to its graph: sources and edges are
     // g's destinations (a batch of whole graphs has g.src == g.dst; in a
     // layer, what its convolutions return), destinations the batch's
     // graphs. Whether the program trains on graphs is the train block's
     // check.
-    const GraphShape &g = graphOf(0);
-    auto shape = std::make_shared<GraphShape>();
-    shape->name = "readout(" + g.name + ")";
-    shape->src = g.dst;
-    shape->dst = g.graphs;
-    shape->edges = g.dst;
-    shape->graphs = g.graphs;
-    shape->pairs = g.pairs;
-    Type t = Type::scalar(TypeKind::Graph);
-    t.graph = shape;
-    return t;
+    return stepGraph("readout", graphOf(0).graphs, graphOf(0).dst);
   }
 
   Type pairs() {
     // The pairs a link-prediction step scores, as edges between g's
     // destinations (the nodes whose rows a model computes): gathering a
     // pair's endpoints gives [g.pairs, ...].
-    const GraphShape &g = graphOf(0);
-    auto shape = std::make_shared<GraphShape>();
-    shape->name = "pairs(" + g.name + ")";
-    shape->src = g.dst;
-    shape->dst = g.dst;
-    shape->edges = g.pairs;
-    shape->graphs = g.graphs;
-    shape->pairs = g.pairs;
-    Type t = Type::scalar(TypeKind::Graph);
-    t.graph = shape;
-    return t;
+    return stepGraph("pairs", graphOf(0).dst, graphOf(0).pairs);
   }
 
   /// A constant dropout probability in [0, 1), or a parameter checked where

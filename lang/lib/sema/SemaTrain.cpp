@@ -55,6 +55,24 @@ static std::string datasetSource(const DatasetDecl *dataset) {
   return callee ? callee->name : std::string();
 }
 
+/// The trained model when its forward takes a graph and returns rows (what
+/// the task checks compare: a row per node, graph or pair), else null.
+static const ModuleInfo *taskForward(const TrainInfo &info,
+                                     SemaResult &result) {
+  if (!info.model || info.model->poisoned)
+    return nullptr;
+  const ModuleInfo &model = result.moduleInfo[info.model];
+  if (model.forwardParamTypes.empty() || !model.forwardParamTypes[0].graph ||
+      !model.forwardResult.isTensor() || model.forwardResult.rank() < 1)
+    return nullptr;
+  return &model;
+}
+
+/// Where the trained model's forward is, for notes.
+static SourceLoc forwardLoc(const TrainInfo &info) {
+  return info.model->forward ? info.model->forward->loc : info.model->loc;
+}
+
 //===----------------------------------------------------------------------===//
 // Train blocks
 //===----------------------------------------------------------------------===//
@@ -494,18 +512,13 @@ void Sema::checkGraphLevel(const TrainInfo &info) {
                            "(...)");
     return;
   }
-  if (!info.model || info.model->poisoned)
+  const ModuleInfo *forward = taskForward(info, result);
+  if (!forward)
     return;
-  const ModuleInfo &model = result.moduleInfo[info.model];
-  if (model.forwardParamTypes.empty() || !model.forwardParamTypes[0].graph ||
-      !model.forwardResult.isTensor() || model.forwardResult.rank() < 1)
-    return;
+  const ModuleInfo &model = *forward;
   const Dim &rows = model.forwardResult.shape[0];
   const Dim &graphs = model.forwardParamTypes[0].graph->graphs;
   const bool perGraph = rows == graphs;
-  auto returnLoc = [&]() {
-    return info.model->forward ? info.model->forward->loc : info.model->loc;
-  };
   if (how == "graphs" && !perGraph) {
     diags.error(where, "batches = graphs(...) trains a label per graph, but "
                        "model '" + info.model->name + "' returns " +
@@ -513,13 +526,13 @@ void Sema::checkGraphLevel(const TrainInfo &info) {
                            ", not a row per graph: pool its rows with "
                            "aggregate(readout(g), h) into [" +
                            graphs.str() + ", ...]");
-    diags.note(returnLoc(), "the forward is here");
+    diags.note(forwardLoc(info), "the forward is here");
   } else if (how != "graphs" && perGraph) {
     diags.error(where, "model '" + info.model->name + "' returns a row per "
                        "graph (" + model.forwardResult.str() +
                            "): train it on a collection of graphs with "
                            "batches = graphs(batch = N)");
-    diags.note(returnLoc(), "the forward is here");
+    diags.note(forwardLoc(info), "the forward is here");
   }
 }
 
@@ -575,12 +588,10 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
                   "link prediction (loss = bce) trains on the full graph so "
                   "far, not on batches = " + how + "(...)");
   }
-  if (!info.model || info.model->poisoned)
+  const ModuleInfo *forward = taskForward(info, result);
+  if (!forward)
     return;
-  const ModuleInfo &model = result.moduleInfo[info.model];
-  if (model.forwardParamTypes.empty() || !model.forwardParamTypes[0].graph ||
-      !model.forwardResult.isTensor() || model.forwardResult.rank() < 1)
-    return;
+  const ModuleInfo &model = *forward;
   const Type &out = model.forwardResult;
   const Dim &pairs = model.forwardParamTypes[0].graph->pairs;
   const bool perPair = out.shape[0] == pairs;
@@ -588,19 +599,16 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
       perPair && (out.rank() == 1 ||
                   (out.rank() == 2 && out.shape[1] == Dim::constant(1)));
   const SourceLoc where = loss ? loss->value->loc : info.decl->loc;
-  auto forwardLoc = [&]() {
-    return info.model->forward ? info.model->forward->loc : info.model->loc;
-  };
   if (bce && !scores) {
     diags.error(where, "loss = bce scores pairs of nodes, but model '" +
                            info.model->name + "' returns " + out.str() +
                            ": return one score per pair of pairs(g), [" +
                            pairs.str() + "] or [" + pairs.str() + ", 1]");
-    diags.note(forwardLoc(), "the forward is here");
+    diags.note(forwardLoc(info), "the forward is here");
   } else if (!bce && perPair) {
     diags.error(where, "model '" + info.model->name +
                            "' scores pairs of nodes (" + out.str() +
                            "): train it with loss = bce");
-    diags.note(forwardLoc(), "the forward is here");
+    diags.note(forwardLoc(info), "the forward is here");
   }
 }
