@@ -82,14 +82,7 @@ TrainingData LinkSchedule::loadData() {
   LoadOptions load = datasetLoadOptions(settings);
   load.addReverseEdges = false;
   load.addSelfLoops = false;
-  Dataset ds;
-  if (!options.dataDir.empty()) {
-    ds = loadDataset(options.dataDir, load);
-  } else {
-    ds = generateDataset(settings.generator);
-    load.numClasses = settings.generator.numClasses;
-    finalizeDataset(ds, load);
-  }
+  Dataset ds = readDataset(settings, options, load);
   if (ds.isHeterogeneous())
     throw DataError(where + ": link prediction on a heterogeneous dataset (" +
                     std::to_string(ds.relations.size()) +

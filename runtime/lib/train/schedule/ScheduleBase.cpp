@@ -34,15 +34,8 @@ long peakRssKiB() {
 Dataset preprocessedDataset(const CompiledProgram &program,
                             const DriverOptions &options) {
   const TrainSettings &settings = program.settings;
-  LoadOptions load = datasetLoadOptions(settings);
-  Dataset ds;
-  if (!options.dataDir.empty()) {
-    ds = loadDataset(options.dataDir, load);
-  } else {
-    ds = generateDataset(settings.generator);
-    load.numClasses = settings.generator.numClasses;
-    finalizeDataset(ds, load);
-  }
+  Dataset ds =
+      readDataset(settings, options, datasetLoadOptions(settings));
   // A split the program evaluates must be in the data (aifb's `rdf` split
   // has no valid.csv): an error now, not an n/a column after training.
   requireSplits(ds, settings.evaluate);
@@ -266,6 +259,16 @@ LoadOptions datasetLoadOptions(const TrainSettings &settings) {
   load.splitName = settings.split;
   load.useCache = true;
   return load;
+}
+
+Dataset readDataset(const TrainSettings &settings, const DriverOptions &options,
+                    LoadOptions load) {
+  if (!options.dataDir.empty())
+    return loadDataset(options.dataDir, load);
+  Dataset ds = generateDataset(settings.generator);
+  load.numClasses = settings.generator.numClasses;
+  finalizeDataset(ds, load);
+  return ds;
 }
 
 Dataset loadPreprocessedDataset(const CompiledProgram &program,

@@ -74,6 +74,11 @@ protected:
 /// removed, the split) as the dataset readers' options; the binary cache on.
 LoadOptions datasetLoadOptions(const TrainSettings &settings);
 
+/// The dataset of --data, or the train block's generator, read with
+/// `load` (a schedule may change datasetLoadOptions' choices).
+Dataset readDataset(const TrainSettings &settings, const DriverOptions &options,
+                    LoadOptions load);
+
 /// The dataset of --data (or the train block's generator) with the train
 /// block's preprocessing, before it is split between ranks or prepared for
 /// one process.
