@@ -48,7 +48,7 @@ static std::string fromEnvironment(const char *name, const char *fallback) {
 /// The process groups of the running host compilers and the files they
 /// write, for the interrupt handler: at most a trainer's two compiles at
 /// once, or its link.
-constexpr size_t kMaxChildren = 2;
+constexpr size_t kMaxChildren = 3;
 static std::atomic<pid_t> compilerGroups[kMaxChildren];
 static std::vector<std::string> tempsForSignal;
 
@@ -323,24 +323,30 @@ bool gnnc::compileTrainer(const HostCompileOptions &options) {
   std::vector<std::string> objects, temps = {std::string(temporary)};
   bool built = true;
   if (options.target == TrainerTarget::Cpu) {
-    // The float64 entry points (--gradcheck's) in a second translation
-    // unit, compiled at -O1 (correct, and speed does not matter there) on a
-    // second core beside the float32 one: a trainer's build takes about half
-    // the time of one unit holding both.
-    std::string unitF32 = std::string(temporary) + ".f32.o";
-    std::string unitF64 = std::string(temporary) + ".f64.o";
-    for (const std::string &object : {unitF32, unitF64}) {
+    // Three translation units of the one file, compiled at once (the
+    // generated file's GNNC_UNIT): main with the float32 forward, the
+    // float32 train step, and the float64 entry points (--gradcheck's) at
+    // -O1 (correct, and speed does not matter there). A deep model's train
+    // step is the largest part; on two cores the build takes about the
+    // time of that unit alone.
+    const char *units[] = {"main", "step", "f64"};
+    for (int unit = 1; unit <= 3; ++unit) {
+      std::string object =
+          std::string(temporary) + "." + units[unit - 1] + ".o";
       sys::RemoveFileOnSignal(object);
       temps.push_back(object);
+      objects.push_back(object);
     }
-    std::vector<std::string> f32 = compile, f64 = compile;
-    f32.insert(f32.end(), {"-DGNNC_FLOAT64_ELSEWHERE", "-c",
-                           options.sourceFile, "-o", unitF32});
-    f64[2] = "-O" + std::to_string(std::min(options.optLevel, 1u));
-    f64.insert(f64.end(), {"-DGNNC_FLOAT64_UNIT", "-c", options.sourceFile,
-                           "-o", unitF64});
-    built = runAll({f32, f64}, temps, options.verbose, "C++");
-    objects = {unitF32, unitF64};
+    std::vector<std::vector<std::string>> compiles;
+    for (int unit = 1; unit <= 3; ++unit) {
+      std::vector<std::string> args = compile;
+      if (unit == 3)
+        args[2] = "-O" + std::to_string(std::min(options.optLevel, 1u));
+      args.insert(args.end(), {"-DGNNC_UNIT=" + std::to_string(unit), "-c",
+                               options.sourceFile, "-o", objects[unit - 1]});
+      compiles.push_back(std::move(args));
+    }
+    built = runAll(compiles, temps, options.verbose, "C++");
   } else {
     objects = {options.sourceFile};
   }

@@ -77,15 +77,25 @@ module {
 // CHECK-LABEL: int64_t M_output_columns(const DataDims &data) {
 // CHECK:         return (2*classes);
 
-// The float64 entry points, which gnnc compiles as a unit of their own.
-// CHECK:       #ifndef GNNC_FLOAT64_ELSEWHERE
+// The float32 train step and the float64 entry points, each a translation
+// unit of its own when gnnc builds (GNNC_UNIT); main and the forward are the
+// first.
+// CHECK:       #ifndef GNNC_UNIT
+// CHECK-NEXT:  #define GNNC_UNIT 0
+// CHECK-NEXT:  #endif
+// CHECK-NEXT:  #if GNNC_UNIT == 0 || GNNC_UNIT == 2
+// CHECK-NEXT:  float M_train_step_f32(ExecContext<float> &ctx) { return M_train_step<float>(ctx); }
+// CHECK-NEXT:  #else
+// CHECK-NEXT:  float M_train_step_f32(ExecContext<float> &ctx);
+// CHECK-NEXT:  #endif
+// CHECK-NEXT:  #if GNNC_UNIT == 0 || GNNC_UNIT == 3
 // CHECK-NEXT:  void M_forward_f64(ExecContext<double> &ctx) { M_forward<double>(ctx); }
 // CHECK-NEXT:  double M_train_step_f64(ExecContext<double> &ctx) { return M_train_step<double>(ctx); }
 // CHECK-NEXT:  #else
 // CHECK-NEXT:  void M_forward_f64(ExecContext<double> &ctx);
 // CHECK-NEXT:  double M_train_step_f64(ExecContext<double> &ctx);
 // CHECK-NEXT:  #endif
-// CHECK:       #ifndef GNNC_FLOAT64_UNIT
+// CHECK:       #if GNNC_UNIT == 0 || GNNC_UNIT == 1
 // CHECK-LABEL: int main(int argc, char **argv) {
 // CHECK-NEXT:    CompiledProgram program;
 // CHECK-NEXT:    program.model = "M";
@@ -94,7 +104,7 @@ module {
 // CHECK:         program.params = &M_params;
 // CHECK-NEXT:    program.outputColumns = &M_output_columns;
 // CHECK-NEXT:    program.forwardF32 = &M_forward<float>;
-// CHECK-NEXT:    program.trainStepF32 = &M_train_step<float>;
+// CHECK-NEXT:    program.trainStepF32 = &M_train_step_f32;
 // CHECK-NEXT:    program.forwardF64 = &M_forward_f64;
 // CHECK-NEXT:    program.trainStepF64 = &M_train_step_f64;
 // CHECK-NEXT:    return trainMain(argc, argv, program);

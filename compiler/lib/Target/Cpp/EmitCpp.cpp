@@ -204,44 +204,74 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   // in place, or neither (evaluation and training share the batches).
   const bool inputRowsInPlace =
       readsInputRowsInPlace(unit.forward) && readsInputRowsInPlace(unit.step);
-  std::string outputWidth;
-  bool usesEdgeIds = false;
+  SmallVector<target::PreparedFunction, 2> entries;
   for (auto [entry, training] :
        {std::make_pair(unit.forward, false), std::make_pair(unit.step, true)}) {
     FailureOr<target::PreparedFunction> fn = target::PreparedFunction::prepare(
         entry, training, unit.params, FunctionEmitter::reservedNames());
     if (failed(fn))
       return failure();
-    FunctionEmitter emitter(*fn, unit.params, os);
-    if (inputRowsInPlace)
-      emitter.readInputRowsInPlace();
-    if (failed(
-            emitter.emit(cppModel + (training ? "_train_step" : "_forward"))))
-      return failure();
-    if (training)
-      usesEdgeIds = fn->readsEdgeIds();
-    else
-      outputWidth = fn->outputWidth().str();
+    entries.push_back(std::move(*fn));
   }
+  // Printed twice: into nothing, counting the loop nests an entry point
+  // repeats, then for real, those written once before them.
+  SharedLoopNests sharedLoops;
+  auto printEntries = [&](raw_indented_ostream &to) {
+    for (const target::PreparedFunction &fn : entries) {
+      FunctionEmitter emitter(fn, unit.params, to);
+      emitter.shareLoopNests(sharedLoops);
+      if (sharedLoops.counting())
+        sharedLoops.beginEntryPoint();
+      if (inputRowsInPlace)
+        emitter.readInputRowsInPlace();
+      if (failed(emitter.emit(cppModel +
+                              (fn.isTraining() ? "_train_step" : "_forward"))))
+        return failure();
+    }
+    return success();
+  };
+  raw_indented_ostream counting(llvm::nulls());
+  if (failed(printEntries(counting)))
+    return failure();
+  sharedLoops.finishCounting();
+  sharedLoops.emitDefinitions(os);
+  if (failed(printEntries(os)))
+    return failure();
+  std::string outputWidth = entries.front().outputWidth().str();
+  bool usesEdgeIds = entries.back().readsEdgeIds();
   emitOutputColumns(os, cppModel, outputWidth, unit.numBlocks);
   os << "} // namespace\n\n";
 
-  // The float64 entry points serve --gradcheck only: gnnc compiles them as
-  // a translation unit of their own (GNNC_FLOAT64_UNIT), less optimized and
-  // beside the float32 one (GNNC_FLOAT64_ELSEWHERE), which has main. The
-  // file compiled without either macro holds both.
+  // gnnc compiles this file as three translation units at once, one core
+  // each (GNNC_UNIT 1: main and the float32 forward; 2: the float32 train
+  // step, the largest; 3: the float64 entry points, which serve --gradcheck
+  // only and are built less optimized). Without GNNC_UNIT it is one unit
+  // holding all.
+  std::string trainStepF32 = cppModel + "_train_step_f32";
   std::string forwardF64 = cppModel + "_forward_f64";
   std::string trainStepF64 = cppModel + "_train_step_f64";
-  os << "#ifndef GNNC_FLOAT64_ELSEWHERE\n"
-     << "void " << forwardF64 << "(ExecContext<double> &ctx) { " << cppModel
-     << "_forward<double>(ctx); }\n"
-     << "double " << trainStepF64 << "(ExecContext<double> &ctx) { return "
-     << cppModel << "_train_step<double>(ctx); }\n"
-     << "#else\n"
-     << "void " << forwardF64 << "(ExecContext<double> &ctx);\n"
-     << "double " << trainStepF64 << "(ExecContext<double> &ctx);\n"
-     << "#endif\n\n"
-     << "#ifndef GNNC_FLOAT64_UNIT\n";
+  auto unitOnly = [&](int unitNumber, ArrayRef<std::string> definitions,
+                      ArrayRef<std::string> declarations) {
+    os << "#if GNNC_UNIT == 0 || GNNC_UNIT == " << unitNumber << "\n";
+    for (const std::string &definition : definitions)
+      os << definition << "\n";
+    os << "#else\n";
+    for (const std::string &declaration : declarations)
+      os << declaration << ";\n";
+    os << "#endif\n";
+  };
+  os << "#ifndef GNNC_UNIT\n#define GNNC_UNIT 0\n#endif\n";
+  std::string stepF32 = "float " + trainStepF32 + "(ExecContext<float> &ctx)";
+  unitOnly(2,
+           {stepF32 + " { return " + cppModel + "_train_step<float>(ctx); }"},
+           {stepF32});
+  std::string forward64 = "void " + forwardF64 + "(ExecContext<double> &ctx)";
+  std::string step64 = "double " + trainStepF64 + "(ExecContext<double> &ctx)";
+  unitOnly(3,
+           {forward64 + " { " + cppModel + "_forward<double>(ctx); }",
+            step64 + " { return " + cppModel + "_train_step<double>(ctx); }"},
+           {forward64, step64});
+  os << "\n#if GNNC_UNIT == 0 || GNNC_UNIT == 1\n";
   os << "int main(int argc, char **argv) {\n";
   os.indent();
   emitProgramFields(os, unit, options.sourceFile, usesEdgeIds);
@@ -253,8 +283,7 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
       setProgram(os, rt::program::blocksWithoutOutEdges,
                  "0x" + llvm::utohexstr(without) + "u");
   setProgram(os, rt::program::forwardF32, "&" + cppModel + "_forward<float>");
-  setProgram(os, rt::program::trainStepF32,
-             "&" + cppModel + "_train_step<float>");
+  setProgram(os, rt::program::trainStepF32, "&" + trainStepF32);
   setProgram(os, rt::program::forwardF64, "&" + forwardF64);
   setProgram(os, rt::program::trainStepF64, "&" + trainStepF64);
   os << "return " << rt::trainMain << "(argc, argv, " << rt::local::program

@@ -26,6 +26,7 @@
 #include "gnn/Target/Common/RuntimeNames.h"
 
 #include "EmitSettings.h"
+#include "SharedLoops.h"
 
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/StringExtras.h"
@@ -86,6 +87,10 @@ public:
   void readInputRowsInPlace() { inputRowsInPlace = true; }
   bool readsInputRowsInPlace() const { return inputRowsInPlace; }
 
+  /// Loop nests go through `shared` (SharedLoops.h): counted on the unit's
+  /// first run, shared on its second. Without it every nest is inline.
+  void shareLoopNests(SharedLoopNests &shared) { sharedLoops = &shared; }
+
   //===--------------------------------------------------------------------===//
   // For the family emitters
   //===--------------------------------------------------------------------===//
@@ -111,6 +116,9 @@ public:
   /// for operand k's element and `@` for the output element's flat index.
   void emitLoop(const Dims &out, llvm::ArrayRef<LoopOperand> operands,
                 llvm::StringRef body, const LoopNest &loop);
+  /// Writes a whole loop nest's text: inline, or as a call of the shared
+  /// function of its kind.
+  void writeLoopNest(llvm::StringRef text);
 
   //===--------------------------------------------------------------------===//
   // Target hooks: what the CPU writes, overridden by other targets
@@ -191,6 +199,7 @@ private:
   mlir::LogicalResult emitOp(mlir::Operation *op);
 
   bool inputRowsInPlace = false;
+  SharedLoopNests *sharedLoops = nullptr;
 };
 
 //===----------------------------------------------------------------------===//

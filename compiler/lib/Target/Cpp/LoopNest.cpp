@@ -51,6 +51,8 @@ std::string gnn::cpp::loopOperandIndex(const LoopOperand &o, const Dims &out) {
 
 void FunctionEmitter::emitLoop(const Dims &out, ArrayRef<LoopOperand> operands,
                                StringRef body, const LoopNest &loop) {
+  std::string text;
+  llvm::raw_string_ostream nest(text);
   std::string width = product(ArrayRef<std::string>(out).drop_front());
   auto substitute = [&](auto indexOf, StringRef outIndex) {
     std::string text = body.str();
@@ -71,11 +73,12 @@ void FunctionEmitter::emitLoop(const Dims &out, ArrayRef<LoopOperand> operands,
               });
   if (flat) {
     if (loop.parallel)
-      os << "#pragma omp parallel for simd if (" << work << " > 16384)\n";
-    os << "for (int64_t i = " << product({loop.rowBegin, width}) << "; i < "
-       << product({loop.rowEnd, width}) << "; ++i) {\n"
-       << indent(substitute([](int) { return std::string("i"); }, "i"), 2)
-       << "}\n";
+      nest << "#pragma omp parallel for simd if (" << work << " > 16384)\n";
+    nest << "for (int64_t i = " << product({loop.rowBegin, width}) << "; i < "
+         << product({loop.rowEnd, width}) << "; ++i) {\n"
+         << indent(substitute([](int) { return std::string("i"); }, "i"), 2)
+         << "}\n";
+    writeLoopNest(nest.str());
     return;
   }
   size_t rank = out.size();
@@ -86,32 +89,45 @@ void FunctionEmitter::emitLoop(const Dims &out, ArrayRef<LoopOperand> operands,
   for (size_t d = 1; d < rank; ++d)
     outIndex = "(" + outIndex + ") * " + out[d] + " + i" + std::to_string(d);
   if (loop.parallel)
-    os << "#pragma omp parallel for schedule(dynamic, 64) if (" << work
-       << " > 16384)\n";
-  os << "for (int64_t i0 = " << loop.rowBegin << "; i0 < " << loop.rowEnd
-     << "; ++i0) {\n";
-  os << indent(loop.rowPrologue, 2);
+    nest << "#pragma omp parallel for schedule(dynamic, 64) if (" << work
+         << " > 16384)\n";
+  nest << "for (int64_t i0 = " << loop.rowBegin << "; i0 < " << loop.rowEnd
+       << "; ++i0) {\n";
+  nest << indent(loop.rowPrologue, 2);
   size_t depth = 2;
   if (!loop.innerOpen.empty()) {
-    os << indent(loop.innerOpen, depth);
+    nest << indent(loop.innerOpen, depth);
     depth += 2;
   }
   for (size_t d = 1; d < rank; ++d) {
     if (d + 1 == rank)
-      os << std::string(depth, ' ') << "#pragma omp simd\n";
-    os << std::string(depth, ' ') << "for (int64_t i" << d << " = 0; i" << d
-       << " < " << out[d] << "; ++i" << d << ") {\n";
+      nest << std::string(depth, ' ') << "#pragma omp simd\n";
+    nest << std::string(depth, ' ') << "for (int64_t i" << d << " = 0; i" << d
+         << " < " << out[d] << "; ++i" << d << ") {\n";
     depth += 2;
   }
-  os << indent(substitute([&](int k) { return indices[k]; }, outIndex), depth);
+  nest << indent(substitute([&](int k) { return indices[k]; }, outIndex),
+                 depth);
   for (size_t d = 1; d < rank; ++d) {
     depth -= 2;
-    os << std::string(depth, ' ') << "}\n";
+    nest << std::string(depth, ' ') << "}\n";
   }
   if (!loop.innerOpen.empty()) {
     depth -= 2;
-    os << indent(loop.innerClose, depth);
+    nest << indent(loop.innerClose, depth);
   }
-  os << indent(loop.rowEpilogue, 2);
-  os << "}\n";
+  nest << indent(loop.rowEpilogue, 2);
+  nest << "}\n";
+  writeLoopNest(nest.str());
+}
+
+void FunctionEmitter::writeLoopNest(StringRef text) {
+  if (!sharedLoops)
+    os << text;
+  else if (sharedLoops->counting()) {
+    sharedLoops->count(text);
+    os << text;
+  } else {
+    sharedLoops->write(os, text);
+  }
 }
