@@ -37,6 +37,8 @@
 
 namespace gnnrt {
 
+class Communicator;
+
 /// Everything one rank holds. Local ids: [0, numOwned()) are owned nodes,
 /// [numOwned(), numLocal()) the halo.
 struct Partition {
@@ -95,6 +97,13 @@ struct Partition {
 /// Materializes part `part` of the plan. Only that part's rows are copied.
 Partition extractPartition(const Dataset &ds, const PartitionPlan &plan,
                            int part);
+
+/// Turns a part stored with EdgeAssign::Src (GLT's edges by source) into the
+/// part EdgeAssign::Dst stores for the same nodes: the edges whose
+/// destination another part owns move there, and the halo and send lists
+/// are rebuilt (EdgesToDestinations.cpp). Collective: every rank calls it
+/// with its own part. Nothing to do for a part already by destination.
+void assignEdgesToDestinations(Partition &part, Communicator &comm);
 
 } // namespace gnnrt
 

@@ -142,6 +142,9 @@ TrainingData preparePartition(Partition part, Communicator &comm,
                               bool mapFeatureRows) {
   if (part.numClasses <= 0)
     throw DataError("the dataset has no labeled nodes to train on");
+  // A part stored with its edges by source gets its owned nodes' in-edges
+  // from the other ranks first (and its halo changes with them).
+  assignEdgesToDestinations(part, comm);
   const int64_t owned = part.numOwned(), local = part.numLocal();
   const int64_t f = part.numFeatures;
   TrainingData t;
@@ -151,9 +154,6 @@ TrainingData preparePartition(Partition part, Communicator &comm,
 
   // The local graph: in-edges of the owned nodes, sources over all local
   // nodes (edges are assigned to their destination's owner).
-  if (part.edgeAssign != EdgeAssign::Dst)
-    throw DataError("training needs edges assigned to their destination's "
-                    "owner (gnn-partition --edge-assign dst)");
   // Degrees over the whole graph: in-degrees are complete locally; each
   // rank counts out-edges of its local sources, the owners sum the counts,
   // and the halo copies come back.
