@@ -102,8 +102,9 @@ Partition extractPartition(const Dataset &ds, const PartitionPlan &plan,
 /// part EdgeAssign::Dst stores for the same nodes: the edges whose
 /// destination another part owns move there, and the halo and send lists
 /// are rebuilt (EdgesToDestinations.cpp). Collective: every rank calls it
-/// with its own part. Nothing to do for a part already by destination.
-void assignEdgesToDestinations(Partition &part, Communicator &comm);
+/// with its own part. Returns the edges moved between ranks, over all
+/// ranks (0 for parts already by destination).
+int64_t assignEdgesToDestinations(Partition &part, Communicator &comm);
 
 } // namespace gnnrt
 

@@ -39,9 +39,9 @@ int64_t positionOf(const std::vector<int64_t> &ids, int64_t begin, int64_t end,
 
 } // namespace
 
-void assignEdgesToDestinations(Partition &part, Communicator &comm) {
+int64_t assignEdgesToDestinations(Partition &part, Communicator &comm) {
   if (part.edgeAssign == EdgeAssign::Dst)
-    return;
+    return 0;
   const int numParts = comm.size();
   if (part.numParts != numParts)
     throw DataError("partition " + std::to_string(part.part) + " is one of " +
@@ -168,6 +168,9 @@ void assignEdgesToDestinations(Partition &part, Communicator &comm) {
           ids.begin())];
   }
   part.edgeAssign = EdgeAssign::Dst;
+  int64_t moved = int64_t(received.size());
+  comm.allReduceSum(&moved, 1);
+  return moved;
 }
 
 } // namespace gnnrt

@@ -8,6 +8,7 @@
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <utility>
 
@@ -144,7 +145,15 @@ TrainingData preparePartition(Partition part, Communicator &comm,
     throw DataError("the dataset has no labeled nodes to train on");
   // A part stored with its edges by source gets its owned nodes' in-edges
   // from the other ranks first (and its halo changes with them).
-  assignEdgesToDestinations(part, comm);
+  const bool bySource = part.edgeAssign == EdgeAssign::Src;
+  const int64_t storedEdges = part.numEdges();
+  if (int64_t moved = assignEdgesToDestinations(part, comm);
+      bySource && comm.rank() == 0)
+    std::fprintf(stderr,
+                 "note: the partitions store edges by source; %lld edges "
+                 "moved to their destinations' ranks (part 0 stored %lld)\n",
+                 static_cast<long long>(moved),
+                 static_cast<long long>(storedEdges));
   const int64_t owned = part.numOwned(), local = part.numLocal();
   const int64_t f = part.numFeatures;
   TrainingData t;
