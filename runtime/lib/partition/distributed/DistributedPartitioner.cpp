@@ -373,7 +373,7 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   } else {
     std::vector<int32_t> weights = scotchVertexWeights(graph);
     part = parallelScotchPartition(comm, edges.vtxdist, graph, weights,
-                                   options.numParts);
+                                   options.numParts, options.seed);
   }
   r.scotchSeconds = secondsSince(start);
   r.peakMiB[2] = peakResidentMiB();

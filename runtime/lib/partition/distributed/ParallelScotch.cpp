@@ -17,7 +17,13 @@
 #define MPICH_SKIP_MPICXX 1
 #include <parmetis.h>
 
+// Scotch's generator (scotch.h, which is not on the ParMETIS include path;
+// libptscotch defines both).
+extern "C" void SCOTCH_randomSeed(SCOTCH_Num seed);
+extern "C" void SCOTCH_randomReset(void);
+
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <type_traits>
 
@@ -52,7 +58,8 @@ std::vector<int32_t> scotchVertexWeights(const DistributedMetisGraph &g) {
 std::vector<int32_t>
 parallelScotchPartition(Communicator &comm, const std::vector<int64_t> &vtxdist,
                         DistributedMetisGraph &g,
-                        std::vector<int32_t> &vertexWeights, int numParts) {
+                        std::vector<int32_t> &vertexWeights, int numParts,
+                        uint64_t seed) {
   int worldSize = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
   if (worldSize != comm.size())
@@ -71,6 +78,14 @@ parallelScotchPartition(Communicator &comm, const std::vector<int64_t> &vtxdist,
   float ubvec = 1.05f; // ignored by PT-Scotch (see ParallelScotch.h)
   SCOTCH_Num options[3] = {0, 0, 0};
   MPI_Comm world = MPI_COMM_WORLD;
+  // The same input gave cuts up to 3x apart from run to run (Cora, 4 parts:
+  // 780 to 1290): Scotch's threads race and its generator is seeded from
+  // the clock. One thread per rank (unless SCOTCH_PTHREAD_NUMBER says
+  // otherwise) and the same seed on every rank make a run repeat.
+  setenv("SCOTCH_PTHREAD_NUMBER", "1", /*overwrite=*/0);
+  SCOTCH_randomSeed(
+      SCOTCH_Num(seed % uint64_t(std::numeric_limits<int32_t>::max())));
+  SCOTCH_randomReset();
   // Every vector may be empty on a rank; PT-Scotch still reads xadj[0].
   int status = SCOTCH_ParMETIS_V3_PartKway(
       dist.data(), g.xadj.data(), g.adjncy.data(), vertexWeights.data(),

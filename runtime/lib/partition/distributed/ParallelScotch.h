@@ -33,7 +33,8 @@ std::vector<int32_t> scotchVertexWeights(const DistributedMetisGraph &g);
 std::vector<int32_t>
 parallelScotchPartition(Communicator &comm, const std::vector<int64_t> &vtxdist,
                         DistributedMetisGraph &g,
-                        std::vector<int32_t> &vertexWeights, int numParts);
+                        std::vector<int32_t> &vertexWeights, int numParts,
+                        uint64_t seed);
 
 } // namespace gnnrt
 
