@@ -1,5 +1,4 @@
-//===- GNNInterfaces.h - op interfaces and traits of gnn ---------*- C++
-//-*-===//
+//===- GNNInterfaces.h - op interfaces and traits of gnn ---------*- C++ -*-===//
 //
 // Declares what GNNInterfaces.td describes: the DifferentiableOpInterface
 // with the AdjointBuilder its rules talk to, the GraphOpInterface with the

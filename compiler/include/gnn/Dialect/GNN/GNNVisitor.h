@@ -1,5 +1,4 @@
-//===- GNNVisitor.h - The gnn ops by family, one list ------------*- C++
-//-*-===//
+//===- GNNVisitor.h - The gnn ops by family, one list ------------*- C++ -*-===//
 //
 // Every op of the gnn dialect in exactly one family (the static_assert in
 // lib/Dialect/GNN/IR/GNNVisitor.cpp checks the lists against ODS's op list,

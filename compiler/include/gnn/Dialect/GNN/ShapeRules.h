@@ -1,5 +1,4 @@
-//===- ShapeRules.h - each op's result shape, written once -------*- C++
-//-*-===//
+//===- ShapeRules.h - each op's result shape, written once ------*- C++ -*-===//
 //
 // The result-shape rule of every gnn op that has one, written once as a
 // template over a *dim domain*, and everything that needs a shape derives it
