@@ -2,7 +2,8 @@
 tree. Each file the recipe names exists; every builtin of
 lang/include/gnn/lang/BuiltinOps.def has its table entry (Builtins.cpp), its
 lowering (BuiltinLowering.cpp) and, outside the Elementwise family, its
-result-type rule (SemaBuiltins.cpp); and no source of lang/ or compiler/
+result-type rule (SemaBuiltins.cpp); every op of GNNVisitor.h that computes
+a tensor has its shape rule in ShapeRules.h; and no source of lang/ or compiler/
 dispatches on a name with `name == "...` (issue 27 allowed 5 in SemaExpr.cpp
 and MLIRGen.cpp together, from 45). Prints `ok:` or `FAILED:` per check and
 exits 1 on a failure."""
@@ -50,6 +51,19 @@ report(not no_rule, "each graph, axis and structural builtin has its result-type
        "rule" + ("" if not no_rule else "; none for " + ", ".join(no_rule)))
 report(not no_lowering, "each builtin has its lowering" +
        ("" if not no_lowering else "; none for " + ", ".join(no_lowering)))
+
+# Ops without a tensor result, or that no target computes, have no shape rule.
+NO_SHAPE = {"ParamGradOp", "InputGradOp", "BlockOp", "RelationOp", "ReadoutOp",
+            "PairsOp", "ParameterOp", "YieldOp"}
+visitor_ops = set(re.findall(r"::gnn::(\w+Op)\b",
+                             read("compiler/include/gnn/Dialect/GNN/GNNVisitor.h")))
+shape_rules = set(re.findall(r"\b(\w+Op)\b",
+                             read("compiler/include/gnn/Dialect/GNN/ShapeRules.h")))
+no_shape = sorted(visitor_ops - NO_SHAPE - shape_rules)
+report(len(visitor_ops) > 40 and not no_shape,
+       "each of the %d ops that computes a tensor has its shape rule%s" %
+       (len(visitor_ops - NO_SHAPE),
+        "" if not no_shape else "; none for " + ", ".join(no_shape)))
 
 dispatch = {}
 for top in ("lang", "compiler"):

@@ -266,9 +266,18 @@ func.func @concat_rank(%a: tensor<?x8xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32
 // -----
 
 func.func @concat_other_dim(%a: tensor<3x8xf32>, %b: tensor<4x8xf32>) -> tensor<3x16xf32> {
-  // expected-error @+1 {{'gnn.concat' op expects dim 0 of input 1 (4) to match the result (3)}}
+  // expected-error @+1 {{'gnn.concat' op expects dim 0 of input 1 (4) to match the inputs before it (3)}}
   %c = gnn.concat %a, %b axis = 1 : tensor<3x8xf32>, tensor<4x8xf32> -> tensor<3x16xf32>
   return %c : tensor<3x16xf32>
+}
+
+// -----
+
+// The inputs agree (the first one that knows a dim gives it); the result not.
+func.func @concat_result_dim(%a: tensor<?x8xf32>, %b: tensor<3x8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'gnn.concat' op expects result dim 0 (4) to match the inputs' (3)}}
+  %c = gnn.concat %a, %b axis = 1 : tensor<?x8xf32>, tensor<3x8xf32> -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
 }
 
 // -----
@@ -285,6 +294,15 @@ func.func @reshape_count(%x: tensor<3x4xf32>) -> tensor<2x5xf32> {
   // expected-error @+1 {{'gnn.reshape' op expects input element count 12 to match result element count 10}}
   %y = gnn.reshape %x : tensor<3x4xf32> -> tensor<2x5xf32>
   return %y : tensor<2x5xf32>
+}
+
+// -----
+
+// A dynamic leading dim keeps the input's rows (4), so 4 x 3 is not 24.
+func.func @reshape_rows(%x: tensor<4x6xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'gnn.reshape' op expects input element count 24 to match result element count 12}}
+  %y = gnn.reshape %x : tensor<4x6xf32> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
 }
 
 // -----

@@ -63,3 +63,15 @@ func.func @transposed(%x: tensor<?x5xf32>, %d: tensor<?x4xf32>, %w: tensor<6x5xf
   %y = gnn.matmul %x, %w {transpose_rhs = true} : tensor<?x5xf32>, tensor<6x5xf32> -> tensor<?x?xf32>
   return
 }
+
+// Every op with a shape rule (ShapeRules.h) is refined by it, not only the
+// ones the pass once listed: a relational aggregation's width is its
+// weight's output dim, a block-diagonal product's dims multiply.
+// CHECK-LABEL: func.func @rules
+func.func @rules(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?x16x4xf32>, %q: tensor<3x2x4x5xf32>) {
+  // CHECK: gnn.aggregate_relations {{.*}} -> tensor<?x4xf32>
+  %h = gnn.aggregate_relations sum %g, %x, %w : tensor<?x16xf32>, tensor<?x16x4xf32> -> tensor<?x?xf32>
+  // CHECK: gnn.block_diagonal {{.*}} -> tensor<3x8x10xf32>
+  %b = gnn.block_diagonal %q : tensor<3x2x4x5xf32> -> tensor<?x?x?xf32>
+  return
+}

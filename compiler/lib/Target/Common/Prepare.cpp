@@ -257,7 +257,7 @@ PreparedFunction::prepare(func::FuncOp func, bool training,
     if (isa<ParamGradOp, InputGradOp>(op))
       continue;
     if (isa<MapOp, EdgeMapOp, MatmulMapOp>(op)) {
-      if (failed(fn.computeFusedDims(&op)))
+      if (failed(fn.computeDims(&op, params)))
         return failure();
       // Each result is named after the source variable it computes.
       Block &region = op.getRegion(0).front();

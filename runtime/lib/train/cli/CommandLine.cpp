@@ -6,10 +6,12 @@
 #include "gnnrt/io/CsvReader.h" // parseInt64
 #include "gnnrt/support/ByteSize.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <type_traits>
 
@@ -252,6 +254,28 @@ std::string formatNumber(double value) {
   return text;
 }
 
+/// A setting's value as --help shows it, by its kind, and whether it is off
+/// (0 or empty, except a waiting time, where 0 waits forever).
+struct SettingText {
+  std::string text;
+  bool off = false;
+};
+
+template <typename T>
+SettingText settingText(const char *name, const T &value) {
+  const std::string kind = settingKind(name);
+  if constexpr (std::is_same_v<T, std::string>) {
+    return {value, value.empty()};
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (kind == "Seconds")
+      return {value > 0 ? formatNumber(value) + " s" : "none (wait forever)"};
+    return {formatNumber(value), value == 0};
+  } else {
+    return {std::to_string(value) + (kind == "ByteSize" ? " bytes" : ""),
+            value == 0};
+  }
+}
+
 std::string optimizerSummary(const TrainSettings &s) {
   std::string text = s.optimizer + " lr " + formatNumber(s.lr);
   if (s.optimizer == "sgd")
@@ -358,7 +382,6 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
           (s.split.empty() ? "" : ", split " + s.split) +
           (s.addReverseEdges ? ", reverse edges" : "") +
           (s.addSelfLoops ? ", self loops" : "") + ")\n";
-  text += "  loss       " + s.loss + "\n";
   text += "  optimizer  " + optimizerSummary(s) + "\n";
   // param_groups, in order: a parameter takes the first that matches it.
   for (const TrainSettings::ParamGroup &g : s.paramGroups)
@@ -383,7 +406,6 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
             (s.replace ? ", with replacement" : "") +
             (s.shuffle ? "" : ", not shuffled") + "\n";
   }
-  text += "  epochs     " + std::to_string(s.epochs) + "\n";
   // The learning rate's course and early stopping, when the block sets them.
   const TrainSettings::LrSchedule &schedule = s.lrSchedule;
   if (!schedule.kind.empty() || s.warmupEpochs > 0) {
@@ -411,24 +433,22 @@ std::string usageText(const std::string &name, const CompiledProgram &program) {
               s.evaluate[i];
   text += "  evaluate   " + splits + " every " +
           std::to_string(s.evaluateEvery) + " epochs and after the last\n";
-  text += "  seed       " + std::to_string(s.seed) + "\n";
-  if (!s.offloadDir.empty())
-    text += "  offload    " + s.offloadDir + ", memory budget " +
-            std::to_string(s.memoryBudget) + " bytes (out of core)\n";
-  if (s.samplers > 0)
-    text += "  samplers   " + std::to_string(s.samplers) +
-            " (sampler ranks under mpirun)\n";
-  // Waiting times: "none" when 0 waits forever.
-  auto seconds = [&](const char *name, const auto &value) {
-    if constexpr (std::is_arithmetic_v<std::decay_t<decltype(value)>>)
-      if (std::strcmp(settingKind(name), "Seconds") == 0)
-        text += std::string("  ") + name + " " +
-                (value > 0 ? formatNumber(double(value)) + " s"
-                           : std::string("none (wait forever)")) +
-                "\n";
-  };
+  // The generic settings (Always and IfGiven in TrainSettings.def), one line
+  // each in the train block's order, their values shown by kind; an IfGiven
+  // one that is off (no samplers, no offload directory) has none.
+  std::map<std::string, SettingText> values;
 #define GNN_TRAIN_FIELD(NAME, FIELD, TYPE, DEFAULT, FLAG, METAVAR, HELP)       \
-  seconds(#NAME, s.FIELD);
+  values[#NAME] = settingText(#NAME, s.FIELD);
+#include "gnnrt/train/TrainSettings.def"
+  auto line = [&](const char *key, const std::string &emit) {
+    const SettingText &value = values[key];
+    if (emit == "Always" || (emit == "IfGiven" && !value.off)) {
+      std::string name = key;
+      name.resize(std::max<size_t>(name.size(), 10), ' ');
+      text += "  " + name + " " + value.text + "\n";
+    }
+  };
+#define GNN_TRAIN_SETTING(KEY, KIND, CHOICES, EMIT, EXPECTED) line(#KEY, #EMIT);
 #include "gnnrt/train/TrainSettings.def"
   return text;
 }

@@ -220,7 +220,25 @@ TEST(CommandLine, UsageListsOptionsAndSettings) {
   EXPECT_NE(usage.find("batches    full graph"), std::string::npos) << usage;
   EXPECT_NE(usage.find("epochs     200"), std::string::npos);
   EXPECT_NE(usage.find("seed       7"), std::string::npos);
+  EXPECT_NE(usage.find("loss       cross_entropy\n"), std::string::npos)
+      << usage;
   EXPECT_NE(usage.find("comm_timeout 60 s"), std::string::npos) << usage;
+  // Settings the block leaves off have no line.
+  for (const char *off : {"samplers", "offload", "memory_budget", "warmup"})
+    EXPECT_EQ(usage.find(std::string("  ") + off + " "), std::string::npos)
+        << off;
+  program.settings.samplers = 2;
+  program.settings.offloadDir = "spill";
+  program.settings.memoryBudget = 1536;
+  program.settings.warmupEpochs = 3;
+  usage = usageText("gcn", program);
+  for (const char *given : {"samplers   2\n", "offload    spill\n",
+                            "memory_budget 1536 bytes\n", "warmup     3\n"})
+    EXPECT_NE(usage.find(given), std::string::npos) << given << usage;
+  program.settings.samplers = 0;
+  program.settings.offloadDir.clear();
+  program.settings.memoryBudget = 0;
+  program.settings.warmupEpochs = 0;
   program.settings.commTimeout = 0;
   EXPECT_NE(usageText("gcn", program).find("comm_timeout none (wait forever)"),
             std::string::npos);

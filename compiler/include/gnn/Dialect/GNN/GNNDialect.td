@@ -39,11 +39,17 @@ def GNN_Dialect : Dialect {
   }];
 }
 
+/// Every gnn op's result shape follows its rule in ShapeRules.h, which the
+/// trait verifies (after the op's type constraints, before its verify()).
+def GNN_ResultShapeRule : NativeOpTrait<"ResultShapeRule"> {
+  let cppNamespace = "::mlir::OpTrait::gnn";
+}
+
 /// Every gnn op. Ops that are pure value computations derive from
 /// GNN_PureOp instead; the few that are not (symbol declarations, random
 /// dropout) derive from this class directly.
 class GNN_Op<string mnemonic, list<Trait> traits = []>
-    : Op<GNN_Dialect, mnemonic, traits>;
+    : Op<GNN_Dialect, mnemonic, !listconcat(traits, [GNN_ResultShapeRule])>;
 
 /// A side-effect-free gnn op: CSE and DCE may merge or erase it.
 class GNN_PureOp<string mnemonic, list<Trait> traits = []>

@@ -53,7 +53,6 @@ def GNN_UnbroadcastOp : GNN_PureOp<"unbroadcast"> {
   let arguments = (ins GNN_F32Tensor:$input);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
-  let hasVerifier = 1;
 }
 
 def GNN_UnaryGradOp : GNN_PureOp<"unary_grad",
@@ -335,7 +334,6 @@ def GNN_DiagonalBlocksOp : GNN_PureOp<"diagonal_blocks"> {
     $input `like` $blocks attr-dict `:` type($input) `,` type($blocks) `->`
     type($result)
   }];
-  let hasVerifier = 1;
 }
 
 def GNN_DstGradOp : GNN_PureOp<"dst_grad"> {

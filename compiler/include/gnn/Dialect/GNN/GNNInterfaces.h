@@ -2,7 +2,8 @@
 //
 // Declares what GNNInterfaces.td describes: the DifferentiableOpInterface
 // with the AdjointBuilder its rules talk to, the GraphOpInterface with the
-// row sets of a graph, and the FusibleElementwise and RowMap traits.
+// row sets of a graph, and the FusibleElementwise, RowMap, Hoistable and
+// ResultShapeRule traits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,9 +44,10 @@ enum class GraphRows {
   Edges,    ///< one per edge
 };
 
-/// Verifies a RowMap op: input and result of the same rank (>= 1) and the
-/// same feature dims. Its first tensor operand is the input.
-mlir::LogicalResult verifyRowMapTrait(mlir::Operation *op);
+namespace shape {
+/// Verifies `op` against its rule in ShapeRules.h (defined there).
+mlir::LogicalResult verifyResultShape(mlir::Operation *op);
+} // namespace shape
 
 } // namespace gnn
 
@@ -63,8 +65,15 @@ class Hoistable : public TraitBase<ConcreteType, Hoistable> {};
 template <typename ConcreteType>
 class RowMap : public TraitBase<ConcreteType, RowMap> {
 public:
+};
+
+/// Every gnn op: its operands and results obey its shape rule
+/// (gnn/Dialect/GNN/ShapeRules.h; success for an op without one).
+template <typename ConcreteType>
+class ResultShapeRule : public TraitBase<ConcreteType, ResultShapeRule> {
+public:
   static LogicalResult verifyTrait(Operation *op) {
-    return ::gnn::verifyRowMapTrait(op);
+    return ::gnn::shape::verifyResultShape(op);
   }
 };
 

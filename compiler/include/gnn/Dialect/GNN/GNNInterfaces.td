@@ -10,7 +10,7 @@
 //   - FusibleElementwise: a pure function of one element of each operand, so
 //     fusion may move it into a gnn.map / edge_map / matmul_map body;
 //   - RowMap: moves rows between a graph's node and edge sets and keeps the
-//     feature dims (one verifier, one shape rule in gnn-infer-shapes);
+//     feature dims (one shape rule, rowMap in ShapeRules.h);
 //   - Hoistable: a deterministic function of its operands that the targets
 //     can compute once, ahead of the steps, while its operands do not change
 //     (gnn-hoist-invariants, StepInvariance.h).
@@ -71,7 +71,8 @@ def GNN_FusibleElementwise : NativeOpTrait<"FusibleElementwise"> {
 }
 
 /// `[N, F...] -> [M, F...]` between a graph's node and edge sets: the same
-/// rank (at least 1) and feature dims in and out (verified by the trait).
+/// rank (at least 1) and feature dims in and out (ShapeRules.h's rowMap
+/// rule, which the ResultShapeRule trait verifies).
 def GNN_RowMap : NativeOpTrait<"RowMap"> {
   let cppNamespace = "::mlir::OpTrait::gnn";
 }

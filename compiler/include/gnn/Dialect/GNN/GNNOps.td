@@ -239,7 +239,6 @@ def GNN_DegreeOp : GNN_PureOp<"degree", [GNN_Hoistable, DeclareOpInterfaceMethod
   let arguments = (ins GNN_EdgeSideAttr:$side, GNN_GraphType:$graph);
   let results = (outs 2DTensorOf<[F32]>:$result);
   let assemblyFormat = "`` $side $graph attr-dict `:` type($result)";
-  let hasVerifier = 1;
 }
 
 def GNN_DstOp : GNN_PureOp<"dst",
@@ -423,11 +422,10 @@ def GNN_MatmulOp : GNN_PureOp<"matmul", [GNN_Hoistable, DeclareOpInterfaceMethod
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
-  let hasVerifier = 1;
 }
 
-/// Elementwise binary ops with numpy broadcasting. They share one verifier
-/// (verifyBroadcastOp in GNNOps.cpp).
+/// Elementwise binary ops with numpy broadcasting (their shape rule is in
+/// ShapeRules.h).
 class GNN_BinaryOp<string mnemonic, string expr, list<Trait> traits = []>
     : GNN_PureOp<mnemonic, !listconcat([GNN_FusibleElementwise,
         DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>], traits)> {
@@ -445,12 +443,6 @@ class GNN_BinaryOp<string mnemonic, string expr, list<Trait> traits = []>
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
-  }];
-  let hasVerifier = 1;
-  let extraClassDefinition = [{
-    ::mlir::LogicalResult $cppClass::verify() {
-      return ::gnn::verifyBroadcastOp(getOperation());
-    }
   }];
 }
 
@@ -596,14 +588,15 @@ def GNN_ConcatOp : GNN_PureOp<"concat", [DeclareOpInterfaceMethods<GNN_Different
   let assemblyFormat = [{
     $inputs `axis` `=` $axis attr-dict `:` type($inputs) `->` type($result)
   }];
-  let hasVerifier = 1;
 }
 
 def GNN_ReshapeOp : GNN_PureOp<"reshape", [GNN_Hoistable, DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "reinterprets the shape (row-major)";
   let description = [{
-    The same elements in row-major order under a new shape. When both shapes
-    are static their element counts must be equal.
+    The same elements in row-major order under a new shape. A dynamic
+    leading result dim is the input's rows (the language's reshapes keep
+    them, and the targets size by it); one other dynamic dim is what the
+    rest leaves. Where the element counts are known they must be equal.
 
     ```mlir
     %h = gnn.reshape %x : tensor<?x64xf32> -> tensor<?x8x8xf32>
@@ -612,7 +605,6 @@ def GNN_ReshapeOp : GNN_PureOp<"reshape", [GNN_Hoistable, DeclareOpInterfaceMeth
   let arguments = (ins GNN_F32Tensor:$input);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
-  let hasVerifier = 1;
 }
 
 def GNN_BlockDiagonalOp : GNN_PureOp<"block_diagonal", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
@@ -629,7 +621,6 @@ def GNN_BlockDiagonalOp : GNN_PureOp<"block_diagonal", [DeclareOpInterfaceMethod
   let arguments = (ins 4DTensorOf<[F32]>:$input);
   let results = (outs 3DTensorOf<[F32]>:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
-  let hasVerifier = 1;
 }
 
 def GNN_ReduceOp : GNN_PureOp<"reduce", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
@@ -648,7 +639,6 @@ def GNN_ReduceOp : GNN_PureOp<"reduce", [DeclareOpInterfaceMethods<GNN_Different
   let assemblyFormat = [{
     `` $kind $input `axis` `=` $axis attr-dict `:` type($input) `->` type($result)
   }];
-  let hasVerifier = 1;
 }
 
 def GNN_CrossEntropyOp : GNN_PureOp<"cross_entropy", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {

@@ -7,8 +7,8 @@
 // A visitor derives from GNNVisitor<Self, Result> and defines every family's
 // visit method (a missing one does not compile); the storage ops come typed,
 // one overload each. The emitters (Target/Cpp/EmitFunction.cpp, and the CUDA
-// target through it) dispatch with it; each family's file then switches
-// over its own ops with a located error for an op it does not print.
+// target through it) and gnn-sample-blocks dispatch with it; each family's
+// code then switches over its own ops.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNN_DIALECT_GNN_GNNVISITOR_H

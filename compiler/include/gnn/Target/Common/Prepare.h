@@ -137,7 +137,6 @@ private:
   // Shape rules (ShapeRules.cpp).
   mlir::LogicalResult computeDims(mlir::Operation *op,
                                   const ParameterTable &params);
-  mlir::LogicalResult computeFusedDims(mlir::Operation *op);
   std::string numNodes(mlir::Value graph, EdgeSide side) const;
 
   Storage storageOf(mlir::Value v) const;

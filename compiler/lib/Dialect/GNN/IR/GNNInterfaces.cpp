@@ -2,7 +2,7 @@
 //
 // The generated definitions of the interfaces in GNNInterfaces.td. Each op's
 // implementation lives with the op: its adjoint in GNNAdjoints.cpp, the rows
-// of a graph op's result and the RowMap verifier in GNNOps.cpp.
+// of a graph op's result in GNNOps.cpp, its shape rule in ShapeRules.h.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,12 +1,14 @@
 //===- GNNOps.cpp - gnn dialect operations --------------------------------===//
 //
 // Verifiers, folders and symbol checks of the gnn ops. Type constraints
-// (f32, ranks fixed by the op) are enforced by the generated code; what is
-// checked here are the relations between shapes: equal feature dims across a
-// gather or aggregate, matching contraction dims, numpy broadcasting, axes in
-// range. A dynamic dim (`?`) is compatible with any size, because dataset
-// sizes are only known when the trainer runs. Messages state the values that
-// disagree, since they end up in front of whoever wrote the MLIRGen or pass.
+// (f32, ranks fixed by the op) are enforced by the generated code, and each
+// op's result shape by its rule in ShapeRules.h (the ResultShapeRule trait);
+// what is checked here is the rest: attributes (reductions, axes, dropout
+// probabilities), operands the result shape does not depend on (edge
+// weights, masks, scales) and fused bodies. A dynamic dim (`?`) is
+// compatible with any size, because dataset sizes are only known when the
+// trainer runs. Messages state the values that disagree, since they end up in
+// front of whoever wrote the MLIRGen or pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,53 +51,7 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
   return os.str();
 }
 
-/// The RowMap trait's verifier (gather, scatter, aggregate, dst, halo
-/// exchange and aggregate): input (the first tensor operand) and result have
-/// the same rank, at least 1, and the same feature dims (all but the first).
-LogicalResult gnn::verifyRowMapTrait(Operation *op) {
-  RankedTensorType input, result;
-  for (Value operand : op->getOperands())
-    if ((input = dyn_cast<RankedTensorType>(operand.getType())))
-      break;
-  if (op->getNumResults() == 1)
-    result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!input || !result)
-    return success(); // The op's own type constraints report it.
-  if (input.getRank() < 1)
-    return op->emitOpError("expects an input of rank >= 1, got rank 0");
-  if (result.getRank() != input.getRank())
-    return op->emitOpError("expects result rank ")
-           << result.getRank() << " to match input rank " << input.getRank();
-  for (int64_t i = 1, e = input.getRank(); i < e; ++i)
-    if (!dimsCompatible(input.getDimSize(i), result.getDimSize(i)))
-      return op->emitOpError("expects feature dim ")
-             << i << " of the result (" << formatDim(result.getDimSize(i))
-             << ") to match the input (" << formatDim(input.getDimSize(i))
-             << ")";
-  return success();
-}
-
 namespace gnn {
-/// Shared verifier of the broadcasting elementwise ops (gnn.add, ...): the
-/// operand shapes broadcast numpy-style and the result has the broadcast
-/// shape. Called from the verify() that GNN_BinaryOp defines.
-LogicalResult verifyBroadcastOp(Operation *op) {
-  RankedTensorType lhs = tensorType(op->getOperand(0));
-  RankedTensorType rhs = tensorType(op->getOperand(1));
-  RankedTensorType result = tensorType(op->getResult(0));
-  SmallVector<int64_t> shape;
-  if (!OpTrait::util::getBroadcastedShape(lhs.getShape(), rhs.getShape(),
-                                          shape))
-    return op->emitOpError("expects broadcast-compatible operand shapes, got ")
-           << formatShape(lhs.getShape()) << " and "
-           << formatShape(rhs.getShape());
-  if (failed(verifyCompatibleShape(result.getShape(), shape)))
-    return op->emitOpError("expects result shape ")
-           << formatShape(result.getShape()) << " to match the broadcast shape "
-           << formatShape(shape);
-  return success();
-}
-
 /// Shared check of an `axis` attribute against the rank it indexes.
 LogicalResult verifyAxis(Operation *op, uint64_t axis, int64_t rank) {
   if (axis >= static_cast<uint64_t>(rank))
@@ -253,22 +209,6 @@ LogicalResult AggregateRelationsOp::verify() {
   if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
     return emitOpError("supports sum and mean, got ")
            << stringifyReduceKind(getReduce());
-  RankedTensorType input = tensorType(getInput());
-  RankedTensorType weight = tensorType(getWeight());
-  RankedTensorType result = tensorType(getResult());
-  if (input.getRank() != 2 || weight.getRank() != 3 || result.getRank() != 2)
-    return emitOpError("expects input [N, In], weight [R, In, Out] and result "
-                       "[N, Out], got ranks ")
-           << input.getRank() << ", " << weight.getRank() << " -> "
-           << result.getRank();
-  if (!dimsCompatible(weight.getDimSize(1), input.getDimSize(1)))
-    return emitOpError("expects weight dim 1 (")
-           << formatDim(weight.getDimSize(1)) << ") to match the input width ("
-           << formatDim(input.getDimSize(1)) << ")";
-  if (!dimsCompatible(weight.getDimSize(2), result.getDimSize(1)))
-    return emitOpError("expects weight dim 2 (")
-           << formatDim(weight.getDimSize(2)) << ") to match the result width ("
-           << formatDim(result.getDimSize(1)) << ")";
   return success();
 }
 
@@ -276,16 +216,6 @@ LogicalResult AggregateRelationRowsOp::verify() {
   if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
     return emitOpError("supports sum and mean, got ")
            << stringifyReduceKind(getReduce());
-  RankedTensorType table = tensorType(getTable());
-  RankedTensorType result = tensorType(getResult());
-  if (table.getRank() != 3 || result.getRank() != 2)
-    return emitOpError("expects a table [R, Nodes, Out] and a result [N, Out], "
-                       "got ranks ")
-           << table.getRank() << " -> " << result.getRank();
-  if (!dimsCompatible(table.getDimSize(2), result.getDimSize(1)))
-    return emitOpError("expects table dim 2 (")
-           << formatDim(table.getDimSize(2)) << ") to match the result width ("
-           << formatDim(result.getDimSize(1)) << ")";
   return success();
 }
 
@@ -298,48 +228,12 @@ LogicalResult EdgeSoftmaxOp::verify() {
 LogicalResult NodeTypeOp::verify() {
   if (getName().empty())
     return emitOpError("expects a node type name");
-  RankedTensorType result = tensorType(getResult());
-  if (!dimsCompatible(result.getDimSize(1), 1))
-    return emitOpError("expects a column result [N, 1], got ")
-           << formatShape(result.getShape());
-  return success();
-}
-
-LogicalResult DegreeOp::verify() {
-  RankedTensorType result = tensorType(getResult());
-  if (!dimsCompatible(result.getDimSize(1), 1))
-    return emitOpError("expects a column result [N, 1], got ")
-           << formatShape(result.getShape());
   return success();
 }
 
 //===----------------------------------------------------------------------===//
 // Dense tensor math
 //===----------------------------------------------------------------------===//
-
-LogicalResult MatmulOp::verify() {
-  RankedTensorType lhs = tensorType(getLhs());
-  RankedTensorType rhs = tensorType(getRhs());
-  RankedTensorType result = tensorType(getResult());
-  if (lhs.getRank() != 2 || rhs.getRank() != 2 || result.getRank() != 2)
-    return emitOpError("expects 2-D operands and result, got ranks ")
-           << lhs.getRank() << ", " << rhs.getRank() << " -> "
-           << result.getRank();
-  // [M, K] x [K, N] after the optional transposes.
-  int64_t m = lhs.getDimSize(getTransposeLhs() ? 1 : 0);
-  int64_t lhsK = lhs.getDimSize(getTransposeLhs() ? 0 : 1);
-  int64_t rhsK = rhs.getDimSize(getTransposeRhs() ? 1 : 0);
-  int64_t n = rhs.getDimSize(getTransposeRhs() ? 0 : 1);
-  if (!dimsCompatible(lhsK, rhsK))
-    return emitOpError("expects contraction dims to match, got ")
-           << formatDim(lhsK) << " and " << formatDim(rhsK);
-  SmallVector<int64_t, 2> expected = {m, n};
-  if (failed(verifyCompatibleShape(result.getShape(), expected)))
-    return emitOpError("expects result shape ")
-           << formatShape(result.getShape()) << " to match "
-           << formatShape(expected);
-  return success();
-}
 
 LogicalResult DropoutOp::verify() {
   double p = getP().convertToDouble();
@@ -349,111 +243,6 @@ LogicalResult DropoutOp::verify() {
 }
 
 OpFoldResult ConstantOp::fold(FoldAdaptor adaptor) { return getValueAttr(); }
-
-LogicalResult ConcatOp::verify() {
-  if (getInputs().empty())
-    return emitOpError("expects at least one input");
-  RankedTensorType result = tensorType(getResult());
-  int64_t rank = result.getRank();
-  if (failed(gnn::verifyAxis(*this, getAxis(), rank)))
-    return failure();
-  auto axis = static_cast<int64_t>(getAxis());
-
-  // The axis dim of the result is the sum of the inputs' when all are known.
-  int64_t axisSum = 0;
-  for (auto [i, value] : llvm::enumerate(getInputs())) {
-    RankedTensorType input = tensorType(value);
-    if (input.getRank() != rank)
-      return emitOpError("expects input ")
-             << i << " of rank " << input.getRank() << " to match result rank "
-             << rank;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d == axis)
-        continue;
-      if (!dimsCompatible(input.getDimSize(d), result.getDimSize(d)))
-        return emitOpError("expects dim ")
-               << d << " of input " << i << " ("
-               << formatDim(input.getDimSize(d)) << ") to match the result ("
-               << formatDim(result.getDimSize(d)) << ")";
-    }
-    if (input.isDynamicDim(axis) || ShapedType::isDynamic(axisSum))
-      axisSum = ShapedType::kDynamic;
-    else
-      axisSum += input.getDimSize(axis);
-  }
-  if (!dimsCompatible(axisSum, result.getDimSize(axis)))
-    return emitOpError("expects result dim ")
-           << axis << " (" << formatDim(result.getDimSize(axis))
-           << ") to be the sum of the inputs' (" << axisSum << ")";
-  return success();
-}
-
-/// The shape of the block-diagonal matrices made of `blocks` [R, B, I, O]:
-/// [R, B*I, B*O], dynamic where a factor is.
-static SmallVector<int64_t, 3> blockDiagonalShape(ArrayRef<int64_t> blocks) {
-  auto times = [](int64_t a, int64_t b) {
-    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b)
-               ? ShapedType::kDynamic
-               : a * b;
-  };
-  return {blocks[0], times(blocks[1], blocks[2]), times(blocks[1], blocks[3])};
-}
-
-/// Checks that `matrices` can be the block-diagonal matrices of `blocks`.
-static LogicalResult verifyBlockDiagonal(Operation *op,
-                                         RankedTensorType matrices,
-                                         RankedTensorType blocks) {
-  SmallVector<int64_t, 3> expected = blockDiagonalShape(blocks.getShape());
-  for (int64_t d = 0; d < 3; ++d)
-    if (!dimsCompatible(matrices.getDimSize(d), expected[d]))
-      return op->emitOpError("expects matrices ")
-             << formatShape(matrices.getShape()) << " to have blocks "
-             << formatShape(blocks.getShape()) << " on their diagonal, i.e. "
-             << formatShape(expected);
-  return success();
-}
-
-LogicalResult BlockDiagonalOp::verify() {
-  return verifyBlockDiagonal(*this, tensorType(getResult()),
-                             tensorType(getInput()));
-}
-
-LogicalResult DiagonalBlocksOp::verify() {
-  RankedTensorType blocks = tensorType(getBlocks());
-  RankedTensorType result = tensorType(getResult());
-  for (int64_t d = 0; d < 4; ++d)
-    if (!dimsCompatible(result.getDimSize(d), blocks.getDimSize(d)))
-      return emitOpError("expects the result ")
-             << formatShape(result.getShape()) << " to match the blocks "
-             << formatShape(blocks.getShape());
-  return verifyBlockDiagonal(*this, tensorType(getInput()), blocks);
-}
-
-LogicalResult ReshapeOp::verify() {
-  RankedTensorType input = tensorType(getInput());
-  RankedTensorType result = tensorType(getResult());
-  if (input.hasStaticShape() && result.hasStaticShape() &&
-      input.getNumElements() != result.getNumElements())
-    return emitOpError("expects input element count ")
-           << input.getNumElements() << " to match result element count "
-           << result.getNumElements();
-  return success();
-}
-
-LogicalResult ReduceOp::verify() {
-  RankedTensorType input = tensorType(getInput());
-  RankedTensorType result = tensorType(getResult());
-  if (failed(gnn::verifyAxis(*this, getAxis(), input.getRank())))
-    return failure();
-  SmallVector<int64_t> expected(input.getShape());
-  expected.erase(expected.begin() + getAxis());
-  if (result.getRank() != static_cast<int64_t>(expected.size()) ||
-      failed(verifyCompatibleShape(result.getShape(), expected)))
-    return emitOpError("expects result shape ")
-           << formatShape(result.getShape()) << " to be the input shape "
-           << formatShape(input.getShape()) << " without axis " << getAxis();
-  return success();
-}
 
 LogicalResult CrossEntropyOp::verify() {
   int64_t rows = tensorType(getLogits()).getDimSize(0);
@@ -486,25 +275,6 @@ ParamGradOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return emitOpError("gradient type ")
            << getGrad().getType() << " is incompatible with parameter type "
            << parameter.getType();
-  return success();
-}
-
-LogicalResult UnbroadcastOp::verify() {
-  RankedTensorType input = tensorType(getInput());
-  RankedTensorType result = tensorType(getResult());
-  if (result.getRank() > input.getRank())
-    return emitOpError("expects the result rank to be at most the input "
-                       "rank, got ")
-           << result.getRank() << " > " << input.getRank();
-  // Aligned at the trailing dim, each result dim is kept or was 1.
-  int64_t offset = input.getRank() - result.getRank();
-  for (int64_t i = 0; i < result.getRank(); ++i) {
-    int64_t r = result.getDimSize(i), d = input.getDimSize(offset + i);
-    if (r != 1 && !dimsCompatible(r, d))
-      return emitOpError("result dim ")
-             << i << " (" << formatDim(r) << ") is neither 1 nor the input's "
-             << formatDim(d);
-  }
   return success();
 }
 
@@ -619,23 +389,9 @@ LogicalResult MatmulMapOp::verify() {
   if (failed(verifyFusedBody(*this, getBody(),
                              getEpilogueInputs().size() + 1)))
     return failure();
-  RankedTensorType lhs = tensorType(getLhs()), rhs = tensorType(getRhs());
-  RankedTensorType result = tensorType(getResult(0));
-  if (lhs.getRank() != 2 || rhs.getRank() != 2 || result.getRank() != 2)
-    return emitOpError("expects 2-D operands and results");
-  int64_t lhsK = lhs.getDimSize(getTransposeLhs() ? 0 : 1);
-  int64_t rhsK = rhs.getDimSize(getTransposeRhs() ? 1 : 0);
-  if (!dimsCompatible(lhsK, rhsK))
-    return emitOpError("expects contraction dims to match, got ")
-           << formatDim(lhsK) << " and " << formatDim(rhsK);
-  SmallVector<int64_t, 2> expected = {
-      lhs.getDimSize(getTransposeLhs() ? 1 : 0),
-      rhs.getDimSize(getTransposeRhs() ? 0 : 1)};
-  if (failed(verifyCompatibleShape(result.getShape(), expected)))
-    return emitOpError("expects result shape ")
-           << formatShape(result.getShape()) << " to match "
-           << formatShape(expected);
-  return verifyBroadcastsTo(*this, getEpilogueInputs(), result, 0);
+  // The product's shape is the matmul rule's (ShapeRules.h).
+  return verifyBroadcastsTo(*this, getEpilogueInputs(),
+                            tensorType(getResult(0)), 0);
 }
 
 #define GET_OP_CLASSES

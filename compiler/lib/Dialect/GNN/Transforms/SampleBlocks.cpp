@@ -27,6 +27,7 @@
 #include "OutputRows.h"
 
 #include "gnn/Dialect/GNN/GNNOps.h"
+#include "gnn/Dialect/GNN/GNNVisitor.h"
 #include "gnn/Dialect/GNN/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,7 +60,10 @@ struct Rows {
   Operation *openGather = nullptr;
 };
 
-class BlockBinder {
+/// Binds the graph ops to blocks, dispatching by GNNVisitor's families: a
+/// new op lands in its family's method, where it is row-wise unless that
+/// family's switch says otherwise.
+class BlockBinder : public GNNVisitor<BlockBinder, LogicalResult> {
 public:
   explicit BlockBinder(func::FuncOp f) : f(f) {}
 
@@ -71,7 +75,7 @@ public:
     graph = body.getArgument(0);
     rows[body.getArgument(1)] = {Rows::Node, 0};
     for (Operation &op : llvm::make_early_inc_range(body))
-      if (failed(visit(&op)))
+      if (failed(dispatchGNNVisitor(&op)))
         return failure();
     // The original degree computations, now re-created per level.
     SmallVector<Operation *> dead;
@@ -250,46 +254,18 @@ private:
     return success();
   }
 
-  LogicalResult visit(Operation *op) {
+  friend class GNNVisitor<BlockBinder, LogicalResult>;
+
+  // Parameters, constants and their kin have no rows; elementwise ops and
+  // products are row-wise.
+  template <class StorageOp> LogicalResult visitStorageOp(StorageOp op) {
+    return visitRowWise(op);
+  }
+  LogicalResult visitElementwiseOp(Operation *op) { return visitRowWise(op); }
+  LogicalResult visitMatmulOp(Operation *op) { return visitRowWise(op); }
+
+  LogicalResult visitEdgeOp(Operation *op) {
     return TypeSwitch<Operation *, LogicalResult>(op)
-        .Case<BlockOp>([&](BlockOp b) -> LogicalResult {
-          blocks = std::max(blocks, int(b.getLayer()) + 1);
-          return success();
-        })
-        .Case<AggregateOp>([&](AggregateOp a) -> LogicalResult {
-          int layer = layerOf(a.getGraph(), a.getInput());
-          if (failed(narrowOperand(a.getInputMutable(), layer, op)))
-            return failure();
-          if (Value w = a.getWeight())
-            if (of(w).kind == Rows::Edge && edgeBlock(of(w), layer) != layer)
-              return op->emitError("weights edges of block ")
-                     << edgeBlock(of(w)) << " but aggregates over block "
-                     << layer;
-          set(op, {Rows::Node, layer + 1});
-          return bind(op, a.getGraphMutable(), layer);
-        })
-        .Case<AggregateRelationRowsOp>(
-            [&](AggregateRelationRowsOp a) -> LogicalResult {
-              // The input layer: its table is indexed by node ids, not rows.
-              int layer = explicitLayer(a.getGraph()).value_or(0);
-              set(op, {Rows::Node, layer + 1});
-              return bind(op, a.getGraphMutable(), layer);
-            })
-        .Case<AggregateRelationsOp>(
-            [&](AggregateRelationsOp a) -> LogicalResult {
-              int layer = layerOf(a.getGraph(), a.getInput());
-              if (failed(narrowOperand(a.getInputMutable(), layer, op)))
-                return failure();
-              set(op, {Rows::Node, layer + 1});
-              return bind(op, a.getGraphMutable(), layer);
-            })
-        .Case<DstOp>([&](DstOp d) -> LogicalResult {
-          int layer = layerOf(d.getGraph(), d.getInput());
-          if (failed(narrowOperand(d.getInputMutable(), layer, op)))
-            return failure();
-          set(op, {Rows::Node, layer + 1});
-          return bind(op, d.getGraphMutable(), layer);
-        })
         .Case<GatherOp>([&](GatherOp g) -> LogicalResult {
           int layer = layerOf(g.getGraph(), g.getInput());
           Rows in = of(g.getInput());
@@ -321,6 +297,39 @@ private:
           set(op, {Rows::Edge, layer});
           return bind(op, s.getGraphMutable(), layer);
         })
+        // Adjoints and fused edge maps come after this pass.
+        .Default([&](Operation *other) { return visitRowWise(other); });
+  }
+
+  LogicalResult visitGraphOp(Operation *op) {
+    return TypeSwitch<Operation *, LogicalResult>(op)
+        .Case<AggregateOp>([&](AggregateOp a) -> LogicalResult {
+          int layer = layerOf(a.getGraph(), a.getInput());
+          if (failed(narrowOperand(a.getInputMutable(), layer, op)))
+            return failure();
+          if (Value w = a.getWeight())
+            if (of(w).kind == Rows::Edge && edgeBlock(of(w), layer) != layer)
+              return op->emitError("weights edges of block ")
+                     << edgeBlock(of(w)) << " but aggregates over block "
+                     << layer;
+          set(op, {Rows::Node, layer + 1});
+          return bind(op, a.getGraphMutable(), layer);
+        })
+        .Case<AggregateRelationRowsOp>(
+            [&](AggregateRelationRowsOp a) -> LogicalResult {
+              // The input layer: its table is indexed by node ids, not rows.
+              int layer = explicitLayer(a.getGraph()).value_or(0);
+              set(op, {Rows::Node, layer + 1});
+              return bind(op, a.getGraphMutable(), layer);
+            })
+        .Case<AggregateRelationsOp>(
+            [&](AggregateRelationsOp a) -> LogicalResult {
+              int layer = layerOf(a.getGraph(), a.getInput());
+              if (failed(narrowOperand(a.getInputMutable(), layer, op)))
+                return failure();
+              set(op, {Rows::Node, layer + 1});
+              return bind(op, a.getGraphMutable(), layer);
+            })
         .Case<NodeTypeOp>([&](NodeTypeOp t) -> LogicalResult {
           if (std::optional<int> fixed = explicitLayer(t.getGraph()))
             set(op, {Rows::Node, *fixed});
@@ -337,25 +346,49 @@ private:
           set(op, {Rows::Deferred, 0});
           return success();
         })
-        .Case<func::ReturnOp>([&](func::ReturnOp r) -> LogicalResult {
-          Rows out = of(r.getOperand(0));
-          if (out.kind == Rows::Edge)
-            return r.emitError(kEdgeRowsOutputError);
-          if (out.kind != Rows::Node)
-            return r.emitError("a sampled model must return one row per "
-                               "seed node, computed from the input features");
-          blocks = std::max(blocks, out.level);
-          return narrowOperand(r->getOpOperand(0), blocks, op);
-        })
-        .Case<ReduceOp>([&](ReduceOp red) -> LogicalResult {
-          // A reduction over the rows leaves no rows; over columns it keeps
-          // them.
-          Rows in = of(red.getInput());
-          set(op, red.getAxis() == 0 && in.kind != Rows::Deferred ? Rows{}
-                                                                  : in);
+        // Adjoints and halo ops come after this pass.
+        .Default([&](Operation *other) { return visitRowWise(other); });
+  }
+
+  LogicalResult visitTensorOp(Operation *op) {
+    // A reduction over the rows leaves no rows; over columns it keeps them.
+    if (auto red = dyn_cast<ReduceOp>(op)) {
+      Rows in = of(red.getInput());
+      set(op, red.getAxis() == 0 && in.kind != Rows::Deferred ? Rows{} : in);
+      return success();
+    }
+    return visitRowWise(op);
+  }
+
+  LogicalResult visitStructureOp(Operation *op) {
+    return TypeSwitch<Operation *, LogicalResult>(op)
+        .Case<BlockOp>([&](BlockOp b) -> LogicalResult {
+          blocks = std::max(blocks, int(b.getLayer()) + 1);
           return success();
         })
+        .Case<DstOp>([&](DstOp d) -> LogicalResult {
+          int layer = layerOf(d.getGraph(), d.getInput());
+          if (failed(narrowOperand(d.getInputMutable(), layer, op)))
+            return failure();
+          set(op, {Rows::Node, layer + 1});
+          return bind(op, d.getGraphMutable(), layer);
+        })
         .Default([&](Operation *other) { return visitRowWise(other); });
+  }
+
+  /// Ops of other dialects: the return gives the number of blocks.
+  LogicalResult visitInvalidOp(Operation *op) {
+    auto r = dyn_cast<func::ReturnOp>(op);
+    if (!r)
+      return visitRowWise(op);
+    Rows out = of(r.getOperand(0));
+    if (out.kind == Rows::Edge)
+      return r.emitError(kEdgeRowsOutputError);
+    if (out.kind != Rows::Node)
+      return r.emitError("a sampled model must return one row per "
+                         "seed node, computed from the input features");
+    blocks = std::max(blocks, out.level);
+    return narrowOperand(r->getOpOperand(0), blocks, op);
   }
 
   /// Elementwise and other row-wise ops: computed at the deepest level among
