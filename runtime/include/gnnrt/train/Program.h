@@ -21,6 +21,7 @@
 #include "gnnrt/graph/GraphView.h"
 #include "gnnrt/kernels/Types.h"
 #include "gnnrt/support/Error.h" // generated code throws DataError
+#include "gnnrt/support/HugePages.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -100,6 +101,10 @@ public:
   /// Draws the buffers from `other`'s from now on (this workspace's own go).
   /// Only for entry points that never run at the same time.
   void shareBuffersWith(const Workspace &other) { buffers = other.buffers; }
+  /// Places buffers under kHugePageMinBytes on shared huge pages from now
+  /// on (HugePageArena): for plans of many small values, such as a batch of
+  /// small graphs'. Buffers of workspaces sharing these follow.
+  void useHugePageArena() { buffers->useArena(); }
   /// The kept value `key` (gnnc's hash of its computation) of entry point
   /// `entry` (0: forward, 1: trainStep), with room for `elements` values.
   /// Growing it makes every entry's kept values stale.
@@ -146,8 +151,7 @@ private:
         // The old value is dead: free it first, so that the peak is the
         // new buffer alone.
         free(s);
-        s.data = CacheLineAllocator<T>().allocate(size_t(size));
-        s.size = size;
+        allocate(s, size);
       }
       return s.data;
     }
@@ -155,8 +159,7 @@ private:
       Slot &s = keptSlots[key];
       if (s.size < elements) {
         free(s);
-        s.data = CacheLineAllocator<T>().allocate(size_t(elements));
-        s.size = elements;
+        allocate(s, elements);
         for (Entry &e : entries)
           e.computed = false;
       }
@@ -171,6 +174,10 @@ private:
       e.inputs = now;
       return stale;
     }
+    void useArena() {
+      if (!arena)
+        arena = std::make_unique<HugePageArena>();
+    }
     void release() {
       for (Slot &s : slots)
         free(s);
@@ -180,6 +187,8 @@ private:
       keptSlots.clear();
       for (Entry &e : entries)
         e = Entry();
+      if (arena)
+        arena->release();
     }
     int64_t held() const {
       int64_t bytes = 0;
@@ -194,9 +203,23 @@ private:
     struct Slot {
       T *data = nullptr;
       int64_t size = 0;
+      bool fromArena = false;
     };
-    static void free(Slot &s) {
-      if (s.data)
+    void allocate(Slot &s, int64_t elements) {
+      size_t bytes = size_t(elements) * sizeof(T);
+      if (arena && HugePageArena::serves(bytes)) {
+        s.data = static_cast<T *>(arena->allocate(bytes));
+        s.size = int64_t(bytes / sizeof(T)); // a reused block may be larger
+        s.fromArena = true;
+        return;
+      }
+      s.data = CacheLineAllocator<T>().allocate(size_t(elements));
+      s.size = elements;
+    }
+    void free(Slot &s) {
+      if (s.fromArena)
+        arena->deallocate(s.data, size_t(s.size) * sizeof(T));
+      else if (s.data)
         CacheLineAllocator<T>().deallocate(s.data, size_t(s.size));
       s = Slot();
     }
@@ -220,6 +243,8 @@ private:
     };
     std::vector<Slot> slots;
     std::map<uint64_t, Slot> keptSlots;
+    /// Small buffers' huge pages, once useArena() was called.
+    std::unique_ptr<HugePageArena> arena;
     /// forward, trainStep
     Entry entries[2];
   };

@@ -297,6 +297,9 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
     const int64_t rowLength = kept[0].size, rows = outSize / rowLength;
     const int64_t tilesPerRow = (rowLength + kInnerTile - 1) / kInnerTile;
     const bool threaded = worthThreads(dySize);
+    // One summed run (a bias gradient over rows) is a fixed stride apart:
+    // no divisions per row, the same additions in the same order.
+    const int64_t summedStride = numSummed == 1 ? summed[0].stride : 0;
 #pragma omp parallel for schedule(static) if (threaded)
     for (int64_t t = 0; t < rows * tilesPerRow; ++t) {
       const int64_t row = t / tilesPerRow, i0 = (t % tilesPerRow) * kInnerTile;
@@ -304,8 +307,12 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
       const T *first = dy + offsetOf(row, kept + 1, numKept - 1) + i0;
       T *o = out + row * rowLength + i0;
       fillRow(o, T(0), w);
-      for (int64_t r = 0; r < summedSize; ++r)
-        addRow(o, first + offsetOf(r, summed, numSummed), w);
+      if (summedStride)
+        for (int64_t r = 0; r < summedSize; ++r)
+          addRow(o, first + r * summedStride, w);
+      else
+        for (int64_t r = 0; r < summedSize; ++r)
+          addRow(o, first + offsetOf(r, summed, numSummed), w);
     }
     return;
   }

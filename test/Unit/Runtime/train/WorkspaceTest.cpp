@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 using namespace gnnrt;
@@ -57,6 +58,40 @@ TEST(WorkspaceTest, SharedBuffersHoldTheLargerPlanPerSlot) {
   // release frees the shared buffers for both.
   forward.release();
   EXPECT_EQ(train.heldBytes(), 0);
+}
+
+TEST(WorkspaceTest, HugePageArenaKeepsAndReusesSmallBuffers) {
+  // Graph-level training places its many small buffers on shared huge
+  // pages; they must behave as any slot's: aligned, kept across calls,
+  // shared with the forward, and freed by release().
+  Workspace<float> train, forward;
+  train.useHugePageArena();
+  forward.shareBuffersWith(train);
+  float *a = train.get(0, 1000);
+  float *b = train.get(1, 17);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b) % 64, 0u);
+  EXPECT_EQ(train.get(0, 1000), a);
+  EXPECT_EQ(forward.get(1, 10), b);
+  // Distinct slots do not overlap.
+  EXPECT_GE(std::abs(b - a), 1000);
+  // A slot that grows leaves its block to a later slot it fits.
+  float *grown = train.get(0, 5000);
+  EXPECT_NE(grown, a);
+  grown[4999] = 1.f;
+  EXPECT_EQ(forward.get(2, 900), a);
+  // The plan's figures count what was asked; the held bytes are at least
+  // that (blocks are whole cache lines).
+  EXPECT_EQ(train.bytes(), int64_t((5000 + 17) * sizeof(float)));
+  EXPECT_GE(train.heldBytes(), int64_t((5000 + 17 + 900) * sizeof(float)));
+  // A buffer of kHugePageMinBytes or more is allocated on its own, as
+  // without the arena.
+  float *big = train.get(3, int64_t(kHugePageMinBytes / sizeof(float)));
+  big[kHugePageMinBytes / sizeof(float) - 1] = 2.f;
+  train.release();
+  EXPECT_EQ(forward.heldBytes(), 0);
+  // After release() the slots are allocated again.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(train.get(0, 10)) % 64, 0u);
 }
 
 TEST(WorkspaceTest, KeptValuesAreComputedOncePerInputs) {
