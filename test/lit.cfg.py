@@ -15,11 +15,11 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.gnnc_obj_root, "test")
 
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
-# mpirun as root in tests.
 # lit runs tests side by side, each trainer with its OpenMP threads: idle
 # threads that spin (libgomp's default) take the cores the other tests need
 # (a 1.5 s GIN epoch took 110 s at load 14). Results do not depend on it.
 config.environment["OMP_WAIT_POLICY"] = "passive"
+# mpirun as root in tests.
 config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 
