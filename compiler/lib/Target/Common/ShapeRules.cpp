@@ -197,6 +197,12 @@ LogicalResult PreparedFunction::computeDims(Operation *op,
           })
           .Case<CrossEntropyGradOp>(
               [&](CrossEntropyGradOp c) { return dims(c.getLogits()); })
+          .Case<GatherRelationOp>([&](GatherRelationOp g) {
+            return rows((graph(g.getGraph()) + "." + rt::graph::numEdges).str(),
+                        g.getTable());
+          })
+          .Case<GatherRelationGradOp>(
+              [&](GatherRelationGradOp g) { return dims(g.getTable()); })
           .Default([](Operation *) { return std::nullopt; });
   if (!computed)
     return op->emitOpError("is not supported by the C++ code generator");
