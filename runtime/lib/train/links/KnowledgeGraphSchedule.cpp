@@ -159,11 +159,12 @@ void KnowledgeGraphSchedule::scoreBlock(RankSide side, const int64_t *anchors,
 }
 
 FilteredRankingResult KnowledgeGraphSchedule::rank(const TripleList &queries) {
-  // About 64k pairs per forward: its per-pair rows stay in the caches'
-  // reach and the memory bounded, whatever the entity count.
+  // About 8k pairs per forward: its per-pair rows ([pairs, width] each)
+  // stay in the caches' reach and the memory bounded, whatever the entity
+  // count.
   FilteredRankingOptions blocks;
   blocks.entityBlock = std::min<int64_t>(4096, kg.numEntities());
-  blocks.queryBlock = std::max<int64_t>(1, 65536 / blocks.entityBlock);
+  blocks.queryBlock = std::max<int64_t>(1, 8192 / blocks.entityBlock);
   return filteredRanking(
       kg, queries,
       [this](RankSide side, const int64_t *anchors, int64_t count,
