@@ -92,6 +92,10 @@ Value Generator::emitGraphBuiltin(const CallExpr *call, const BuiltinCall &info,
                   : Value();
   }
   case BuiltinOp::Gather:
+    // The relation side reads a per-relation table: its own op, so that
+    // the passes that reason about src/dst endpoints never see it.
+    if (arg(2) && evalSymbol(arg(2), env) == kRelationSide)
+      return builder.create<gnn::GatherRelationOp>(l, type, graph(0), value(1));
     return builder.create<gnn::GatherOp>(l, type, side(2, gnn::EdgeSide::src),
                                          graph(0), value(1));
   case BuiltinOp::Scatter:

@@ -325,7 +325,8 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
       // molecules): reverse edges only when asked for.
       SettingReader::flag(read.argument(source, "add_reverse_edges"),
                           sourceKind != DataSourceKind::tu &&
-                              sourceKind != DataSourceKind::ogbg),
+                              sourceKind != DataSourceKind::ogbg &&
+                              sourceKind != DataSourceKind::kg),
       SettingReader::flag(read.argument(source, "self_loops"), false),
       SettingReader::flag(read.argument(source, "normalize_features"), false),
       SettingReader::integer(read.argument(source, "embed")).value_or(0),

@@ -173,7 +173,8 @@ void Sema::checkDataset(const DatasetDecl &decl) {
     if (decl.source)
       diags.error(decl.source->loc, "dataset '" + decl.name +
                                         "' must come from ogb(...), npy(...), "
-                                        "generate(...), tu(...) or ogbg(...)");
+                                        "generate(...), tu(...), ogbg(...) "
+                                        "or kg(...)");
   } else {
     Scope scope;
     if (!checkBuiltinCall(call, *builtin, scope).isError())

@@ -241,12 +241,44 @@ private:
     if (!needRows(1))
       return Type::error();
     const GraphShape &g = graphOf(0);
+    if (sideOf(2, "src") == kRelationSide)
+      return gatherRelation(g);
     bool fromSrc = sideOf(2, "src") == "src";
     sema.unifyOrError(types[1].shape[0], fromSrc ? g.src : g.dst, argLoc(1),
                       std::string("row count of the gathered tensor (") +
                           (fromSrc ? "source" : "destination") + " nodes)",
                       scope);
     return withRows(types[1], g.edges);
+  }
+
+  /// gather(p, r, rel): the row of r for each pair's relation. Only the
+  /// pairs of a link-prediction step carry relations (a kg(...) dataset's,
+  /// which the train block checks), and r has a row per relation: a tensor
+  /// with a row per node, edge or pair is a mistake for src or dst.
+  Type gatherRelation(const GraphShape &g) {
+    if (g.name.rfind("pairs(", 0) != 0) {
+      sema.diags.error(argLoc(2),
+                       "gather(..., rel) reads each pair's relation, so its "
+                       "graph must be pairs(g) (a knowledge graph's pairs), "
+                       "not '" +
+                           g.name + "'");
+      return Type::error();
+    }
+    const Type &table = types[1];
+    const Dim rows = scope.unifier.resolve(table.shape[0]);
+    auto same = [&](const Dim &d) { return rows == scope.unifier.resolve(d); };
+    const char *what = same(g.src) || same(g.dst) ? "a row per node"
+                       : same(g.edges)            ? "a row per pair"
+                                                  : nullptr;
+    if (what) {
+      sema.diags.error(argLoc(1),
+                       "'x' of gather(..., rel) must be a table with a row "
+                       "per relation, [relations, F], got " +
+                           sema.show(table, scope) + " (" + what +
+                           ": gather node rows with src or dst)");
+      return Type::error();
+    }
+    return withRows(table, g.edges);
   }
 
   /// scatter: edge rows onto destinations; edge_softmax: edge rows kept.

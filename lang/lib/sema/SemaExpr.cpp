@@ -648,6 +648,13 @@ Type Sema::checkBuiltinCall(CallExpr *expr, const Builtin &builtin,
                          scope);
       continue;
     case ParamKind::Side:
+      // gather alone has a third side: the pair's relation.
+      if (auto *n = dyn_cast<NameExpr>(arg);
+          n && n->name == kRelationSide && builtin.op == BuiltinOp::Gather) {
+        if (scope.module && !scope.module->relationGather)
+          scope.module->relationGather = arg->loc;
+        continue;
+      }
       ok &=
           expectSymbol(arg, SymbolCategory::Side, p.name, builtin.name, scope);
       continue;

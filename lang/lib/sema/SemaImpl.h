@@ -92,6 +92,8 @@ public:
   void checkTrainSetting(const TrainSetting &setting, TrainInfo &info);
   void checkGraphLevel(const TrainInfo &info);
   void checkLinkPrediction(const TrainInfo &info);
+  void checkKnowledgeGraph(const TrainInfo &info, bool bce,
+                           const TrainSetting *linkSplit);
   void checkSampler(const CallExpr *call);
   void checkOffloadSettings(const TrainInfo &info);
   void checkScheduleSettings(const TrainInfo &info);

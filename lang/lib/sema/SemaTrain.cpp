@@ -536,6 +536,60 @@ void Sema::checkGraphLevel(const TrainInfo &info) {
   }
 }
 
+/// The first `gather(p, r, rel)` in `module` or its layers, if any.
+static std::optional<SourceLoc>
+relationGatherIn(const ModuleDecl *module, SemaResult &result, int depth = 0) {
+  auto it = result.moduleInfo.find(module);
+  if (!module || depth > 64 || it == result.moduleInfo.end())
+    return std::nullopt;
+  if (it->second.relationGather)
+    return it->second.relationGather;
+  for (const auto &[name, sub] : it->second.subLayers)
+    if (std::optional<SourceLoc> loc =
+            relationGatherIn(sub.layer, result, depth + 1))
+      return loc;
+  return std::nullopt;
+}
+
+/// A knowledge graph (`kg(...)`) is link prediction on its own split
+/// files, and only its pairs carry relations: `gather(p, r, rel)` on
+/// another dataset's pairs is an error at the gather.
+void Sema::checkKnowledgeGraph(const TrainInfo &info, bool bce,
+                               const TrainSetting *linkSplit) {
+  const bool kg = datasetSource(info.dataset) == "kg";
+  auto loss = info.settings.find("loss");
+  const SourceLoc where =
+      loss == info.settings.end() ? info.decl->loc : loss->second->value->loc;
+  if (kg && !bce)
+    diags.error(where, "dataset '" + info.dataset->name +
+                           "' is a knowledge graph (kg(...)): train it with "
+                           "loss = bce on a score per pair of pairs(g)");
+  if (kg && linkSplit)
+    diags.error(linkSplit->loc,
+                "dataset '" + info.dataset->name +
+                    "' is a knowledge graph: its splits are its train, "
+                    "valid and test files, not link_split");
+  if (auto batch = info.settings.find("link_batch");
+      !kg && info.dataset && batch != info.settings.end())
+    diags.error(batch->second->loc,
+                "'link_batch' cuts a knowledge graph's train triples into "
+                "steps: dataset '" +
+                    info.dataset->name + "' is not one (kg(...))");
+  if (kg || !info.dataset || !info.model || info.model->poisoned)
+    return;
+  if (std::optional<SourceLoc> at = relationGatherIn(info.model, result)) {
+    diags.error(*at, "gather(..., rel) reads each pair's relation, but "
+                     "dataset '" +
+                         info.dataset->name + "' (" +
+                         datasetSource(info.dataset) +
+                         "(...)) has pairs without relations: train on a "
+                         "kg(...) dataset");
+    diags.note(info.decl->loc, "model '" + info.model->name +
+                                   "' is trained on '" + info.dataset->name +
+                                   "' here");
+  }
+}
+
 /// Link prediction: `loss = bce` scores the pairs of `pairs(g)`, so the
 /// model returns a score per pair ([g.pairs] or [g.pairs, 1]) and no model
 /// that does trains with another loss; the split and the negatives belong
@@ -588,6 +642,7 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
                   "link prediction (loss = bce) trains on the full graph so "
                   "far, not on batches = " + how + "(...)");
   }
+  checkKnowledgeGraph(info, bce, setting("link_split"));
   const ModuleInfo *forward = taskForward(info, result);
   if (!forward)
     return;

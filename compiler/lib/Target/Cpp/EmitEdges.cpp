@@ -136,6 +136,18 @@ LogicalResult gnn::cpp::emitEdgeOp(FunctionEmitter &e, Operation *op) {
                                  e.name(s.getOutput()), e.width(s.getOutput()),
                                  out});
           })
+          .Case<GatherRelationOp>([&](GatherRelationOp g) {
+            return e.kernelStmt(rt::kernels::gatherRelation,
+                                {e.graph(g.getGraph()), e.name(g.getTable()),
+                                 e.dims(g.getTable())[0], e.width(g.getTable()),
+                                 out});
+          })
+          .Case<GatherRelationGradOp>([&](GatherRelationGradOp g) {
+            return e.kernelStmt(rt::kernels::gatherRelationGrad,
+                                {e.graph(g.getGraph()), e.name(g.getGrad()),
+                                 e.dims(g.getTable())[0], e.width(g.getGrad()),
+                                 out});
+          })
           .Default([](Operation *) { return ""; });
   if (call.empty())
     return unsupported(op);

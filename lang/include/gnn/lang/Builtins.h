@@ -143,6 +143,9 @@ const TrainSettingInfo *lookupTrainSetting(const std::string &key);
 const std::vector<TrainOptimizerInfo> &trainOptimizers();
 /// The keys of trainSettings(), in the same order.
 const std::vector<std::string> &trainSettingKeys();
+/// gather's third side, `gather(p, r, rel)`: each pair's relation (a
+/// knowledge graph's pairs), reading rows of a per-relation table.
+inline constexpr const char *kRelationSide = "rel";
 /// True when `name` is a builtin symbol of `category`.
 bool isBuiltinSymbol(const std::string &name, SymbolCategory category);
 /// The names of one category, for "expected one of" messages.

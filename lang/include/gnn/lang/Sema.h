@@ -54,6 +54,9 @@ struct ModuleInfo {
   /// their values, known only where the module is instantiated, and their
   /// defaults are checked to be in [0, 1).
   std::map<std::string, SourceLoc> dropoutParams;
+  /// Where its forward first gathers by relation (`gather(p, r, rel)`),
+  /// which needs pairs with relations (a kg(...) dataset).
+  std::optional<SourceLoc> relationGather;
   enum class State { Unchecked, InProgress, Done } state = State::Unchecked;
 };
 

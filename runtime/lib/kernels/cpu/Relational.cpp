@@ -262,6 +262,54 @@ void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
   }
 }
 
+namespace {
+
+void checkRelationRows(const GraphView &g, int64_t tableRows,
+                       const char *kernel) {
+  if (g.numEdges > 0 && !g.edgeType)
+    throw std::invalid_argument(std::string(kernel) +
+                                ": the graph's edges have no relations");
+  for (int64_t k = 0; k < g.numEdges; ++k)
+    if (g.edgeType[k] < 0 || g.edgeType[k] >= tableRows)
+      throw std::out_of_range(
+          std::string(kernel) + ": edge " + std::to_string(k) +
+          " has relation " + std::to_string(g.edgeType[k]) +
+          ", but the table has " + std::to_string(tableRows) + " rows");
+}
+
+} // namespace
+
+template <typename T>
+void gatherRelation(const GraphView &g, const T *table, int64_t tableRows,
+                    int64_t width, T *out) {
+  checkRelationRows(g, tableRows, "gatherRelation");
+#pragma omp parallel for schedule(static) if (worthThreads(g.numEdges * width))
+  for (int64_t k = 0; k < g.numEdges; ++k)
+    std::copy(table + int64_t(g.edgeType[k]) * width,
+              table + int64_t(g.edgeType[k] + 1) * width, out + k * width);
+}
+
+template <typename T>
+void gatherRelationGrad(const GraphView &g, const T *de, int64_t tableRows,
+                        int64_t width, T *dtable) {
+  checkRelationRows(g, tableRows, "gatherRelationGrad");
+  fillRow(dtable, T(0), tableRows * width);
+  // Few relations, many edges: each thread owns a band of columns of every
+  // row and adds the edges in order, so sums do not depend on the threads.
+  const int64_t band = 16;
+  const int64_t bands = (width + band - 1) / band;
+#pragma omp parallel for schedule(static) if (worthThreads(g.numEdges * width))
+  for (int64_t b = 0; b < bands; ++b) {
+    const int64_t begin = b * band, end = std::min(width, begin + band);
+    for (int64_t k = 0; k < g.numEdges; ++k) {
+      T *row = dtable + int64_t(g.edgeType[k]) * width;
+      const T *d = de + k * width;
+      for (int64_t j = begin; j < end; ++j)
+        row[j] += d[j];
+    }
+  }
+}
+
 //===--- Instantiations ---------------------------------------------------===//
 
 #define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Relational.def"

@@ -209,6 +209,58 @@ void aggregateRelationRowsGrad(const GraphView &g, Reduce reduce, const T *dy,
          reduce == Reduce::Mean, dy, tableRows, width, nodeIds, dtable);
 }
 
+namespace {
+
+template <typename T>
+__global__ void gatherRelationKernel(GraphView g, const T *table, int64_t width,
+                                     T *out) {
+  const int64_t n = g.numEdges * width;
+  for (int64_t t = globalThread(); t < n; t += int64_t(gridDim.x) * blockDim.x)
+    out[t] = table[int64_t(g.edgeType[t / width]) * width + t % width];
+}
+
+/// Thread (r, j) sums column j of relation r's edges in edge order.
+template <typename T>
+__global__ void gatherRelationGradKernel(GraphView g, const T *de,
+                                         int64_t tableRows, int64_t width,
+                                         T *dtable) {
+  const int64_t n = tableRows * width;
+  for (int64_t t = globalThread(); t < n;
+       t += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = t / width, j = t % width;
+    T acc = T(0);
+    for (int64_t k = 0; k < g.numEdges; ++k)
+      if (g.edgeType[k] == r)
+        acc = add(acc, de[k * width + j]);
+    dtable[t] = acc;
+  }
+}
+
+void checkEdgeTypes(const GraphView &g, const char *kernel) {
+  if (g.numEdges > 0 && !g.edgeType)
+    throw std::invalid_argument(std::string(kernel) +
+                                ": the graph's edges have no relations");
+}
+
+} // namespace
+
+template <typename T>
+void gatherRelation(const GraphView &g, const T *table, int64_t tableRows,
+                    int64_t width, T *out) {
+  (void)tableRows;
+  checkEdgeTypes(g, "gatherRelation");
+  launch(g.numEdges * width, "gatherRelation", gatherRelationKernel<T>, g,
+         table, width, out);
+}
+
+template <typename T>
+void gatherRelationGrad(const GraphView &g, const T *de, int64_t tableRows,
+                        int64_t width, T *dtable) {
+  checkEdgeTypes(g, "gatherRelationGrad");
+  launch(tableRows * width, "gatherRelationGrad", gatherRelationGradKernel<T>,
+         g, de, tableRows, width, dtable);
+}
+
 #define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Relational.def"
 #define GNNRT_KERNEL_CUDA
 #include "gnnrt/kernels/InstantiateKernels.inc"

@@ -62,6 +62,12 @@ std::string formatAccuracy(const std::optional<double> &acc) {
 /// The evaluation's fields of the eval: and final: lines: the accuracies,
 /// or a link program's AUC and AP of the valid and test pairs.
 std::string evaluationFields(const Accuracies &acc) {
+  if (acc.isRanking())
+    return "valid_mrr " + formatAccuracy(acc.validMrr) + " test_mrr " +
+           formatAccuracy(acc.testMrr) + " test_hits@1 " +
+           formatAccuracy(acc.testHits1) + " test_hits@3 " +
+           formatAccuracy(acc.testHits3) + " test_hits@10 " +
+           formatAccuracy(acc.testHits10);
   if (acc.isLink())
     return "valid_auc " + formatAccuracy(acc.validAuc) + " valid_ap " +
            formatAccuracy(acc.validAp) + " test_auc " +
@@ -148,7 +154,14 @@ void printSummary(const TrainingResult &result,
   const Accuracies &acc = restored ? *restored : *last.eval;
   std::printf("final: epoch %lld loss %.4f %s\n", (long long)reported.epoch,
               reported.loss, evaluationFields(acc).c_str());
-  if (best.eval && best.eval->isLink())
+  if (best.eval && best.eval->isRanking())
+    std::printf("best_valid: epoch %lld valid_mrr %s test_mrr %s "
+                "test_hits@10 %s\n",
+                (long long)best.epoch,
+                formatAccuracy(best.eval->validMrr).c_str(),
+                formatAccuracy(best.eval->testMrr).c_str(),
+                formatAccuracy(best.eval->testHits10).c_str());
+  else if (best.eval && best.eval->isLink())
     std::printf("best_valid: epoch %lld valid_auc %s test_auc %s test_ap %s\n",
                 (long long)best.epoch,
                 formatAccuracy(best.eval->validAuc).c_str(),

@@ -151,22 +151,26 @@ Problem makeProblem(int64_t n, uint64_t seed, bool selfLoops,
 
 /// A link program's pairs (ExecContext::pairs): every third edge of the
 /// problem's graph as a link, and as many random pairs of distinct nodes as
-/// negatives.
-PairBatch problemPairs(const Problem &p, uint64_t seed) {
+/// negatives. A knowledge graph's (`triples`) carry relations: a link its
+/// edge's, a negative a random one.
+PairBatch problemPairs(const Problem &p, uint64_t seed, bool triples) {
   const int64_t n = p.data.numNodes;
-  LinkPairs links, negatives;
+  const int32_t relations = int32_t(p.data.relations.size());
+  TripleList links, negatives;
   for (size_t e = 0; e < p.data.src.size(); e += 3)
-    if (p.data.src[e] != p.data.dst[e]) {
-      links.src.push_back(p.data.src[e]);
-      links.dst.push_back(p.data.dst[e]);
-    }
+    if (p.data.src[e] != p.data.dst[e])
+      links.push(p.data.src[e], p.data.edgeType[e], p.data.dst[e]);
   CounterRng rng(seed, kProblemStream + 2);
   for (size_t i = 0; i < links.size(); ++i) {
     const int64_t u = rng.nextBelow(uint32_t(n));
-    negatives.src.push_back(u);
-    negatives.dst.push_back((u + 1 + rng.nextBelow(uint32_t(n - 1))) % n);
+    const int64_t v = (u + 1 + rng.nextBelow(uint32_t(n - 1))) % n;
+    negatives.push(u, triples ? int32_t(rng.nextBelow(uint32_t(relations))) : 0,
+                   v);
   }
-  return makePairBatch(n, links, negatives);
+  if (triples)
+    return makeTriplePairBatch(n, relations, links, negatives);
+  return makePairBatch(n, LinkPairs{links.head, links.tail},
+                       LinkPairs{negatives.head, negatives.tail});
 }
 
 /// A link program's step scores problemPairs (into `pairs`), each of which
@@ -175,7 +179,7 @@ void bindPairs(const CompiledProgram &program, const Problem &problem,
                uint64_t seed, ExecContext<double> &ctx, PairBatch &pairs) {
   if (!program.settings.links.enabled)
     return;
-  pairs = problemPairs(problem, seed);
+  pairs = problemPairs(problem, seed, program.settings.source == "kg");
   ctx.pairs = pairs.graph.view();
   ctx.labels = pairs.labels.data();
   ctx.lossMask = nullptr;

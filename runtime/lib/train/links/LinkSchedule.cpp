@@ -6,6 +6,8 @@
 
 #include "LinkSchedule.h"
 
+#include "KnowledgeGraphSchedule.h"
+
 #include "gnnrt/support/Error.h"
 #include "gnnrt/train/LinkMetrics.h"
 #include "params/OptimizerStep.h"
@@ -33,12 +35,9 @@ LinkScores scorePairs(const PairBatch &batch, const float *output) {
   return scores;
 }
 
-namespace {
-
-/// Why `program` cannot train as a LinkSchedule under `options` yet, or "".
-std::string unsupported(const CompiledProgram &program,
-                        const DriverOptions &options, Communicator &comm,
-                        bool samplerRanks) {
+std::string unsupportedLinkLaunch(const CompiledProgram &program,
+                                  const DriverOptions &options,
+                                  Communicator &comm, bool samplerRanks) {
   const TrainSettings &settings = program.settings;
   if (program.numBlocks > 0)
     return "sampled link batches (batches = neighbor(...) with pairs(g)) are "
@@ -61,13 +60,12 @@ std::string unsupported(const CompiledProgram &program,
   return "";
 }
 
-} // namespace
-
 LinkSchedule::LinkSchedule(const CompiledProgram &program,
                            const DriverOptions &options, Communicator &comm,
                            bool samplerRanks)
     : ScheduleBase(program, options, comm) {
-  const std::string why = unsupported(program, options, comm, samplerRanks);
+  const std::string why =
+      unsupportedLinkLaunch(program, options, comm, samplerRanks);
   if (!why.empty())
     throw UsageError(
         (program.sourceFile.empty() ? "" : program.sourceFile + ": ") + why);
@@ -166,6 +164,9 @@ std::unique_ptr<Schedule> makeLinkSchedule(const CompiledProgram &program,
                                            const DriverOptions &options,
                                            Communicator &comm,
                                            bool samplerRanks) {
+  if (program.settings.source == "kg")
+    return std::make_unique<KnowledgeGraphSchedule>(program, options, comm,
+                                                    samplerRanks);
   return std::make_unique<LinkSchedule>(program, options, comm, samplerRanks);
 }
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace gnnrt {
 
@@ -40,6 +41,40 @@ PairBatch makePairBatch(int64_t numNodes, const LinkPairs &positive,
     batch.labels[k] = order[k] < p ? 1 : 0;
   }
   batch.graph = GraphStorage::build(numNodes, numNodes, src, dst);
+  batch.positives = p;
+  batch.negatives = n;
+  return batch;
+}
+
+PairBatch makeTriplePairBatch(int64_t numNodes, int32_t numRelations,
+                              const TripleList &positive,
+                              const TripleList &negative) {
+  const int64_t p = int64_t(positive.size()), n = int64_t(negative.size());
+  auto of = [&](int64_t i) -> std::tuple<int64_t, int32_t, int64_t> {
+    const TripleList &list = i < p ? positive : negative;
+    const size_t j = size_t(i < p ? i : i - p);
+    return {list.head[j], list.relation[j], list.tail[j]};
+  };
+  std::vector<int64_t> order(size_t(p + n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    const auto [ha, ra, ta] = of(a);
+    const auto [hb, rb, tb] = of(b);
+    return ta != tb ? ta < tb : ha < hb;
+  });
+  std::vector<int64_t> src(order.size()), dst(order.size());
+  std::vector<int32_t> relation(order.size());
+  PairBatch batch;
+  batch.labels.resize(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    const auto [h, r, t] = of(order[k]);
+    src[k] = h;
+    dst[k] = t;
+    relation[k] = r;
+    batch.labels[k] = order[k] < p ? 1 : 0;
+  }
+  batch.graph =
+      GraphStorage::build(numNodes, numNodes, src, dst, relation, numRelations);
   batch.positives = p;
   batch.negatives = n;
   return batch;

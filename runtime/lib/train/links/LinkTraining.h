@@ -27,6 +27,7 @@
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/links/EdgeSet.h"
 #include "gnnrt/data/links/EdgeSplit.h"
+#include "gnnrt/data/links/KnowledgeGraph.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/train/Program.h"
 
@@ -49,6 +50,13 @@ struct PairBatch {
 /// source; a pair given twice keeps its place among equals).
 PairBatch makePairBatch(int64_t numNodes, const LinkPairs &positive,
                         const LinkPairs &negative);
+
+/// Triples as pairs (head -> tail, the relation as the edge's type among
+/// `numRelations`): `positive` (label 1) and `negative` (label 0), ordered
+/// as makePairBatch orders pairs.
+PairBatch makeTriplePairBatch(int64_t numNodes, int32_t numRelations,
+                              const TripleList &positive,
+                              const TripleList &negative);
 
 /// The links of a dataset, split, and the known links negatives avoid.
 class LinkSplitData {

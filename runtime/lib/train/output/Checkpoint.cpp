@@ -342,7 +342,12 @@ void saveResumableCheckpoint(const std::string &path, const std::string &model,
                               std::pair{"best_valid_auc", acc.validAuc},
                               std::pair{"best_valid_ap", acc.validAp},
                               std::pair{"best_test_auc", acc.testAuc},
-                              std::pair{"best_test_ap", acc.testAp}})
+                              std::pair{"best_test_ap", acc.testAp},
+                              std::pair{"best_valid_mrr", acc.validMrr},
+                              std::pair{"best_test_mrr", acc.testMrr},
+                              std::pair{"best_test_hits1", acc.testHits1},
+                              std::pair{"best_test_hits3", acc.testHits3},
+                              std::pair{"best_test_hits10", acc.testHits10}})
       if (value)
         metadata[key] = exactNumber(*value);
   }
@@ -387,7 +392,12 @@ ResumableCheckpoint::ResumableCheckpoint(const std::string &checkpointPath,
                    accuracyEntry(path, metadata, "best_valid_auc"),
                    accuracyEntry(path, metadata, "best_valid_ap"),
                    accuracyEntry(path, metadata, "best_test_auc"),
-                   accuracyEntry(path, metadata, "best_test_ap")};
+                   accuracyEntry(path, metadata, "best_test_ap"),
+                   accuracyEntry(path, metadata, "best_valid_mrr"),
+                   accuracyEntry(path, metadata, "best_test_mrr"),
+                   accuracyEntry(path, metadata, "best_test_hits1"),
+                   accuracyEntry(path, metadata, "best_test_hits3"),
+                   accuracyEntry(path, metadata, "best_test_hits10")};
     resume.best.loss =
         numberEntry(path, metadata, "best_loss").value_or(resume.best.loss);
   }

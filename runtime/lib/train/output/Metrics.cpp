@@ -146,6 +146,11 @@ std::string metricsJson(const EpochRecord &record) {
     field("valid_ap", record.eval->validAp);
     field("test_auc", record.eval->testAuc);
     field("test_ap", record.eval->testAp);
+    field("valid_mrr", record.eval->validMrr);
+    field("test_mrr", record.eval->testMrr);
+    field("test_hits@1", record.eval->testHits1);
+    field("test_hits@3", record.eval->testHits3);
+    field("test_hits@10", record.eval->testHits10);
     if (record.eval->validLoss)
       line +=
           ",\"valid_loss\":" + metricsNumber(*record.eval->validLoss, "%.17g");

@@ -56,13 +56,19 @@ struct Accuracies {
   /// Link-prediction programs (their accuracies are unset): the ROC AUC
   /// and the average precision of the valid and test splits' pairs.
   std::optional<double> validAuc, validAp, testAuc, testAp;
+  /// Knowledge-graph programs (kg(...)): the filtered MRR of the valid and
+  /// test triples, and the test triples' filtered Hits@1, @3 and @10.
+  std::optional<double> validMrr, testMrr, testHits1, testHits3, testHits10;
 
+  /// Whether these are a knowledge graph's ranking metrics.
+  bool isRanking() const { return validMrr || testMrr; }
   /// Whether these are a link program's metrics.
-  bool isLink() const { return validAuc || testAuc; }
-  /// What the best validation epoch is chosen by: valid_auc for a link
-  /// program, valid_acc otherwise.
+  bool isLink() const { return validAuc || testAuc || isRanking(); }
+  /// What the best validation epoch is chosen by: valid_mrr for a
+  /// knowledge graph, valid_auc for another link program, valid_acc
+  /// otherwise.
   const std::optional<double> &validScore() const {
-    return isLink() ? validAuc : valid;
+    return isRanking() ? validMrr : isLink() ? validAuc : valid;
   }
 };
 

@@ -73,7 +73,11 @@ void Progress::report(const EpochRecord &r) {
                  (long long)epochs, bar(r.epoch, epochs).c_str(), r.loss);
     if (lastValid)
       std::fprintf(out, " valid%s %.4f",
-                   r.eval && r.eval->isLink() ? "_auc" : "", *lastValid);
+                   !r.eval               ? ""
+                   : r.eval->isRanking() ? "_mrr"
+                   : r.eval->isLink()    ? "_auc"
+                                         : "",
+                   *lastValid);
     std::fputs("\x1b[K", out); // clear what a longer previous line left
     lineOpen = true;
   } else {
@@ -93,6 +97,9 @@ void Progress::report(const EpochRecord &r) {
       field("valid_ap", r.eval->validAp);
       field("test_auc", r.eval->testAuc);
       field("test_ap", r.eval->testAp);
+      field("valid_mrr", r.eval->validMrr);
+      field("test_mrr", r.eval->testMrr);
+      field("test_hits@10", r.eval->testHits10);
     }
     line += printed(" (%.3g s)\n", r.seconds);
     std::fputs(line.c_str(), out);

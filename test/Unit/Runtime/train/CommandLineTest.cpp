@@ -85,6 +85,16 @@ TEST(CommandLine, WarmupFlagOverridesTheSetting) {
             "--warmup expects a non-negative integer, got '-1'");
 }
 
+TEST(CommandLine, LinkBatchFlagOverridesTheSetting) {
+  TrainSettings s = settings();
+  s.linkBatch = 4096; // link_batch = 4096
+  EXPECT_EQ(effective({"--data", "d"}, s).linkBatch, 4096);
+  EXPECT_EQ(effective({"--data", "d", "--link-batch", "0"}, s).linkBatch, 0);
+  EXPECT_EQ(effective({"--data", "d", "--link-batch=512"}, s).linkBatch, 512);
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--link-batch", "-1"}),
+            "--link-batch expects a non-negative integer, got '-1'");
+}
+
 TEST(CommandLine, EveryOption) {
   TrainSettings s = settings();
   DriverOptions o = parseCommandLine({"--data",

@@ -225,6 +225,24 @@ def GNN_GatherGradOp : GNN_PureOp<"gather_grad"> {
   }];
 }
 
+def GNN_GatherRelationGradOp : GNN_PureOp<"gather_relation_grad"> {
+  let summary = "adjoint of gather_relation: sums edge rows into relation rows";
+  let description = [{
+    For each row r of `table` (`[R, F...]`, read for its shape only), the
+    sum of the rows of `grad` (`[E, F...]`) over the edges of relation r.
+    ```mlir
+    %dr = gnn.gather_relation_grad %p, %de, %r : tensor<?x16xf32>, tensor<11x16xf32> -> tensor<11x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$table);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $graph `,` $grad `,` $table attr-dict `:` type($grad) `,` type($table)
+    `->` type($result)
+  }];
+}
+
 def GNN_ScatterGradOp : GNN_PureOp<"scatter_grad"> {
   let summary = "adjoint of scatter with respect to its edge rows";
   let description = [{

@@ -103,6 +103,29 @@ def GNN_GatherOp : GNN_PureOp<"gather",
   }];
 }
 
+def GNN_GatherRelationOp : GNN_PureOp<"gather_relation",
+    [DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
+     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+  let summary = "copies rows of a per-relation table onto typed edges";
+  let description = [{
+    For each of the graph's E edges, the row of `table` at the edge's
+    relation id (GraphView::edgeType): `[R, F...] -> [E, F...]`. On the
+    pairs of a knowledge graph (`gather(p, r, rel)`) each pair reads its
+    relation's vector, so DistMult is
+    `sum(gather(p, z, src) * gather(p, r, rel) * gather(p, z, dst), 1)`.
+
+    ```mlir
+    %re = gnn.gather_relation %p, %r : tensor<11x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$table);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $graph `,` $table attr-dict `:` type($table) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def GNN_ScatterOp : GNN_PureOp<"scatter",
     [GNN_Hoistable, GNN_RowMap, DeclareOpInterfaceMethods<GNN_GraphOpInterface>,
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {

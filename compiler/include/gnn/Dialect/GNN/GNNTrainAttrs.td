@@ -26,7 +26,8 @@ def GNN_DataSourceKind : I32EnumAttr<"DataSourceKind", "where a dataset comes fr
   I32EnumAttrCase<"npy", 1>,
   I32EnumAttrCase<"generate", 2>,
   I32EnumAttrCase<"tu", 3>,
-  I32EnumAttrCase<"ogbg", 4>
+  I32EnumAttrCase<"ogbg", 4>,
+  I32EnumAttrCase<"kg", 5>
 ]> {
   let cppNamespace = "::gnn";
   let genSpecializedAttr = 0;

@@ -35,7 +35,7 @@
 #define GNN_EDGE_OPS                                                           \
   ::gnn::GatherOp, ::gnn::GatherGradOp, ::gnn::ScatterOp,                      \
       ::gnn::ScatterGradOp, ::gnn::EdgeSoftmaxOp, ::gnn::EdgeSoftmaxGradOp,    \
-      ::gnn::EdgeMapOp
+      ::gnn::EdgeMapOp, ::gnn::GatherRelationOp, ::gnn::GatherRelationGradOp
 
 /// Products, with or without a fused epilogue.
 #define GNN_MATMUL_OPS ::gnn::MatmulOp, ::gnn::MatmulMapOp

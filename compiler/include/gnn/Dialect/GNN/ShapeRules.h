@@ -333,6 +333,10 @@ template <class D> Handled<D> graphOps(D &d, mlir::Operation *op) {
       .template Case<EdgeSoftmaxOp>([&](EdgeSoftmaxOp s) {
         return d.result(d.dims(s.getScores()), resultMismatch(d));
       })
+      .template Case<GatherRelationOp>([&](GatherRelationOp g) {
+        // A row of the [R, F...] table per pair: [E, F...].
+        return d.result(rowsOf(d, rows(), g.getTable()), resultMismatch(d));
+      })
       .template Case<AggregateRelationsOp>(
           [&](AggregateRelationsOp a) -> Result {
             Dims x = d.dims(a.getInput()), w = d.dims(a.getWeight());
@@ -500,6 +504,8 @@ template <class D> Handled<D> adjointOps(D &d, mlir::Operation *op) {
           [&](EdgeSoftmaxGradOp o) { return like(o.getGrad()); })
       .template Case<CrossEntropyGradOp>(
           [&](CrossEntropyGradOp o) { return like(o.getLogits()); })
+      .template Case<GatherRelationGradOp>(
+          [&](GatherRelationGradOp o) { return like(o.getTable()); })
       .template Case<UnbroadcastOp>(
           [&](UnbroadcastOp u) { return unbroadcast(d, u); })
       .template Case<AggregateRelationsGradOp>([&](AggregateRelationsGradOp o) {

@@ -105,6 +105,8 @@ constexpr StringLiteral scatter = "kernels::scatter";
 constexpr StringLiteral scatterGrad = "kernels::scatterGrad";
 constexpr StringLiteral edgeSoftmax = "kernels::edgeSoftmax";
 constexpr StringLiteral edgeSoftmaxGrad = "kernels::edgeSoftmaxGrad";
+constexpr StringLiteral gatherRelation = "kernels::gatherRelation";
+constexpr StringLiteral gatherRelationGrad = "kernels::gatherRelationGrad";
 // Ops along one axis of a dense tensor.
 constexpr StringLiteral softmax = "kernels::softmax";
 constexpr StringLiteral logSoftmax = "kernels::logSoftmax";

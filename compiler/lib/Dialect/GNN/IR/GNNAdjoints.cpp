@@ -307,6 +307,16 @@ LogicalResult GatherOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
   return success();
 }
 
+LogicalResult GatherRelationOp::buildAdjoint(AdjointBuilder &adjoints,
+                                             Value dy) {
+  // Scatter-add of each edge's row into its relation's row.
+  Value table = getTable();
+  adjoints.accumulate(
+      table, adjoints.builder().create<GatherRelationGradOp>(
+                 adjoints.loc(), table.getType(), getGraph(), dy, table));
+  return success();
+}
+
 LogicalResult ScatterOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
   adjoints.accumulate(getInput(), adjoints.builder().create<ScatterGradOp>(
                                       adjoints.loc(), getInput().getType(),

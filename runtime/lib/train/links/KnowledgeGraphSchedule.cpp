@@ -1,0 +1,204 @@
+//===- KnowledgeGraphSchedule.cpp - knowledge-graph link prediction -------===//
+//
+// See KnowledgeGraphSchedule.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KnowledgeGraphSchedule.h"
+
+#include "LinkSchedule.h"
+#include "gnnrt/data/links/NegativeSampling.h"
+#include "gnnrt/sample/Sampler.h"
+#include "gnnrt/support/Error.h"
+#include "params/LearnedInputs.h"
+#include "params/OptimizerStep.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+namespace gnnrt {
+
+Dataset knowledgeGraphDataset(const KnowledgeGraph &kg) {
+  Dataset ds;
+  ds.numNodes = kg.numEntities();
+  ds.nodeTypes.push_back({"entity", 0, ds.numNodes, /*hasFeatures=*/false});
+  for (const std::string &name : kg.relations)
+    ds.relations.push_back({name, 0, 0, -1});
+  ds.src = kg.train.head;
+  ds.dst = kg.train.tail;
+  ds.edgeType = kg.train.relation;
+  ds.labels.assign(size_t(ds.numNodes), -1);
+  ds.targetType = 0;
+  return ds;
+}
+
+KnowledgeGraphSchedule::KnowledgeGraphSchedule(const CompiledProgram &program,
+                                               const DriverOptions &options,
+                                               Communicator &comm,
+                                               bool samplerRanks)
+    : ScheduleBase(program, options, comm) {
+  const std::string why =
+      unsupportedLinkLaunch(program, options, comm, samplerRanks);
+  if (!why.empty())
+    throw UsageError(
+        (program.sourceFile.empty() ? "" : program.sourceFile + ": ") + why);
+}
+
+TrainingData KnowledgeGraphSchedule::loadData() {
+  const TrainSettings &settings = program.settings;
+  kg = readKnowledgeGraph(options.dataDir);
+  Dataset ds = knowledgeGraphDataset(kg);
+  // Inverse relations and self loops are the message-passing graph's
+  // options; the pairs keep the files' relation ids, below them.
+  LoadOptions load = datasetLoadOptions(settings);
+  finalizeDataset(ds, load);
+  numRelations = int32_t(ds.relations.size());
+  ds.numClasses = 2;
+  known = EdgeSet(kg.numEntities(), kg.train.head, kg.train.tail,
+                  kg.train.relation);
+  if (settings.embedDim > 0)
+    addLearnedRows(ds, settings.embedDim, settings.seed, options.dataDir);
+  return prepareWholeGraph(std::move(ds), "original", program.needsEdgeIds);
+}
+
+void KnowledgeGraphSchedule::bind(ParameterStore<float> &store) {
+  ScheduleBase::bind(store);
+  // Every pair counts in the loss; the labels are each step's pairs'.
+  trainCtx.lossMask = forwardCtx.lossMask = nullptr;
+  logits.clear();
+}
+
+int64_t KnowledgeGraphSchedule::stepsPerEpoch() const {
+  const int64_t n = int64_t(kg.train.size()),
+                batch = program.settings.linkBatch;
+  return batch > 0 && batch < n ? (n + batch - 1) / batch : 1;
+}
+
+double KnowledgeGraphSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
+  const TrainSettings &settings = program.settings;
+  const int64_t n = int64_t(kg.train.size()), k = settings.links.negatives;
+  NegativeSamplerOptions sampling;
+  sampling.seed = settings.seed;
+  sampling.k = k;
+  sampling.numNodes = kg.numEntities();
+  sampling.exclude = &known;
+  sampling.maxAttempts = kMaxNegativeAttempts;
+  // Negative j of triple i is a function of (seed, epoch, i, j) whatever
+  // the batches: a resumed run trains on the same pairs.
+  const TripleList negatives =
+      NegativeSampler(sampling).corruptTriples(epoch, kg.train, 0, n);
+  const int64_t steps = stepsPerEpoch();
+  const int64_t batch = (n + steps - 1) / steps;
+  std::vector<int64_t> triples(static_cast<size_t>(n));
+  std::iota(triples.begin(), triples.end(), 0);
+  const std::vector<int64_t> order =
+      epochSeedOrder(triples, steps > 1, settings.seed, uint64_t(epoch));
+  double lossSum = 0;
+  int64_t pairs = 0;
+  for (int64_t s = 0; s < steps; ++s) {
+    TripleList positive, negative;
+    for (int64_t p = s * batch; p < std::min(n, (s + 1) * batch); ++p) {
+      const size_t i = size_t(order[size_t(p)]);
+      positive.push(kg.train.head[i], kg.train.relation[i], kg.train.tail[i]);
+      for (size_t j = i * size_t(k); j < (i + 1) * size_t(k); ++j)
+        negative.push(negatives.head[j], negatives.relation[j],
+                      negatives.tail[j]);
+    }
+    stepBatch =
+        makeTriplePairBatch(kg.numEntities(), numRelations, positive, negative);
+    trainCtx.pairs = stepBatch.graph.view();
+    trainCtx.labels = stepBatch.labels.data();
+    trainCtx.step = uint64_t((epoch - 1) * steps + s);
+    const int64_t count = int64_t(stepBatch.labels.size());
+    lossSum += step(&trainCtx) * double(count);
+    pairs += count;
+  }
+  return pairs > 0 ? lossSum / double(pairs) : 0.0;
+}
+
+void KnowledgeGraphSchedule::scoreBlock(RankSide side, const int64_t *anchors,
+                                        int64_t count, int32_t relation,
+                                        int64_t begin, int64_t end,
+                                        float *out) {
+  // The pairs in the order GraphStorage gives them (by destination, then
+  // source, stably): pair k is pair order[k] of `out`.
+  const int64_t width = end - begin, pairCount = count * width;
+  const bool tail = side == RankSide::Tail;
+  std::vector<int64_t> order(static_cast<size_t>(pairCount));
+  std::iota(order.begin(), order.end(), 0);
+  // Pair q is (anchor q / width, candidate begin + q % width).
+  auto srcOf = [&](int64_t q) {
+    return tail ? anchors[q / width] : begin + q % width;
+  };
+  auto dstOf = [&](int64_t q) {
+    return tail ? begin + q % width : anchors[q / width];
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    const int64_t da = dstOf(a), db = dstOf(b);
+    return da != db ? da < db : srcOf(a) < srcOf(b);
+  });
+  std::vector<int64_t> src(order.size()), dst(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    src[k] = srcOf(order[k]);
+    dst[k] = dstOf(order[k]);
+  }
+  const std::vector<int32_t> types(size_t(pairCount), relation);
+  const GraphStorage pairsGraph = GraphStorage::build(
+      kg.numEntities(), kg.numEntities(), src, dst, types, numRelations);
+  pairOutput.resize(size_t(2 * pairCount));
+  zeroLabels.assign(size_t(pairCount), 0);
+  forwardCtx.pairs = pairsGraph.view();
+  forwardCtx.labels = zeroLabels.data();
+  forwardCtx.output = pairOutput.data();
+  program.forwardF32(forwardCtx);
+  // The logits of a pair are [0, s].
+  for (int64_t p = 0; p < pairCount; ++p)
+    out[order[size_t(p)]] =
+        pairOutput[size_t(2 * p + 1)] - pairOutput[size_t(2 * p)];
+}
+
+FilteredRankingResult KnowledgeGraphSchedule::rank(const TripleList &queries) {
+  // About 8k pairs per forward: its per-pair rows ([pairs, width] each)
+  // stay in the caches' reach and the memory bounded, whatever the entity
+  // count.
+  FilteredRankingOptions blocks;
+  blocks.entityBlock = std::min<int64_t>(4096, kg.numEntities());
+  blocks.queryBlock = std::max<int64_t>(1, 8192 / blocks.entityBlock);
+  return filteredRanking(
+      kg, queries,
+      [this](RankSide side, const int64_t *anchors, int64_t count,
+             int32_t relation, int64_t begin, int64_t end, float *out) {
+        scoreBlock(side, anchors, count, relation, begin, end, out);
+      },
+      blocks);
+}
+
+Accuracies KnowledgeGraphSchedule::evaluate() {
+  Accuracies acc;
+  const std::array<bool, 3> named = evaluatedSplits(program.settings);
+  if (named[1] && kg.valid.size() > 0)
+    acc.validMrr = rank(kg.valid).both.mrr;
+  if (named[2] && kg.test.size() > 0) {
+    const RankingMetrics test = rank(kg.test).both;
+    acc.testMrr = test.mrr;
+    acc.testHits1 = test.hits1;
+    acc.testHits3 = test.hits3;
+    acc.testHits10 = test.hits10;
+  }
+  return acc;
+}
+
+void KnowledgeGraphSchedule::printStats(const TrainingResult &result) const {
+  printPlanStats(result);
+  std::printf("stats: knowledge graph %lld entities, %d relations, triples "
+              "train %zu valid %zu test %zu, %lld negatives per triple, %lld "
+              "steps per epoch, message passing over %lld edges\n",
+              (long long)kg.numEntities(), kg.numRelations(), kg.train.size(),
+              kg.valid.size(), kg.test.size(),
+              (long long)program.settings.links.negatives,
+              (long long)stepsPerEpoch(),
+              (long long)trainingData.graph.view().numEdges);
+}
+
+} // namespace gnnrt

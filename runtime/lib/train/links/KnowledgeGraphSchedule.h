@@ -1,0 +1,86 @@
+//===- KnowledgeGraphSchedule.h - knowledge-graph link prediction -*- C++
+//-*-===//
+//
+// Internal to gnnrt. The Schedule of a link-prediction program on a
+// knowledge graph (`dataset wn = kg("wn18rr", embed = D)`): the triples of
+// train.txt, valid.txt and test.txt (KnowledgeGraph.h), entity ids as node
+// ids and one featureless node type (its learned rows with `embed`).
+//
+//  - Message passing runs over the train triples only, each an edge of its
+//    relation (and their inverses and self loops when the dataset adds
+//    them); a model without an encoder never reads them.
+//  - Each epoch trains on every train triple and `negatives = uniform(k)`
+//    corruptions of it (head or tail, a fair coin per negative, relation
+//    kept, never a train triple: NegativeSampler::corruptTriples, a
+//    function of (seed, epoch, triple, j)), in optimizer steps of
+//    `link_batch` triples (0: one step), the triples shuffled by (seed,
+//    epoch). ExecContext::pairs is the step's triples as pairs head -> tail
+//    whose edge types are their relations (`gather(p, r, rel)`).
+//  - Evaluation is the filtered full ranking (FilteredRanking.h) of the
+//    valid and test triples against every entity as head and as tail, the
+//    model scoring blocks of candidates through forward (s = out[:, 1] -
+//    out[:, 0]): valid MRR, test MRR and Hits@1/3/10. The best epoch is the
+//    one of the best valid MRR.
+//
+// Refused before anything loads, as for the other link programs: several
+// ranks, sampler ranks, sampled batches, a partition directory, --offload
+// and --predict.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_KNOWLEDGEGRAPHSCHEDULE_H
+#define GNNRT_LIB_TRAIN_KNOWLEDGEGRAPHSCHEDULE_H
+
+#include "LinkTraining.h"
+#include "gnnrt/data/links/EdgeSet.h"
+#include "gnnrt/data/links/KnowledgeGraph.h"
+#include "gnnrt/train/FilteredRanking.h"
+#include "schedule/ScheduleBase.h"
+
+namespace gnnrt {
+
+/// A knowledge graph as a typed Dataset: one featureless node type
+/// ("entity"), a relation per KG relation (entity -> entity) and an edge per
+/// train triple; no labels or node splits.
+Dataset knowledgeGraphDataset(const KnowledgeGraph &kg);
+
+class KnowledgeGraphSchedule : public ScheduleBase {
+public:
+  /// Throws UsageError for a launch it does not support.
+  KnowledgeGraphSchedule(const CompiledProgram &program,
+                         const DriverOptions &options, Communicator &comm,
+                         bool samplerRanks);
+
+  const char *name() const override { return "kg_full_graph"; }
+  void bind(ParameterStore<float> &params) override;
+  double trainEpoch(int64_t epoch, OptimizerStep &step) override;
+  int64_t stepsPerEpoch() const override;
+  /// Filtered MRR of the valid triples, MRR and Hits@1/3/10 of the test
+  /// triples, as the train block's evaluate names them.
+  Accuracies evaluate() override;
+  const std::vector<float> &predict() override { return logits; }
+  void printStats(const TrainingResult &result) const override;
+
+  /// The filtered ranking of `queries` under the current weights.
+  FilteredRankingResult rank(const TripleList &queries);
+
+protected:
+  TrainingData loadData() override;
+
+private:
+  /// Scores candidates for FilteredRanking through forward.
+  void scoreBlock(RankSide side, const int64_t *anchors, int64_t count,
+                  int32_t relation, int64_t begin, int64_t end, float *out);
+
+  KnowledgeGraph kg;
+  /// The train triples, which no negative may be.
+  EdgeSet known;
+  int32_t numRelations = 0;
+  PairBatch stepBatch;
+  std::vector<float> pairOutput;
+  std::vector<int64_t> zeroLabels;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_KNOWLEDGEGRAPHSCHEDULE_H

@@ -1,0 +1,106 @@
+"""Filtered ranking of a knowledge graph's valid and test triples under a
+DistMult checkpoint, in float64, independently of gnnrt: checks the
+trainer's `final:` line (valid_mrr, test_mrr, test_hits@1/3/10).
+
+usage: kg-ranking.py DATA_DIR CHECKPOINT TRAINER_OUTPUT
+
+Entity and relation ids follow KnowledgeGraph.h's documented order (first
+appearance over train, valid, test; each line's head before its tail), so
+row i of the learned entity table `inputs.entity` is entity i. The score of
+(h, r, t) is sum_i e_h[i] * w_r[i] * e_t[i] (the relation table
+`score.r`). Each triple ranks its tail among all entities as (h, r, e) and
+its head as (e, r, t), every other known true triple (train, valid, test)
+removed; rank = 1 + #greater + #equal / 2; MRR and Hits@k average both
+directions over the triples.
+"""
+import json
+import re
+import struct
+import sys
+
+
+def tensors(path):
+    with open(path, "rb") as f:
+        (length,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(length))
+        data = f.read()
+    out = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = entry["data_offsets"]
+        raw = data[begin:end]
+        values = struct.unpack(f"<{len(raw) // 4}f", raw)
+        out[name] = (entry["shape"], values)
+    return out
+
+
+def read_triples(path):
+    with open(path) as f:
+        return [tuple(line.rstrip("\n").split("\t")) for line in f if line.strip()]
+
+
+data_dir, checkpoint, output = sys.argv[1:4]
+splits = {s: read_triples(f"{data_dir}/{s}.txt") for s in ("train", "valid", "test")}
+entities, relations = {}, {}
+for s in ("train", "valid", "test"):
+    for h, r, t in splits[s]:
+        entities.setdefault(h, len(entities))
+        if r not in relations:
+            relations[r] = len(relations)
+        entities.setdefault(t, len(entities))
+ids = {s: [(entities[h], relations[r], entities[t]) for h, r, t in splits[s]]
+       for s in splits}
+known = set(ids["train"]) | set(ids["valid"]) | set(ids["test"])
+
+loaded = tensors(checkpoint)
+(n, dim), e = loaded["inputs.entity"]
+_, w = loaded["score.r"]
+assert n == len(entities), (n, len(entities))
+row = [e[i * dim:(i + 1) * dim] for i in range(n)]
+rel = [w[r * dim:(r + 1) * dim] for r in range(len(w) // dim)]
+
+
+def score(h, r, t):
+    return sum(a * b * c for a, b, c in zip(row[h], rel[r], row[t]))
+
+
+def metrics(triples):
+    ranks = []
+    for h, r, t in triples:
+        for side in ("tail", "head"):
+            true = score(h, r, t)
+            greater = equal = 0
+            for c in range(n):
+                cand = (h, r, c) if side == "tail" else (c, r, t)
+                if cand == (h, r, t) or cand in known:
+                    continue
+                s = score(*cand)
+                greater += s > true
+                equal += s == true
+            ranks.append(1 + greater + equal / 2)
+    count = len(ranks)
+    return {"mrr": sum(1 / x for x in ranks) / count,
+            **{f"hits@{k}": sum(x <= k for x in ranks) / count for k in (1, 3, 10)}}
+
+
+valid, test = metrics(ids["valid"]), metrics(ids["test"])
+expected = {"valid_mrr": valid["mrr"], "test_mrr": test["mrr"],
+            "test_hits@1": test["hits@1"], "test_hits@3": test["hits@3"],
+            "test_hits@10": test["hits@10"]}
+final = [l for l in open(output) if l.startswith("final:")]
+if not final:
+    sys.exit("no final: line in " + output)
+failed = False
+for key, value in expected.items():
+    m = re.search(re.escape(key) + r" ([0-9.]+)", final[-1])
+    if not m:
+        sys.exit(f"no {key} in the final line: {final[-1]}")
+    got = float(m.group(1))
+    ok = abs(got - value) <= 6e-5
+    failed |= not ok
+    print(f"{key}: trainer {got:.4f}, float64 reference {value:.4f}: "
+          f"{'ok' if ok else 'DIFFERENT'}")
+print("valid_mrr of a random ranking would be about",
+      f"{sum(1 / (1 + i) for i in range(n)) / n:.4f}")
+sys.exit(1 if failed else 0)
