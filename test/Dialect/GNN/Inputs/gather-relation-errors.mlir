@@ -1,7 +1,7 @@
 // The verifier of gnn.gather_relation (gather-relation.mlir runs it).
 
 func.func @rank(%g: !gnn.graph, %r: tensor<3x4xf32>) {
-  // expected-error @+1 {{'gnn.gather_relation' op expects a table [R, F...] and a result [E, F...] of its rank, got ranks 2 -> 1}}
+  // expected-error @+1 {{'gnn.gather_relation' op expects result rank 1 to match table rank 2}}
   %e = gnn.gather_relation %g, %r : tensor<3x4xf32> -> tensor<?xf32>
   return
 }

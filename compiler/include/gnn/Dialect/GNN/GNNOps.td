@@ -123,7 +123,6 @@ def GNN_GatherRelationOp : GNN_PureOp<"gather_relation",
   let assemblyFormat = [{
     $graph `,` $table attr-dict `:` type($table) `->` type($result)
   }];
-  let hasVerifier = 1;
 }
 
 def GNN_ScatterOp : GNN_PureOp<"scatter",

@@ -335,7 +335,18 @@ template <class D> Handled<D> graphOps(D &d, mlir::Operation *op) {
       })
       .template Case<GatherRelationOp>([&](GatherRelationOp g) {
         // A row of the [R, F...] table per pair: [E, F...].
-        return d.result(rowsOf(d, rows(), g.getTable()), resultMismatch(d));
+        return d.result(
+            rowsOf(d, rows(), g.getTable()),
+            [&](auto &diag, int64_t i, const auto &actual,
+                const auto &expected) {
+              if (i < 0)
+                diag << "expects result rank " << actual.size()
+                     << " to match table rank " << expected.size();
+              else
+                diag << "expects result dim " << i << " ("
+                     << d.show(actual[i]) << ") to match table dim " << i
+                     << " (" << d.show(expected[i]) << ")";
+            });
       })
       .template Case<AggregateRelationsOp>(
           [&](AggregateRelationsOp a) -> Result {

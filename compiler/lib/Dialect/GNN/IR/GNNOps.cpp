@@ -164,21 +164,6 @@ GraphRows DegreeOp::getResultRows() {
 GraphRows ScaledAggregateOp::getResultRows() { return GraphRows::DstNodes; }
 GraphRows GatherRelationOp::getResultRows() { return GraphRows::Edges; }
 
-LogicalResult GatherRelationOp::verify() {
-  RankedTensorType table = tensorType(getTable()),
-                   result = tensorType(getResult());
-  if (table.getRank() < 1 || table.getRank() != result.getRank())
-    return emitOpError("expects a table [R, F...] and a result "
-                       "[E, F...] of its rank, got ranks ")
-           << table.getRank() << " -> " << result.getRank();
-  for (int64_t i = 1, e = table.getRank(); i < e; ++i)
-    if (!dimsCompatible(table.getDimSize(i), result.getDimSize(i)))
-      return emitOpError("expects result dim ")
-             << i << " (" << formatDim(result.getDimSize(i))
-             << ") to match table dim " << i << " ("
-             << formatDim(table.getDimSize(i)) << ")";
-  return success();
-}
 
 LogicalResult ScaledAggregateOp::verify() {
   if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
