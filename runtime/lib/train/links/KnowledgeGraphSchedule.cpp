@@ -38,11 +38,7 @@ KnowledgeGraphSchedule::KnowledgeGraphSchedule(const CompiledProgram &program,
                                                Communicator &comm,
                                                bool samplerRanks)
     : ScheduleBase(program, options, comm) {
-  const std::string why =
-      unsupportedLinkLaunch(program, options, comm, samplerRanks);
-  if (!why.empty())
-    throw UsageError(
-        (program.sourceFile.empty() ? "" : program.sourceFile + ": ") + why);
+  refuseUnsupportedLinkLaunch(program, options, comm, samplerRanks);
 }
 
 TrainingData KnowledgeGraphSchedule::loadData() {

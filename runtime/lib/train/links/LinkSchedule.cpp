@@ -35,6 +35,9 @@ LinkScores scorePairs(const PairBatch &batch, const float *output) {
   return scores;
 }
 
+namespace {
+
+/// Why a link program cannot train under `options` yet, or "".
 std::string unsupportedLinkLaunch(const CompiledProgram &program,
                                   const DriverOptions &options,
                                   Communicator &comm, bool samplerRanks) {
@@ -60,15 +63,23 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
   return "";
 }
 
-LinkSchedule::LinkSchedule(const CompiledProgram &program,
-                           const DriverOptions &options, Communicator &comm,
-                           bool samplerRanks)
-    : ScheduleBase(program, options, comm) {
+} // namespace
+
+void refuseUnsupportedLinkLaunch(const CompiledProgram &program,
+                                 const DriverOptions &options,
+                                 Communicator &comm, bool samplerRanks) {
   const std::string why =
       unsupportedLinkLaunch(program, options, comm, samplerRanks);
   if (!why.empty())
     throw UsageError(
         (program.sourceFile.empty() ? "" : program.sourceFile + ": ") + why);
+}
+
+LinkSchedule::LinkSchedule(const CompiledProgram &program,
+                           const DriverOptions &options, Communicator &comm,
+                           bool samplerRanks)
+    : ScheduleBase(program, options, comm) {
+  refuseUnsupportedLinkLaunch(program, options, comm, samplerRanks);
 }
 
 TrainingData LinkSchedule::loadData() {

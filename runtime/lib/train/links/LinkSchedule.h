@@ -36,12 +36,12 @@ struct LinkScores {
   double auc = 0, ap = 0, loss = 0;
 };
 
-/// Why a link program cannot train under `options` yet (several ranks,
-/// sampler ranks, sampled batches, a partition directory, --offload,
-/// --predict), or "".
-std::string unsupportedLinkLaunch(const CompiledProgram &program,
-                                  const DriverOptions &options,
-                                  Communicator &comm, bool samplerRanks);
+/// Throws UsageError, naming the program's source, if a link program
+/// cannot train under `options` yet (several ranks, sampler ranks, sampled
+/// batches, a partition directory, --offload, --predict).
+void refuseUnsupportedLinkLaunch(const CompiledProgram &program,
+                                 const DriverOptions &options,
+                                 Communicator &comm, bool samplerRanks);
 
 /// The scores of `batch` from forward's output [pairs, 2] (logits [0, s]).
 LinkScores scorePairs(const PairBatch &batch, const float *output);
