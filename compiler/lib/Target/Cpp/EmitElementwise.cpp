@@ -31,7 +31,7 @@
 
 #include "FunctionEmitter.h"
 
-#include "EmitSettings.h"
+#include "Unit/EmitSettings.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 

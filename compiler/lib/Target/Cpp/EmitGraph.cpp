@@ -23,7 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FunctionEmitter.h"
-#include "TrainerUnit.h"
+#include "Unit/TrainerUnit.h"
 
 #include "gnn/Target/Common/Naming.h"
 

@@ -22,7 +22,7 @@
 
 #include "FunctionEmitter.h"
 
-#include "EmitSettings.h"
+#include "Unit/EmitSettings.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 

@@ -25,7 +25,7 @@
 #include "gnn/Target/Common/Prepare.h"
 #include "gnn/Target/Common/RuntimeNames.h"
 
-#include "EmitSettings.h"
+#include "Unit/EmitSettings.h"
 #include "SharedLoops.h"
 
 #include "mlir/Support/IndentedOstream.h"

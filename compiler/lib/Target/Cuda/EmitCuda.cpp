@@ -25,7 +25,7 @@
 #include "gnn/Target/Cuda/EmitCuda.h"
 
 #include "CudaFunctionEmitter.h"
-#include "TrainerUnit.h"
+#include "Unit/TrainerUnit.h"
 
 #include "gnn/Target/Common/RuntimeNames.h"
 

@@ -24,7 +24,7 @@
 #include "gnn/Target/Cpp/EmitCpp.h"
 
 #include "EmitSettings.h"
-#include "FunctionEmitter.h"
+#include "../FunctionEmitter.h"
 #include "TrainerUnit.h"
 
 #include "gnn/Target/Common/Naming.h"
