@@ -13,6 +13,7 @@
 #include "gnnrt/train/Program.h"
 
 #include "TestUtil.h"
+#include "TrainerRun.h"
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/io/Json.h"
@@ -151,24 +152,11 @@ GeneratorOptions toyGenerator() {
   return gen;
 }
 
-struct RunResult {
-  int status;
-  std::string out, err;
-};
+using RunResult = TrainerRun;
 
 RunResult runTrainer(const CompiledProgram &program,
                      std::vector<std::string> args) {
-  args.insert(args.begin(), "/opt/bin/linear");
-  std::vector<char *> argv;
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  int status = trainMain(int(args.size()), argv.data(), program);
-  std::string out = testing::internal::GetCapturedStdout();
-  std::string err = testing::internal::GetCapturedStderr();
-  return {status, out, err};
+  return runTrainerMain(program, std::move(args), "/opt/bin/linear");
 }
 
 /// The line of `text` that starts with `prefix` ("" if none).

@@ -21,6 +21,7 @@
 #define GNNRT_TEST_GRAPHLEVELTESTUTIL_H
 
 #include "TestUtil.h"
+#include "TrainerRun.h"
 #include "gnnrt/graph/GraphView.h"
 #include "gnnrt/kernels/Aggregate.h"
 #include "gnnrt/kernels/Loss.h"
@@ -184,25 +185,10 @@ inline CompiledProgram pooledProgram(int64_t batchSize = 4) {
   return p;
 }
 
-struct TrainerRun {
-  int status;
-  std::string out, err;
-};
-
 /// trainMain with `args`, its stdout and stderr captured.
 inline TrainerRun runGraphTrainer(const CompiledProgram &program,
                                   std::vector<std::string> args) {
-  args.insert(args.begin(), "/opt/bin/pooled");
-  std::vector<char *> argv;
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  const int status = trainMain(int(args.size()), argv.data(), program);
-  std::string out = testing::internal::GetCapturedStdout();
-  std::string err = testing::internal::GetCapturedStderr();
-  return {status, out, err};
+  return runTrainerMain(program, std::move(args), "/opt/bin/pooled");
 }
 
 /// The lines of `text` that start with `prefix`.

@@ -16,6 +16,7 @@
 #include "train/links/LinkSchedule.h"
 
 #include "TestUtil.h"
+#include "TrainerRun.h"
 #include "gnnrt/data/Generator.h"
 #include "gnnrt/train/ParamInit.h"
 #include "train/params/OptimizerStep.h"
@@ -378,24 +379,11 @@ TEST(LinkSchedule, DenseGraphHasNoNegativesToDraw) {
 
 namespace {
 
-struct RunResult {
-  int status;
-  std::string out, err;
-};
+using RunResult = TrainerRun;
 
 RunResult runTrainer(const CompiledProgram &program,
                      std::vector<std::string> args) {
-  args.insert(args.begin(), "/opt/bin/gae");
-  std::vector<char *> argv;
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  int status = trainMain(int(args.size()), argv.data(), program);
-  std::string out = testing::internal::GetCapturedStdout();
-  std::string err = testing::internal::GetCapturedStderr();
-  return {status, out, err};
+  return runTrainerMain(program, std::move(args), "/opt/bin/gae");
 }
 
 std::vector<std::string> readLines(const std::string &path) {
