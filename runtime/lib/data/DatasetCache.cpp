@@ -25,6 +25,7 @@
 
 #include "gnnrt/data/DatasetCache.h"
 
+#include "gnnrt/support/Checksum.h"
 #include "gnnrt/support/TempFiles.h"
 
 #include <algorithm>
@@ -64,27 +65,6 @@ uint64_t fnv1a(const std::string &text) {
     h = (h ^ c) * 0x100000001b3ull;
   return h;
 }
-
-/// FNV-1a over 8-byte words (then the tail bytes): a checksum of the cache's
-/// payload that keeps up with the disk on a 100 MB cache.
-class Checksum {
-public:
-  void add(const void *data, size_t bytes) {
-    const unsigned char *p = static_cast<const unsigned char *>(data);
-    size_t words = bytes / 8;
-    for (size_t i = 0; i < words; ++i) {
-      uint64_t w;
-      std::memcpy(&w, p + 8 * i, 8);
-      h = (h ^ w) * 0x100000001b3ull;
-    }
-    for (size_t i = 8 * words; i < bytes; ++i)
-      h = (h ^ p[i]) * 0x100000001b3ull;
-  }
-  uint64_t value() const { return h; }
-
-private:
-  uint64_t h = 0xcbf29ce484222325ull;
-};
 
 /// What the cache records of one source file.
 struct SourceStamp {

@@ -10,6 +10,7 @@
 
 #include "gnnrt/data/Dataset.h"
 #include "gnnrt/graph/Reorder.h"
+#include "gnnrt/partition/AssignmentCache.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/Partitioner.h"
 #include "gnnrt/support/Error.h"
@@ -60,6 +61,33 @@ Dataset preprocessedDataset(const CompiledProgram &program,
 
 } // namespace
 
+/// partitionNodes, through the assignment cache beside a dataset read from
+/// a directory (AssignmentCache.h): a restarted job (gnn-run) finds the
+/// partitioning its first start computed. Every rank reads the file or
+/// computes the same assignment; rank 0 writes it.
+static std::vector<int32_t>
+cachedPartitionNodes(const Dataset &ds, const PartitionOptions &partition,
+                     const DriverOptions &options, const Communicator &comm) {
+  if (options.dataDir.empty() || !assignmentWorthCaching(partition))
+    return partitionNodes(ds, partition);
+  const std::string path = assignmentCachePath(options.dataDir, ds, partition);
+  if (auto owner = readAssignmentCache(path, ds.numNodes, partition.numParts)) {
+    if (options.stats && comm.rank() == 0)
+      std::printf("stats: partition read from %s\n", path.c_str());
+    return std::move(*owner);
+  }
+  std::vector<int32_t> owner = partitionNodes(ds, partition);
+  if (comm.rank() == 0) {
+    const bool written = writeAssignmentCache(path, owner, partition.numParts);
+    if (options.stats)
+      std::printf("stats: partition computed (%s)%s%s\n",
+                  partitionMethodName(partition.method),
+                  written ? ", kept in " : ", not kept (cannot write ",
+                  written ? path.c_str() : (path + ")").c_str());
+  }
+  return owner;
+}
+
 TrainingData loadWholeGraph(const CompiledProgram &program,
                             const DriverOptions &options) {
   // Sampled training keeps the ids: its batches and samples are drawn by
@@ -104,8 +132,9 @@ TrainingData loadRankPartition(const CompiledProgram &program,
   partition.fanouts = settings.fanouts;
   partition.batchSize = std::max<int64_t>(1, settings.batchSize);
   partition.cacheRatio = settings.cacheRatio;
-  PartitionPlan plan = buildPartitionPlan(ds, partitionNodes(ds, partition),
-                                          comm.size(), EdgeAssign::Dst);
+  PartitionPlan plan =
+      buildPartitionPlan(ds, cachedPartitionNodes(ds, partition, options, comm),
+                         comm.size(), EdgeAssign::Dst);
   if (partition.cacheRatio > 0)
     addFeatureCache(plan, ds, partition);
   return preparePartition(extractPartition(ds, plan, comm.rank()), comm,
