@@ -1,4 +1,5 @@
-"""chaos.py [--faults N] [--seed S] --trainer NAME --checkpoint FILE -- COMMAND...
+"""chaos.py [--faults N] [--seed S] [--ranks R] [--final-fault CMD]
+           --trainer NAME --checkpoint FILE -- COMMAND...
 
 Runs COMMAND (a gnn-run command line) and, while it runs, injects N faults
 into the ranks of its trainer: each fault waits until a (re)started run has
@@ -7,6 +8,9 @@ random 0 to 0.8 s, then sends SIGKILL or SIGSTOP (alternating,
 starting with SIGKILL) to one of the ranks chosen at random, and waits for
 the restart (new rank processes) before the next. The ranks are the
 processes whose argv[0] is NAME and whose working directory is this one.
+With --final-fault, the last fault is the shell command CMD instead (say
+`ip link set host2 down`: a host lost for good, netns-cluster.sh), after
+which the job may go on with fewer ranks.
 Prints one line per fault, then `chaos: N faults (K SIGKILL, S SIGSTOP),
 exit E, wall W s`, and exits with COMMAND's status.
 """
@@ -48,6 +52,7 @@ def main():
     parser.add_argument("--trainer", required=True)
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--checkpoint", required=True)
+    parser.add_argument("--final-fault", metavar="CMD")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -56,6 +61,7 @@ def main():
     started = time.monotonic()
     run = subprocess.Popen(command)
     kinds = {signal.SIGKILL: 0, signal.SIGSTOP: 0}
+    commands = 0
     previous = []
     for fault in range(args.faults):
         kind = signal.SIGKILL if fault % 2 == 0 else signal.SIGSTOP
@@ -74,6 +80,12 @@ def main():
         now = ranks(args.trainer, cwd)
         if not now or run.poll() is not None:
             break
+        if args.final_fault and fault == args.faults - 1:
+            subprocess.run(args.final_fault, shell=True, check=True)
+            commands += 1
+            print("chaos: fault %d: %s" % (fault + 1, args.final_fault),
+                  flush=True)
+            break
         victim = rng.choice(now)
         os.kill(victim, kind)
         kinds[kind] += 1
@@ -81,8 +93,9 @@ def main():
               (fault + 1, signal.Signals(kind).name, victim), flush=True)
         previous = now
     status = run.wait(timeout=600)
-    print("chaos: %d faults (%d SIGKILL, %d SIGSTOP), exit %d, wall %.1f s" %
-          (sum(kinds.values()), kinds[signal.SIGKILL], kinds[signal.SIGSTOP],
+    print("chaos: %d faults (%d SIGKILL, %d SIGSTOP%s), exit %d, wall %.1f s" %
+          (sum(kinds.values()) + commands, kinds[signal.SIGKILL],
+           kinds[signal.SIGSTOP], ", 1 command" if commands else "",
            status, time.monotonic() - started), flush=True)
     return status
 
