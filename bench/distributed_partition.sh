@@ -12,6 +12,7 @@
 #   PARTS [4]        parts of every partitioning
 #   RANKS ["2 4"]    rank counts of the distributed runs
 #   BALANCE [nodes,edges,train]
+#   TRIES ["1 5"]    --tries of the distributed runs (best of N seeds)
 #   SERIAL [1]       0 skips the serial METIS run (its result is reused if
 #                    present)
 #   GNN_PARTITION, GNN_DATA   the tools [build/bin/...]
@@ -26,6 +27,7 @@ CLASSES="${CLASSES:-16}"
 PARTS="${PARTS:-4}"
 RANKS="${RANKS:-2 4}"
 BALANCE="${BALANCE:-nodes,edges,train}"
+TRIES="${TRIES:-1 5}"
 SERIAL="${SERIAL:-1}"
 GNN_PARTITION="${GNN_PARTITION:-$ROOT/build/bin/gnn-partition}"
 GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
@@ -55,11 +57,13 @@ fi
 grep -E '^(edge cut|balance)' "$metis/../metis.log" || "$GNN_PARTITION" info "$metis" | grep -E '^(edge cut|balance)'
 
 for r in $RANKS; do
-  dist="$out/ptscotch-r$r-p$PARTS"
-  log "PT-Scotch on $r ranks, $PARTS parts"
-  mpirun --oversubscribe -np "$r" "$GNN_PARTITION" --distributed --data "$data" \
-    --parts "$PARTS" --balance "$BALANCE" --out "$dist" > "$out/ptscotch-r$r.log"
-  echo "distributed, $r ranks:"
-  grep -E '^(partitioned|objective|peak RSS|edge cut|balance)' "$out/ptscotch-r$r.log"
-  "${PYTHON:-python3}" "$CHECK" cut-within "$dist" "$metis" 0.15 || true
+  for tries in $TRIES; do
+    dist="$out/ptscotch-r$r-p$PARTS-t$tries"
+    log "PT-Scotch on $r ranks, $PARTS parts, best of $tries"
+    mpirun --oversubscribe -np "$r" "$GNN_PARTITION" --distributed --data "$data" \
+      --parts "$PARTS" --balance "$BALANCE" --tries "$tries" --out "$dist" > "$out/ptscotch-r$r-t$tries.log"
+    echo "distributed, $r ranks, --tries $tries:"
+    grep -E '^(partitioned|objective|peak RSS|edge cut|balance)' "$out/ptscotch-r$r-t$tries.log"
+    "${PYTHON:-python3}" "$CHECK" cut-within "$dist" "$metis" 0.15 || true
+  done
 done

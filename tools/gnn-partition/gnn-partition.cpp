@@ -54,7 +54,7 @@ const char *kUsage = R"(usage:
   gnn-partition info OUT
   mpirun -np R gnn-partition --distributed --data DIR --parts P --out OUT
                 [--balance LIST] [--edge-assign dst|src] [--ufactor U]
-                [dataset options]
+                [--seed S] [--tries N] [dataset options]
 
 partition options:
   --parts P               number of parts (one per rank)
@@ -69,7 +69,11 @@ partition options:
                           column per node type)
   --edge-assign dst|src   store each edge with its destination's owner
                           (default) or its source's (GLT's edge_assign_strategy)
-  --seed S                METIS / shuffle / sampling seed (default 0)
+  --seed S                METIS / PT-Scotch / shuffle / sampling seed
+                          (default 0)
+  --tries N               --distributed: partition N times from seeds drawn
+                          from --seed and keep the smallest balanced cut, as
+                          METIS's ncuts (default 1)
   --ufactor U             imbalance tolerance in 1/1000 of METIS, and of
                           frequency's part capacity (default 30)
   --assignment FILE       node -> part, one line per node (gpmetis's output);
@@ -255,7 +259,7 @@ int info(int argc, char **argv) {
 int writeGraph(const Args &args) {
   for (const char *option :
        {"--parts", "--out", "--method", "--seed", "--ufactor", "--assignment",
-        "--fanouts", "--batch", "--cache-ratio"})
+        "--fanouts", "--batch", "--cache-ratio", "--tries"})
     if (args.has(option))
       throw UsageError(std::string("--write-metis-graph does not take '") +
                        option + "'");
@@ -281,11 +285,10 @@ int writeGraph(const Args &args) {
 /// `--distributed`: every rank of `comm` runs this.
 int partitionAcrossRanks(const Args &args, Communicator &comm) {
   for (const char *option : {"--write-metis-graph", "--assignment", "--fanouts",
-                             "--batch", "--cache-ratio", "--seed"})
+                             "--batch", "--cache-ratio"})
     if (args.has(option))
       throw UsageError(std::string("--distributed does not take '") + option +
-                       "' (PT-Scotch's ParMETIS interface takes no seed; "
-                       "pre-sampling and assignment files run in one "
+                       "' (pre-sampling and assignment files run in one "
                        "process)");
   if (args.has("--method") && args.get("--method") != "ptscotch")
     throw UsageError("--distributed partitions with PT-Scotch (--method "
@@ -307,6 +310,8 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
                      args.get("--edge-assign") + "'");
   o.edgeAssign = *assign;
   o.ufactor = args.integer("--ufactor", 30, 1);
+  o.seed = uint64_t(args.integer("--seed", 0, 0));
+  o.tries = int(std::min<int64_t>(args.integer("--tries", 1, 1), 1000));
   std::string out = args.required("--out");
 
   auto start = std::chrono::steady_clock::now();
@@ -333,6 +338,9 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
               (long long)report.moved,
               report.balanced ? "within the ufactor bound"
                               : "NOT within the ufactor bound");
+  if (o.tries > 1)
+    std::printf("tries        %d; kept try %d, the smallest balanced cut\n",
+                o.tries, report.bestTry + 1);
   std::printf("peak RSS     ");
   for (size_t r = 0; r < peaks.size(); ++r)
     std::printf("%srank %zu %.1f MiB", r ? ", " : "", r, peaks[r]);
@@ -349,7 +357,8 @@ int partition(int argc, char **argv, Communicator *comm) {
             {"--no-reverse", "--self-loops", "--no-cache", "--distributed"},
             {"--data", "--parts", "--method", "--balance", "--edge-assign",
              "--seed", "--ufactor", "--assignment", "--out", "--split",
-             "--write-metis-graph", "--fanouts", "--batch", "--cache-ratio"});
+             "--write-metis-graph", "--fanouts", "--batch", "--cache-ratio",
+             "--tries"});
   if (!args.positional.empty())
     throw UsageError("unexpected argument '" + args.positional[0] + "'");
   args.required("--data");
@@ -398,6 +407,9 @@ int partition(int argc, char **argv, Communicator *comm) {
         " needs --fanouts (the training fanouts, layer 0 first)");
   if (o.method == PartitionMethod::File && args.has("--seed"))
     throw UsageError("--seed does not apply to --method file");
+  if (args.has("--tries"))
+    throw UsageError("--tries applies to --distributed (PT-Scotch, whose cut "
+                     "varies with the seed); one process partitions once");
   o.numParts =
       int(std::min<int64_t>(args.integer("--parts", 0, 1), int64_t(1) << 30));
   args.required("--parts");

@@ -36,6 +36,8 @@ struct DistributedPartitionReport {
   int balanceRounds = 0, refineRounds = 0;
   /// Whether every constraint ended within the ufactor bound.
   bool balanced = false;
+  /// Which of options.tries was kept (its seed is options.seed + bestTry).
+  int bestTry = 0;
   /// This rank's peak resident memory (MiB) at the end of each step: after
   /// reading, building the graph, PT-Scotch, balancing, and writing.
   double peakMiB[5] = {0, 0, 0, 0, 0};

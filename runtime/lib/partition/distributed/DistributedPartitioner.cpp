@@ -34,6 +34,7 @@
 #include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/partition/Partition.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/Random.h"
 
 #include <algorithm>
 #include <chrono>
@@ -324,6 +325,14 @@ private:
   std::vector<int> mine;
 };
 
+/// PT-Scotch's seed for try t of options.tries: the user's seed first (so
+/// one try is what it always was), then seeds drawn from it. Not seed + t:
+/// Scotch gives seeds 2k and 2k + 1 the same partition.
+uint64_t seedOfTry(uint64_t seed, int t) {
+  constexpr uint64_t kTriesStream = 0x5c07c4;
+  return t == 0 ? seed : randomBits(seed, kTriesStream, uint64_t(t))[0];
+}
+
 } // namespace
 
 PartitionManifest
@@ -370,17 +379,41 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
     part.resize(size_t(edges.vtxdist[size_t(rank) + 1] - first));
     for (size_t i = 0; i < part.size(); ++i)
       part[i] = int32_t((first + int64_t(i)) * options.numParts / n);
-  } else {
-    std::vector<int32_t> weights = scotchVertexWeights(graph);
-    part = parallelScotchPartition(comm, edges.vtxdist, graph, weights,
-                                   options.numParts, options.seed);
   }
-  r.scotchSeconds = secondsSince(start);
+  BalanceOutcome balance;
+  double scotchSeconds = 0, balanceSeconds = 0;
+  if (options.method == PartitionMethod::Blocks) {
+    start = Clock::now();
+    balance = balanceParts(comm, edges.vtxdist, graph, options.numParts,
+                           options.ufactor, part, /*moveVertices=*/!inPlace);
+    balanceSeconds = secondsSince(start);
+  } else {
+    // Every try is collective and its outcome the same on every rank, so
+    // the ranks keep the same one.
+    std::vector<int32_t> weights = scotchVertexWeights(graph);
+    for (int t = 0; t < std::max(1, options.tries); ++t) {
+      start = Clock::now();
+      std::vector<int32_t> tried =
+          parallelScotchPartition(comm, edges.vtxdist, graph, weights,
+                                  options.numParts, seedOfTry(options.seed, t));
+      scotchSeconds += secondsSince(start);
+      start = Clock::now();
+      BalanceOutcome outcome =
+          balanceParts(comm, edges.vtxdist, graph, options.numParts,
+                       options.ufactor, tried, /*moveVertices=*/!inPlace);
+      balanceSeconds += secondsSince(start);
+      const bool better = t == 0 || (outcome.balanced && !balance.balanced) ||
+                          (outcome.balanced == balance.balanced &&
+                           outcome.objective < balance.objective);
+      if (better) {
+        balance = outcome;
+        part = std::move(tried);
+        r.bestTry = t;
+      }
+    }
+  }
+  r.scotchSeconds = scotchSeconds;
   r.peakMiB[2] = peakResidentMiB();
-  start = Clock::now();
-  BalanceOutcome balance =
-      balanceParts(comm, edges.vtxdist, graph, options.numParts,
-                   options.ufactor, part, /*moveVertices=*/!inPlace);
   graph = {};
   r.scotchObjective = balance.objectiveBefore;
   r.objective = balance.objective;
@@ -388,7 +421,7 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   r.balanceRounds = balance.balanceRounds;
   r.refineRounds = balance.refineRounds;
   r.balanced = balance.balanced;
-  r.balanceSeconds = secondsSince(start);
+  r.balanceSeconds = balanceSeconds;
   r.peakMiB[3] = peakResidentMiB();
 
   // 4. The whole assignment on every rank, then this rank's parts.
@@ -436,7 +469,10 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
     manifest.numParts = options.numParts;
     manifest.balance = options.balance;
     manifest.edgeAssign = options.edgeAssign;
-    manifest.seed = 0;
+    // The kept try's seed: --seed S --tries 1 gives this partitioning again.
+    manifest.seed = options.method == PartitionMethod::ParallelScotch
+                        ? seedOfTry(options.seed, r.bestTry)
+                        : 0;
     manifest.ufactor = options.ufactor;
     manifest.metisObjective = balance.objective;
     manifest.numNodes = n;
