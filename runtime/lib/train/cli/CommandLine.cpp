@@ -124,6 +124,11 @@ const OptionSpec kOptions[] = {
     {"--predict", "FILE",
      "write the predicted class of every node as CSV (node,prediction)",
      [](DriverOptions &o, auto &, auto &v) { o.predictFile = v; }},
+    {"--pairs", "FILE",
+     "with --predict, a link-prediction program: score the node pairs of "
+     "FILE (src,dst per row, CSV or .csv.gz) and write them as CSV "
+     "(src,dst,score,probability)",
+     [](DriverOptions &o, auto &, auto &v) { o.pairsFile = v; }},
     {"--eval-only", nullptr, "with --load: evaluate without training",
      [](DriverOptions &o, auto &, auto &) { o.evalOnly = true; }},
     {"--progress-every", "SECONDS",
@@ -337,6 +342,9 @@ DriverOptions parseCommandLine(const std::vector<std::string> &args,
     return o;
   if (o.evalOnly && o.loadFile.empty())
     throw UsageError("--eval-only needs --load FILE");
+  if (!o.pairsFile.empty() && o.predictFile.empty())
+    throw UsageError("--pairs names the pairs --predict FILE scores: give "
+                     "--predict too");
   if (!o.resumeFile.empty() && !o.loadFile.empty())
     throw UsageError("--resume and --load cannot be combined (--resume "
                      "restores the weights too)");

@@ -55,6 +55,8 @@ struct DriverOptions {
   /// (graph/Reorder.h).
   std::string nodeOrder = "auto";
   std::string metricsFile, saveFile, loadFile, predictFile;
+  /// With --predict, a link-prediction program's pairs to score.
+  std::string pairsFile;
   /// The resumable checkpoint to continue from.
   std::string resumeFile;
   /// The flags that overrode a train setting (named in messages about it).

@@ -8,12 +8,17 @@
 
 #include "KnowledgeGraphSchedule.h"
 
+#include "gnnrt/data/links/LinkPairFiles.h"
+#include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/train/LinkMetrics.h"
 #include "params/OptimizerStep.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <numeric>
 
 namespace gnnrt {
 
@@ -57,9 +62,12 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
            options.dataDir + ") yet";
   if (!settings.offloadDir.empty())
     return "--offload: link prediction does not train out of core yet";
-  if (!options.predictFile.empty())
-    return "--predict: a link-prediction program has no node rows to "
-           "predict (scores of a file of pairs are not supported yet)";
+  if (!options.predictFile.empty() && program.settings.source == "kg")
+    return "--predict: scores of knowledge-graph triples are not written "
+           "yet (the metrics lines carry the filtered ranking)";
+  if (!options.predictFile.empty() && options.pairsFile.empty())
+    return "--predict: a link-prediction program scores pairs, not nodes: "
+           "give --pairs FILE (src,dst per row)";
   return "";
 }
 
@@ -157,6 +165,42 @@ Accuracies LinkSchedule::evaluate() {
     acc.testAp = test->ap;
   }
   return acc;
+}
+
+void LinkSchedule::writePredictions(const std::string &path, Communicator &) {
+  // The file's pairs in the pairs graph's edge order (by destination, then
+  // source, as makePairBatch orders them), scored by one forward.
+  const int64_t n = trainingData.data.numNodes;
+  const LinkPairs pairs = readLinkPairs(options.pairsFile, n);
+  std::vector<size_t> order(pairs.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return pairs.dst[a] != pairs.dst[b] ? pairs.dst[a] < pairs.dst[b]
+                                        : pairs.src[a] < pairs.src[b];
+  });
+  std::vector<int64_t> src(order.size()), dst(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    src[k] = pairs.src[order[k]];
+    dst[k] = pairs.dst[order[k]];
+  }
+  const GraphStorage graph = GraphStorage::build(n, n, src, dst);
+  std::vector<int64_t> labels(order.size(), 0);
+  pairOutput.resize(2 * order.size());
+  forwardCtx.pairs = graph.view();
+  forwardCtx.labels = labels.data();
+  forwardCtx.output = pairOutput.data();
+  program.forwardF32(forwardCtx);
+  // Back in the file's order: s = logit 1 - logit 0, as evaluation ranks.
+  std::vector<float> score(order.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    score[order[k]] = pairOutput[2 * k + 1] - pairOutput[2 * k];
+  AtomicFile out(path);
+  std::fprintf(out.stream(), "src,dst,score,probability\n");
+  for (size_t i = 0; i < score.size(); ++i)
+    std::fprintf(out.stream(), "%lld,%lld,%.9g,%.9g\n", (long long)pairs.src[i],
+                 (long long)pairs.dst[i], double(score[i]),
+                 1.0 / (1.0 + std::exp(-double(score[i]))));
+  out.commit();
 }
 
 void LinkSchedule::printStats(const TrainingResult &result) const {

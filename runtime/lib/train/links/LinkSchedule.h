@@ -38,7 +38,8 @@ struct LinkScores {
 
 /// Throws UsageError, naming the program's source, if a link program
 /// cannot train under `options` yet (several ranks, sampler ranks, sampled
-/// batches, a partition directory, --offload, --predict).
+/// batches, a partition directory, --offload, --predict without --pairs,
+/// --predict of a knowledge graph).
 void refuseUnsupportedLinkLaunch(const CompiledProgram &program,
                                  const DriverOptions &options,
                                  Communicator &comm, bool samplerRanks);
@@ -58,8 +59,11 @@ public:
   /// AUC, AP (and loss) of the valid and test pairs the train block
   /// evaluates; the accuracies stay unset.
   Accuracies evaluate() override;
-  /// Link programs predict no node rows (refused at construction).
+  /// Link programs predict no node rows: --predict scores --pairs.
   const std::vector<float> &predict() override { return logits; }
+  /// Scores the pairs of --pairs (every pair in one forward) and writes
+  /// `src,dst,score,probability` per pair, in the file's order.
+  void writePredictions(const std::string &path, Communicator &comm) override;
   void printStats(const TrainingResult &result) const override;
 
   /// The split (after prepare), for tests.
