@@ -2,13 +2,14 @@
 DistMult checkpoint, in float64, independently of gnnrt: checks the
 trainer's `final:` line (valid_mrr, test_mrr, test_hits@1/3/10).
 
-usage: kg-ranking.py DATA_DIR CHECKPOINT TRAINER_OUTPUT
+usage: kg-ranking.py DATA_DIR CHECKPOINT TRAINER_OUTPUT [SCALE]
 
 Entity and relation ids follow KnowledgeGraph.h's documented order (first
 appearance over train, valid, test; each line's head before its tail), so
 row i of the learned entity table `inputs.entity` is entity i. The score of
 (h, r, t) is sum_i e_h[i] * w_r[i] * e_t[i] (the relation table
-`score.r`). Each triple ranks its tail among all entities as (h, r, e) and
+`score.r`), e the entity rows times SCALE (1 by default; the program's
+`score(g, x * SCALE)`). Each triple ranks its tail among all entities as (h, r, e) and
 its head as (e, r, t), every other known true triple (train, valid, test)
 removed; rank = 1 + #greater + #equal / 2; MRR and Hits@k average both
 directions over the triples.
@@ -41,6 +42,7 @@ def read_triples(path):
 
 
 data_dir, checkpoint, output = sys.argv[1:4]
+scale = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
 splits = {s: read_triples(f"{data_dir}/{s}.txt") for s in ("train", "valid", "test")}
 entities, relations = {}, {}
 for s in ("train", "valid", "test"):
@@ -57,7 +59,7 @@ loaded = tensors(checkpoint)
 (n, dim), e = loaded["inputs.entity"]
 _, w = loaded["score.r"]
 assert n == len(entities), (n, len(entities))
-row = [e[i * dim:(i + 1) * dim] for i in range(n)]
+row = [[v * scale for v in e[i * dim:(i + 1) * dim]] for i in range(n)]
 rel = [w[r * dim:(r + 1) * dim] for r in range(len(w) // dim)]
 
 

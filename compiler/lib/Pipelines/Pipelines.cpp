@@ -4,9 +4,10 @@
 // sees real widths; aggregations move to the narrow side of their transforms
 // before anything is differentiated, so the backward inherits the cheap
 // order; sampled blocks and halo exchanges are bound before autodiff, which
-// turns each into its adjoint; CSE then merges what the forward and the
-// reverse sweep both compute (the layers' degree normalizations, the loss
-// seed, constants); fusion runs on forward and backward alike; what every
+// turns each into its adjoint; a knowledge-graph score's ranking factors
+// are split off the differentiated forward; CSE then merges what the forward
+// and the reverse sweep both compute (the layers' degree normalizations, the
+// loss seed, constants); fusion runs on forward and backward alike; what every
 // step computes alike is marked last, on the fused ops the target emits, and
 // a kept aggregation of row-scaled features then reads the rows in place.
 //
@@ -33,6 +34,7 @@ void gnn::buildTrainPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createSampleBlocks());
   pm.addNestedPass<func::FuncOp>(createDistribute());
   pm.addPass(createAutodiff());
+  pm.addPass(createRankFactors());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   if (options.fuse) {

@@ -209,6 +209,10 @@ void FunctionEmitter::emitReturn(func::ReturnOp ret) {
      << (buffered.empty() ? "0" : llvm::join(buffered, " + ")) << ");\n";
   if (fn.isTraining())
     os << "return " << name(v) << "[0];\n";
+  else if (ret.getNumOperands() > 1) // the rank factors, each copied whole
+    for (auto [k, factor] : llvm::enumerate(ret.getOperands()))
+      os << rt::ctx::rankFactors << "[" << k << "].assign(" << name(factor)
+         << ", " << name(factor) << " + " << numel(factor) << ");\n";
   else
     os << copyStmt(name(v), numel(v), rt::ctx::output.str());
 }

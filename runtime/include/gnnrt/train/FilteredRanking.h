@@ -53,6 +53,19 @@ struct FilteredRankingResult {
   RankingMetrics both, tail, head;
 };
 
+/// The factors of a trilinear score s(h, r, t) = sum_k src[h, k]
+/// relation[r, k] dst[t, k] (relation null: the dot product of src[h] and
+/// dst[t]), each row `width` wide.
+struct ScoreFactors {
+  const float *src = nullptr, *relation = nullptr, *dst = nullptr;
+  int64_t width = 0;
+};
+
+/// A BlockScorer of such a score that computes a block as one matrix
+/// product: tails (src[a] * relation[r]) dst[begin:end]^T, heads
+/// (dst[a] * relation[r]) src[begin:end]^T. The factors must outlive it.
+BlockScorer factorScorer(const ScoreFactors &factors);
+
 /// Ranks `queries` (usually kg.valid or kg.test) filtered by all of kg's
 /// triples. Throws DataError for a nan score.
 FilteredRankingResult

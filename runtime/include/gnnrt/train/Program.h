@@ -323,6 +323,9 @@ template <typename T> struct ExecContext {
   /// each pair's score s, so that their cross-entropy is the binary
   /// cross-entropy of s and their difference is s).
   T *output = nullptr;
+  /// CompiledProgram::rankFactorsF32 copies the factors of the score here
+  /// (an array of rankFactorCount vectors).
+  std::vector<T> *rankFactors = nullptr;
   /// Bytes the entry point would use with one buffer per value (set by the
   /// generated code on every call; for reporting the memory plan).
   int64_t unplannedBytes = 0;
@@ -577,6 +580,15 @@ struct CompiledProgram {
   float (*trainStepF32)(ExecContext<float> &) = nullptr;
   void (*forwardF64)(ExecContext<double> &) = nullptr;
   double (*trainStepF64)(ExecContext<double> &) = nullptr;
+  /// Knowledge-graph programs whose score is trilinear,
+  /// sum(a[src] * r[rel] * b[dst], 1), or a dot product (gnn-rank-factors):
+  /// computes a, r, b (a, b for a dot product; rankFactorCount of them)
+  /// from the context's graph and weights, as the forward would, into
+  /// ExecContext::rankFactors, without reading the pairs. A filtered
+  /// ranking then scores blocks of candidates as matrix products. Null:
+  /// every pair goes through the forward.
+  void (*rankFactorsF32)(ExecContext<float> &) = nullptr;
+  int rankFactorCount = 0;
   /// Programs compiled for a CUDA device (gnnc --target=cuda): the entry
   /// points above take host contexts and run on the device selected by
   /// this call, before the first of them (gnnrt/train/DeviceProgram.h):

@@ -13,6 +13,7 @@
 #include "gnnrt/train/FilteredRanking.h"
 
 #include "gnnrt/data/links/EdgeSet.h"
+#include "gnnrt/kernels/Gemm.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -127,6 +128,29 @@ void rankSide(RankSide side, int64_t numEntities, const EdgeSet &known,
 }
 
 } // namespace
+
+BlockScorer factorScorer(const ScoreFactors &factors) {
+  return [factors](RankSide side, const int64_t *anchors, int64_t count,
+                   int32_t relation, int64_t begin, int64_t end, float *out) {
+    const int64_t width = factors.width;
+    const bool tail = side == RankSide::Tail;
+    const float *anchorRows = tail ? factors.src : factors.dst;
+    const float *candidates = tail ? factors.dst : factors.src;
+    const float *r =
+        factors.relation ? factors.relation + relation * width : nullptr;
+    // The anchors' rows scaled by the relation's diagonal, then one
+    // product with the candidates' rows.
+    std::vector<float> query(size_t(count * width));
+    for (int64_t i = 0; i < count; ++i) {
+      const float *a = anchorRows + anchors[i] * width;
+      float *q = query.data() + i * width;
+      for (int64_t k = 0; k < width; ++k)
+        q[k] = r ? a[k] * r[k] : a[k];
+    }
+    kernels::gemm<float>(false, true, count, end - begin, width, query.data(),
+                         candidates + begin * width, out);
+  };
+}
 
 FilteredRankingResult filteredRanking(const KnowledgeGraph &kg,
                                       const TripleList &queries,

@@ -155,11 +155,26 @@ void KnowledgeGraphSchedule::scoreBlock(RankSide side, const int64_t *anchors,
 }
 
 FilteredRankingResult KnowledgeGraphSchedule::rank(const TripleList &queries) {
-  // About 8k pairs per forward: its per-pair rows ([pairs, width] each)
-  // stay in the caches' reach and the memory bounded, whatever the entity
-  // count.
   FilteredRankingOptions blocks;
   blocks.entityBlock = std::min<int64_t>(4096, kg.numEntities());
+  // A trilinear score: its factors once, then a matrix product per block
+  // of 128 queries x 4096 candidates.
+  if (program.rankFactorsF32 && !program.useDevice) {
+    std::vector<float> factors[3];
+    forwardCtx.rankFactors = factors;
+    program.rankFactorsF32(forwardCtx);
+    forwardCtx.rankFactors = nullptr;
+    const bool relational = program.rankFactorCount == 3;
+    ScoreFactors score;
+    score.src = factors[0].data();
+    score.relation = relational ? factors[1].data() : nullptr;
+    score.dst = factors[relational ? 2 : 1].data();
+    score.width = int64_t(factors[0].size()) / kg.numEntities();
+    return filteredRanking(kg, queries, factorScorer(score), blocks);
+  }
+  // Otherwise about 8k pairs per forward: its per-pair rows ([pairs,
+  // width] each) stay in the caches' reach and the memory bounded,
+  // whatever the entity count.
   blocks.queryBlock = std::max<int64_t>(1, 8192 / blocks.entityBlock);
   return filteredRanking(
       kg, queries,

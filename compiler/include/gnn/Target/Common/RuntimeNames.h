@@ -215,6 +215,9 @@ constexpr StringLiteral grads = "ctx.grads";
 constexpr StringLiteral inputGrad = "ctx.inputGrad";
 /// Where a forward writes its logits.
 constexpr StringLiteral output = "ctx.output";
+/// Where a knowledge-graph model's rank factors entry point copies the
+/// factors it returns (std::vector<T>[3]).
+constexpr StringLiteral rankFactors = "ctx.rankFactors";
 /// Reported back: the bytes one buffer per value would have taken.
 constexpr StringLiteral unplannedBytes = "ctx.unplannedBytes";
 // Dropout's counter-based masks.
@@ -284,6 +287,8 @@ constexpr StringLiteral forwardF32 = "forwardF32";
 constexpr StringLiteral trainStepF32 = "trainStepF32";
 constexpr StringLiteral forwardF64 = "forwardF64";
 constexpr StringLiteral trainStepF64 = "trainStepF64";
+constexpr StringLiteral rankFactorsF32 = "rankFactorsF32";
+constexpr StringLiteral rankFactorCount = "rankFactorCount";
 } // namespace program
 
 //===----------------------------------------------------------------------===//

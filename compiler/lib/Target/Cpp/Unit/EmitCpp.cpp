@@ -133,6 +133,8 @@ FailureOr<TrainerModule> gnn::cpp::findTrainer(ModuleOp module) {
   if (!unit.step)
     return unit.forward.emitError("internal error: no train step for ")
            << unit.model;
+  unit.rankFactors =
+      module.lookupSymbol<func::FuncOp>(unit.model + ".rank_factors");
   unit.cppModel = target::identifierFrom(unit.model);
   if (auto blocks = unit.forward->getAttrOfType<IntegerAttr>("gnn.blocks"))
     unit.numBlocks = blocks.getInt();
@@ -204,28 +206,36 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   // in place, or neither (evaluation and training share the batches).
   const bool inputRowsInPlace =
       readsInputRowsInPlace(unit.forward) && readsInputRowsInPlace(unit.step);
-  SmallVector<target::PreparedFunction, 2> entries;
-  for (auto [entry, training] :
-       {std::make_pair(unit.forward, false), std::make_pair(unit.step, true)}) {
+  // A knowledge-graph model's ranking factors come last, an evaluation
+  // entry point like the forward (CompiledProgram::rankFactorsF32).
+  SmallVector<target::PreparedFunction, 3> entries;
+  SmallVector<std::string, 3> entryNames;
+  SmallVector<std::pair<func::FuncOp, bool>, 3> entryFuncs = {
+      {unit.forward, false}, {unit.step, true}};
+  if (unit.rankFactors)
+    entryFuncs.push_back({unit.rankFactors, false});
+  for (auto [entry, training] : entryFuncs) {
     FailureOr<target::PreparedFunction> fn = target::PreparedFunction::prepare(
         entry, training, unit.params, FunctionEmitter::reservedNames());
     if (failed(fn))
       return failure();
     entries.push_back(std::move(*fn));
+    entryNames.push_back(cppModel + (entry == unit.rankFactors ? "_rank_factors"
+                                     : training                ? "_train_step"
+                                                               : "_forward"));
   }
   // Printed twice: into nothing, counting the loop nests an entry point
   // repeats, then for real, those written once before them.
   SharedLoopNests sharedLoops;
   auto printEntries = [&](raw_indented_ostream &to) {
-    for (const target::PreparedFunction &fn : entries) {
+    for (auto [fn, entryName] : llvm::zip(entries, entryNames)) {
       FunctionEmitter emitter(fn, unit.params, to);
       emitter.shareLoopNests(sharedLoops);
       if (sharedLoops.counting())
         sharedLoops.beginEntryPoint();
       if (inputRowsInPlace)
         emitter.readInputRowsInPlace();
-      if (failed(emitter.emit(cppModel +
-                              (fn.isTraining() ? "_train_step" : "_forward"))))
+      if (failed(emitter.emit(entryName)))
         return failure();
     }
     return success();
@@ -238,7 +248,7 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
   if (failed(printEntries(os)))
     return failure();
   std::string outputWidth = entries.front().outputWidth().str();
-  bool usesEdgeIds = entries.back().readsEdgeIds();
+  bool usesEdgeIds = entries[1].readsEdgeIds();
   emitOutputColumns(os, cppModel, outputWidth, unit.numBlocks);
   os << "} // namespace\n\n";
 
@@ -284,6 +294,12 @@ LogicalResult gnn::cpp::emitCpp(ModuleOp module, llvm::raw_ostream &out,
                  "0x" + llvm::utohexstr(without) + "u");
   setProgram(os, rt::program::forwardF32, "&" + cppModel + "_forward<float>");
   setProgram(os, rt::program::trainStepF32, "&" + trainStepF32);
+  if (unit.rankFactors) {
+    setProgram(os, rt::program::rankFactorsF32,
+               "&" + cppModel + "_rank_factors<float>");
+    setProgram(os, rt::program::rankFactorCount,
+               llvm::Twine(entries.back().getFunc().getNumResults()));
+  }
   setProgram(os, rt::program::forwardF64, "&" + forwardF64);
   setProgram(os, rt::program::trainStepF64, "&" + trainStepF64);
   os << "return " << rt::trainMain << "(argc, argv, " << rt::local::program

@@ -26,6 +26,8 @@ namespace gnn::cpp {
 /// The model a module compiles: its two entry points and parameters.
 struct TrainerModule {
   mlir::func::FuncOp forward, step;
+  /// A knowledge-graph model's score factors (gnn-rank-factors), or null.
+  mlir::func::FuncOp rankFactors;
   /// `GCN`, and the same as a C++ identifier.
   std::string model, cppModel;
   target::ParameterTable params;
