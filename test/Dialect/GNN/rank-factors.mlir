@@ -48,8 +48,12 @@ func.func @Dot.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x2xf32> a
 }
 
 // Left alone: a score scaled before the sum (a product the ranking does
-// not factor), and the same DistMult on data that is no knowledge graph.
+// not factor). A dot product on data that is no knowledge graph (a GAE's)
+// gets its factors too: the node rows --embeddings writes.
 // CHECK-NOT: rank_factors
+// CHECK: func.func @Cora.forward
+// CHECK: func.func @Cora.rank_factors(%arg0: !gnn.graph, %arg1: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+// CHECK-NEXT: return %arg1, %arg1
 func.func @Scaled.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x2xf32> attributes {gnn.train = #gnn.train<dataset = "wn", source = kg>} {
   %p = gnn.pairs %g
   %s = gnn.gather src %p, %x : tensor<?x?xf32> -> tensor<?x?xf32>

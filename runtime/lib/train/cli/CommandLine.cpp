@@ -129,6 +129,11 @@ const OptionSpec kOptions[] = {
      "FILE (src,dst per row, CSV or .csv.gz) and write them as CSV "
      "(src,dst,score,probability)",
      [](DriverOptions &o, auto &, auto &v) { o.pairsFile = v; }},
+    {"--embeddings", "FILE",
+     "a link-prediction program whose score multiplies node rows (a dot "
+     "product, DistMult): write every node's row, float32 [nodes, width] "
+     ".npy",
+     [](DriverOptions &o, auto &, auto &v) { o.embeddingsFile = v; }},
     {"--eval-only", nullptr, "with --load: evaluate without training",
      [](DriverOptions &o, auto &, auto &) { o.evalOnly = true; }},
     {"--progress-every", "SECONDS",

@@ -57,6 +57,8 @@ struct DriverOptions {
   std::string metricsFile, saveFile, loadFile, predictFile;
   /// With --predict, a link-prediction program's pairs to score.
   std::string pairsFile;
+  /// A link-prediction program's node representations (.npy).
+  std::string embeddingsFile;
   /// The resumable checkpoint to continue from.
   std::string resumeFile;
   /// The flags that overrode a train setting (named in messages about it).

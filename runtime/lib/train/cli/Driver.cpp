@@ -138,6 +138,8 @@ void evaluateOnly(const DriverOptions &options, Schedule &schedule,
     std::printf("eval: %s\n", evaluationFields(acc).c_str());
   if (!options.predictFile.empty())
     schedule.writePredictions(options.predictFile, comm);
+  if (!options.embeddingsFile.empty())
+    schedule.writeEmbeddings(options.embeddingsFile);
 }
 
 /// `restored`: early stopping's best weights, evaluated again after
@@ -225,6 +227,8 @@ std::optional<TrainingResult> trainOrEvaluate(const TrainingJob &job,
   }
   if (!options.predictFile.empty())
     schedule.writePredictions(options.predictFile, comm);
+  if (!options.embeddingsFile.empty())
+    schedule.writeEmbeddings(options.embeddingsFile);
   if (reporting && !fold)
     printSummary(result, restored);
   return result;

@@ -200,6 +200,10 @@ Accuracies KnowledgeGraphSchedule::evaluate() {
   return acc;
 }
 
+void KnowledgeGraphSchedule::writeEmbeddings(const std::string &path) {
+  writeFactorEmbeddings(program, forwardCtx, kg.numEntities(), path);
+}
+
 void KnowledgeGraphSchedule::printStats(const TrainingResult &result) const {
   printPlanStats(result);
   std::printf("stats: knowledge graph %lld entities, %d relations, triples "

@@ -59,6 +59,8 @@ public:
   /// triples, as the train block's evaluate names them.
   Accuracies evaluate() override;
   const std::vector<float> &predict() override { return logits; }
+  /// The entity rows the score multiplies (writeFactorEmbeddings).
+  void writeEmbeddings(const std::string &path) override;
   void printStats(const TrainingResult &result) const override;
 
   /// The filtered ranking of `queries` under the current weights.

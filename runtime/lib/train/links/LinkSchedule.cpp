@@ -10,13 +10,17 @@
 
 #include "gnnrt/data/links/LinkPairFiles.h"
 #include "gnnrt/io/AtomicFile.h"
+#include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/TempFiles.h"
 #include "gnnrt/train/LinkMetrics.h"
 #include "params/OptimizerStep.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <numeric>
 
@@ -65,6 +69,11 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
   if (!options.predictFile.empty() && program.settings.source == "kg")
     return "--predict: scores of knowledge-graph triples are not written "
            "yet (the metrics lines carry the filtered ranking)";
+  if (!options.embeddingsFile.empty() && !program.rankFactorsF32)
+    return "--embeddings: the score is not a product of node rows (a dot "
+           "product or DistMult), so no row per node stands for it";
+  if (!options.embeddingsFile.empty() && program.useDevice)
+    return "--embeddings: not written by the CUDA target yet";
   if (!options.predictFile.empty() && options.pairsFile.empty())
     return "--predict: a link-prediction program scores pairs, not nodes: "
            "give --pairs FILE (src,dst per row)";
@@ -201,6 +210,39 @@ void LinkSchedule::writePredictions(const std::string &path, Communicator &) {
                  (long long)pairs.dst[i], double(score[i]),
                  1.0 / (1.0 + std::exp(-double(score[i]))));
   out.commit();
+}
+
+void writeFactorEmbeddings(const CompiledProgram &program,
+                           ExecContext<float> &ctx, int64_t numNodes,
+                           const std::string &path) {
+  std::vector<float> factors[3];
+  ctx.rankFactors = factors;
+  program.rankFactorsF32(ctx);
+  ctx.rankFactors = nullptr;
+  // The source side's rows: a dot product's two are the same; DistMult's
+  // are the entity rows its relation diagonal multiplies.
+  const std::vector<float> &rows = factors[0];
+  const int64_t width = numNodes > 0 ? int64_t(rows.size()) / numNodes : 0;
+  const std::string temp = path + ".tmp";
+  registerTempFile(temp);
+  try {
+    writeNpy(temp, NpyType::Float32, {numNodes, width}, rows.data());
+  } catch (...) {
+    std::remove(temp.c_str());
+    unregisterTempFile(temp);
+    throw;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    unregisterTempFile(temp);
+    throw DataError(path + ": cannot write the embeddings (" +
+                    std::strerror(errno) + ")");
+  }
+  unregisterTempFile(temp);
+}
+
+void LinkSchedule::writeEmbeddings(const std::string &path) {
+  writeFactorEmbeddings(program, forwardCtx, trainingData.data.numNodes, path);
 }
 
 void LinkSchedule::printStats(const TrainingResult &result) const {

@@ -44,6 +44,13 @@ void refuseUnsupportedLinkLaunch(const CompiledProgram &program,
                                  const DriverOptions &options,
                                  Communicator &comm, bool samplerRanks);
 
+/// --embeddings of a link program whose score is a product of node rows
+/// (CompiledProgram::rankFactorsF32): writes the rows of its first factor,
+/// float32 [numNodes, width], to `path` (whole or not at all).
+void writeFactorEmbeddings(const CompiledProgram &program,
+                           ExecContext<float> &ctx, int64_t numNodes,
+                           const std::string &path);
+
 /// The scores of `batch` from forward's output [pairs, 2] (logits [0, s]).
 LinkScores scorePairs(const PairBatch &batch, const float *output);
 
@@ -64,6 +71,7 @@ public:
   /// Scores the pairs of --pairs (every pair in one forward) and writes
   /// `src,dst,score,probability` per pair, in the file's order.
   void writePredictions(const std::string &path, Communicator &comm) override;
+  void writeEmbeddings(const std::string &path) override;
   void printStats(const TrainingResult &result) const override;
 
   /// The split (after prepare), for tests.

@@ -38,6 +38,10 @@ std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
   // not support yet.
   if (program.settings.links.enabled)
     return makeLinkSchedule(program, options, comm, samplerRanks != nullptr);
+  if (!options.embeddingsFile.empty())
+    throw UsageError("--embeddings: only a link-prediction program (pairs(g), "
+                     "loss = bce) writes node embeddings; --predict writes "
+                     "this program's outputs");
   // Graph-level programs batch graphs of a collection, on any rank count.
   if (program.settings.graphBatches.batchSize > 0) {
     if (samplerRanks || !program.settings.offloadDir.empty())

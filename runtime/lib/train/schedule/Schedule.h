@@ -151,6 +151,10 @@ public:
   /// Collective over `comm`. A schedule whose rows are computed by other
   /// ranks (sampler ranks) has them written there.
   virtual void writePredictions(const std::string &path, Communicator &comm);
+  /// --embeddings: writes every node's representation to `path` (.npy).
+  /// Only link schedules write them; the others refuse the option when
+  /// made (makeSchedule).
+  virtual void writeEmbeddings(const std::string &path) { (void)path; }
 
   /// The --stats lines: rank 0 prints the parameters, the memory plans
   /// and the epoch time; every rank its own traffic. Not collective, but

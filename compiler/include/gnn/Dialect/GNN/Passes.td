@@ -225,20 +225,21 @@ def Distribute : Pass<"gnn-distribute", "::mlir::func::FuncOp"> {
 }
 
 def RankFactors : Pass<"gnn-rank-factors", "::mlir::ModuleOp"> {
-  let summary = "A knowledge-graph model's score as factors a ranking multiplies";
+  let summary = "A link model's score as factors a ranking multiplies";
   let description = [{
     A filtered ranking scores every entity as the head and the tail of each
     query triple: billions of pairs, which the forward would score one by
-    one. When `@<Model>.forward` of a knowledge-graph program (`kg(...)`
-    data) returns the link logits of a trilinear score,
+    one. When `@<Model>.forward` of a link program returns the link logits
+    of a trilinear score,
     `sum(gather(p, a, src) * gather(p, r, rel) * gather(p, b, dst), 1)` (the
     relation factor optional: a dot product), where `a`, `r` and `b` do not
     depend on the pairs, this pass adds `@<Model>.rank_factors`, the
     forward's computation of `a`, `r` and `b` alone, returned in that order.
     The trainer then ranks a block of candidates as one matrix product,
     `(a[anchors] * r[rel]) b[candidates]^T` (and symmetrically for heads),
-    with node rows computed once per evaluation. Any other score keeps the
-    pairwise forward.
+    with node rows computed once per evaluation; the trainer's
+    `--embeddings` writes `a`'s rows. Any other score keeps the pairwise
+    forward.
 
     ```mlir
     %p = gnn.pairs %g

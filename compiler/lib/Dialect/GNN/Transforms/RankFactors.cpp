@@ -4,7 +4,9 @@
 // ranking scores each query's anchor against every entity; when the score
 // is sum(a[src] * r[rel] * b[dst], 1) the trainer computes a block of those
 // as one matrix product from a, r and b, which `@<Model>.rank_factors`
-// returns. The match is on the forward as MLIRGen's link head leaves it:
+// returns. Any link program gets them (a GAE's dot product: a = b, the
+// node embeddings that --embeddings writes). The match is on the forward
+// as MLIRGen's link head leaves it:
 //
 //   %s = gnn.reduce sum %m axis = 1   (%m a product of the three gathers)
 //   %c = gnn.reshape %s               (optional)
@@ -168,8 +170,6 @@ struct RankFactorsPass : gnn::impl::RankFactorsBase<RankFactorsPass> {
       if (fn.getSymName().endswith(".forward"))
         forwards.push_back(fn);
     for (func::FuncOp forward : forwards) {
-      if (TrainAttr::of(forward).getSource() != DataSourceKind::kg)
-        continue;
       if (std::optional<Factors> factors = matchFactors(forward))
         addRankFactors(
             forward, *factors,
