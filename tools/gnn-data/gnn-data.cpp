@@ -30,6 +30,7 @@
 #include "gnnrt/data/GraphCollection.h"
 #include "gnnrt/data/links/KnowledgeGraph.h"
 #include "gnnrt/data/links/LinkPairFiles.h"
+#include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -248,9 +249,6 @@ int generate(int argc, char **argv) {
             : "npy";
   if (format != "ogb" && format != "npy")
     throw UsageError("--format must be ogb or npy, found '" + format + "'");
-  if (mag && format != "ogb")
-    throw UsageError("--kind mag is written in the OGB heterogeneous layout "
-                     "only (--format ogb)");
 
   // Features and edges are drawn in chunks as they are written: the
   // dataset may be larger than memory.
@@ -276,15 +274,23 @@ int convert(int argc, char **argv) {
   if (out.empty())
     throw UsageError("convert needs --out OUT");
   const DatasetFormatInfo &format = datasetFormat(dir);
-  if (!format.convertToNpy)
+  if (!format.convertToNpy && format.format != DatasetFormat::OgbHetero)
     throw DataError(dir +
-                    ": convert reads the OGB homogeneous layout "
-                    "(raw/*.csv[.gz]), found " +
+                    ": convert reads the OGB layouts (raw/*.csv[.gz]), "
+                    "found " +
                     format.name);
   LoadOptions options;
   options.splitName = args.get("--split");
   auto start = std::chrono::steady_clock::now();
-  format.convertToNpy(dir, out, options);
+  if (format.convertToNpy) {
+    format.convertToNpy(dir, out, options);
+  } else {
+    // A typed graph whole (a few bytes per edge more than the arrays):
+    // written whole or not at all.
+    const Dataset ds = format.read(dir, options);
+    writeDirectoryWhole(
+        out, [&](const std::string &temp) { writeNpyDataset(temp, ds); });
+  }
   std::printf("wrote %s (npy) from %s in %.2f s\n", out.c_str(), dir.c_str(),
               secondsSince(start));
   return 0;

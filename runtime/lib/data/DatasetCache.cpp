@@ -264,7 +264,9 @@ std::vector<std::string> datasetSourceFiles(const std::string &dir) {
         files.push_back(entry.path().string());
   }
   for (const auto &entry : fs::directory_iterator(dir, ec))
-    if (entry.is_regular_file(ec) && entry.path().extension() == ".npy")
+    // The NumPy layouts' arrays, and the typed one's types.json.
+    if (entry.is_regular_file(ec) && (entry.path().extension() == ".npy" ||
+                                      entry.path().filename() == "types.json"))
       files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   return files;

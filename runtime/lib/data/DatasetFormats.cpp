@@ -76,6 +76,11 @@ const DatasetFormatInfo kFormats[] = {
     {DatasetFormat::Ogb, "ogb", isOgb, readOgbDataset, readOgbDatasetCounts,
      readOgbSlice, /*countsWithoutEdges=*/nullptr,
      /*featuresInPlace=*/nullptr, convertOgbToNpy},
+    // Before "npy": the same arrays with types.json beside them.
+    {DatasetFormat::NpyHetero, "npy-hetero", isNpyHeteroDirectory,
+     readNpyHeteroDataset, /*readCounts=*/nullptr, /*readSlice=*/nullptr,
+     /*countsWithoutEdges=*/nullptr, /*featuresInPlace=*/nullptr,
+     /*convertToNpy=*/nullptr},
     {DatasetFormat::Npy, "npy", isNpy, readNpyDataset, readNpyDatasetCounts,
      readNpyDatasetSlice, npyCountsWithoutEdges, npyFeaturesInPlace,
      /*convertToNpy=*/nullptr},

@@ -185,10 +185,12 @@ void writeOgbDataset(const std::string &dir, const Dataset &ds,
 }
 
 void writeNpyDataset(const std::string &dir, const Dataset &ds) {
-  if (ds.isHeterogeneous())
-    throwDataError(dir, 0,
-                   "a heterogeneous dataset cannot be written as .npy arrays "
-                   "(they have no node or edge types): use the OGB layout");
+  // The types first: a dataset they cannot describe is refused before any
+  // array is written.
+  if (ds.isHeterogeneous()) {
+    makeDirectory(dir);
+    writeNpyHeteroTypes(dir, ds);
+  }
   writeNpyDataset(dir, streamOf(ds));
 }
 

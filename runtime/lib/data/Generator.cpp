@@ -191,10 +191,11 @@ Dataset writeGeneratedDataset(const GeneratorOptions &options,
                               const std::string &dir, bool npy) {
   validate(options);
   if (options.kind == GraphKind::Mag) {
-    if (npy)
-      invalid("the mag kind is written in the OGB heterogeneous layout only");
     Dataset ds = generateMagDataset(options);
-    writeOgbDataset(dir, ds, "random");
+    if (npy)
+      writeNpyDataset(dir, ds);
+    else
+      writeOgbDataset(dir, ds, "random");
     return ds;
   }
   HomogeneousDraws draws(options);

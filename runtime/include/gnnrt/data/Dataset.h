@@ -211,9 +211,21 @@ void writeOgbDataset(const std::string &dir, const Dataset &ds,
 
 /// Writes `ds` as edge_index.npy (int64 [2, E]), features.npy (float32
 /// [N, F]), labels.npy (int64 [N]) and {train,valid,test}_idx.npy (int64,
-/// the splits `ds` has). Throws DataError for a heterogeneous `ds` (the
-/// NumPy layout has no node or edge types).
+/// the splits `ds` has); a heterogeneous `ds` also as edge_type.npy and
+/// types.json (writeNpyHeteroTypes). Throws DataError for a heterogeneous
+/// `ds` with relations a load added.
 void writeNpyDataset(const std::string &dir, const Dataset &ds);
+
+/// The typed NumPy layout (lib/data/NpyHeteroDataset.cpp): the NumPy
+/// layout's arrays over global ids plus edge_type.npy (int32 [E]) and
+/// types.json (node types with counts and whether they have features,
+/// relations with their endpoint types, the target type). Whether `dir`
+/// has it; reading it (errors name the file and, for edge_type.npy, the
+/// edge); and writing the typed part of a heterogeneous `ds`.
+bool isNpyHeteroDirectory(const std::string &dir);
+Dataset readNpyHeteroDataset(const std::string &dir,
+                             const LoadOptions &options);
+void writeNpyHeteroTypes(const std::string &dir, const Dataset &ds);
 
 } // namespace gnnrt
 

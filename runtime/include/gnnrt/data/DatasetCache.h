@@ -30,7 +30,7 @@ std::string datasetCachePath(const std::string &dir,
                              const LoadOptions &options);
 
 /// The files a dataset of `dir` is read from (that exist), for staleness
-/// checks: raw/* and split/*/* for OGB, *.npy for NumPy.
+/// checks: raw/* and split/*/* for OGB, *.npy (and types.json) for NumPy.
 std::vector<std::string> datasetSourceFiles(const std::string &dir);
 
 /// Reads a cache file if it exists, was written from exactly `sources` as

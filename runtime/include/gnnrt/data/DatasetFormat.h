@@ -23,13 +23,13 @@ struct DatasetSlice;
 struct LoadOptions;
 
 /// The on-disk layout of a dataset directory.
-enum class DatasetFormat { Ogb, OgbHetero, Npy };
+enum class DatasetFormat { Ogb, OgbHetero, Npy, NpyHetero };
 
 /// One registered layout. The readers take the directory without a
 /// trailing slash.
 struct DatasetFormatInfo {
   DatasetFormat format;
-  /// "ogb", "ogb-hetero" or "npy".
+  /// "ogb", "ogb-hetero", "npy" or "npy-hetero".
   const char *name;
   /// Whether `dir` (an existing directory) has this layout. Detection tries
   /// the layouts in registry order and takes the first match.
