@@ -78,7 +78,8 @@ generate options:
   --format ogb|npy    OGB raw layout with gzip csv, or .npy arrays (default:
                       ogb up to 2M edges and 50M feature values, else npy);
                       sbm and rmat are written in chunks as they are drawn,
-                      so a dataset may be larger than memory
+                      so a dataset may be larger than memory; mag as npy
+                      adds edge_type.npy and types.json
   --train F --valid F --test F
                       split fractions (default 0.6 0.2 0.2)
   --p-in P --p-out P  SBM relative edge propensity within / across classes
@@ -99,7 +100,9 @@ convert: DIR in the OGB homogeneous layout (raw/*.csv[.gz], split/NAME/)
 becomes the .npy layout in OUT (edge_index.npy, features.npy, labels.npy,
 train/valid/test_idx.npy), as stored (no load options); --split NAME picks
 the split (default: public, else the first). Each table is parsed once, a
-chunk of rows at a time; OUT appears only when complete.
+chunk of rows at a time; OUT appears only when complete. A dataset in the
+OGB heterogeneous layout is read whole and written with its types
+(edge_type.npy, types.json: the typed .npy layout, docs/data.md).
 
 info on a graph collection (TU's DS_*.txt or OGB's raw/graph-label.csv)
 prints its graphs, nodes, edges, classes, feature widths and folds.
