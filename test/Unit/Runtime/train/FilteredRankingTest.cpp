@@ -3,7 +3,8 @@
 // filteredRanking against a brute-force ranking written here (every entity
 // scored at once, the known triples in a std::set), on a random knowledge
 // graph whose scores are quantized so that ties occur, for several block
-// shapes and thread counts; and the nan error.
+// shapes and thread counts; the nan error; factorScorer against a float64
+// trilinear sum.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,4 +135,46 @@ TEST(FilteredRanking, NanScoreIsAnError) {
   };
   EXPECT_EQ(dataErrorOf([&] { filteredRanking(kg, kg.test, nanAt); }),
             "filtered ranking: a tail candidate's score of relation 0 is nan");
+}
+
+// factorScorer's block of a trilinear score against the float64 sum, with
+// different head and tail tables (a swap of the sides would show) and
+// without a relation table (a dot product).
+TEST(FilteredRanking, FactorScorerIsTheTrilinearSum) {
+  constexpr int64_t width = 5, relations = 3;
+  std::vector<float> src(kEntities * width), dst(kEntities * width),
+      rel(relations * width);
+  for (size_t i = 0; i < src.size(); ++i) {
+    src[i] = float(uniform(5, 0, i) - 0.5);
+    dst[i] = float(uniform(5, 1, i) - 0.5);
+  }
+  for (size_t i = 0; i < rel.size(); ++i)
+    rel[i] = float(uniform(5, 2, i) - 0.5);
+  const std::vector<int64_t> anchors = {4, 0, 56, 13};
+  for (bool relational : {true, false}) {
+    ScoreFactors factors;
+    factors.src = src.data();
+    factors.relation = relational ? rel.data() : nullptr;
+    factors.dst = dst.data();
+    factors.width = width;
+    const BlockScorer score = factorScorer(factors);
+    for (RankSide side : {RankSide::Tail, RankSide::Head}) {
+      const int64_t begin = 7, end = 30, r = 2;
+      std::vector<float> out(anchors.size() * (end - begin));
+      score(side, anchors.data(), int64_t(anchors.size()), int32_t(r), begin,
+            end, out.data());
+      for (size_t i = 0; i < anchors.size(); ++i)
+        for (int64_t c = begin; c < end; ++c) {
+          const int64_t h = side == RankSide::Tail ? anchors[i] : c;
+          const int64_t t = side == RankSide::Tail ? c : anchors[i];
+          double expected = 0;
+          for (int64_t k = 0; k < width; ++k)
+            expected += double(src[h * width + k]) *
+                        (relational ? double(rel[r * width + k]) : 1.0) *
+                        double(dst[t * width + k]);
+          EXPECT_NEAR(out[i * (end - begin) + c - begin], expected, 1e-6)
+              << (side == RankSide::Tail ? "tail " : "head ") << h << " " << t;
+        }
+    }
+  }
 }
