@@ -81,8 +81,9 @@ TEST(BFloat16, EdgeCases) {
   // Widening is exact: every bf16 round-trips.
   for (uint32_t b = 0; b < 0x10000u; ++b) {
     float x = fromBits(b << 16);
-    if (!std::isnan(x))
+    if (!std::isnan(x)) {
       ASSERT_EQ(toBFloat16(x).bits, b);
+    }
   }
 }
 
