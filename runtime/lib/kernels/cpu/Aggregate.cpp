@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/kernels/Aggregate.h"
+#include "gnnrt/kernels/GatherStorage.h"
 
 #include "gnnrt/graph/Reorder.h"
 
@@ -131,13 +132,16 @@ GatherPrefetch gatherPrefetch(int64_t rowBytes) {
 /// missing rowScale or weight is 1 and edge(p) is edgeIds[p], or p itself
 /// when edgeIds is null. The terms are added in list order, self row last,
 /// to a zero row: the same operations, in the same order, as the message
-/// loop of reduceMessages.
-template <typename T> struct LinearGather {
+/// loop of reduceMessages. The rows are stored as S: T itself, or, for
+/// float, BFloat16 (gather storage bf16), each value widened exactly to a
+/// float before it is used, so the result is that of the float gather over
+/// the rounded rows, to the bit.
+template <typename T, typename S = T> struct LinearGather {
   int64_t numOut = 0;
   const int64_t *offsets = nullptr;
   const int32_t *ids = nullptr;
   const int64_t *edgeIds = nullptr;
-  const T *rows = nullptr;
+  const S *rows = nullptr;
   /// Rows in `rows` (the working set of the gather).
   int64_t numRows = 0;
   /// Values gathered per row, and the distance between rows of `rows` and
@@ -163,6 +167,10 @@ template <typename T> struct LinearGather {
 /// (with them the auto-vectorizer broke a 16-wide row into scalars); each
 /// lane does the same IEEE operations, in the same order, as the scalar
 /// loops, so both give the same bits.
+/// A stored value as T: itself, or a bf16 widened (exactly) to float.
+template <typename T> inline T widen(T x) { return x; }
+inline float widen(BFloat16 x) { return toFloat(x); }
+
 template <typename T, int64_t W> class RowAccumulator {
 public:
   explicit RowAccumulator(int64_t) {}
@@ -175,11 +183,12 @@ public:
     for (int64_t i = 0; i < kVectors; ++i)
       acc[i] = load(out + i * kLanes);
   }
-  void add(const T *row) {
+  template <typename S> void add(const S *row) {
     for (int64_t i = 0; i < kVectors; ++i)
       acc[i] += load(row + i * kLanes);
   }
-  void addScaled(T a, const T *row, int64_t j0, int64_t n) {
+  template <typename S>
+  void addScaled(T a, const S *row, int64_t j0, int64_t n) {
     // W > 0 has one weight group: j0 == 0 and n == W.
     (void)j0;
     (void)n;
@@ -204,6 +213,16 @@ private:
   static constexpr int64_t kVectors = W / kLanes;
   static_assert(W % kLanes == 0, "W must fill whole vectors");
   static V load(const T *p) { return *reinterpret_cast<const Unaligned *>(p); }
+  /// kLanes bf16 values widened to floats: each one's bits are the high
+  /// half of its float's.
+  static V load(const BFloat16 *p) {
+    static_assert(std::is_same_v<T, float>, "bf16 rows widen to float");
+    typedef uint16_t Half __attribute__((vector_size(8), aligned(2), may_alias));
+    typedef uint32_t Bits __attribute__((vector_size(16)));
+    const Bits bits =
+        __builtin_convertvector(*reinterpret_cast<const Half *>(p), Bits) << 16;
+    return __builtin_bit_cast(V, bits);
+  }
   V acc[kVectors];
 };
 
@@ -223,6 +242,14 @@ public:
   void addScaled(T a, const T *row, int64_t j0, int64_t n) {
     axpyRow(acc + j0, a, row + j0, n);
   }
+  void add(const BFloat16 *row) {
+    for (int64_t j = 0; j < width; ++j)
+      acc[j] += widen(row[j]);
+  }
+  void addScaled(T a, const BFloat16 *row, int64_t j0, int64_t n) {
+    for (int64_t j = j0; j < j0 + n; ++j)
+      acc[j] += a * widen(row[j]);
+  }
   void scale(T a) { scaleRow(acc, a, width); }
   void store(T *out) const {
     if (acc != out)
@@ -239,8 +266,8 @@ private:
 /// registers) with width W (0: p.width, any) and coefficients (Scaled:
 /// weights or row scales; otherwise every coefficient is 1 and skipped,
 /// since 1 * x == x exactly). W > 0 requires p.weightWidth == 1.
-template <typename T, int64_t W, bool Scaled>
-void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
+template <typename T, typename S, int64_t W, bool Scaled>
+void linearGatherRows(const LinearGather<T, S> p, int64_t i0, int64_t i1,
                       GatherPrefetch ahead) {
   const int64_t width = W > 0 ? W : p.width;
   const int64_t stride = p.stride;
@@ -248,7 +275,7 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
   const int64_t groupWidth = width / groups;
   const int64_t *const offsets = p.offsets;
   const int32_t *const ids = p.ids;
-  const T *const rows = p.rows;
+  const S *const rows = p.rows;
   auto coefficient = [&](int64_t q, int64_t group) {
     const T norm = p.rowScale ? p.rowScale[ids[q]] : T(1);
     const int64_t k = p.edgeIds ? p.edgeIds[q] : q;
@@ -257,7 +284,7 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
   const int64_t distance = ahead.distance;
   const int64_t near = ahead.twoStage ? kNearGatherDistance : 0;
   auto prefetch = [&](int64_t q) {
-    const T *row = rows + int64_t(ids[q]) * stride;
+    const S *row = rows + int64_t(ids[q]) * stride;
     if (ahead.twoStage)
       prefetchRowToL2(row, width);
     else
@@ -292,7 +319,7 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
         prefetch(q + distance);
       if (near > 0 && q + near < qEnd)
         prefetchNear(q + near);
-      const T *row = rows + int64_t(ids[q]) * stride;
+      const S *row = rows + int64_t(ids[q]) * stride;
       if constexpr (!Scaled) {
         acc.add(row);
       } else {
@@ -316,16 +343,16 @@ void linearGatherRows(const LinearGather<T> p, int64_t i0, int64_t i1,
 }
 
 /// LinearGather over all output rows, in parallel chunks of rows.
-template <typename T, int64_t W, bool Scaled>
-void runLinearGather(const LinearGather<T> &p) {
+template <typename T, typename S, int64_t W, bool Scaled>
+void runLinearGather(const LinearGather<T, S> &p) {
   const int64_t width = W > 0 ? W : p.width;
-  const GatherPrefetch ahead = gatherPrefetch(width * int64_t(sizeof(T)));
+  const GatherPrefetch ahead = gatherPrefetch(width * int64_t(sizeof(S)));
   const int64_t chunks = (p.numOut + kNodeChunk - 1) / kNodeChunk;
   const bool threaded =
       worthThreads((p.offsets[p.numOut] + p.numOut) * width);
 #pragma omp parallel for schedule(dynamic, 1) if (threaded)
   for (int64_t c = 0; c < chunks; ++c)
-    linearGatherRows<T, W, Scaled>(
+    linearGatherRows<T, S, W, Scaled>(
         p, c * kNodeChunk, std::min(p.numOut, (c + 1) * kNodeChunk), ahead);
 }
 
@@ -344,35 +371,36 @@ constexpr int64_t kGatherTileBytes = 256;
 constexpr int64_t kAnyCacheBytes = int64_t(1) << 20;
 
 /// The columns each walk of a linear gather reads of a row.
-template <typename T> int64_t gatherTileWidth(const LinearGather<T> &p) {
-  const int64_t tile = kGatherTileBytes / int64_t(sizeof(T));
+template <typename T, typename S>
+int64_t gatherTileWidth(const LinearGather<T, S> &p) {
+  const int64_t tile = kGatherTileBytes / int64_t(sizeof(S));
   if (p.width <= tile)
     return p.width;
   // Gathers of matrices the cache holds read every row from memory once
   // (those of a few MiB skip the lookup: the many tiny calls of a gradient
   // check).
-  const int64_t matrixBytes = p.numRows * p.width * int64_t(sizeof(T));
+  const int64_t matrixBytes = p.numRows * p.width * int64_t(sizeof(S));
   if (matrixBytes <= kAnyCacheBytes || matrixBytes <= lastLevelCacheBytes())
     return p.width;
   return tile;
 }
 
 /// One walk over columns [j0, j0 + p.width) of rows p.stride apart.
-template <typename T>
-void linearGatherColumns(const LinearGather<T> &p) {
+template <typename T, typename S>
+void linearGatherColumns(const LinearGather<T, S> &p) {
   auto run = [&](auto scaled) {
     constexpr bool Scaled = decltype(scaled)::value;
     switch (p.width) {
     case 16:
-      return runLinearGather<T, 16, Scaled>(p);
+      return runLinearGather<T, S, 16, Scaled>(p);
     case 32:
-      return runLinearGather<T, 32, Scaled>(p);
+      return runLinearGather<T, S, 32, Scaled>(p);
     case 64:
-      return runLinearGather<T, 64, Scaled>(p);
+      return runLinearGather<T, S, 64, Scaled>(p);
     case 128:
-      return runLinearGather<T, 128, Scaled>(p);
+      return runLinearGather<T, S, 128, Scaled>(p);
     default:
-      return runLinearGather<T, 0, Scaled>(p);
+      return runLinearGather<T, S, 0, Scaled>(p);
     }
   };
   if (p.weight || p.rowScale)
@@ -381,19 +409,19 @@ void linearGatherColumns(const LinearGather<T> &p) {
     run(std::false_type());
 }
 
-template <typename T> void linearGather(LinearGather<T> p) {
+template <typename T, typename S> void linearGatherStored(LinearGather<T, S> p) {
   if (p.numOut == 0)
     return;
   p.stride = p.width;
   // A weight per group of columns walks whole rows (the groups' scales).
   if (p.weight && p.weightWidth > 1) {
-    runLinearGather<T, 0, true>(p);
+    runLinearGather<T, S, 0, true>(p);
     return;
   }
   // Each output value gets the same terms in the same order whatever the
   // tiles: the results do not depend on them.
   const int64_t width = p.width, tile = gatherTileWidth(p);
-  const T *rows = p.rows;
+  const S *rows = p.rows;
   T *out = p.out;
   for (int64_t j0 = 0; j0 < width; j0 += tile) {
     p.width = std::min(tile, width - j0);
@@ -401,6 +429,34 @@ template <typename T> void linearGather(LinearGather<T> p) {
     p.out = out + j0;
     linearGatherColumns(p);
   }
+}
+
+/// linearGatherStored over p's rows as the process's gather storage
+/// (GatherStorage.h) keeps them: float rows in bf16 are read from their
+/// rounded copy.
+template <typename T> void linearGather(const LinearGather<T> &p) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (gatherStorage() == GatherStorage::BFloat16 && p.numOut > 0) {
+      LinearGather<float, BFloat16> q;
+      q.numOut = p.numOut;
+      q.offsets = p.offsets;
+      q.ids = p.ids;
+      q.edgeIds = p.edgeIds;
+      q.rows = bfloat16Rows(p.rows, p.numRows * p.width);
+      q.numRows = p.numRows;
+      q.width = p.width;
+      q.weight = p.weight;
+      q.weightWidth = p.weightWidth;
+      q.rowScale = p.rowScale;
+      q.selfRows = p.selfRows;
+      q.meanOut = p.meanOut;
+      q.accumulate = p.accumulate;
+      q.out = p.out;
+      linearGatherStored(q);
+      return;
+    }
+  }
+  linearGatherStored(p);
 }
 
 } // namespace

@@ -105,7 +105,10 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
   }
 }
 
-SampledTraining::~SampledTraining() = default;
+SampledTraining::~SampledTraining() {
+  if (!bfloat16Features.empty())
+    kernels::setBFloat16Table(nullptr, nullptr, 0);
+}
 
 void SampledTraining::sampleOnDevice() {
   if (!program.makeDeviceBatchSource)
@@ -169,6 +172,16 @@ void SampledTraining::readInputRowsInPlace() {
     inPlace = inPlace && std::string(rows) == "in-place";
   }
   assembler.readInputRowsInPlace(inPlace);
+  // In place, the first aggregation gathers from the dataset's whole table:
+  // with bf16 gathers, round it once here rather than on every step.
+  if (inPlace && kernels::gatherStorage() == kernels::GatherStorage::BFloat16) {
+    const int64_t values = data.data.numNodes * data.data.numFeatures;
+    bfloat16Features.resize(size_t(values));
+    kernels::roundToBFloat16(data.data.features.data(), bfloat16Features.data(),
+                             values);
+    kernels::setBFloat16Table(data.data.features.data(),
+                              bfloat16Features.data(), values);
+  }
 }
 
 void SampledTraining::routeGradients(LearnedInputs &learned) {

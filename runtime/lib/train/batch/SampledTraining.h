@@ -29,6 +29,7 @@
 #include "MiniBatch.h"
 #include "TrainingData.h"
 #include "cli/CommandLine.h"
+#include "gnnrt/kernels/GatherStorage.h"
 #include "gnnrt/train/Program.h"
 #include "output/Metrics.h"
 #include "params/LearnedInputs.h"
@@ -141,6 +142,9 @@ private:
   /// (split from `comm`) and the assembler that samples over it.
   std::unique_ptr<Communicator> samplingComm;
   std::unique_ptr<MiniBatchAssembler> samplingAssembler;
+  /// With bf16 gathers and input rows read in place: the dataset's feature
+  /// table rounded once (kernels/GatherStorage.h).
+  std::vector<BFloat16> bfloat16Features;
   /// The training nodes of the whole graph (global ids, ascending), and
   /// which of them this rank owns.
   std::vector<int64_t> allTrainNodes;

@@ -177,6 +177,23 @@ struct SettingValue {
   double seconds() const {
     return text == "0" ? 0 : positiveNumber(name, text);
   }
+  /// One of a Symbol setting's choices (space-separated).
+  std::string symbol(const std::string &choices) const {
+    std::vector<std::string> names;
+    for (size_t b = 0; b < choices.size();) {
+      size_t e = choices.find(' ', b);
+      if (e == std::string::npos)
+        e = choices.size();
+      names.push_back(choices.substr(b, e - b));
+      if (names.back() == text)
+        return text;
+      b = e + 1;
+    }
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    throw UsageError(name + " expects " + list + ", got '" + text + "'");
+  }
   std::string file() const { return text; }
   std::string directory() const { return text; }
   int64_t byteSize() const { return parseByteSize(name, text); }
@@ -193,12 +210,23 @@ const char *settingKind(const char *name) {
   return "Hyperparameter";
 }
 
+/// The choices of a Symbol setting, space-separated ("": none).
+const char *settingChoices(const char *name) {
+#define GNN_TRAIN_SETTING(KEY, KIND, CHOICES, EMIT, EXPECTED)                  \
+  if (std::strcmp(name, #KEY) == 0)                                            \
+    return CHOICES;
+#include "gnnrt/train/TrainSettings.def"
+  return "";
+}
+
 /// Parses `value` for the flag of setting `name` into `field`.
 template <typename T>
 void parseSetting(const char *name, T &field, const SettingValue &value) {
   const std::string kind = settingKind(name);
   if constexpr (std::is_same_v<T, std::string>) {
-    field = kind == "Directory" ? value.directory() : value.file();
+    field = kind == "Directory" ? value.directory()
+            : kind == "Symbol"  ? value.symbol(settingChoices(name))
+                                : value.file();
   } else if constexpr (std::is_floating_point_v<T>) {
     field = kind == "Seconds" ? value.seconds() : value.hyperparameter();
   } else {

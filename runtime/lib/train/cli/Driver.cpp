@@ -24,6 +24,7 @@
 #include "batch/SamplerRanks.h"
 #include "batch/TrainingData.h"
 #include "gnnrt/comm/Communicator.h"
+#include "gnnrt/kernels/GatherStorage.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/train/ParamInit.h"
 #include "gnnrt/train/Program.h"
@@ -257,6 +258,15 @@ int run(CompiledProgram program, const DriverOptions &options,
     check.seed = program.settings.seed;
     return runGradCheck(program, check, stdout) ? 0 : 1;
   }
+
+  // Mixed precision: every float gather of the run reads bf16 rows.
+  const bool bf16 = program.settings.precision == "bf16";
+  if (bf16 && program.useDevice)
+    throw UsageError("precision bf16: this trainer runs on a CUDA device, "
+                     "where bf16 is not implemented yet (the CPU target has "
+                     "it; pass --precision fp32)");
+  kernels::setGatherStorage(bf16 ? kernels::GatherStorage::BFloat16
+                                 : kernels::GatherStorage::Float32);
 
   // Before the data loads: a typo in an output's directory fails now.
   checkOutputPaths(options, program.settings);

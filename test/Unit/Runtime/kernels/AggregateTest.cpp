@@ -308,26 +308,6 @@ TEST(KernelsGrad, LinearAggregateRaggedRowsAtWidths1To257) {
     }
 }
 
-/// Sets an environment variable for the scope, restoring it after.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const std::string &value) : name(name) {
-    if (const char *old = std::getenv(name))
-      previous = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (previous)
-      setenv(name, previous->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-
-private:
-  const char *name;
-  std::optional<std::string> previous;
-};
-
 // Rows wider than 64 floats of a source matrix larger than the last-level
 // cache are gathered in column tiles (GNNRT_CACHE_BYTES models a small
 // cache): each value gets the same terms in the same order, so the results

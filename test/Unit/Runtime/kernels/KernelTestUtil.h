@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -202,6 +204,26 @@ inline std::string shapeName(const std::vector<int64_t> &shape) {
     s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
+
+/// Sets an environment variable for the scope, restoring it after.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const std::string &value) : name(name) {
+    if (const char *old = std::getenv(name))
+      previous = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (previous)
+      setenv(name, previous->c_str(), 1);
+    else
+      unsetenv(name);
+  }
+
+private:
+  const char *name;
+  std::optional<std::string> previous;
+};
 
 } // namespace gnnrt::kerneltest
 

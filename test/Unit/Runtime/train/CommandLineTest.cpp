@@ -95,6 +95,17 @@ TEST(CommandLine, LinkBatchFlagOverridesTheSetting) {
             "--link-batch expects a non-negative integer, got '-1'");
 }
 
+TEST(CommandLine, PrecisionFlagOverridesTheSetting) {
+  TrainSettings s = settings();
+  EXPECT_EQ(effective({"--data", "d"}, s).precision, "fp32");
+  s.precision = "bf16"; // precision = bf16
+  EXPECT_EQ(effective({"--data", "d"}, s).precision, "bf16");
+  EXPECT_EQ(effective({"--data", "d", "--precision", "fp32"}, s).precision,
+            "fp32");
+  EXPECT_EQ(usageErrorOf({"--data", "d", "--precision", "fp16"}),
+            "--precision expects fp32 or bf16, got 'fp16'");
+}
+
 TEST(CommandLine, EveryOption) {
   TrainSettings s = settings();
   DriverOptions o = parseCommandLine({"--data",

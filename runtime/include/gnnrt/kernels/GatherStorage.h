@@ -1,0 +1,52 @@
+//===- GatherStorage.h - The precision gathers read rows in -----*- C++ -*-===//
+//
+// Mixed precision (`precision = bf16`, issue 32) on the CPU: the sum and
+// mean gathers of float rows (aggregate, aggregateScaledRows and the input
+// adjoint of aggregate: the bulk of a GNN's memory traffic) can read their
+// rows as bfloat16, half the bytes, widening each value back to float
+// before it is used, so every sum still accumulates in fp32 in the same
+// order. The result is exactly the float gather over the rows rounded to
+// bf16 (support/BFloat16.h), whatever the thread count or rank count.
+// What stays fp32: GEMMs, elementwise ops, max/min gathers, the edge
+// kernels, halo messages, parameters and optimizer state.
+//
+// The storage is a property of the run, not of a call, so it is set once
+// per process (the trainer does, from TrainSettings::precision, before its
+// first step) and every caller of the kernels (generated code, the halo
+// exchange, the samplers' blocks) gets it alike. Double gathers (gradient
+// checks) always read doubles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_KERNELS_GATHERSTORAGE_H
+#define GNNRT_KERNELS_GATHERSTORAGE_H
+
+#include "gnnrt/support/BFloat16.h"
+
+#include <cstdint>
+
+namespace gnnrt::kernels {
+
+/// How the sum and mean gathers of float rows read their rows.
+enum class GatherStorage { Float32, BFloat16 };
+
+void setGatherStorage(GatherStorage storage);
+GatherStorage gatherStorage();
+
+/// Declares `copy` the bf16 rounding of the `values` floats at `rows`
+/// (a table gathers read in place, such as a sampled trainer's feature
+/// table), so that a gather over `rows` reads it instead of rounding the
+/// rows again; nullptr forgets it. The caller keeps both alive meanwhile.
+void setBFloat16Table(const float *rows, const BFloat16 *copy, int64_t values);
+
+/// The first `values` floats of `rows` in bf16: the declared table's copy,
+/// or a rounding into this thread's scratch buffer (valid until its next
+/// call on this thread).
+const BFloat16 *bfloat16Rows(const float *rows, int64_t values);
+
+/// Rounds n floats to bf16 in parallel (OpenMP).
+void roundToBFloat16(const float *src, BFloat16 *dst, int64_t n);
+
+} // namespace gnnrt::kernels
+
+#endif // GNNRT_KERNELS_GATHERSTORAGE_H
