@@ -55,6 +55,7 @@ def main():
             self.c2 = GraphConv(args.hidden, classes, norm="both")
 
         def forward(self, g, x):
+            x = F.dropout(x, args.input_dropout, self.training)
             return self.c2(g, F.relu(self.c1(g, x)))
 
     model = GCN()

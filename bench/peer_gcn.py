@@ -30,6 +30,12 @@ def arguments(doc, extra=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cpu",
                     help="torch device to train on (cuda: bench/cuda_gcn.sh)")
+    ap.add_argument("--input-dropout", type=float, default=0.0,
+                    help="dropout on the input features every epoch (Kipf's "
+                         "GCN; what keeps gnnc from hoisting A.X)")
+    ap.add_argument("--autocast", choices=["none", "bf16"], default="none",
+                    help="bf16: the forward pass under torch.autocast(device, "
+                         "torch.bfloat16), the peer of gnnc --precision bf16")
     if extra:
         extra(ap)
     args = ap.parse_args()
@@ -75,7 +81,10 @@ def time_epochs(torch, tag, summary, model, forward, y, train_idx, args):
             t0 = time.perf_counter()
             model.train()
             opt.zero_grad()
-            loss = F.cross_entropy(forward()[train_idx], y[train_idx])
+            with torch.autocast(args.device.split(":")[0], dtype=torch.bfloat16,
+                                enabled=args.autocast == "bf16"):
+                out = forward()
+            loss = F.cross_entropy(out.float()[train_idx], y[train_idx])
             loss.backward()
             opt.step()
             if cuda:

@@ -78,6 +78,7 @@ def main():
             self.c2 = conv(args.hidden, classes)
 
         def forward(self, x, g):
+            x = F.dropout(x, args.input_dropout, self.training)
             return self.c2(F.relu(self.c1(x, g)), g)
 
     device = torch.device(args.device)

@@ -23,6 +23,7 @@
 // Output: one line per (kernel, width) of key=value, then the copy's line.
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/kernels/Aggregate.h"
+#include "gnnrt/kernels/GatherStorage.h"
 
 #include <omp.h>
 
@@ -46,12 +47,14 @@ struct Options {
   std::vector<int64_t> widths = {128};
   int threads = 1, reps = 5;
   uint64_t seed = 1;
+  /// --bf16: the gathers read bf16 rows (kernels/GatherStorage.h).
+  bool bf16 = false;
 };
 
 [[noreturn]] void usage(const char *argv0) {
   std::fprintf(stderr,
                "usage: %s [--nodes N] [--edges E] [--widths 16,128] "
-               "[--threads T] [--reps R] [--seed S]\n",
+               "[--threads T] [--reps R] [--seed S] [--bf16]\n",
                argv0);
   std::exit(2);
 }
@@ -60,6 +63,10 @@ Options parse(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "--bf16") {
+      o.bf16 = true;
+      continue;
+    }
     if (i + 1 >= argc)
       usage(argv[0]);
     const char *v = argv[++i];
@@ -147,6 +154,8 @@ template <typename F> Timing median(int reps, int threads, F &&run) {
 int main(int argc, char **argv) {
   const Options o = parse(argc, argv);
   omp_set_num_threads(o.threads);
+  if (o.bf16)
+    kernels::setGatherStorage(kernels::GatherStorage::BFloat16);
 
   // Uniform random edges (xorshift64*: fast, and the same graph per seed).
   std::vector<int64_t> src(size_t(o.edges)), dst(size_t(o.edges));

@@ -44,6 +44,28 @@ void setBFloat16Table(const float *rows, const BFloat16 *copy, int64_t values);
 /// call on this thread).
 const BFloat16 *bfloat16Rows(const float *rows, int64_t values);
 
+/// bf16 rows to gather from: on cache-line boundaries and, when large, on
+/// 2 MiB boundaries advised to be huge pages, as the workspaces' float rows
+/// are (measured on 300k random rows of 16 values, one thread: 0.154 s from
+/// a malloc'd vector, 0.066 s from such a buffer; fp32 0.067 s).
+class BFloat16Buffer {
+public:
+  BFloat16Buffer() = default;
+  BFloat16Buffer(const BFloat16Buffer &) = delete;
+  BFloat16Buffer &operator=(const BFloat16Buffer &) = delete;
+  ~BFloat16Buffer();
+  /// At least n values; growing does not keep the contents.
+  void reserve(int64_t n);
+  BFloat16 *data() const { return values; }
+  bool empty() const { return capacity == 0; }
+
+private:
+  void release();
+  BFloat16 *values = nullptr;
+  int64_t capacity = 0;
+  size_t alignment = 0;
+};
+
 /// Rounds n floats to bf16 in parallel (OpenMP).
 void roundToBFloat16(const float *src, BFloat16 *dst, int64_t n);
 

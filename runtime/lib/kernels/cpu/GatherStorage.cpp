@@ -2,10 +2,12 @@
 
 #include "gnnrt/kernels/GatherStorage.h"
 
+#include "gnnrt/support/HugePages.h"
+
 #include "Common.h"
 
 #include <atomic>
-#include <vector>
+#include <new>
 
 namespace gnnrt::kernels {
 
@@ -32,6 +34,27 @@ void setBFloat16Table(const float *rows, const BFloat16 *copy,
                                : DeclaredTable{};
 }
 
+BFloat16Buffer::~BFloat16Buffer() { release(); }
+
+void BFloat16Buffer::release() {
+  if (values)
+    ::operator delete(values, std::align_val_t(alignment));
+  values = nullptr;
+  capacity = 0;
+}
+
+void BFloat16Buffer::reserve(int64_t n) {
+  if (n <= capacity)
+    return;
+  release();
+  const size_t bytes = size_t(n) * sizeof(BFloat16);
+  alignment = bytes >= kHugePageMinBytes ? size_t(2) << 20 : 64;
+  values = static_cast<BFloat16 *>(
+      ::operator new(bytes, std::align_val_t(alignment)));
+  adviseHugePages(values, bytes);
+  capacity = n;
+}
+
 void roundToBFloat16(const float *src, BFloat16 *dst, int64_t n) {
   const bool threaded = detail::worthThreads(n);
 #pragma omp parallel for simd schedule(static) if (threaded)
@@ -44,9 +67,8 @@ const BFloat16 *bfloat16Rows(const float *rows, int64_t values) {
     return declaredTable.copy;
   // A gather runs on one thread at a time per caller; the buffer only grows
   // (a run's largest activation, in bf16).
-  thread_local std::vector<BFloat16> scratch;
-  if (int64_t(scratch.size()) < values)
-    scratch.resize(size_t(values));
+  thread_local BFloat16Buffer scratch;
+  scratch.reserve(values);
   roundToBFloat16(rows, scratch.data(), values);
   return scratch.data();
 }

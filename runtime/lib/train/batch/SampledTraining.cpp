@@ -176,7 +176,7 @@ void SampledTraining::readInputRowsInPlace() {
   // with bf16 gathers, round it once here rather than on every step.
   if (inPlace && kernels::gatherStorage() == kernels::GatherStorage::BFloat16) {
     const int64_t values = data.data.numNodes * data.data.numFeatures;
-    bfloat16Features.resize(size_t(values));
+    bfloat16Features.reserve(values);
     kernels::roundToBFloat16(data.data.features.data(), bfloat16Features.data(),
                              values);
     kernels::setBFloat16Table(data.data.features.data(),

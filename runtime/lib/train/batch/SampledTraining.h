@@ -144,7 +144,7 @@ private:
   std::unique_ptr<MiniBatchAssembler> samplingAssembler;
   /// With bf16 gathers and input rows read in place: the dataset's feature
   /// table rounded once (kernels/GatherStorage.h).
-  std::vector<BFloat16> bfloat16Features;
+  kernels::BFloat16Buffer bfloat16Features;
   /// The training nodes of the whole graph (global ids, ascending), and
   /// which of them this rank owns.
   std::vector<int64_t> allTrainNodes;

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# bench/precision_bf16.sh - mixed precision (issue 32): full-graph GCN with
+# dropout 0.5 on its input (Kipf's GCN: the aggregation of a 128-wide input
+# cannot be hoisted) and hidden 128, gnnc fp32 against gnnc bf16
+# (--precision bf16), beside DGL's GraphConv in fp32 and under
+# torch.autocast("cpu", torch.bfloat16), taking turns for ROUNDS rounds.
+# Prints the median epoch seconds (epochs 2..EPOCHS) and peak RSS of each.
+#
+#   NODES=300000 EDGES=6000000 bench/precision_bf16.sh     # 12M edges after reverse
+#
+# Environment [defaults]: BENCH_DIR [/tmp/gnnc-bench], NODES [300000],
+# EDGES [6000000], FEATURES [128], CLASSES [16], EPOCHS [6], ROUNDS [3],
+# THREADS [2], DGL [1] (0 skips DGL), GNNC, GNN_DATA.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH_DIR="${BENCH_DIR:-/tmp/gnnc-bench}"
+NODES="${NODES:-300000}"
+EDGES="${EDGES:-6000000}"
+FEATURES="${FEATURES:-128}"
+CLASSES="${CLASSES:-16}"
+EPOCHS="${EPOCHS:-6}"
+ROUNDS="${ROUNDS:-3}"
+THREADS="${THREADS:-2}"
+DGL="${DGL:-1}"
+GNNC="${GNNC:-$ROOT/build/bin/gnnc}"
+GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
+PY="${PYTHON:-python3}"
+
+NAME=precision_bf16
+source "$ROOT/bench/common.sh"
+[[ -x "$GNNC" ]] || die "no $GNNC (build first: make)"
+(( EPOCHS >= 2 )) || die "EPOCHS must be at least 2 (the first is warm-up)"
+export OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
+
+DATA="$(bench_graph)"
+"$GNN_DATA" info --reverse --dedupe "$DATA" >/dev/null # the trainer's cache
+RUN="$BENCH_DIR/run/precision-$(basename "$DATA")-t$THREADS"
+mkdir -p "$RUN"
+cat >"$RUN/gcn.gnn" <<GNN
+// Written by bench/precision_bf16.sh: Kipf's GCN shape at hidden 128.
+import nn
+dataset graph = npy("$DATA")
+model GCN(hidden: int = 128) {
+  c1 = GCNConv(graph.features, hidden)
+  c2 = GCNConv(hidden, graph.classes)
+  forward(g, x) { return c2(g, relu(c1(g, dropout(x, 0.5)))) }
+}
+train GCN on graph {
+  optimizer = adam(lr = 0.01)
+  epochs    = $EPOCHS
+  evaluate  = [valid, test] every 1000000 epochs
+}
+GNN
+"$GNNC" "$RUN/gcn.gnn" -o "$RUN/gcn"
+if [[ "$DGL" != 0 ]]; then ensure_venv "$BENCH_DIR/venv-dgl" "torch, dgl" "${DGL_PACKAGES[@]}"; fi
+
+declare -A RUNS=() RSS=()
+run_gnnc() { # precision round
+  local out="$RUN/gnnc-$1-r$2"
+  log "round $2: gnnc --precision $1"
+  /usr/bin/time -f "%M" -o "$out.rss" "$RUN/gcn" --data "$DATA" --threads "$THREADS" \
+    --precision "$1" --metrics "$out.jsonl" >"$out.out" 2>"$out.err" ||
+    { cat "$out.err" >&2; die "the trainer failed"; }
+  RUNS[gnnc-$1]+=" $("$PY" -c '
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print("%.4f" % statistics.median(r["epoch_seconds"] for r in rows[1:]))' "$out.jsonl")"
+  RSS[gnnc-$1]="$(( $(tail -1 "$out.rss") / 1024 ))"
+}
+run_dgl() { # autocast round
+  local out="$RUN/dgl-$1-r$2" line
+  log "round $2: DGL autocast $1"
+  "$BENCH_DIR/venv-dgl/bin/python" -W ignore "$ROOT/bench/dgl_gcn.py" --data "$DATA" \
+    --epochs "$EPOCHS" --threads "$THREADS" --input-dropout 0.5 --autocast "$1" \
+    >"$out.out" 2>"$out.err" || { tail -3 "$out.err" >&2; return 0; }
+  line="$(grep '^dgl: nodes=' "$out.out" | tail -1)"
+  RUNS[dgl-$1]+=" $(sed -n 's/.* median_epoch_s=\([^ ]*\).*/\1/p' <<<"$line")"
+  RSS[dgl-$1]="$(sed -n 's/.* peak_rss_mib=\([^ ]*\).*/\1/p' <<<"$line")"
+}
+
+LOAD_START="$(load_avg)"
+for r in $(seq 1 "$ROUNDS"); do
+  run_gnnc fp32 "$r"
+  run_gnnc bf16 "$r"
+  if [[ "$DGL" != 0 ]]; then run_dgl none "$r"; run_dgl bf16 "$r"; fi
+done
+{
+  echo "precision_bf16: $(basename "$DATA"), GCN hidden 128, input dropout 0.5, $THREADS threads, $EPOCHS epochs x $ROUNDS rounds, load $LOAD_START -> $(load_avg)"
+  printf '%-12s %10s %10s  %s\n' run median_s rss_mib "per-round medians"
+  for k in gnnc-fp32 gnnc-bf16 dgl-none dgl-bf16; do
+    [[ -n "${RUNS[$k]:-}" ]] || continue
+    # shellcheck disable=SC2086
+    printf '%-12s %10s %10s  %s\n' "$k" "$(median ${RUNS[$k]})" "${RSS[$k]}" "${RUNS[$k]}"
+  done
+} | tee "$BENCH_DIR/precision_bf16-$(basename "$DATA")-t$THREADS.txt"
