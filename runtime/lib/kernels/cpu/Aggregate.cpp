@@ -18,9 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <string>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -106,20 +104,6 @@ namespace {
 
 namespace {
 
-/// Whether the gathers run their AVX-512 walk: where the CPU has it, unless
-/// $GNNRT_GATHER_ISA=baseline asks for the SSE2 one (to compare the two).
-bool gathersUseAvx512() {
-  static const bool cpuHasIt = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl");
-  }();
-  // Read per call (a gather's cost dwarfs it), so a test can compare both.
-  const char *isa = std::getenv("GNNRT_GATHER_ISA");
-  return cpuHasIt && !(isa && std::string(isa) == "baseline");
-}
-
 /// Rows narrower than this many bytes of T (16 floats and 32, measured on
 /// 300k nodes / 12M random edges, 2 threads: 0.034 -> 0.037 s and 0.047 ->
 /// 0.051 s) are gathered faster by the SSE2 walk; from 64 floats on the
@@ -132,7 +116,7 @@ template <typename T, typename S>
 void linearGatherStored(const LinearGather<T, S> &p) {
   const bool pays = !std::is_same_v<S, T> ||
                     p.width * int64_t(sizeof(T)) >= kAvx512FloatRowBytes;
-  if (pays && gathersUseAvx512())
+  if (pays && useAvx512())
     avx512::linearGatherStored(p);
   else
     baseline::linearGatherStored(p);

@@ -77,3 +77,27 @@ TEST(KernelsDropout, KeepsOneMinusPAndRescales) {
 }
 
 } // namespace
+
+// The AVX-512 pass (16 Philox blocks side by side, where the CPU has it)
+// and the baseline one ($GNNRT_CPU_ISA=baseline) give the same bits: whole
+// vector groups, a ragged tail, rows of zeros, float and double.
+TEST(KernelsDropout, EveryInstructionSetGivesTheSameMask) {
+  for (int64_t n : {int64_t(1), int64_t(127), int64_t(128), int64_t(5000)}) {
+    Vec xd = randomVector(n, 17);
+    for (int64_t i = 0; i < std::min<int64_t>(n, 300); ++i)
+      xd[size_t(i)] = 0; // a zero block: skipped by the baseline's cipher
+    const std::vector<float> xf = cast<float>(xd);
+    const size_t count = static_cast<size_t>(n);
+    std::vector<float> nativeF(count), baselineF(count);
+    std::vector<double> nativeD(count), baselineD(count);
+    kernels::dropout<float>(3, 9, 0.3, n, xf.data(), nativeF.data());
+    kernels::dropout<double>(3, 9, 0.3, n, xd.data(), nativeD.data());
+    {
+      ScopedEnv isa("GNNRT_CPU_ISA", "baseline");
+      kernels::dropout<float>(3, 9, 0.3, n, xf.data(), baselineF.data());
+      kernels::dropout<double>(3, 9, 0.3, n, xd.data(), baselineD.data());
+    }
+    EXPECT_EQ(nativeF, baselineF) << n;
+    EXPECT_EQ(nativeD, baselineD) << n;
+  }
+}

@@ -111,7 +111,7 @@ TEST(GatherStorage, BFloat16GatherIsTheFloatGatherOfRoundedRows) {
 }
 
 // The gathers' AVX-512 walk (where the CPU has it) and the SSE2 one
-// ($GNNRT_GATHER_ISA=baseline) give the same bits, fp32 and bf16 rows,
+// ($GNNRT_CPU_ISA=baseline) give the same bits, fp32 and bf16 rows,
 // at every specialized width and a ragged one.
 TEST(GatherStorage, EveryInstructionSetGivesTheSameBits) {
   GraphStorage storage = randomGraph(2000, 1500, 8000, 91);
@@ -135,7 +135,7 @@ TEST(GatherStorage, EveryInstructionSetGivesTheSameBits) {
                                 : kernels::GatherStorage::Float32);
         const Outputs native =
             gatherAll(g, Reduce::Mean, true, x, dy, s, weight, width);
-        ScopedEnv isa("GNNRT_GATHER_ISA", "baseline");
+        ScopedEnv isa("GNNRT_CPU_ISA", "baseline");
         const Outputs baseline =
             gatherAll(g, Reduce::Mean, true, x, dy, s, weight, width);
         EXPECT_TRUE(native == baseline) << what;
