@@ -21,6 +21,8 @@
 #   ROUNDS [3]         rounds of runs, gnnc and DGL in turn
 #   THREADS [2]        OpenMP / BLAS / torch threads
 #   DGL_WORKERS [0,1]  DataLoader worker counts DGL tries (the faster counts)
+#   PRECISIONS [fp32]  gnnc's --precision values to run each round ("fp32 bf16":
+#                      both, the first compared with the floor and DGL)
 #   GNNC, GNN_DATA     the tools [build/bin/gnnc, build/bin/gnn-data]
 set -euo pipefail
 
@@ -133,18 +135,25 @@ log "compiling $RUN/sage.gnn"
 #--- 4. Rounds: gnnc, DGL, in turn ---------------------------------------------
 GNNC_RUNS="" DGL_RUNS="" DGL_NOTE=""
 BATCHES_PER_EPOCH=$(( SEEDS / BATCH ))
+read -r -a PRECISION_LIST <<<"${PRECISIONS:-fp32}"
+declare -A PRECISION_RUNS=()
 for ((r = 1; r <= ROUNDS; ++r)); do
+  for precision in "${PRECISION_LIST[@]}"; do
+  # The first precision's files keep their names (the floor reads them).
   out="$RUN/gnnc-r$r"
-  log "round $r: gnnc ($EPOCHS epochs of $BATCHES_PER_EPOCH batches, $THREADS threads)"
+  [[ "$precision" == "${PRECISION_LIST[0]}" ]] || out="$RUN/gnnc-$precision-r$r"
+  log "round $r: gnnc --precision $precision ($EPOCHS epochs of $BATCHES_PER_EPOCH batches, $THREADS threads)"
   /usr/bin/time -f "%M" -o "$out.rss" "$RUN/sage" --data "$SPLIT" --threads "$THREADS" \
-    --epochs "$EPOCHS" --metrics "$out.jsonl" --stats >"$out.out" 2>"$out.err" ||
+    --epochs "$EPOCHS" --precision "$precision" --metrics "$out.jsonl" --stats >"$out.out" 2>"$out.err" ||
     { cat "$out.err" >&2; die "the trainer failed"; }
-  GNNC_RUNS+=" $("$PY" - "$out.jsonl" "$BATCHES_PER_EPOCH" <<'PYEOF'
+  PRECISION_RUNS[$precision]+=" $("$PY" - "$out.jsonl" "$BATCHES_PER_EPOCH" <<'PYEOF'
 import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 print(f"{statistics.median(r['epoch_seconds'] for r in rows[1:]) / int(sys.argv[2]):.4f}")
 PYEOF
 )"
+  done
+  GNNC_RUNS="${PRECISION_RUNS[${PRECISION_LIST[0]}]}"
   out="$RUN/dgl-r$r" rc=0
   log "round $r: DGL ($WARMUP + $BATCHES batches, workers $DGL_WORKERS, $THREADS threads)"
   "$VPY" -W ignore "$ROOT/bench/sampling/dgl_sage.py" --data "$SPLIT" --fanouts "$FANOUTS" \
@@ -207,5 +216,11 @@ except ValueError: print('-')" "$1" "$2"; }
   printf '%-24s %10s  %s\n' "gnnc / best floor" "$(ratio "$OURS_S" "$BEST_S")" ""
   printf '%-24s %10s  %s\n' "DGL" "$DGL_S" "${DGL_RUNS# } ($DGL_NOTE)"
   printf '%-24s %10s  %s\n' "speedup DGL / gnnc" "$(ratio "$DGL_S" "$OURS_S")" "goal: at least 5x"
+  for precision in "${PRECISION_LIST[@]:1}"; do
+    # shellcheck disable=SC2086
+    other="$(median ${PRECISION_RUNS[$precision]})"
+    printf '%-24s %10s  %s\n' "gnnc $precision" "$other" "${PRECISION_RUNS[$precision]# }"
+    printf '%-24s %10s  %s\n' "speedup DGL / gnnc $precision" "$(ratio "$DGL_S" "$other")" ""
+  done
 } | tee "$RESULT"
 echo "(saved to $RESULT; logs in $RUN)" >&2
