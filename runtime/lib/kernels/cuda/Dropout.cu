@@ -36,7 +36,8 @@ template <typename T> struct DropoutLanes {
   }
   __device__ T apply(const std::array<uint32_t, 4> &bits, int lane, T v) const {
     const uint32_t r = (bits[lane / 2] >> (16 * (lane % 2))) & 0xFFFFu;
-    return r >= threshold ? mul(v, keptScale) : T(0);
+    // A zero of either sign becomes +0, as on the CPU.
+    return v != T(0) && r >= threshold ? mul(v, keptScale) : T(0);
   }
 };
 

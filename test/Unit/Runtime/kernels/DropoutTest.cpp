@@ -101,3 +101,38 @@ TEST(KernelsDropout, EveryInstructionSetGivesTheSameMask) {
     EXPECT_EQ(nativeD, baselineD) << n;
   }
 }
+
+// dropoutRows' AVX-512 pass (rows of whole blocks, at least 64 wide) and
+// the baseline give the same bits, and each row's mask is its node's.
+TEST(KernelsDropout, RowsOfEveryInstructionSetGiveTheSameMask) {
+  const int64_t rows = 37;
+  std::vector<int64_t> ids(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r)
+    ids[size_t(r)] = (r * 7919) % 1000;
+  for (int64_t width : {64, 128, 200, 16}) {
+    const size_t count = static_cast<size_t>(rows * width);
+    std::vector<float> x = cast<float>(randomVector(rows * width, 21));
+    x[5] = -0.0f; // a zero of either sign becomes +0 on both paths
+    std::vector<float> native(count), baseline(count), whole(count);
+    kernels::dropoutRows<float>(4, 2, 0.5, rows, width, ids.data(), x.data(),
+                                native.data());
+    {
+      ScopedEnv isa("GNNRT_CPU_ISA", "baseline");
+      kernels::dropoutRows<float>(4, 2, 0.5, rows, width, ids.data(),
+                                  x.data(), baseline.data());
+    }
+    EXPECT_EQ(native, baseline) << width;
+    EXPECT_FALSE(std::signbit(native[5])) << width;
+    // Row r decides as the rows of dropout over the whole table would.
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<float> table(size_t(1000 * width), 0.0f), out(table.size());
+      std::copy_n(x.begin() + r * width, width,
+                  table.begin() + ids[size_t(r)] * width);
+      kernels::dropout<float>(4, 2, 0.5, 1000 * width, table.data(),
+                              out.data());
+      std::copy_n(out.begin() + ids[size_t(r)] * width, width,
+                  whole.begin() + r * width);
+    }
+    EXPECT_EQ(native, whole) << width;
+  }
+}
