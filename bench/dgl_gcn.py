@@ -24,12 +24,18 @@ import peer_gcn
 
 
 def main():
-    args = peer_gcn.arguments(__doc__)
+    def extra(ap):
+        ap.add_argument("--model", choices=["gcn", "sage", "gat"], default="gcn",
+                        help="gcn: GraphConv (the default); sage: SAGEConv "
+                             "mean (no self loops); gat: GATConv, 4 heads "
+                             "of hidden/4 concatenated, then 1 head")
+
+    args = peer_gcn.arguments(__doc__, extra)
 
     import torch
     import torch.nn.functional as F
     import dgl
-    from dgl.nn import GraphConv
+    from dgl.nn import GATConv, GraphConv, SAGEConv
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -41,7 +47,8 @@ def main():
     del src, dst
     g = dgl.to_bidirected(g)
     num_edges = g.num_edges()
-    g = dgl.add_self_loop(g)
+    if args.model != "sage":  # GraphSAGE's root weight is its self term
+        g = dgl.add_self_loop(g)
     g.create_formats_()  # CSR and CSC now, not inside the first epoch
     x, y, train_idx, classes = peer_gcn.tensors(torch, x_np, y_np, train_np)
     print(f"dgl: dgl {dgl.__version__}, torch {torch.__version__}, "
@@ -58,7 +65,28 @@ def main():
             x = F.dropout(x, args.input_dropout, self.training)
             return self.c2(g, F.relu(self.c1(g, x)))
 
-    model = GCN()
+    class SAGE(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = SAGEConv(x.size(1), args.hidden, "mean")
+            self.c2 = SAGEConv(args.hidden, classes, "mean")
+
+        def forward(self, g, x):
+            x = F.dropout(x, args.input_dropout, self.training)
+            return self.c2(g, F.relu(self.c1(g, x)))
+
+    class GAT(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = GATConv(x.size(1), args.hidden // 4, num_heads=4)
+            self.c2 = GATConv(args.hidden, classes, num_heads=1)
+
+        def forward(self, g, x):
+            x = F.dropout(x, args.input_dropout, self.training)
+            h = F.relu(self.c1(g, x).flatten(1))
+            return self.c2(g, h).mean(1)
+
+    model = {"gcn": GCN, "sage": SAGE, "gat": GAT}[args.model]()
     peer_gcn.time_epochs(torch, "dgl", f"nodes={n} edges={num_edges}", model,
                          lambda: model(g, x), y, train_idx, args)
 

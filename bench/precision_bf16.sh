@@ -8,7 +8,9 @@
 #
 #   NODES=300000 EDGES=6000000 bench/precision_bf16.sh     # 12M edges after reverse
 #
-# Environment [defaults]: BENCH_DIR [/tmp/gnnc-bench], NODES [300000],
+#   MODEL=sage bench/precision_bf16.sh   # GraphSAGE-mean; MODEL=gat: GAT, 4 heads
+#
+# Environment [defaults]: MODEL [gcn], BENCH_DIR [/tmp/gnnc-bench], NODES [300000],
 # EDGES [6000000], FEATURES [128], CLASSES [16], EPOCHS [6], ROUNDS [3],
 # THREADS [2], DGL [1] (0 skips DGL), GNNC, GNN_DATA.
 set -euo pipefail
@@ -26,6 +28,7 @@ DGL="${DGL:-1}"
 GNNC="${GNNC:-$ROOT/build/bin/gnnc}"
 GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
 PY="${PYTHON:-python3}"
+MODEL="${MODEL:-gcn}"
 
 NAME=precision_bf16
 source "$ROOT/bench/common.sh"
@@ -35,18 +38,26 @@ export OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS" MKL_NUM_THREAD
 
 DATA="$(bench_graph)"
 "$GNN_DATA" info --reverse --dedupe "$DATA" >/dev/null # the trainer's cache
-RUN="$BENCH_DIR/run/precision-$(basename "$DATA")-t$THREADS"
+RUN="$BENCH_DIR/run/precision-$MODEL-$(basename "$DATA")-t$THREADS"
 mkdir -p "$RUN"
+case "$MODEL" in
+  gcn) LAYERS='c1 = GCNConv(graph.features, hidden)
+  c2 = GCNConv(hidden, graph.classes)' ;;
+  sage) LAYERS='c1 = SAGEConv(graph.features, hidden)
+  c2 = SAGEConv(hidden, graph.classes)' ;;
+  gat) LAYERS='c1 = GATConv(graph.features, 32, 4)
+  c2 = GATConvMean(hidden, graph.classes, 1)' ;;
+  *) die "MODEL: gcn, sage or gat" ;;
+esac
 cat >"$RUN/gcn.gnn" <<GNN
-// Written by bench/precision_bf16.sh: Kipf's GCN shape at hidden 128.
+// Written by bench/precision_bf16.sh: $MODEL, hidden 128, dropout on the input.
 import nn
 dataset graph = npy("$DATA")
-model GCN(hidden: int = 128) {
-  c1 = GCNConv(graph.features, hidden)
-  c2 = GCNConv(hidden, graph.classes)
+model Net(hidden: int = 128) {
+  $LAYERS
   forward(g, x) { return c2(g, relu(c1(g, dropout(x, 0.5)))) }
 }
-train GCN on graph {
+train Net on graph {
   optimizer = adam(lr = 0.01)
   epochs    = $EPOCHS
   evaluate  = [valid, test] every 1000000 epochs
@@ -72,7 +83,7 @@ run_dgl() { # autocast round
   local out="$RUN/dgl-$1-r$2" line
   log "round $2: DGL autocast $1"
   "$BENCH_DIR/venv-dgl/bin/python" -W ignore "$ROOT/bench/dgl_gcn.py" --data "$DATA" \
-    --epochs "$EPOCHS" --threads "$THREADS" --input-dropout 0.5 --autocast "$1" \
+    --epochs "$EPOCHS" --threads "$THREADS" --input-dropout 0.5 --autocast "$1" --model "$MODEL" \
     >"$out.out" 2>"$out.err" || { tail -3 "$out.err" >&2; return 0; }
   line="$(grep '^dgl: nodes=' "$out.out" | tail -1)"
   RUNS[dgl-$1]+=" $(sed -n 's/.* median_epoch_s=\([^ ]*\).*/\1/p' <<<"$line")"
@@ -86,7 +97,7 @@ for r in $(seq 1 "$ROUNDS"); do
   if [[ "$DGL" != 0 ]]; then run_dgl none "$r"; run_dgl bf16 "$r"; fi
 done
 {
-  echo "precision_bf16: $(basename "$DATA"), GCN hidden 128, input dropout 0.5, $THREADS threads, $EPOCHS epochs x $ROUNDS rounds, load $LOAD_START -> $(load_avg)"
+  echo "precision_bf16: $(basename "$DATA"), $MODEL hidden 128, input dropout 0.5, $THREADS threads, $EPOCHS epochs x $ROUNDS rounds, load $LOAD_START -> $(load_avg)"
   printf '%-12s %10s %10s  %s\n' run median_s rss_mib "per-round medians"
   for k in gnnc-fp32 gnnc-bf16 dgl-none dgl-bf16; do
     [[ -n "${RUNS[$k]:-}" ]] || continue
