@@ -46,7 +46,7 @@ case "$MODEL" in
   sage) LAYERS='c1 = SAGEConv(graph.features, hidden)
   c2 = SAGEConv(hidden, graph.classes)' ;;
   gat) LAYERS='c1 = GATConv(graph.features, 32, 4)
-  c2 = GATConvMean(hidden, graph.classes, 1)' ;;
+  c2 = GATConvMean(128, graph.classes, 1)' ;;
   *) die "MODEL: gcn, sage or gat" ;;
 esac
 cat >"$RUN/gcn.gnn" <<GNN
