@@ -63,7 +63,8 @@ train Net on graph {
   evaluate  = [valid, test] every 1000000 epochs
 }
 GNN
-"$GNNC" "$RUN/gcn.gnn" -o "$RUN/gcn"
+# --data: the cost model reads the real input width (gnn-reorder).
+"$GNNC" "$RUN/gcn.gnn" --data "$DATA" -o "$RUN/gcn"
 if [[ "$DGL" != 0 ]]; then ensure_venv "$BENCH_DIR/venv-dgl" "torch, dgl" "${DGL_PACKAGES[@]}"; fi
 
 declare -A RUNS=() RSS=()
