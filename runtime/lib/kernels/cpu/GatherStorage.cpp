@@ -28,10 +28,9 @@ void setGatherStorage(GatherStorage storage) { processStorage = storage; }
 
 GatherStorage gatherStorage() { return processStorage; }
 
-void setBFloat16Table(const float *rows, const BFloat16 *copy,
-                      int64_t values) {
-  declaredTable = rows && copy ? DeclaredTable{rows, copy, values}
-                               : DeclaredTable{};
+void setBFloat16Table(const float *rows, const BFloat16 *copy, int64_t values) {
+  declaredTable =
+      rows && copy ? DeclaredTable{rows, copy, values} : DeclaredTable{};
 }
 
 BFloat16Buffer::~BFloat16Buffer() { release(); }

@@ -118,8 +118,8 @@ TEST(KernelsDropout, RowsOfEveryInstructionSetGiveTheSameMask) {
                                 native.data());
     {
       ScopedEnv isa("GNNRT_CPU_ISA", "baseline");
-      kernels::dropoutRows<float>(4, 2, 0.5, rows, width, ids.data(),
-                                  x.data(), baseline.data());
+      kernels::dropoutRows<float>(4, 2, 0.5, rows, width, ids.data(), x.data(),
+                                  baseline.data());
     }
     EXPECT_EQ(native, baseline) << width;
     EXPECT_FALSE(std::signbit(native[5])) << width;

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnnrt/kernels/Aggregate.h"
 #include "gnnrt/kernels/GatherStorage.h"
+#include "gnnrt/kernels/Aggregate.h"
 
 #include "KernelTestUtil.h"
 
@@ -26,8 +26,12 @@ namespace {
 
 /// Sets the process's gather storage for a scope.
 struct ScopedStorage {
-  explicit ScopedStorage(kernels::GatherStorage s) { kernels::setGatherStorage(s); }
-  ~ScopedStorage() { kernels::setGatherStorage(kernels::GatherStorage::Float32); }
+  explicit ScopedStorage(kernels::GatherStorage s) {
+    kernels::setGatherStorage(s);
+  }
+  ~ScopedStorage() {
+    kernels::setGatherStorage(kernels::GatherStorage::Float32);
+  }
 };
 
 std::vector<float> roundedToBFloat16(const std::vector<float> &x) {
@@ -43,6 +47,17 @@ struct Outputs {
     return forward == o.forward && scaled == o.scaled &&
            transpose == o.transpose;
   }
+};
+
+/// Random operands of the gathers over g at `width`: rows x, output
+/// gradients dy, row scales s and edge weights w.
+struct Operands {
+  std::vector<float> x, dy, s, w;
+  Operands(const GraphView &g, int64_t width, uint64_t seed)
+      : x(cast<float>(randomVector(g.numSrc * width, seed))),
+        dy(cast<float>(randomVector(g.numDst * width, seed + 1))),
+        s(cast<float>(randomVector(g.numSrc, seed + 2, 0.1, 2.0))),
+        w(cast<float>(randomVector(g.numEdges, seed + 3, 0.5, 1.5))) {}
 };
 
 Outputs gatherAll(const GraphView &g, Reduce r, bool selfLoops,
@@ -73,20 +88,15 @@ TEST(GatherStorage, BFloat16GatherIsTheFloatGatherOfRoundedRows) {
       for (bool selfLoops : {false, true})
         for (bool weighted : {false, true})
           for (int64_t cacheBytes : {int64_t(64) << 10, int64_t(1) << 40}) {
-            const std::string what =
-                "width " + std::to_string(width) + " " + reduceName(r) +
-                (selfLoops ? " selfLoops" : "") +
-                (weighted ? " weighted" : "") + " cache " +
-                std::to_string(cacheBytes);
+            const std::string what = "width " + std::to_string(width) + " " +
+                                     reduceName(r) +
+                                     (selfLoops ? " selfLoops" : "") +
+                                     (weighted ? " weighted" : "") + " cache " +
+                                     std::to_string(cacheBytes);
             ScopedEnv cache("GNNRT_CACHE_BYTES", std::to_string(cacheBytes));
-            const std::vector<float> x =
-                cast<float>(randomVector(g.numSrc * width, 62));
-            const std::vector<float> dy =
-                cast<float>(randomVector(g.numDst * width, 63));
-            const std::vector<float> s =
-                cast<float>(randomVector(g.numSrc, 64, 0.1, 2.0));
-            const std::vector<float> w =
-                cast<float>(randomVector(g.numEdges, 65, 0.5, 1.5));
+            const Operands in(g, width, 62);
+            const std::vector<float> &x = in.x, &dy = in.dy, &s = in.s,
+                                     &w = in.w;
             const float *weight = weighted ? w.data() : nullptr;
             Outputs bf16;
             {
@@ -96,8 +106,8 @@ TEST(GatherStorage, BFloat16GatherIsTheFloatGatherOfRoundedRows) {
             const Outputs rounded =
                 gatherAll(g, r, selfLoops, roundedToBFloat16(x),
                           roundedToBFloat16(dy), s, weight, width);
-            const Outputs exact = gatherAll(g, r, selfLoops, x, dy, s, weight,
-                                            width);
+            const Outputs exact =
+                gatherAll(g, r, selfLoops, x, dy, s, weight, width);
             EXPECT_EQ(bf16.forward, rounded.forward) << what;
             EXPECT_EQ(bf16.scaled, rounded.scaled) << what;
             EXPECT_EQ(bf16.transpose, rounded.transpose) << what;
@@ -122,14 +132,8 @@ TEST(GatherStorage, EveryInstructionSetGivesTheSameBits) {
         const std::string what = "width " + std::to_string(width) +
                                  (bf16 ? " bf16" : " fp32") +
                                  (weighted ? " weighted" : "");
-        const std::vector<float> x =
-            cast<float>(randomVector(g.numSrc * width, 92));
-        const std::vector<float> dy =
-            cast<float>(randomVector(g.numDst * width, 93));
-        const std::vector<float> s =
-            cast<float>(randomVector(g.numSrc, 94, 0.1, 2.0));
-        const std::vector<float> w =
-            cast<float>(randomVector(g.numEdges, 95, 0.5, 1.5));
+        const Operands in(g, width, 92);
+        const std::vector<float> &x = in.x, &dy = in.dy, &s = in.s, &w = in.w;
         const float *weight = weighted ? w.data() : nullptr;
         ScopedStorage mode(bf16 ? kernels::GatherStorage::BFloat16
                                 : kernels::GatherStorage::Float32);
@@ -179,14 +183,14 @@ TEST(GatherStorage, MaxAndDoubleGathersReadFullPrecision) {
   std::vector<double> d32(fp32.size()), d16(fp32.size());
   kernels::aggregate<float>(g, Reduce::Max, true, x.data(), width, nullptr, 1,
                             fp32.data());
-  kernels::aggregate<double>(g, Reduce::Sum, true, xd.data(), width, nullptr,
-                             1, d32.data());
+  kernels::aggregate<double>(g, Reduce::Sum, true, xd.data(), width, nullptr, 1,
+                             d32.data());
   {
     ScopedStorage mode(kernels::GatherStorage::BFloat16);
-    kernels::aggregate<float>(g, Reduce::Max, true, x.data(), width, nullptr,
-                              1, bf16.data());
-    kernels::aggregate<double>(g, Reduce::Sum, true, xd.data(), width,
-                               nullptr, 1, d16.data());
+    kernels::aggregate<float>(g, Reduce::Max, true, x.data(), width, nullptr, 1,
+                              bf16.data());
+    kernels::aggregate<double>(g, Reduce::Sum, true, xd.data(), width, nullptr,
+                               1, d16.data());
   }
   EXPECT_EQ(fp32, bf16);
   EXPECT_EQ(d32, d16);
