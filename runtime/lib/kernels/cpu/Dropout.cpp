@@ -36,7 +36,8 @@ template <typename T> struct DropoutLanes {
   /// A zero (either sign) becomes +0 whatever its bits, so that the paths
   /// that skip the cipher for zeros give the same bits as those that do not.
   T apply(uint32_t r, T v) const {
-    return v != T(0) && r >= threshold ? v * keptScale : T(0);
+    // `&`, not `&&`: both tests always run, so the loops stay vectorized.
+    return (v != T(0)) & (r >= threshold) ? v * keptScale : T(0);
   }
   uint32_t threshold;
   T keptScale;
@@ -53,7 +54,7 @@ constexpr int64_t kVectorElements = kVectorBlocks * 8;
 // by side, lane l of each word array holding block l's word, which the
 // compiler turns into a few 512-bit multiplies and xors per round. The same
 // blocks, words and lanes as the scalar loops, so the same mask. Measured
-// on 38.4M floats, 2 threads: 144 -> 27 ms.
+// on 38.4M floats, 2 threads: 144 -> 23 ms.
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl")
 
@@ -95,15 +96,26 @@ inline void philoxBlocks(uint64_t seed, uint64_t stream, uint64_t firstBlock,
 }
 
 /// y[e] for the first `count` (<= kVectorElements) elements of a pass:
-/// element e is lane e % 8 of block e / 8.
+/// element e is lane e % 8 of block e / 8, the low (even lane) or high half
+/// of the block's word (e % 8) / 2. The halves are laid out in element order
+/// first, so that the masking loop runs in vectors too (it stayed scalar
+/// while it indexed lanes or read `lanes` through the reference: 38.4M
+/// floats, 2 threads, 0.10 s; in vectors 0.023 s).
 template <typename T>
 void applyBlocks(const DropoutLanes<T> &lanes,
                  const uint32_t (&words)[4][kVectorBlocks], int64_t count,
                  const T *x, T *y) {
-  for (int64_t e = 0; e < count; ++e) {
-    const int64_t l = e / 8, k = e % 8;
-    y[e] = lanes.apply((words[k / 2][l] >> (16 * (k % 2))) & 0xFFFFu, x[e]);
-  }
+  alignas(64) uint16_t bits[kVectorElements];
+  for (int64_t l = 0; l < kVectorBlocks; ++l)
+    for (int w = 0; w < 4; ++w) {
+      bits[8 * l + 2 * w] = uint16_t(words[w][l]);
+      bits[8 * l + 2 * w + 1] = uint16_t(words[w][l] >> 16);
+    }
+  // A copy y cannot alias, so its fields stay in registers.
+  const DropoutLanes<T> local = lanes;
+#pragma omp simd
+  for (int64_t e = 0; e < count; ++e)
+    y[e] = local.apply(uint32_t(bits[e]), x[e]);
 }
 
 /// dropout's elements [0, groups * kVectorElements).
