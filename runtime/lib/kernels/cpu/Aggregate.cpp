@@ -76,9 +76,9 @@ const int32_t *outDestinations(const GraphView &g,
 // for AVX-512 (whole-cache-line vectors: a bf16 row widens 16 values per
 // instruction), chosen per process by the CPU. Both give the same bits.
 // The AVX-512 copy is compiled under a target pragma (without contracting
-// multiply-adds into FMAs), so only its own
-// functions (internal to this file) use those instructions; the helpers it
-// calls from headers keep the baseline's.
+// multiply-adds into FMAs), so only its own functions (internal to this
+// file) use those instructions; the helpers it calls from headers keep the
+// baseline's.
 
 namespace baseline {
 namespace {
@@ -128,22 +128,8 @@ void linearGatherStored(const LinearGather<T, S> &p) {
 template <typename T> void linearGather(const LinearGather<T> &p) {
   if constexpr (std::is_same_v<T, float>) {
     if (gatherStorage() == GatherStorage::BFloat16 && p.numOut > 0) {
-      LinearGather<float, BFloat16> q;
-      q.numOut = p.numOut;
-      q.offsets = p.offsets;
-      q.ids = p.ids;
-      q.edgeIds = p.edgeIds;
-      q.rows = bfloat16Rows(p.rows, p.numRows * p.width);
-      q.numRows = p.numRows;
-      q.width = p.width;
-      q.weight = p.weight;
-      q.weightWidth = p.weightWidth;
-      q.rowScale = p.rowScale;
-      q.selfRows = p.selfRows;
-      q.meanOut = p.meanOut;
-      q.accumulate = p.accumulate;
-      q.out = p.out;
-      linearGatherStored(q);
+      linearGatherStored(
+          p.readingRows(bfloat16Rows(p.rows, p.numRows * p.width)));
       return;
     }
   }

@@ -108,6 +108,27 @@ template <typename T, typename S = T> struct LinearGather {
   /// Add to out's rows rather than overwrite them (sums only).
   bool accumulate = false;
   T *out = nullptr;
+
+  /// The same gather over `stored`: these rows kept as R.
+  template <typename R> LinearGather<T, R> readingRows(const R *stored) const {
+    LinearGather<T, R> p;
+    p.numOut = numOut;
+    p.offsets = offsets;
+    p.ids = ids;
+    p.edgeIds = edgeIds;
+    p.rows = stored;
+    p.numRows = numRows;
+    p.width = width;
+    p.stride = stride;
+    p.weight = weight;
+    p.weightWidth = weightWidth;
+    p.rowScale = rowScale;
+    p.selfRows = selfRows;
+    p.meanOut = meanOut;
+    p.accumulate = accumulate;
+    p.out = out;
+    return p;
+  }
 };
 
 /// The accumulator of one output row of compile-time width W > 0 (W a
