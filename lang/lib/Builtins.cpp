@@ -251,6 +251,11 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        C::Forward,
        {{"x", K::Tensor, true}, {"axis", K::Int, false}},
        "log of softmax along an axis (the last by default)"},
+      {BuiltinOp::BatchNorm,
+       C::Forward,
+       {{"x", K::Tensor, true}, {"eps", K::Float, false}},
+       "(x - mean) / sqrt(var + eps) of each column over the rows (eps = "
+       "1e-5): batch normalization without its scale and shift"},
       {BuiltinOp::Dropout,
        C::Forward,
        {{"x", K::Tensor, true}, {"p", K::Float, false}},

@@ -202,6 +202,14 @@ Value Generator::emitAxisBuiltin(const CallExpr *call, const BuiltinCall &info,
       return builder.create<gnn::SoftmaxOp>(l, type, x, axis(-1));
     return builder.create<gnn::LogSoftmaxOp>(l, type, x, axis(-1));
   }
+  case BuiltinOp::BatchNorm: {
+    Value x = operand(xArg, env);
+    if (!x)
+      return nullptr;
+    double eps = info.args[1] ? evalFloat(info.args[1], env) : 1e-5;
+    return builder.create<gnn::BatchNormOp>(l, x.getType(), x,
+                                            builder.getF64FloatAttr(eps));
+  }
   case BuiltinOp::Sum:
     return reduce(gnn::ReduceKind::sum);
   case BuiltinOp::Mean:

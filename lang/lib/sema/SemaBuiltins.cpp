@@ -85,6 +85,8 @@ private:
     case BuiltinOp::Mean:
     case BuiltinOp::Max:
       return reduce();
+    case BuiltinOp::BatchNorm:
+      return batchNorm();
     default:
       return elementwise();
     }
@@ -397,6 +399,26 @@ private:
     }
     if (!axisOf(1, types[0].rank(), -1))
       return Type::error();
+    return types[0];
+  }
+
+  /// batch_norm: the operand's type; a constant eps must be >= 0.
+  Type batchNorm() {
+    if (!types[0].isTensor() || types[0].rank() == 0) {
+      sema.diags.error(argLoc(0), name + " needs a tensor of rank 1 or more "
+                                         "(rows to normalize over)");
+      return Type::error();
+    }
+    if (call.args[1]) {
+      std::optional<double> eps = types[1].floatValue;
+      if (!eps && types[1].intValue && types[1].intValue->isConstant())
+        eps = static_cast<double>(types[1].intValue->constantValue());
+      if (eps && !(*eps >= 0)) {
+        sema.diags.error(argLoc(1), "batch_norm eps must be >= 0, got " +
+                                        std::to_string(*eps));
+        return Type::error();
+      }
+    }
     return types[0];
   }
 

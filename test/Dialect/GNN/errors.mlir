@@ -451,3 +451,19 @@ func.func @scaled_aggregate_scale_rows(%g: !gnn.graph, %x: tensor<5x4xf32>, %s: 
   %a = gnn.scaled_aggregate sum %g, %x scale %s : tensor<5x4xf32>, tensor<6x1xf32> -> tensor<?x4xf32>
   return %a : tensor<?x4xf32>
 }
+
+// -----
+
+func.func @batch_norm_eps(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.batch_norm' op expects eps >= 0, got -1}}
+  %y = gnn.batch_norm %x eps = -1.0 : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @batch_norm_scalar(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'gnn.batch_norm' op expects a tensor with rows, got a scalar}}
+  %y = gnn.batch_norm %x eps = 1.0e-5 : tensor<f32>
+  return %y : tensor<f32>
+}

@@ -71,6 +71,15 @@ func.func @softmax_dropout(%x: tensor<?x7xf32>) -> (tensor<?x7xf32>, tensor<?x7x
   return %s, %l : tensor<?x7xf32>, tensor<?x7xf32>
 }
 
+// CHECK-LABEL: func.func @batch_norm
+func.func @batch_norm(%x: tensor<?x7xf32>, %dy: tensor<?x7xf32>) -> tensor<?x7xf32> {
+  // CHECK: %[[Y:.*]] = gnn.batch_norm %{{.*}} eps = 1.000000e-05 : tensor<?x7xf32>
+  %y = gnn.batch_norm %x eps = 1.0e-5 : tensor<?x7xf32>
+  // CHECK: gnn.batch_norm_grad %{{.*}}, %{{.*}}, %[[Y]] eps = 1.000000e-05 : tensor<?x7xf32>
+  %dx = gnn.batch_norm_grad %dy, %x, %y eps = 1.0e-5 : tensor<?x7xf32>
+  return %dx : tensor<?x7xf32>
+}
+
 // CHECK-LABEL: func.func @constant
 func.func @constant() -> tensor<f32> {
   // CHECK: gnn.constant 1.000000e+00 : tensor<f32>

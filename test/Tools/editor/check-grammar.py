@@ -50,6 +50,11 @@ print("ok: %d regexes compile" % len(regexes))
 table = open(os.path.join(src, "lang", "lib", "Builtins.cpp")).read()
 builtins = set(re.findall(r'\{"([a-z_0-9]+)",\s*\n\s*C::', table)) | set(
     re.findall(r'\{"([a-z_0-9]+)", C::', table))
+# The builtins that lower to gnn ops are named in their one list.
+ops = open(os.path.join(src, "lang", "include", "gnn", "lang",
+                        "BuiltinOps.def")).read()
+builtins |= set(re.findall(r"^GNN_BUILTIN_OP\(\w+, ([a-z_0-9]+), \w+\)",
+                           ops, re.M))
 g4 = open(os.path.join(src, "lang", "Gnn.g4")).read()
 keywords = set(re.findall(r"^[A-Z]+\s*:\s*'([a-z]+)'\s*;", g4, re.M))
 text = json.dumps(grammar)

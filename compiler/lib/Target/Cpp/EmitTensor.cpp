@@ -67,6 +67,19 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
                 {axisOf(s.getOutput(), s.getAxis()), e.name(s.getGrad()),
                  e.name(s.getOutput()), out});
           })
+          .Case<BatchNormOp>([&](BatchNormOp b) {
+            return e.kernelStmt(rt::kernels::batchNorm,
+                                {axisOf(b.getInput(), 0),
+                                 cppDouble(b.getEps().convertToDouble()),
+                                 e.name(b.getInput()), out});
+          })
+          .Case<BatchNormGradOp>([&](BatchNormGradOp b) {
+            return e.kernelStmt(
+                rt::kernels::batchNormGrad,
+                {axisOf(b.getInput(), 0), cppDouble(b.getEps().convertToDouble()),
+                 e.name(b.getGrad()), e.name(b.getInput()),
+                 e.name(b.getOutput()), out});
+          })
           .Case<ReduceOp>([&](ReduceOp r) {
             return e.kernelStmt(rt::kernels::reduceAxis,
                                 {rt::reduce(r.getKind()).str(),

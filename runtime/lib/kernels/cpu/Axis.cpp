@@ -143,6 +143,122 @@ void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
   });
 }
 
+/// The mean and 1 / sqrt(variance + eps) of columns [c0, c0 + W) of an
+/// axis of n > 0 rows `inner` apart at xs, in the order of the composed
+/// formula (the mean's reduceAxis, then the squared deviations', each a sum
+/// in row order times 1/n), so that batchNorm is that formula's bits. W is
+/// a compile-time width so that the sums stay in registers while the rows
+/// stream past.
+template <int64_t W, typename T>
+void columnStatistics(const T *__restrict xs, int64_t n, int64_t inner,
+                      int64_t c0, T eps, T *__restrict mean,
+                      T *__restrict rstd) {
+  const T scale = T(1) / T(n);
+  T m[W], v[W];
+  for (int64_t c = 0; c < W; ++c)
+    m[c] = xs[c0 + c];
+  for (int64_t t = 1; t < n; ++t) {
+    const T *__restrict row = xs + t * inner + c0;
+    for (int64_t c = 0; c < W; ++c)
+      m[c] += row[c];
+  }
+  for (int64_t c = 0; c < W; ++c) {
+    m[c] *= scale;
+    const T d = xs[c0 + c] - m[c];
+    v[c] = d * d;
+  }
+  for (int64_t t = 1; t < n; ++t) {
+    const T *__restrict row = xs + t * inner + c0;
+    for (int64_t c = 0; c < W; ++c) {
+      const T d = row[c] - m[c];
+      v[c] += d * d;
+    }
+  }
+  for (int64_t c = 0; c < W; ++c) {
+    mean[c0 + c] = m[c];
+    rstd[c0 + c] = T(1) / std::sqrt(v[c] * scale + eps);
+  }
+}
+
+/// columnStatistics of the w <= kInnerTile columns at xs, 8 at a time.
+template <typename T>
+void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t w, T eps,
+                      T *mean, T *rstd) {
+  int64_t c0 = 0;
+  for (; c0 + 16 <= w; c0 += 16)
+    columnStatistics<16>(xs, n, inner, c0, eps, mean, rstd);
+  for (; c0 < w; ++c0)
+    columnStatistics<1>(xs, n, inner, c0, eps, mean, rstd);
+}
+
+/// The means over the axis of dy and of dy * y, columns [c0, c0 + W).
+template <int64_t W, typename T>
+void gradientMeans(const T *__restrict dy, const T *__restrict y, int64_t n,
+                   int64_t inner, int64_t c0, T *__restrict meanDy,
+                   T *__restrict meanDyY) {
+  T a[W], b[W];
+  for (int64_t c = 0; c < W; ++c) {
+    a[c] = dy[c0 + c];
+    b[c] = dy[c0 + c] * y[c0 + c];
+  }
+  for (int64_t t = 1; t < n; ++t) {
+    const T *__restrict dyRow = dy + t * inner + c0;
+    const T *__restrict yRow = y + t * inner + c0;
+    for (int64_t c = 0; c < W; ++c) {
+      a[c] += dyRow[c];
+      b[c] += dyRow[c] * yRow[c];
+    }
+  }
+  const T scale = T(1) / T(n);
+  for (int64_t c = 0; c < W; ++c) {
+    meanDy[c0 + c] = a[c] * scale;
+    meanDyY[c0 + c] = b[c] * scale;
+  }
+}
+
+template <typename T>
+void batchNorm(int64_t outer, int64_t n, int64_t inner, double eps, const T *x,
+               T *y) {
+  if (n == 0)
+    return;
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0, w = i1 - i0;
+    T mean[kInnerTile], rstd[kInnerTile];
+    columnStatistics(x + base, n, inner, w, T(eps), mean, rstd);
+    for (int64_t t = 0; t < n; ++t) {
+      const T *__restrict xr = x + base + t * inner;
+      T *__restrict yr = y + base + t * inner;
+      for (int64_t c = 0; c < w; ++c)
+        yr[c] = (xr[c] - mean[c]) * rstd[c];
+    }
+  });
+}
+
+template <typename T>
+void batchNormGrad(int64_t outer, int64_t n, int64_t inner, double eps,
+                   const T *dy, const T *x, const T *y, T *dx) {
+  if (n == 0)
+    return;
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0, w = i1 - i0;
+    T mean[kInnerTile], rstd[kInnerTile];
+    columnStatistics(x + base, n, inner, w, T(eps), mean, rstd);
+    T meanDy[kInnerTile], meanDyY[kInnerTile];
+    int64_t c0 = 0;
+    for (; c0 + 16 <= w; c0 += 16)
+      gradientMeans<16>(dy + base, y + base, n, inner, c0, meanDy, meanDyY);
+    for (; c0 < w; ++c0)
+      gradientMeans<1>(dy + base, y + base, n, inner, c0, meanDy, meanDyY);
+    for (int64_t t = 0; t < n; ++t) {
+      const T *__restrict dyr = dy + base + t * inner;
+      const T *__restrict yr = y + base + t * inner;
+      T *__restrict dxr = dx + base + t * inner;
+      for (int64_t c = 0; c < w; ++c)
+        dxr[c] = rstd[c] * ((dyr[c] - meanDy[c]) - yr[c] * meanDyY[c]);
+    }
+  });
+}
+
 template <typename T>
 void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
                 const T *x, T *y) {

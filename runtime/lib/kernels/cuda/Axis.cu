@@ -104,6 +104,63 @@ __global__ void logSoftmaxGradKernel(int64_t outer, int64_t n, int64_t inner,
   }
 }
 
+/// The CPU's columnStatistics for the column at `base`: its mean and
+/// 1 / sqrt(variance + eps), each sum in row order times 1/n.
+template <typename T>
+__device__ void columnStatistics(const T *x, int64_t base, int64_t n,
+                                 int64_t inner, T eps, T &mean, T &rstd) {
+  const T scale = div(T(1), T(n));
+  T sum = x[base];
+  for (int64_t t = 1; t < n; ++t)
+    sum = add(sum, x[base + t * inner]);
+  mean = mul(sum, scale);
+  const T d0 = sub(x[base], mean);
+  T variance = mul(d0, d0);
+  for (int64_t t = 1; t < n; ++t) {
+    const T d = sub(x[base + t * inner], mean);
+    variance = add(variance, mul(d, d));
+  }
+  rstd = div(T(1), sqrtOf(add(mul(variance, scale), eps)));
+}
+
+template <typename T>
+__global__ void batchNormKernel(int64_t outer, int64_t n, int64_t inner,
+                                T eps, const T *x, T *y) {
+  const int64_t base = columnBase(outer, n, inner);
+  if (base < 0)
+    return;
+  T mean, rstd;
+  columnStatistics(x, base, n, inner, eps, mean, rstd);
+  for (int64_t t = 0; t < n; ++t) {
+    const int64_t at = base + t * inner;
+    y[at] = mul(sub(x[at], mean), rstd);
+  }
+}
+
+template <typename T>
+__global__ void batchNormGradKernel(int64_t outer, int64_t n, int64_t inner,
+                                    T eps, const T *dy, const T *x, const T *y,
+                                    T *dx) {
+  const int64_t base = columnBase(outer, n, inner);
+  if (base < 0)
+    return;
+  T mean, rstd;
+  columnStatistics(x, base, n, inner, eps, mean, rstd);
+  // Sums from their first term, as the CPU adds them.
+  T sumDy = dy[base], sumDyY = mul(dy[base], y[base]);
+  for (int64_t t = 1; t < n; ++t) {
+    const int64_t at = base + t * inner;
+    sumDy = add(sumDy, dy[at]);
+    sumDyY = add(sumDyY, mul(dy[at], y[at]));
+  }
+  const T scale = div(T(1), T(n));
+  const T meanDy = mul(sumDy, scale), meanDyY = mul(sumDyY, scale);
+  for (int64_t t = 0; t < n; ++t) {
+    const int64_t at = base + t * inner;
+    dx[at] = mul(rstd, sub(sub(dy[at], meanDy), mul(y[at], meanDyY)));
+  }
+}
+
 template <typename T>
 __global__ void reduceAxisKernel(Reduce kind, int64_t outer, int64_t n,
                                  int64_t inner, const T *x, T *y) {
@@ -267,6 +324,23 @@ void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
                     const T *y, T *dx) {
   launchColumns("logSoftmaxGrad launch", outer * inner, logSoftmaxGradKernel<T>,
                 outer, n, inner, dy, y, dx);
+}
+
+template <typename T>
+void batchNorm(int64_t outer, int64_t n, int64_t inner, double eps, const T *x,
+               T *y) {
+  if (n > 0)
+    launchColumns("batchNorm launch", outer * inner, batchNormKernel<T>, outer,
+                  n, inner, T(eps), x, y);
+}
+
+template <typename T>
+void batchNormGrad(int64_t outer, int64_t n, int64_t inner, double eps,
+                   const T *dy, const T *x, const T *y, T *dx) {
+  if (n > 0)
+    launchColumns("batchNormGrad launch", outer * inner,
+                  batchNormGradKernel<T>, outer, n, inner, T(eps), dy, x, y,
+                  dx);
 }
 
 template <typename T>

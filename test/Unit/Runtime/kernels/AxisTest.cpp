@@ -124,6 +124,79 @@ TEST(KernelsForward, AxisSoftmaxAndReduce) {
   checkAxisOps<float>(1e-5);
 }
 
+/// Batch normalization in float64: each column of [outer, n, inner]
+/// standardized over the axis with its mean and biased variance.
+Vec batchNormRef(const AxisShape &s, const Vec &x, double eps) {
+  Vec y(x.size());
+  for (int64_t o = 0; o < s.outer; ++o)
+    for (int64_t i = 0; i < s.inner; ++i) {
+      double mean = 0, var = 0;
+      for (int64_t t = 0; t < s.n; ++t)
+        mean += x[s.at(o, t, i)] / double(s.n);
+      for (int64_t t = 0; t < s.n; ++t)
+        var += (x[s.at(o, t, i)] - mean) * (x[s.at(o, t, i)] - mean) /
+               double(s.n);
+      for (int64_t t = 0; t < s.n; ++t)
+        y[s.at(o, t, i)] = (x[s.at(o, t, i)] - mean) / std::sqrt(var + eps);
+    }
+  return y;
+}
+
+TEST(KernelsForward, BatchNormAgainstFloat64) {
+  for (const AxisShape &s : kAxisShapes) {
+    // Shifted and scaled columns: the statistics must not lose them.
+    Vec x = randomVector(s.size(), 31, 95, 105);
+    const Vec xd = x;
+    std::vector<float> xf = cast<float>(roundTo<float>(x)), yf(x.size());
+    Vec yd(x.size());
+    kernels::batchNorm<double>(s.outer, s.n, s.inner, 1e-5, xd.data(),
+                               yd.data());
+    expectNear(yd, batchNormRef(s, xd, 1e-5), 1e-9, "batchNorm " + s.name());
+    kernels::batchNorm<float>(s.outer, s.n, s.inner, 1e-5, xf.data(),
+                              yf.data());
+    expectNear(toDouble(yf), batchNormRef(s, toDouble(xf), 1e-5), 2e-3,
+               "batchNorm<float> " + s.name());
+  }
+}
+
+TEST(KernelsForward, BatchNormIsTheComposedFormulaBitForBit) {
+  // The stdlib's BatchNorm was mean(), a subtraction, mean() of squares,
+  // rsqrt and a product: the kernel keeps those bits (float, 64+ columns
+  // split in tiles, a single row).
+  for (const AxisShape &s : {AxisShape{1, 37, 70}, AxisShape{1, 1, 5},
+                             AxisShape{2, 9, 3}}) {
+    std::vector<float> x = cast<float>(randomVector(s.size(), 32, -4, 6));
+    const int64_t columns = s.outer * s.inner;
+    std::vector<float> mean(static_cast<size_t>(columns)), centered(x.size()),
+        squared(x.size()), var(static_cast<size_t>(columns)),
+        composed(x.size()), fused(x.size());
+    for (int64_t o = 0; o < s.outer; ++o) {
+      const int64_t base = o * s.n * s.inner;
+      kernels::reduceAxis<float>(Reduce::Mean, 1, s.n, s.inner, x.data() + base,
+                                 mean.data() + o * s.inner);
+      for (int64_t t = 0; t < s.n; ++t)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          const int64_t at = base + t * s.inner + i;
+          centered[at] = x[at] - mean[o * s.inner + i];
+          squared[at] = centered[at] * centered[at];
+        }
+      kernels::reduceAxis<float>(Reduce::Mean, 1, s.n, s.inner,
+                                 squared.data() + base,
+                                 var.data() + o * s.inner);
+      for (int64_t t = 0; t < s.n; ++t)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          const int64_t at = base + t * s.inner + i;
+          const float rstd =
+              1.0f / std::sqrt(var[o * s.inner + i] + float(1e-5));
+          composed[at] = centered[at] * rstd;
+        }
+    }
+    kernels::batchNorm<float>(s.outer, s.n, s.inner, 1e-5, x.data(),
+                              fused.data());
+    EXPECT_EQ(fused, composed) << s.name();
+  }
+}
+
 TEST(KernelsForward, ReduceEmptyAxisGivesZeros) {
   Vec y(6, -1.0);
   kernels::reduceAxis<double>(Reduce::Max, 2, 0, 3, nullptr, y.data());
@@ -262,6 +335,27 @@ TEST(KernelsGrad, ReduceAxis) {
           x, dx, [&] { return dot(r, forward()); },
           reduceName(kind) + " " + s.name());
     }
+}
+
+TEST(KernelsGrad, BatchNorm) {
+  for (const AxisShape &s : kAxisShapes) {
+    if (s.n < 2)
+      continue; // one row: y is 0 whatever x is
+    Vec x = randomVector(s.size(), 33, -2, 3);
+    const Vec r = randomVector(s.size(), 34);
+    auto forward = [&] {
+      Vec y(x.size());
+      kernels::batchNorm<double>(s.outer, s.n, s.inner, 0.01, x.data(),
+                                 y.data());
+      return y;
+    };
+    const Vec y = forward();
+    Vec dx(x.size(), -99);
+    kernels::batchNormGrad<double>(s.outer, s.n, s.inner, 0.01, r.data(),
+                                   x.data(), y.data(), dx.data());
+    expectGradient(
+        x, dx, [&] { return dot(r, forward()); }, "batchNorm " + s.name());
+  }
 }
 
 TEST(KernelsGrad, UnbroadcastIsAdjointOfBroadcast) {

@@ -299,6 +299,27 @@ def GNN_SoftmaxGradOp : GNN_AxisSoftmaxGradOp<"softmax_grad", "softmax">;
 def GNN_LogSoftmaxGradOp
     : GNN_AxisSoftmaxGradOp<"log_softmax_grad", "log_softmax">;
 
+def GNN_BatchNormGradOp
+    : GNN_PureOp<"batch_norm_grad",
+                 [AllTypesMatch<["grad", "input", "output", "result"]>]> {
+  let summary = "adjoint of batch_norm";
+  let description = [{
+    `dx = (dy - mean(dy) - y * mean(dy * y)) / sqrt(var(x) + eps)`, the
+    means over the rows, given the forward's input `x` and result `y`
+    (the column statistics are computed again from `x`, as the forward
+    did, rather than kept).
+    ```mlir
+    %dx = gnn.batch_norm_grad %dy, %x, %y eps = 1.000000e-05 : tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Tensor:$grad, GNN_F32Tensor:$input,
+                       GNN_F32Tensor:$output, F64Attr:$eps);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $output `eps` `=` $eps attr-dict `:` type($result)
+  }];
+}
+
 def GNN_ReduceGradOp : GNN_PureOp<"reduce_grad"> {
   let summary = "adjoint of reduce";
   let description = [{

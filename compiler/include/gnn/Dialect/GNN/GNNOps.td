@@ -548,6 +548,27 @@ class GNN_AxisSoftmaxOp<string mnemonic, string expr>
 def GNN_SoftmaxOp : GNN_AxisSoftmaxOp<"softmax", "the softmax">;
 def GNN_LogSoftmaxOp : GNN_AxisSoftmaxOp<"log_softmax", "the log-softmax">;
 
+def GNN_BatchNormOp : GNN_PureOp<"batch_norm", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+  let summary = "standardizes each column over the rows (batch normalization)";
+  let description = [{
+    `(x - mean) / sqrt(var + eps)` for every element, with each column's
+    mean and biased variance over the rows at hand (axis 0; the other dims
+    are the columns). One kernel: the composition from `mean` and
+    elementwise ops made a dozen passes over the rows, this makes three
+    (and its adjoint four). The learned scale and shift stay elementwise
+    ops after it, fused with what follows. `eps >= 0`.
+
+    ```mlir
+    %y = gnn.batch_norm %x eps = 1.000000e-05 : tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Tensor:$input, F64Attr:$eps);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = "$input `eps` `=` $eps attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 // Not Pure: each dropout draws its own random mask, so two dropouts of the
 // same value must not be merged by CSE.
 def GNN_DropoutOp : GNN_Op<"dropout", [SameOperandsAndResultType,

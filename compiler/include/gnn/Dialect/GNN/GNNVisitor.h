@@ -53,7 +53,8 @@
 /// Axis ops, reshaping of blocks, dropout and the loss.
 #define GNN_TENSOR_OPS                                                         \
   ::gnn::SoftmaxOp, ::gnn::LogSoftmaxOp, ::gnn::SoftmaxGradOp,                 \
-      ::gnn::LogSoftmaxGradOp, ::gnn::ReduceOp, ::gnn::ReduceGradOp,           \
+      ::gnn::LogSoftmaxGradOp, ::gnn::BatchNormOp, ::gnn::BatchNormGradOp,     \
+      ::gnn::ReduceOp, ::gnn::ReduceGradOp,                                    \
       ::gnn::ConcatOp, ::gnn::SliceOp, ::gnn::BlockDiagonalOp,                 \
       ::gnn::DiagonalBlocksOp, ::gnn::UnbroadcastOp, ::gnn::DropoutOp,         \
       ::gnn::CrossEntropyOp, ::gnn::CrossEntropyGradOp

@@ -544,12 +544,13 @@ template <class D> Handled<D> adjointOps(D &d, mlir::Operation *op) {
 }
 
 /// Ops whose result has their first operand's shape: unary activations,
-/// softmax, dropout and the adjoints of elementwise ops and softmax.
+/// softmax, batch normalization, dropout and the adjoints of elementwise
+/// ops, softmax and batch normalization.
 template <class D> Handled<D> sameShapeOps(D &d, mlir::Operation *op) {
   if (!mlir::isa<NegOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReluOp, SigmoidOp,
                  TanhOp, AbsOp, LeakyReluOp, EluOp, SoftmaxOp, LogSoftmaxOp,
-                 DropoutOp, MaximumGradOp, UnaryGradOp, SoftmaxGradOp,
-                 LogSoftmaxGradOp>(op))
+                 BatchNormOp, DropoutOp, MaximumGradOp, UnaryGradOp,
+                 SoftmaxGradOp, LogSoftmaxGradOp, BatchNormGradOp>(op))
     return std::nullopt;
   return d.result(d.dims(op->getOperand(0)), resultMismatch(d));
 }

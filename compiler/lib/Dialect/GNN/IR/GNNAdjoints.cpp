@@ -199,6 +199,14 @@ LogicalResult LogSoftmaxOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
   return success();
 }
 
+LogicalResult BatchNormOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
+  adjoints.accumulate(getInput(),
+                      adjoints.builder().create<BatchNormGradOp>(
+                          adjoints.loc(), getType(), dy, getInput(),
+                          getResult(), getEpsAttr()));
+  return success();
+}
+
 LogicalResult ReshapeOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
   adjoints.accumulate(getInput(), adjoints.builder().create<ReshapeOp>(
                                       adjoints.loc(), getInput().getType(),

@@ -244,6 +244,15 @@ LogicalResult DropoutOp::verify() {
   return success();
 }
 
+LogicalResult BatchNormOp::verify() {
+  double eps = getEps().convertToDouble();
+  if (!(eps >= 0.0))
+    return emitOpError("expects eps >= 0, got ") << eps;
+  if (tensorType(getInput()).getRank() == 0)
+    return emitOpError("expects a tensor with rows, got a scalar");
+  return success();
+}
+
 OpFoldResult ConstantOp::fold(FoldAdaptor adaptor) { return getValueAttr(); }
 
 LogicalResult CrossEntropyOp::verify() {

@@ -1,8 +1,9 @@
 //===- AxisTest.cpp - Axis CUDA kernels against the CPU's -----------------===//
 //
-// Softmaxes, reductions, concatenation, slicing and the adjoint of
-// broadcasting on a device against the CPU kernels (gnnrt/kernels/Axis.h,
-// themselves checked against naive loops and finite differences), on
+// Softmaxes, batch normalization, reductions, concatenation, slicing and
+// the adjoint of broadcasting on a device against the CPU kernels
+// (gnnrt/kernels/Axis.h, themselves checked against naive loops and finite
+// differences), on
 // shapes with a long axis (300, longer than a block), an empty one, and
 // 257 columns: the same bits, but for the exponentials and logarithms a
 // device takes from its own libm (to rounding).
@@ -105,6 +106,34 @@ TEST(CudaAxis, ReductionsAndTheirAdjointsSameBitsAsCpu) {
   GNNRT_REQUIRE_CUDA_DEVICE();
   reductions<float>();
   reductions<double>();
+}
+
+template <typename T> void batchNorms() {
+  for (const Shape &s : kShapes) {
+    const std::string what = "batchNorm " + s.name();
+    const auto x = randomValues<T>(s.size(), 5, -3, 3);
+    std::vector<T> y(x.size());
+    kernels::batchNorm<T>(s.outer, s.n, s.inner, 1e-5, x.data(), y.data());
+    DeviceArray<T> dX(x), dY(x.size());
+    kernels::cuda::batchNorm<T>(s.outer, s.n, s.inner, 1e-5, dX.get(),
+                                dY.get());
+    expectSameBits(dY.toHost(), y, what);
+
+    const auto dy = randomValues<T>(s.size(), 6);
+    std::vector<T> dx(x.size());
+    kernels::batchNormGrad<T>(s.outer, s.n, s.inner, 1e-5, dy.data(),
+                              x.data(), y.data(), dx.data());
+    DeviceArray<T> dDy(dy), dDx(x.size());
+    kernels::cuda::batchNormGrad<T>(s.outer, s.n, s.inner, 1e-5, dDy.get(),
+                                    dX.get(), dY.get(), dDx.get());
+    expectSameBits(dDx.toHost(), dx, what + " grad");
+  }
+}
+
+TEST(CudaAxis, BatchNormAndItsAdjointSameBitsAsCpu) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  batchNorms<float>();
+  batchNorms<double>();
 }
 
 TEST(CudaAxis, ConcatAndSliceMoveTheSameElements) {
