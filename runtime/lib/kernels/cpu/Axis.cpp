@@ -143,76 +143,124 @@ void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
   });
 }
 
+/// 16 bytes of T: the columns that one SSE register sums. The statistics
+/// below keep W columns' sums in W / Lanes of them while the rows stream
+/// past (GCC's SLP vectorizer scalarized the same loops over arrays); each
+/// lane adds its column's values in row order, as a scalar loop would.
+template <typename T> struct Lanes {
+  typedef T Vector __attribute__((vector_size(16)));
+  static constexpr int64_t kCount = 16 / sizeof(T);
+  static Vector load(const T *p) {
+    Vector v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(T *p, Vector v) { std::memcpy(p, &v, sizeof v); }
+};
+
 /// The mean and 1 / sqrt(variance + eps) of columns [c0, c0 + W) of an
 /// axis of n > 0 rows `inner` apart at xs, in the order of the composed
 /// formula (the mean's reduceAxis, then the squared deviations', each a sum
-/// in row order times 1/n), so that batchNorm is that formula's bits. W is
-/// a compile-time width so that the sums stay in registers while the rows
-/// stream past.
+/// in row order times 1/n), so that batchNorm is that formula's bits.
 template <int64_t W, typename T>
-void columnStatistics(const T *__restrict xs, int64_t n, int64_t inner,
-                      int64_t c0, T eps, T *__restrict mean,
-                      T *__restrict rstd) {
+void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t c0, T eps,
+                      T *mean, T *rstd) {
+  using L = Lanes<T>;
+  using V = typename L::Vector;
+  constexpr int64_t K = W / L::kCount;
+  static_assert(K * L::kCount == W, "W is a multiple of the lanes");
   const T scale = T(1) / T(n);
-  T m[W], v[W];
-  for (int64_t c = 0; c < W; ++c)
-    m[c] = xs[c0 + c];
-  for (int64_t t = 1; t < n; ++t) {
-    const T *__restrict row = xs + t * inner + c0;
-    for (int64_t c = 0; c < W; ++c)
-      m[c] += row[c];
+  V m[K], v[K];
+  for (int64_t k = 0; k < K; ++k)
+    m[k] = L::load(xs + c0 + k * L::kCount);
+  for (int64_t t = 1; t < n; ++t)
+    for (int64_t k = 0; k < K; ++k)
+      m[k] += L::load(xs + t * inner + c0 + k * L::kCount);
+  for (int64_t k = 0; k < K; ++k) {
+    m[k] *= scale;
+    const V d = L::load(xs + c0 + k * L::kCount) - m[k];
+    v[k] = d * d;
   }
-  for (int64_t c = 0; c < W; ++c) {
-    m[c] *= scale;
-    const T d = xs[c0 + c] - m[c];
-    v[c] = d * d;
-  }
-  for (int64_t t = 1; t < n; ++t) {
-    const T *__restrict row = xs + t * inner + c0;
-    for (int64_t c = 0; c < W; ++c) {
-      const T d = row[c] - m[c];
-      v[c] += d * d;
+  for (int64_t t = 1; t < n; ++t)
+    for (int64_t k = 0; k < K; ++k) {
+      const V d = L::load(xs + t * inner + c0 + k * L::kCount) - m[k];
+      v[k] += d * d;
     }
+  T variance[W];
+  for (int64_t k = 0; k < K; ++k) {
+    L::store(mean + c0 + k * L::kCount, m[k]);
+    L::store(variance + k * L::kCount, v[k]);
   }
-  for (int64_t c = 0; c < W; ++c) {
-    mean[c0 + c] = m[c];
-    rstd[c0 + c] = T(1) / std::sqrt(v[c] * scale + eps);
-  }
+  for (int64_t c = 0; c < W; ++c)
+    rstd[c0 + c] = T(1) / std::sqrt(variance[c] * scale + eps);
 }
 
-/// columnStatistics of the w <= kInnerTile columns at xs, 8 at a time.
+/// The same for a single column (the ragged end of a tile).
+template <typename T>
+void columnStatistic(const T *xs, int64_t n, int64_t inner, int64_t c, T eps,
+                     T *mean, T *rstd) {
+  const T scale = T(1) / T(n);
+  T m = xs[c];
+  for (int64_t t = 1; t < n; ++t)
+    m += xs[t * inner + c];
+  m *= scale;
+  T v = (xs[c] - m) * (xs[c] - m);
+  for (int64_t t = 1; t < n; ++t)
+    v += (xs[t * inner + c] - m) * (xs[t * inner + c] - m);
+  mean[c] = m;
+  rstd[c] = T(1) / std::sqrt(v * scale + eps);
+}
+
+/// columnStatistics of the w <= kInnerTile columns at xs.
 template <typename T>
 void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t w, T eps,
                       T *mean, T *rstd) {
+  constexpr int64_t kLanes = Lanes<T>::kCount;
   int64_t c0 = 0;
-  for (; c0 + 16 <= w; c0 += 16)
-    columnStatistics<16>(xs, n, inner, c0, eps, mean, rstd);
+  for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
+    columnStatistics<8 * kLanes>(xs, n, inner, c0, eps, mean, rstd);
+  for (; c0 + kLanes <= w; c0 += kLanes)
+    columnStatistics<kLanes>(xs, n, inner, c0, eps, mean, rstd);
   for (; c0 < w; ++c0)
-    columnStatistics<1>(xs, n, inner, c0, eps, mean, rstd);
+    columnStatistic(xs, n, inner, c0, eps, mean, rstd);
 }
 
-/// The means over the axis of dy and of dy * y, columns [c0, c0 + W).
+/// The means over the axis of dy and of dy * y, columns [c0, c0 + W) (W a
+/// multiple of the lanes; 1 for a single column).
 template <int64_t W, typename T>
-void gradientMeans(const T *__restrict dy, const T *__restrict y, int64_t n,
-                   int64_t inner, int64_t c0, T *__restrict meanDy,
-                   T *__restrict meanDyY) {
-  T a[W], b[W];
-  for (int64_t c = 0; c < W; ++c) {
-    a[c] = dy[c0 + c];
-    b[c] = dy[c0 + c] * y[c0 + c];
-  }
-  for (int64_t t = 1; t < n; ++t) {
-    const T *__restrict dyRow = dy + t * inner + c0;
-    const T *__restrict yRow = y + t * inner + c0;
-    for (int64_t c = 0; c < W; ++c) {
-      a[c] += dyRow[c];
-      b[c] += dyRow[c] * yRow[c];
-    }
-  }
+void gradientMeans(const T *dy, const T *y, int64_t n, int64_t inner,
+                   int64_t c0, T *meanDy, T *meanDyY) {
   const T scale = T(1) / T(n);
-  for (int64_t c = 0; c < W; ++c) {
-    meanDy[c0 + c] = a[c] * scale;
-    meanDyY[c0 + c] = b[c] * scale;
+  if constexpr (W == 1) {
+    T a = dy[c0], b = dy[c0] * y[c0];
+    for (int64_t t = 1; t < n; ++t) {
+      a += dy[t * inner + c0];
+      b += dy[t * inner + c0] * y[t * inner + c0];
+    }
+    meanDy[c0] = a * scale;
+    meanDyY[c0] = b * scale;
+  } else {
+    using L = Lanes<T>;
+    using V = typename L::Vector;
+    constexpr int64_t K = W / L::kCount;
+    static_assert(K * L::kCount == W, "W is a multiple of the lanes");
+    V a[K], b[K];
+    for (int64_t k = 0; k < K; ++k) {
+      const V d = L::load(dy + c0 + k * L::kCount);
+      a[k] = d;
+      b[k] = d * L::load(y + c0 + k * L::kCount);
+    }
+    for (int64_t t = 1; t < n; ++t)
+      for (int64_t k = 0; k < K; ++k) {
+        const int64_t at = t * inner + c0 + k * L::kCount;
+        const V d = L::load(dy + at);
+        a[k] += d;
+        b[k] += d * L::load(y + at);
+      }
+    for (int64_t k = 0; k < K; ++k) {
+      L::store(meanDy + c0 + k * L::kCount, a[k] * scale);
+      L::store(meanDyY + c0 + k * L::kCount, b[k] * scale);
+    }
   }
 }
 
@@ -244,9 +292,14 @@ void batchNormGrad(int64_t outer, int64_t n, int64_t inner, double eps,
     T mean[kInnerTile], rstd[kInnerTile];
     columnStatistics(x + base, n, inner, w, T(eps), mean, rstd);
     T meanDy[kInnerTile], meanDyY[kInnerTile];
+    constexpr int64_t kLanes = Lanes<T>::kCount;
     int64_t c0 = 0;
-    for (; c0 + 16 <= w; c0 += 16)
-      gradientMeans<16>(dy + base, y + base, n, inner, c0, meanDy, meanDyY);
+    for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
+      gradientMeans<8 * kLanes>(dy + base, y + base, n, inner, c0, meanDy,
+                                meanDyY);
+    for (; c0 + kLanes <= w; c0 += kLanes)
+      gradientMeans<kLanes>(dy + base, y + base, n, inner, c0, meanDy,
+                            meanDyY);
     for (; c0 < w; ++c0)
       gradientMeans<1>(dy + base, y + base, n, inner, c0, meanDy, meanDyY);
     for (int64_t t = 0; t < n; ++t) {
