@@ -21,6 +21,7 @@
 
 #include "gnnrt/graph/GraphView.h"
 #include "gnnrt/kernels/Types.h"
+#include "gnnrt/support/CpuIsa.h"
 #include "gnnrt/support/Prefetch.h"
 
 #include <algorithm>
@@ -30,20 +31,8 @@
 
 namespace gnnrt::kernels::detail {
 
-/// Whether kernels with an AVX-512 version (compiled under a target pragma
-/// beside the baseline x86-64 one, giving the same bits) run it: where the
-/// CPU has AVX-512 F, BW and VL, unless $GNNRT_CPU_ISA=baseline asks for
-/// the baseline (read on every call, so that a test can compare the two).
-inline bool useAvx512() {
-  static const bool cpuHasIt = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl");
-  }();
-  const char *isa = std::getenv("GNNRT_CPU_ISA");
-  return cpuHasIt && !(isa && std::strcmp(isa, "baseline") == 0);
-}
+/// Whether kernels with an AVX-512 version run it (gnnrt/support/CpuIsa.h).
+using gnnrt::useAvx512;
 
 /// Destinations (or sources) per dynamically scheduled chunk: enough to
 /// amortize scheduling, few enough to balance power-law degrees.

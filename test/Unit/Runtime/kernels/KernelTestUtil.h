@@ -18,6 +18,8 @@
 #include "gnnrt/kernels/Types.h"
 #include "gnnrt/support/Random.h"
 
+#include "ScopedEnv.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -205,25 +207,7 @@ inline std::string shapeName(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
-/// Sets an environment variable for the scope, restoring it after.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const std::string &value) : name(name) {
-    if (const char *old = std::getenv(name))
-      previous = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (previous)
-      setenv(name, previous->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-
-private:
-  const char *name;
-  std::optional<std::string> previous;
-};
+using test::ScopedEnv;
 
 } // namespace gnnrt::kerneltest
 
