@@ -253,9 +253,12 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        "log of softmax along an axis (the last by default)"},
       {BuiltinOp::BatchNorm,
        C::Forward,
-       {{"x", K::Tensor, true}, {"eps", K::Float, false}},
+       {{"x", K::Tensor, true},
+        {"eps", K::Float, false},
+        {"momentum", K::Float, false}},
        "(x - mean) / sqrt(var + eps) of each column over the rows (eps = "
-       "1e-5): batch normalization without its scale and shift"},
+       "1e-5): batch normalization without its scale and shift; evaluation "
+       "uses running statistics (momentum = 0.1; 0: the batch's)"},
       {BuiltinOp::Dropout,
        C::Forward,
        {{"x", K::Tensor, true}, {"p", K::Float, false}},

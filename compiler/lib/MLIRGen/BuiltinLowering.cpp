@@ -207,8 +207,20 @@ Value Generator::emitAxisBuiltin(const CallExpr *call, const BuiltinCall &info,
     if (!x)
       return nullptr;
     double eps = info.args[1] ? evalFloat(info.args[1], env) : 1e-5;
-    return builder.create<gnn::BatchNormOp>(l, x.getType(), x,
-                                            builder.getF64FloatAttr(eps));
+    double momentum = info.args[2] ? evalFloat(info.args[2], env) : 0.1;
+    llvm::SmallVector<Value, 2> running;
+    mlir::FloatAttr momentumAttr;
+    // momentum 0: no running statistics (the batch's in evaluation too).
+    if (momentum > 0) {
+      running.push_back(emitRunningStatistic(
+          "running_mean", gnn::InitKind::zeros, xArg, call, env));
+      running.push_back(emitRunningStatistic(
+          "running_var", gnn::InitKind::ones, xArg, call, env));
+      momentumAttr = builder.getF64FloatAttr(momentum);
+    }
+    return builder.create<gnn::BatchNormOp>(l, x.getType(), x, running,
+                                            builder.getF64FloatAttr(eps),
+                                            momentumAttr);
   }
   case BuiltinOp::Sum:
     return reduce(gnn::ReduceKind::sum);

@@ -95,6 +95,17 @@ private:
   Value emitLayerCall(const CallExpr *call, const std::string &member,
                       Env &env, std::optional<int64_t> element = std::nullopt);
   Value emitWeight(const std::string &name, const Expr *use, Env &env);
+  /// Declares a module parameter (before the functions, in order); a
+  /// `buffer` is a running statistic rather than a weight.
+  void declareParameter(const std::string &symbol, mlir::RankedTensorType type,
+                        gnn::InitKind init, llvm::ArrayRef<double> initArgs,
+                        llvm::ArrayRef<mlir::Attribute> dims,
+                        mlir::Location where, bool buffer);
+  /// A running statistic of the batch_norm `call` in this layer instance
+  /// (declared on first use): `<instance>.<name>`, shaped like a row of
+  /// `of`.
+  Value emitRunningStatistic(const std::string &name, gnn::InitKind init,
+                             const Expr *of, const CallExpr *call, Env &env);
   Value scalar(double value, Location loc);
   /// A tensor operand: scalars (int or float values) become constants.
   Value operand(const Expr *expr, Env &env);
@@ -139,6 +150,11 @@ private:
   std::set<std::string> declaredParameters;
   /// Each dropout draws its masks from its own random stream.
   int64_t nextDropoutStream = 0;
+  /// batch_norm calls with running statistics: which of an instance's
+  /// statistics of one name each call's are, and how many each name has.
+  std::map<std::pair<std::string, const CallExpr *>, int64_t>
+      runningStatisticCalls;
+  std::map<std::string, int64_t> runningStatisticCount;
   /// The loops being unrolled, outermost first: variable and value.
   std::vector<std::pair<std::string, int64_t>> iterations;
   bool failed = false, hasErrors = false;

@@ -416,22 +416,64 @@ Value Generator::emitWeight(const std::string &name, const Expr *use,
                         " is not divisible by " + std::to_string(q->second));
       dims.push_back(builder.getStringAttr(global.str()));
     }
-    mlir::OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(module.getBody(), module.getBody()->begin());
-    // Parameters go before functions, in declaration order.
-    for (mlir::Operation &op : *module.getBody())
-      if (mlir::isa<gnn::ParameterOp>(op))
-        builder.setInsertionPointAfter(&op);
-    builder.create<gnn::ParameterOp>(
-        loc(weight ? weight->loc : use->loc, Env()),
-        builder.getStringAttr(symbol), mlir::TypeAttr::get(type),
-        gnn::InitKindAttr::get(&context, init),
-        initArgs.empty() ? mlir::ArrayAttr()
-                         : builder.getF64ArrayAttr(initArgs),
-        builder.getArrayAttr(dims));
+    declareParameter(symbol, type, init, initArgs, dims,
+                     loc(weight ? weight->loc : use->loc, Env()),
+                     /*buffer=*/false);
   }
   return builder.create<gnn::ParamOp>(
       loc(use->loc, env), type, mlir::FlatSymbolRefAttr::get(&context, symbol));
+}
+
+void Generator::declareParameter(const std::string &symbol,
+                                 mlir::RankedTensorType type,
+                                 gnn::InitKind init,
+                                 llvm::ArrayRef<double> initArgs,
+                                 llvm::ArrayRef<mlir::Attribute> dims,
+                                 mlir::Location where, bool buffer) {
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(module.getBody(), module.getBody()->begin());
+  // Parameters go before functions, in declaration order.
+  for (mlir::Operation &op : *module.getBody())
+    if (mlir::isa<gnn::ParameterOp>(op))
+      builder.setInsertionPointAfter(&op);
+  builder.create<gnn::ParameterOp>(
+      where, builder.getStringAttr(symbol), mlir::TypeAttr::get(type),
+      gnn::InitKindAttr::get(&context, init),
+      initArgs.empty() ? mlir::ArrayAttr() : builder.getF64ArrayAttr(initArgs),
+      builder.getArrayAttr(dims),
+      buffer ? builder.getUnitAttr() : mlir::UnitAttr());
+}
+
+Value Generator::emitRunningStatistic(const std::string &name,
+                                      gnn::InitKind init, const Expr *of,
+                                      const CallExpr *call, Env &env) {
+  // One per batch_norm call of a layer instance: `<instance>.running_mean`,
+  // then `running_mean_1`, ... (PyTorch's names for BatchNorm's buffers).
+  std::string symbol = env.prefix + "." + name;
+  auto [it, fresh] = runningStatisticCalls.try_emplace(
+      std::make_pair(env.prefix, call), 0);
+  if (fresh) {
+    int64_t &count = runningStatisticCount[env.prefix + "." + name];
+    it->second = count++;
+  }
+  if (it->second > 0)
+    symbol += "_" + std::to_string(it->second);
+  // Shaped like a row of the normalized tensor.
+  llvm::SmallVector<int64_t> shape;
+  llvm::SmallVector<mlir::Attribute> dims;
+  const std::vector<Dim> &columns = of->type.shape;
+  for (size_t d = 1; d < columns.size(); ++d) {
+    Dim global = globalDim(columns[d], env);
+    dims.push_back(builder.getStringAttr(global.str()));
+    shape.push_back(global.isConstant() ? global.constantValue()
+                                        : mlir::ShapedType::kDynamic);
+  }
+  auto type = mlir::RankedTensorType::get(shape, builder.getF32Type());
+  if (declaredParameters.insert(symbol).second)
+    declareParameter(symbol, type, init, {}, dims, loc(call->loc, Env()),
+                     /*buffer=*/true);
+  return builder.create<gnn::ParamOp>(
+      loc(call->loc, env), type, mlir::FlatSymbolRefAttr::get(&context, symbol));
 }
 
 Value Generator::emitExpr(const Expr *expr, Env &env) {

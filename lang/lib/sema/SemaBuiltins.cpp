@@ -419,6 +419,17 @@ private:
         return Type::error();
       }
     }
+    if (call.args[2]) {
+      std::optional<double> m = types[2].floatValue;
+      if (!m && types[2].intValue && types[2].intValue->isConstant())
+        m = static_cast<double>(types[2].intValue->constantValue());
+      if (m && !(*m >= 0 && *m <= 1)) {
+        sema.diags.error(argLoc(2), "batch_norm momentum must be in [0, 1] "
+                                    "(0: no running statistics), got " +
+                                        std::to_string(*m));
+        return Type::error();
+      }
+    }
     return types[0];
   }
 

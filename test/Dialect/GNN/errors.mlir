@@ -467,3 +467,27 @@ func.func @batch_norm_scalar(%x: tensor<f32>) -> tensor<f32> {
   %y = gnn.batch_norm %x eps = 1.0e-5 : tensor<f32>
   return %y : tensor<f32>
 }
+
+// -----
+
+func.func @batch_norm_one_statistic(%x: tensor<?x4xf32>, %m: tensor<4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.batch_norm' op expects no running statistics or two (mean, variance), got 1}}
+  %y = gnn.batch_norm %x running %m : tensor<4xf32> eps = 1.0e-5 momentum = 0.1 : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @batch_norm_no_momentum(%x: tensor<?x4xf32>, %m: tensor<4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.batch_norm' op expects a momentum exactly with running statistics}}
+  %y = gnn.batch_norm %x running %m, %m : tensor<4xf32>, tensor<4xf32> eps = 1.0e-5 : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @batch_norm_statistic_shape(%x: tensor<?x4xf32>, %m: tensor<5xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnn.batch_norm' op running statistic 'tensor<5xf32>' does not match the columns of 'tensor<?x4xf32>'}}
+  %y = gnn.batch_norm %x running %m, %m : tensor<5xf32>, tensor<5xf32> eps = 1.0e-5 momentum = 0.1 : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}

@@ -80,6 +80,17 @@ func.func @batch_norm(%x: tensor<?x7xf32>, %dy: tensor<?x7xf32>) -> tensor<?x7xf
   return %dx : tensor<?x7xf32>
 }
 
+// CHECK-LABEL: func.func @batch_norm_running
+func.func @batch_norm_running(%x: tensor<?x7xf32>, %m: tensor<7xf32>, %v: tensor<7xf32>) -> (tensor<?x7xf32>, tensor<7xf32>, tensor<7xf32>) {
+  // CHECK: gnn.batch_norm %{{.*}} running %{{.*}}, %{{.*}} : tensor<7xf32>, tensor<7xf32> eps = 1.000000e-05 momentum = 1.000000e-01 : tensor<?x7xf32>
+  %y = gnn.batch_norm %x running %m, %v : tensor<7xf32>, tensor<7xf32> eps = 1.0e-5 momentum = 0.1 : tensor<?x7xf32>
+  // CHECK: gnn.batch_norm_running %{{.*}}, %{{.*}} momentum = 1.000000e-01 : tensor<?x7xf32>, tensor<7xf32>
+  %dm = gnn.batch_norm_running %x, %m momentum = 0.1 : tensor<?x7xf32>, tensor<7xf32>
+  // CHECK: gnn.batch_norm_running %{{.*}}, %{{.*}} variance momentum = 1.000000e-01 : tensor<?x7xf32>, tensor<7xf32>
+  %dv = gnn.batch_norm_running %x, %v variance momentum = 0.1 : tensor<?x7xf32>, tensor<7xf32>
+  return %y, %dm, %dv : tensor<?x7xf32>, tensor<7xf32>, tensor<7xf32>
+}
+
 // CHECK-LABEL: func.func @constant
 func.func @constant() -> tensor<f32> {
   // CHECK: gnn.constant 1.000000e+00 : tensor<f32>

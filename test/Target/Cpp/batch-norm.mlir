@@ -21,3 +21,16 @@ module {
 // CHECK: kernels::batchNorm<T>(1, g.numDst, 6, 0.01, [[R:t[_0-9]*]], [[N:t[_0-9]*]]);
 // CHECK: kernels::batchNormGrad<T>(1, g.numDst, 6, 0.01, [[N]], [[R]], [[N]], [[D:t[_0-9]*]]);
 // CHECK: kernels::batchNorm<T>(1, g.numDst, 6, 1.0000000000000001e-05, {{.*}});
+
+// With running statistics: evaluation (the forward) normalizes with them,
+// a train step with the batch's, and its change of each statistic is a
+// kernel call of its own.
+// RUN: gnn-translate --gnn-to-cpp %S/Inputs/batch-norm-running.mlir | FileCheck %s --check-prefix=RUNNING
+// RUNNING-LABEL: void M_forward(
+// RUNNING: kernels::batchNormInference<T>(1, g.numDst, 4, 1.0000000000000001e-05, {{t[_0-9]*}}, norm_running_mean, norm_running_var, {{t[_0-9]*}});
+// RUNNING-LABEL: M_train_step(
+// RUNNING: kernels::batchNorm<T>(1, g.numDst, 4, 1.0000000000000001e-05, [[X:t[_0-9]*]], [[Y:t[_0-9]*]]);
+// RUNNING: kernels::batchNormGrad<T>(1, g.numDst, 4, 1.0000000000000001e-05, {{t[_0-9]*}}, [[X]], [[Y]], {{t[_0-9]*}});
+// RUNNING: kernels::batchNormRunningChange<T>(1, g.numDst, 4, false, 0.10000000000000001, [[X]], norm_running_mean, [[DM:t[_0-9]*]]);
+// RUNNING: kernels::batchNormRunningChange<T>(1, g.numDst, 4, true, 0.10000000000000001, [[X]], norm_running_var, [[DV:t[_0-9]*]]);
+// RUNNING: T *grad = ctx.grads[{{[0-9]+}}]; // norm.running_mean

@@ -68,10 +68,25 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
                  e.name(s.getOutput()), out});
           })
           .Case<BatchNormOp>([&](BatchNormOp b) {
+            std::string eps = cppDouble(b.getEps().convertToDouble());
+            // Evaluation with running statistics normalizes with them; a
+            // train step always with the batch's.
+            if (b.hasRunningStatistics() && !e.fn.isTraining())
+              return e.kernelStmt(rt::kernels::batchNormInference,
+                                  {axisOf(b.getInput(), 0), eps,
+                                   e.name(b.getInput()),
+                                   e.name(b.getRunning()[0]),
+                                   e.name(b.getRunning()[1]), out});
             return e.kernelStmt(rt::kernels::batchNorm,
-                                {axisOf(b.getInput(), 0),
-                                 cppDouble(b.getEps().convertToDouble()),
+                                {axisOf(b.getInput(), 0), eps,
                                  e.name(b.getInput()), out});
+          })
+          .Case<BatchNormRunningOp>([&](BatchNormRunningOp b) {
+            return e.kernelStmt(
+                rt::kernels::batchNormRunningChange,
+                {axisOf(b.getInput(), 0), b.getVariance() ? "true" : "false",
+                 cppDouble(b.getMomentum().convertToDouble()),
+                 e.name(b.getInput()), e.name(b.getRunning()), out});
           })
           .Case<BatchNormGradOp>([&](BatchNormGradOp b) {
             return e.kernelStmt(

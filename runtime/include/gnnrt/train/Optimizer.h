@@ -63,6 +63,9 @@ struct ParamUpdate {
   /// (`group(c1, weight_decay = 0.0005)`), "" for none: what a checkpoint
   /// records, so that a run does not resume with other groups.
   std::string group;
+  /// A running statistic (ParamInfo::buffer): the value adds its gradient
+  /// slot (the step's change) times Optimizer::bufferWeight, frozen or not.
+  bool buffer = false;
 };
 
 /// Each parameter's update (in `params` order): the first of `settings`'
@@ -110,6 +113,12 @@ public:
   void step(const std::vector<float *> &params,
             const std::vector<float *> &grads);
 
+  /// The weight of a running statistic's change (ParamUpdate::buffer): 1 in
+  /// a single process, 1/P under P ranks, whose changes the gradient
+  /// all-reduce has summed, so that every rank holds their mean.
+  void setBufferWeight(double weight) { bufferWeight = weight; }
+  double bufferChangeWeight() const { return bufferWeight; }
+
   /// Updates taken so far (PyTorch's `step` in the state).
   int64_t steps() const { return stepCount; }
   const OptimizerConfig &config() const { return cfg; }
@@ -146,6 +155,7 @@ private:
   std::vector<int64_t> sizes;
   std::vector<ParamUpdate> updates;
   double lrScale = 1;
+  double bufferWeight = 1;
   /// Adam/AdamW: first and second moments; SGD: the momentum buffer in
   /// `first` (allocated only when momentum != 0).
   std::vector<std::vector<float>> first, second;

@@ -413,6 +413,11 @@ struct ParamInfo {
   std::vector<int64_t> shape;
   Init init = Init::Glorot;
   std::vector<double> initArgs;
+  /// A running statistic (batch_norm's running mean and variance), not a
+  /// weight: no gradient reaches it; a train step writes its change into
+  /// its gradient slot, and the optimizer adds that change, averaged over
+  /// the ranks, instead of taking a step. Checkpoints hold it like a weight.
+  bool buffer = false;
 };
 
 /// The dataset sizes parameter shapes may depend on.

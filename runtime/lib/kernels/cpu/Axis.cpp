@@ -164,7 +164,7 @@ template <typename T> struct Lanes {
 /// in row order times 1/n), so that batchNorm is that formula's bits.
 template <int64_t W, typename T>
 void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t c0, T eps,
-                      T *mean, T *rstd) {
+                      T *mean, T *rstd, T *biasedVariance) {
   using L = Lanes<T>;
   using V = typename L::Vector;
   constexpr int64_t K = W / L::kCount;
@@ -191,14 +191,18 @@ void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t c0, T eps,
     L::store(mean + c0 + k * L::kCount, m[k]);
     L::store(variance + k * L::kCount, v[k]);
   }
-  for (int64_t c = 0; c < W; ++c)
-    rstd[c0 + c] = T(1) / std::sqrt(variance[c] * scale + eps);
+  for (int64_t c = 0; c < W; ++c) {
+    const T biased = variance[c] * scale;
+    rstd[c0 + c] = T(1) / std::sqrt(biased + eps);
+    if (biasedVariance)
+      biasedVariance[c0 + c] = biased;
+  }
 }
 
 /// The same for a single column (the ragged end of a tile).
 template <typename T>
 void columnStatistic(const T *xs, int64_t n, int64_t inner, int64_t c, T eps,
-                     T *mean, T *rstd) {
+                     T *mean, T *rstd, T *biasedVariance) {
   const T scale = T(1) / T(n);
   T m = xs[c];
   for (int64_t t = 1; t < n; ++t)
@@ -209,20 +213,46 @@ void columnStatistic(const T *xs, int64_t n, int64_t inner, int64_t c, T eps,
     v += (xs[t * inner + c] - m) * (xs[t * inner + c] - m);
   mean[c] = m;
   rstd[c] = T(1) / std::sqrt(v * scale + eps);
+  if (biasedVariance)
+    biasedVariance[c] = v * scale;
 }
 
-/// columnStatistics of the w <= kInnerTile columns at xs.
+/// columnStatistics of the w <= kInnerTile columns at xs (and, where
+/// biasedVariance is not null, the variance whose rstd it is, eps aside).
 template <typename T>
 void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t w, T eps,
-                      T *mean, T *rstd) {
+                      T *mean, T *rstd, T *biasedVariance = nullptr) {
   constexpr int64_t kLanes = Lanes<T>::kCount;
   int64_t c0 = 0;
   for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
-    columnStatistics<8 * kLanes>(xs, n, inner, c0, eps, mean, rstd);
+    columnStatistics<8 * kLanes>(xs, n, inner, c0, eps, mean, rstd,
+                                 biasedVariance);
   for (; c0 + kLanes <= w; c0 += kLanes)
-    columnStatistics<kLanes>(xs, n, inner, c0, eps, mean, rstd);
+    columnStatistics<kLanes>(xs, n, inner, c0, eps, mean, rstd,
+                             biasedVariance);
   for (; c0 < w; ++c0)
-    columnStatistic(xs, n, inner, c0, eps, mean, rstd);
+    columnStatistic(xs, n, inner, c0, eps, mean, rstd, biasedVariance);
+}
+
+/// The means alone (the first pass of columnStatistics: the same bits).
+template <typename T>
+void columnMeans(const T *xs, int64_t n, int64_t inner, int64_t w, T *mean) {
+  using L = Lanes<T>;
+  using V = typename L::Vector;
+  const T scale = T(1) / T(n);
+  int64_t c0 = 0;
+  for (; c0 + L::kCount <= w; c0 += L::kCount) {
+    V m = L::load(xs + c0);
+    for (int64_t t = 1; t < n; ++t)
+      m += L::load(xs + t * inner + c0);
+    L::store(mean + c0, m * scale);
+  }
+  for (; c0 < w; ++c0) {
+    T m = xs[c0];
+    for (int64_t t = 1; t < n; ++t)
+      m += xs[t * inner + c0];
+    mean[c0] = m * scale;
+  }
 }
 
 /// The means over the axis of dy and of dy * y, columns [c0, c0 + W) (W a
@@ -309,6 +339,51 @@ void batchNormGrad(int64_t outer, int64_t n, int64_t inner, double eps,
       for (int64_t c = 0; c < w; ++c)
         dxr[c] = rstd[c] * ((dyr[c] - meanDy[c]) - yr[c] * meanDyY[c]);
     }
+  });
+}
+
+template <typename T>
+void batchNormInference(int64_t outer, int64_t n, int64_t inner, double eps,
+                        const T *x, const T *mean, const T *var, T *y) {
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * n * inner + i0, w = i1 - i0;
+    const T *m = mean + o * inner + i0;
+    T rstd[kInnerTile];
+    for (int64_t c = 0; c < w; ++c)
+      rstd[c] = T(1) / std::sqrt(var[o * inner + i0 + c] + T(eps));
+    for (int64_t t = 0; t < n; ++t) {
+      const T *__restrict xr = x + base + t * inner;
+      T *__restrict yr = y + base + t * inner;
+      for (int64_t c = 0; c < w; ++c)
+        yr[c] = (xr[c] - m[c]) * rstd[c];
+    }
+  });
+}
+
+template <typename T>
+void batchNormRunningChange(int64_t outer, int64_t n, int64_t inner,
+                            bool variance, double momentum, const T *x,
+                            const T *running, T *change) {
+  if (n == 0 || (variance && n < 2)) {
+    fillRow(change, T(0), outer * inner);
+    return;
+  }
+  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t w = i1 - i0, at = o * inner + i0;
+    const T *xs = x + o * n * inner + i0;
+    // The forward's statistics, from the same sums.
+    T batch[kInnerTile];
+    if (variance) {
+      T mean[kInnerTile], rstd[kInnerTile], biased[kInnerTile];
+      columnStatistics(xs, n, inner, w, T(0), mean, rstd, biased);
+      // PyTorch keeps the unbiased variance.
+      for (int64_t c = 0; c < w; ++c)
+        batch[c] = biased[c] * T(n) / T(n - 1);
+    } else {
+      columnMeans(xs, n, inner, w, batch);
+    }
+    for (int64_t c = 0; c < w; ++c)
+      change[at + c] = T(momentum) * (batch[c] - running[at + c]);
   });
 }
 

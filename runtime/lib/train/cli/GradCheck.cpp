@@ -319,10 +319,17 @@ bool runGradCheck(const CompiledProgram &program,
   }
   std::vector<std::vector<double> *> values;
   std::vector<std::string> names;
+  std::vector<std::vector<double>> checkedGrads;
   for (size_t i = 0; i < params.size(); ++i) {
+    // A running statistic has no gradient: its slot holds the step's
+    // change of it (ParamInfo::buffer).
+    if (params.info[i].buffer)
+      continue;
     values.push_back(&params.values[i]);
     names.push_back(params.info[i].name);
+    checkedGrads.push_back(analytic[i]);
   }
+  analytic = std::move(checkedGrads);
   if (learnedInputs) {
     values.push_back(&inputs);
     names.push_back("input");

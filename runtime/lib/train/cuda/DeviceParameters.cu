@@ -94,6 +94,14 @@ public:
     const int64_t step = optimizer.steps() + 1;
     optimizer.setSteps(step);
     for (size_t i = 0; i < sizes.size(); ++i) {
+      if (optimizer.update(i).buffer) {
+        // A running statistic adds its change (the host's rule).
+        kernels::cuda::UpdateConfig add;
+        add.lr = -optimizer.bufferChangeWeight();
+        kernels::cuda::sgdUpdate(add, step, sizes[i], resident.values[i],
+                                 resident.grads[i], nullptr);
+        continue;
+      }
       // Each parameter at its group's rate and decay; a frozen one (and
       // its state) untouched, as on the host.
       if (optimizer.update(i).frozen)

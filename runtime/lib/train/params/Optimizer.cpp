@@ -122,6 +122,7 @@ std::vector<ParamUpdate> paramUpdates(const OptimizerConfig &config,
     ParamUpdate u;
     u.lr = config.lr;
     u.weightDecay = config.weightDecay;
+    u.buffer = p.buffer;
     for (const TrainSettings::ParamGroup &group : settings.paramGroups) {
       if (!globMatch(group.pattern, p.name))
         continue;
@@ -174,6 +175,16 @@ void Optimizer::step(const std::vector<float *> &params,
                      const std::vector<float *> &grads) {
   ++stepCount;
   for (size_t t = 0; t < sizes.size(); ++t) {
+    if (updates[t].buffer) {
+      // A running statistic: its change, as SGD without momentum at rate
+      // -weight would add it (so the device's SGD kernel adds it alike).
+      const float rate = -float(bufferWeight);
+      float *p = params[t];
+      const float *g = grads[t];
+      for (int64_t i = 0; i < sizes[t]; ++i)
+        p[i] -= rate * g[i];
+      continue;
+    }
     if (updates[t].frozen)
       continue;
     const float lr = float(learningRate(t)), wd = float(updates[t].weightDecay);

@@ -23,7 +23,10 @@ OptimizerStep::OptimizerStep(const CompiledProgram &program,
       optimizer(optimizerConfigOf(program), params.sizes(),
                 paramUpdates(optimizerConfigOf(program), program.settings,
                              params.info)),
-      residence(makeParameterResidence(program, params, optimizer)) {}
+      residence(makeParameterResidence(program, params, optimizer)) {
+  // Running statistics: the all-reduce sums the ranks' changes.
+  optimizer.setBufferWeight(1.0 / double(comm.size()));
+}
 
 double OptimizerStep::operator()(ExecContext<float> *ctx) {
   residence->zeroGrads();

@@ -219,8 +219,20 @@ Accuracies ScheduleBase::evaluateBetweenEpochs() {
 void ScheduleBase::printPlanStats(const TrainingResult &result) const {
   if (comm.rank() != 0)
     return;
-  std::printf("stats: parameters %lld in %zu tensors\n",
-              (long long)params->totalElements(), params->size());
+  // Weights, then running statistics (ParamInfo::buffer), as PyTorch
+  // counts parameters and buffers apart.
+  int64_t elements[2] = {0, 0}, tensors[2] = {0, 0};
+  for (size_t i = 0; i < params->size(); ++i) {
+    const bool buffer = params->info[i].buffer;
+    elements[buffer] += int64_t(params->values[i].size());
+    ++tensors[buffer];
+  }
+  std::printf("stats: parameters %lld in %lld tensors", (long long)elements[0],
+              (long long)tensors[0]);
+  if (tensors[1])
+    std::printf(", running statistics %lld in %lld tensors",
+                (long long)elements[1], (long long)tensors[1]);
+  std::printf("\n");
   if (program.deviceWorkspaceBytes) {
     // The CUDA target's entry points plan on the device: one allocation
     // for both.

@@ -197,6 +197,50 @@ TEST(KernelsForward, BatchNormIsTheComposedFormulaBitForBit) {
   }
 }
 
+TEST(KernelsForward, BatchNormRunningStatisticsAgainstFloat64) {
+  // Evaluation normalizes with given statistics; a train step's change of
+  // them is momentum * (batch - running), the batch's variance unbiased.
+  for (const AxisShape &s : kAxisShapes) {
+    const Vec x = randomVector(s.size(), 35, -3, 7);
+    const int64_t columns = s.outer * s.inner;
+    const Vec runMean = randomVector(columns, 36, -1, 1);
+    const Vec runVar = randomVector(columns, 37, 0.5, 2);
+    Vec y(x.size()), changeMean(static_cast<size_t>(columns), -99),
+        changeVar(static_cast<size_t>(columns), -99);
+    kernels::batchNormInference<double>(s.outer, s.n, s.inner, 1e-3, x.data(),
+                                        runMean.data(), runVar.data(),
+                                        y.data());
+    kernels::batchNormRunningChange<double>(s.outer, s.n, s.inner, false, 0.1,
+                                            x.data(), runMean.data(),
+                                            changeMean.data());
+    kernels::batchNormRunningChange<double>(s.outer, s.n, s.inner, true, 0.1,
+                                            x.data(), runVar.data(),
+                                            changeVar.data());
+    Vec wantY(x.size()), wantMean(static_cast<size_t>(columns)),
+        wantVar(static_cast<size_t>(columns));
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t i = 0; i < s.inner; ++i) {
+        const int64_t c = o * s.inner + i;
+        double mean = 0, squares = 0;
+        for (int64_t t = 0; t < s.n; ++t)
+          mean += x[s.at(o, t, i)] / double(s.n);
+        for (int64_t t = 0; t < s.n; ++t) {
+          const double d = x[s.at(o, t, i)] - mean;
+          squares += d * d;
+          wantY[s.at(o, t, i)] =
+              (x[s.at(o, t, i)] - runMean[c]) / std::sqrt(runVar[c] + 1e-3);
+        }
+        wantMean[c] = 0.1 * (mean - runMean[c]);
+        // One row has no unbiased variance: no change.
+        wantVar[c] = s.n < 2 ? 0.0
+                             : 0.1 * (squares / double(s.n - 1) - runVar[c]);
+      }
+    expectNear(y, wantY, 1e-12, "batchNormInference " + s.name());
+    expectNear(changeMean, wantMean, 1e-12, "running mean " + s.name());
+    expectNear(changeVar, wantVar, 1e-12, "running variance " + s.name());
+  }
+}
+
 TEST(KernelsForward, ReduceEmptyAxisGivesZeros) {
   Vec y(6, -1.0);
   kernels::reduceAxis<double>(Reduce::Max, 2, 0, 3, nullptr, y.data());

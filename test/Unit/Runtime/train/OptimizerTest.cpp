@@ -141,6 +141,24 @@ TEST(Optimizer, AdamAvx512AndBaselineGiveTheSameBits) {
   }
 }
 
+TEST(Optimizer, RunningStatisticsAddTheirChangeAveragedOverRanks) {
+  // A buffer (batch_norm's running statistic) adds its gradient slot, the
+  // step's change, times 1/ranks, whatever its group says; a weight beside
+  // it takes its Adam step.
+  std::vector<float> stat = {1.0f, 2.0f}, weight = {1.0f, -2.0f};
+  std::vector<float> change = {0.5f, -0.25f}, grad = {0.5f, -0.25f};
+  std::vector<ParamUpdate> updates(2);
+  updates[0].buffer = true;
+  updates[0].frozen = true;
+  updates[0].lr = updates[1].lr = 0.1;
+  Optimizer adam(config(OptimizerKind::Adam, 0.1, 0.5), {2, 2}, updates);
+  adam.setBufferWeight(0.5); // two ranks
+  adam.step({stat.data(), weight.data()}, {change.data(), grad.data()});
+  EXPECT_EQ(stat, (std::vector<float>{1.25f, 1.875f}));
+  EXPECT_NEAR(weight[0], 0.9f, 1e-6);
+  EXPECT_NEAR(weight[1], -1.9f, 1e-6);
+}
+
 TEST(Optimizer, SgdWithMomentumAndWeightDecay) {
   expectNear(runOptimizer(config(OptimizerKind::Sgd, 0.1, 0.01, 0.9)),
              referenceSgd(0.1, 0.9, 0.01));

@@ -320,6 +320,29 @@ def GNN_BatchNormGradOp
   }];
 }
 
+def GNN_BatchNormRunningOp
+    : GNN_PureOp<"batch_norm_running", [AllTypesMatch<["running", "result"]>]> {
+  let summary = "a train step's change of a batch_norm running statistic";
+  let description = [{
+    `momentum * (batch - running)` per column, where `batch` is the mean of
+    `input`'s rows or, with `variance`, their unbiased variance. Not a
+    gradient: the adjoint of a `gnn.batch_norm` with running statistics
+    hands it to the statistic's `gnn.param_grad`, and the trainer adds the
+    gradient slot of a buffer to its value (averaged over the ranks).
+    ```mlir
+    %dm = gnn.batch_norm_running %x, %m momentum = 1.000000e-01 : tensor<?x64xf32>, tensor<64xf32>
+    %dv = gnn.batch_norm_running %x, %v variance momentum = 1.000000e-01 : tensor<?x64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Tensor:$input, GNN_F32Tensor:$running,
+                       UnitAttr:$variance, F64Attr:$momentum);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $running (`variance` $variance^)? `momentum` `=` $momentum
+    attr-dict `:` type($input) `,` type($running)
+  }];
+}
+
 def GNN_ReduceGradOp : GNN_PureOp<"reduce_grad"> {
   let summary = "adjoint of reduce";
   let description = [{

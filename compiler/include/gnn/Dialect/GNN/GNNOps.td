@@ -44,14 +44,19 @@ def GNN_ParameterOp : GNN_Op<"parameter", [Symbol, HasParent<"::mlir::ModuleOp">
     gnn.parameter @GCN.c1.w : tensor<?x16xf32> init glorot dims ["cora.features", "16"]
     gnn.parameter @GCN.c1.b : tensor<16xf32> init constant args [1.000000e-01] dims ["16"]
     ```
+
+    A `buffer` is not trained: batch normalization's running statistics,
+    which train steps move (`gnn.batch_norm_running`) and evaluation reads.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttr:$type,
                        GNN_InitKindAttr:$init,
                        OptionalAttr<F64ArrayAttr>:$init_args,
-                       StrArrayAttr:$dims);
+                       StrArrayAttr:$dims,
+                       UnitAttr:$buffer);
   let assemblyFormat = [{
-    $sym_name `:` $type `init` `` $init (`args` $init_args^)? `dims` $dims attr-dict
+    $sym_name `:` $type `init` `` $init (`args` $init_args^)? `dims` $dims
+    (`buffer` $buffer^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -548,7 +553,7 @@ class GNN_AxisSoftmaxOp<string mnemonic, string expr>
 def GNN_SoftmaxOp : GNN_AxisSoftmaxOp<"softmax", "the softmax">;
 def GNN_LogSoftmaxOp : GNN_AxisSoftmaxOp<"log_softmax", "the log-softmax">;
 
-def GNN_BatchNormOp : GNN_PureOp<"batch_norm", [SameOperandsAndResultType,
+def GNN_BatchNormOp : GNN_PureOp<"batch_norm", [AllTypesMatch<["input", "result"]>,
     DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "standardizes each column over the rows (batch normalization)";
   let description = [{
@@ -559,14 +564,30 @@ def GNN_BatchNormOp : GNN_PureOp<"batch_norm", [SameOperandsAndResultType,
     (and its adjoint four). The learned scale and shift stay elementwise
     ops after it, fused with what follows. `eps >= 0`.
 
+    With `running` (the running mean and variance, parameters that are
+    buffers, shaped like one row) and `momentum` in (0, 1]: a train step
+    normalizes with the batch's statistics and moves the running ones
+    towards them (`gnn.batch_norm_running`, built by the adjoint), and
+    evaluation normalizes with the running ones, as PyTorch's BatchNorm
+    with `track_running_stats`.
+
     ```mlir
     %y = gnn.batch_norm %x eps = 1.000000e-05 : tensor<?x64xf32>
+    %z = gnn.batch_norm %x running %m, %v : tensor<64xf32>, tensor<64xf32> eps = 1.000000e-05 momentum = 1.000000e-01 : tensor<?x64xf32>
     ```
   }];
-  let arguments = (ins GNN_F32Tensor:$input, F64Attr:$eps);
+  let arguments = (ins GNN_F32Tensor:$input, Variadic<GNN_F32Tensor>:$running,
+                       F64Attr:$eps, OptionalAttr<F64Attr>:$momentum);
   let results = (outs GNN_F32Tensor:$result);
-  let assemblyFormat = "$input `eps` `=` $eps attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $input (`running` $running^ `:` type($running))? `eps` `=` $eps
+    (`momentum` `=` $momentum^)? attr-dict `:` type($result)
+  }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether it keeps running statistics (`running` given).
+    bool hasRunningStatistics() { return !getRunning().empty(); }
+  }];
 }
 
 // Not Pure: each dropout draws its own random mask, so two dropouts of the

@@ -54,7 +54,7 @@
 #define GNN_TENSOR_OPS                                                         \
   ::gnn::SoftmaxOp, ::gnn::LogSoftmaxOp, ::gnn::SoftmaxGradOp,                 \
       ::gnn::LogSoftmaxGradOp, ::gnn::BatchNormOp, ::gnn::BatchNormGradOp,     \
-      ::gnn::ReduceOp, ::gnn::ReduceGradOp,                                    \
+      ::gnn::BatchNormRunningOp, ::gnn::ReduceOp, ::gnn::ReduceGradOp,         \
       ::gnn::ConcatOp, ::gnn::SliceOp, ::gnn::BlockDiagonalOp,                 \
       ::gnn::DiagonalBlocksOp, ::gnn::UnbroadcastOp, ::gnn::DropoutOp,         \
       ::gnn::CrossEntropyOp, ::gnn::CrossEntropyGradOp

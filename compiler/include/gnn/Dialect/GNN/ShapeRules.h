@@ -513,6 +513,8 @@ template <class D> Handled<D> adjointOps(D &d, mlir::Operation *op) {
           [&](AggregateRelationRowsGradOp o) { return like(o.getTable()); })
       .template Case<EdgeSoftmaxGradOp>(
           [&](EdgeSoftmaxGradOp o) { return like(o.getGrad()); })
+      .template Case<BatchNormRunningOp>(
+          [&](BatchNormRunningOp o) { return like(o.getRunning()); })
       .template Case<CrossEntropyGradOp>(
           [&](CrossEntropyGradOp o) { return like(o.getLogits()); })
       .template Case<GatherRelationGradOp>(

@@ -114,6 +114,9 @@ constexpr StringLiteral softmaxGrad = "kernels::softmaxGrad";
 constexpr StringLiteral logSoftmaxGrad = "kernels::logSoftmaxGrad";
 constexpr StringLiteral batchNorm = "kernels::batchNorm";
 constexpr StringLiteral batchNormGrad = "kernels::batchNormGrad";
+constexpr StringLiteral batchNormInference = "kernels::batchNormInference";
+constexpr StringLiteral batchNormRunningChange =
+    "kernels::batchNormRunningChange";
 constexpr StringLiteral reduceAxis = "kernels::reduceAxis";
 constexpr StringLiteral reduceAxisGrad = "kernels::reduceAxisGrad";
 constexpr StringLiteral copyIntoAxis = "kernels::copyIntoAxis";

@@ -200,10 +200,23 @@ LogicalResult LogSoftmaxOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
 }
 
 LogicalResult BatchNormOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
-  adjoints.accumulate(getInput(),
-                      adjoints.builder().create<BatchNormGradOp>(
-                          adjoints.loc(), getType(), dy, getInput(),
-                          getResult(), getEpsAttr()));
+  OpBuilder &b = adjoints.builder();
+  if (adjoints.isActive(getInput()))
+    adjoints.accumulate(getInput(), b.create<BatchNormGradOp>(
+                                        adjoints.loc(), getType(), dy,
+                                        getInput(), getResult(), getEpsAttr()));
+  // Running statistics get the step's change of them in their gradient
+  // slot (gnn.batch_norm_running), which the trainer adds to them.
+  if (hasRunningStatistics()) {
+    Value mean = getRunning()[0], variance = getRunning()[1];
+    adjoints.accumulate(mean, b.create<BatchNormRunningOp>(
+                                  adjoints.loc(), mean.getType(), getInput(),
+                                  mean, UnitAttr(), getMomentumAttr()));
+    adjoints.accumulate(variance,
+                        b.create<BatchNormRunningOp>(
+                            adjoints.loc(), variance.getType(), getInput(),
+                            variance, b.getUnitAttr(), getMomentumAttr()));
+  }
   return success();
 }
 

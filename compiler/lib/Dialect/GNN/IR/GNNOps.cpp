@@ -248,8 +248,30 @@ LogicalResult BatchNormOp::verify() {
   double eps = getEps().convertToDouble();
   if (!(eps >= 0.0))
     return emitOpError("expects eps >= 0, got ") << eps;
-  if (tensorType(getInput()).getRank() == 0)
+  auto input = tensorType(getInput());
+  if (input.getRank() == 0)
     return emitOpError("expects a tensor with rows, got a scalar");
+  if (getRunning().size() != 0 && getRunning().size() != 2)
+    return emitOpError("expects no running statistics or two (mean, "
+                       "variance), got ")
+           << getRunning().size();
+  if (hasRunningStatistics() != getMomentum().has_value())
+    return emitOpError("expects a momentum exactly with running statistics");
+  if (getMomentum()) {
+    double m = getMomentum()->convertToDouble();
+    if (!(m > 0.0 && m <= 1.0))
+      return emitOpError("expects momentum in (0, 1], got ") << m;
+  }
+  for (Value running : getRunning()) {
+    auto type = tensorType(running);
+    if (type.getRank() != input.getRank() - 1)
+      return emitOpError("expects running statistics of rank ")
+             << input.getRank() - 1 << " (a row), got " << type;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!dimsCompatible(type.getDimSize(d), input.getDimSize(d + 1)))
+        return emitOpError("running statistic ")
+               << type << " does not match the columns of " << input;
+  }
   return success();
 }
 

@@ -90,7 +90,8 @@ void gnn::cpp::emitParams(raw_indented_ostream &os,
         args.push_back(cppDouble(cast<FloatAttr>(v).getValueAsDouble()));
     os << "    {" << cppString(shortName) << ", {"
        << llvm::join(params.dims.lookup(sym), ", ") << "}, "
-       << rt::init(p.getInit()) << ", {" << llvm::join(args, ", ") << "}},\n";
+       << rt::init(p.getInit()) << ", {" << llvm::join(args, ", ") << "}"
+       << (p.getBuffer() ? ", true" : "") << "},\n";
   }
   os << "};\n";
   os.unindent();

@@ -127,6 +127,30 @@ template <typename T> void batchNorms() {
     kernels::cuda::batchNormGrad<T>(s.outer, s.n, s.inner, 1e-5, dDy.get(),
                                     dX.get(), dY.get(), dDx.get());
     expectSameBits(dDx.toHost(), dx, what + " grad");
+
+    // Running statistics: evaluation with them, a step's change of them.
+    const int64_t columns = s.outer * s.inner;
+    const auto mean = randomValues<T>(columns, 7, -1, 1);
+    const auto var = randomValues<T>(columns, 8, 0.5, 2);
+    std::vector<T> z(x.size());
+    kernels::batchNormInference<T>(s.outer, s.n, s.inner, 1e-5, x.data(),
+                                   mean.data(), var.data(), z.data());
+    DeviceArray<T> dMean(mean), dVar(var), dZ(x.size());
+    kernels::cuda::batchNormInference<T>(s.outer, s.n, s.inner, 1e-5, dX.get(),
+                                         dMean.get(), dVar.get(), dZ.get());
+    expectSameBits(dZ.toHost(), z, what + " inference");
+    for (bool variance : {false, true}) {
+      std::vector<T> change(static_cast<size_t>(columns));
+      const T *running = variance ? var.data() : mean.data();
+      kernels::batchNormRunningChange<T>(s.outer, s.n, s.inner, variance, 0.1,
+                                         x.data(), running, change.data());
+      DeviceArray<T> dChange(change.size());
+      kernels::cuda::batchNormRunningChange<T>(
+          s.outer, s.n, s.inner, variance, 0.1, dX.get(),
+          variance ? dVar.get() : dMean.get(), dChange.get());
+      expectSameBits(dChange.toHost(), change,
+                     what + (variance ? " running variance" : " running mean"));
+    }
   }
 }
 
