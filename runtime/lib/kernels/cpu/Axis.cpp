@@ -234,19 +234,34 @@ void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t w, T eps,
     columnStatistic(xs, n, inner, c0, eps, mean, rstd, biasedVariance);
 }
 
-/// The means alone (the first pass of columnStatistics: the same bits).
-template <typename T>
-void columnMeans(const T *xs, int64_t n, int64_t inner, int64_t w, T *mean) {
+/// The means of columns [c0, c0 + W) alone (the first pass of
+/// columnStatistics: the same bits), W / lanes independent sums.
+template <int64_t W, typename T>
+void columnMeans(const T *xs, int64_t n, int64_t inner, int64_t c0, T *mean) {
   using L = Lanes<T>;
   using V = typename L::Vector;
+  constexpr int64_t K = W / L::kCount;
+  V m[K];
+  for (int64_t k = 0; k < K; ++k)
+    m[k] = L::load(xs + c0 + k * L::kCount);
+  for (int64_t t = 1; t < n; ++t)
+    for (int64_t k = 0; k < K; ++k)
+      m[k] += L::load(xs + t * inner + c0 + k * L::kCount);
+  const T scale = T(1) / T(n);
+  for (int64_t k = 0; k < K; ++k)
+    L::store(mean + c0 + k * L::kCount, m[k] * scale);
+}
+
+/// columnMeans of the w <= kInnerTile columns at xs.
+template <typename T>
+void columnMeans(const T *xs, int64_t n, int64_t inner, int64_t w, T *mean) {
+  constexpr int64_t kLanes = Lanes<T>::kCount;
   const T scale = T(1) / T(n);
   int64_t c0 = 0;
-  for (; c0 + L::kCount <= w; c0 += L::kCount) {
-    V m = L::load(xs + c0);
-    for (int64_t t = 1; t < n; ++t)
-      m += L::load(xs + t * inner + c0);
-    L::store(mean + c0, m * scale);
-  }
+  for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
+    columnMeans<8 * kLanes>(xs, n, inner, c0, mean);
+  for (; c0 + kLanes <= w; c0 += kLanes)
+    columnMeans<kLanes>(xs, n, inner, c0, mean);
   for (; c0 < w; ++c0) {
     T m = xs[c0];
     for (int64_t t = 1; t < n; ++t)
