@@ -82,11 +82,33 @@ class AdamRule {
 public:
   AdamRule(const OptimizerConfig &cfg, int64_t step);
 
+  /// How the weight decays: not at all, as an L2 term of the gradient
+  /// (Adam), or decoupled (AdamW).
+  enum class Decay { None, L2, Decoupled };
+  Decay decayKind() const {
+    return decoupled         ? Decay::Decoupled
+           : weightDecay != 0 ? Decay::L2
+                              : Decay::None;
+  }
+
   /// Updates parameter p and its moments m, v from gradient g.
   void apply(float &p, float &m, float &v, float g) const {
-    if (decoupled)
+    switch (decayKind()) {
+    case Decay::Decoupled:
+      return applyWith<Decay::Decoupled>(p, m, v, g);
+    case Decay::L2:
+      return applyWith<Decay::L2>(p, m, v, g);
+    case Decay::None:
+      return applyWith<Decay::None>(p, m, v, g);
+    }
+  }
+  /// apply() for a decay known at compile time: a loop over a tensor has
+  /// no branch left and vectorizes.
+  template <Decay D>
+  void applyWith(float &p, float &m, float &v, float g) const {
+    if constexpr (D == Decay::Decoupled)
       p *= decay;
-    else if (weightDecay != 0)
+    else if constexpr (D == Decay::L2)
       g += weightDecay * p;
     m += (g - m) * oneMinusB1; // torch's lerp_(grad, 1 - beta1)
     v = b2 * v + oneMinusB2 * g * g;

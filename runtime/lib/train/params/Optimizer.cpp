@@ -15,6 +15,7 @@
 #include "gnnrt/train/Program.h"
 
 #include <cmath>
+#include <omp.h>
 #include <cstdio>
 #include <iterator>
 #include <stdexcept>
@@ -29,29 +30,56 @@ constexpr int64_t kParallelThreshold = 1 << 15;
 /// Adam's update of elements [0, n), in parallel for a large tensor. Written
 /// once, compiled for x86-64 and for AVX-512 (sqrt and division are exact
 /// in either, and contraction into FMA is off, so the bits are the same);
-/// a small model's step updates dozens of small tensors per batch.
-#define GNNRT_ADAM_LOOP                                                        \
-  _Pragma("omp parallel for schedule(static) if (n >= kParallelThreshold)")   \
-  for (int64_t i = 0; i < n; ++i)                                              \
-    rule.apply(p[i], m[i], v[i], g[i]);
+/// a small model's step updates dozens of small tensors per batch. The
+/// range loop takes the rule by value and restrict arrays, outside any
+/// OpenMP region (whose outlining loses both): otherwise each store to p
+/// might change the rule or the other arrays, and the loop stays scalar.
+#define GNNRT_ADAM_LOOPS(NAME)                                                 \
+  template <AdamRule::Decay D>                                                 \
+  void NAME##Loop(const AdamRule rule, int64_t begin, int64_t end,            \
+                  float *__restrict p, float *__restrict m,                    \
+                  float *__restrict v, const float *__restrict g) {            \
+    for (int64_t i = begin; i < end; ++i)                                      \
+      rule.applyWith<D>(p[i], m[i], v[i], g[i]);                               \
+  }                                                                            \
+  void NAME##Range(const AdamRule &rule, int64_t begin, int64_t end,          \
+                   float *p, float *m, float *v, const float *g) {             \
+    switch (rule.decayKind()) {                                                \
+    case AdamRule::Decay::Decoupled:                                           \
+      return NAME##Loop<AdamRule::Decay::Decoupled>(rule, begin, end, p, m, v, \
+                                                    g);                        \
+    case AdamRule::Decay::L2:                                                  \
+      return NAME##Loop<AdamRule::Decay::L2>(rule, begin, end, p, m, v, g);    \
+    case AdamRule::Decay::None:                                                \
+      return NAME##Loop<AdamRule::Decay::None>(rule, begin, end, p, m, v, g);  \
+    }                                                                          \
+  }                                                                            \
+  void NAME(const AdamRule &rule, int64_t n, float *p, float *m, float *v,     \
+            const float *g) {                                                  \
+    if (n < kParallelThreshold) {                                              \
+      NAME##Range(rule, 0, n, p, m, v, g);                                     \
+      return;                                                                  \
+    }                                                                          \
+    _Pragma("omp parallel") {                                                  \
+      const int64_t threads = omp_get_num_threads(),                           \
+                    t = omp_get_thread_num();                                  \
+      NAME##Range(rule, n * t / threads, n * (t + 1) / threads, p, m, v, g);   \
+    }                                                                          \
+  }
 
-void adamBaseline(const AdamRule &rule, int64_t n, float *p, float *m,
-                  float *v, const float *g) {
-  GNNRT_ADAM_LOOP
-}
+// This file is compiled with -ffp-contract=off and -fno-math-errno
+// (runtime/CMakeLists.txt): an optimize pragma here would keep the rule
+// from being inlined.
+GNNRT_ADAM_LOOPS(adamBaseline)
 } // namespace
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl")
-#pragma GCC optimize("fp-contract=off")
 namespace {
-void adamAvx512(const AdamRule &rule, int64_t n, float *p, float *m, float *v,
-                const float *g) {
-  GNNRT_ADAM_LOOP
-}
+GNNRT_ADAM_LOOPS(adamAvx512)
 } // namespace
 #pragma GCC pop_options
-#undef GNNRT_ADAM_LOOP
+#undef GNNRT_ADAM_LOOPS
 
 /// Every optimizer and its name, in the records' order.
 constexpr std::pair<OptimizerKind, const char *> kOptimizers[] = {
