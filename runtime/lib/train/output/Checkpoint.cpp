@@ -131,9 +131,15 @@ void copyParameters(const std::string &path, const std::string &model,
   for (const ParamInfo &p : params.info) {
     const StoredTensor *t = file.find(p.name);
     if (!t)
-      throwDataError(path, 0,
-                     "no tensor '" + p.name + "' (parameter of " + model +
-                         " with shape " + formatShape(p.shape) + ")");
+      throwDataError(
+          path, 0,
+          "no tensor '" + p.name + "' (" +
+              (p.buffer ? "a batch_norm running statistic" : "parameter") +
+              " of " + model + " with shape " + formatShape(p.shape) + ")" +
+              (p.buffer ? ": weights saved without running statistics "
+                          "(momentum = 0, or gnnc before they existed) load "
+                          "into a model whose batch_norm has momentum = 0"
+                        : ""));
     if (t->shape != p.shape)
       throwDataError(path, 0,
                      "tensor '" + t->name + "' has shape " +
