@@ -21,6 +21,7 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Gemm.cu
   lib/kernels/cuda/Loss.cu
   lib/kernels/cuda/Memory.cu
+  lib/kernels/cuda/Norm.cu
   lib/kernels/cuda/Optimizer.cu
   lib/kernels/cuda/Relational.cu
   lib/kernels/cuda/Scan.cu
@@ -49,6 +50,7 @@ set(_gnnrt_cuda_test_dir ${GNNC_SOURCE_DIR}/test/Unit/Runtime/kernels/cuda)
 set(GNNRT_CUDA_TESTS
   ${_gnnrt_cuda_test_dir}/AggregateTest.cpp
   ${_gnnrt_cuda_test_dir}/AxisTest.cpp
+  ${_gnnrt_cuda_test_dir}/NormTest.cpp
   ${_gnnrt_cuda_test_dir}/DropoutTest.cpp
   ${_gnnrt_cuda_test_dir}/EdgeTest.cpp
   ${_gnnrt_cuda_test_dir}/GemmTest.cpp

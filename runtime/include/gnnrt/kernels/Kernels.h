@@ -22,6 +22,7 @@
 #include "gnnrt/kernels/Edge.h"
 #include "gnnrt/kernels/Gemm.h"
 #include "gnnrt/kernels/Loss.h"
+#include "gnnrt/kernels/Norm.h"
 #include "gnnrt/kernels/Relational.h"
 #include "gnnrt/kernels/Types.h"
 

@@ -24,27 +24,7 @@ using namespace detail;
 
 namespace {
 
-/// Columns per task of the axis operations: contiguous enough to vectorize,
-/// narrow enough to split a single wide slice over threads.
-constexpr int64_t kInnerTile = 64;
 constexpr int kMaxRank = 8;
-
-//===--- Axis tiles -------------------------------------------------------===//
-
-/// Runs body(o, i0, i1) in parallel over every slice o of [outer, n, inner]
-/// and every tile [i0, i1) of its inner columns; a tile owns its columns of
-/// the whole middle axis.
-template <typename Body>
-void forEachAxisTile(int64_t outer, int64_t n, int64_t inner, Body &&body) {
-  const int64_t tilesPerSlice = (inner + kInnerTile - 1) / kInnerTile;
-  const int64_t tiles = outer * tilesPerSlice;
-  const bool threaded = worthThreads(outer * n * inner);
-#pragma omp parallel for schedule(static) if (threaded)
-  for (int64_t t = 0; t < tiles; ++t) {
-    const int64_t o = t / tilesPerSlice, i0 = (t % tilesPerSlice) * kInnerTile;
-    body(o, i0, std::min(inner, i0 + kInnerTile));
-  }
-}
 
 //===--- Unbroadcast helpers ----------------------------------------------===//
 
@@ -87,7 +67,7 @@ template <typename T>
 void softmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
   if (n == 0)
     return;
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachColumnTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const int64_t base = o * n * inner + i0;
     T colMax[kInnerTile], colSum[kInnerTile];
     softmaxColumns(x + base, n, inner, i1 - i0, y + base, colMax, colSum);
@@ -97,7 +77,7 @@ void softmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
 template <typename T>
 void softmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
                  const T *y, T *dx) {
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachColumnTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const int64_t base = o * n * inner + i0;
     T colDot[kInnerTile];
     softmaxGradColumns(dy + base, y + base, n, inner, i1 - i0, dx + base,
@@ -109,7 +89,7 @@ template <typename T>
 void logSoftmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
   if (n == 0)
     return;
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachColumnTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const int64_t base = o * n * inner + i0, w = i1 - i0;
     const T *xs = x + base;
     T *ys = y + base;
@@ -129,7 +109,7 @@ void logSoftmax(int64_t outer, int64_t n, int64_t inner, const T *x, T *y) {
 template <typename T>
 void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
                     const T *y, T *dx) {
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachColumnTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const int64_t base = o * n * inner + i0, w = i1 - i0;
     T colSum[kInnerTile] = {};
     for (int64_t t = 0; t < n; ++t)
@@ -141,172 +121,6 @@ void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
         dx[at] = dy[at] - std::exp(y[at]) * colSum[c];
       }
   });
-}
-
-/// 16 bytes of T: the columns that one SSE register sums. The statistics
-/// below keep W columns' sums in W / Lanes of them while the rows stream
-/// past (GCC's SLP vectorizer scalarized the same loops over arrays); each
-/// lane adds its column's values in row order, as a scalar loop would.
-template <typename T> struct Lanes {
-  typedef T Vector __attribute__((vector_size(16)));
-  static constexpr int64_t kCount = 16 / sizeof(T);
-  static Vector load(const T *p) {
-    Vector v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  static void store(T *p, Vector v) { std::memcpy(p, &v, sizeof v); }
-};
-
-/// The mean and 1 / sqrt(variance + eps) of columns [c0, c0 + W) of an
-/// axis of n > 0 rows `inner` apart at xs, in the order of the composed
-/// formula (the mean's reduceAxis, then the squared deviations', each a sum
-/// in row order times 1/n), so that batchNorm is that formula's bits.
-template <int64_t W, typename T>
-void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t c0, T eps,
-                      T *mean, T *rstd, T *biasedVariance) {
-  using L = Lanes<T>;
-  using V = typename L::Vector;
-  constexpr int64_t K = W / L::kCount;
-  static_assert(K * L::kCount == W, "W is a multiple of the lanes");
-  const T scale = T(1) / T(n);
-  V m[K], v[K];
-  for (int64_t k = 0; k < K; ++k)
-    m[k] = L::load(xs + c0 + k * L::kCount);
-  for (int64_t t = 1; t < n; ++t)
-    for (int64_t k = 0; k < K; ++k)
-      m[k] += L::load(xs + t * inner + c0 + k * L::kCount);
-  for (int64_t k = 0; k < K; ++k) {
-    m[k] *= scale;
-    const V d = L::load(xs + c0 + k * L::kCount) - m[k];
-    v[k] = d * d;
-  }
-  for (int64_t t = 1; t < n; ++t)
-    for (int64_t k = 0; k < K; ++k) {
-      const V d = L::load(xs + t * inner + c0 + k * L::kCount) - m[k];
-      v[k] += d * d;
-    }
-  T variance[W];
-  for (int64_t k = 0; k < K; ++k) {
-    L::store(mean + c0 + k * L::kCount, m[k]);
-    L::store(variance + k * L::kCount, v[k]);
-  }
-  for (int64_t c = 0; c < W; ++c) {
-    const T biased = variance[c] * scale;
-    rstd[c0 + c] = T(1) / std::sqrt(biased + eps);
-    if (biasedVariance)
-      biasedVariance[c0 + c] = biased;
-  }
-}
-
-/// The same for a single column (the ragged end of a tile).
-template <typename T>
-void columnStatistic(const T *xs, int64_t n, int64_t inner, int64_t c, T eps,
-                     T *mean, T *rstd, T *biasedVariance) {
-  const T scale = T(1) / T(n);
-  T m = xs[c];
-  for (int64_t t = 1; t < n; ++t)
-    m += xs[t * inner + c];
-  m *= scale;
-  T v = (xs[c] - m) * (xs[c] - m);
-  for (int64_t t = 1; t < n; ++t)
-    v += (xs[t * inner + c] - m) * (xs[t * inner + c] - m);
-  mean[c] = m;
-  rstd[c] = T(1) / std::sqrt(v * scale + eps);
-  if (biasedVariance)
-    biasedVariance[c] = v * scale;
-}
-
-/// columnStatistics of the w <= kInnerTile columns at xs (and, where
-/// biasedVariance is not null, the variance whose rstd it is, eps aside).
-template <typename T>
-void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t w, T eps,
-                      T *mean, T *rstd, T *biasedVariance = nullptr) {
-  constexpr int64_t kLanes = Lanes<T>::kCount;
-  int64_t c0 = 0;
-  for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
-    columnStatistics<8 * kLanes>(xs, n, inner, c0, eps, mean, rstd,
-                                 biasedVariance);
-  for (; c0 + kLanes <= w; c0 += kLanes)
-    columnStatistics<kLanes>(xs, n, inner, c0, eps, mean, rstd,
-                             biasedVariance);
-  for (; c0 < w; ++c0)
-    columnStatistic(xs, n, inner, c0, eps, mean, rstd, biasedVariance);
-}
-
-/// The means of columns [c0, c0 + W) alone (the first pass of
-/// columnStatistics: the same bits), W / lanes independent sums.
-template <int64_t W, typename T>
-void columnMeans(const T *xs, int64_t n, int64_t inner, int64_t c0, T *mean) {
-  using L = Lanes<T>;
-  using V = typename L::Vector;
-  constexpr int64_t K = W / L::kCount;
-  V m[K];
-  for (int64_t k = 0; k < K; ++k)
-    m[k] = L::load(xs + c0 + k * L::kCount);
-  for (int64_t t = 1; t < n; ++t)
-    for (int64_t k = 0; k < K; ++k)
-      m[k] += L::load(xs + t * inner + c0 + k * L::kCount);
-  const T scale = T(1) / T(n);
-  for (int64_t k = 0; k < K; ++k)
-    L::store(mean + c0 + k * L::kCount, m[k] * scale);
-}
-
-/// columnMeans of the w <= kInnerTile columns at xs.
-template <typename T>
-void columnMeans(const T *xs, int64_t n, int64_t inner, int64_t w, T *mean) {
-  constexpr int64_t kLanes = Lanes<T>::kCount;
-  const T scale = T(1) / T(n);
-  int64_t c0 = 0;
-  for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
-    columnMeans<8 * kLanes>(xs, n, inner, c0, mean);
-  for (; c0 + kLanes <= w; c0 += kLanes)
-    columnMeans<kLanes>(xs, n, inner, c0, mean);
-  for (; c0 < w; ++c0) {
-    T m = xs[c0];
-    for (int64_t t = 1; t < n; ++t)
-      m += xs[t * inner + c0];
-    mean[c0] = m * scale;
-  }
-}
-
-/// The means over the axis of dy and of dy * y, columns [c0, c0 + W) (W a
-/// multiple of the lanes; 1 for a single column).
-template <int64_t W, typename T>
-void gradientMeans(const T *dy, const T *y, int64_t n, int64_t inner,
-                   int64_t c0, T *meanDy, T *meanDyY) {
-  const T scale = T(1) / T(n);
-  if constexpr (W == 1) {
-    T a = dy[c0], b = dy[c0] * y[c0];
-    for (int64_t t = 1; t < n; ++t) {
-      a += dy[t * inner + c0];
-      b += dy[t * inner + c0] * y[t * inner + c0];
-    }
-    meanDy[c0] = a * scale;
-    meanDyY[c0] = b * scale;
-  } else {
-    using L = Lanes<T>;
-    using V = typename L::Vector;
-    constexpr int64_t K = W / L::kCount;
-    static_assert(K * L::kCount == W, "W is a multiple of the lanes");
-    V a[K], b[K];
-    for (int64_t k = 0; k < K; ++k) {
-      const V d = L::load(dy + c0 + k * L::kCount);
-      a[k] = d;
-      b[k] = d * L::load(y + c0 + k * L::kCount);
-    }
-    for (int64_t t = 1; t < n; ++t)
-      for (int64_t k = 0; k < K; ++k) {
-        const int64_t at = t * inner + c0 + k * L::kCount;
-        const V d = L::load(dy + at);
-        a[k] += d;
-        b[k] += d * L::load(y + at);
-      }
-    for (int64_t k = 0; k < K; ++k) {
-      L::store(meanDy + c0 + k * L::kCount, a[k] * scale);
-      L::store(meanDyY + c0 + k * L::kCount, b[k] * scale);
-    }
-  }
 }
 
 /// out[c] = 0 + first[c] + first[stride + c] + ... over `rows` rows, for
@@ -335,99 +149,6 @@ void sumRows(const T *first, int64_t rows, int64_t stride, int64_t w, T *out) {
 }
 
 template <typename T>
-void batchNorm(int64_t outer, int64_t n, int64_t inner, double eps, const T *x,
-               T *y) {
-  if (n == 0)
-    return;
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
-    const int64_t base = o * n * inner + i0, w = i1 - i0;
-    T mean[kInnerTile], rstd[kInnerTile];
-    columnStatistics(x + base, n, inner, w, T(eps), mean, rstd);
-    for (int64_t t = 0; t < n; ++t) {
-      const T *__restrict xr = x + base + t * inner;
-      T *__restrict yr = y + base + t * inner;
-      for (int64_t c = 0; c < w; ++c)
-        yr[c] = (xr[c] - mean[c]) * rstd[c];
-    }
-  });
-}
-
-template <typename T>
-void batchNormGrad(int64_t outer, int64_t n, int64_t inner, double eps,
-                   const T *dy, const T *x, const T *y, T *dx) {
-  if (n == 0)
-    return;
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
-    const int64_t base = o * n * inner + i0, w = i1 - i0;
-    T mean[kInnerTile], rstd[kInnerTile];
-    columnStatistics(x + base, n, inner, w, T(eps), mean, rstd);
-    T meanDy[kInnerTile], meanDyY[kInnerTile];
-    constexpr int64_t kLanes = Lanes<T>::kCount;
-    int64_t c0 = 0;
-    for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
-      gradientMeans<8 * kLanes>(dy + base, y + base, n, inner, c0, meanDy,
-                                meanDyY);
-    for (; c0 + kLanes <= w; c0 += kLanes)
-      gradientMeans<kLanes>(dy + base, y + base, n, inner, c0, meanDy,
-                            meanDyY);
-    for (; c0 < w; ++c0)
-      gradientMeans<1>(dy + base, y + base, n, inner, c0, meanDy, meanDyY);
-    for (int64_t t = 0; t < n; ++t) {
-      const T *__restrict dyr = dy + base + t * inner;
-      const T *__restrict yr = y + base + t * inner;
-      T *__restrict dxr = dx + base + t * inner;
-      for (int64_t c = 0; c < w; ++c)
-        dxr[c] = rstd[c] * ((dyr[c] - meanDy[c]) - yr[c] * meanDyY[c]);
-    }
-  });
-}
-
-template <typename T>
-void batchNormInference(int64_t outer, int64_t n, int64_t inner, double eps,
-                        const T *x, const T *mean, const T *var, T *y) {
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
-    const int64_t base = o * n * inner + i0, w = i1 - i0;
-    const T *m = mean + o * inner + i0;
-    T rstd[kInnerTile];
-    for (int64_t c = 0; c < w; ++c)
-      rstd[c] = T(1) / std::sqrt(var[o * inner + i0 + c] + T(eps));
-    for (int64_t t = 0; t < n; ++t) {
-      const T *__restrict xr = x + base + t * inner;
-      T *__restrict yr = y + base + t * inner;
-      for (int64_t c = 0; c < w; ++c)
-        yr[c] = (xr[c] - m[c]) * rstd[c];
-    }
-  });
-}
-
-template <typename T>
-void batchNormRunningChange(int64_t outer, int64_t n, int64_t inner,
-                            bool variance, double momentum, const T *x,
-                            const T *running, T *change) {
-  if (n == 0 || (variance && n < 2)) {
-    fillRow(change, T(0), outer * inner);
-    return;
-  }
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
-    const int64_t w = i1 - i0, at = o * inner + i0;
-    const T *xs = x + o * n * inner + i0;
-    // The forward's statistics, from the same sums.
-    T batch[kInnerTile];
-    if (variance) {
-      T mean[kInnerTile], rstd[kInnerTile], biased[kInnerTile];
-      columnStatistics(xs, n, inner, w, T(0), mean, rstd, biased);
-      // PyTorch keeps the unbiased variance.
-      for (int64_t c = 0; c < w; ++c)
-        batch[c] = biased[c] * T(n) / T(n - 1);
-    } else {
-      columnMeans(xs, n, inner, w, batch);
-    }
-    for (int64_t c = 0; c < w; ++c)
-      change[at + c] = T(momentum) * (batch[c] - running[at + c]);
-  });
-}
-
-template <typename T>
 void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
                 const T *x, T *y) {
   // An empty axis reduces to 0, like a destination without messages.
@@ -435,7 +156,7 @@ void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
     fillRow(y, T(0), outer * inner);
     return;
   }
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachColumnTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const T *xs = x + o * n * inner + i0;
     T *ys = y + o * inner + i0;
     const int64_t w = i1 - i0;
@@ -457,7 +178,7 @@ void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
 template <typename T>
 void reduceAxisGrad(Reduce kind, int64_t outer, int64_t n, int64_t inner,
                     const T *dy, const T *x, const T *y, T *dx) {
-  forEachAxisTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
+  forEachColumnTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const int64_t base = o * n * inner + i0, w = i1 - i0;
     const T *dys = dy + o * inner + i0, *ys = y + o * inner + i0;
     if (isLinear(kind)) {

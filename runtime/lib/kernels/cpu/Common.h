@@ -48,6 +48,42 @@ inline constexpr int64_t kMinThreadedWork = int64_t(1) << 15;
 
 inline bool worthThreads(int64_t work) { return work >= kMinThreadedWork; }
 
+/// Columns per task of the operations along one axis of [outer, n, inner]
+/// (softmax, reductions, batch normalization): contiguous enough to
+/// vectorize, narrow enough to split a single wide slice over threads.
+inline constexpr int64_t kInnerTile = 64;
+
+/// Runs body(o, i0, i1) in parallel over every slice o of [outer, n, inner]
+/// and every tile [i0, i1) of its inner columns; a tile owns its columns of
+/// the whole middle axis.
+template <typename Body>
+void forEachColumnTile(int64_t outer, int64_t n, int64_t inner, Body &&body) {
+  const int64_t tilesPerSlice = (inner + kInnerTile - 1) / kInnerTile;
+  const int64_t tiles = outer * tilesPerSlice;
+  const bool threaded = worthThreads(outer * n * inner);
+#pragma omp parallel for schedule(static) if (threaded)
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t o = t / tilesPerSlice, i0 = (t % tilesPerSlice) * kInnerTile;
+    body(o, i0, std::min(inner, i0 + kInnerTile));
+  }
+}
+
+/// 16 bytes of T: the columns one SSE register sums. Column sums over rows
+/// (batch normalization's statistics, bias gradients) keep a few dozen
+/// columns' sums in registers of these while the rows stream past (GCC's
+/// SLP vectorizer scalarized the same loops over arrays); each lane adds
+/// its column's values in row order, as a scalar loop would.
+template <typename T> struct Lanes {
+  typedef T Vector __attribute__((vector_size(16)));
+  static constexpr int64_t kCount = 16 / sizeof(T);
+  static Vector load(const T *p) {
+    Vector v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(T *p, Vector v) { std::memcpy(p, &v, sizeof v); }
+};
+
 /// The elements a graph kernel touches, for worthThreads.
 inline int64_t graphWork(const GraphView &g, int64_t width) {
   return (g.numEdges + g.numSrc) * width;

@@ -77,6 +77,25 @@ __device__ inline int64_t globalThread() {
 __device__ inline int64_t globalWarp() { return globalThread() / kWarp; }
 __device__ inline int lane() { return int(threadIdx.x % kWarp); }
 
+/// The column (o, i) this thread owns: its first element, or -1.
+__device__ inline int64_t columnBase(int64_t outer, int64_t n, int64_t inner) {
+  const int64_t t = globalThread();
+  if (t >= outer * inner)
+    return -1;
+  return (t / inner) * n * inner + t % inner;
+}
+
+/// The column-per-thread launch of the axis operations and batch
+/// normalization.
+template <typename... Params, typename... Args>
+void launchColumns(const char *what, int64_t columns, void (*kernel)(Params...),
+                   Args... args) {
+  if (columns == 0)
+    return;
+  GNNRT_LAUNCH(blocksFor(columns), kBlock, 0, stream(), kernel)(args...);
+  checkLaunch(what);
+}
+
 /// The sum of v over the 32 lanes of a warp, in every lane.
 template <typename T> __device__ T warpSum(T v) {
   for (int offset = kWarp / 2; offset > 0; offset /= 2)

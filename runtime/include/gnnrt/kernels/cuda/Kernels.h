@@ -46,6 +46,10 @@ struct AccuracyCounts {
 #define GNNRT_KERNEL_CUDA
 #include "gnnrt/kernels/DeclareKernels.inc"
 
+#define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Norm.def"
+#define GNNRT_KERNEL_CUDA
+#include "gnnrt/kernels/DeclareKernels.inc"
+
 #define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Edge.def"
 #define GNNRT_KERNEL_CUDA
 #include "gnnrt/kernels/DeclareKernels.inc"

@@ -1,9 +1,8 @@
 //===- AxisTest.cpp - Axis CUDA kernels against the CPU's -----------------===//
 //
-// Softmaxes, batch normalization, reductions, concatenation, slicing and
-// the adjoint of broadcasting on a device against the CPU kernels
-// (gnnrt/kernels/Axis.h, themselves checked against naive loops and finite
-// differences), on
+// Softmaxes, reductions, concatenation, slicing and the adjoint of
+// broadcasting on a device against the CPU kernels (gnnrt/kernels/Axis.h,
+// themselves checked against naive loops and finite differences), on
 // shapes with a long axis (300, longer than a block), an empty one, and
 // 257 columns: the same bits, but for the exponentials and logarithms a
 // device takes from its own libm (to rounding).
@@ -106,58 +105,6 @@ TEST(CudaAxis, ReductionsAndTheirAdjointsSameBitsAsCpu) {
   GNNRT_REQUIRE_CUDA_DEVICE();
   reductions<float>();
   reductions<double>();
-}
-
-template <typename T> void batchNorms() {
-  for (const Shape &s : kShapes) {
-    const std::string what = "batchNorm " + s.name();
-    const auto x = randomValues<T>(s.size(), 5, -3, 3);
-    std::vector<T> y(x.size());
-    kernels::batchNorm<T>(s.outer, s.n, s.inner, 1e-5, x.data(), y.data());
-    DeviceArray<T> dX(x), dY(x.size());
-    kernels::cuda::batchNorm<T>(s.outer, s.n, s.inner, 1e-5, dX.get(),
-                                dY.get());
-    expectSameBits(dY.toHost(), y, what);
-
-    const auto dy = randomValues<T>(s.size(), 6);
-    std::vector<T> dx(x.size());
-    kernels::batchNormGrad<T>(s.outer, s.n, s.inner, 1e-5, dy.data(),
-                              x.data(), y.data(), dx.data());
-    DeviceArray<T> dDy(dy), dDx(x.size());
-    kernels::cuda::batchNormGrad<T>(s.outer, s.n, s.inner, 1e-5, dDy.get(),
-                                    dX.get(), dY.get(), dDx.get());
-    expectSameBits(dDx.toHost(), dx, what + " grad");
-
-    // Running statistics: evaluation with them, a step's change of them.
-    const int64_t columns = s.outer * s.inner;
-    const auto mean = randomValues<T>(columns, 7, -1, 1);
-    const auto var = randomValues<T>(columns, 8, 0.5, 2);
-    std::vector<T> z(x.size());
-    kernels::batchNormInference<T>(s.outer, s.n, s.inner, 1e-5, x.data(),
-                                   mean.data(), var.data(), z.data());
-    DeviceArray<T> dMean(mean), dVar(var), dZ(x.size());
-    kernels::cuda::batchNormInference<T>(s.outer, s.n, s.inner, 1e-5, dX.get(),
-                                         dMean.get(), dVar.get(), dZ.get());
-    expectSameBits(dZ.toHost(), z, what + " inference");
-    for (bool variance : {false, true}) {
-      std::vector<T> change(static_cast<size_t>(columns));
-      const T *running = variance ? var.data() : mean.data();
-      kernels::batchNormRunningChange<T>(s.outer, s.n, s.inner, variance, 0.1,
-                                         x.data(), running, change.data());
-      DeviceArray<T> dChange(change.size());
-      kernels::cuda::batchNormRunningChange<T>(
-          s.outer, s.n, s.inner, variance, 0.1, dX.get(),
-          variance ? dVar.get() : dMean.get(), dChange.get());
-      expectSameBits(dChange.toHost(), change,
-                     what + (variance ? " running variance" : " running mean"));
-    }
-  }
-}
-
-TEST(CudaAxis, BatchNormAndItsAdjointSameBitsAsCpu) {
-  GNNRT_REQUIRE_CUDA_DEVICE();
-  batchNorms<float>();
-  batchNorms<double>();
 }
 
 TEST(CudaAxis, ConcatAndSliceMoveTheSameElements) {
