@@ -20,14 +20,15 @@ set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Edge.cu
   lib/kernels/cuda/Gemm.cu
   lib/kernels/cuda/Loss.cu
-  lib/kernels/cuda/Memory.cu
   lib/kernels/cuda/Norm.cu
   lib/kernels/cuda/Optimizer.cu
   lib/kernels/cuda/Relational.cu
   lib/kernels/cuda/Scan.cu
   lib/kernels/cuda/SegmentSort.cu
-  lib/kernels/cuda/Stream.cu
-  lib/kernels/cuda/Workspace.cu
+  # The device runtime the kernels run on: memory, streams, the workspace.
+  lib/kernels/cuda/device/Memory.cu
+  lib/kernels/cuda/device/Stream.cu
+  lib/kernels/cuda/device/Workspace.cu
   # Ranks on devices: collectives between them (NCCL, or the emulation's
   # MPI stand-in) and the halo exchange over device rows.
   lib/comm/DeviceHaloExchange.cu
@@ -76,6 +77,10 @@ if(GNNC_HAVE_CUDA)
   add_library(gnnrt_kernels_cuda STATIC ${GNNRT_CUDA_SOURCES})
   target_include_directories(gnnrt_kernels_cuda PUBLIC
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>)
+  # Private headers by their folder under lib/kernels (cuda/Common.h), as
+  # the emulated build finds them.
+  target_include_directories(gnnrt_kernels_cuda PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/lib/kernels)
   target_link_libraries(gnnrt_kernels_cuda PUBLIC gnnrt_support gnnrt_graph
     CUDA::cudart CUDA::cublas CUDA::cublasLt)
   # NCCL for the ranks' collectives between GPUs: the toolkit's own first.
@@ -169,6 +174,8 @@ function(gnnrt_add_emulated_cuda kernels testName)
   add_library(${kernels} STATIC ${_gnnrt_emulated_kernels})
   target_include_directories(${kernels} PUBLIC
     ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_include_directories(${kernels} PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/lib/kernels)
   target_link_libraries(${kernels} PUBLIC gnnrt_support gnnrt_graph ${emu})
   gnnrt_emulate_cuda(${kernels})
   if(ARG_ASAN)

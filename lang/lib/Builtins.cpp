@@ -145,6 +145,55 @@ static void appendParamGroup(std::vector<Builtin> &table) {
                    "decay, or frozen"});
 }
 
+/// The sources a `dataset` declaration calls (ogb, npy, kg, tu, ogbg,
+/// generate).
+static std::vector<Builtin> datasetSourceBuiltins() {
+  using K = ParamKind;
+  using C = BuiltinContext;
+  return withOpNames({
+      {"ogb",
+       C::DatasetSource,
+       {{"name", K::String, true},
+        {"split", K::String, false},
+        {"add_reverse_edges", K::Bool, false},
+        {"normalize_features", K::Bool, false},
+        {"self_loops", K::Bool, false},
+        {"embed", K::Int, false}},
+       "a directory in the OGB raw node-property layout (homogeneous or "
+       "heterogeneous)"},
+      {"npy",
+       C::DatasetSource,
+       {{"name", K::String, true},
+        {"add_reverse_edges", K::Bool, false},
+        {"normalize_features", K::Bool, false},
+        {"self_loops", K::Bool, false}},
+       "a directory of NumPy .npy arrays"},
+      {"tu",
+       C::DatasetSource,
+       {{"name", K::String, true}, {"add_reverse_edges", K::Bool, false}},
+       "a collection of graphs in the TU text layout (graph-level learning)"},
+      {"ogbg",
+       C::DatasetSource,
+       {{"name", K::String, true}, {"add_reverse_edges", K::Bool, false}},
+       "a collection of graphs in the OGB graph-property layout"},
+      {"kg",
+       C::DatasetSource,
+       {{"name", K::String, true},
+        {"embed", K::Int, false},
+        {"add_reverse_edges", K::Bool, false}},
+       "a knowledge graph's triples in train/valid/test.txt (link scoring)"},
+      {"generate",
+       C::DatasetSource,
+       {{"graph", K::Any, true},
+        {"nodes", K::Int, true},
+        {"edges", K::Int, true},
+        {"features", K::Int, true},
+        {"classes", K::Int, true},
+        {"seed", K::Int, false}},
+       "a deterministic synthetic graph (sbm or rmat), as gnn-data makes"},
+  });
+}
+
 const std::vector<Builtin> &gnn::lang::builtins() {
   using K = ParamKind;
   using C = BuiltinContext;
@@ -301,49 +350,10 @@ const std::vector<Builtin> &gnn::lang::builtins() {
        C::Initializer,
        {{"value", K::Float, true}},
        "every entry = value"},
-      // Dataset sources.
-      {"ogb",
-       C::DatasetSource,
-       {{"name", K::String, true},
-        {"split", K::String, false},
-        {"add_reverse_edges", K::Bool, false},
-        {"normalize_features", K::Bool, false},
-        {"self_loops", K::Bool, false},
-        {"embed", K::Int, false}},
-       "a directory in the OGB raw node-property layout (homogeneous or "
-       "heterogeneous)"},
-      {"npy",
-       C::DatasetSource,
-       {{"name", K::String, true},
-        {"add_reverse_edges", K::Bool, false},
-        {"normalize_features", K::Bool, false},
-        {"self_loops", K::Bool, false}},
-       "a directory of NumPy .npy arrays"},
-      {"tu",
-       C::DatasetSource,
-       {{"name", K::String, true}, {"add_reverse_edges", K::Bool, false}},
-       "a collection of graphs in the TU text layout (graph-level learning)"},
-      {"ogbg",
-       C::DatasetSource,
-       {{"name", K::String, true}, {"add_reverse_edges", K::Bool, false}},
-       "a collection of graphs in the OGB graph-property layout"},
-      {"kg",
-       C::DatasetSource,
-       {{"name", K::String, true},
-        {"embed", K::Int, false},
-        {"add_reverse_edges", K::Bool, false}},
-       "a knowledge graph's triples in train/valid/test.txt (link scoring)"},
-      {"generate",
-       C::DatasetSource,
-       {{"graph", K::Any, true},
-        {"nodes", K::Int, true},
-        {"edges", K::Int, true},
-        {"features", K::Int, true},
-        {"classes", K::Int, true},
-        {"seed", K::Int, false}},
-       "a deterministic synthetic graph (sbm or rmat), as gnn-data makes"},
   });
   static const bool withTrainSettings = [] {
+    for (Builtin &b : datasetSourceBuiltins())
+      table.push_back(std::move(b));
     for (Builtin &b : trainSettingBuiltins())
       table.push_back(std::move(b));
     appendOptimizers(table);

@@ -194,6 +194,25 @@ std::vector<int64_t> checkedElements(int64_t size) {
   return picked;
 }
 
+/// The parameters a gradient check perturbs, their names, and (returned)
+/// their analytic gradients: all but running statistics, which get no
+/// gradient (their slot holds the step's change of them, ParamInfo::buffer).
+std::vector<std::vector<double>>
+checkedParameters(ParameterStore<double> &params,
+                  const std::vector<std::vector<double>> &grads,
+                  std::vector<std::vector<double> *> &values,
+                  std::vector<std::string> &names) {
+  std::vector<std::vector<double>> checked;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params.info[i].buffer)
+      continue;
+    values.push_back(&params.values[i]);
+    names.push_back(params.info[i].name);
+    checked.push_back(grads[i]);
+  }
+  return checked;
+}
+
 } // namespace
 
 bool runGradCheck(const CompiledProgram &program,
@@ -319,17 +338,7 @@ bool runGradCheck(const CompiledProgram &program,
   }
   std::vector<std::vector<double> *> values;
   std::vector<std::string> names;
-  std::vector<std::vector<double>> checkedGrads;
-  for (size_t i = 0; i < params.size(); ++i) {
-    // A running statistic has no gradient: its slot holds the step's
-    // change of it (ParamInfo::buffer).
-    if (params.info[i].buffer)
-      continue;
-    values.push_back(&params.values[i]);
-    names.push_back(params.info[i].name);
-    checkedGrads.push_back(analytic[i]);
-  }
-  analytic = std::move(checkedGrads);
+  analytic = checkedParameters(params, analytic, values, names);
   if (learnedInputs) {
     values.push_back(&inputs);
     names.push_back("input");

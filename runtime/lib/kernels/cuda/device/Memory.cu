@@ -11,7 +11,7 @@
 
 #include "gnnrt/kernels/cuda/Memory.h"
 
-#include "Common.h"
+#include "cuda/Common.h"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 
 #include "gnnrt/kernels/cuda/Workspace.h"
 
-#include "Common.h"
+#include "cuda/Common.h"
 
 #include <cuda_runtime.h>
 

@@ -8,7 +8,7 @@
 #include "gnnrt/kernels/Device.h"
 #include "gnnrt/kernels/cuda/Stream.h"
 
-#include "Common.h"
+#include "cuda/Common.h"
 
 #include <cuda_runtime.h>
 
