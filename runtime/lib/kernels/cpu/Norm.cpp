@@ -14,12 +14,29 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace gnnrt::kernels {
 
 using namespace detail;
 
 namespace {
+
+/// Calls chunk(std::integral_constant<int64_t, W>(), c0) over the w
+/// columns in chunks of W = 8 lane widths, then of one lane width, then
+/// single(c0) for each column left: the column sums below keep a chunk's
+/// sums in registers.
+template <typename T, typename Chunk, typename Single>
+void forEachLaneChunk(int64_t w, Chunk &&chunk, Single &&single) {
+  constexpr int64_t kLanes = Lanes<T>::kCount;
+  int64_t c0 = 0;
+  for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
+    chunk(std::integral_constant<int64_t, 8 * kLanes>(), c0);
+  for (; c0 + kLanes <= w; c0 += kLanes)
+    chunk(std::integral_constant<int64_t, kLanes>(), c0);
+  for (; c0 < w; ++c0)
+    single(c0);
+}
 
 /// The mean and 1 / sqrt(variance + eps) of columns [c0, c0 + W) of an
 /// axis of n > 0 rows `inner` apart at xs, in the order of the composed
@@ -85,16 +102,15 @@ void columnStatistic(const T *xs, int64_t n, int64_t inner, int64_t c, T eps,
 template <typename T>
 void columnStatistics(const T *xs, int64_t n, int64_t inner, int64_t w, T eps,
                       T *mean, T *rstd, T *biasedVariance = nullptr) {
-  constexpr int64_t kLanes = Lanes<T>::kCount;
-  int64_t c0 = 0;
-  for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
-    columnStatistics<8 * kLanes>(xs, n, inner, c0, eps, mean, rstd,
-                                 biasedVariance);
-  for (; c0 + kLanes <= w; c0 += kLanes)
-    columnStatistics<kLanes>(xs, n, inner, c0, eps, mean, rstd,
-                             biasedVariance);
-  for (; c0 < w; ++c0)
-    columnStatistic(xs, n, inner, c0, eps, mean, rstd, biasedVariance);
+  forEachLaneChunk<T>(
+      w,
+      [&](auto width, int64_t c0) {
+        columnStatistics<width()>(xs, n, inner, c0, eps, mean, rstd,
+                                  biasedVariance);
+      },
+      [&](int64_t c) {
+        columnStatistic(xs, n, inner, c, eps, mean, rstd, biasedVariance);
+      });
 }
 
 /// The means of columns [c0, c0 + W) alone (the first pass of
@@ -118,19 +134,18 @@ void columnMeans(const T *xs, int64_t n, int64_t inner, int64_t c0, T *mean) {
 /// columnMeans of the w <= kInnerTile columns at xs.
 template <typename T>
 void columnMeans(const T *xs, int64_t n, int64_t inner, int64_t w, T *mean) {
-  constexpr int64_t kLanes = Lanes<T>::kCount;
   const T scale = T(1) / T(n);
-  int64_t c0 = 0;
-  for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
-    columnMeans<8 * kLanes>(xs, n, inner, c0, mean);
-  for (; c0 + kLanes <= w; c0 += kLanes)
-    columnMeans<kLanes>(xs, n, inner, c0, mean);
-  for (; c0 < w; ++c0) {
-    T m = xs[c0];
-    for (int64_t t = 1; t < n; ++t)
-      m += xs[t * inner + c0];
-    mean[c0] = m * scale;
-  }
+  forEachLaneChunk<T>(
+      w,
+      [&](auto width, int64_t c0) {
+        columnMeans<width()>(xs, n, inner, c0, mean);
+      },
+      [&](int64_t c) {
+        T m = xs[c];
+        for (int64_t t = 1; t < n; ++t)
+          m += xs[t * inner + c];
+        mean[c] = m * scale;
+      });
 }
 
 /// The means over the axis of dy and of dy * y, columns [c0, c0 + W) (W a
@@ -172,6 +187,18 @@ void gradientMeans(const T *dy, const T *y, int64_t n, int64_t inner,
   }
 }
 
+/// y = (x - mean[c]) * rstd[c] over n rows of the w columns at x and y.
+template <typename T>
+void normalizeRows(const T *x, int64_t n, int64_t inner, int64_t w,
+                   const T *mean, const T *rstd, T *y) {
+  for (int64_t t = 0; t < n; ++t) {
+    const T *__restrict xr = x + t * inner;
+    T *__restrict yr = y + t * inner;
+    for (int64_t c = 0; c < w; ++c)
+      yr[c] = (xr[c] - mean[c]) * rstd[c];
+  }
+}
+
 } // namespace
 
 template <typename T>
@@ -183,12 +210,7 @@ void batchNorm(int64_t outer, int64_t n, int64_t inner, double eps, const T *x,
     const int64_t base = o * n * inner + i0, w = i1 - i0;
     T mean[kInnerTile], rstd[kInnerTile];
     columnStatistics(x + base, n, inner, w, T(eps), mean, rstd);
-    for (int64_t t = 0; t < n; ++t) {
-      const T *__restrict xr = x + base + t * inner;
-      T *__restrict yr = y + base + t * inner;
-      for (int64_t c = 0; c < w; ++c)
-        yr[c] = (xr[c] - mean[c]) * rstd[c];
-    }
+    normalizeRows(x + base, n, inner, w, mean, rstd, y + base);
   });
 }
 
@@ -202,16 +224,13 @@ void batchNormGrad(int64_t outer, int64_t n, int64_t inner, double eps,
     T mean[kInnerTile], rstd[kInnerTile];
     columnStatistics(x + base, n, inner, w, T(eps), mean, rstd);
     T meanDy[kInnerTile], meanDyY[kInnerTile];
-    constexpr int64_t kLanes = Lanes<T>::kCount;
-    int64_t c0 = 0;
-    for (; c0 + 8 * kLanes <= w; c0 += 8 * kLanes)
-      gradientMeans<8 * kLanes>(dy + base, y + base, n, inner, c0, meanDy,
-                                meanDyY);
-    for (; c0 + kLanes <= w; c0 += kLanes)
-      gradientMeans<kLanes>(dy + base, y + base, n, inner, c0, meanDy,
-                            meanDyY);
-    for (; c0 < w; ++c0)
-      gradientMeans<1>(dy + base, y + base, n, inner, c0, meanDy, meanDyY);
+    auto means = [&](auto width, int64_t c0) {
+      gradientMeans<width()>(dy + base, y + base, n, inner, c0, meanDy,
+                             meanDyY);
+    };
+    forEachLaneChunk<T>(w, means, [&](int64_t c) {
+      means(std::integral_constant<int64_t, 1>(), c);
+    });
     for (int64_t t = 0; t < n; ++t) {
       const T *__restrict dyr = dy + base + t * inner;
       const T *__restrict yr = y + base + t * inner;
@@ -231,12 +250,7 @@ void batchNormInference(int64_t outer, int64_t n, int64_t inner, double eps,
     T rstd[kInnerTile];
     for (int64_t c = 0; c < w; ++c)
       rstd[c] = T(1) / std::sqrt(var[o * inner + i0 + c] + T(eps));
-    for (int64_t t = 0; t < n; ++t) {
-      const T *__restrict xr = x + base + t * inner;
-      T *__restrict yr = y + base + t * inner;
-      for (int64_t c = 0; c < w; ++c)
-        yr[c] = (xr[c] - m[c]) * rstd[c];
-    }
+    normalizeRows(x + base, n, inner, w, m, rstd, y + base);
   });
 }
 
