@@ -593,8 +593,8 @@ void Sema::checkKnowledgeGraph(const TrainInfo &info, bool bce,
 /// Link prediction: `loss = bce` scores the pairs of `pairs(g)`, so the
 /// model returns a score per pair ([g.pairs] or [g.pairs, 1]) and no model
 /// that does trains with another loss; the split and the negatives belong
-/// to it; and it trains on the full graph (sampled link batches are not
-/// there yet).
+/// to it; and it trains on the full graph or on sampled link batches
+/// (a knowledge graph on the full graph only).
 void Sema::checkLinkPrediction(const TrainInfo &info) {
   auto setting = [&](const char *key) -> const TrainSetting * {
     auto it = info.settings.find(key);
@@ -636,11 +636,20 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
     diags.error(arg->loc, "'k' of 'uniform' must be a positive number of "
                           "negatives per link");
   if (const TrainSetting *batches = setting("batches"); batches && bce) {
+    // Sampled link batches: `batch` positive links per step, blocks sampled
+    // around their endpoints and their negatives'.
     const std::string how = batchesKind(batches->value.get());
-    if (how != "full_graph" && !how.empty())
+    const bool kg = info.dataset && datasetSource(info.dataset) == "kg";
+    if (how == "neighbor" && kg)
       diags.error(batches->value->loc,
-                  "link prediction (loss = bce) trains on the full graph so "
-                  "far, not on batches = " + how + "(...)");
+                  "a knowledge graph trains on the full graph so far (its "
+                  "steps take link_batch triples), not on batches = "
+                  "neighbor(...)");
+    else if (how != "full_graph" && how != "neighbor" && !how.empty())
+      diags.error(batches->value->loc,
+                  "link prediction (loss = bce) trains on the full graph or "
+                  "on sampled link batches (neighbor(...)), not on batches = " +
+                      how + "(...)");
   }
   checkKnowledgeGraph(info, bce, setting("link_split"));
   const ModuleInfo *forward = taskForward(info, result);

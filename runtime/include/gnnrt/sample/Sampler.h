@@ -33,6 +33,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace gnnrt {
@@ -196,6 +197,15 @@ public:
   /// Blocks (bit l: block l) whose out-edge lists no one reads
   /// (CompiledProgram::blocksWithoutOutEdges): built without them.
   void leaveOutEdges(uint64_t blocks) { withoutOutEdges = blocks; }
+  /// Edges no hop may add (a link batch's own target links, so that
+  /// message passing does not see what the step scores): (dst, src) pairs
+  /// of global ids, sorted. A drawn neighbour u of frontier node v is
+  /// dropped when (v, u) is listed, so v may keep fewer than its fanout
+  /// (DGL's `exclude` removes them before drawing instead). Kept until the
+  /// next call; empty: none.
+  void excludeEdges(std::vector<std::pair<int64_t, int64_t>> dstSrc);
+  /// Drawn neighbours dropped by excludeEdges since construction.
+  int64_t excludedEdges() const { return droppedEdges; }
 
 private:
   friend class NeighborSampler;
@@ -204,6 +214,20 @@ private:
   SampledBatch *batch = nullptr;
   int layersLeft = 0;
   uint64_t withoutOutEdges = 0;
+  /// excludeEdges' (dst, src) pairs, sorted, and the count dropped.
+  std::vector<std::pair<int64_t, int64_t>> excluded;
+  int64_t droppedEdges = 0;
+  /// addHop's copy of a hop without the excluded edges.
+  std::vector<int64_t> keptOffsets, keptNeighbors;
+  std::vector<int32_t> keptTypes;
+  /// addHop after the exclusion: deduplicates and builds the block.
+  void buildHop(const std::vector<int64_t> &offsets,
+                const std::vector<int64_t> &neighbors,
+                const std::vector<int32_t> &types, int32_t numRelations);
+  /// Whether a hop drops edges; if so, fills the kept* copies.
+  bool dropExcluded(const std::vector<int64_t> &offsets,
+                    const std::vector<int64_t> &neighbors,
+                    const std::vector<int32_t> &types);
   /// Per-hop buffers (NeighborSampler's offsets and neighbours, addHop's
   /// local sources), kept here, one builder per thread, so that their
   /// memory is reused from batch to batch.

@@ -377,10 +377,66 @@ void BlockBuilder::addHop(const std::vector<int64_t> &offsets,
   addHop(offsets, neighbors, {}, 0);
 }
 
+void BlockBuilder::excludeEdges(
+    std::vector<std::pair<int64_t, int64_t>> dstSrc) {
+  excluded = std::move(dstSrc);
+  std::sort(excluded.begin(), excluded.end());
+}
+
+bool BlockBuilder::dropExcluded(const std::vector<int64_t> &offsets,
+                                const std::vector<int64_t> &neighbors,
+                                const std::vector<int32_t> &types) {
+  if (excluded.empty())
+    return false;
+  const int64_t *frontierIds = batch->nodes.data();
+  const int64_t numDst = int64_t(offsets.size()) - 1;
+  const bool typed = !types.empty();
+  bool any = false;
+  keptOffsets.assign(1, 0);
+  keptNeighbors.clear();
+  keptTypes.clear();
+  for (int64_t j = 0; j < numDst; ++j) {
+    // The excluded sources of this destination: usually none.
+    const int64_t v = frontierIds[j];
+    auto first = std::lower_bound(
+        excluded.begin(), excluded.end(),
+        std::make_pair(v, std::numeric_limits<int64_t>::min()));
+    for (int64_t k = offsets[size_t(j)]; k < offsets[size_t(j) + 1]; ++k) {
+      const int64_t u = neighbors[size_t(k)];
+      bool drop = false;
+      for (auto it = first; it != excluded.end() && it->first == v; ++it)
+        drop = drop || it->second == u;
+      if (drop) {
+        any = true;
+        ++droppedEdges;
+        continue;
+      }
+      keptNeighbors.push_back(u);
+      if (typed)
+        keptTypes.push_back(types[size_t(k)]);
+    }
+    keptOffsets.push_back(int64_t(keptNeighbors.size()));
+  }
+  return any;
+}
+
 void BlockBuilder::addHop(const std::vector<int64_t> &offsets,
                           const std::vector<int64_t> &neighbors,
                           const std::vector<int32_t> &types,
                           int32_t numRelations) {
+  // A malformed hop goes to buildHop as it is, which names what is wrong.
+  if (batch && int64_t(offsets.size()) == int64_t(batch->nodes.size()) + 1 &&
+      offsets.back() == int64_t(neighbors.size()) &&
+      dropExcluded(offsets, neighbors, types))
+    buildHop(keptOffsets, keptNeighbors, keptTypes, numRelations);
+  else
+    buildHop(offsets, neighbors, types, numRelations);
+}
+
+void BlockBuilder::buildHop(const std::vector<int64_t> &offsets,
+                            const std::vector<int64_t> &neighbors,
+                            const std::vector<int32_t> &types,
+                            int32_t numRelations) {
   std::vector<int64_t> &nodes = batch->nodes;
   const int64_t numDst = int64_t(nodes.size());
   const int64_t numEdges = int64_t(neighbors.size());

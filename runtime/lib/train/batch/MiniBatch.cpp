@@ -497,9 +497,13 @@ void MiniBatchAssembler::gatherInputs(SampledBatch &out,
   traffic.copiedRows += rows;
   out.features.resize(size_t(rows * f));
   out.labels.resize(size_t(out.numSeeds()));
-  for (int64_t i = 0; i < out.numSeeds(); ++i)
-    out.labels[size_t(i)] =
-        data.data.labels[size_t(localRow(out.nodes[size_t(i)]))];
+  // A seed owned elsewhere (a link's endpoint) has no label here.
+  for (int64_t i = 0; i < out.numSeeds(); ++i) {
+    const int64_t v = out.nodes[size_t(i)];
+    out.labels[size_t(i)] = !distributed() || owner[size_t(v)] == comm.rank()
+                                ? data.data.labels[size_t(localRow(v))]
+                                : -1;
+  }
   out.remoteRows = out.cachedRows = 0;
   auto copyRow = [&](const float *from, int64_t row) {
     std::memcpy(out.features.data() + row * f, from, size_t(f) * sizeof(float));
@@ -622,9 +626,13 @@ void MiniBatchAssembler::gatherRowsOnDevice(SampledBatch &out,
                                             SamplingTraffic &traffic) {
   const int64_t rows = out.levelSizes.empty() ? 0 : out.levelSizes.front();
   out.labels.resize(size_t(out.numSeeds()));
-  for (int64_t i = 0; i < out.numSeeds(); ++i)
-    out.labels[size_t(i)] =
-        data.data.labels[size_t(localRow(out.nodes[size_t(i)]))];
+  // A seed owned elsewhere (a link's endpoint) has no label here.
+  for (int64_t i = 0; i < out.numSeeds(); ++i) {
+    const int64_t v = out.nodes[size_t(i)];
+    out.labels[size_t(i)] = !distributed() || owner[size_t(v)] == comm.rank()
+                                ? data.data.labels[size_t(localRow(v))]
+                                : -1;
+  }
   out.features.clear();
   out.remoteRows = out.cachedRows = 0;
   float *rowsOut = device->batchRows(out, rows);

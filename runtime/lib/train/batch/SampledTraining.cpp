@@ -96,6 +96,8 @@ SampledTraining::SampledTraining(const CompiledProgram &program,
     ownsTrainNode[i] =
         std::binary_search(mine.begin(), mine.end(), allTrainNodes[i]);
   stepsPerEpoch = ceilDiv(int64_t(allTrainNodes.size()), s.batchSize);
+  if (options.maxStepsPerEpoch > 0)
+    stepsPerEpoch = std::min(stepsPerEpoch, options.maxStepsPerEpoch);
   // One dedupe table per sampling thread; the training thread uses the
   // first when no pipeline runs.
   const int threads = std::max(1, samplerThreads);

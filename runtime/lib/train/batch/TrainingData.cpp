@@ -140,7 +140,7 @@ std::vector<int64_t> globalEdgeIds(const GraphView &g,
 
 TrainingData preparePartition(Partition part, Communicator &comm,
                               bool normalizeFeatures, bool withEdgeIds,
-                              bool mapFeatureRows) {
+                              bool mapFeatureRows, bool trainsNodes) {
   if (part.numClasses <= 0)
     throw DataError("the dataset has no labeled nodes to train on");
   // A part stored with its edges by source gets its owned nodes' in-edges
@@ -260,6 +260,9 @@ TrainingData preparePartition(Partition part, Communicator &comm,
     t.edgeIds = globalEdgeIds(t.graph.view(), t.nodeIds, part.numGlobalNodes,
                               comm);
 
+  // A link program trains on pairs: its nodes carry no labels or splits.
+  if (!trainsNodes)
+    return t;
   int64_t train[2] = {int64_t(ds.trainIdx.size()), 0};
   train[1] = train[0];
   comm.allReduceSum(&train[1], 1);

@@ -77,10 +77,12 @@ TrainingData prepareWholeGraph(Dataset ds,
 /// file (Partition::featuresFile) maps them read-only if `mapFeatureRows`
 /// (the full-graph programs' entry points read them through
 /// featureRows()), else reads them into data.features (and normalizes
-/// them there).
+/// them there). `trainsNodes` false (a link program's pairs): the nodes
+/// need no training split or labels.
 TrainingData preparePartition(Partition part, Communicator &comm,
                               bool normalizeFeatures, bool withEdgeIds,
-                              bool mapFeatureRows = false);
+                              bool mapFeatureRows = false,
+                              bool trainsNodes = true);
 
 /// Points an entry point's context at `t`.
 ExecContext<float> makeContext(const TrainingData &t, uint64_t seed,

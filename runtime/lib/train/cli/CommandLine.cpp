@@ -82,6 +82,13 @@ const OptionSpec kOptions[] = {
        o.samplerThreads = int(integerValue(n, v, 0, "a non-negative integer"));
        o.samplerThreadsGiven = true;
      }},
+    {"--steps-per-epoch", "N",
+     "sampled programs (batches = neighbor(...)): train only the first N "
+     "batches of each epoch's shuffled order (quick runs and benchmarks on "
+     "big graphs; the batches are the ones a whole epoch starts with)",
+     [](DriverOptions &o, auto &n, auto &v) {
+       o.maxStepsPerEpoch = integerValue(n, v, 1, "a positive integer");
+     }},
     {"--sample-on", "WHERE",
      "trainers built with gnnc --target=cuda, sampled training: device "
      "(default) draws the batches' neighbours on the GPU and gathers their "

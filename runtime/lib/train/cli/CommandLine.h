@@ -47,6 +47,9 @@ struct DriverOptions {
   /// the host (default: on its device).
   bool hostSampling = false;
   bool samplerThreadsGiven = false;
+  /// --steps-per-epoch: a sampled program trains at most this many batches
+  /// of each epoch (0: all).
+  int64_t maxStepsPerEpoch = 0;
   /// With sampler ranks (TrainSettings::samplers): batch requests each
   /// trainer keeps in flight.
   int prefetch = 2;

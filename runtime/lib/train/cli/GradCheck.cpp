@@ -185,6 +185,31 @@ void bindPairs(const CompiledProgram &program, const Problem &problem,
   ctx.lossMask = nullptr;
 }
 
+/// A sampled link step's pairs index its seeds: returns the endpoints of
+/// `pairs` (ascending, each once) and renumbers `pairs` over them.
+std::vector<int64_t> renumberPairsToEndpoints(PairBatch &pairs) {
+  const GraphView g = pairs.graph.view();
+  std::vector<int64_t> seeds;
+  for (int64_t e = 0; e < g.numEdges; ++e) {
+    seeds.push_back(g.edgeSrc[e]);
+    seeds.push_back(g.edgeDst[e]);
+  }
+  std::sort(seeds.begin(), seeds.end());
+  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  auto seedOf = [&](int64_t v) {
+    return int64_t(std::lower_bound(seeds.begin(), seeds.end(), v) -
+                   seeds.begin());
+  };
+  LinkPairs positive, negative;
+  for (int64_t e = 0; e < g.numEdges; ++e) {
+    LinkPairs &to = pairs.labels[size_t(e)] == 1 ? positive : negative;
+    to.src.push_back(seedOf(g.edgeSrc[e]));
+    to.dst.push_back(seedOf(g.edgeDst[e]));
+  }
+  pairs = makePairBatch(int64_t(seeds.size()), positive, negative);
+  return seeds;
+}
+
 /// Up to kMaxElementsPerParam indices spread evenly over [0, size).
 std::vector<int64_t> checkedElements(int64_t size) {
   std::vector<int64_t> picked;
@@ -211,6 +236,55 @@ checkedParameters(ParameterStore<double> &params,
     checked.push_back(grads[i]);
   }
   return checked;
+}
+
+/// A sampled program's batch: blocks sampled on the problem's graph with
+/// the program's fanouts around the first half of its nodes (a link
+/// program's: its pairs' endpoints, which `pairs` then indexes), their
+/// input rows, and `ctx` pointed at them.
+void bindSampledBatch(const CompiledProgram &program, Problem &problem,
+                      uint64_t seed, ExecContext<double> &ctx,
+                      PairBatch &pairs, SampledBatch &batch,
+                      std::vector<double> &batchFeatures) {
+  const GraphView g = problem.graph.view();
+  SamplerOptions sampling;
+  sampling.fanouts = program.settings.fanouts;
+  sampling.replace = program.settings.replace;
+  sampling.seed = seed;
+  const RelationFanouts relationFanouts = relationFanoutsOf(
+      program.settings, problem.data.relations, problem.data.nodeTypes);
+  NeighborSampler sampler(program.settings.perRelation
+                              ? Adjacency::perRelationOf(
+                                    g, relationFanouts.numRelations > 0
+                                           ? &relationFanouts
+                                           : nullptr)
+                              : Adjacency::of(g),
+                          g.numDst, sampling);
+  BlockBuilder builder(g.numDst);
+  // A link program's seeds are its pairs' endpoints (which the pairs
+  // then index, as a sampled link step's do); others': the first half.
+  std::vector<int64_t> seeds(size_t(std::max<int64_t>(1, g.numDst / 2)));
+  for (size_t i = 0; i < seeds.size(); ++i)
+    seeds[i] = int64_t(i);
+  if (program.settings.links.enabled)
+    seeds = renumberPairsToEndpoints(pairs);
+  sampler.sample(seeds.data(), int64_t(seeds.size()), {seed, 0, 0},
+                 builder, batch);
+  for (int64_t v : batch.nodes)
+    batchFeatures.insert(batchFeatures.end(),
+                         problem.features.begin() + v * kFeatures,
+                         problem.features.begin() + (v + 1) * kFeatures);
+  for (int64_t v : seeds)
+    batch.labels.push_back(problem.data.labels[size_t(v)]);
+  ctx.blocks = batch.views.data();
+  ctx.features = batchFeatures.data();
+  ctx.labels = batch.labels.data();
+  ctx.lossMask = nullptr;
+  if (program.settings.links.enabled) {
+    ctx.pairs = pairs.graph.view();
+    ctx.labels = pairs.labels.data();
+  }
+  ctx.nodeIds = batch.nodes.data();
 }
 
 } // namespace
@@ -262,43 +336,12 @@ bool runGradCheck(const CompiledProgram &program,
     ctx.nodeIds = problem.nodeIds.data();
     ctx.graphIds = problem.nodeIds.data(); // graphs 0, 1, ... (fewer)
   }
-  // A sampled program runs on blocks: sample them on the problem's graph,
-  // seeded by its first half, with the program's fanouts.
+  // A sampled program runs on blocks of the problem's graph.
   SampledBatch batch;
   std::vector<double> batchFeatures;
-  if (program.numBlocks > 0) {
-    const GraphView g = problem.graph.view();
-    SamplerOptions sampling;
-    sampling.fanouts = program.settings.fanouts;
-    sampling.replace = program.settings.replace;
-    sampling.seed = options.seed;
-    const RelationFanouts relationFanouts = relationFanoutsOf(
-        program.settings, problem.data.relations, problem.data.nodeTypes);
-    NeighborSampler sampler(program.settings.perRelation
-                                ? Adjacency::perRelationOf(
-                                      g, relationFanouts.numRelations > 0
-                                             ? &relationFanouts
-                                             : nullptr)
-                                : Adjacency::of(g),
-                            g.numDst, sampling);
-    BlockBuilder builder(g.numDst);
-    std::vector<int64_t> seeds(size_t(std::max<int64_t>(1, g.numDst / 2)));
-    for (size_t i = 0; i < seeds.size(); ++i)
-      seeds[i] = int64_t(i);
-    sampler.sample(seeds.data(), int64_t(seeds.size()), {options.seed, 0, 0},
-                   builder, batch);
-    for (int64_t v : batch.nodes)
-      batchFeatures.insert(batchFeatures.end(),
-                           problem.features.begin() + v * kFeatures,
-                           problem.features.begin() + (v + 1) * kFeatures);
-    for (int64_t v : seeds)
-      batch.labels.push_back(problem.data.labels[size_t(v)]);
-    ctx.blocks = batch.views.data();
-    ctx.features = batchFeatures.data();
-    ctx.labels = batch.labels.data();
-    ctx.lossMask = nullptr;
-    ctx.nodeIds = batch.nodes.data();
-  }
+  if (program.numBlocks > 0)
+    bindSampledBatch(program, problem, options.seed, ctx, pairs, batch,
+                     batchFeatures);
 
   // Learned input rows (`embed`): their gradient is checked as if the
   // input rows the step reads (the graph's, or a batch's gathered copy)

@@ -7,6 +7,7 @@
 #include "LinkSchedule.h"
 
 #include "KnowledgeGraphSchedule.h"
+#include "SampledLinkSchedule.h"
 
 #include "gnnrt/data/links/LinkPairFiles.h"
 #include "gnnrt/io/AtomicFile.h"
@@ -51,14 +52,15 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
                                   const DriverOptions &options,
                                   Communicator &comm, bool samplerRanks) {
   const TrainSettings &settings = program.settings;
-  if (program.numBlocks > 0)
-    return "sampled link batches (batches = neighbor(...) with pairs(g)) are "
-           "not supported yet: use batches = full_graph";
-  if (comm.size() > 1 || samplerRanks)
-    return "link prediction trains in one process for now, not on " +
-           std::to_string(comm.size()) + " ranks" +
-           (samplerRanks ? " with sampler ranks" : "") +
-           ": run it without mpirun";
+  if (samplerRanks)
+    return "link prediction samples in the trainers' ranks, not on sampler "
+           "ranks (--samplers) yet";
+  if (comm.size() > 1 && program.numBlocks == 0)
+    return "full-graph link prediction trains in one process for now, not "
+           "on " +
+           std::to_string(comm.size()) +
+           " ranks: run it without mpirun, or train on sampled link batches "
+           "(batches = neighbor(...)), which train under mpirun";
   if (!options.dataDir.empty() &&
       std::ifstream(options.dataDir + "/manifest.json").good())
     return "link prediction trains on a dataset directory, not a partition "
@@ -72,6 +74,8 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
   if (!options.embeddingsFile.empty() && !program.rankFactorsF32)
     return "--embeddings: the score is not a product of node rows (a dot "
            "product or DistMult), so no row per node stands for it";
+  if (!options.embeddingsFile.empty() && comm.size() > 1)
+    return "--embeddings: written by one process, not under mpirun yet";
   if (!options.embeddingsFile.empty() && program.useDevice)
     return "--embeddings: not written by the CUDA target yet";
   if (!options.predictFile.empty() && options.pairsFile.empty())
@@ -100,6 +104,11 @@ LinkSchedule::LinkSchedule(const CompiledProgram &program,
 }
 
 TrainingData LinkSchedule::loadData() {
+  // Node ids stay: the pairs name them.
+  return prepareWholeGraph(linkDataset(), "original", program.needsEdgeIds);
+}
+
+Dataset LinkSchedule::linkDataset() {
   const TrainSettings &settings = program.settings;
   const std::string where =
       options.dataDir.empty() ? "the generated dataset" : options.dataDir;
@@ -125,8 +134,7 @@ TrainingData LinkSchedule::loadData() {
   ds.trainIdx.clear();
   ds.validIdx.clear();
   ds.testIdx.clear();
-  // Node ids stay: the pairs name them.
-  return prepareWholeGraph(std::move(ds), "original", program.needsEdgeIds);
+  return ds;
 }
 
 void LinkSchedule::bind(ParameterStore<float> &store) {
@@ -150,6 +158,15 @@ double LinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   return step(&trainCtx);
 }
 
+std::vector<float> LinkSchedule::outputRows(const PairBatch &pairs) {
+  std::vector<float> rows(size_t(2 * pairs.graph.view().numEdges));
+  forwardCtx.pairs = pairs.graph.view();
+  forwardCtx.labels = pairs.labels.data();
+  forwardCtx.output = rows.data();
+  program.forwardF32(forwardCtx);
+  return rows;
+}
+
 Accuracies LinkSchedule::evaluate() {
   Accuracies acc;
   auto score =
@@ -157,12 +174,8 @@ Accuracies LinkSchedule::evaluate() {
     // A split of no pairs (valid = 0) has no scores.
     if (!batch || batch->positives == 0 || batch->negatives == 0)
       return std::nullopt;
-    pairOutput.resize(size_t(2 * batch->graph.view().numEdges));
-    forwardCtx.pairs = batch->graph.view();
-    forwardCtx.labels = batch->labels.data();
-    forwardCtx.output = pairOutput.data();
-    program.forwardF32(forwardCtx);
-    return scorePairs(*batch, pairOutput.data());
+    const std::vector<float> rows = outputRows(*batch);
+    return scorePairs(*batch, rows.data());
   };
   if (std::optional<LinkScores> valid = score(validBatch)) {
     acc.validAuc = valid->auc;
@@ -176,33 +189,26 @@ Accuracies LinkSchedule::evaluate() {
   return acc;
 }
 
-void LinkSchedule::writePredictions(const std::string &path, Communicator &) {
+void LinkSchedule::writePredictions(const std::string &path,
+                                    Communicator &comm) {
   // The file's pairs in the pairs graph's edge order (by destination, then
-  // source, as makePairBatch orders them), scored by one forward.
-  const int64_t n = trainingData.data.numNodes;
-  const LinkPairs pairs = readLinkPairs(options.pairsFile, n);
+  // source, as makePairBatch orders them), scored together.
+  const LinkPairs pairs =
+      readLinkPairs(options.pairsFile, trainingData.numGlobalNodes);
   std::vector<size_t> order(pairs.size());
   std::iota(order.begin(), order.end(), size_t(0));
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return pairs.dst[a] != pairs.dst[b] ? pairs.dst[a] < pairs.dst[b]
                                         : pairs.src[a] < pairs.src[b];
   });
-  std::vector<int64_t> src(order.size()), dst(order.size());
-  for (size_t k = 0; k < order.size(); ++k) {
-    src[k] = pairs.src[order[k]];
-    dst[k] = pairs.dst[order[k]];
-  }
-  const GraphStorage graph = GraphStorage::build(n, n, src, dst);
-  std::vector<int64_t> labels(order.size(), 0);
-  pairOutput.resize(2 * order.size());
-  forwardCtx.pairs = graph.view();
-  forwardCtx.labels = labels.data();
-  forwardCtx.output = pairOutput.data();
-  program.forwardF32(forwardCtx);
+  const std::vector<float> rows = outputRows(
+      makePairBatch(trainingData.numGlobalNodes, pairs, LinkPairs{}));
+  if (comm.rank() != 0)
+    return;
   // Back in the file's order: s = logit 1 - logit 0, as evaluation ranks.
   std::vector<float> score(order.size());
   for (size_t k = 0; k < order.size(); ++k)
-    score[order[k]] = pairOutput[2 * k + 1] - pairOutput[2 * k];
+    score[order[k]] = rows[2 * k + 1] - rows[2 * k];
   AtomicFile out(path);
   std::fprintf(out.stream(), "src,dst,score,probability\n");
   for (size_t i = 0; i < score.size(); ++i)
@@ -264,6 +270,9 @@ std::unique_ptr<Schedule> makeLinkSchedule(const CompiledProgram &program,
   if (program.settings.source == "kg")
     return std::make_unique<KnowledgeGraphSchedule>(program, options, comm,
                                                     samplerRanks);
+  if (program.numBlocks > 0)
+    return std::make_unique<SampledLinkSchedule>(program, options, comm,
+                                                 samplerRanks);
   return std::make_unique<LinkSchedule>(program, options, comm, samplerRanks);
 }
 

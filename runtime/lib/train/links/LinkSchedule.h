@@ -79,13 +79,19 @@ public:
 
 protected:
   TrainingData loadData() override;
+  /// The dataset as message passing sees it (the train links, both
+  /// directions when undirected, and self loops if asked), with the split
+  /// made (linkData) and no node labels or splits.
+  Dataset linkDataset();
+  /// The output rows [pairs, 2] (the logits [0, s]) of `pairs` (global
+  /// ids, in its edge order): one forward on the whole graph. Collective
+  /// where a schedule's is.
+  virtual std::vector<float> outputRows(const PairBatch &pairs);
 
-private:
   std::unique_ptr<LinkSplitData> linkData;
   /// The current epoch's train pairs, and the evaluated splits' (made once).
   PairBatch trainBatch;
   std::optional<PairBatch> validBatch, testBatch;
-  std::vector<float> pairOutput;
 };
 
 /// makeSchedule's choice for a program with TrainSettings::links

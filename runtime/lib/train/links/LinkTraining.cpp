@@ -149,15 +149,18 @@ void LinkSplitData::messagePassingEdges(bool selfLoops,
 }
 
 PairBatch LinkSplitData::trainPairs(int64_t epoch) const {
+  return makePairBatch(numNodes, trainPositives, trainNegatives(epoch));
+}
+
+LinkPairs LinkSplitData::trainNegatives(int64_t epoch) const {
   NegativeSamplerOptions options;
   options.seed = negativeSeed;
   options.k = negativesPerLink;
   options.numNodes = numNodes;
   options.exclude = &known;
   options.maxAttempts = kMaxNegativeAttempts;
-  const LinkPairs negatives = NegativeSampler(options).sampleTails(
+  return NegativeSampler(options).sampleTails(
       epoch, trainPositives, 0, int64_t(trainPositives.size()));
-  return makePairBatch(numNodes, trainPositives, negatives);
 }
 
 PairBatch LinkSplitData::evaluationPairs(bool test) const {

@@ -80,6 +80,9 @@ public:
   /// Epoch `epoch`'s train pairs: every train link, then its `negatives`
   /// uniform negatives.
   PairBatch trainPairs(int64_t epoch) const;
+  /// Epoch `epoch`'s negatives: link e's `negatives` at [e * k, (e + 1) * k),
+  /// each a function of (seed, epoch, e, j).
+  LinkPairs trainNegatives(int64_t epoch) const;
   /// The valid (`test` false) or test split's links and negatives.
   PairBatch evaluationPairs(bool test) const;
 

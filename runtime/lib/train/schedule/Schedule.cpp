@@ -34,6 +34,10 @@ std::unique_ptr<Schedule> makeSchedule(const CompiledProgram &program,
                                        const DriverOptions &options,
                                        Communicator &comm,
                                        const SamplerRanks *samplerRanks) {
+  if (options.maxStepsPerEpoch > 0 && program.numBlocks == 0)
+    throw UsageError("--steps-per-epoch: only a sampled program (batches = "
+                     "neighbor(...)) cuts its epochs into batches of seeds or "
+                     "links");
   // Link prediction: its own schedule, which refuses the launches it does
   // not support yet.
   if (program.settings.links.enabled)

@@ -116,7 +116,14 @@ TrainingData loadRankPartition(const CompiledProgram &program,
                      options.dataDir, t.nodeIds.data());
     return t;
   }
-  Dataset ds = preprocessedDataset(program, options);
+  return partitionAtStartup(preprocessedDataset(program, options), program,
+                            options, comm, /*cacheAssignment=*/true);
+}
+
+TrainingData partitionAtStartup(Dataset ds, const CompiledProgram &program,
+                                const DriverOptions &options,
+                                Communicator &comm, bool cacheAssignment) {
+  const TrainSettings &settings = program.settings;
   PartitionOptions partition;
   partition.numParts = comm.size();
   partition.method = partitionMethodFromName(settings.partition)
@@ -132,13 +139,17 @@ TrainingData loadRankPartition(const CompiledProgram &program,
   partition.fanouts = settings.fanouts;
   partition.batchSize = std::max<int64_t>(1, settings.batchSize);
   partition.cacheRatio = settings.cacheRatio;
-  PartitionPlan plan =
-      buildPartitionPlan(ds, cachedPartitionNodes(ds, partition, options, comm),
-                         comm.size(), EdgeAssign::Dst);
+  PartitionPlan plan = buildPartitionPlan(
+      ds,
+      cacheAssignment ? cachedPartitionNodes(ds, partition, options, comm)
+                      : partitionNodes(ds, partition),
+      comm.size(), EdgeAssign::Dst);
   if (partition.cacheRatio > 0)
     addFeatureCache(plan, ds, partition);
   return preparePartition(extractPartition(ds, plan, comm.rank()), comm,
-                          /*normalizeFeatures=*/false, program.needsEdgeIds);
+                          /*normalizeFeatures=*/false, program.needsEdgeIds,
+                          /*mapFeatureRows=*/false,
+                          /*trainsNodes=*/!settings.links.enabled);
 }
 
 /// Every relation and node type the model selects by name must be in the

@@ -98,6 +98,14 @@ TrainingData loadRankPartition(const CompiledProgram &program,
                                const DriverOptions &options,
                                bool partitionDirectory, Communicator &comm);
 
+/// This rank's part of `ds` (preprocessed, whole on every rank),
+/// partitioned as the train block says; every rank computes the same
+/// assignment (`cacheAssignment`: through the cache beside --data, for a
+/// dataset read as it is). Collective.
+TrainingData partitionAtStartup(Dataset ds, const CompiledProgram &program,
+                                const DriverOptions &options,
+                                Communicator &comm, bool cacheAssignment);
+
 } // namespace gnnrt
 
 #endif // GNNRT_LIB_SCHEDULEBASE_H

@@ -236,6 +236,53 @@ TEST(Sampler, FanoutMinusOneTakesAllNeighbours) {
   }
 }
 
+// A link batch's own links are left out of message passing: with every
+// in-neighbour drawn, each hop holds exactly the graph's in-edges minus the
+// excluded ones, in every block (not only the seeds' hop), and the builder
+// counts what it dropped; the exclusion lasts until it is replaced.
+TEST(Sampler, ExcludedEdgesNeverEnterABlock) {
+  TestGraph graph(200, 1500, 4);
+  // Every in-edge of the first three seeds, and one edge of a node the
+  // second hop reaches, are excluded.
+  std::set<std::pair<int64_t, int64_t>> excluded; // (dst, src)
+  for (int64_t v : {kSeeds[0], kSeeds[1], kSeeds[2]})
+    for (int64_t u : graph.inNeighbors(v))
+      excluded.insert({v, u});
+  const int64_t far = graph.inNeighbors(kSeeds[3]).at(0);
+  ASSERT_FALSE(graph.inNeighbors(far).empty());
+  excluded.insert({far, graph.inNeighbors(far).front()});
+  SamplerOptions options;
+  options.fanouts = {-1, -1};
+  NeighborSampler sampler(graph.adjacency(), graph.numNodes, options);
+  BlockBuilder builder(graph.numNodes);
+  builder.excludeEdges({excluded.begin(), excluded.end()});
+  SampledBatch b;
+  sampler.sample(kSeeds.data(), int64_t(kSeeds.size()), {1, 0, 0}, builder, b);
+  int64_t expectDropped = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < b.views[i].numDst; ++j) {
+      const int64_t v = b.nodes[size_t(j)];
+      std::vector<int64_t> kept;
+      for (int64_t u : graph.inNeighbors(v)) {
+        if (excluded.count({v, u}))
+          ++expectDropped;
+        else
+          kept.push_back(u);
+      }
+      std::sort(kept.begin(), kept.end());
+      EXPECT_EQ(sourcesOf(b, i, j), kept) << "block " << i << " row " << j;
+    }
+  EXPECT_GT(expectDropped, int64_t(excluded.size()) / 2);
+  EXPECT_EQ(builder.excludedEdges(), expectDropped);
+  // Cleared: the next batch draws every in-edge again.
+  builder.excludeEdges({});
+  sampler.sample(kSeeds.data(), int64_t(kSeeds.size()), {1, 0, 0}, builder, b);
+  std::vector<int64_t> all = graph.inNeighbors(kSeeds[0]);
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(sourcesOf(b, 1, 0), all);
+  EXPECT_EQ(builder.excludedEdges(), expectDropped);
+}
+
 TEST(Sampler, WithReplacementExactlyFanout) {
   TestGraph graph(200, 600, 5);
   SamplerOptions options;

@@ -22,6 +22,12 @@
 // The number of blocks is the level of the output; the train block's
 // fanout list must have that many entries. The forward gets `gnn.blocks`.
 //
+// A link-prediction model scores pairs: gathers over `pairs(g)` read node
+// rows of the seeds (the pairs' endpoints, the last level) and give pair
+// rows, one per scored pair, which row-wise ops keep and the output may
+// be. Such a gather's input is narrowed to the last level once the output
+// fixes it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "OutputRows.h"
@@ -48,9 +54,11 @@ namespace {
 
 /// Where a value's rows live. Node: the nodes of `level`; Edge: the edges
 /// of block `level`; Deferred: node rows of a level not yet known (degree
-/// and node type columns); None: no graph rows (parameters, constants, scalars).
+/// and node type columns); Pair: the pairs of pairs(g) (`level`: the
+/// deepest level a pair gather read); None: no graph rows (parameters,
+/// constants, scalars).
 struct Rows {
-  enum Kind { None, Node, Edge, Deferred } kind = None;
+  enum Kind { None, Node, Edge, Deferred, Pair } kind = None;
   int level = 0;
   /// Edge rows of a destination gather whose block is still open: a
   /// tensor of level k holds the destinations of block k-1 and the first
@@ -264,9 +272,34 @@ private:
   LogicalResult visitElementwiseOp(Operation *op) { return visitRowWise(op); }
   LogicalResult visitMatmulOp(Operation *op) { return visitRowWise(op); }
 
+  /// Whether `g` is the pairs of a link-prediction step (pairs(g)).
+  static bool isPairs(Value g) { return g.getDefiningOp<PairsOp>() != nullptr; }
+
+  /// A gather over pairs(g): pair rows from the seeds' rows (narrowed to
+  /// the last level at the return), or from a per-relation table.
+  LogicalResult visitPairGather(GatherOp g) {
+    Rows in = of(g.getInput());
+    if (in.kind == Rows::Edge || in.kind == Rows::Pair)
+      return g.emitError("gathers over pairs(g) read node rows (or a "
+                         "relation's row), not edge or pair rows");
+    if (in.kind == Rows::Deferred) {
+      FailureOr<Value> v = materialize(g.getInput(), 0, g);
+      if (failed(v))
+        return failure();
+      g.getInputMutable().assign(*v);
+      in = of(*v);
+    }
+    if (in.kind == Rows::Node)
+      pairGathers.push_back(g);
+    set(g, {Rows::Pair, in.kind == Rows::Node ? in.level : 0});
+    return success();
+  }
+
   LogicalResult visitEdgeOp(Operation *op) {
     return TypeSwitch<Operation *, LogicalResult>(op)
         .Case<GatherOp>([&](GatherOp g) -> LogicalResult {
+          if (isPairs(g.getGraph()))
+            return visitPairGather(g);
           int layer = layerOf(g.getGraph(), g.getInput());
           Rows in = of(g.getInput());
           if (g.getSide() == EdgeSide::dst && !explicitLayer(g.getGraph()) &&
@@ -284,6 +317,9 @@ private:
           return bind(op, g.getGraphMutable(), layer);
         })
         .Case<ScatterOp>([&](ScatterOp s) -> LogicalResult {
+          if (isPairs(s.getGraph()))
+            return s.emitError("a sampled link model reads pairs(g) only "
+                               "through gathers of its endpoints' rows");
           Rows in = of(s.getInput());
           int layer = explicitLayer(s.getGraph()).value_or(
               in.kind == Rows::Edge ? edgeBlock(in) : 0);
@@ -382,6 +418,8 @@ private:
     if (!r)
       return visitRowWise(op);
     Rows out = of(r.getOperand(0));
+    if (out.kind == Rows::Pair)
+      return finishPairs(out);
     if (out.kind == Rows::Edge)
       return r.emitError(kEdgeRowsOutputError);
     if (out.kind != Rows::Node)
@@ -391,15 +429,30 @@ private:
     return narrowOperand(r->getOpOperand(0), blocks, op);
   }
 
+  /// A model returning pair scores: its blocks end at the deepest level a
+  /// pair gather read, and every pair gather reads that level's rows (the
+  /// seeds, which the pairs index).
+  LogicalResult finishPairs(Rows out) {
+    for (GatherOp g : pairGathers)
+      blocks = std::max(blocks, of(g.getInput()).level);
+    blocks = std::max(blocks, out.level);
+    for (GatherOp g : pairGathers)
+      if (failed(narrowOperand(g.getInputMutable(), blocks, g)))
+        return failure();
+    return success();
+  }
+
   /// Elementwise and other row-wise ops: computed at the deepest level among
-  /// their node operands.
+  /// their node operands; with pair operands, pair rows.
   LogicalResult visitRowWise(Operation *op) {
-    int level = -1, known = -1;
+    int level = -1, known = -1, pairLevel = -1;
     bool deferred = false, edges = false;
     Rows open;
     for (Value v : op->getOperands()) {
       Rows r = of(v);
-      if (r.kind == Rows::Node)
+      if (r.kind == Rows::Pair)
+        pairLevel = std::max(pairLevel, r.level);
+      else if (r.kind == Rows::Node)
         level = std::max(level, r.level);
       else if (r.kind == Rows::Deferred)
         deferred = true;
@@ -414,6 +467,13 @@ private:
                  << known << " and " << edgeBlock(r);
         known = edgeBlock(r);
       }
+    }
+    if (pairLevel >= 0) {
+      if (level >= 0 || deferred || edges)
+        return op->emitError("combines the rows of pairs(g) with node or "
+                             "edge rows");
+      set(op, {Rows::Pair, pairLevel});
+      return success();
     }
     if (edges) {
       if (level >= 0 || deferred)
@@ -446,6 +506,8 @@ private:
   DenseMap<int, Value> blockValues;
   DenseMap<std::pair<Value, int>, Value> narrowed, made;
   DenseMap<Operation *, int> decided;
+  /// Gathers of node rows over pairs(g), narrowed at the return.
+  SmallVector<GatherOp> pairGathers;
 };
 
 struct SampleBlocksPass : gnn::impl::SampleBlocksBase<SampleBlocksPass> {

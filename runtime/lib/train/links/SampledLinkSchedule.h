@@ -1,0 +1,90 @@
+//===- SampledLinkSchedule.h - link prediction on sampled batches -*- C++ -*-//
+//
+// Internal to gnnrt. The Schedule of a link-prediction program compiled
+// with `batches = neighbor(fanout = [...], batch = B)` (PyG's
+// LinkNeighborLoader, DGL's as_edge_prediction_sampler): each epoch
+// shuffles the train links by (seed, epoch) and cuts them into batches of
+// B links; a step scores its links and their epoch's negatives (drawn as
+// the full-graph schedule draws them: negative j of link e is a function
+// of (seed, epoch, e, j)) on blocks sampled around the pairs' endpoints,
+// which are the last level's nodes (the seeds, ascending). The batch's own
+// links, both directions, are excluded from every hop's draws, so message
+// passing never sees an edge the step scores.
+//
+// Under mpirun each rank holds a partition of the message-passing graph
+// (partitioned at start-up, as the node schedules do for a dataset
+// directory) and the same split; a step's links are the batch's whose
+// destination the rank owns, with their negatives; the ranks sample
+// together (MiniBatchAssembler's collectives) with the whole batch's links
+// excluded on every rank, so each node's neighbourhood is the one a single
+// process draws and P ranks train what one process trains (the losses
+// within float rounding: sums run in another order).
+//
+// Evaluation scores the valid and test pairs by full-neighbourhood
+// inference (fanout -1 on every layer over the train links), each rank its
+// share, the scores gathered so every rank computes the same AUC and AP.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_LIB_TRAIN_SAMPLEDLINKSCHEDULE_H
+#define GNNRT_LIB_TRAIN_SAMPLEDLINKSCHEDULE_H
+
+#include "LinkSchedule.h"
+#include "batch/MiniBatch.h"
+
+#include <memory>
+
+namespace gnnrt {
+
+class SampledLinkSchedule : public LinkSchedule {
+public:
+  SampledLinkSchedule(const CompiledProgram &program,
+                      const DriverOptions &options, Communicator &comm,
+                      bool samplerRanks);
+  ~SampledLinkSchedule() override;
+
+  const char *name() const override {
+    return comm.size() > 1 ? "link_distributed_sampled" : "link_sampled";
+  }
+  /// Also sets up the sampler (collective).
+  void bind(ParameterStore<float> &params) override;
+  double trainEpoch(int64_t epoch, OptimizerStep &step) override;
+  int64_t stepsPerEpoch() const override { return steps; }
+  void writeEmbeddings(const std::string &path) override;
+  void printStats(const TrainingResult &result) const override;
+
+protected:
+  TrainingData loadData() override;
+
+  /// By full-neighbourhood inference, this rank scoring the pairs whose
+  /// destination it owns; every rank gets all of them. Collective. (So
+  /// evaluation and --predict --pairs are LinkSchedule's.)
+  std::vector<float> outputRows(const PairBatch &pairs) override;
+
+private:
+  /// Samples (fanouts: the program's, or -1 each for inference) around
+  /// the endpoints of `mine` (indices of `pairs`' edges) and binds `ctx` to
+  /// the batch, its pairs renumbered to the seeds. Collective.
+  void assemblePairs(const PairBatch &pairs, const std::vector<int64_t> &mine,
+                     const std::vector<int64_t> &fanouts, const SampleKey &key,
+                     ExecContext<float> &ctx);
+  bool owns(int64_t globalNode) const {
+    return ownedNodes.empty() || ownedNodes[size_t(globalNode)];
+  }
+
+  std::unique_ptr<MiniBatchAssembler> assembler;
+  std::unique_ptr<BlockBuilder> builder;
+  /// The current step's blocks and its pairs over the seeds.
+  SampledBatch sampled;
+  PairBatch stepPairs;
+  SamplingTraffic traffic;
+  /// Under mpirun: whether this rank owns each global node (empty: all).
+  std::vector<uint8_t> ownedNodes;
+  int64_t steps = 1;
+  /// Sums over the trained batches (--stats): seeds, pairs, sampled edges.
+  int64_t batchesTrained = 0, seedsTrained = 0, pairsTrained = 0;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_LIB_TRAIN_SAMPLEDLINKSCHEDULE_H
