@@ -277,11 +277,11 @@ void prepareCall(const ExecContext<T> &host, bool training,
   d.step = host.step;
   d.lossScale = host.lossScale;
   call.inputRows = numBlocks ? host.blocks[0].numSrc : host.graph.numSrc;
-  // A graph-level program's output has a row per graph of the batch, a
-  // link program's a row per pair.
-  call.outputRows = numBlocks ? host.blocks[numBlocks - 1].numDst
+  // A link program's output has a row per pair (sampled or not), a
+  // graph-level program's a row per graph of the batch.
+  call.outputRows = host.pairs.numEdges ? host.pairs.numEdges
+                    : numBlocks         ? host.blocks[numBlocks - 1].numDst
                     : host.readout.numDst ? host.readout.numDst
-                    : host.pairs.numEdges ? host.pairs.numEdges
                                           : host.graph.numDst;
   call.featureRows = numBlocks ? call.inputRows : host.graph.numDst;
   if (!takeStagedBatch(host, training, call))
