@@ -100,30 +100,43 @@ NegativeSampler::NegativeSampler(const NegativeSamplerOptions &options)
         std::to_string(kMaxNegativeAttempts));
 }
 
+int64_t NegativeSampler::tailOf(int64_t epoch, const LinkPairs &positives,
+                                int64_t e, int64_t j) const {
+  const int64_t u = positives.src[size_t(e)];
+  const int64_t slot = e * options.k + j;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt == options.maxAttempts)
+      noNegative(e,
+                 std::to_string(u) + " -> " +
+                     std::to_string(positives.dst[size_t(e)]),
+                 attempt);
+    const int64_t v = offsetBelow(attemptBits(options, epoch, slot, attempt),
+                                  options.numNodes);
+    if (!options.exclude || !options.exclude->contains(u, v))
+      return v;
+  }
+}
+
 LinkPairs NegativeSampler::sampleTails(int64_t epoch,
                                        const LinkPairs &positives,
                                        int64_t begin, int64_t end) const {
-  const int64_t k = options.k, count = (end - begin) * k;
+  std::vector<int64_t> links(size_t(end - begin));
+  for (int64_t e = begin; e < end; ++e)
+    links[size_t(e - begin)] = e;
+  return sampleTailsOf(epoch, positives, links);
+}
+
+LinkPairs NegativeSampler::sampleTailsOf(
+    int64_t epoch, const LinkPairs &positives,
+    const std::vector<int64_t> &links) const {
+  const int64_t k = options.k, count = int64_t(links.size()) * k;
   LinkPairs out;
   out.src.resize(size_t(count));
   out.dst.resize(size_t(count));
   forEachNegative(count, [&](int64_t i) {
-    const int64_t e = begin + i / k, slot = e * k + i % k;
-    const int64_t u = positives.src[size_t(e)];
-    for (int attempt = 0;; ++attempt) {
-      if (attempt == options.maxAttempts)
-        noNegative(e,
-                   std::to_string(u) + " -> " +
-                       std::to_string(positives.dst[size_t(e)]),
-                   attempt);
-      const int64_t v = offsetBelow(attemptBits(options, epoch, slot, attempt),
-                                    options.numNodes);
-      if (!options.exclude || !options.exclude->contains(u, v)) {
-        out.src[size_t(i)] = u;
-        out.dst[size_t(i)] = v;
-        return;
-      }
-    }
+    const int64_t e = links[size_t(i / k)];
+    out.src[size_t(i)] = positives.src[size_t(e)];
+    out.dst[size_t(i)] = tailOf(epoch, positives, e, i % k);
   });
   return out;
 }

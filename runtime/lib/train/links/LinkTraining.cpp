@@ -152,15 +152,25 @@ PairBatch LinkSplitData::trainPairs(int64_t epoch) const {
   return makePairBatch(numNodes, trainPositives, trainNegatives(epoch));
 }
 
-LinkPairs LinkSplitData::trainNegatives(int64_t epoch) const {
+NegativeSampler LinkSplitData::negativeSampler() const {
   NegativeSamplerOptions options;
   options.seed = negativeSeed;
   options.k = negativesPerLink;
   options.numNodes = numNodes;
   options.exclude = &known;
   options.maxAttempts = kMaxNegativeAttempts;
-  return NegativeSampler(options).sampleTails(
-      epoch, trainPositives, 0, int64_t(trainPositives.size()));
+  return NegativeSampler(options);
+}
+
+LinkPairs LinkSplitData::trainNegatives(int64_t epoch) const {
+  return negativeSampler().sampleTails(epoch, trainPositives, 0,
+                                       int64_t(trainPositives.size()));
+}
+
+LinkPairs
+LinkSplitData::trainNegativesOf(int64_t epoch,
+                                const std::vector<int64_t> &links) const {
+  return negativeSampler().sampleTailsOf(epoch, trainPositives, links);
 }
 
 PairBatch LinkSplitData::evaluationPairs(bool test) const {

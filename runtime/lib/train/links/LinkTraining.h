@@ -28,6 +28,7 @@
 #include "gnnrt/data/links/EdgeSet.h"
 #include "gnnrt/data/links/EdgeSplit.h"
 #include "gnnrt/data/links/KnowledgeGraph.h"
+#include "gnnrt/data/links/NegativeSampling.h"
 #include "gnnrt/graph/Graph.h"
 #include "gnnrt/train/Program.h"
 
@@ -83,6 +84,10 @@ public:
   /// Epoch `epoch`'s negatives: link e's `negatives` at [e * k, (e + 1) * k),
   /// each a function of (seed, epoch, e, j).
   LinkPairs trainNegatives(int64_t epoch) const;
+  /// The negatives of train links links[0..n) only: link links[i]'s at
+  /// [i * k, (i + 1) * k), the draws trainNegatives makes for it.
+  LinkPairs trainNegativesOf(int64_t epoch,
+                             const std::vector<int64_t> &links) const;
   /// The valid (`test` false) or test split's links and negatives.
   PairBatch evaluationPairs(bool test) const;
 
@@ -92,6 +97,8 @@ public:
   const LinkPairs &trainLinks() const { return trainPositives; }
 
 private:
+  NegativeSampler negativeSampler() const;
+
   int64_t numNodes;
   int64_t negativesPerLink;
   uint64_t negativeSeed;

@@ -10,7 +10,6 @@
 #include "params/OptimizerStep.h"
 
 #include "gnnrt/data/links/LinkPairFiles.h"
-#include "gnnrt/data/links/NegativeSampling.h"
 #include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/support/Error.h"
 
@@ -128,9 +127,9 @@ double SampledLinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   const TrainSettings &s = program.settings;
   const LinkPairs &links = linkData->trainLinks();
   const int64_t total = int64_t(links.size()), k = s.links.negatives;
-  // The epoch's pairs as the full-graph schedule draws them (link e's
-  // negatives at e * k ..), and the order its links are batched in.
-  const LinkPairs negatives = linkData->trainNegatives(epoch);
+  // The order the epoch's links are batched in; each batch draws its
+  // links' negatives as the full-graph schedule draws them (link e's
+  // negative j from (seed, epoch, e, j)).
   std::vector<int64_t> order(static_cast<size_t>(total));
   std::iota(order.begin(), order.end(), int64_t(0));
   order = epochSeedOrder(order, s.shuffle, s.seed, uint64_t(epoch));
@@ -141,7 +140,8 @@ double SampledLinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
     // The batch's links, both directions, are excluded on every rank; this
     // rank scores the links whose destination it owns, and their negatives.
     std::vector<std::pair<int64_t, int64_t>> excluded;
-    LinkPairs positive, negative;
+    std::vector<int64_t> owned;
+    LinkPairs positive;
     for (int64_t i = begin; i < end; ++i) {
       const int64_t e = order[size_t(i)];
       const int64_t u = links.src[size_t(e)], v = links.dst[size_t(e)];
@@ -149,16 +149,14 @@ double SampledLinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
       excluded.emplace_back(u, v);
       if (!owns(v))
         continue;
+      owned.push_back(e);
       positive.src.push_back(u);
       positive.dst.push_back(v);
-      for (int64_t j = 0; j < k; ++j) {
-        negative.src.push_back(negatives.src[size_t(e * k + j)]);
-        negative.dst.push_back(negatives.dst[size_t(e * k + j)]);
-      }
     }
     builder->excludeEdges(std::move(excluded));
-    const PairBatch batch = makePairBatch(trainingData.numGlobalNodes,
-                                          positive, negative);
+    const PairBatch batch =
+        makePairBatch(trainingData.numGlobalNodes, positive,
+                      linkData->trainNegativesOf(epoch, owned));
     std::vector<int64_t> mine(batch.labels.size());
     std::iota(mine.begin(), mine.end(), int64_t(0));
     assemblePairs(batch, mine, s.fanouts,

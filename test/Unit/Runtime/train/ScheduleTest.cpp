@@ -103,7 +103,7 @@ TEST(ScheduleTest, SampledProgramDistributed) {
   EXPECT_EQ(chosen(2, 1, Data::PartitionDirectory), "distributed_sampled");
 }
 
-TEST(ScheduleTest, LinkProgramInOneProcessOnly) {
+TEST(ScheduleTest, LinkProgramsFullGraphInOneProcessSampledOnAny) {
   CompiledProgram program;
   program.sourceFile = "gae.gnn";
   program.settings.links.enabled = true;
@@ -112,13 +112,18 @@ TEST(ScheduleTest, LinkProgramInOneProcessOnly) {
   EXPECT_STREQ(makeSchedule(program, options, one)->name(), "link_full_graph");
   try {
     makeSchedule(program, options, two);
-    ADD_FAILURE() << "a link program was given a schedule on two ranks";
+    ADD_FAILURE() << "a full-graph link program was given two ranks";
   } catch (const UsageError &e) {
     EXPECT_NE(std::string(e.what()).find(
-                  "gae.gnn: link prediction trains in one process for now"),
+                  "gae.gnn: full-graph link prediction trains in one process "
+                  "for now, not on 2 ranks"),
               std::string::npos)
         << e.what();
   }
+  program.numBlocks = 2;
+  EXPECT_STREQ(makeSchedule(program, options, one)->name(), "link_sampled");
+  EXPECT_STREQ(makeSchedule(program, options, two)->name(),
+               "link_distributed_sampled");
 }
 
 } // namespace

@@ -69,6 +69,10 @@ public:
   /// (e - begin) * k + j, with src = positives.src[e] and a uniform dst.
   LinkPairs sampleTails(int64_t epoch, const LinkPairs &positives,
                         int64_t begin, int64_t end) const;
+  /// The negatives of positives links[0..n) (any indices): negative j of
+  /// links[i] at i * k + j, the same draws sampleTails makes for it.
+  LinkPairs sampleTailsOf(int64_t epoch, const LinkPairs &positives,
+                          const std::vector<int64_t> &links) const;
 
   /// The negatives of triples [begin, end), laid out as sampleTails': head
   /// or tail replaced, relation kept. `ranges` (one per relation) bound
@@ -79,6 +83,10 @@ public:
                  const std::vector<CorruptionRange> &ranges = {}) const;
 
 private:
+  /// Negative j's tail of positive e: the first draw from (seed, epoch,
+  /// e * k + j)'s attempts that is not a known positive.
+  int64_t tailOf(int64_t epoch, const LinkPairs &positives, int64_t e,
+                 int64_t j) const;
   NegativeSamplerOptions options;
 };
 

@@ -65,6 +65,25 @@ TEST(NegativeSampling, ChunksDrawWhatTheWholeDraws) {
     EXPECT_NEAR(double(count), 300.0, 5 * std::sqrt(300.0 * 0.9));
 }
 
+// A sampled link batch draws the negatives of its (shuffled) links alone:
+// each link's are the whole epoch's draws for it.
+TEST(NegativeSampling, AnyLinksDrawWhatTheWholeDrawsForThem) {
+  const LinkPairs positives = ring(500);
+  NegativeSamplerOptions o;
+  o.seed = 3, o.k = 2, o.numNodes = 500;
+  const NegativeSampler sampler(o);
+  const LinkPairs whole = sampler.sampleTails(7, positives, 0, 500);
+  const std::vector<int64_t> links = {499, 0, 17, 17, 250};
+  const LinkPairs some = sampler.sampleTailsOf(7, positives, links);
+  ASSERT_EQ(some.size(), 2 * links.size());
+  for (size_t i = 0; i < links.size(); ++i)
+    for (size_t j = 0; j < 2; ++j) {
+      EXPECT_EQ(some.src[2 * i + j], whole.src[size_t(2 * links[i]) + j]);
+      EXPECT_EQ(some.dst[2 * i + j], whole.dst[size_t(2 * links[i]) + j]);
+    }
+  EXPECT_EQ(sampler.sampleTailsOf(7, positives, {}).size(), 0u);
+}
+
 TEST(NegativeSampling, ExclusionRedrawsKnownPositives) {
   // Node 0 links to every node but 3 (and itself); 1 and 2 link to 0.
   LinkPairs known;
