@@ -56,4 +56,13 @@ int64_t EdgeSet::degree(int64_t src, int32_t relation) const {
   return range.second - range.first;
 }
 
+std::vector<int64_t> EdgeSet::degrees() const {
+  // Relation 0's keys are rest < numNodes: one pass in key order.
+  std::vector<int64_t> out(size_t(numNodes), 0);
+  for (const Key &key : keys)
+    if (key.rest < numNodes)
+      ++out[size_t(key.src)];
+  return out;
+}
+
 } // namespace gnnrt

@@ -161,7 +161,8 @@ void SampledTraining::sampleOnDevice() {
              "send arrive in host buffers)");
 }
 
-void SampledTraining::readInputRowsInPlace() {
+bool readsInputRowsInPlace(const CompiledProgram &program,
+                           bool inputsLearned) {
   // The rows a step reads must be the ones the batch names: not learned
   // rows (a step updates them, and their gradient rows are the batch's),
   // not a device's, and not a batch sent on to a trainer (sampler ranks).
@@ -173,6 +174,11 @@ void SampledTraining::readInputRowsInPlace() {
                        ": expected copy or in-place");
     inPlace = inPlace && std::string(rows) == "in-place";
   }
+  return inPlace;
+}
+
+void SampledTraining::readInputRowsInPlace() {
+  const bool inPlace = readsInputRowsInPlace(program, inputsLearned);
   assembler.readInputRowsInPlace(inPlace);
   // In place, the first aggregation gathers from the dataset's whole table:
   // with bf16 gathers, round it once here rather than on every step.

@@ -45,6 +45,12 @@ namespace gnnrt {
 /// ids (level 0's global ids name the rows of every level).
 void bindBatch(ExecContext<float> &ctx, const SampledBatch &batch);
 
+/// Whether a sampled program's batches may read their input rows in the
+/// dataset's table (CompiledProgram::inputRowsInPlace) rather than copy
+/// them: not learned rows, not on a device, not for sampler ranks;
+/// $GNNRT_INPUT_ROWS=copy keeps the copy (to compare the two).
+bool readsInputRowsInPlace(const CompiledProgram &program, bool inputsLearned);
+
 class SampledTraining {
 public:
   /// Checks the sampling settings against the data and learns every rank's

@@ -125,9 +125,10 @@ LinkSplitData::LinkSplitData(const Dataset &ds,
   known.seal();
   // A link whose source links to every node has no negative to draw:
   // say so now rather than after the sampler's attempts ran out.
+  const std::vector<int64_t> knownDegree = known.degrees();
   for (size_t i = 0; i < trainPositives.size(); ++i) {
     const int64_t u = trainPositives.src[i];
-    if (known.degree(u) >= numNodes)
+    if (knownDegree[size_t(u)] >= numNodes)
       throw DataError(
           where + ": negatives = uniform(" + std::to_string(links.negatives) +
           "): node " + std::to_string(u) + " has a train link to every node " +

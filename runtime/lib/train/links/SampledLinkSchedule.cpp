@@ -80,6 +80,12 @@ void SampledLinkSchedule::bind(ParameterStore<float> &store) {
   assembler = std::make_unique<MiniBatchAssembler>(
       trainingData, trainingData.numGlobalNodes, s.replace,
       /*perRelation=*/false, s.seed, comm);
+  // As node batches: one process reads block 0's input rows in the
+  // dataset's table (with bf16 gathers a rounded copy of the table would be
+  // needed: those batches copy their rows).
+  assembler->readInputRowsInPlace(
+      readsInputRowsInPlace(program, /*inputsLearned=*/learned != nullptr) &&
+      kernels::gatherStorage() != kernels::GatherStorage::BFloat16);
   builder = std::make_unique<BlockBuilder>(trainingData.numGlobalNodes);
   builder->leaveOutEdges(program.blocksWithoutOutEdges);
   steps = ceilDiv(int64_t(linkData->trainLinks().size()), s.batchSize);

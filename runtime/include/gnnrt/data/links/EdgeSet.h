@@ -44,6 +44,8 @@ public:
   dsts(int64_t src, int32_t relation, int64_t dstBegin, int64_t dstEnd) const;
   /// How many dst (src, relation) links to.
   int64_t degree(int64_t src, int32_t relation = 0) const;
+  /// degree(v) of every node v (relation 0), in one pass over the set.
+  std::vector<int64_t> degrees() const;
   size_t size() const { return keys.size(); }
 
 private:

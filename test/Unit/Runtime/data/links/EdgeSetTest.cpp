@@ -46,6 +46,11 @@ TEST(EdgeSet, AnswersAsASetOfTriples) {
         degree += reference.count({u, r, v}) != 0;
       EXPECT_EQ(set.degree(u, r), degree);
     }
+  // degrees() is relation 0's degree of every node.
+  const std::vector<int64_t> all = set.degrees();
+  ASSERT_EQ(all.size(), size_t(n));
+  for (int64_t u = 0; u < n; ++u)
+    EXPECT_EQ(all[size_t(u)], set.degree(u, 0)) << u;
   // Untyped edges are relation 0.
   const EdgeSet plain(n, {1, 2}, {2, 1});
   EXPECT_TRUE(plain.contains(2, 1));
