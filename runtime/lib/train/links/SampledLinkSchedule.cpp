@@ -29,6 +29,9 @@ namespace {
 /// keeps one pass's blocks within memory on big graphs.
 constexpr int64_t kInferencePairs = int64_t(1) << 20;
 
+/// Link batches in flight ahead of the training thread.
+constexpr int kLinkPipelineDepth = 4;
+
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The float's bits as an int64 (gatherAll moves int64 values).
@@ -86,100 +89,159 @@ void SampledLinkSchedule::bind(ParameterStore<float> &store) {
   assembler->readInputRowsInPlace(
       readsInputRowsInPlace(program, /*inputsLearned=*/learned != nullptr) &&
       kernels::gatherStorage() != kernels::GatherStorage::BFloat16);
-  builder = std::make_unique<BlockBuilder>(trainingData.numGlobalNodes);
-  builder->leaveOutEdges(program.blocksWithoutOutEdges);
+  // One builder per sampling thread (the training thread uses the first).
+  samplerThreads = comm.size() == 1 ? options.samplerThreads : 0;
+  for (int t = 0; t < std::max(1, samplerThreads); ++t) {
+    builders.push_back(
+        std::make_unique<BlockBuilder>(trainingData.numGlobalNodes));
+    builders.back()->leaveOutEdges(program.blocksWithoutOutEdges);
+  }
   steps = ceilDiv(int64_t(linkData->trainLinks().size()), s.batchSize);
   if (options.maxStepsPerEpoch > 0)
     steps = std::min(steps, options.maxStepsPerEpoch);
 }
 
-void SampledLinkSchedule::assemblePairs(const PairBatch &pairs,
-                                        const std::vector<int64_t> &mine,
-                                        const std::vector<int64_t> &fanouts,
-                                        const SampleKey &key,
-                                        ExecContext<float> &ctx) {
-  const GraphView g = pairs.graph.view();
+void SampledLinkSchedule::samplePairs(const LinkPairs &positive,
+                                      const LinkPairs &negative,
+                                      const std::vector<int64_t> &fanouts,
+                                      const SampleKey &key,
+                                      BlockBuilder &builder,
+                                      SampledBatch &out, PairBatch &local,
+                                      SamplingTraffic &traffic) {
   // The seeds: the pairs' endpoints, ascending, each once.
   std::vector<int64_t> seeds;
-  seeds.reserve(2 * mine.size());
-  for (int64_t e : mine) {
-    seeds.push_back(g.edgeSrc[e]);
-    seeds.push_back(g.edgeDst[e]);
+  seeds.reserve(2 * (positive.size() + negative.size()));
+  for (const LinkPairs *pairs : {&positive, &negative}) {
+    seeds.insert(seeds.end(), pairs->src.begin(), pairs->src.end());
+    seeds.insert(seeds.end(), pairs->dst.begin(), pairs->dst.end());
   }
   std::sort(seeds.begin(), seeds.end());
   seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
-  assembler->assemble(seeds, fanouts, key, *builder, sampled, traffic);
-  // The pairs over the seeds (the last level's rows), positives first.
-  auto seedOf = [&](int64_t v) {
-    return int64_t(std::lower_bound(seeds.begin(), seeds.end(), v) -
-                   seeds.begin());
+  assembler->assemble(seeds, fanouts, key, builder, out, traffic);
+  // The pairs over the seeds (the last level's rows).
+  auto renumbered = [&](const LinkPairs &pairs) {
+    LinkPairs over;
+    over.src.reserve(pairs.size());
+    over.dst.reserve(pairs.size());
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      over.src.push_back(std::lower_bound(seeds.begin(), seeds.end(),
+                                          pairs.src[i]) -
+                         seeds.begin());
+      over.dst.push_back(std::lower_bound(seeds.begin(), seeds.end(),
+                                          pairs.dst[i]) -
+                         seeds.begin());
+    }
+    return over;
   };
-  LinkPairs positive, negative;
-  for (int64_t e : mine) {
-    LinkPairs &to = pairs.labels[size_t(e)] == 1 ? positive : negative;
-    to.src.push_back(seedOf(g.edgeSrc[e]));
-    to.dst.push_back(seedOf(g.edgeDst[e]));
-  }
-  stepPairs = makePairBatch(int64_t(seeds.size()), positive, negative);
-  if (seeds.empty())
-    return;
-  bindBatch(ctx, sampled);
-  ctx.pairs = stepPairs.graph.view();
-  ctx.labels = stepPairs.labels.data();
+  local = makePairBatch(int64_t(seeds.size()), renumbered(positive),
+                        renumbered(negative));
+}
+
+void SampledLinkSchedule::bindPairs(ExecContext<float> &ctx,
+                                    const SampledBatch &batch,
+                                    const PairBatch &local) {
+  bindBatch(ctx, batch);
+  ctx.pairs = local.graph.view();
+  ctx.labels = local.labels.data();
   ctx.lossMask = nullptr;
+}
+
+void SampledLinkSchedule::sampleStep(int64_t epoch,
+                                     const std::vector<int64_t> &order,
+                                     int64_t b, BlockBuilder &builder,
+                                     SampledBatch &out, PairBatch &local,
+                                     SamplingTraffic &traffic) {
+  const TrainSettings &s = program.settings;
+  const LinkPairs &links = linkData->trainLinks();
+  const int64_t begin = b * s.batchSize,
+                end = std::min(int64_t(order.size()), begin + s.batchSize);
+  // The batch's links, both directions, are excluded on every rank; this
+  // rank scores the links whose destination it owns, and their negatives
+  // (link e's negative j drawn from (seed, epoch, e, j), as the full-graph
+  // schedule draws it).
+  std::vector<std::pair<int64_t, int64_t>> excluded;
+  std::vector<int64_t> owned;
+  LinkPairs positive;
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t e = order[size_t(i)];
+    const int64_t u = links.src[size_t(e)], v = links.dst[size_t(e)];
+    excluded.emplace_back(v, u);
+    excluded.emplace_back(u, v);
+    if (!owns(v))
+      continue;
+    owned.push_back(e);
+    positive.src.push_back(u);
+    positive.dst.push_back(v);
+  }
+  builder.excludeEdges(std::move(excluded));
+  samplePairs(positive, linkData->trainNegativesOf(epoch, owned), s.fanouts,
+              SampleKey{s.seed, uint64_t(epoch), uint64_t(b)}, builder, out,
+              local, traffic);
+  builder.excludeEdges({});
 }
 
 double SampledLinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   const TrainSettings &s = program.settings;
-  const LinkPairs &links = linkData->trainLinks();
-  const int64_t total = int64_t(links.size()), k = s.links.negatives;
-  // The order the epoch's links are batched in; each batch draws its
-  // links' negatives as the full-graph schedule draws them (link e's
-  // negative j from (seed, epoch, e, j)).
+  const int64_t total = int64_t(linkData->trainLinks().size()),
+                k = s.links.negatives;
+  // The order the epoch's links are batched in.
   std::vector<int64_t> order(static_cast<size_t>(total));
   std::iota(order.begin(), order.end(), int64_t(0));
   order = epochSeedOrder(order, s.shuffle, s.seed, uint64_t(epoch));
   double lossSum = 0;
-  for (int64_t b = 0; b < steps; ++b) {
-    const int64_t begin = b * s.batchSize,
-                  end = std::min(total, begin + s.batchSize);
-    // The batch's links, both directions, are excluded on every rank; this
-    // rank scores the links whose destination it owns, and their negatives.
-    std::vector<std::pair<int64_t, int64_t>> excluded;
-    std::vector<int64_t> owned;
-    LinkPairs positive;
-    for (int64_t i = begin; i < end; ++i) {
-      const int64_t e = order[size_t(i)];
-      const int64_t u = links.src[size_t(e)], v = links.dst[size_t(e)];
-      excluded.emplace_back(v, u);
-      excluded.emplace_back(u, v);
-      if (!owns(v))
-        continue;
-      owned.push_back(e);
-      positive.src.push_back(u);
-      positive.dst.push_back(v);
-    }
-    builder->excludeEdges(std::move(excluded));
-    const PairBatch batch =
-        makePairBatch(trainingData.numGlobalNodes, positive,
-                      linkData->trainNegativesOf(epoch, owned));
-    std::vector<int64_t> mine(batch.labels.size());
-    std::iota(mine.begin(), mine.end(), int64_t(0));
-    assemblePairs(batch, mine, s.fanouts,
-                  SampleKey{s.seed, uint64_t(epoch), uint64_t(b)}, trainCtx);
-    builder->excludeEdges({});
+  auto run = [&](int64_t b, const SampledBatch &batch, const PairBatch &local) {
+    const int64_t links = std::min(total - b * s.batchSize, s.batchSize);
+    const int64_t pairs = int64_t(local.labels.size());
     trainCtx.step = uint64_t((epoch - 1) * steps + b);
     // This rank's share of the batch's mean loss.
     trainCtx.lossScale =
-        double(mine.size()) / double(std::max<int64_t>(1, (end - begin) * (1 + k)));
-    if (mine.empty()) {
+        double(pairs) / double(std::max<int64_t>(1, links * (1 + k)));
+    if (pairs == 0) {
       lossSum += step(nullptr);
-      continue;
+      return;
     }
+    bindPairs(trainCtx, batch, local);
     ++batchesTrained;
-    seedsTrained += sampled.numSeeds();
-    pairsTrained += int64_t(mine.size());
+    pairsTrained += pairs;
+    blockTotals.resize(batch.views.size(), {0, 0, 0});
+    for (size_t l = 0; l < batch.views.size(); ++l) {
+      blockTotals[l][0] += batch.views[l].numSrc;
+      blockTotals[l][1] += batch.views[l].numDst;
+      blockTotals[l][2] += batch.views[l].numEdges;
+    }
     lossSum += step(&trainCtx);
+  };
+  if (comm.size() == 1 && samplerThreads > 0) {
+    // One process: background threads sample the next batches (each with
+    // its own builder, so its own exclusions) while one trains; batch b is
+    // a function of (seed, epoch, b), whichever thread makes it.
+    slots.resize(kLinkPipelineDepth);
+    slotPairs.resize(kLinkPipelineDepth);
+    std::vector<SamplingTraffic> workerTraffic(builders.size());
+    BatchPipeline pipeline(
+        steps, samplerThreads, slots,
+        [&](int64_t b, int worker, SampledBatch &slot) {
+          sampleStep(epoch, order, b, *builders[size_t(worker)], slot,
+                     slotPairs[size_t(b % kLinkPipelineDepth)],
+                     workerTraffic[size_t(worker)]);
+        });
+    for (int64_t b = 0; b < steps; ++b) {
+      SampledBatch *batch = pipeline.next();
+      if (!batch)
+        throw std::logic_error("the link batch pipeline ended early");
+      run(b, *batch, slotPairs[size_t(b % kLinkPipelineDepth)]);
+    }
+    pipelineWait += pipeline.waitSeconds();
+    for (const SamplingTraffic &t : workerTraffic)
+      traffic.add(t);
+  } else {
+    // Under mpirun the ranks sample collectively, in step order, in the
+    // training thread.
+    for (int64_t b = 0; b < steps; ++b) {
+      sampleStep(epoch, order, b, *builders.front(), sampled, stepPairs,
+                 traffic);
+      run(b, sampled, stepPairs);
+    }
   }
   return lossSum / double(std::max<int64_t>(1, steps));
 }
@@ -201,10 +263,18 @@ std::vector<float> SampledLinkSchedule::outputRows(const PairBatch &pairs) {
     const size_t begin = std::min(mine.size(), size_t(p * kInferencePairs)),
                  end = std::min(mine.size(), begin + size_t(kInferencePairs));
     const std::vector<int64_t> chunk(mine.begin() + begin, mine.begin() + end);
-    assemblePairs(pairs, chunk, whole,
-                  SampleKey{program.settings.seed, 0, uint64_t(p)}, forwardCtx);
+    LinkPairs positive, negative;
+    for (int64_t e : chunk) {
+      LinkPairs &to = pairs.labels[size_t(e)] == 1 ? positive : negative;
+      to.src.push_back(g.edgeSrc[e]);
+      to.dst.push_back(g.edgeDst[e]);
+    }
+    samplePairs(positive, negative, whole,
+                SampleKey{program.settings.seed, 0, uint64_t(p)},
+                *builders.front(), sampled, stepPairs, inferenceTraffic);
     if (chunk.empty())
       continue;
+    bindPairs(forwardCtx, sampled, stepPairs);
     // stepPairs orders the chunk's pairs as makePairBatch does: find each
     // one's place by its (src, dst) over the seeds and its label.
     out.resize(size_t(2 * stepPairs.graph.view().numEdges));
@@ -246,7 +316,7 @@ void SampledLinkSchedule::writeEmbeddings(const std::string &path) {
   std::iota(nodes.begin(), nodes.end(), int64_t(0));
   const std::vector<int64_t> whole(size_t(program.numBlocks), -1);
   assembler->assemble(nodes, whole, SampleKey{program.settings.seed, 0, 0},
-                      *builder, sampled, traffic);
+                      *builders.front(), sampled, inferenceTraffic);
   bindBatch(forwardCtx, sampled);
   writeFactorEmbeddings(program, forwardCtx, n, path);
 }
@@ -254,11 +324,24 @@ void SampledLinkSchedule::writeEmbeddings(const std::string &path) {
 void SampledLinkSchedule::printStats(const TrainingResult &result) const {
   LinkSchedule::printStats(result);
   const double b = double(std::max<int64_t>(1, batchesTrained));
+  const double e = double(std::max<int64_t>(1, result.last.epoch));
+  int64_t excluded = 0;
+  for (const auto &builder : builders)
+    excluded += builder->excludedEdges();
   std::printf("stats: rank %d link batches %lld/epoch, mean batch: pairs %.0f "
               "seeds %.0f, target links excluded from message passing %lld "
               "draws\n",
               comm.rank(), (long long)steps, double(pairsTrained) / b,
-              double(seedsTrained) / b, (long long)builder->excludedEdges());
+              blockTotals.empty() ? 0.0 : double(blockTotals.back()[1]) / b,
+              (long long)excluded);
+  // The sizes a batch's floor is computed from, and where the time went.
+  std::printf("stats: rank %d mean link batch:", comm.rank());
+  for (size_t l = 0; l < blockTotals.size(); ++l)
+    std::printf("%s block %zu sources %.0f destinations %.0f edges %.0f",
+                l ? "," : "", l, double(blockTotals[l][0]) / b,
+                double(blockTotals[l][1]) / b, double(blockTotals[l][2]) / b);
+  std::printf("; %.6f s/epoch sampling, %.6f s/epoch waiting for batches\n",
+              traffic.seconds / e, pipelineWait / e);
 }
 
 } // namespace gnnrt

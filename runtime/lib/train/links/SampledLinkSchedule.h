@@ -32,6 +32,7 @@
 #include "LinkSchedule.h"
 #include "batch/MiniBatch.h"
 
+#include <array>
 #include <memory>
 
 namespace gnnrt {
@@ -62,27 +63,50 @@ protected:
   std::vector<float> outputRows(const PairBatch &pairs) override;
 
 private:
-  /// Samples (fanouts: the program's, or -1 each for inference) around
-  /// the endpoints of `mine` (indices of `pairs`' edges) and binds `ctx` to
-  /// the batch, its pairs renumbered to the seeds. Collective.
-  void assemblePairs(const PairBatch &pairs, const std::vector<int64_t> &mine,
-                     const std::vector<int64_t> &fanouts, const SampleKey &key,
-                     ExecContext<float> &ctx);
+  /// Samples (fanouts: the program's, or -1 each for inference) around the
+  /// endpoints of the pairs `positive` and `negative` (global ids) into
+  /// `out` with `builder`, and sets `local` to those pairs over the seeds
+  /// (the last level's rows, ascending ids), as makePairBatch orders them.
+  /// Collective.
+  void samplePairs(const LinkPairs &positive, const LinkPairs &negative,
+                   const std::vector<int64_t> &fanouts, const SampleKey &key,
+                   BlockBuilder &builder, SampledBatch &out, PairBatch &local,
+                   SamplingTraffic &traffic);
+  /// Points `ctx` at a sampled batch and its pairs.
+  static void bindPairs(ExecContext<float> &ctx, const SampledBatch &batch,
+                        const PairBatch &local);
+  /// Batch b of the epoch whose links are batched in `order`: this rank's
+  /// links of it and their negatives, sampled with the whole batch's links
+  /// excluded. A function of (seed, epoch, b); thread-safe with a builder
+  /// per thread in one process, collective under mpirun.
+  void sampleStep(int64_t epoch, const std::vector<int64_t> &order, int64_t b,
+                  BlockBuilder &builder, SampledBatch &out, PairBatch &local,
+                  SamplingTraffic &traffic);
   bool owns(int64_t globalNode) const {
     return ownedNodes.empty() || ownedNodes[size_t(globalNode)];
   }
 
   std::unique_ptr<MiniBatchAssembler> assembler;
-  std::unique_ptr<BlockBuilder> builder;
-  /// The current step's blocks and its pairs over the seeds.
+  /// One per sampling thread; the training thread uses the first.
+  std::vector<std::unique_ptr<BlockBuilder>> builders;
+  int samplerThreads = 0;
+  /// The pipeline's ring (kept across epochs) and each slot's pairs.
+  std::vector<SampledBatch> slots;
+  std::vector<PairBatch> slotPairs;
+  /// The training thread's batch and pairs (mpirun, inference).
   SampledBatch sampled;
   PairBatch stepPairs;
-  SamplingTraffic traffic;
+  /// What training's batches and inference's sampled (apart, so that
+  /// --stats' per-epoch sampling time is training's).
+  SamplingTraffic traffic, inferenceTraffic;
+  double pipelineWait = 0;
   /// Under mpirun: whether this rank owns each global node (empty: all).
   std::vector<uint8_t> ownedNodes;
   int64_t steps = 1;
-  /// Sums over the trained batches (--stats): seeds, pairs, sampled edges.
-  int64_t batchesTrained = 0, seedsTrained = 0, pairsTrained = 0;
+  /// Sums over the trained batches (--stats): pairs, and each block's
+  /// sources, destinations and edges.
+  int64_t batchesTrained = 0, pairsTrained = 0;
+  std::vector<std::array<int64_t, 3>> blockTotals;
 };
 
 } // namespace gnnrt
