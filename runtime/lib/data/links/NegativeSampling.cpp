@@ -43,7 +43,9 @@ int64_t offsetBelow(const std::array<uint32_t, 4> &bits, int64_t n) {
 template <typename Fill> void forEachNegative(int64_t count, Fill fill) {
   int64_t failed = count;
   std::string message;
-#pragma omp parallel for schedule(static)
+  // A batch's few thousand draws stay on the calling thread (a sampler
+  // thread's, beside the training threads); an epoch's are parallel.
+#pragma omp parallel for schedule(static) if (count > 65536)
   for (int64_t i = 0; i < count; ++i) {
     try {
       fill(i);

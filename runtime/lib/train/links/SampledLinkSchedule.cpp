@@ -12,6 +12,7 @@
 #include "gnnrt/data/links/LinkPairFiles.h"
 #include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/IndexPermutation.h"
 
 #include <algorithm>
 #include <array>
@@ -28,6 +29,9 @@ namespace {
 /// endpoints, so bigger passes recompute fewer shared nodes; the bound
 /// keeps one pass's blocks within memory on big graphs.
 constexpr int64_t kInferencePairs = int64_t(1) << 20;
+
+/// The stream of the epochs' link orders ("LINK").
+constexpr uint64_t kLinkOrderStream = uint64_t(0x4c494e4b) << 32;
 
 /// Link batches in flight ahead of the training thread.
 constexpr int kLinkPipelineDepth = 4;
@@ -147,14 +151,14 @@ void SampledLinkSchedule::bindPairs(ExecContext<float> &ctx,
 }
 
 void SampledLinkSchedule::sampleStep(int64_t epoch,
-                                     const std::vector<int64_t> &order,
+                                     const IndexPermutation &order,
                                      int64_t b, BlockBuilder &builder,
                                      SampledBatch &out, PairBatch &local,
                                      SamplingTraffic &traffic) {
   const TrainSettings &s = program.settings;
   const LinkPairs &links = linkData->trainLinks();
   const int64_t begin = b * s.batchSize,
-                end = std::min(int64_t(order.size()), begin + s.batchSize);
+                end = std::min(order.size(), begin + s.batchSize);
   // The batch's links, both directions, are excluded on every rank; this
   // rank scores the links whose destination it owns, and their negatives
   // (link e's negative j drawn from (seed, epoch, e, j), as the full-graph
@@ -163,7 +167,7 @@ void SampledLinkSchedule::sampleStep(int64_t epoch,
   std::vector<int64_t> owned;
   LinkPairs positive;
   for (int64_t i = begin; i < end; ++i) {
-    const int64_t e = order[size_t(i)];
+    const int64_t e = s.shuffle ? order(i) : i;
     const int64_t u = links.src[size_t(e)], v = links.dst[size_t(e)];
     excluded.emplace_back(v, u);
     excluded.emplace_back(u, v);
@@ -184,10 +188,11 @@ double SampledLinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   const TrainSettings &s = program.settings;
   const int64_t total = int64_t(linkData->trainLinks().size()),
                 k = s.links.negatives;
-  // The order the epoch's links are batched in.
-  std::vector<int64_t> order(static_cast<size_t>(total));
-  std::iota(order.begin(), order.end(), int64_t(0));
-  order = epochSeedOrder(order, s.shuffle, s.seed, uint64_t(epoch));
+  // The order the epoch's links are batched in: a permutation keyed by
+  // (seed, epoch), evaluated per batch (an epoch cut short by
+  // --steps-per-epoch does not shuffle every link first).
+  const IndexPermutation order(total, s.seed, kLinkOrderStream,
+                               uint64_t(epoch));
   double lossSum = 0;
   auto run = [&](int64_t b, const SampledBatch &batch, const PairBatch &local) {
     const int64_t links = std::min(total - b * s.batchSize, s.batchSize);

@@ -3,8 +3,8 @@
 // Internal to gnnrt. The Schedule of a link-prediction program compiled
 // with `batches = neighbor(fanout = [...], batch = B)` (PyG's
 // LinkNeighborLoader, DGL's as_edge_prediction_sampler): each epoch
-// shuffles the train links by (seed, epoch) and cuts them into batches of
-// B links; a step scores its links and their epoch's negatives (drawn as
+// shuffles the train links by (seed, epoch) (an IndexPermutation, so a
+// batch's links cost what it holds) and cuts them into batches of B links; a step scores its links and their epoch's negatives (drawn as
 // the full-graph schedule draws them: negative j of link e is a function
 // of (seed, epoch, e, j)) on blocks sampled around the pairs' endpoints,
 // which are the last level's nodes (the seeds, ascending). The batch's own
@@ -31,6 +31,7 @@
 
 #include "LinkSchedule.h"
 #include "batch/MiniBatch.h"
+#include "gnnrt/support/IndexPermutation.h"
 
 #include <array>
 #include <memory>
@@ -79,7 +80,7 @@ private:
   /// links of it and their negatives, sampled with the whole batch's links
   /// excluded. A function of (seed, epoch, b); thread-safe with a builder
   /// per thread in one process, collective under mpirun.
-  void sampleStep(int64_t epoch, const std::vector<int64_t> &order, int64_t b,
+  void sampleStep(int64_t epoch, const IndexPermutation &order, int64_t b,
                   BlockBuilder &builder, SampledBatch &out, PairBatch &local,
                   SamplingTraffic &traffic);
   bool owns(int64_t globalNode) const {

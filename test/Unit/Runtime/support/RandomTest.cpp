@@ -8,11 +8,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/support/Random.h"
+#include "gnnrt/support/IndexPermutation.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <set>
+#include <vector>
 
 using namespace gnnrt;
 
@@ -90,4 +92,34 @@ TEST(Random, NextBelowCoversRangeUniformly) {
     EXPECT_NEAR(c, 10000, 500);
   for (int i = 0; i < 1000; ++i)
     EXPECT_LT(rng.nextBelow64(3), 3u);
+}
+
+// IndexPermutation is a bijection of [0, n) for every n, depends on its key,
+// and puts each item first about equally often over keys.
+TEST(IndexPermutation, IsAKeyedUniformBijection) {
+  for (int64_t n : {1, 2, 3, 5, 16, 17, 1000, 4099}) {
+    const IndexPermutation p(n, 7, 1, 3);
+    std::vector<uint8_t> seen(size_t(n), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = p(i);
+      ASSERT_GE(v, 0) << n;
+      ASSERT_LT(v, n) << n;
+      ASSERT_EQ(seen[size_t(v)], 0) << "n " << n << " repeats " << v;
+      seen[size_t(v)] = 1;
+    }
+  }
+  const IndexPermutation a(1000, 7, 1, 3), b(1000, 7, 1, 4);
+  int64_t same = 0, fixed = 0;
+  for (int64_t i = 0; i < 1000; ++i) {
+    same += a(i) == b(i);
+    fixed += a(i) == i;
+  }
+  EXPECT_LT(same, 10);
+  EXPECT_LT(fixed, 10);
+  // Over 4000 keys, each of 10 items comes first 400 +- 5 sigma times.
+  std::vector<int64_t> first(10, 0);
+  for (uint64_t key = 0; key < 4000; ++key)
+    ++first[size_t(IndexPermutation(10, 11, 2, key)(0))];
+  for (int64_t count : first)
+    EXPECT_NEAR(double(count), 400.0, 5 * std::sqrt(400.0 * 0.9));
 }
