@@ -13,9 +13,9 @@
 #   NODES [1000000] EDGES [20000000] FEATURES [128] HIDDEN [128]
 #   FANOUTS [10,10]    per layer, layer 0 (the input side) first; one SAGEConv each
 #   BATCH [1024]       positive links per step, one uniform negative each
-#   STEPS [200]        gnnc's steps per epoch (--steps-per-epoch): the epoch
-#                      time includes shuffling every train link, as an epoch
-#                      does, spread over these steps
+#   STEPS [200]        gnnc's steps per epoch (--steps-per-epoch; an epoch's
+#                      order is a permutation evaluated per batch, so a short
+#                      epoch costs its steps)
 #   EPOCHS [3]         gnnc's epochs per run (the median leaves out the first)
 #   BATCHES [20]       DGL's timed batches per run, after WARMUP [3]
 #   ROUNDS [3]         rounds of runs, gnnc and DGL in turn
@@ -158,8 +158,8 @@ except ValueError: print('-')" "$1" "$2"; }
   echo "links excluded from its blocks: $NODES nodes, $EDGES generated edges (undirected links),"
   echo "$FEATURES features, $THREADS threads. $ROUNDS rounds of gnnc then DGL; each figure is the"
   echo "median over rounds of a run's seconds per step (gnnc: median epoch of 2..$EPOCHS / $STEPS"
-  echo "steps, the epoch's shuffle of every train link included; DGL: mean of $BATCHES batches"
-  echo "after $WARMUP). Load average at start $LOAD_START, end $(load_avg)."
+  echo "steps; DGL: mean of $BATCHES batches after $WARMUP). Load average at start $LOAD_START,"
+  echo "end $(load_avg)."
   echo
   echo "machine: STREAM triad $BW GB/s, SGEMM peak $PEAK GFLOP/s ($THREADS threads)"
   echo "gnnc mean link batch:$MEAN_BATCH"

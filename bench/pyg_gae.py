@@ -33,6 +33,25 @@ def pairs(path):
     return a.T  # [2, n]
 
 
+def auc_ap(pos, neg):
+    """ROC AUC and average precision of scores (positives against negatives),
+    in numpy (GAE.test would need scikit-learn)."""
+    scores = np.concatenate([pos, neg])
+    labels = np.concatenate([np.ones(pos.size), np.zeros(neg.size)])
+    order = np.argsort(-scores, kind="stable")
+    hits = labels[order]
+    # AUC: the share of (positive, negative) pairs ranked right, ties half.
+    ranks = np.empty(scores.size)
+    sorted_scores = scores[np.argsort(scores, kind="stable")]
+    lo = np.searchsorted(sorted_scores, scores, side="left")
+    hi = np.searchsorted(sorted_scores, scores, side="right")
+    ranks = (lo + hi + 1) / 2.0
+    auc = (ranks[:pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size)
+    precision = np.cumsum(hits) / np.arange(1, hits.size + 1)
+    ap = (precision * hits).sum() / pos.size
+    return float(auc), float(ap)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="gnn-data .npy directory")
@@ -84,7 +103,9 @@ def main():
     model.eval()
     with torch.no_grad():
         z = model.encode(x, edge_index)
-        auc, ap_ = model.test(z, test_pos, test_neg)
+        pos = model.decoder(z, test_pos, sigmoid=False).numpy()
+        neg = model.decoder(z, test_neg, sigmoid=False).numpy()
+    auc, ap_ = auc_ap(pos, neg)
     median = statistics.median(times[1:]) if len(times) > 1 else times[0]
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     print(f"pyg: nodes={x.size(0)} links={train.size(1)} median_epoch_s={median:.4f} "

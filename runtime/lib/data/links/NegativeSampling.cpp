@@ -128,6 +128,17 @@ LinkPairs NegativeSampler::sampleTails(int64_t epoch,
   return sampleTailsOf(epoch, positives, links);
 }
 
+void NegativeSampler::sampleTailsInto(int64_t epoch, const LinkPairs &positives,
+                                      LinkPairs &out) const {
+  const int64_t k = options.k, count = int64_t(positives.size()) * k;
+  out.src.resize(size_t(count));
+  out.dst.resize(size_t(count));
+  forEachNegative(count, [&](int64_t i) {
+    out.src[size_t(i)] = positives.src[size_t(i / k)];
+    out.dst[size_t(i)] = tailOf(epoch, positives, i / k, i % k);
+  });
+}
+
 LinkPairs NegativeSampler::sampleTailsOf(
     int64_t epoch, const LinkPairs &positives,
     const std::vector<int64_t> &links) const {

@@ -151,7 +151,8 @@ void LinkSchedule::bind(ParameterStore<float> &store) {
 
 double LinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   // A function of (seed, epoch): a resumed run trains on the same pairs.
-  trainBatch = linkData->trainPairs(epoch);
+  // Refilled in place: an epoch's pairs are the previous epoch's size.
+  linkData->trainPairs(epoch, trainBatch, trainNegatives);
   trainCtx.pairs = trainBatch.graph.view();
   trainCtx.labels = trainBatch.labels.data();
   trainCtx.step = uint64_t(epoch - 1);

@@ -91,6 +91,7 @@ protected:
   std::unique_ptr<LinkSplitData> linkData;
   /// The current epoch's train pairs, and the evaluated splits' (made once).
   PairBatch trainBatch;
+  LinkPairs trainNegatives;
   std::optional<PairBatch> validBatch, testBatch;
 };
 

@@ -15,8 +15,8 @@
 
 namespace gnnrt {
 
-PairBatch makePairBatch(int64_t numNodes, const LinkPairs &positive,
-                        const LinkPairs &negative) {
+void fillPairBatch(int64_t numNodes, const LinkPairs &positive,
+                   const LinkPairs &negative, PairBatch &out) {
   const int64_t p = int64_t(positive.size()), n = int64_t(negative.size());
   auto srcOf = [&](int64_t i) {
     return i < p ? positive.src[size_t(i)] : negative.src[size_t(i - p)];
@@ -24,25 +24,49 @@ PairBatch makePairBatch(int64_t numNodes, const LinkPairs &positive,
   auto dstOf = [&](int64_t i) {
     return i < p ? positive.dst[size_t(i)] : negative.dst[size_t(i - p)];
   };
-  // GraphStorage orders edges by destination, then source, stably: sorted
-  // so here first, the labels follow their pairs into that order.
-  std::vector<int64_t> order(size_t(p + n));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    const int64_t da = dstOf(a), db = dstOf(b);
-    return da != db ? da < db : srcOf(a) < srcOf(b);
-  });
-  std::vector<int64_t> src(order.size()), dst(order.size());
-  PairBatch batch;
-  batch.labels.resize(order.size());
-  for (size_t k = 0; k < order.size(); ++k) {
-    src[k] = srcOf(order[k]);
-    dst[k] = dstOf(order[k]);
-    batch.labels[k] = order[k] < p ? 1 : 0;
+  for (int64_t i = 0; i < p + n; ++i)
+    for (int64_t v : {srcOf(i), dstOf(i)})
+      if (v < 0 || v >= numNodes)
+        throw DataError("pair " + std::to_string(i) + ": node id " +
+                        std::to_string(v) + " out of range [0, " +
+                        std::to_string(numNodes) + ")");
+  // GraphStorage orders edges by destination, then source, stably: a radix
+  // sort by source, then stably by destination, whose last counts are the
+  // CSR's offsets; the labels follow their pairs into that order.
+  std::vector<int64_t> &starts = out.starts;
+  auto countingPass = [&](auto keyOf, const std::vector<int64_t> *from,
+                          std::vector<int64_t> &to) {
+    starts.assign(size_t(numNodes) + 1, 0);
+    for (int64_t i = 0; i < p + n; ++i)
+      ++starts[size_t(keyOf(i)) + 1];
+    for (int64_t v = 0; v < numNodes; ++v)
+      starts[size_t(v) + 1] += starts[size_t(v)];
+    to.resize(size_t(p + n));
+    std::vector<int64_t> next(starts.begin(), starts.end() - 1);
+    for (int64_t k = 0; k < p + n; ++k) {
+      const int64_t i = from ? (*from)[size_t(k)] : k;
+      to[size_t(next[size_t(keyOf(i))]++)] = i;
+    }
+  };
+  countingPass(srcOf, nullptr, out.bySource);
+  countingPass(dstOf, &out.bySource, out.byDestination);
+  out.sources.resize(size_t(p + n));
+  out.labels.resize(size_t(p + n));
+  for (int64_t k = 0; k < p + n; ++k) {
+    const int64_t i = out.byDestination[size_t(k)];
+    out.sources[size_t(k)] = int32_t(srcOf(i));
+    out.labels[size_t(k)] = i < p ? 1 : 0;
   }
-  batch.graph = GraphStorage::build(numNodes, numNodes, src, dst);
-  batch.positives = p;
-  batch.negatives = n;
+  out.graph.assignCsr(numNodes, numNodes, starts, out.sources,
+                      /*outEdges=*/true);
+  out.positives = p;
+  out.negatives = n;
+}
+
+PairBatch makePairBatch(int64_t numNodes, const LinkPairs &positive,
+                        const LinkPairs &negative) {
+  PairBatch batch;
+  fillPairBatch(numNodes, positive, negative, batch);
   return batch;
 }
 
@@ -151,6 +175,12 @@ void LinkSplitData::messagePassingEdges(bool selfLoops,
 
 PairBatch LinkSplitData::trainPairs(int64_t epoch) const {
   return makePairBatch(numNodes, trainPositives, trainNegatives(epoch));
+}
+
+void LinkSplitData::trainPairs(int64_t epoch, PairBatch &out,
+                               LinkPairs &negatives) const {
+  negativeSampler().sampleTailsInto(epoch, trainPositives, negatives);
+  fillPairBatch(numNodes, trainPositives, negatives, out);
 }
 
 NegativeSampler LinkSplitData::negativeSampler() const {

@@ -44,7 +44,15 @@ struct PairBatch {
   GraphStorage graph;
   std::vector<int64_t> labels;
   int64_t positives = 0, negatives = 0;
+  /// fillPairBatch's sort buffers, kept so that refilling a batch of the
+  /// same size (an epoch's train pairs) faults in no new pages.
+  std::vector<int64_t> bySource, byDestination, starts;
+  std::vector<int32_t> sources;
 };
+
+/// makePairBatch into `out`, reusing its memory.
+void fillPairBatch(int64_t numNodes, const LinkPairs &positive,
+                   const LinkPairs &negative, PairBatch &out);
 
 /// The pairs `positive` (label 1) and `negative` (label 0) over `numNodes`
 /// nodes, ordered as GraphStorage orders edges (by destination, then
@@ -81,6 +89,9 @@ public:
   /// Epoch `epoch`'s train pairs: every train link, then its `negatives`
   /// uniform negatives.
   PairBatch trainPairs(int64_t epoch) const;
+  /// The same into `out` (its memory reused), drawing the negatives into
+  /// `negatives` (likewise).
+  void trainPairs(int64_t epoch, PairBatch &out, LinkPairs &negatives) const;
   /// Epoch `epoch`'s negatives: link e's `negatives` at [e * k, (e + 1) * k),
   /// each a function of (seed, epoch, e, j).
   LinkPairs trainNegatives(int64_t epoch) const;

@@ -66,6 +66,9 @@ private:
   std::vector<Key> keys;
   // The dst of each key, in key order, for `dsts`' pointer ranges.
   std::vector<int64_t> dstOf;
+  // The first key of each source in [0, numNodes] (empty when a source
+  // lies outside: then lookups search the whole set).
+  std::vector<int64_t> srcStart;
 };
 
 } // namespace gnnrt

@@ -73,6 +73,9 @@ public:
   /// links[i] at i * k + j, the same draws sampleTails makes for it.
   LinkPairs sampleTailsOf(int64_t epoch, const LinkPairs &positives,
                           const std::vector<int64_t> &links) const;
+  /// sampleTails(epoch, positives, 0, all) into `out`, its memory reused.
+  void sampleTailsInto(int64_t epoch, const LinkPairs &positives,
+                       LinkPairs &out) const;
 
   /// The negatives of triples [begin, end), laid out as sampleTails': head
   /// or tail replaced, relation kept. `ranges` (one per relation) bound
