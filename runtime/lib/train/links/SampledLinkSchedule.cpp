@@ -84,6 +84,12 @@ void SampledLinkSchedule::bind(ParameterStore<float> &store) {
                     std::to_string(program.numBlocks));
   if (s.batchSize <= 0)
     throw DataError("the batch size must be positive (links per step)");
+  // Learned input rows come with featureless node types, which link
+  // programs refuse (a homogeneous dataset with features has none); a
+  // batch sampled ahead would read them stale.
+  if (learned)
+    throw UsageError("sampled link batches with learned input rows (embed) "
+                     "are not supported yet");
   assembler = std::make_unique<MiniBatchAssembler>(
       trainingData, trainingData.numGlobalNodes, s.replace,
       /*perRelation=*/false, s.seed, comm);
