@@ -74,8 +74,6 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
   if (!options.embeddingsFile.empty() && !program.rankFactorsF32)
     return "--embeddings: the score is not a product of node rows (a dot "
            "product or DistMult), so no row per node stands for it";
-  if (!options.embeddingsFile.empty() && comm.size() > 1)
-    return "--embeddings: written by one process, not under mpirun yet";
   if (!options.embeddingsFile.empty() && program.useDevice)
     return "--embeddings: not written by the CUDA target yet";
   if (!options.predictFile.empty() && options.pairsFile.empty())
@@ -219,16 +217,19 @@ void LinkSchedule::writePredictions(const std::string &path,
   out.commit();
 }
 
-void writeFactorEmbeddings(const CompiledProgram &program,
-                           ExecContext<float> &ctx, int64_t numNodes,
-                           const std::string &path) {
+std::vector<float> factorRows(const CompiledProgram &program,
+                              ExecContext<float> &ctx) {
   std::vector<float> factors[3];
   ctx.rankFactors = factors;
   program.rankFactorsF32(ctx);
   ctx.rankFactors = nullptr;
   // The source side's rows: a dot product's two are the same; DistMult's
   // are the entity rows its relation diagonal multiplies.
-  const std::vector<float> &rows = factors[0];
+  return std::move(factors[0]);
+}
+
+void writeEmbeddingRows(const std::string &path, const std::vector<float> &rows,
+                        int64_t numNodes) {
   const int64_t width = numNodes > 0 ? int64_t(rows.size()) / numNodes : 0;
   const std::string temp = path + ".tmp";
   registerTempFile(temp);
@@ -246,6 +247,12 @@ void writeFactorEmbeddings(const CompiledProgram &program,
                     std::strerror(errno) + ")");
   }
   unregisterTempFile(temp);
+}
+
+void writeFactorEmbeddings(const CompiledProgram &program,
+                           ExecContext<float> &ctx, int64_t numNodes,
+                           const std::string &path) {
+  writeEmbeddingRows(path, factorRows(program, ctx), numNodes);
 }
 
 void LinkSchedule::writeEmbeddings(const std::string &path) {

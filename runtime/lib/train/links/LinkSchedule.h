@@ -47,6 +47,16 @@ void refuseUnsupportedLinkLaunch(const CompiledProgram &program,
 /// --embeddings of a link program whose score is a product of node rows
 /// (CompiledProgram::rankFactorsF32): writes the rows of its first factor,
 /// float32 [numNodes, width], to `path` (whole or not at all).
+/// The rows of the first factor of a score that multiplies node rows, for
+/// the nodes `ctx` computes (CompiledProgram::rankFactorsF32).
+std::vector<float> factorRows(const CompiledProgram &program,
+                              ExecContext<float> &ctx);
+
+/// `rows` (float32 [numNodes, width]) as an .npy at `path`, whole or not at
+/// all.
+void writeEmbeddingRows(const std::string &path, const std::vector<float> &rows,
+                        int64_t numNodes);
+
 void writeFactorEmbeddings(const CompiledProgram &program,
                            ExecContext<float> &ctx, int64_t numNodes,
                            const std::string &path);

@@ -320,16 +320,45 @@ std::vector<float> SampledLinkSchedule::outputRows(const PairBatch &pairs) {
 }
 
 void SampledLinkSchedule::writeEmbeddings(const std::string &path) {
-  // Every node as a seed with its whole neighbourhood: the rows of the
-  // last level are the nodes in id order.
+  // This process's nodes (a rank's: those it owns) as seeds with their
+  // whole neighbourhoods: the last level's rows are them, ascending.
   const int64_t n = trainingData.numGlobalNodes;
-  std::vector<int64_t> nodes(static_cast<size_t>(n));
-  std::iota(nodes.begin(), nodes.end(), int64_t(0));
+  std::vector<int64_t> nodes;
+  for (int64_t v = 0; v < n; ++v)
+    if (owns(v))
+      nodes.push_back(v);
   const std::vector<int64_t> whole(size_t(program.numBlocks), -1);
   assembler->assemble(nodes, whole, SampleKey{program.settings.seed, 0, 0},
                       *builders.front(), sampled, inferenceTraffic);
-  bindBatch(forwardCtx, sampled);
-  writeFactorEmbeddings(program, forwardCtx, n, path);
+  std::vector<float> rows;
+  if (!nodes.empty()) {
+    bindBatch(forwardCtx, sampled);
+    rows = factorRows(program, forwardCtx);
+  }
+  if (comm.size() == 1) {
+    writeEmbeddingRows(path, rows, n);
+    return;
+  }
+  // Rank 0 gathers every rank's rows (node id, then the row's float bits)
+  // and writes them in id order.
+  int64_t width = nodes.empty() ? 0 : int64_t(rows.size()) / int64_t(nodes.size());
+  for (int64_t w : gatherCounts(comm, width))
+    width = std::max(width, w);
+  std::vector<int64_t> mine;
+  mine.reserve(nodes.size() * size_t(width + 1));
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    mine.push_back(nodes[i]);
+    for (int64_t c = 0; c < width; ++c)
+      mine.push_back(bitsOf(rows[i * size_t(width) + size_t(c)]));
+  }
+  const std::vector<int64_t> all = gatherAll(comm, mine);
+  if (comm.rank() != 0)
+    return;
+  std::vector<float> table(size_t(n * width), 0.0f);
+  for (size_t at = 0; at + size_t(width) < all.size(); at += size_t(width) + 1)
+    for (int64_t c = 0; c < width; ++c)
+      table[size_t(all[at] * width + c)] = floatOf(all[at + 1 + size_t(c)]);
+  writeEmbeddingRows(path, table, n);
 }
 
 void SampledLinkSchedule::printStats(const TrainingResult &result) const {
