@@ -81,6 +81,21 @@ ensure_venv() {
 # imports pandas, pydantic and yaml.
 DGL_PACKAGES=(torch==2.2.1 torchdata==0.7.1 dgl==2.1.0 "numpy<2" pandas pydantic pyyaml)
 
+# median_epoch JSONL [STEPS]: the median epoch_seconds of a --metrics file,
+# the first epoch (warm-up) left out, divided by STEPS (default 1: per epoch;
+# the steps of an epoch: per step), to 4 decimals.
+median_epoch() { "${PY:-python3}" - "$1" "${2:-1}" <<'PYEOF'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+print(f"{statistics.median(r['epoch_seconds'] for r in rows[1:]) / int(sys.argv[2]):.4f}")
+PYEOF
+}
+
+# ratio A B: A / B as "N.NNx", or "-" where either is not a number.
+ratio() { "${PY:-python3}" -c "import sys
+try: print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')
+except ValueError: print('-')" "$1" "$2"; }
+
 # median V... : the median of the numbers given.
 median() { (( $# )) || { echo "-"; return; }; printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {
   if (NR == 0) { print "-"; exit }

@@ -131,12 +131,6 @@ fi
 [[ "$PYG" == 0 ]] || "$BENCH_DIR/venv-cuda/bin/python" -c "import torch; assert torch.cuda.is_available()" ||
   die "$BENCH_DIR/venv-cuda's torch sees no CUDA device (a CPU-only wheel?)"
 declare -A RUNS_S=() NOTE=()
-median_epoch() { "$PY" - "$1" <<'PYEOF'
-import json, statistics, sys
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-print(f"{statistics.median(r['epoch_seconds'] for r in rows[1:]):.4f}")
-PYEOF
-}
 for ((r = 1; r <= ROUNDS; ++r)); do
   for m in gcn sage; do
     out="$RUN/gnnc-$m-r$r"
@@ -166,9 +160,6 @@ BANDWIDTH="$("$PROBE" "$DATA" "$HIDDEN" "$FEATURES")" || die "$PROBE failed"
 #--- 5. The table -------------------------------------------------------------
 # shellcheck disable=SC2086 # the lists are space-separated numbers
 med() { median ${RUNS_S[$1]:-}; }
-ratio() { "$PY" -c "import sys
-try: print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')
-except ValueError: print('-')" "$1" "$2"; }
 {
   echo "2 layers, hidden $HIDDEN, full graph on $(nvidia-smi -L | sed -n "$((DEVICE + 1))p"):"
   echo "$NODES nodes, $EDGES generated edges -> $E_LOADED after reverse + dedupe, $FEATURES"

@@ -72,12 +72,7 @@ for ((r = 1; r <= ROUNDS; ++r)); do
   /usr/bin/time -f "%M" -o "$out.rss" "$RUN/gae" --data "$DATA" --threads "$THREADS" \
     --metrics "$out.jsonl" --stats >"$out.out" 2>"$out.err" ||
     { cat "$out.err" >&2; die "the trainer failed"; }
-  OURS+=" $("$PY" - "$out.jsonl" <<'PYEOF'
-import json, statistics, sys
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-print(f"{statistics.median(r['epoch_seconds'] for r in rows[1:]):.4f}")
-PYEOF
-)"
+  OURS+=" $(median_epoch "$out.jsonl")"
   out="$RUN/pyg-r$r"
   log "round $r: PyG GAE ($EPOCHS epochs, $THREADS threads)"
   "$VPY" -W ignore "$ROOT/bench/pyg_gae.py" --data "$DATA" --split "$SPLIT" \
@@ -91,9 +86,6 @@ OURS_S="$(median $OURS)"
 # shellcheck disable=SC2086
 PEER_S="$(median $PEER)"
 
-ratio() { "$PY" -c "import sys
-try: print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')
-except ValueError: print('-')" "$1" "$2"; }
 {
   echo "GAE (2-layer GCN 32 -> 16, inner-product decoder, one uniform negative per train link,"
   echo "Adam), full graph: $NODES nodes, $EDGES generated edges as undirected links split"

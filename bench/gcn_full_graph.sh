@@ -156,12 +156,7 @@ run_gnnc() { # order round
   /usr/bin/time -f "%M" -o "$out.rss" "$RUN/gcn" --data "$DATA" --threads "$THREADS" \
     --epochs "$EPOCHS" --node-order "$1" --metrics "$out.jsonl" --stats >"$out.out" 2>"$out.err" ||
     { cat "$out.err" >&2; die "the trainer failed"; }
-  RUNS_S[gnnc-$1]+=" $("$PY" - "$out.jsonl" <<'PYEOF'
-import json, statistics, sys
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-print(f"{statistics.median(r['epoch_seconds'] for r in rows[1:]):.4f}")
-PYEOF
-)"
+  RUNS_S[gnnc-$1]+=" $(median_epoch "$out.jsonl")"
   RSS[gnnc-$1]="$(( $(tail -1 "$out.rss") / 1024 ))"
 }
 peer_field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
@@ -233,9 +228,6 @@ if [[ "$PYG" != 0 ]]; then
 fi
 
 #--- 5. The table -------------------------------------------------------------
-ratio() { "$PY" -c "import sys
-try: print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')
-except ValueError: print('-')" "$1" "$2"; }
 {
   echo "GCN, 2 layers, hidden $HIDDEN, full graph: $NODES nodes, $EDGES generated edges ->"
   echo "$E_LOADED after reverse + dedupe (gnnc; DGL: ${NOTE[dgl_edges]:--}; PyG: ${NOTE[pyg_edges]:--}),"

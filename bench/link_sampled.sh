@@ -114,12 +114,7 @@ for ((r = 1; r <= ROUNDS; ++r)); do
   /usr/bin/time -f "%M" -o "$out.rss" "$RUN/link" --data "$DATA" --threads "$THREADS" \
     --epochs "$EPOCHS" --steps-per-epoch "$STEPS" --metrics "$out.jsonl" --stats \
     >"$out.out" 2>"$out.err" || { cat "$out.err" >&2; die "the trainer failed"; }
-  GNNC_RUNS+=" $("$PY" - "$out.jsonl" "$STEPS" <<'PYEOF'
-import json, statistics, sys
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-print(f"{statistics.median(r['epoch_seconds'] for r in rows[1:]) / int(sys.argv[2]):.4f}")
-PYEOF
-)"
+  GNNC_RUNS+=" $(median_epoch "$out.jsonl" "$STEPS")"
   out="$RUN/dgl-r$r" rc=0
   log "round $r: DGL ($WARMUP + $BATCHES batches, workers $DGL_WORKERS, $THREADS threads)"
   "$VPY" -W ignore "$ROOT/bench/sampling/dgl_link.py" --data "$DATA" --fanouts "$FANOUTS" \
@@ -149,9 +144,6 @@ FLOOR_TABLE="$("$PY" "$ROOT/bench/floor/sage_floor.py" --blocks "$BLOCKS" --feat
   --hidden "$HIDDEN" --classes "$HIDDEN" --bandwidth "$BW" --peak "$PEAK")"
 BEST_S="$(sed -n 's/^floor:.* best_s=\([^ ]*\).*/\1/p' <<<"$FLOOR_TABLE")"
 
-ratio() { "$PY" -c "import sys
-try: print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')
-except ValueError: print('-')" "$1" "$2"; }
 {
   echo "Link prediction, GraphSAGE-mean, $LAYERS layers, hidden $HIDDEN, dot-product score,"
   echo "sampled [$FANOUTS] (layer 0 first), $BATCH links + 1 uniform negative per step, the batch's"

@@ -146,12 +146,7 @@ for ((r = 1; r <= ROUNDS; ++r)); do
   /usr/bin/time -f "%M" -o "$out.rss" "$RUN/sage" --data "$SPLIT" --threads "$THREADS" \
     --epochs "$EPOCHS" --precision "$precision" --metrics "$out.jsonl" --stats >"$out.out" 2>"$out.err" ||
     { cat "$out.err" >&2; die "the trainer failed"; }
-  PRECISION_RUNS[$precision]+=" $("$PY" - "$out.jsonl" "$BATCHES_PER_EPOCH" <<'PYEOF'
-import json, statistics, sys
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-print(f"{statistics.median(r['epoch_seconds'] for r in rows[1:]) / int(sys.argv[2]):.4f}")
-PYEOF
-)"
+  PRECISION_RUNS[$precision]+=" $(median_epoch "$out.jsonl" "$BATCHES_PER_EPOCH")"
   done
   GNNC_RUNS="${PRECISION_RUNS[${PRECISION_LIST[0]}]}"
   out="$RUN/dgl-r$r" rc=0
@@ -192,9 +187,6 @@ if [[ -n "${IN_PLACE_BATCHES:-}" && "$IN_PLACE_BATCHES" != 0 && "$IN_PLACE_BATCH
   FLOOR_WHAT="of gnnc's dataflow (layer 0 reads the rows in place: the best one)"
 fi
 
-ratio() { "$PY" -c "import sys
-try: print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')
-except ValueError: print('-')" "$1" "$2"; }
 {
   echo "GraphSAGE-mean, $LAYERS layers, hidden $HIDDEN, sampled [$FANOUTS] (layer 0 first), batch $BATCH:"
   echo "$NODES nodes, $EDGES generated edges (+ reverse, deduplicated), $FEATURES features, $CLASSES classes,"
