@@ -23,9 +23,6 @@ using namespace gnnrt::kerneltest;
 
 namespace {
 
-/// Includes more inner columns than one tile (64) and a single slice.
-const AxisShape kAxisShapes[] = {{3, 5, 1}, {2, 4, 3}, {1, 6, 70}, {4, 1, 2}};
-
 Vec softmaxRef(const AxisShape &s, const Vec &x, bool logarithm) {
   Vec y(x.size());
   for (int64_t o = 0; o < s.outer; ++o)

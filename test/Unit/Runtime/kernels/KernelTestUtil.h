@@ -187,6 +187,11 @@ struct AxisShape {
   }
 };
 
+/// The shapes the axis and normalization kernels are tested on: more inner
+/// columns than one tile (64), a single slice, a single column.
+inline const AxisShape kAxisShapes[] = {
+    {3, 5, 1}, {2, 4, 3}, {1, 6, 70}, {4, 1, 2}};
+
 /// Elements of a shape.
 inline int64_t numel(const std::vector<int64_t> &shape) {
   int64_t n = 1;

@@ -23,9 +23,6 @@ using namespace gnnrt::kerneltest;
 
 namespace {
 
-/// Includes more columns than one tile (64), a single row, a single column.
-const AxisShape kNormShapes[] = {{3, 5, 1}, {2, 4, 3}, {1, 6, 70}, {4, 1, 2}};
-
 /// Batch normalization in float64: each column of [outer, n, inner]
 /// standardized over the axis with its mean and biased variance.
 Vec batchNormRef(const AxisShape &s, const Vec &x, double eps) {
@@ -45,7 +42,7 @@ Vec batchNormRef(const AxisShape &s, const Vec &x, double eps) {
 }
 
 TEST(KernelsForward, BatchNormAgainstFloat64) {
-  for (const AxisShape &s : kNormShapes) {
+  for (const AxisShape &s : kAxisShapes) {
     // Shifted and scaled columns: the statistics must not lose them.
     Vec x = randomVector(s.size(), 31, 95, 105);
     const Vec xd = x;
@@ -102,7 +99,7 @@ TEST(KernelsForward, BatchNormIsTheComposedFormulaBitForBit) {
 TEST(KernelsForward, BatchNormRunningStatisticsAgainstFloat64) {
   // Evaluation normalizes with given statistics; a train step's change of
   // them is momentum * (batch - running), the batch's variance unbiased.
-  for (const AxisShape &s : kNormShapes) {
+  for (const AxisShape &s : kAxisShapes) {
     const Vec x = randomVector(s.size(), 35, -3, 7);
     const int64_t columns = s.outer * s.inner;
     const Vec runMean = randomVector(columns, 36, -1, 1);
@@ -144,7 +141,7 @@ TEST(KernelsForward, BatchNormRunningStatisticsAgainstFloat64) {
 }
 
 TEST(KernelsGrad, BatchNorm) {
-  for (const AxisShape &s : kNormShapes) {
+  for (const AxisShape &s : kAxisShapes) {
     if (s.n < 2)
       continue; // one row: y is 0 whatever x is
     Vec x = randomVector(s.size(), 33, -2, 3);
