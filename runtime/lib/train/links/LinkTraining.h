@@ -46,6 +46,8 @@ struct PairBatch {
   int64_t positives = 0, negatives = 0;
   /// fillPairBatch's sort buffers, kept so that refilling a batch of the
   /// same size (an epoch's train pairs) faults in no new pages.
+  /// byDestination[k]: which pair given (positives, then negatives) is
+  /// edge k.
   std::vector<int64_t> bySource, byDestination, starts;
   std::vector<int32_t> sources;
 };

@@ -15,7 +15,6 @@
 #include "gnnrt/support/IndexPermutation.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -273,41 +272,35 @@ std::vector<float> SampledLinkSchedule::outputRows(const PairBatch &pairs) {
   for (int64_t p = 0; p < passes; ++p) {
     const size_t begin = std::min(mine.size(), size_t(p * kInferencePairs)),
                  end = std::min(mine.size(), begin + size_t(kInferencePairs));
-    const std::vector<int64_t> chunk(mine.begin() + begin, mine.begin() + end);
+    // The chunk's pairs, positives then negatives, and which pair of
+    // `pairs` each is.
     LinkPairs positive, negative;
-    for (int64_t e : chunk) {
-      LinkPairs &to = pairs.labels[size_t(e)] == 1 ? positive : negative;
-      to.src.push_back(g.edgeSrc[e]);
-      to.dst.push_back(g.edgeDst[e]);
-    }
+    std::vector<int64_t> pairOf;
+    for (int label : {1, 0})
+      for (size_t k = begin; k < end; ++k) {
+        const int64_t e = mine[k];
+        if ((pairs.labels[size_t(e)] == 1) != (label == 1))
+          continue;
+        LinkPairs &to = label == 1 ? positive : negative;
+        to.src.push_back(g.edgeSrc[e]);
+        to.dst.push_back(g.edgeDst[e]);
+        pairOf.push_back(e);
+      }
     samplePairs(positive, negative, whole,
                 SampleKey{program.settings.seed, 0, uint64_t(p)},
                 *builders.front(), sampled, stepPairs, inferenceTraffic);
-    if (chunk.empty())
+    if (begin == end)
       continue;
     bindPairs(forwardCtx, sampled, stepPairs);
-    // stepPairs orders the chunk's pairs as makePairBatch does: find each
-    // one's place by its (src, dst) over the seeds and its label.
     out.resize(size_t(2 * stepPairs.graph.view().numEdges));
     forwardCtx.output = out.data();
     program.forwardF32(forwardCtx);
-    const GraphView local = stepPairs.graph.view();
-    const std::vector<int64_t> &seeds = sampled.nodes;
-    std::vector<std::array<int64_t, 4>> keyed; // (src, dst, label, row)
-    for (int64_t r = 0; r < local.numEdges; ++r)
-      keyed.push_back({seeds[size_t(local.edgeSrc[r])],
-                       seeds[size_t(local.edgeDst[r])],
-                       stepPairs.labels[size_t(r)], r});
-    std::sort(keyed.begin(), keyed.end());
-    std::vector<std::array<int64_t, 4>> wanted;
-    for (int64_t e : chunk)
-      wanted.push_back({g.edgeSrc[e], g.edgeDst[e], pairs.labels[size_t(e)], e});
-    std::sort(wanted.begin(), wanted.end());
-    for (size_t i = 0; i < wanted.size(); ++i) {
-      const int64_t r = keyed[i][3];
-      scored.push_back(wanted[i][3]);
-      scored.push_back(bitsOf(out[size_t(2 * r)]));
-      scored.push_back(bitsOf(out[size_t(2 * r + 1)]));
+    // Output row r is the pair fillPairBatch placed there (byDestination:
+    // its index among positives then negatives).
+    for (size_t r = 0; r < pairOf.size(); ++r) {
+      scored.push_back(pairOf[size_t(stepPairs.byDestination[r])]);
+      scored.push_back(bitsOf(out[2 * r]));
+      scored.push_back(bitsOf(out[2 * r + 1]));
     }
   }
   const std::vector<int64_t> everyone = gatherAll(comm, scored);
