@@ -189,25 +189,13 @@ void bindPairs(const CompiledProgram &program, const Problem &problem,
 /// `pairs` (ascending, each once) and renumbers `pairs` over them.
 std::vector<int64_t> renumberPairsToEndpoints(PairBatch &pairs) {
   const GraphView g = pairs.graph.view();
-  std::vector<int64_t> seeds;
-  for (int64_t e = 0; e < g.numEdges; ++e) {
-    seeds.push_back(g.edgeSrc[e]);
-    seeds.push_back(g.edgeDst[e]);
-  }
-  std::sort(seeds.begin(), seeds.end());
-  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
-  auto seedOf = [&](int64_t v) {
-    return int64_t(std::lower_bound(seeds.begin(), seeds.end(), v) -
-                   seeds.begin());
-  };
   LinkPairs positive, negative;
   for (int64_t e = 0; e < g.numEdges; ++e) {
     LinkPairs &to = pairs.labels[size_t(e)] == 1 ? positive : negative;
-    to.src.push_back(seedOf(g.edgeSrc[e]));
-    to.dst.push_back(seedOf(g.edgeDst[e]));
+    to.src.push_back(g.edgeSrc[e]);
+    to.dst.push_back(g.edgeDst[e]);
   }
-  pairs = makePairBatch(int64_t(seeds.size()), positive, negative);
-  return seeds;
+  return pairsOverEndpoints(positive, negative, pairs);
 }
 
 /// Up to kMaxElementsPerParam indices spread evenly over [0, size).

@@ -63,6 +63,37 @@ void fillPairBatch(int64_t numNodes, const LinkPairs &positive,
   out.negatives = n;
 }
 
+std::vector<int64_t> pairsOverEndpoints(const LinkPairs &positive,
+                                        const LinkPairs &negative,
+                                        PairBatch &local) {
+  std::vector<int64_t> endpoints;
+  endpoints.reserve(2 * (positive.size() + negative.size()));
+  for (const LinkPairs *pairs : {&positive, &negative}) {
+    endpoints.insert(endpoints.end(), pairs->src.begin(), pairs->src.end());
+    endpoints.insert(endpoints.end(), pairs->dst.begin(), pairs->dst.end());
+  }
+  std::sort(endpoints.begin(), endpoints.end());
+  endpoints.erase(std::unique(endpoints.begin(), endpoints.end()),
+                  endpoints.end());
+  auto renumbered = [&](const LinkPairs &pairs) {
+    LinkPairs over;
+    over.src.reserve(pairs.size());
+    over.dst.reserve(pairs.size());
+    auto at = [&](int64_t v) {
+      return int64_t(std::lower_bound(endpoints.begin(), endpoints.end(), v) -
+                     endpoints.begin());
+    };
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      over.src.push_back(at(pairs.src[i]));
+      over.dst.push_back(at(pairs.dst[i]));
+    }
+    return over;
+  };
+  fillPairBatch(int64_t(endpoints.size()), renumbered(positive),
+                renumbered(negative), local);
+  return endpoints;
+}
+
 PairBatch makePairBatch(int64_t numNodes, const LinkPairs &positive,
                         const LinkPairs &negative) {
   PairBatch batch;

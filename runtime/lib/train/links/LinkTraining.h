@@ -62,6 +62,14 @@ void fillPairBatch(int64_t numNodes, const LinkPairs &positive,
 PairBatch makePairBatch(int64_t numNodes, const LinkPairs &positive,
                         const LinkPairs &negative);
 
+/// A sampled step's pairs: returns the endpoints of `positive` and
+/// `negative` (global ids, ascending, each once: the step's seeds) and sets
+/// `local` to the pairs over them (each id its position among the
+/// endpoints), ordered as makePairBatch orders pairs.
+std::vector<int64_t> pairsOverEndpoints(const LinkPairs &positive,
+                                        const LinkPairs &negative,
+                                        PairBatch &local);
+
 /// Triples as pairs (head -> tail, the relation as the edge's type among
 /// `numRelations`): `positive` (label 1) and `negative` (label 0), ordered
 /// as makePairBatch orders pairs.

@@ -117,33 +117,10 @@ void SampledLinkSchedule::samplePairs(const LinkPairs &positive,
                                       BlockBuilder &builder,
                                       SampledBatch &out, PairBatch &local,
                                       SamplingTraffic &traffic) {
-  // The seeds: the pairs' endpoints, ascending, each once.
-  std::vector<int64_t> seeds;
-  seeds.reserve(2 * (positive.size() + negative.size()));
-  for (const LinkPairs *pairs : {&positive, &negative}) {
-    seeds.insert(seeds.end(), pairs->src.begin(), pairs->src.end());
-    seeds.insert(seeds.end(), pairs->dst.begin(), pairs->dst.end());
-  }
-  std::sort(seeds.begin(), seeds.end());
-  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  // The seeds: the pairs' endpoints, which the step's pairs index.
+  const std::vector<int64_t> seeds =
+      pairsOverEndpoints(positive, negative, local);
   assembler->assemble(seeds, fanouts, key, builder, out, traffic);
-  // The pairs over the seeds (the last level's rows).
-  auto renumbered = [&](const LinkPairs &pairs) {
-    LinkPairs over;
-    over.src.reserve(pairs.size());
-    over.dst.reserve(pairs.size());
-    for (size_t i = 0; i < pairs.size(); ++i) {
-      over.src.push_back(std::lower_bound(seeds.begin(), seeds.end(),
-                                          pairs.src[i]) -
-                         seeds.begin());
-      over.dst.push_back(std::lower_bound(seeds.begin(), seeds.end(),
-                                          pairs.dst[i]) -
-                         seeds.begin());
-    }
-    return over;
-  };
-  local = makePairBatch(int64_t(seeds.size()), renumbered(positive),
-                        renumbered(negative));
 }
 
 void SampledLinkSchedule::bindPairs(ExecContext<float> &ctx,
