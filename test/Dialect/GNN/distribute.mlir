@@ -46,3 +46,25 @@ func.func @Late.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> 
   %y = gnn.aggregate max %b1, %h : tensor<?x8xf32> -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
 }
+
+// Link prediction: a rank scores the pairs whose destination it owns. The
+// gather of their destinations reads owned rows; the gather of their
+// sources reads through an exchange over the pairs graph (the pairs' own
+// halo, apart from the graph's), and the scores keep a row per pair.
+// CHECK-LABEL: func.func @Gae.forward
+// CHECK:      %[[Z:.*]] = gnn.halo_aggregate sum %arg0
+// CHECK-NEXT: %[[P:.*]] = gnn.pairs %arg0
+// CHECK-NEXT: %[[ZP:.*]] = gnn.halo_exchange %[[P]], %[[Z]]
+// CHECK-NEXT: gnn.gather src %[[P]], %[[ZP]]
+// CHECK-NEXT: gnn.gather dst %[[P]], %[[Z]]
+// CHECK-NOT:  gnn.halo_exchange
+// CHECK-NOT:  gnn.dst
+// CHECK:      return
+func.func @Gae.forward(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> attributes {gnn.train = #gnn.train<dataset = "cora", links = <negatives = 1>>} {
+  %z = gnn.aggregate sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %p = gnn.pairs %g
+  %s = gnn.gather src %p, %z : tensor<?x8xf32> -> tensor<?x8xf32>
+  %d = gnn.gather dst %p, %z : tensor<?x8xf32> -> tensor<?x8xf32>
+  %m = gnn.mul %s, %d : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return %m : tensor<?x8xf32>
+}

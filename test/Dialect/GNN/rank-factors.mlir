@@ -80,3 +80,26 @@ func.func @Cora.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x2xf32> 
   %l = gnn.concat %z, %y axis = 1 : tensor<?x1xf32>, tensor<?x1xf32> -> tensor<?x2xf32>
   return %l : tensor<?x2xf32>
 }
+
+// On a rank (after gnn-distribute) the sources' rows come through the
+// pairs' halo exchange: the factor is the exchanged value, the node rows.
+// CHECK-LABEL: func.func @RankDot.rank_factors(%arg0: !gnn.graph, %arg1: tensor<?x?xf32>) -> (tensor<?x16xf32>, tensor<?x16xf32>)
+// CHECK-NEXT:  %[[W:.*]] = gnn.param @RankDot.w
+// CHECK-NEXT:  %[[H:.*]] = gnn.matmul %arg1, %[[W]]
+// CHECK-NEXT:  return %[[H]], %[[H]]
+gnn.parameter @RankDot.w : tensor<?x16xf32> init glorot dims ["wn.features", "16"]
+func.func @RankDot.forward(%g: !gnn.graph, %x: tensor<?x?xf32>) -> tensor<?x2xf32> attributes {gnn.train = #gnn.train<dataset = "wn", source = kg>} {
+  %w = gnn.param @RankDot.w : tensor<?x16xf32>
+  %h = gnn.matmul %x, %w : tensor<?x?xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+  %p = gnn.pairs %g
+  %hp = gnn.halo_exchange %p, %h : tensor<?x16xf32> -> tensor<?x16xf32>
+  %s = gnn.gather src %p, %hp : tensor<?x16xf32> -> tensor<?x16xf32>
+  %d = gnn.gather dst %p, %h : tensor<?x16xf32> -> tensor<?x16xf32>
+  %m = gnn.mul %s, %d : tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+  %y = gnn.reduce sum %m axis = 1 : tensor<?x16xf32> -> tensor<?xf32>
+  %c = gnn.reshape %y : tensor<?xf32> -> tensor<?x1xf32>
+  %zero = gnn.constant 0.000000e+00 : tensor<f32>
+  %z = gnn.mul %c, %zero : tensor<?x1xf32>, tensor<f32> -> tensor<?x1xf32>
+  %l = gnn.concat %z, %c axis = 1 : tensor<?x1xf32>, tensor<?x1xf32> -> tensor<?x2xf32>
+  return %l : tensor<?x2xf32>
+}

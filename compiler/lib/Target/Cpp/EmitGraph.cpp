@@ -36,16 +36,31 @@ namespace rt = gnn::target::rt;
 
 namespace {
 
-/// `ctx.halo-><member>(args...);` (or the target's exchange) and a newline.
+/// The exchange that fills the halo of `graph`'s sources: the target's
+/// (ctx.halo, or ctx.deviceHalo) for the graph the rank holds, the pairs'
+/// own for link prediction's pairs.
+llvm::StringRef exchangeOf(const FunctionEmitter &e, Value graph) {
+  return graph.getDefiningOp<PairsOp>() ? llvm::StringRef(rt::ctx::pairHalo)
+                                        : e.haloExchange();
+}
+
+/// `ctx.halo-><member>(args...);` (or the graph's exchange) and a newline.
+std::string haloStmt(llvm::StringRef exchange, llvm::StringRef member,
+                     ArrayRef<std::string> args) {
+  return (exchange + "->" + member + "(").str() + llvm::join(args, ", ") +
+         ");\n";
+}
 std::string haloStmt(const FunctionEmitter &e, llvm::StringRef member,
                      ArrayRef<std::string> args) {
-  return (e.haloExchange() + "->" + member + "(").str() +
-         llvm::join(args, ", ") + ");\n";
+  return haloStmt(e.haloExchange(), member, args);
 }
 
 /// `if (ctx.halo)\n  <distributed>`.
+std::string ifHalo(llvm::StringRef exchange, const std::string &distributed) {
+  return "if (" + exchange.str() + ")\n  " + distributed;
+}
 std::string ifHalo(const FunctionEmitter &e, const std::string &distributed) {
-  return "if (" + e.haloExchange().str() + ")\n  " + distributed;
+  return ifHalo(e.haloExchange(), distributed);
 }
 
 /// `else\n  <single>` after ifHalo.
@@ -67,17 +82,20 @@ std::string haloCode(FunctionEmitter &e, Operation *op) {
       .Case<HaloExchangeOp>([&](HaloExchangeOp h) {
         std::string owned = product(
             {e.member(h.getGraph(), rt::graph::numDst), e.width(h.getInput())});
+        llvm::StringRef exchange = exchangeOf(e, h.getGraph());
         return e.copyStmt(e.name(h.getInput()), owned, out) +
-               ifHalo(e, haloStmt(e, rt::halo::forward,
-                                  {out, e.width(h.getInput())}));
+               ifHalo(exchange, haloStmt(exchange, rt::halo::forward,
+                                         {out, e.width(h.getInput())}));
       })
       .Case<HaloExchangeGradOp>([&](HaloExchangeGradOp h) {
         std::string owned = product(
             {e.member(h.getGraph(), rt::graph::numDst), e.width(h.getGrad())});
+        llvm::StringRef exchange = exchangeOf(e, h.getGraph());
         return e.copyStmt(e.name(h.getGrad()), owned, out) +
-               ifHalo(e, haloStmt(
-                             e, rt::halo::backward,
-                             {e.name(h.getGrad()), e.width(h.getGrad()), out}));
+               ifHalo(exchange,
+                      haloStmt(exchange, rt::halo::backward,
+                               {e.name(h.getGrad()), e.width(h.getGrad()),
+                                out}));
       })
       .Case<HaloAggregateOp>([&](HaloAggregateOp h) {
         // In a single process the sources are the destinations.

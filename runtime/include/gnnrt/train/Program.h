@@ -312,7 +312,9 @@ template <typename T> struct ExecContext {
   const int64_t *graphIds = nullptr;
   /// Link-prediction programs (TrainSettings::links): the pairs of nodes
   /// the step scores, as a graph over `graph`'s nodes (numSrc == numDst ==
-  /// graph.numSrc) with one edge per pair (its source and destination),
+  /// graph.numSrc; a rank of a full-graph run: its owned nodes as
+  /// destinations, then the sources' halo, see pairHalo) with one edge per
+  /// pair (its source and destination),
   /// which `pairs(g)` names: a train step's positive pairs and their
   /// negatives, an evaluation's split. The output and `labels` then have a
   /// row per pair, in edge order (label 1: a link, 0: a negative).
@@ -387,6 +389,10 @@ template <typename T> struct ExecContext {
   /// device entry points: the same exchange over device rows, in place of
   /// `halo` (gnnrt/comm/DeviceHaloExchange.h);
   const DeviceHaloExchange *deviceHalo = nullptr;
+  /// full-graph link prediction: the exchange of `pairs`' own halo (the
+  /// remote sources of the pairs whose destination the rank owns), which
+  /// gathers over `pairs(g)` read (gnn.halo_exchange of the pairs graph);
+  const HaloExchange *pairHalo = nullptr;
   /// the global id of each local node, for dropout masks that do not depend
   /// on the partitioning ([graph.numSrc]);
   const int64_t *nodeIds = nullptr;

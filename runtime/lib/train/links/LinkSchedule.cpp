@@ -55,12 +55,12 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
   if (samplerRanks)
     return "link prediction samples in the trainers' ranks, not on sampler "
            "ranks (--samplers) yet";
-  if (comm.size() > 1 && program.numBlocks == 0)
-    return "full-graph link prediction trains in one process for now, not "
-           "on " +
+  if (comm.size() > 1 && program.numBlocks == 0 && program.useDevice)
+    return "the CUDA target trains full-graph link prediction in one "
+           "process for now, not on " +
            std::to_string(comm.size()) +
            " ranks: run it without mpirun, or train on sampled link batches "
-           "(batches = neighbor(...)), which train under mpirun";
+           "(batches = neighbor(...))";
   if (!options.dataDir.empty() &&
       std::ifstream(options.dataDir + "/manifest.json").good())
     return "link prediction trains on a dataset directory, not a partition "
@@ -103,7 +103,34 @@ LinkSchedule::LinkSchedule(const CompiledProgram &program,
 
 TrainingData LinkSchedule::loadData() {
   // Node ids stay: the pairs name them.
-  return prepareWholeGraph(linkDataset(), "original", program.needsEdgeIds);
+  if (comm.size() == 1)
+    return prepareWholeGraph(linkDataset(), "original", program.needsEdgeIds);
+  // Every rank made the same split; the message-passing graph (train links
+  // only) is what the ranks partition.
+  TrainingData part = partitionAtStartup(linkDataset(), program, options, comm,
+                                         /*cacheAssignment=*/false);
+  owners = std::make_unique<NodeOwners>(part.nodeIds, part.data.numNodes,
+                                        part.numGlobalNodes, comm);
+  return part;
+}
+
+std::vector<int64_t> LinkSchedule::ownNodes() const {
+  std::vector<int64_t> nodes;
+  for (int64_t v = 0; v < trainingData.numGlobalNodes; ++v)
+    if (owns(v))
+      nodes.push_back(v);
+  return nodes;
+}
+
+void LinkSchedule::bindRankPairs(ExecContext<float> &ctx,
+                                 const PairBatch &pairs, RankPairs &share) {
+  selectRankPairs(pairs, *owners, comm, share);
+  ctx.pairs = share.batch.graph.view();
+  ctx.labels = share.batch.labels.data();
+  ctx.pairHalo = share.halo.get();
+  // This rank's share of the batch's mean loss.
+  ctx.lossScale = double(share.batch.labels.size()) /
+                  double(std::max<int64_t>(1, share.globalPairs));
 }
 
 Dataset LinkSchedule::linkDataset() {
@@ -137,6 +164,9 @@ Dataset LinkSchedule::linkDataset() {
 
 void LinkSchedule::bind(ParameterStore<float> &store) {
   ScheduleBase::bind(store);
+  // Loading the partition exchanged degrees through the halo.
+  if (trainingData.halo)
+    trainingData.halo->resetTraffic();
   // Every pair counts in the loss; the labels are each step's pairs'.
   trainCtx.lossMask = forwardCtx.lossMask = nullptr;
   logits.clear();
@@ -151,13 +181,27 @@ double LinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   // A function of (seed, epoch): a resumed run trains on the same pairs.
   // Refilled in place: an epoch's pairs are the previous epoch's size.
   linkData->trainPairs(epoch, trainBatch, trainNegatives);
+  trainCtx.step = uint64_t(epoch - 1);
+  if (owners) {
+    // Every rank steps (the halo exchanges are collective), with or
+    // without pairs of its own.
+    bindRankPairs(trainCtx, trainBatch, trainShare);
+    return step(&trainCtx);
+  }
   trainCtx.pairs = trainBatch.graph.view();
   trainCtx.labels = trainBatch.labels.data();
-  trainCtx.step = uint64_t(epoch - 1);
   return step(&trainCtx);
 }
 
 std::vector<float> LinkSchedule::outputRows(const PairBatch &pairs) {
+  if (owners) {
+    bindRankPairs(forwardCtx, pairs, evaluationShare);
+    std::vector<float> rows(size_t(2 * forwardCtx.pairs.numEdges));
+    forwardCtx.output = rows.data();
+    program.forwardF32(forwardCtx);
+    return gatherPairRows(comm, pairs.graph.view().numEdges,
+                          evaluationShare.pairOf, rows);
+  }
   std::vector<float> rows(size_t(2 * pairs.graph.view().numEdges));
   forwardCtx.pairs = pairs.graph.view();
   forwardCtx.labels = pairs.labels.data();
@@ -256,7 +300,15 @@ void writeFactorEmbeddings(const CompiledProgram &program,
 }
 
 void LinkSchedule::writeEmbeddings(const std::string &path) {
-  writeFactorEmbeddings(program, forwardCtx, trainingData.data.numNodes, path);
+  if (!owners) {
+    writeFactorEmbeddings(program, forwardCtx, trainingData.data.numNodes,
+                          path);
+    return;
+  }
+  // Each rank computes its owned nodes' rows; rank 0 writes them all.
+  writeGatheredEmbeddings(comm, path, ownNodes(),
+                          factorRows(program, forwardCtx),
+                          trainingData.numGlobalNodes);
 }
 
 void LinkSchedule::printStats(const TrainingResult &result) const {
@@ -269,6 +321,26 @@ void LinkSchedule::printStats(const TrainingResult &result) const {
               split.testPos.size(), linkData->undirected() ? "yes" : "no",
               (long long)program.settings.links.negatives,
               (long long)trainingData.graph.view().numEdges);
+  if (!owners || !trainingData.halo || program.numBlocks > 0)
+    return;
+  // The message-passing graph's halo, then the pairs' (each epoch's own).
+  const double epochs = double(std::max<int64_t>(1, result.last.epoch));
+  const HaloExchange &halo = *trainingData.halo;
+  const double seconds =
+      halo.forwardTraffic().seconds + halo.backwardTraffic().seconds;
+  std::printf("stats: rank %d halo sent %lld received %lld bytes/epoch, "
+              "train pairs %lld of %lld with %lld remote sources\n",
+              comm.rank(),
+              (long long)((halo.forwardTraffic().sentBytes +
+                           halo.backwardTraffic().sentBytes) /
+                          epochs),
+              (long long)((halo.forwardTraffic().receivedBytes +
+                           halo.backwardTraffic().receivedBytes) /
+                          epochs),
+              (long long)trainShare.batch.labels.size(),
+              (long long)trainShare.globalPairs,
+              (long long)(trainShare.halo ? trainShare.halo->numHalo() : 0));
+  printRankStats(result, seconds);
 }
 
 std::unique_ptr<Schedule> makeLinkSchedule(const CompiledProgram &program,

@@ -13,9 +13,15 @@
 // - out[:, 0] (the logits are [0, s]): their ROC AUC, average precision
 // and mean binary cross-entropy.
 //
-// Not yet: several ranks, sampler ranks, --offload, a partition directory,
-// sampled link batches, heterogeneous data and --predict are refused
-// before anything loads.
+// Under mpirun every rank makes the same split and draws the same
+// negatives; the message-passing graph is partitioned at start-up, and a
+// rank scores the pairs whose destination it owns (RankPairs.h: their
+// sources' rows come through the pairs' own halo exchange), so P ranks
+// train what one process trains, the sums in another order. Evaluation
+// gathers every rank's scores.
+//
+// Not yet: sampler ranks, --offload, a partition directory and
+// heterogeneous data are refused before anything loads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +29,7 @@
 #define GNNRT_LIB_TRAIN_LINKSCHEDULE_H
 
 #include "LinkTraining.h"
+#include "RankPairs.h"
 #include "schedule/ScheduleBase.h"
 
 #include <array>
@@ -70,7 +77,9 @@ public:
   LinkSchedule(const CompiledProgram &program, const DriverOptions &options,
                Communicator &comm, bool samplerRanks);
 
-  const char *name() const override { return "link_full_graph"; }
+  const char *name() const override {
+    return comm.size() > 1 ? "link_distributed_full_graph" : "link_full_graph";
+  }
   void bind(ParameterStore<float> &params) override;
   double trainEpoch(int64_t epoch, OptimizerStep &step) override;
   /// AUC, AP (and loss) of the valid and test pairs the train block
@@ -88,6 +97,8 @@ public:
   const LinkSplitData &links() const { return *linkData; }
 
 protected:
+  /// The message-passing graph: whole in one process; under mpirun this
+  /// rank's partition of it (`owners` says where every node lives).
   TrainingData loadData() override;
   /// The dataset as message passing sees it (the train links, both
   /// directions when undirected, and self loops if asked), with the split
@@ -98,11 +109,26 @@ protected:
   /// where a schedule's is.
   virtual std::vector<float> outputRows(const PairBatch &pairs);
 
+  /// Whether this process computes node v's rows (all of them in one
+  /// process; under mpirun the rank's owned nodes).
+  bool owns(int64_t v) const { return !owners || owners->mine(v); }
+  /// This process's nodes (global ids, ascending).
+  std::vector<int64_t> ownNodes() const;
+
   std::unique_ptr<LinkSplitData> linkData;
+  /// Under mpirun: every node's owner and row there (null in one process).
+  std::unique_ptr<NodeOwners> owners;
   /// The current epoch's train pairs, and the evaluated splits' (made once).
   PairBatch trainBatch;
   LinkPairs trainNegatives;
   std::optional<PairBatch> validBatch, testBatch;
+
+private:
+  /// Under mpirun, full graph: `ctx` scores this rank's share of `pairs`
+  /// (selected into `share`).
+  void bindRankPairs(ExecContext<float> &ctx, const PairBatch &pairs,
+                     RankPairs &share);
+  RankPairs trainShare, evaluationShare;
 };
 
 /// makeSchedule's choice for a program with TrainSettings::links

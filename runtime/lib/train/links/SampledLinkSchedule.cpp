@@ -6,6 +6,7 @@
 
 #include "SampledLinkSchedule.h"
 
+#include "RankPairs.h"
 #include "batch/SampledTraining.h"
 #include "params/OptimizerStep.h"
 
@@ -37,19 +38,6 @@ constexpr int kLinkPipelineDepth = 4;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// The float's bits as an int64 (gatherAll moves int64 values).
-int64_t bitsOf(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return int64_t(bits);
-}
-float floatOf(int64_t bits) {
-  const uint32_t b = uint32_t(bits);
-  float v;
-  std::memcpy(&v, &b, sizeof v);
-  return v;
-}
-
 } // namespace
 
 SampledLinkSchedule::SampledLinkSchedule(const CompiledProgram &program,
@@ -58,21 +46,6 @@ SampledLinkSchedule::SampledLinkSchedule(const CompiledProgram &program,
     : LinkSchedule(program, options, comm, samplerRanks) {}
 
 SampledLinkSchedule::~SampledLinkSchedule() = default;
-
-TrainingData SampledLinkSchedule::loadData() {
-  Dataset ds = linkDataset();
-  if (comm.size() == 1)
-    return prepareWholeGraph(std::move(ds), "original", program.needsEdgeIds);
-  // Every rank made the same split; the message-passing graph (train links
-  // only) is what the ranks partition and sample.
-  TrainingData part = partitionAtStartup(std::move(ds), program, options, comm,
-                                         /*cacheAssignment=*/false);
-  // nodeIds lists the owned nodes, then the halo.
-  ownedNodes.assign(size_t(part.numGlobalNodes), 0);
-  for (int64_t v = 0; v < part.data.numNodes; ++v)
-    ownedNodes[size_t(part.nodeIds[size_t(v)])] = 1;
-  return part;
-}
 
 void SampledLinkSchedule::bind(ParameterStore<float> &store) {
   LinkSchedule::bind(store);
@@ -244,8 +217,9 @@ std::vector<float> SampledLinkSchedule::outputRows(const PairBatch &pairs) {
   for (int64_t c : gatherCounts(comm, int64_t(mine.size())))
     passes = std::max(passes, ceilDiv(c, kInferencePairs));
   const std::vector<int64_t> whole(size_t(program.numBlocks), -1);
-  std::vector<int64_t> scored; // (pair, logit 0 bits, logit 1 bits)
-  std::vector<float> out;
+  // What this rank scored: pair scoredPairs[k]'s logits at scored[2k..].
+  std::vector<int64_t> scoredPairs;
+  std::vector<float> scored, out;
   for (int64_t p = 0; p < passes; ++p) {
     const size_t begin = std::min(mine.size(), size_t(p * kInferencePairs)),
                  end = std::min(mine.size(), begin + size_t(kInferencePairs));
@@ -274,29 +248,18 @@ std::vector<float> SampledLinkSchedule::outputRows(const PairBatch &pairs) {
     program.forwardF32(forwardCtx);
     // Output row r is the pair fillPairBatch placed there (byDestination:
     // its index among positives then negatives).
-    for (size_t r = 0; r < pairOf.size(); ++r) {
-      scored.push_back(pairOf[size_t(stepPairs.byDestination[r])]);
-      scored.push_back(bitsOf(out[2 * r]));
-      scored.push_back(bitsOf(out[2 * r + 1]));
-    }
+    for (size_t r = 0; r < pairOf.size(); ++r)
+      scoredPairs.push_back(pairOf[size_t(stepPairs.byDestination[r])]);
+    scored.insert(scored.end(), out.begin(), out.end());
   }
-  const std::vector<int64_t> everyone = gatherAll(comm, scored);
-  std::vector<float> rows(size_t(2 * g.numEdges), 0.0f);
-  for (size_t i = 0; i + 2 < everyone.size(); i += 3) {
-    rows[size_t(2 * everyone[i])] = floatOf(everyone[i + 1]);
-    rows[size_t(2 * everyone[i] + 1)] = floatOf(everyone[i + 2]);
-  }
-  return rows;
+  return gatherPairRows(comm, g.numEdges, scoredPairs, scored);
 }
 
 void SampledLinkSchedule::writeEmbeddings(const std::string &path) {
   // This process's nodes (a rank's: those it owns) as seeds with their
   // whole neighbourhoods: the last level's rows are them, ascending.
   const int64_t n = trainingData.numGlobalNodes;
-  std::vector<int64_t> nodes;
-  for (int64_t v = 0; v < n; ++v)
-    if (owns(v))
-      nodes.push_back(v);
+  const std::vector<int64_t> nodes = ownNodes();
   const std::vector<int64_t> whole(size_t(program.numBlocks), -1);
   assembler->assemble(nodes, whole, SampleKey{program.settings.seed, 0, 0},
                       *builders.front(), sampled, inferenceTraffic);
@@ -309,26 +272,7 @@ void SampledLinkSchedule::writeEmbeddings(const std::string &path) {
     writeEmbeddingRows(path, rows, n);
     return;
   }
-  // Rank 0 gathers every rank's rows (node id, then the row's float bits)
-  // and writes them in id order.
-  int64_t width = nodes.empty() ? 0 : int64_t(rows.size()) / int64_t(nodes.size());
-  for (int64_t w : gatherCounts(comm, width))
-    width = std::max(width, w);
-  std::vector<int64_t> mine;
-  mine.reserve(nodes.size() * size_t(width + 1));
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    mine.push_back(nodes[i]);
-    for (int64_t c = 0; c < width; ++c)
-      mine.push_back(bitsOf(rows[i * size_t(width) + size_t(c)]));
-  }
-  const std::vector<int64_t> all = gatherAll(comm, mine);
-  if (comm.rank() != 0)
-    return;
-  std::vector<float> table(size_t(n * width), 0.0f);
-  for (size_t at = 0; at + size_t(width) < all.size(); at += size_t(width) + 1)
-    for (int64_t c = 0; c < width; ++c)
-      table[size_t(all[at] * width + c)] = floatOf(all[at + 1 + size_t(c)]);
-  writeEmbeddingRows(path, table, n);
+  writeGatheredEmbeddings(comm, path, nodes, rows, n);
 }
 
 void SampledLinkSchedule::printStats(const TrainingResult &result) const {

@@ -56,8 +56,6 @@ public:
   void printStats(const TrainingResult &result) const override;
 
 protected:
-  TrainingData loadData() override;
-
   /// By full-neighbourhood inference, this rank scoring the pairs whose
   /// destination it owns; every rank gets all of them. Collective. (So
   /// evaluation and --predict --pairs are LinkSchedule's.)
@@ -83,9 +81,6 @@ private:
   void sampleStep(int64_t epoch, const IndexPermutation &order, int64_t b,
                   BlockBuilder &builder, SampledBatch &out, PairBatch &local,
                   SamplingTraffic &traffic);
-  bool owns(int64_t globalNode) const {
-    return ownedNodes.empty() || ownedNodes[size_t(globalNode)];
-  }
 
   std::unique_ptr<MiniBatchAssembler> assembler;
   /// One per sampling thread; the training thread uses the first.
@@ -101,8 +96,6 @@ private:
   /// --stats' per-epoch sampling time is training's).
   SamplingTraffic traffic, inferenceTraffic;
   double pipelineWait = 0;
-  /// Under mpirun: whether this rank owns each global node (empty: all).
-  std::vector<uint8_t> ownedNodes;
   int64_t steps = 1;
   /// Sums over the trained batches (--stats): pairs, and each block's
   /// sources, destinations and edges.

@@ -103,23 +103,30 @@ TEST(ScheduleTest, SampledProgramDistributed) {
   EXPECT_EQ(chosen(2, 1, Data::PartitionDirectory), "distributed_sampled");
 }
 
-TEST(ScheduleTest, LinkProgramsFullGraphInOneProcessSampledOnAny) {
+TEST(ScheduleTest, LinkProgramsTrainOnAnyRankCount) {
   CompiledProgram program;
   program.sourceFile = "gae.gnn";
   program.settings.links.enabled = true;
   DriverOptions options;
   CountOnlyCommunicator one(1), two(2);
   EXPECT_STREQ(makeSchedule(program, options, one)->name(), "link_full_graph");
+  EXPECT_STREQ(makeSchedule(program, options, two)->name(),
+               "link_distributed_full_graph");
+  // The CUDA target's full-graph link step has no device pairs exchange.
+  program.useDevice = [](int, Communicator &) {
+    return std::unique_ptr<Communicator>();
+  };
   try {
     makeSchedule(program, options, two);
-    ADD_FAILURE() << "a full-graph link program was given two ranks";
+    ADD_FAILURE() << "a CUDA full-graph link program was given two ranks";
   } catch (const UsageError &e) {
     EXPECT_NE(std::string(e.what()).find(
-                  "gae.gnn: full-graph link prediction trains in one process "
-                  "for now, not on 2 ranks"),
+                  "gae.gnn: the CUDA target trains full-graph link "
+                  "prediction in one process for now, not on 2 ranks"),
               std::string::npos)
         << e.what();
   }
+  program.useDevice = nullptr;
   program.numBlocks = 2;
   EXPECT_STREQ(makeSchedule(program, options, one)->name(), "link_sampled");
   EXPECT_STREQ(makeSchedule(program, options, two)->name(),

@@ -241,6 +241,9 @@ constexpr StringLiteral dstDegree = "ctx.dstDegree";
 constexpr StringLiteral halo = "ctx.halo";
 /// The same over device rows, for device entry points (the CUDA target).
 constexpr StringLiteral deviceHalo = "ctx.deviceHalo";
+/// Full-graph link prediction on a rank: the exchange of the pairs' own
+/// halo (their remote sources; null in a single process).
+constexpr StringLiteral pairHalo = "ctx.pairHalo";
 } // namespace ctx
 
 /// HaloExchange member functions, called through `ctx.halo->` (and

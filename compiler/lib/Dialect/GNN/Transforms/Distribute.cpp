@@ -16,6 +16,11 @@
 //    through gnn.dst (its owned prefix, a view);
 //  - the input features are owned rows: the first layer transforms them
 //    locally and exchanges the product;
+//  - link prediction's pairs (`pairs(g)`: those whose destination the rank
+//    owns) read their sources through an exchange of their own: a gather
+//    of the pairs' sources widens its input by a gnn.halo_exchange over
+//    the pairs graph (the trainer fills the pairs' halo), and the output
+//    has a row per pair;
 //  - an unweighted sum or mean of a destination-space value becomes
 //    gnn.halo_aggregate: the exchange overlapped with the owned rows'
 //    reduction, one-shot or, with `aggregation = sequential` (or
@@ -52,7 +57,8 @@ enum class Space { None, Src, Dst, Edge };
 
 class RowSpaces {
 public:
-  explicit RowSpaces(func::FuncOp f) : f(f) {}
+  /// `pairRows`: the model returns a row per pair (link prediction).
+  RowSpaces(func::FuncOp f, bool pairRows) : f(f), pairRows(pairRows) {}
 
   /// Places every value; fails (after an error at the model) if the model
   /// returns a value with one row per edge.
@@ -118,9 +124,11 @@ private:
     return converted;
   }
 
-  /// `v` in the source space: widened by a halo exchange if needed.
+  /// `v` in the source space of `g`: widened by a halo exchange if needed
+  /// (the graph's or, for the pairs, theirs: one per value and graph).
   Value asSrc(Value g, Value v) {
-    return convert<HaloExchangeOp>(v, g, Space::Dst, Space::Src, exchanged);
+    return convert<HaloExchangeOp>(v, g, Space::Dst, Space::Src,
+                                   exchanged[g]);
   }
 
   /// `v` in the destination space: its owned prefix if it is a source one.
@@ -190,8 +198,11 @@ private:
         .Case<func::ReturnOp>([&](func::ReturnOp r) {
           // The logits: one row per owned node. A value with one row per
           // edge (a gather, an edge softmax) is not logits: the trainer
-          // would read E rows as N and die, so it is an error here.
+          // would read E rows as N and die, so it is an error here. A link
+          // program's scores are rows of the pairs: they stay.
           for (OpOperand &operand : r->getOpOperands()) {
+            if (of(operand.get()) == Space::Edge && pairRows)
+              continue;
             if (of(operand.get()) == Space::Edge) {
               f.emitError(kEdgeRowsOutputError);
               returnsEdgeRows = true;
@@ -221,12 +232,16 @@ private:
   }
 
   func::FuncOp f;
+  bool pairRows;
   Value graph;
   /// How halo_aggregate fetches remote rows: the train block's
   /// `aggregation` (sequential_remat is sequential: see above), or "auto".
   HaloMode mode = HaloMode::automatic;
   DenseMap<Value, Space> spaces;
-  DenseMap<Value, Value> exchanged, narrowed;
+  /// The exchanges made, per graph (the message-passing graph, a pairs
+  /// graph), and the owned prefixes.
+  DenseMap<Value, DenseMap<Value, Value>> exchanged;
+  DenseMap<Value, Value> narrowed;
   bool returnsEdgeRows = false;
 };
 
@@ -241,11 +256,7 @@ struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
     TrainAttr train = TrainAttr::of(getOperation());
     if (train.getGraphBatches())
       return;
-    // Link prediction trains in one process so far (the trainer refuses
-    // several ranks): its pairs span the whole graph.
-    if (train.getLinks())
-      return;
-    if (failed(RowSpaces(getOperation()).run()))
+    if (failed(RowSpaces(getOperation(), bool(train.getLinks())).run()))
       signalPassFailure();
   }
 };

@@ -116,6 +116,11 @@ std::optional<Factors> matchFactors(func::FuncOp forward) {
       if (slot || !samePairs(gather.getGraph()))
         return std::nullopt;
       slot = gather.getInput();
+      // A rank's pairs read their remote sources through the pairs' own
+      // halo (gnn-distribute): the factor is the rows exchanged.
+      if (auto halo = slot.getDefiningOp<HaloExchangeOp>();
+          halo && halo.getGraph() == gather.getGraph())
+        slot = halo.getInput();
       continue;
     }
     auto relation = leaf.getDefiningOp<GatherRelationOp>();
