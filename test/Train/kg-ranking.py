@@ -3,6 +3,11 @@ DistMult checkpoint, in float64, independently of gnnrt: checks the
 trainer's `final:` line (valid_mrr, test_mrr, test_hits@1/3/10).
 
 usage: kg-ranking.py DATA_DIR CHECKPOINT TRAINER_OUTPUT [SCALE]
+       kg-ranking.py DATA_DIR CHECKPOINT --scores QUERIES PREDICTIONS [SCALE]
+
+The second form checks `--predict PREDICTIONS --pairs QUERIES` instead: one
+row per query triple, in its order, by name, with the float64 score (within
+1e-5) and its sigmoid.
 
 Entity and relation ids follow KnowledgeGraph.h's documented order (first
 appearance over train, valid, test; each line's head before its tail), so
@@ -41,8 +46,14 @@ def read_triples(path):
         return [tuple(line.rstrip("\n").split("\t")) for line in f if line.strip()]
 
 
-data_dir, checkpoint, output = sys.argv[1:4]
-scale = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
+data_dir, checkpoint = sys.argv[1:3]
+scores_mode = sys.argv[3] == "--scores"
+if scores_mode:
+    queries_path, predictions_path = sys.argv[4:6]
+    scale = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
+else:
+    output = sys.argv[3]
+    scale = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
 splits = {s: read_triples(f"{data_dir}/{s}.txt") for s in ("train", "valid", "test")}
 entities, relations = {}, {}
 for s in ("train", "valid", "test"):
@@ -65,6 +76,35 @@ rel = [w[r * dim:(r + 1) * dim] for r in range(len(w) // dim)]
 
 def score(h, r, t):
     return sum(a * b * c for a, b, c in zip(row[h], rel[r], row[t]))
+
+
+def check_scores():
+    import csv
+    import math
+    queries = read_triples(queries_path)
+    with open(predictions_path) as f:
+        rows = list(csv.reader(f))
+    if rows[0] != ["head", "relation", "tail", "score", "probability"]:
+        sys.exit(f"header {rows[0]}")
+    rows = rows[1:]
+    if len(rows) != len(queries):
+        sys.exit(f"{len(rows)} rows for {len(queries)} triples")
+    worst = 0.0
+    for (h, r, t), (ph, pr, pt, ps, pp) in zip(queries, rows):
+        if (ph, pr, pt) != (h, r, t):
+            sys.exit(f"row {ph, pr, pt} where the file has {h, r, t}")
+        want = score(entities[h], relations[r], entities[t])
+        got = float(ps)
+        worst = max(worst, abs(got - want) / max(1.0, abs(want)))
+        if abs(float(pp) - 1 / (1 + math.exp(-got))) > 1e-6:
+            sys.exit(f"probability {pp} of score {ps}")
+    verdict = "OK" if worst <= 1e-5 else "TOO LARGE"
+    print(f"{len(rows)} triples, largest score difference {worst:.1e}: {verdict}")
+    sys.exit(0 if verdict == "OK" else 1)
+
+
+if scores_mode:
+    check_scores()
 
 
 def metrics(triples):

@@ -41,7 +41,11 @@ private:
   std::unordered_map<std::string, int64_t> ids;
 };
 
-void readTriples(const std::string &path, bool isTrain, NameIds &entities,
+/// Which names a file may add: a train file its relations and entities, a
+/// valid or test file entities, a file of triples to score none.
+enum class NewNames { RelationsAndEntities, Entities, None };
+
+void readTriples(const std::string &path, NewNames adds, NameIds &entities,
                  NameIds &relations, TripleList &out) {
   CsvReader in(path);
   std::string_view fields[3];
@@ -73,21 +77,32 @@ void readTriples(const std::string &path, bool isTrain, NameIds &entities,
                  : k == 1 ? "relation"
                           : "tail") +
                 " is empty");
-    int64_t relation =
-        isTrain ? relations.idOf(fields[1]) : relations.find(fields[1]);
+    int64_t relation = adds == NewNames::RelationsAndEntities
+                           ? relations.idOf(fields[1])
+                           : relations.find(fields[1]);
     if (relation < 0)
       in.fail("relation " + quoteToken(fields[1]) +
               " does not appear in the train triples");
-    const int64_t head = entities.idOf(fields[0]);
-    const int64_t tail = entities.idOf(fields[2]);
-    out.push(head, int32_t(relation), tail);
+    int64_t ends[2];
+    for (int k : {0, 1}) {
+      const std::string_view name = fields[2 * k];
+      ends[k] = adds == NewNames::None ? entities.find(name)
+                                       : entities.idOf(name);
+      if (ends[k] < 0)
+        in.fail(std::string(k == 0 ? "head " : "tail ") + quoteToken(name) +
+                " is not an entity of the knowledge graph (its train, "
+                "valid and test triples)");
+    }
+    out.push(ends[0], int32_t(relation), ends[1]);
   }
   // An empty file would pass as an empty split: train with nothing to
   // learn, or rank nothing and report metrics of no triples.
   if (out.size() == 0)
     throwDataError(path, 0,
-                   "no triples (a knowledge graph needs train, valid and "
-                   "test triples)");
+                   adds == NewNames::None
+                       ? "no triples to score"
+                       : "no triples (a knowledge graph needs train, valid "
+                         "and test triples)");
 }
 
 } // namespace
@@ -115,9 +130,25 @@ KnowledgeGraph readKnowledgeGraph(const std::string &dir) {
     const std::string path = findTripleFile(dir, name);
     if (path.empty())
       throwDataError(dir + "/" + name + ".txt[.gz]", 0, "no such file");
-    readTriples(path, triples == &kg.train, entities, relations, *triples);
+    readTriples(path,
+                triples == &kg.train ? NewNames::RelationsAndEntities
+                                     : NewNames::Entities,
+                entities, relations, *triples);
   }
   return kg;
+}
+
+TripleList readTriplesOf(const std::string &path, const KnowledgeGraph &kg) {
+  // The graph's names with their ids (first appearance is id order).
+  std::vector<std::string> entityNames, relationNames;
+  NameIds entities(entityNames), relations(relationNames);
+  for (const std::string &name : kg.entities)
+    entities.idOf(name);
+  for (const std::string &name : kg.relations)
+    relations.idOf(name);
+  TripleList triples;
+  readTriples(path, NewNames::None, entities, relations, triples);
+  return triples;
 }
 
 } // namespace gnnrt

@@ -134,7 +134,9 @@ const OptionSpec kOptions[] = {
     {"--pairs", "FILE",
      "with --predict, a link-prediction program: score the node pairs of "
      "FILE (src,dst per row, CSV or .csv.gz) and write them as CSV "
-     "(src,dst,score,probability)",
+     "(src,dst,score,probability); a knowledge graph: the triples of FILE "
+     "(head<TAB>relation<TAB>tail by name, as train.txt) as CSV "
+     "(head,relation,tail,score,probability)",
      [](DriverOptions &o, auto &, auto &v) { o.pairsFile = v; }},
     {"--embeddings", "FILE",
      "a link-prediction program whose score multiplies node rows (a dot "

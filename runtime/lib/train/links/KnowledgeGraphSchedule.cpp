@@ -8,16 +8,36 @@
 
 #include "LinkSchedule.h"
 #include "gnnrt/data/links/NegativeSampling.h"
+#include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/sample/Sampler.h"
 #include "gnnrt/support/Error.h"
 #include "params/LearnedInputs.h"
 #include "params/OptimizerStep.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 
 namespace gnnrt {
+
+namespace {
+
+/// `name` as one CSV field: quoted (quotes doubled) when it holds a comma,
+/// a quote or a line break (RFC 4180), as is otherwise.
+std::string csvField(const std::string &name) {
+  if (name.find_first_of(",\"\r\n") == std::string::npos)
+    return name;
+  std::string quoted = "\"";
+  for (char c : name) {
+    if (c == '"')
+      quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+} // namespace
 
 Dataset knowledgeGraphDataset(const KnowledgeGraph &kg) {
   Dataset ds;
@@ -198,6 +218,31 @@ Accuracies KnowledgeGraphSchedule::evaluate() {
     acc.testHits10 = test.hits10;
   }
   return acc;
+}
+
+void KnowledgeGraphSchedule::writePredictions(const std::string &path,
+                                              Communicator &comm) {
+  const TripleList triples = readTriplesOf(options.pairsFile, kg);
+  const PairBatch batch = makeTriplePairBatch(kg.numEntities(), numRelations,
+                                              triples, TripleList{});
+  pairOutput.resize(2 * triples.size());
+  forwardCtx.pairs = batch.graph.view();
+  forwardCtx.labels = batch.labels.data();
+  forwardCtx.output = pairOutput.data();
+  program.forwardF32(forwardCtx);
+  if (comm.rank() != 0)
+    return;
+  const std::vector<float> score =
+      scoresInGivenOrder(batch, pairOutput.data());
+  AtomicFile out(path);
+  std::fprintf(out.stream(), "head,relation,tail,score,probability\n");
+  for (size_t i = 0; i < triples.size(); ++i)
+    std::fprintf(out.stream(), "%s,%s,%s,%.9g,%.9g\n",
+                 csvField(kg.entities[size_t(triples.head[i])]).c_str(),
+                 csvField(kg.relations[size_t(triples.relation[i])]).c_str(),
+                 csvField(kg.entities[size_t(triples.tail[i])]).c_str(),
+                 double(score[i]), 1.0 / (1.0 + std::exp(-double(score[i]))));
+  out.commit();
 }
 
 void KnowledgeGraphSchedule::writeEmbeddings(const std::string &path) {

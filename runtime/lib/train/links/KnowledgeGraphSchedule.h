@@ -22,9 +22,12 @@
 //    out[:, 0]): valid MRR, test MRR and Hits@1/3/10. The best epoch is the
 //    one of the best valid MRR.
 //
+// --predict OUT --pairs FILE scores the triples of FILE (by name, as the
+// text release writes them) and writes them by name with their scores.
+//
 // Refused before anything loads, as for the other link programs: several
-// ranks, sampler ranks, sampled batches, a partition directory, --offload
-// and --predict.
+// ranks, sampler ranks, sampled batches, a partition directory and
+// --offload.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +62,10 @@ public:
   /// triples, as the train block's evaluate names them.
   Accuracies evaluate() override;
   const std::vector<float> &predict() override { return logits; }
+  /// Scores the triples of --pairs (every triple in one forward) and
+  /// writes `head,relation,tail,score,probability` per triple, by name, in
+  /// the file's order.
+  void writePredictions(const std::string &path, Communicator &comm) override;
   /// The entity rows the score multiplies (writeFactorEmbeddings).
   void writeEmbeddings(const std::string &path) override;
   void printStats(const TrainingResult &result) const override;

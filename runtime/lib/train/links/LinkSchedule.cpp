@@ -27,6 +27,14 @@
 
 namespace gnnrt {
 
+std::vector<float> scoresInGivenOrder(const PairBatch &batch,
+                                      const float *output) {
+  std::vector<float> score(batch.byDestination.size());
+  for (size_t k = 0; k < score.size(); ++k)
+    score[size_t(batch.byDestination[k])] = output[2 * k + 1] - output[2 * k];
+  return score;
+}
+
 LinkScores scorePairs(const PairBatch &batch, const float *output) {
   std::vector<float> positive, negative;
   positive.reserve(size_t(batch.positives));
@@ -68,17 +76,18 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
            options.dataDir + ") yet";
   if (!settings.offloadDir.empty())
     return "--offload: link prediction does not train out of core yet";
-  if (!options.predictFile.empty() && program.settings.source == "kg")
-    return "--predict: scores of knowledge-graph triples are not written "
-           "yet (the metrics lines carry the filtered ranking)";
   if (!options.embeddingsFile.empty() && !program.rankFactorsF32)
     return "--embeddings: the score is not a product of node rows (a dot "
            "product or DistMult), so no row per node stands for it";
   if (!options.embeddingsFile.empty() && program.useDevice)
     return "--embeddings: not written by the CUDA target yet";
   if (!options.predictFile.empty() && options.pairsFile.empty())
-    return "--predict: a link-prediction program scores pairs, not nodes: "
-           "give --pairs FILE (src,dst per row)";
+    return program.settings.source == "kg"
+               ? "--predict: a knowledge-graph program scores triples, not "
+                 "nodes: give --pairs FILE (head<TAB>relation<TAB>tail per "
+                 "line, by name)"
+               : "--predict: a link-prediction program scores pairs, not "
+                 "nodes: give --pairs FILE (src,dst per row)";
   return "";
 }
 
@@ -234,24 +243,16 @@ Accuracies LinkSchedule::evaluate() {
 
 void LinkSchedule::writePredictions(const std::string &path,
                                     Communicator &comm) {
-  // The file's pairs in the pairs graph's edge order (by destination, then
-  // source, as makePairBatch orders them), scored together.
+  // The file's pairs, scored together in the pairs graph's edge order.
   const LinkPairs pairs =
       readLinkPairs(options.pairsFile, trainingData.numGlobalNodes);
-  std::vector<size_t> order(pairs.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return pairs.dst[a] != pairs.dst[b] ? pairs.dst[a] < pairs.dst[b]
-                                        : pairs.src[a] < pairs.src[b];
-  });
-  const std::vector<float> rows = outputRows(
-      makePairBatch(trainingData.numGlobalNodes, pairs, LinkPairs{}));
+  const PairBatch batch =
+      makePairBatch(trainingData.numGlobalNodes, pairs, LinkPairs{});
+  const std::vector<float> rows = outputRows(batch);
   if (comm.rank() != 0)
     return;
   // Back in the file's order: s = logit 1 - logit 0, as evaluation ranks.
-  std::vector<float> score(order.size());
-  for (size_t k = 0; k < order.size(); ++k)
-    score[order[k]] = rows[2 * k + 1] - rows[2 * k];
+  const std::vector<float> score = scoresInGivenOrder(batch, rows.data());
   AtomicFile out(path);
   std::fprintf(out.stream(), "src,dst,score,probability\n");
   for (size_t i = 0; i < score.size(); ++i)

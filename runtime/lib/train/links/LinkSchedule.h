@@ -45,8 +45,7 @@ struct LinkScores {
 
 /// Throws UsageError, naming the program's source, if a link program
 /// cannot train under `options` yet (several ranks, sampler ranks, sampled
-/// batches, a partition directory, --offload, --predict without --pairs,
-/// --predict of a knowledge graph).
+/// batches, a partition directory, --offload, --predict without --pairs).
 void refuseUnsupportedLinkLaunch(const CompiledProgram &program,
                                  const DriverOptions &options,
                                  Communicator &comm, bool samplerRanks);
@@ -70,6 +69,12 @@ void writeFactorEmbeddings(const CompiledProgram &program,
 
 /// The scores of `batch` from forward's output [pairs, 2] (logits [0, s]).
 LinkScores scorePairs(const PairBatch &batch, const float *output);
+
+/// Each pair's score s = logit 1 - logit 0 from forward's output [pairs, 2]
+/// of `batch`, in the order its pairs were given (positives, then
+/// negatives: PairBatch::byDestination).
+std::vector<float> scoresInGivenOrder(const PairBatch &batch,
+                                      const float *output);
 
 class LinkSchedule : public ScheduleBase {
 public:

@@ -132,6 +132,7 @@ PairBatch makeTriplePairBatch(int64_t numNodes, int32_t numRelations,
       GraphStorage::build(numNodes, numNodes, src, dst, relation, numRelations);
   batch.positives = p;
   batch.negatives = n;
+  batch.byDestination = std::move(order);
   return batch;
 }
 

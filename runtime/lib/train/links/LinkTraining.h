@@ -72,7 +72,8 @@ std::vector<int64_t> pairsOverEndpoints(const LinkPairs &positive,
 
 /// Triples as pairs (head -> tail, the relation as the edge's type among
 /// `numRelations`): `positive` (label 1) and `negative` (label 0), ordered
-/// as makePairBatch orders pairs.
+/// as makePairBatch orders pairs (byDestination says which triple each
+/// edge is).
 PairBatch makeTriplePairBatch(int64_t numNodes, int32_t numRelations,
                               const TripleList &positive,
                               const TripleList &negative);

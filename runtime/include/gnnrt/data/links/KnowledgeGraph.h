@@ -54,6 +54,12 @@ bool isKnowledgeGraphDirectory(const std::string &dir);
 /// test name a few that train does not).
 KnowledgeGraph readKnowledgeGraph(const std::string &dir);
 
+/// The triples of `path` (lines as the text release writes them, plain or
+/// gzip'ed) by `kg`'s ids. Throws DataError at the file and line of a
+/// malformed line, a relation train does not have or an entity `kg` does
+/// not have, and for a file without triples.
+TripleList readTriplesOf(const std::string &path, const KnowledgeGraph &kg);
+
 } // namespace gnnrt
 
 #endif // GNNRT_DATA_LINKS_KNOWLEDGEGRAPH_H
