@@ -20,6 +20,7 @@
 #define GNNRT_LIB_KERNELS_CPU_COMMON_H
 
 #include "gnnrt/graph/GraphView.h"
+#include "gnnrt/kernels/Gemm.h"
 #include "gnnrt/kernels/Types.h"
 #include "gnnrt/support/CpuIsa.h"
 #include "gnnrt/support/Prefetch.h"
@@ -28,6 +29,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace gnnrt::kernels::detail {
 
@@ -45,6 +47,12 @@ inline constexpr int64_t kCacheLine = 64;
 /// waking the thread team would cost more than it saves (small graphs, and
 /// the many tiny calls of a gradient check).
 inline constexpr int64_t kMinThreadedWork = int64_t(1) << 15;
+/// GEMMs (Gemm.cpp, GemmBFloat16.cpp): rows of C per block, small enough
+/// that an epilogue finds the block in cache, large enough that each block
+/// product runs at full speed; and the length of the K chunks a
+/// short-and-wide product is split into (partial products summed in order).
+inline constexpr int64_t kGemmRowBlock = 256;
+inline constexpr int64_t kGemmDepthChunk = 16384;
 
 inline bool worthThreads(int64_t work) { return work >= kMinThreadedWork; }
 
@@ -169,6 +177,69 @@ template <typename T> void prefetchRow(const T *row, int64_t width) {
 /// that prefetches in two stages.
 template <typename T> void prefetchRowToL2(const T *row, int64_t width) {
   forEachRowLine(row, width, [](const void *line) { prefetchLineToL2(line); });
+}
+
+//===--- GEMM blocking ----------------------------------------------------===//
+//
+// gemm (fp32 and float64 through BLAS) and its bf16 form (GemmBFloat16.cpp)
+// cut C the same way: blocks of kGemmRowBlock rows spread over OpenMP
+// threads, each handed to the epilogue when final; or, when C has few rows
+// and K is long (a weight gradient), fixed chunks of K whose partial
+// products are summed in chunk order. The cut does not depend on the thread
+// count, so neither does the result.
+
+/// Whether a [M, ?] x [?, N] product over K is cut into row blocks (else
+/// into K chunks).
+inline bool gemmByRowBlocks(int64_t M, int64_t K) {
+  const int64_t rowBlocks = (M + kGemmRowBlock - 1) / kGemmRowBlock;
+  const int64_t depthChunks = (K + kGemmDepthChunk - 1) / kGemmDepthChunk;
+  return rowBlocks >= 4 || depthChunks < 2;
+}
+
+/// C [M, N] (+)= the product, cut as above: `rows(r0, r1, c)` computes C's
+/// rows [r0, r1) at c (adding to them if `accumulate`); `depth(k0, k1,
+/// out)` the product over K [k0, k1) into `out` [M, N].
+template <typename T, typename RowBlock, typename DepthChunk>
+void blockedGemm(int64_t M, int64_t N, int64_t K, T *C, bool accumulate,
+                 const GemmEpilogue &epilogue, RowBlock rows,
+                 DepthChunk depth) {
+  // An empty sum (BLAS would also reject the leading dimension 0 of K == 0).
+  if (K == 0) {
+    if (!accumulate)
+      fillRow(C, T(0), M * N);
+    if (epilogue)
+      epilogue(0, M);
+    return;
+  }
+  const bool threaded = worthThreads(M * N * std::min<int64_t>(K, 64));
+  if (gemmByRowBlocks(M, K)) {
+    const int64_t rowBlocks = (M + kGemmRowBlock - 1) / kGemmRowBlock;
+#pragma omp parallel for schedule(dynamic, 1) if (threaded && rowBlocks > 1)
+    for (int64_t b = 0; b < rowBlocks; ++b) {
+      const int64_t r0 = b * kGemmRowBlock;
+      const int64_t r1 = std::min(M, r0 + kGemmRowBlock);
+      rows(r0, r1, C + r0 * N);
+      if (epilogue)
+        epilogue(r0, r1);
+    }
+    return;
+  }
+  const int64_t chunks = (K + kGemmDepthChunk - 1) / kGemmDepthChunk;
+  std::vector<T> partial(size_t(chunks * M * N));
+#pragma omp parallel for schedule(dynamic, 1) if (threaded)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t k0 = c * kGemmDepthChunk;
+    depth(k0, std::min(K, k0 + kGemmDepthChunk), partial.data() + c * M * N);
+  }
+#pragma omp parallel for schedule(static) if (threaded)
+  for (int64_t i = 0; i < M * N; ++i) {
+    T sum = accumulate ? C[i] : T(0);
+    for (int64_t c = 0; c < chunks; ++c)
+      sum += partial[size_t(c * M * N + i)];
+    C[i] = sum;
+  }
+  if (epilogue)
+    epilogue(0, M);
 }
 
 } // namespace gnnrt::kernels::detail
