@@ -86,6 +86,8 @@ std::string learnedTensorName(LearnedInputs::State state,
     return optimizerTensorName("exp_avg", inputsTensorName(nodeType));
   case LearnedInputs::State::ExpAvgSq:
     return optimizerTensorName("exp_avg_sq", inputsTensorName(nodeType));
+  case LearnedInputs::State::Best:
+    return kBestPrefix + inputsTensorName(nodeType);
   case LearnedInputs::State::Rows:
     break;
   }
@@ -104,6 +106,7 @@ void appendSnapshot(std::vector<TensorRef> &tensors,
   appendTables(tensors, LearnedInputs::State::Rows, inputs.rows);
   appendTables(tensors, LearnedInputs::State::ExpAvg, inputs.expAvg);
   appendTables(tensors, LearnedInputs::State::ExpAvgSq, inputs.expAvgSq);
+  appendTables(tensors, LearnedInputs::State::Best, inputs.best);
 }
 
 /// A double written so that it reads back exactly.
@@ -252,6 +255,8 @@ LearnedInputsSnapshot snapshotLearnedInputs(const LearnedInputs &learned,
     snapshot.expAvg = learned.gather(LearnedInputs::State::ExpAvg, comm);
     snapshot.expAvgSq = learned.gather(LearnedInputs::State::ExpAvgSq, comm);
     snapshot.steps = learned.steps();
+    if (learned.hasBest())
+      snapshot.best = learned.gather(LearnedInputs::State::Best, comm);
   }
   return snapshot;
 }
@@ -281,6 +286,11 @@ void restoreLearnedInputs(const std::string &path,
   if (moments)
     states.insert(states.end(), {LearnedInputs::State::ExpAvg,
                                  LearnedInputs::State::ExpAvgSq});
+  // Early stopping's best rows, when the run had taken a copy.
+  if (moments && !learned.tableTypes().empty() &&
+      file.find(learnedTensorName(LearnedInputs::State::Best,
+                                  learned.tableTypes().front().name)))
+    states.push_back(LearnedInputs::State::Best);
   // Validate everything before copying anything.
   for (LearnedInputs::State state : states)
     for (const NodeType &type : learned.tableTypes()) {

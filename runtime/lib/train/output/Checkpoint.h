@@ -49,9 +49,10 @@
 namespace gnnrt {
 
 /// The learned input rows as a checkpoint stores them: whole-graph tables
-/// on rank 0, and for a resumable checkpoint Adam's moments and step count.
+/// on rank 0, and for a resumable checkpoint Adam's moments and step count
+/// (and early stopping's best rows, once it kept some).
 struct LearnedInputsSnapshot {
-  std::vector<LearnedInputs::Table> rows, expAvg, expAvgSq;
+  std::vector<LearnedInputs::Table> rows, expAvg, expAvgSq, best;
   int64_t steps = 0;
 };
 

@@ -92,8 +92,25 @@ const std::vector<float> *LearnedInputs::rowsOf(State state) const {
     return &expAvg;
   case State::ExpAvgSq:
     return &expAvgSq;
+  case State::Best:
+    return &best;
   }
   return nullptr;
+}
+
+void LearnedInputs::keepBest() {
+  best.resize(learned.size() * size_t(dim));
+  for (size_t i = 0; i < learned.size(); ++i)
+    std::copy_n(features.data() + learned[i] * dim, dim,
+                best.data() + i * size_t(dim));
+}
+
+void LearnedInputs::restoreBest() {
+  if (best.empty())
+    return;
+  for (size_t i = 0; i < learned.size(); ++i)
+    std::copy_n(best.data() + i * size_t(dim), dim,
+                features.data() + learned[i] * dim);
 }
 
 std::vector<LearnedInputs::Table>
@@ -135,6 +152,8 @@ void LearnedInputs::restore(State state, const TableLookup &table) {
     source.push_back(table(t.name));
   std::vector<float> &target = *rowsOf(state);
   const bool byRow = state == State::Rows;
+  if (!byRow)
+    target.resize(learned.size() * size_t(dim));
   for (size_t i = 0; i < learned.size(); ++i) {
     const float *from = source[size_t(learnedType[i])] + idInType[i] * dim;
     const int64_t at = byRow ? learned[i] : int64_t(i);

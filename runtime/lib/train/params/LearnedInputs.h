@@ -44,9 +44,10 @@ void addLearnedRows(Dataset &ds, int64_t dim, uint64_t seed,
 
 class LearnedInputs {
 public:
-  /// What a checkpoint keeps of the learned rows: the rows, and Adam's two
-  /// moments (torch.optim's exp_avg and exp_avg_sq) for an exact resume.
-  enum class State { Rows, ExpAvg, ExpAvgSq };
+  /// What a checkpoint keeps of the learned rows: the rows, Adam's two
+  /// moments (torch.optim's exp_avg and exp_avg_sq) for an exact resume,
+  /// and early stopping's copy of the best epoch's rows (keepBest).
+  enum class State { Rows, ExpAvg, ExpAvgSq, Best };
   /// One featureless node type's part of a State: [count, dim], its nodes
   /// by their id within the type.
   struct Table {
@@ -95,6 +96,14 @@ public:
   /// The featureless node types, whose tables gather() returns, in the
   /// dataset's type order (each with its node count).
   const std::vector<NodeType> &tableTypes() const { return featureless; }
+  /// Early stopping: copies this process's rows as the best epoch's, and
+  /// later makes them the rows again (restoreBest; nothing without a
+  /// copy). hasBest: whether a copy was taken (alike on every rank, which
+  /// take it at the same epochs).
+  void keepBest();
+  void restoreBest();
+  bool hasBest() const { return !best.empty(); }
+
   /// `state` of every rank's learned rows, one table per featureless node
   /// type, on rank 0 (empty on the others). Collective.
   std::vector<Table> gather(State state, Communicator &comm) const;
@@ -127,8 +136,8 @@ private:
   GradientRouter router;
   std::vector<int64_t> routedRows;
   std::vector<float> routedGrad;
-  /// Adam's moments, [learned.size(), dim].
-  std::vector<float> expAvg, expAvgSq;
+  /// Adam's moments and the best epoch's rows, [learned.size(), dim].
+  std::vector<float> expAvg, expAvgSq, best;
   int64_t stepCount = 0;
 };
 

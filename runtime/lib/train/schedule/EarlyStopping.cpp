@@ -16,12 +16,8 @@ namespace gnnrt {
 
 EarlyStopping::EarlyStopping(const TrainSettings &settings)
     : patience(settings.earlyStopping.patience),
-      onLoss(enabled() && settings.earlyStopping.monitor == "valid_loss") {
-  if (enabled() && settings.embedDim > 0)
-    throw UsageError("early_stopping keeps the best epoch's parameters, but "
-                     "not yet learned input rows (embed = " +
-                     std::to_string(settings.embedDim) + ")");
-}
+      onLoss(enabled() && settings.earlyStopping.monitor == "valid_loss"),
+      learnedRows(settings.embedDim > 0) {}
 
 void EarlyStopping::resume(const ResumableCheckpoint &checkpoint,
                            const ParameterStore<float> &params) {
@@ -63,9 +59,17 @@ bool EarlyStopping::improves(const EpochRecord &record) {
   return better;
 }
 
-void EarlyStopping::keep(const ParameterStore<float> &params) {
-  if (enabled())
-    values = params.values;
+void EarlyStopping::keep(const ParameterStore<float> &params,
+                         LearnedInputs *learned) {
+  if (!enabled())
+    return;
+  values = params.values;
+  if (learned)
+    learned->keepBest();
+  else if (learnedRows)
+    throw UsageError("early_stopping keeps the best epoch's learned input "
+                     "rows (embed) where one process holds them, not out of "
+                     "core (--offload) yet");
 }
 
 bool EarlyStopping::stopsAfter(int64_t epoch) const {
@@ -76,9 +80,12 @@ const std::vector<std::vector<float>> *EarlyStopping::bestValues() const {
   return enabled() && !values.empty() ? &values : nullptr;
 }
 
-void EarlyStopping::restore(ParameterStore<float> &params) const {
+void EarlyStopping::restore(ParameterStore<float> &params,
+                            LearnedInputs *learned) const {
   if (!enabled() || values.empty())
     return;
+  if (learned)
+    learned->restoreBest();
   // In place: the schedule's contexts point at these buffers.
   for (size_t i = 0; i < values.size(); ++i)
     std::copy(values[i].begin(), values[i].end(), params.values[i].begin());

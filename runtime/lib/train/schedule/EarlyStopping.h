@@ -7,9 +7,10 @@
 //    M (valid_acc: highest, valid_loss: lowest); the first one wins a tie;
 //  - training stops after an evaluated epoch e with e - best >= N, a pure
 //    function of (e, best) that a resumed run evaluates alike;
-//  - a copy of the best epoch's parameters is kept (taken on improvement)
-//    and restored after training, so that the final evaluation, --save and
-//    --predict see the best weights. Resumable checkpoints carry the copy.
+//  - a copy of the best epoch's parameters, and of the learned input rows
+//    (`embed`), is kept (taken on improvement) and restored after
+//    training, so that the final evaluation, --save and --predict see the
+//    best weights. Resumable checkpoints carry the copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +28,6 @@ namespace gnnrt {
 
 class EarlyStopping {
 public:
-  /// Throws UsageError for settings it cannot honour (learned input rows).
   explicit EarlyStopping(const TrainSettings &settings);
 
   /// Whether early stopping is on (`early_stopping = patience(...)`).
@@ -41,8 +41,11 @@ public:
   /// Whether the evaluated `record` improves on the best so far (it then
   /// is the best); an error when early stopping's metric is missing.
   bool improves(const EpochRecord &record);
-  /// Takes a copy of `params` as the best epoch's (on the host).
-  void keep(const ParameterStore<float> &params);
+  /// Takes a copy of `params` as the best epoch's (on the host), and of
+  /// the learned input rows (`learned`, this process's). Throws UsageError
+  /// when the program has learned rows that `learned` does not hold (out
+  /// of core).
+  void keep(const ParameterStore<float> &params, LearnedInputs *learned);
 
   /// Whether training ends after `epoch`, an evaluated one.
   bool stopsAfter(int64_t epoch) const;
@@ -51,12 +54,15 @@ public:
   const EpochRecord &best() const { return bestRecord; }
   /// The best weights, for a checkpoint (null without early stopping).
   const std::vector<std::vector<float>> *bestValues() const;
-  /// Makes `params` the best epoch's values (early stopping only).
-  void restore(ParameterStore<float> &params) const;
+  /// Makes `params` (and `learned`'s rows) the best epoch's values (early
+  /// stopping only).
+  void restore(ParameterStore<float> &params, LearnedInputs *learned) const;
 
 private:
   int64_t patience;
   bool onLoss;
+  /// The program has learned input rows (`embed`).
+  bool learnedRows;
   EpochRecord bestRecord;
   std::vector<std::vector<float>> values;
 };

@@ -91,7 +91,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
       record.eval = schedule.evaluateBetweenEpochs();
       if (stopping.improves(record) && stopping.enabled()) {
         step.parametersToHost();
-        stopping.keep(params);
+        stopping.keep(params, schedule.learnedInputs());
       }
       stop = stopping.stopsAfter(epoch);
     }
@@ -129,7 +129,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
   step.parametersToHost();
   result.best = stopping.best();
   if (stopping.bestValues()) {
-    stopping.restore(params);
+    stopping.restore(params, schedule.learnedInputs());
     result.restoredBest = true;
     result.stoppedEarly = result.last.epoch < settings.epochs;
   }
