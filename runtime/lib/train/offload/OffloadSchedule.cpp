@@ -15,6 +15,7 @@
 #include "gnnrt/partition/Partitioner.h"
 #include "gnnrt/support/Error.h"
 #include "params/OptimizerStep.h"
+#include "schedule/EarlyStopping.h"
 #include "schedule/ScheduleBase.h"
 
 #include <algorithm>
@@ -292,7 +293,12 @@ int64_t offloadPartBytes(const PartCounts &part, int64_t features,
 OffloadSchedule::OffloadSchedule(const CompiledProgram &program,
                                  const DriverOptions &options,
                                  Communicator &comm)
-    : program(program), options(options), comm(comm), partOptions(options) {}
+    : program(program), options(options), comm(comm), partOptions(options) {
+  // Checked before anything is partitioned or written (TrainLoop checks it
+  // again for any schedule).
+  if (!options.evalOnly)
+    EarlyStopping(program.settings).requireLearnedRows(nullptr);
+}
 
 OffloadSchedule::~OffloadSchedule() {
   // No read-ahead may touch an arena that goes; the parts' buffers live in

@@ -66,10 +66,13 @@ void EarlyStopping::keep(const ParameterStore<float> &params,
   values = params.values;
   if (learned)
     learned->keepBest();
-  else if (learnedRows)
+}
+
+void EarlyStopping::requireLearnedRows(const LearnedInputs *learned) const {
+  if (enabled() && learnedRows && !learned)
     throw UsageError("early_stopping keeps the best epoch's learned input "
-                     "rows (embed) where one process holds them, not out of "
-                     "core (--offload) yet");
+                     "rows (embed), which this way of training does not "
+                     "hold in the trainer (out of core, --offload) yet");
 }
 
 bool EarlyStopping::stopsAfter(int64_t epoch) const {

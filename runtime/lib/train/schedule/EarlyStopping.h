@@ -41,10 +41,12 @@ public:
   /// Whether the evaluated `record` improves on the best so far (it then
   /// is the best); an error when early stopping's metric is missing.
   bool improves(const EpochRecord &record);
+  /// Throws UsageError, before training, when the program has learned
+  /// input rows that the schedule holds in no LearnedInputs (`learned`
+  /// null: out of core), which early stopping could not keep.
+  void requireLearnedRows(const LearnedInputs *learned) const;
   /// Takes a copy of `params` as the best epoch's (on the host), and of
-  /// the learned input rows (`learned`, this process's). Throws UsageError
-  /// when the program has learned rows that `learned` does not hold (out
-  /// of core).
+  /// the learned input rows (`learned`, this process's).
   void keep(const ParameterStore<float> &params, LearnedInputs *learned);
 
   /// Whether training ends after `epoch`, an evaluated one.

@@ -43,6 +43,7 @@ TrainingResult trainEpochs(const CompiledProgram &program,
   TrainingResult result;
   const TrainSettings &settings = program.settings;
   EarlyStopping stopping(settings);
+  stopping.requireLearnedRows(schedule.learnedInputs());
   int64_t first = 1;
   if (resume) {
     resume->restoreOptimizer(params, step.state());
