@@ -132,8 +132,7 @@ std::vector<int64_t> LinkSchedule::ownNodes() const {
 }
 
 void LinkSchedule::bindRankPairs(ExecContext<float> &ctx,
-                                 const PairBatch &pairs, RankPairs &share) {
-  selectRankPairs(pairs, *owners, comm, share);
+                                 const RankPairs &share) {
   ctx.pairs = share.batch.graph.view();
   ctx.labels = share.batch.labels.data();
   ctx.pairHalo = share.halo.get();
@@ -189,14 +188,18 @@ void LinkSchedule::bind(ParameterStore<float> &store) {
 double LinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   // A function of (seed, epoch): a resumed run trains on the same pairs.
   // Refilled in place: an epoch's pairs are the previous epoch's size.
-  linkData->trainPairs(epoch, trainBatch, trainNegatives);
   trainCtx.step = uint64_t(epoch - 1);
   if (owners) {
-    // Every rank steps (the halo exchanges are collective), with or
-    // without pairs of its own.
-    bindRankPairs(trainCtx, trainBatch, trainShare);
+    // Every rank draws the epoch's negatives and sorts its own share only.
+    // It steps with or without pairs of its own (the halo exchanges are
+    // collective).
+    trainNegatives = linkData->trainNegatives(epoch);
+    selectRankPairs(linkData->trainLinks(), trainNegatives, *owners, comm,
+                    trainShare);
+    bindRankPairs(trainCtx, trainShare);
     return step(&trainCtx);
   }
+  linkData->trainPairs(epoch, trainBatch, trainNegatives);
   trainCtx.pairs = trainBatch.graph.view();
   trainCtx.labels = trainBatch.labels.data();
   return step(&trainCtx);
@@ -204,7 +207,8 @@ double LinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
 
 std::vector<float> LinkSchedule::outputRows(const PairBatch &pairs) {
   if (owners) {
-    bindRankPairs(forwardCtx, pairs, evaluationShare);
+    selectRankPairs(pairs, *owners, comm, evaluationShare);
+    bindRankPairs(forwardCtx, evaluationShare);
     std::vector<float> rows(size_t(2 * forwardCtx.pairs.numEdges));
     forwardCtx.output = rows.data();
     program.forwardF32(forwardCtx);

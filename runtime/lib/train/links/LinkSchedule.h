@@ -129,10 +129,8 @@ protected:
   std::optional<PairBatch> validBatch, testBatch;
 
 private:
-  /// Under mpirun, full graph: `ctx` scores this rank's share of `pairs`
-  /// (selected into `share`).
-  void bindRankPairs(ExecContext<float> &ctx, const PairBatch &pairs,
-                     RankPairs &share);
+  /// Under mpirun, full graph: `ctx` scores this rank's share of a batch.
+  void bindRankPairs(ExecContext<float> &ctx, const RankPairs &share);
   RankPairs trainShare, evaluationShare;
 };
 

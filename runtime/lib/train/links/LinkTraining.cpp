@@ -17,6 +17,11 @@ namespace gnnrt {
 
 void fillPairBatch(int64_t numNodes, const LinkPairs &positive,
                    const LinkPairs &negative, PairBatch &out) {
+  fillPairBatch(numNodes, numNodes, positive, negative, out);
+}
+
+void fillPairBatch(int64_t numSrc, int64_t numDst, const LinkPairs &positive,
+                   const LinkPairs &negative, PairBatch &out) {
   const int64_t p = int64_t(positive.size()), n = int64_t(negative.size());
   auto srcOf = [&](int64_t i) {
     return i < p ? positive.src[size_t(i)] : negative.src[size_t(i - p)];
@@ -25,21 +30,22 @@ void fillPairBatch(int64_t numNodes, const LinkPairs &positive,
     return i < p ? positive.dst[size_t(i)] : negative.dst[size_t(i - p)];
   };
   for (int64_t i = 0; i < p + n; ++i)
-    for (int64_t v : {srcOf(i), dstOf(i)})
-      if (v < 0 || v >= numNodes)
+    for (auto [v, count] : {std::pair{srcOf(i), numSrc}, {dstOf(i), numDst}})
+      if (v < 0 || v >= count)
         throw DataError("pair " + std::to_string(i) + ": node id " +
                         std::to_string(v) + " out of range [0, " +
-                        std::to_string(numNodes) + ")");
+                        std::to_string(count) + ")");
   // GraphStorage orders edges by destination, then source, stably: a radix
   // sort by source, then stably by destination, whose last counts are the
   // CSR's offsets; the labels follow their pairs into that order.
   std::vector<int64_t> &starts = out.starts;
-  auto countingPass = [&](auto keyOf, const std::vector<int64_t> *from,
+  auto countingPass = [&](auto keyOf, int64_t keys,
+                          const std::vector<int64_t> *from,
                           std::vector<int64_t> &to) {
-    starts.assign(size_t(numNodes) + 1, 0);
+    starts.assign(size_t(keys) + 1, 0);
     for (int64_t i = 0; i < p + n; ++i)
       ++starts[size_t(keyOf(i)) + 1];
-    for (int64_t v = 0; v < numNodes; ++v)
+    for (int64_t v = 0; v < keys; ++v)
       starts[size_t(v) + 1] += starts[size_t(v)];
     to.resize(size_t(p + n));
     std::vector<int64_t> next(starts.begin(), starts.end() - 1);
@@ -48,8 +54,8 @@ void fillPairBatch(int64_t numNodes, const LinkPairs &positive,
       to[size_t(next[size_t(keyOf(i))]++)] = i;
     }
   };
-  countingPass(srcOf, nullptr, out.bySource);
-  countingPass(dstOf, &out.bySource, out.byDestination);
+  countingPass(srcOf, numSrc, nullptr, out.bySource);
+  countingPass(dstOf, numDst, &out.bySource, out.byDestination);
   out.sources.resize(size_t(p + n));
   out.labels.resize(size_t(p + n));
   for (int64_t k = 0; k < p + n; ++k) {
@@ -57,7 +63,7 @@ void fillPairBatch(int64_t numNodes, const LinkPairs &positive,
     out.sources[size_t(k)] = int32_t(srcOf(i));
     out.labels[size_t(k)] = i < p ? 1 : 0;
   }
-  out.graph.assignCsr(numNodes, numNodes, starts, out.sources,
+  out.graph.assignCsr(numSrc, numDst, starts, out.sources,
                       /*outEdges=*/true);
   out.positives = p;
   out.negatives = n;

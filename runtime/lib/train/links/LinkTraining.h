@@ -55,6 +55,10 @@ struct PairBatch {
 /// makePairBatch into `out`, reusing its memory.
 void fillPairBatch(int64_t numNodes, const LinkPairs &positive,
                    const LinkPairs &negative, PairBatch &out);
+/// The same with sources in [0, numSrc) and destinations in [0, numDst)
+/// (a rank's pairs: owned destinations, sources owned then halo).
+void fillPairBatch(int64_t numSrc, int64_t numDst, const LinkPairs &positive,
+                   const LinkPairs &negative, PairBatch &out);
 
 /// The pairs `positive` (label 1) and `negative` (label 0) over `numNodes`
 /// nodes, ordered as GraphStorage orders edges (by destination, then

@@ -48,36 +48,36 @@ NodeOwners::NodeOwners(const std::vector<int64_t> &nodeIds, int64_t numOwned,
     }
 }
 
-void selectRankPairs(const PairBatch &whole, const NodeOwners &owners,
+namespace {
+
+/// The pairs' halo (the remote sources of this rank's pairs, by owner and
+/// id, at rows owned + k) and its exchange: `visit(f)` calls f(u, v) for
+/// every pair of the batch, every rank's. Each rank fetches the remote
+/// sources of its pairs; what it sends rank r is its own nodes among r's
+/// halo, in r's order. Returns the halo's size.
+template <typename VisitPairs>
+int64_t makePairHalo(VisitPairs visit, const NodeOwners &owners,
                      Communicator &comm, RankPairs &out) {
-  const GraphView g = whole.graph.view();
   const int ranks = comm.size();
   const int64_t owned = owners.numOwned();
-  // What each rank fetches from each: the remote sources of its pairs, by
-  // (owner, id). This rank's halo is what it fetches; what it sends rank r
-  // is its own nodes among r's halo, in r's order.
   std::vector<std::vector<int64_t>> fetch(static_cast<size_t>(ranks)),
       send(static_cast<size_t>(ranks));
-  for (int64_t v = 0; v < g.numDst; ++v) {
-    const int32_t dstOwner = owners.owner(v);
-    for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k) {
-      const int64_t u = g.edgeSrc[k];
-      const int32_t srcOwner = owners.owner(u);
-      if (srcOwner == dstOwner)
-        continue;
-      if (owners.mine(v))
-        fetch[size_t(srcOwner)].push_back(u);
-      else if (owners.mine(u))
-        send[size_t(dstOwner)].push_back(u);
-    }
-  }
+  visit([&](int64_t u, int64_t v) {
+    const int32_t srcOwner = owners.owner(u), dstOwner = owners.owner(v);
+    if (srcOwner == dstOwner)
+      return;
+    if (owners.mine(v))
+      fetch[size_t(srcOwner)].push_back(u);
+    else if (owners.mine(u))
+      send[size_t(dstOwner)].push_back(u);
+  });
   auto sortUnique = [](std::vector<int64_t> &ids) {
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   };
   std::vector<int64_t> recvOffsets(size_t(ranks) + 1, 0),
       sendOffsets(size_t(ranks) + 1, 0), sendNodes;
-  out.haloSlot.assign(size_t(g.numSrc), -1);
+  out.haloSlot.assign(size_t(owners.numGlobalNodes()), -1);
   int64_t halo = 0;
   for (int r = 0; r < ranks; ++r) {
     sortUnique(fetch[size_t(r)]);
@@ -89,6 +89,30 @@ void selectRankPairs(const PairBatch &whole, const NodeOwners &owners,
       sendNodes.push_back(owners.row(u));
     sendOffsets[size_t(r) + 1] = int64_t(sendNodes.size());
   }
+  out.halo = std::make_unique<HaloExchange>(comm, owned, std::move(recvOffsets),
+                                            std::move(sendOffsets),
+                                            std::move(sendNodes));
+  return halo;
+}
+
+/// Pair endpoint u's row on this rank: owned, or its halo slot.
+int64_t localRow(const NodeOwners &owners, const RankPairs &out, int64_t u) {
+  return owners.mine(u) ? owners.row(u) : out.haloSlot[size_t(u)];
+}
+
+} // namespace
+
+void selectRankPairs(const PairBatch &whole, const NodeOwners &owners,
+                     Communicator &comm, RankPairs &out) {
+  const GraphView g = whole.graph.view();
+  const int64_t owned = owners.numOwned();
+  const int64_t halo = makePairHalo(
+      [&](auto &&f) {
+        for (int64_t v = 0; v < g.numDst; ++v)
+          for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k)
+            f(int64_t(g.edgeSrc[k]), v);
+      },
+      owners, comm, out);
   // The rank's pairs in the whole batch's order: owned destinations ascend
   // with their ids, so the rows stay grouped by destination.
   PairBatch &local = out.batch;
@@ -100,24 +124,44 @@ void selectRankPairs(const PairBatch &whole, const NodeOwners &owners,
   for (int64_t v = 0; v < g.numDst; ++v) {
     if (!owners.mine(v))
       continue;
-    const int64_t row = owners.row(v);
     for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k) {
-      const int64_t u = g.edgeSrc[k];
-      local.sources.push_back(
-          int32_t(owners.mine(u) ? owners.row(u) : out.haloSlot[size_t(u)]));
+      local.sources.push_back(int32_t(localRow(owners, out, g.edgeSrc[k])));
       const int64_t label = whole.labels[size_t(k)];
       local.labels.push_back(label);
       ++(label == 1 ? local.positives : local.negatives);
       out.pairOf.push_back(k);
     }
-    local.starts[size_t(row) + 1] = int64_t(local.sources.size());
+    local.starts[size_t(owners.row(v)) + 1] = int64_t(local.sources.size());
   }
   local.graph.assignCsr(owned + halo, owned, local.starts, local.sources,
                         /*outEdges=*/true);
-  out.halo = std::make_unique<HaloExchange>(comm, owned, std::move(recvOffsets),
-                                            std::move(sendOffsets),
-                                            std::move(sendNodes));
   out.globalPairs = g.numEdges;
+}
+
+void selectRankPairs(const LinkPairs &positive, const LinkPairs &negative,
+                     const NodeOwners &owners, Communicator &comm,
+                     RankPairs &out) {
+  const int64_t halo = makePairHalo(
+      [&](auto &&f) {
+        for (const LinkPairs *pairs : {&positive, &negative})
+          for (size_t i = 0; i < pairs->size(); ++i)
+            f(pairs->src[i], pairs->dst[i]);
+      },
+      owners, comm, out);
+  // This rank's pairs over its rows, sorted as fillPairBatch sorts.
+  LinkPairs mine[2];
+  for (int which : {0, 1}) {
+    const LinkPairs &pairs = which == 0 ? positive : negative;
+    for (size_t i = 0; i < pairs.size(); ++i)
+      if (owners.mine(pairs.dst[i])) {
+        mine[which].src.push_back(localRow(owners, out, pairs.src[i]));
+        mine[which].dst.push_back(owners.row(pairs.dst[i]));
+      }
+  }
+  fillPairBatch(owners.numOwned() + halo, owners.numOwned(), mine[0], mine[1],
+                out.batch);
+  out.pairOf.clear();
+  out.globalPairs = int64_t(positive.size() + negative.size());
 }
 
 std::vector<float> gatherPairRows(Communicator &comm, int64_t numPairs,

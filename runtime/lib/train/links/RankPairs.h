@@ -68,6 +68,12 @@ struct RankPairs {
 /// orders them) into `out` (its memory reused).
 void selectRankPairs(const PairBatch &whole, const NodeOwners &owners,
                      Communicator &comm, RankPairs &out);
+/// The same from a batch's positive and negative pairs (global ids) that
+/// were never made a PairBatch (a train epoch's: only the rank's share is
+/// sorted, as fillPairBatch sorts); out.pairOf is left empty.
+void selectRankPairs(const LinkPairs &positive, const LinkPairs &negative,
+                     const NodeOwners &owners, Communicator &comm,
+                     RankPairs &out);
 
 /// Output rows [pairs, 2] of a batch of `numPairs` pairs that the ranks
 /// scored in shares: `rows` holds this rank's (row k is pair pairOf[k]).
