@@ -268,6 +268,33 @@ std::vector<int64_t> gatherCounts(Communicator &comm, int64_t local);
 std::vector<int64_t> gatherAll(Communicator &comm,
                                const std::vector<int64_t> &local);
 
+/// Byte offsets of per-peer runs of `elementBytes`-sized elements.
+std::vector<int64_t> byteOffsets(const std::vector<int64_t> &counts,
+                                 int64_t elementBytes);
+
+/// What every peer sends this rank, given what this rank sends each (one
+/// int64 per peer each way; collective); adds the bytes to `bytes`.
+std::vector<int64_t> exchangeCounts(Communicator &comm,
+                                    const std::vector<int64_t> &sendCounts,
+                                    int64_t &bytes);
+
+/// Sends send[q] (grouped by peer, counts sendCounts, `width` values per
+/// element) and receives what the peers send (counts recvCounts);
+/// collective; adds the bytes both ways to `bytes`.
+template <typename T>
+std::vector<T> exchange(Communicator &comm, const std::vector<T> &send,
+                        const std::vector<int64_t> &sendCounts,
+                        const std::vector<int64_t> &recvCounts,
+                        int64_t width, int64_t &bytes) {
+  const int64_t element = int64_t(sizeof(T)) * width;
+  const std::vector<int64_t> sendOffsets = byteOffsets(sendCounts, element),
+                             recvOffsets = byteOffsets(recvCounts, element);
+  std::vector<T> recv(size_t(recvOffsets.back() / int64_t(sizeof(T))));
+  comm.allToAllV(send.data(), sendOffsets, recv.data(), recvOffsets);
+  bytes += sendOffsets.back() + recvOffsets.back();
+  return recv;
+}
+
 } // namespace gnnrt
 
 #endif // GNNRT_LIB_TRAIN_MINIBATCH_H

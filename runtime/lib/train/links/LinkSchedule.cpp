@@ -190,12 +190,10 @@ double LinkSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   // Refilled in place: an epoch's pairs are the previous epoch's size.
   trainCtx.step = uint64_t(epoch - 1);
   if (owners) {
-    // Every rank draws the epoch's negatives and sorts its own share only.
-    // It steps with or without pairs of its own (the halo exchanges are
-    // collective).
-    trainNegatives = linkData->trainNegatives(epoch);
-    selectRankPairs(linkData->trainLinks(), trainNegatives, *owners, comm,
-                    trainShare);
+    // The ranks draw the epoch's pairs in shares and route them to their
+    // destinations' owners. Every rank steps, with or without pairs of its
+    // own (the halo exchanges are collective).
+    drawRankPairs(*linkData, epoch, *owners, comm, trainShare);
     bindRankPairs(trainCtx, trainShare);
     return step(&trainCtx);
   }

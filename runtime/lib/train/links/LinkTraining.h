@@ -121,6 +121,8 @@ public:
   /// scored as (v, u) when its index is odd, so that the negatives' kept
   /// endpoint (the source) is not biased toward low ids.
   const LinkPairs &trainLinks() const { return trainPositives; }
+  /// `negatives = uniform(k)`'s k.
+  int64_t negativesPerTrainLink() const { return negativesPerLink; }
 
 private:
   NegativeSampler negativeSampler() const;

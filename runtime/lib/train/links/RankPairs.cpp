@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 namespace gnnrt {
 
@@ -50,16 +51,46 @@ NodeOwners::NodeOwners(const std::vector<int64_t> &nodeIds, int64_t numOwned,
 
 namespace {
 
-/// The pairs' halo (the remote sources of this rank's pairs, by owner and
-/// id, at rows owned + k) and its exchange: `visit(f)` calls f(u, v) for
-/// every pair of the batch, every rank's. Each rank fetches the remote
+void sortUnique(std::vector<int64_t> &ids) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+}
+
+/// Installs the pairs' halo: `fetch[q]` (ascending ids) are the remote
+/// sources this rank reads from rank q, placed at rows owned + k in (owner,
+/// id) order; `sendRows` (runs per rank, `sendCounts`) are this rank's rows
+/// each rank reads, in that rank's order. Returns the halo's size.
+int64_t installPairHalo(const std::vector<std::vector<int64_t>> &fetch,
+                        const std::vector<int64_t> &sendCounts,
+                        std::vector<int64_t> sendRows,
+                        const NodeOwners &owners, Communicator &comm,
+                        RankPairs &out) {
+  const int ranks = comm.size();
+  const int64_t owned = owners.numOwned();
+  std::vector<int64_t> recvOffsets(size_t(ranks) + 1, 0),
+      sendOffsets(size_t(ranks) + 1, 0);
+  out.haloSlot.assign(size_t(owners.numGlobalNodes()), -1);
+  int64_t halo = 0;
+  for (int r = 0; r < ranks; ++r) {
+    for (int64_t u : fetch[size_t(r)])
+      out.haloSlot[size_t(u)] = owned + halo++;
+    recvOffsets[size_t(r) + 1] = halo;
+    sendOffsets[size_t(r) + 1] = sendOffsets[size_t(r)] + sendCounts[size_t(r)];
+  }
+  out.halo = std::make_unique<HaloExchange>(comm, owned, std::move(recvOffsets),
+                                            std::move(sendOffsets),
+                                            std::move(sendRows));
+  return halo;
+}
+
+/// The pairs' halo of a batch every rank holds whole: `visit(f)` calls
+/// f(u, v) for every pair, every rank's. Each rank fetches the remote
 /// sources of its pairs; what it sends rank r is its own nodes among r's
-/// halo, in r's order. Returns the halo's size.
+/// halo, in r's order: both derived without communicating.
 template <typename VisitPairs>
 int64_t makePairHalo(VisitPairs visit, const NodeOwners &owners,
                      Communicator &comm, RankPairs &out) {
   const int ranks = comm.size();
-  const int64_t owned = owners.numOwned();
   std::vector<std::vector<int64_t>> fetch(static_cast<size_t>(ranks)),
       send(static_cast<size_t>(ranks));
   visit([&](int64_t u, int64_t v) {
@@ -71,28 +102,16 @@ int64_t makePairHalo(VisitPairs visit, const NodeOwners &owners,
     else if (owners.mine(u))
       send[size_t(dstOwner)].push_back(u);
   });
-  auto sortUnique = [](std::vector<int64_t> &ids) {
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  };
-  std::vector<int64_t> recvOffsets(size_t(ranks) + 1, 0),
-      sendOffsets(size_t(ranks) + 1, 0), sendNodes;
-  out.haloSlot.assign(size_t(owners.numGlobalNodes()), -1);
-  int64_t halo = 0;
+  std::vector<int64_t> sendCounts(size_t(ranks), 0), sendRows;
   for (int r = 0; r < ranks; ++r) {
     sortUnique(fetch[size_t(r)]);
     sortUnique(send[size_t(r)]);
-    for (int64_t u : fetch[size_t(r)])
-      out.haloSlot[size_t(u)] = owned + halo++;
-    recvOffsets[size_t(r) + 1] = halo;
     for (int64_t u : send[size_t(r)])
-      sendNodes.push_back(owners.row(u));
-    sendOffsets[size_t(r) + 1] = int64_t(sendNodes.size());
+      sendRows.push_back(owners.row(u));
+    sendCounts[size_t(r)] = int64_t(send[size_t(r)].size());
   }
-  out.halo = std::make_unique<HaloExchange>(comm, owned, std::move(recvOffsets),
-                                            std::move(sendOffsets),
-                                            std::move(sendNodes));
-  return halo;
+  return installPairHalo(fetch, sendCounts, std::move(sendRows), owners, comm,
+                         out);
 }
 
 /// Pair endpoint u's row on this rank: owned, or its halo slot.
@@ -138,30 +157,77 @@ void selectRankPairs(const PairBatch &whole, const NodeOwners &owners,
   out.globalPairs = g.numEdges;
 }
 
-void selectRankPairs(const LinkPairs &positive, const LinkPairs &negative,
-                     const NodeOwners &owners, Communicator &comm,
-                     RankPairs &out) {
-  const int64_t halo = makePairHalo(
-      [&](auto &&f) {
-        for (const LinkPairs *pairs : {&positive, &negative})
-          for (size_t i = 0; i < pairs->size(); ++i)
-            f(pairs->src[i], pairs->dst[i]);
-      },
-      owners, comm, out);
-  // This rank's pairs over its rows, sorted as fillPairBatch sorts.
+void drawRankPairs(const LinkSplitData &links, int64_t epoch,
+                   const NodeOwners &owners, Communicator &comm,
+                   RankPairs &out) {
+  const int ranks = comm.size(), rank = comm.rank();
+  const LinkPairs &train = links.trainLinks();
+  const int64_t total = int64_t(train.size());
+  // This rank's range of train links, and their negatives.
+  const int64_t begin = total * rank / ranks,
+                end = total * (rank + 1) / ranks;
+  std::vector<int64_t> drawn(size_t(end - begin));
+  std::iota(drawn.begin(), drawn.end(), begin);
+  const LinkPairs negatives = links.trainNegativesOf(epoch, drawn);
+  int64_t bytes = 0;
+  // Every pair to its destination's owner: positives, then negatives.
   LinkPairs mine[2];
   for (int which : {0, 1}) {
-    const LinkPairs &pairs = which == 0 ? positive : negative;
-    for (size_t i = 0; i < pairs.size(); ++i)
-      if (owners.mine(pairs.dst[i])) {
-        mine[which].src.push_back(localRow(owners, out, pairs.src[i]));
-        mine[which].dst.push_back(owners.row(pairs.dst[i]));
-      }
+    const LinkPairs &pairs = which == 0 ? train : negatives;
+    const int64_t first = which == 0 ? begin : 0,
+                  last = which == 0 ? end : int64_t(negatives.size());
+    std::vector<int64_t> counts(static_cast<size_t>(ranks), 0);
+    for (int64_t i = first; i < last; ++i)
+      ++counts[size_t(owners.owner(pairs.dst[size_t(i)]))];
+    std::vector<int64_t> at = byteOffsets(counts, 2), send(size_t(at.back()));
+    for (int64_t i = first; i < last; ++i) {
+      int64_t &k = at[size_t(owners.owner(pairs.dst[size_t(i)]))];
+      send[size_t(k++)] = pairs.src[size_t(i)];
+      send[size_t(k++)] = pairs.dst[size_t(i)];
+    }
+    const std::vector<int64_t> received = exchange(
+        comm, send, counts, exchangeCounts(comm, counts, bytes), 2, bytes);
+    mine[which].src.reserve(received.size() / 2);
+    mine[which].dst.reserve(received.size() / 2);
+    for (size_t k = 0; k + 1 < received.size(); k += 2) {
+      mine[which].src.push_back(received[k]);
+      mine[which].dst.push_back(received[k + 1]);
+    }
   }
+  // The remote sources, asked of their owners, who answer with rows. Each
+  // is listed once (haloSlot marks the seen ones) before the lists sort.
+  std::vector<std::vector<int64_t>> fetch(static_cast<size_t>(ranks));
+  out.haloSlot.assign(size_t(owners.numGlobalNodes()), -1);
+  for (const LinkPairs &pairs : mine)
+    for (int64_t u : pairs.src)
+      if (!owners.mine(u) && out.haloSlot[size_t(u)] < 0) {
+        out.haloSlot[size_t(u)] = 0;
+        fetch[size_t(owners.owner(u))].push_back(u);
+      }
+  std::vector<int64_t> askCounts(static_cast<size_t>(ranks), 0), asked;
+  for (int r = 0; r < ranks; ++r) {
+    sortUnique(fetch[size_t(r)]);
+    askCounts[size_t(r)] = int64_t(fetch[size_t(r)].size());
+    asked.insert(asked.end(), fetch[size_t(r)].begin(), fetch[size_t(r)].end());
+  }
+  const std::vector<int64_t> sendCounts =
+      exchangeCounts(comm, askCounts, bytes);
+  std::vector<int64_t> sendRows =
+      exchange(comm, asked, askCounts, sendCounts, 1, bytes);
+  for (int64_t &u : sendRows)
+    u = owners.row(u);
+  const int64_t halo = installPairHalo(fetch, sendCounts, std::move(sendRows),
+                                       owners, comm, out);
+  for (LinkPairs &pairs : mine)
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      pairs.src[i] = localRow(owners, out, pairs.src[i]);
+      pairs.dst[i] = owners.row(pairs.dst[i]);
+    }
   fillPairBatch(owners.numOwned() + halo, owners.numOwned(), mine[0], mine[1],
                 out.batch);
   out.pairOf.clear();
-  out.globalPairs = int64_t(positive.size() + negative.size());
+  out.globalPairs = total * (1 + links.negativesPerTrainLink());
+  out.routedBytes = bytes;
 }
 
 std::vector<float> gatherPairRows(Communicator &comm, int64_t numPairs,

@@ -8,8 +8,9 @@
 // (owner, id) as a partition's halo is, and filled by a HaloExchange made
 // for these pairs (ExecContext::pairHalo: the generated code's exchange for
 // gathers over `pairs(g)`, whose adjoint sends the sources' gradients back
-// to their owners). Every rank holds every pair, so each derives what it
-// sends and receives without communicating.
+// to their owners). For evaluation every rank holds every pair, so each
+// derives what it sends and receives without communicating; a train
+// epoch's pairs are drawn in shares and routed instead (drawRankPairs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +61,8 @@ struct RankPairs {
   std::unique_ptr<HaloExchange> halo;
   /// Every rank's pairs together (the batch's size).
   int64_t globalPairs = 0;
+  /// Bytes this rank sent and received making them (drawRankPairs).
+  int64_t routedBytes = 0;
   /// A node's position in the halo while the exchange is made.
   std::vector<int64_t> haloSlot;
 };
@@ -68,12 +71,14 @@ struct RankPairs {
 /// orders them) into `out` (its memory reused).
 void selectRankPairs(const PairBatch &whole, const NodeOwners &owners,
                      Communicator &comm, RankPairs &out);
-/// The same from a batch's positive and negative pairs (global ids) that
-/// were never made a PairBatch (a train epoch's: only the rank's share is
-/// sorted, as fillPairBatch sorts); out.pairOf is left empty.
-void selectRankPairs(const LinkPairs &positive, const LinkPairs &negative,
-                     const NodeOwners &owners, Communicator &comm,
-                     RankPairs &out);
+/// Epoch `epoch`'s train pairs into `out` without any rank drawing them
+/// all: each rank draws the negatives of a contiguous 1/P of the train
+/// links (the draws one process makes for them), sends every pair to its
+/// destination's owner, and asks the owners of its pairs' remote sources
+/// for their rows. Collective; out.pairOf is left empty.
+void drawRankPairs(const LinkSplitData &links, int64_t epoch,
+                   const NodeOwners &owners, Communicator &comm,
+                   RankPairs &out);
 
 /// Output rows [pairs, 2] of a batch of `numPairs` pairs that the ranks
 /// scored in shares: `rows` holds this rank's (row k is pair pairOf[k]).
