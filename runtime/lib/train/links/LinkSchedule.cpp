@@ -332,7 +332,8 @@ void LinkSchedule::printStats(const TrainingResult &result) const {
   const double seconds =
       halo.forwardTraffic().seconds + halo.backwardTraffic().seconds;
   std::printf("stats: rank %d halo sent %lld received %lld bytes/epoch, "
-              "train pairs %lld of %lld with %lld remote sources\n",
+              "train pairs %lld of %lld with %lld remote sources, routed "
+              "%lld bytes in the last epoch\n",
               comm.rank(),
               (long long)((halo.forwardTraffic().sentBytes +
                            halo.backwardTraffic().sentBytes) /
@@ -342,7 +343,8 @@ void LinkSchedule::printStats(const TrainingResult &result) const {
                           epochs),
               (long long)trainShare.batch.labels.size(),
               (long long)trainShare.globalPairs,
-              (long long)(trainShare.halo ? trainShare.halo->numHalo() : 0));
+              (long long)(trainShare.halo ? trainShare.halo->numHalo() : 0),
+              (long long)trainShare.routedBytes);
   printRankStats(result, seconds);
 }
 
