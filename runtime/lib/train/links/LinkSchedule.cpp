@@ -303,12 +303,7 @@ void writeFactorEmbeddings(const CompiledProgram &program,
 }
 
 void LinkSchedule::writeEmbeddings(const std::string &path) {
-  if (!owners) {
-    writeFactorEmbeddings(program, forwardCtx, trainingData.data.numNodes,
-                          path);
-    return;
-  }
-  // Each rank computes its owned nodes' rows; rank 0 writes them all.
+  // Each process computes its nodes' rows (a rank: its owned nodes).
   writeGatheredEmbeddings(comm, path, ownNodes(),
                           factorRows(program, forwardCtx),
                           trainingData.numGlobalNodes);

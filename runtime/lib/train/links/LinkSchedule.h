@@ -13,12 +13,12 @@
 // - out[:, 0] (the logits are [0, s]): their ROC AUC, average precision
 // and mean binary cross-entropy.
 //
-// Under mpirun every rank makes the same split and draws the same
-// negatives; the message-passing graph is partitioned at start-up, and a
-// rank scores the pairs whose destination it owns (RankPairs.h: their
-// sources' rows come through the pairs' own halo exchange), so P ranks
-// train what one process trains, the sums in another order. Evaluation
-// gathers every rank's scores.
+// Under mpirun every rank makes the same split; the message-passing graph
+// is partitioned at start-up, the ranks draw each epoch's negatives in
+// shares, and a rank scores the pairs whose destination it owns
+// (RankPairs.h: their sources' rows come through the pairs' own halo
+// exchange), so P ranks train what one process trains, the sums in
+// another order. Evaluation gathers every rank's scores.
 //
 // Not yet: sampler ranks, --offload, a partition directory and
 // heterogeneous data are refused before anything loads.
@@ -50,9 +50,6 @@ void refuseUnsupportedLinkLaunch(const CompiledProgram &program,
                                  const DriverOptions &options,
                                  Communicator &comm, bool samplerRanks);
 
-/// --embeddings of a link program whose score is a product of node rows
-/// (CompiledProgram::rankFactorsF32): writes the rows of its first factor,
-/// float32 [numNodes, width], to `path` (whole or not at all).
 /// The rows of the first factor of a score that multiplies node rows, for
 /// the nodes `ctx` computes (CompiledProgram::rankFactorsF32).
 std::vector<float> factorRows(const CompiledProgram &program,
@@ -63,6 +60,9 @@ std::vector<float> factorRows(const CompiledProgram &program,
 void writeEmbeddingRows(const std::string &path, const std::vector<float> &rows,
                         int64_t numNodes);
 
+/// --embeddings of a link program whose score is a product of node rows
+/// (CompiledProgram::rankFactorsF32): writes the rows of its first factor,
+/// float32 [numNodes, width], to `path` (whole or not at all).
 void writeFactorEmbeddings(const CompiledProgram &program,
                            ExecContext<float> &ctx, int64_t numNodes,
                            const std::string &path);

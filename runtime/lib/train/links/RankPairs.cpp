@@ -58,8 +58,9 @@ void sortUnique(std::vector<int64_t> &ids) {
 
 /// Installs the pairs' halo: `fetch[q]` (ascending ids) are the remote
 /// sources this rank reads from rank q, placed at rows owned + k in (owner,
-/// id) order; `sendRows` (runs per rank, `sendCounts`) are this rank's rows
-/// each rank reads, in that rank's order. Returns the halo's size.
+/// id) order (out.haloSlot, which the caller has made -1 for every node
+/// but these); `sendRows` (runs per rank, `sendCounts`) are this rank's
+/// rows each rank reads, in that rank's order. Returns the halo's size.
 int64_t installPairHalo(const std::vector<std::vector<int64_t>> &fetch,
                         const std::vector<int64_t> &sendCounts,
                         std::vector<int64_t> sendRows,
@@ -69,7 +70,6 @@ int64_t installPairHalo(const std::vector<std::vector<int64_t>> &fetch,
   const int64_t owned = owners.numOwned();
   std::vector<int64_t> recvOffsets(size_t(ranks) + 1, 0),
       sendOffsets(size_t(ranks) + 1, 0);
-  out.haloSlot.assign(size_t(owners.numGlobalNodes()), -1);
   int64_t halo = 0;
   for (int r = 0; r < ranks; ++r) {
     for (int64_t u : fetch[size_t(r)])
@@ -83,25 +83,26 @@ int64_t installPairHalo(const std::vector<std::vector<int64_t>> &fetch,
   return halo;
 }
 
-/// The pairs' halo of a batch every rank holds whole: `visit(f)` calls
-/// f(u, v) for every pair, every rank's. Each rank fetches the remote
-/// sources of its pairs; what it sends rank r is its own nodes among r's
-/// halo, in r's order: both derived without communicating.
-template <typename VisitPairs>
-int64_t makePairHalo(VisitPairs visit, const NodeOwners &owners,
+/// The pairs' halo of a batch every rank holds whole (`g`, global ids).
+/// Each rank fetches the remote sources of its pairs; what it sends rank r
+/// is its own nodes among r's halo, in r's order: both derived without
+/// communicating.
+int64_t makePairHalo(const GraphView &g, const NodeOwners &owners,
                      Communicator &comm, RankPairs &out) {
   const int ranks = comm.size();
   std::vector<std::vector<int64_t>> fetch(static_cast<size_t>(ranks)),
       send(static_cast<size_t>(ranks));
-  visit([&](int64_t u, int64_t v) {
-    const int32_t srcOwner = owners.owner(u), dstOwner = owners.owner(v);
-    if (srcOwner == dstOwner)
-      return;
-    if (owners.mine(v))
-      fetch[size_t(srcOwner)].push_back(u);
-    else if (owners.mine(u))
-      send[size_t(dstOwner)].push_back(u);
-  });
+  for (int64_t v = 0; v < g.numDst; ++v)
+    for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k) {
+      const int64_t u = g.edgeSrc[k];
+      const int32_t srcOwner = owners.owner(u), dstOwner = owners.owner(v);
+      if (srcOwner == dstOwner)
+        continue;
+      if (owners.mine(v))
+        fetch[size_t(srcOwner)].push_back(u);
+      else if (owners.mine(u))
+        send[size_t(dstOwner)].push_back(u);
+    }
   std::vector<int64_t> sendCounts(size_t(ranks), 0), sendRows;
   for (int r = 0; r < ranks; ++r) {
     sortUnique(fetch[size_t(r)]);
@@ -110,6 +111,7 @@ int64_t makePairHalo(VisitPairs visit, const NodeOwners &owners,
       sendRows.push_back(owners.row(u));
     sendCounts[size_t(r)] = int64_t(send[size_t(r)].size());
   }
+  out.haloSlot.assign(size_t(owners.numGlobalNodes()), -1);
   return installPairHalo(fetch, sendCounts, std::move(sendRows), owners, comm,
                          out);
 }
@@ -125,13 +127,7 @@ void selectRankPairs(const PairBatch &whole, const NodeOwners &owners,
                      Communicator &comm, RankPairs &out) {
   const GraphView g = whole.graph.view();
   const int64_t owned = owners.numOwned();
-  const int64_t halo = makePairHalo(
-      [&](auto &&f) {
-        for (int64_t v = 0; v < g.numDst; ++v)
-          for (int64_t k = g.inOffsets[v]; k < g.inOffsets[v + 1]; ++k)
-            f(int64_t(g.edgeSrc[k]), v);
-      },
-      owners, comm, out);
+  const int64_t halo = makePairHalo(g, owners, comm, out);
   // The rank's pairs in the whole batch's order: owned destinations ascend
   // with their ids, so the rows stay grouped by destination.
   PairBatch &local = out.batch;
@@ -195,7 +191,8 @@ void drawRankPairs(const LinkSplitData &links, int64_t epoch,
     }
   }
   // The remote sources, asked of their owners, who answer with rows. Each
-  // is listed once (haloSlot marks the seen ones) before the lists sort.
+  // is listed once (haloSlot marks the seen ones, which installPairHalo
+  // then gives their slots) before the lists sort.
   std::vector<std::vector<int64_t>> fetch(static_cast<size_t>(ranks));
   out.haloSlot.assign(size_t(owners.numGlobalNodes()), -1);
   for (const LinkPairs &pairs : mine)
@@ -253,6 +250,11 @@ void writeGatheredEmbeddings(Communicator &comm, const std::string &path,
                              const std::vector<int64_t> &nodes,
                              const std::vector<float> &rows,
                              int64_t numGlobalNodes) {
+  // One process holds every node's row, in id order.
+  if (comm.size() == 1) {
+    writeEmbeddingRows(path, rows, numGlobalNodes);
+    return;
+  }
   // Rank 0 gathers every rank's rows (node id, then the row's float bits)
   // and writes them in id order.
   int64_t width =

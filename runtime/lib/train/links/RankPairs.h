@@ -89,7 +89,8 @@ std::vector<float> gatherPairRows(Communicator &comm, int64_t numPairs,
 
 /// Writes the rows of `nodes` (global ids; `rows` [nodes, width] float32)
 /// that every rank holds for its own nodes as one [numGlobalNodes, width]
-/// .npy at `path`, from rank 0 (whole or not at all). Collective.
+/// .npy at `path`, from rank 0 (whole or not at all). Collective; one
+/// process (every node, in id order) writes its rows as they are.
 void writeGatheredEmbeddings(Communicator &comm, const std::string &path,
                              const std::vector<int64_t> &nodes,
                              const std::vector<float> &rows,

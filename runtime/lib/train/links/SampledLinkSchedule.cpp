@@ -268,10 +268,6 @@ void SampledLinkSchedule::writeEmbeddings(const std::string &path) {
     bindBatch(forwardCtx, sampled);
     rows = factorRows(program, forwardCtx);
   }
-  if (comm.size() == 1) {
-    writeEmbeddingRows(path, rows, n);
-    return;
-  }
   writeGatheredEmbeddings(comm, path, nodes, rows, n);
 }
 
