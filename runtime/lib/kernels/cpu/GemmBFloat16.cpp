@@ -63,29 +63,38 @@ struct Operand {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512bf16")
 
+/// The K pairs of op(X)'s rows [r0, r1) as words (the even k in the low
+/// half, 0 past the depth): pair p of row r at out[at(p, r)].
+template <typename At>
+void packPairs(const Operand &x, int64_t r0, int64_t r1, uint32_t *out,
+               At at) {
+  const int64_t pairs = (x.depth + 1) / 2;
+  if (x.trans) {
+    // op(X)'s column k is X's row k: two contiguous rows per pair.
+    for (int64_t p = 0; p < pairs; ++p) {
+      const float *even = x.x + 2 * p * x.ld;
+      const float *odd = 2 * p + 1 < x.depth ? even + x.ld : nullptr;
+      for (int64_t r = r0; r < r1; ++r)
+        out[at(p, r)] = pairOf(even[r], odd ? odd[r] : 0.0f);
+    }
+    return;
+  }
+  for (int64_t r = r0; r < r1; ++r) {
+    const float *row = x.x + r * x.ld;
+    for (int64_t p = 0; p < pairs; ++p)
+      out[at(p, r)] =
+          pairOf(row[2 * p], 2 * p + 1 < x.depth ? row[2 * p + 1] : 0.0f);
+  }
+}
+
 /// op(A) rows [r0, r1) over every K pair, pair-major: word (p, r) at
 /// p * (r1 - r0) + (r - r0), the broadcast a kernel step reads per row.
 void packRowPairs(const Operand &a, int64_t r0, int64_t r1,
                   std::vector<uint32_t> &out) {
-  const int64_t rows = r1 - r0, pairs = (a.depth + 1) / 2;
-  out.resize(size_t(rows * pairs));
-  if (a.trans) {
-    // op(A)'s column k is X's row k: two contiguous rows per pair.
-    for (int64_t p = 0; p < pairs; ++p) {
-      const float *even = a.x + 2 * p * a.ld + r0;
-      const float *odd = 2 * p + 1 < a.depth ? even + a.ld : nullptr;
-      uint32_t *to = out.data() + p * rows;
-      for (int64_t r = 0; r < rows; ++r)
-        to[r] = pairOf(even[r], odd ? odd[r] : 0.0f);
-    }
-    return;
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *row = a.x + (r0 + r) * a.ld;
-    for (int64_t p = 0; p < pairs; ++p)
-      out[size_t(p * rows + r)] =
-          pairOf(row[2 * p], 2 * p + 1 < a.depth ? row[2 * p + 1] : 0.0f);
-  }
+  const int64_t rows = r1 - r0;
+  out.resize(size_t(rows * ((a.depth + 1) / 2)));
+  packPairs(a, r0, r1, out.data(),
+            [&](int64_t p, int64_t r) { return size_t(p * rows + r - r0); });
 }
 
 /// op(B) [K, N] as panels of kPanel columns: panel j's word (p, c) at
@@ -96,26 +105,9 @@ void packColumnPanels(const Operand &bt, int64_t N,
   const int64_t pairs = (bt.depth + 1) / 2;
   const int64_t panels = (N + kPanel - 1) / kPanel;
   out.assign(size_t(panels * pairs * kPanel), 0u);
-  auto word = [&](int64_t p, int64_t n) -> uint32_t & {
-    return out[size_t(((n / kPanel) * pairs + p) * kPanel + n % kPanel)];
-  };
-  if (bt.trans) {
-    // op(B) = B [K, N] row-major: rows 2p and 2p + 1 give pair p.
-    for (int64_t p = 0; p < pairs; ++p) {
-      const float *even = bt.x + 2 * p * bt.ld;
-      const float *odd = 2 * p + 1 < bt.depth ? even + bt.ld : nullptr;
-      for (int64_t n = 0; n < N; ++n)
-        word(p, n) = pairOf(even[n], odd ? odd[n] : 0.0f);
-    }
-    return;
-  }
-  // op(B) = B^T, B [N, K]: row n of B is column n of op(B).
-  for (int64_t n = 0; n < N; ++n) {
-    const float *row = bt.x + n * bt.ld;
-    for (int64_t p = 0; p < pairs; ++p)
-      word(p, n) = pairOf(row[2 * p], 2 * p + 1 < bt.depth ? row[2 * p + 1]
-                                                            : 0.0f);
-  }
+  packPairs(bt, 0, N, out.data(), [&](int64_t p, int64_t n) {
+    return size_t(((n / kPanel) * pairs + p) * kPanel + n % kPanel);
+  });
 }
 
 /// C rows [0, R) x panel columns [0, cols) (+)= R packed rows of A (word
@@ -229,18 +221,12 @@ void blockProduct(bool native, const Operand &a, int64_t r0, int64_t r1,
 void prepareB(bool native, const Operand &b, int64_t N, int64_t k0,
               int64_t k1, std::vector<uint32_t> &panels,
               std::vector<float> &rounded) {
-  const Operand columns = b.transposed().from(k0, k1);
   if (native) {
-    packColumnPanels(columns, N, panels);
+    packColumnPanels(b.transposed().from(k0, k1), N, panels);
     return;
   }
-  roundedRows(columns, 0, N, rounded);
-  // roundedRows gave op(B)^T [N, K]; SGEMM takes op(B) [K, N].
-  std::vector<float> byDepth(rounded.size());
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t k = 0; k < k1 - k0; ++k)
-      byDepth[size_t(k * N + n)] = rounded[size_t(n * (k1 - k0) + k)];
-  rounded.swap(byDepth);
+  // op(B)'s rows [k0, k1), each N long: SGEMM's [k1 - k0, N].
+  roundedRows(Operand{b.x, b.trans, b.ld, N}, k0, k1, rounded);
 }
 
 } // namespace
