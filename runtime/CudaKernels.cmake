@@ -16,6 +16,7 @@
 set(GNNRT_CUDA_SOURCES
   lib/kernels/cuda/Aggregate.cu
   lib/kernels/cuda/Axis.cu
+  lib/kernels/cuda/BFloat16Rows.cu
   lib/kernels/cuda/Dropout.cu
   lib/kernels/cuda/Edge.cu
   lib/kernels/cuda/Gemm.cu
@@ -81,8 +82,10 @@ if(GNNC_HAVE_CUDA)
   # the emulated build finds them.
   target_include_directories(gnnrt_kernels_cuda PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/lib/kernels)
+  # gnnrt_kernels: the run's gather storage (GatherStorage.h), which bf16
+  # runs set and the device kernels read.
   target_link_libraries(gnnrt_kernels_cuda PUBLIC gnnrt_support gnnrt_graph
-    CUDA::cudart CUDA::cublas CUDA::cublasLt)
+    gnnrt_kernels CUDA::cudart CUDA::cublas CUDA::cublasLt)
   # NCCL for the ranks' collectives between GPUs: the toolkit's own first.
   # Without it the build still passes, and a trainer refuses several ranks
   # (NcclCommunicator.cu).
@@ -176,7 +179,8 @@ function(gnnrt_add_emulated_cuda kernels testName)
     ${CMAKE_CURRENT_SOURCE_DIR}/include)
   target_include_directories(${kernels} PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/lib/kernels)
-  target_link_libraries(${kernels} PUBLIC gnnrt_support gnnrt_graph ${emu})
+  target_link_libraries(${kernels} PUBLIC gnnrt_support gnnrt_graph
+    gnnrt_kernels ${emu})
   gnnrt_emulate_cuda(${kernels})
   if(ARG_ASAN)
     gnnrt_sanitize(${kernels})

@@ -175,6 +175,10 @@ cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout,
                                           uint64_t cols, int64_t ld) {
   if (!layout || ld < int64_t(std::max<uint64_t>(1, rows)))
     return CUBLAS_STATUS_INVALID_VALUE;
+  // The emulation multiplies float and double matrices only (bf16 GEMMs
+  // go through cublasGemmEx).
+  if (type != CUDA_R_32F && type != CUDA_R_64F)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
   *layout = new cublasLtMatrixLayoutOpaque{type, rows, cols, ld};
   return CUBLAS_STATUS_SUCCESS;
 }

@@ -20,14 +20,6 @@
 #include <cstddef>
 #include <cstdint>
 
-typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1 } cudaDataType_t;
-typedef cudaDataType_t cudaDataType;
-
-typedef enum {
-  CUBLAS_COMPUTE_32F = 68,
-  CUBLAS_COMPUTE_64F = 70
-} cublasComputeType_t;
-
 typedef enum {
   CUBLASLT_MATMUL_DESC_TRANSA = 3,
   CUBLASLT_MATMUL_DESC_TRANSB = 4,

@@ -33,6 +33,22 @@ enum class GatherStorage { Float32, BFloat16 };
 void setGatherStorage(GatherStorage storage);
 GatherStorage gatherStorage();
 
+/// Sets the process's gather storage for a scope and restores the one
+/// before it (tests, and tools that compare precisions in one process).
+class ScopedGatherStorage {
+public:
+  explicit ScopedGatherStorage(GatherStorage storage)
+      : previous(gatherStorage()) {
+    setGatherStorage(storage);
+  }
+  ScopedGatherStorage(const ScopedGatherStorage &) = delete;
+  ScopedGatherStorage &operator=(const ScopedGatherStorage &) = delete;
+  ~ScopedGatherStorage() { setGatherStorage(previous); }
+
+private:
+  GatherStorage previous;
+};
+
 /// Declares `copy` the bf16 rounding of the `values` floats at `rows`
 /// (a table gathers read in place, such as a sampled trainer's feature
 /// table), so that a gather over `rows` reads it instead of rounding the

@@ -6,7 +6,9 @@
 // (out-edges ascending, then the self loop), so it needs no atomics and gives
 // the CPU's bits; max/min first record each destination's winners. The weight
 // adjoint gives each in-edge's dot product to a warp: lanes multiply their
-// columns and a butterfly of shuffles adds them up.
+// columns and a butterfly of shuffles adds them up. In a bf16 run the sum
+// and mean forward reads x, and their input adjoint dy, from a rounded copy
+// (BFloat16Rows.h): the CPU's bf16 gathers, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
 namespace gnnrt::kernels::cuda {
 
@@ -24,8 +27,8 @@ using namespace detail;
 
 namespace {
 
-/// The input adjoint, by value into the kernel.
-template <typename T> struct GradInputArgs {
+/// The input adjoint, by value into the kernel; dy stored as S.
+template <typename T, typename S = T> struct GradInputArgs {
   MessageArgs<T> m;
   int64_t numSrc;
   const int64_t *outOffsets;
@@ -33,7 +36,7 @@ template <typename T> struct GradInputArgs {
   const int32_t *outDst;
   const int32_t *edgeDst;
   bool mean;
-  const T *dy;
+  const S *dy;
   /// Max/min: the winners of findWinnersKernel; null for sum and mean.
   const int32_t *winner;
   T *dx;
@@ -42,8 +45,8 @@ template <typename T> struct GradInputArgs {
 /// dx[u] = sum over u's out-edges k -> v of c(k) * dy[v] (masked to the
 /// columns k won, for max/min), then the self loop's; c = weight * 1/count
 /// for mean.
-template <typename T>
-__global__ void aggregateGradInputKernel(const GradInputArgs<T> p) {
+template <typename T, typename S>
+__global__ void aggregateGradInputKernel(const GradInputArgs<T, S> p) {
   const int64_t u = globalWarp();
   if (u >= p.numSrc)
     return;
@@ -55,7 +58,7 @@ __global__ void aggregateGradInputKernel(const GradInputArgs<T> p) {
     T acc = T(0);
     auto term = [&](int64_t v, int64_t index, T scale) {
       const T c = p.mean ? mul(T(1) / T(m.count(v)), scale) : scale;
-      const T d = mul(c, p.dy[v * width + j]);
+      const T d = mul(c, widen(p.dy[v * width + j]));
       if (!p.winner)
         acc = add(acc, d);
       else
@@ -114,8 +117,18 @@ void aggregate(const GraphView &g, Reduce reduce, bool selfLoops, const T *x,
                bool accumulate) {
   if (accumulate && reduce != Reduce::Sum)
     throw std::invalid_argument("aggregate: only a sum can accumulate");
-  reduceMessages(aggregateMessages(g, selfLoops, x, width, weight, weightWidth),
-                 reduce, accumulate, out, "aggregate launch");
+  const MessageArgs<T> m =
+      aggregateMessages(g, selfLoops, x, width, weight, weightWidth);
+  if constexpr (std::is_same_v<T, float>) {
+    if (isLinear(reduce) && gathersBFloat16<T>() && g.numDst > 0 &&
+        width > 0) {
+      // x's rows (the self loop's row v < numDst <= numSrc among them).
+      reduceMessages(m.readingRows(deviceBFloat16Rows(x, g.numSrc * width)),
+                     reduce, accumulate, out, "aggregate launch");
+      return;
+    }
+  }
+  reduceMessages(m, reduce, accumulate, out, "aggregate launch");
 }
 
 template <typename T>
@@ -129,14 +142,24 @@ void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
   const int32_t *winner =
       isLinear(reduce) ? nullptr
                        : findWinners(m, out, "aggregateGradInput launch");
-  const GradInputArgs<T> args{
-      m,        g.numSrc,  g.outOffsets,           g.outEdges,
-      g.outDst, g.edgeDst, reduce == Reduce::Mean, dy,
-      winner,   dx};
-  GNNRT_LAUNCH(warpBlocksFor(g.numSrc), kBlock, 0, stream(),
-               aggregateGradInputKernel<T>)
-  (args);
-  checkLaunch("aggregateGradInput launch");
+  auto launch = [&](const auto *dyRows) {
+    using S = std::remove_cv_t<std::remove_pointer_t<decltype(dyRows)>>;
+    const GradInputArgs<T, S> args{
+        m,        g.numSrc,  g.outOffsets,           g.outEdges,
+        g.outDst, g.edgeDst, reduce == Reduce::Mean, dyRows,
+        winner,   dx};
+    GNNRT_LAUNCH(warpBlocksFor(g.numSrc), kBlock, 0, stream(),
+                 aggregateGradInputKernel<T, S>)
+    (args);
+    checkLaunch("aggregateGradInput launch");
+  };
+  if constexpr (std::is_same_v<T, float>) {
+    if (isLinear(reduce) && gathersBFloat16<T>() && g.numDst > 0) {
+      launch(deviceBFloat16Rows(dy, g.numDst * width));
+      return;
+    }
+  }
+  launch(dy);
 }
 
 template <typename T>

@@ -104,9 +104,13 @@ template <typename T> __device__ T warpSum(T v) {
 }
 
 /// At least `bytes` of device memory for a kernel's temporaries, reused by
-/// the next call on the same host thread (kernels on one stream run in
-/// order, so a later kernel cannot overwrite what an earlier one reads).
-void *scratch(size_t bytes);
+/// the next call on the same host thread with the same slot (kernels on one
+/// stream run in order, so a later kernel cannot overwrite what an earlier
+/// one reads). Slot 0 serves the kernels' own temporaries; the bf16 copies
+/// of gathered rows and GEMM operands take the others (BFloat16Rows.h), so
+/// that a copy and a temporary of the same call never share memory.
+constexpr int kScratchSlots = 3;
+void *scratch(size_t bytes, int slot = 0);
 
 } // namespace gnnrt::kernels::cuda::detail
 

@@ -15,10 +15,16 @@
 // cuBLASLt reports the combination unsupported, the product goes through
 // gemm and the epilogue through a kernel.
 //
+// A bf16 run (precision = bf16) rounds op(A) and op(B) to bf16 copies
+// (BFloat16Rows.h) and multiplies them by cublasGemmEx with fp32 accumulation
+// and an fp32 C, as the CPU's gemmBFloat16 rounds its operands; its fused
+// epilogues take the fallback (the product, then the epilogue kernel).
+//
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/kernels/cuda/Kernels.h"
 
+#include "BFloat16Rows.h"
 #include "Common.h"
 
 #include <cublasLt.h>
@@ -27,6 +33,7 @@
 #include <climits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace gnnrt::kernels::cuda {
 
@@ -74,6 +81,22 @@ cublasStatus_t gemmCall(cublasHandle_t handle, cublasOperation_t ta,
                      ldc);
 }
 
+/// C = op(A) op(B) (+ C) over A and B rounded to bf16, fp32 accumulation:
+/// cublasGemmEx with the same column-major swap as gemmCall.
+cublasStatus_t gemmBFloat16Call(cublasHandle_t handle, bool transA,
+                                bool transB, int m, int n, int k,
+                                const float *alpha, const float *A,
+                                const float *B, const float *beta, float *C) {
+  // Slot 0 holds A's rounding, slot 1 B's: both live until the call ends.
+  const BFloat16 *a = deviceBFloat16Rows(A, int64_t(m) * k, 0);
+  const BFloat16 *b = deviceBFloat16Rows(B, int64_t(k) * n, 1);
+  return cublasGemmEx(handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                      transA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, alpha, b,
+                      CUDA_R_16BF, transB ? k : n, a, CUDA_R_16BF,
+                      transA ? m : k, beta, C, CUDA_R_32F, n,
+                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
 } // namespace
 
 template <typename T>
@@ -92,6 +115,14 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
     return;
   }
   const T one = 1, beta = accumulate ? T(1) : T(0);
+  if constexpr (std::is_same_v<T, float>) {
+    if (gathersBFloat16<T>()) {
+      checkCublas(gemmBFloat16Call(handle(), transA, transB, int(M), int(N),
+                                   int(K), &one, A, B, &beta, C),
+                  "bf16 gemm");
+      return;
+    }
+  }
   checkCublas(gemmCall(handle(), transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                        transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(N), int(M),
                        int(K), &one, B, int(transB ? K : N), A,
@@ -219,7 +250,7 @@ void gemmEpilogue(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
     throw std::invalid_argument(
         "gemmEpilogue: dimensions " + std::to_string(M) + ", " +
         std::to_string(N) + ", " + std::to_string(K) + " exceed 32-bit sizes");
-  if (K > 0) {
+  if (K > 0 && !gathersBFloat16<T>()) {
     const cublasStatus_t s =
         ltMatmul(transA, transB, M, N, K, A, B, addend, bias, relu, C);
     if (s == CUBLAS_STATUS_SUCCESS)

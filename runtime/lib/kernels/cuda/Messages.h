@@ -8,13 +8,15 @@
 // combines its column in the order Aggregate.h fixes (edge order, self loop
 // last; a mean as a multiply by the reciprocal; max/min from the first
 // message), and finds, for the adjoints of max/min, the first message that
-// equals the result.
+// equals the result. The rows may be stored as bf16 (S = BFloat16: a bf16
+// run's sum and mean aggregations, BFloat16Rows.h), widened before any use.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_LIB_KERNELS_CUDA_MESSAGES_H
 #define GNNRT_LIB_KERNELS_CUDA_MESSAGES_H
 
+#include "BFloat16Rows.h"
 #include "Common.h"
 #include "gnnrt/kernels/Types.h"
 
@@ -22,8 +24,9 @@
 
 namespace gnnrt::kernels::cuda::detail {
 
-/// The messages of one aggregate or scatter, by value into the kernels.
-template <typename T> struct MessageArgs {
+/// The messages of one aggregate or scatter, by value into the kernels;
+/// rows stored as S, arithmetic in T.
+template <typename T, typename S = T> struct MessageArgs {
   int64_t numDst;
   const int64_t *offsets;
   const int32_t *sources;
@@ -31,7 +34,7 @@ template <typename T> struct MessageArgs {
   /// sources[k] (aggregate).
   bool rowPerEdge;
   bool selfLoops;
-  const T *rows;
+  const S *rows;
   int64_t width;
   const T *weight; ///< null: every scale is 1
   int64_t weightWidth;
@@ -39,12 +42,21 @@ template <typename T> struct MessageArgs {
   __device__ int64_t count(int64_t v) const {
     return offsets[v + 1] - offsets[v] + (selfLoops ? 1 : 0);
   }
-  __device__ const T *row(int64_t k) const {
+  __device__ const S *row(int64_t k) const {
     return rows + (rowPerEdge ? k : int64_t(sources[k])) * width;
+  }
+  /// Element j of destination v's own row (the self loop's message).
+  __device__ T selfRow(int64_t v, int64_t j) const {
+    return widen(rows[v * width + j]);
+  }
+  /// The same messages over rows stored as R (a rounded copy of `rows`).
+  template <typename R> MessageArgs<T, R> readingRows(const R *copy) const {
+    return {numDst, offsets, sources, rowPerEdge, selfLoops,
+            copy,   width,   weight,  weightWidth};
   }
   /// Element j of edge k's message.
   __device__ T message(int64_t k, int64_t j) const {
-    const T v = row(k)[j];
+    const T v = widen(row(k)[j]);
     return weight ? mul(weight[k * weightWidth + j / (width / weightWidth)], v)
                   : v;
   }
@@ -66,8 +78,8 @@ MessageArgs<T> edgeMessages(const GraphView &g, const T *e, int64_t width) {
 
 /// out[numDst, width] = the reduction of each destination's messages
 /// (with `accumulate`, a sum added to out's rows).
-template <typename T>
-__global__ void reduceMessagesKernel(const MessageArgs<T> m, Reduce reduce,
+template <typename T, typename S>
+__global__ void reduceMessagesKernel(const MessageArgs<T, S> m, Reduce reduce,
                                      bool accumulate, T *out) {
   const int64_t v = globalWarp();
   if (v >= m.numDst)
@@ -92,7 +104,7 @@ __global__ void reduceMessagesKernel(const MessageArgs<T> m, Reduce reduce,
     for (int64_t k = begin; k < end; ++k)
       combine(m.message(k, j));
     if (m.selfLoops)
-      combine(m.rows[v * m.width + j]);
+      combine(m.selfRow(v, j));
     const int64_t count = m.count(v);
     if (reduce == Reduce::Mean && count > 0)
       acc = mul(acc, T(1) / T(count));
@@ -115,19 +127,19 @@ __global__ void findWinnersKernel(const MessageArgs<T> m, const T *out,
     for (int64_t k = begin; k < end && won < 0; ++k)
       if (m.message(k, j) == result)
         won = int32_t(k - begin);
-    if (won < 0 && m.selfLoops && m.rows[v * m.width + j] == result)
+    if (won < 0 && m.selfLoops && m.selfRow(v, j) == result)
       won = int32_t(end - begin);
     winner[v * m.width + j] = won;
   }
 }
 
-template <typename T>
-void reduceMessages(const MessageArgs<T> &m, Reduce reduce, bool accumulate,
+template <typename T, typename S>
+void reduceMessages(const MessageArgs<T, S> &m, Reduce reduce, bool accumulate,
                     T *out, const char *what) {
   if (m.numDst == 0 || m.width == 0)
     return;
   GNNRT_LAUNCH(warpBlocksFor(m.numDst), kBlock, 0, stream(),
-               reduceMessagesKernel<T>)
+               reduceMessagesKernel<T, S>)
   (m, reduce, accumulate, out);
   checkLaunch(what);
 }

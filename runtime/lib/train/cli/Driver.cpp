@@ -259,12 +259,9 @@ int run(CompiledProgram program, const DriverOptions &options,
     return runGradCheck(program, check, stdout) ? 0 : 1;
   }
 
-  // Mixed precision: every float gather of the run reads bf16 rows.
+  // Mixed precision: every float gather of the run reads bf16 rows and
+  // every float GEMM multiplies bf16 operands, on the CPU and on a device.
   const bool bf16 = program.settings.precision == "bf16";
-  if (bf16 && program.useDevice)
-    throw UsageError("precision bf16: this trainer runs on a CUDA device, "
-                     "where bf16 is not implemented yet (the CPU target has "
-                     "it; pass --precision fp32)");
   kernels::setGatherStorage(bf16 ? kernels::GatherStorage::BFloat16
                                  : kernels::GatherStorage::Float32);
 

@@ -24,16 +24,6 @@ using namespace gnnrt::kerneltest;
 
 namespace {
 
-/// Sets the process's gather storage for a scope.
-struct ScopedStorage {
-  explicit ScopedStorage(kernels::GatherStorage s) {
-    kernels::setGatherStorage(s);
-  }
-  ~ScopedStorage() {
-    kernels::setGatherStorage(kernels::GatherStorage::Float32);
-  }
-};
-
 std::vector<float> roundedToBFloat16(const std::vector<float> &x) {
   std::vector<float> r(x.size());
   for (size_t i = 0; i < x.size(); ++i)
@@ -100,7 +90,7 @@ TEST(GatherStorage, BFloat16GatherIsTheFloatGatherOfRoundedRows) {
             const float *weight = weighted ? w.data() : nullptr;
             Outputs bf16;
             {
-              ScopedStorage mode(kernels::GatherStorage::BFloat16);
+              kernels::ScopedGatherStorage mode(kernels::GatherStorage::BFloat16);
               bf16 = gatherAll(g, r, selfLoops, x, dy, s, weight, width);
             }
             const Outputs rounded =
@@ -135,7 +125,7 @@ TEST(GatherStorage, EveryInstructionSetGivesTheSameBits) {
         const Operands in(g, width, 92);
         const std::vector<float> &x = in.x, &dy = in.dy, &s = in.s, &w = in.w;
         const float *weight = weighted ? w.data() : nullptr;
-        ScopedStorage mode(bf16 ? kernels::GatherStorage::BFloat16
+        kernels::ScopedGatherStorage mode(bf16 ? kernels::GatherStorage::BFloat16
                                 : kernels::GatherStorage::Float32);
         const Outputs native =
             gatherAll(g, Reduce::Mean, true, x, dy, s, weight, width);
@@ -164,7 +154,7 @@ TEST(GatherStorage, DeclaredTableIsReadInsteadOfRounding) {
   kernels::aggregate<float>(g, Reduce::Sum, false, negated.data(), width,
                             nullptr, 1, expected.data());
   {
-    ScopedStorage mode(kernels::GatherStorage::BFloat16);
+    kernels::ScopedGatherStorage mode(kernels::GatherStorage::BFloat16);
     kernels::setBFloat16Table(x.data(), copy.data(), int64_t(x.size()));
     kernels::aggregate<float>(g, Reduce::Sum, false, x.data(), width, nullptr,
                               1, declared.data());
@@ -186,7 +176,7 @@ TEST(GatherStorage, MaxAndDoubleGathersReadFullPrecision) {
   kernels::aggregate<double>(g, Reduce::Sum, true, xd.data(), width, nullptr, 1,
                              d32.data());
   {
-    ScopedStorage mode(kernels::GatherStorage::BFloat16);
+    kernels::ScopedGatherStorage mode(kernels::GatherStorage::BFloat16);
     kernels::aggregate<float>(g, Reduce::Max, true, x.data(), width, nullptr, 1,
                               bf16.data());
     kernels::aggregate<double>(g, Reduce::Sum, true, xd.data(), width, nullptr,

@@ -14,6 +14,8 @@
 #include "cuda/Common.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace gnnrt::kernels::cuda {
 
@@ -86,8 +88,11 @@ struct ScratchBuffer {
 
 } // namespace
 
-void *scratch(size_t bytes) {
-  thread_local ScratchBuffer buffer;
+void *scratch(size_t bytes, int slot) {
+  if (slot < 0 || slot >= kScratchSlots)
+    throw std::invalid_argument("scratch: no slot " + std::to_string(slot));
+  thread_local ScratchBuffer buffers[kScratchSlots];
+  ScratchBuffer &buffer = buffers[slot];
   if (bytes > buffer.bytes) {
     // Grow geometrically: a sequence of slightly larger batches allocates
     // a few times, not once per batch.

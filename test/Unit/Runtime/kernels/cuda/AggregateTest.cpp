@@ -6,7 +6,8 @@
 // which Aggregate.h's order of operations promises) for every reduction,
 // with and without weights and self loops, and the adjoints against the
 // CPU's on ragged rows, empty rows, a row longer than a block and widths 1
-// to 257. Natively the tests that launch kernels skip when no device is
+// to 257; in a bf16 run (GatherStorage.h) the same against the CPU's bf16
+// gathers. Natively the tests that launch kernels skip when no device is
 // visible; over the emulation (CudaEmulatedTests) they always run.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +20,7 @@
 #include "gnnrt/graph/GraphView.h"
 #include "gnnrt/kernels/Aggregate.h"
 #include "gnnrt/kernels/Device.h"
+#include "gnnrt/kernels/GatherStorage.h"
 #include "gnnrt/support/Random.h"
 
 #include <cuda_runtime.h>
@@ -318,6 +320,49 @@ TEST(CudaAggregate, GradWeightMatchesCpu) {
   GNNRT_REQUIRE_CUDA_DEVICE();
   gradWeightCase<float>();
   gradWeightCase<double>();
+}
+
+// precision = bf16: the sum and mean forward and input adjoint read bf16
+// rows, and give the CPU's bf16 gathers bit for bit (max and min, and the
+// weight adjoint, stay fp32 on both). That the storage took effect shows in
+// the results differing from the fp32 ones.
+TEST(CudaAggregate, BFloat16GathersSameBitsAsCpu) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  // Every case forward on the device, against the CPU's result under the
+  // storage in force; `visit` sees each case's device result.
+  auto forwardCases = [](const auto &visit) {
+    compareWithCpu<float>(
+        true, [&](const GraphView &, const GraphView &dev,
+                  const AggregateCase &c, const auto &x, const auto &,
+                  const auto &weight, const auto &out, auto &expected,
+                  auto &actual) {
+          expected = out;
+          DeviceArray<float> dx(x), dw(weight), dout(out.size());
+          kernels::cuda::aggregate(dev, c.reduce, c.selfLoops, dx.get(),
+                                   c.width, c.weightWidth ? dw.get() : nullptr,
+                                   c.weightWidth, dout.get());
+          actual = dout.toHost();
+          visit(c, actual);
+        });
+  };
+  std::vector<std::vector<float>> fp32;
+  forwardCases([&](const AggregateCase &, const std::vector<float> &actual) {
+    fp32.push_back(actual);
+  });
+  kernels::ScopedGatherStorage bf16(kernels::GatherStorage::BFloat16);
+  size_t i = 0;
+  int64_t changed = 0;
+  forwardCases([&](const AggregateCase &c, const std::vector<float> &actual) {
+    const bool linear = c.reduce == Reduce::Sum || c.reduce == Reduce::Mean;
+    if (linear && actual != fp32[i])
+      ++changed;
+    if (!linear) {
+      EXPECT_EQ(actual, fp32[i]) << "max/min stay fp32: " << c.name();
+    }
+    ++i;
+  });
+  EXPECT_GT(changed, 0) << "no sum or mean read bf16 rows";
+  gradInputCase<float>(true);
 }
 
 } // namespace

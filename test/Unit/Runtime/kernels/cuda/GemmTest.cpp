@@ -4,7 +4,9 @@
 // by OpenBLAS) against a float64 triple loop for every transposition, with
 // accumulation, a K of 0 and a vector-shaped product; cuda::gemmEpilogue
 // (through cuBLASLt) the same way with every combination of an added
-// matrix, a bias and ReLU, the added matrix also C itself.
+// matrix, a bias and ReLU, the added matrix also C itself. In a bf16 run
+// (GatherStorage.h) both against float64 over the operands rounded to bf16,
+// and beside the CPU's gemmBFloat16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,16 +14,31 @@
 
 #include "CpuComparison.h"
 #include "CudaTestUtil.h"
+#include "gnnrt/kernels/GatherStorage.h"
+#include "gnnrt/kernels/Gemm.h"
+#include "gnnrt/support/BFloat16.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace gnnrt;
 using namespace gnnrt::cudatest;
 
 namespace {
+
+/// The value a bf16 run multiplies: x rounded to bf16 (x itself in fp32 or
+/// float64 runs).
+template <typename T> T operand(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    if (kernels::gatherStorage() == kernels::GatherStorage::BFloat16)
+      return toFloat(toBFloat16(x));
+  return x;
+}
 
 template <typename T> void gemmCases() {
   struct Size {
@@ -45,8 +62,10 @@ template <typename T> void gemmCases() {
             for (int64_t j = 0; j < s.N; ++j) {
               double acc = accumulate ? double(c0[i * s.N + j]) : 0.0;
               for (int64_t k = 0; k < s.K; ++k)
-                acc += double(transA ? a[k * s.M + i] : a[i * s.K + k]) *
-                       double(transB ? b[j * s.K + k] : b[k * s.N + j]);
+                acc += double(operand(transA ? a[k * s.M + i]
+                                             : a[i * s.K + k])) *
+                       double(operand(transB ? b[j * s.K + k]
+                                             : b[k * s.N + j]));
               expected[i * s.N + j] = T(acc);
             }
           DeviceArray<T> da(a), db(b), dc(c0);
@@ -93,8 +112,10 @@ template <typename T> void gemmEpilogueCases() {
                 for (int64_t j = 0; j < s.N; ++j) {
                   double acc = 0;
                   for (int64_t k = 0; k < s.K; ++k)
-                    acc += double(transA ? a[k * s.M + i] : a[i * s.K + k]) *
-                           double(transB ? b[j * s.K + k] : b[k * s.N + j]);
+                    acc += double(operand(transA ? a[k * s.M + i]
+                                                 : a[i * s.K + k])) *
+                           double(operand(transB ? b[j * s.K + k]
+                                                 : b[k * s.N + j]));
                   if (addend)
                     acc += double(added[i * s.N + j]);
                   if (bias)
@@ -118,6 +139,35 @@ TEST(CudaGemm, EpilogueMatchesFloat64) {
   GNNRT_REQUIRE_CUDA_DEVICE();
   gemmEpilogueCases<float>();
   gemmEpilogueCases<double>();
+}
+
+// precision = bf16: products of the rounded operands, accumulated in
+// fp32, with and without epilogues; and within fp32 rounding of the CPU's
+// bf16 GEMM on the same operands (which rounds them the same way).
+TEST(CudaGemm, BFloat16OperandsMatchFloat64OfRounded) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  kernels::ScopedGatherStorage bf16(kernels::GatherStorage::BFloat16);
+  gemmCases<float>();
+  gemmEpilogueCases<float>();
+  const int64_t M = 37, N = 29, K = 300;
+  const auto a = randomValues<float>(M * K, 11);
+  const auto b = randomValues<float>(K * N, 12);
+  std::vector<float> cpu(size_t(M * N));
+  kernels::gemm(false, true, M, N, K, a.data(), b.data(), cpu.data());
+  DeviceArray<float> da(a), db(b), dc(cpu.size());
+  kernels::cuda::gemm(false, true, M, N, K, da.get(), db.get(), dc.get());
+  const std::vector<float> device = dc.toHost();
+  expectClose(device, cpu, tolerance<float>() * double(K), "cpu vs device");
+  // The rounding took effect: fp32 operands give another product.
+  std::vector<float> exact(cpu.size());
+  {
+    kernels::ScopedGatherStorage fp32(kernels::GatherStorage::Float32);
+    kernels::gemm(false, true, M, N, K, a.data(), b.data(), exact.data());
+  }
+  double largest = 0;
+  for (size_t i = 0; i < exact.size(); ++i)
+    largest = std::max(largest, double(std::abs(device[i] - exact[i])));
+  EXPECT_GT(largest, 1e-3) << "bf16 operands should move a K = 300 product";
 }
 
 } // namespace
