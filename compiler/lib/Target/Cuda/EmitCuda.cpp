@@ -15,7 +15,7 @@
 //     ...
 //     DeviceEntryPoints device;
 //     device.forwardF32 = &GCN_forward<float>;
-//     ...
+//     ...   (and rankFactorsF32 for a knowledge-graph score's factors)
 //     installDeviceEntryPoints(program, device);
 //     return trainMain(argc, argv, program);
 //   }
@@ -56,15 +56,24 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
   cpp::emitParams(os, unit.params, unit.model, cppModel);
 
   // Each entry point: prepared, printed, and written after its kernels.
+  // A knowledge-graph model's ranking factors come last, an evaluation
+  // entry point like the forward whose results are read back to the host.
   std::string outputWidth;
   bool usesEdgeIds = false;
-  for (auto [entry, training] :
-       {std::make_pair(unit.forward, false), std::make_pair(unit.step, true)}) {
+  int64_t rankFactorCount = 0;
+  SmallVector<std::pair<func::FuncOp, bool>, 3> entryFuncs = {
+      {unit.forward, false}, {unit.step, true}};
+  if (unit.rankFactors)
+    entryFuncs.push_back({unit.rankFactors, false});
+  for (auto [entry, training] : entryFuncs) {
     FailureOr<target::PreparedFunction> fn = target::PreparedFunction::prepare(
         entry, training, unit.params, CudaFunctionEmitter::reservedNames());
     if (failed(fn))
       return failure();
-    std::string entryName = cppModel + (training ? "_train_step" : "_forward");
+    const bool factors = entry == unit.rankFactors;
+    std::string entryName = cppModel + (factors    ? "_rank_factors"
+                                        : training ? "_train_step"
+                                                   : "_forward");
     std::string kernels, function;
     llvm::raw_string_ostream functionStream(function);
     raw_indented_ostream functionOs(functionStream);
@@ -73,7 +82,9 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
                    .emit(entryName)))
       return failure();
     os << kernels << functionStream.str();
-    if (training)
+    if (factors)
+      rankFactorCount = fn->getFunc().getNumResults();
+    else if (training)
       usesEdgeIds = fn->readsEdgeIds();
     else
       outputWidth = fn->outputWidth().str();
@@ -93,6 +104,12 @@ LogicalResult gnn::cuda::emitCuda(ModuleOp module, llvm::raw_ostream &out,
         std::make_pair(rt::program::forwardF64, "_forward<double>"),
         std::make_pair(rt::program::trainStepF64, "_train_step<double>")})
     os << "device." << member << " = &" << cppModel << entry << ";\n";
+  if (unit.rankFactors) {
+    os << "device." << rt::program::rankFactorsF32 << " = &" << cppModel
+       << "_rank_factors<float>;\n";
+    cpp::setProgram(os, rt::program::rankFactorCount,
+                    llvm::Twine(rankFactorCount));
+  }
   os << rt::cuda::installEntryPoints << "(" << rt::local::program
      << ", device);\n";
   os << "return " << rt::trainMain << "(argc, argv, " << rt::local::program

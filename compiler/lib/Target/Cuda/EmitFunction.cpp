@@ -124,6 +124,14 @@ void CudaFunctionEmitter::emitReturn(func::ReturnOp ret) {
   ArrayRef<std::string> buffered = fn.bufferedElements();
   os << rt::ctx::unplannedBytes << " = int64_t(sizeof(T)) * ("
      << (buffered.empty() ? "0" : llvm::join(buffered, " + ")) << ");\n";
+  if (!fn.isTraining() && ret.getNumOperands() > 1) {
+    // The rank factors, each read back whole into the host's vectors.
+    for (auto [k, factor] : llvm::enumerate(ret.getOperands()))
+      os << rt::cuda::readArray << "<T>(" << name(factor) << ", "
+         << numel(factor) << ", " << rt::ctx::rankFactors << "[" << k
+         << "]);\n";
+    return;
+  }
   if (!fn.isTraining()) {
     os << copyStmt(name(v), numel(v), rt::ctx::output.str());
     return;

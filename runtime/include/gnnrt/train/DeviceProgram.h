@@ -44,10 +44,13 @@ struct DeviceEntryPoints {
   float (*trainStepF32)(ExecContext<float> &) = nullptr;
   void (*forwardF64)(ExecContext<double> &) = nullptr;
   double (*trainStepF64)(ExecContext<double> &) = nullptr;
+  /// A trilinear or dot score's factors (CompiledProgram::rankFactorsF32),
+  /// read back into the context's host vectors; null when it has none.
+  void (*rankFactorsF32)(ExecContext<float> &) = nullptr;
 };
 
-/// Sets `program`'s entry points to adapters that run `device`'s on the
-/// CUDA device, and program.useDevice, deviceWorkspaceBytes,
+/// Sets `program`'s entry points (rankFactorsF32 too, when `device` has it)
+/// to adapters that run `device`'s on the CUDA device, and program.useDevice, deviceWorkspaceBytes,
 /// makeDeviceResidence, deviceTransfers and (sampled programs) stageBatch.
 /// Call after program.params and program.numBlocks are set; one program
 /// per process.

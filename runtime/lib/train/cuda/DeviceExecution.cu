@@ -320,6 +320,19 @@ void runForward(ExecContext<T> &host, void (*entry)(ExecContext<T> &)) {
   host.unplannedBytes = call.ctx.unplannedBytes;
 }
 
+/// The score's factors: the forward's inputs, the factors read back by the
+/// entry point itself into host.rankFactors.
+void rankFactorsF32(ExecContext<float> &host) {
+  auto entry = state().entries.rankFactorsF32;
+  if (!entry)
+    throw DeviceError("the program has no device rank factors");
+  DeviceCall<float> call;
+  prepareCall(host, /*training=*/false, call);
+  call.ctx.rankFactors = host.rankFactors;
+  entry(call.ctx);
+  host.unplannedBytes = call.ctx.unplannedBytes;
+}
+
 template <typename T>
 T runTrainStep(ExecContext<T> &host, T (*entry)(ExecContext<T> &)) {
   if (!entry)
@@ -399,6 +412,7 @@ void installDeviceEntryPoints(CompiledProgram &program,
   program.trainStepF32 = &trainStepF32;
   program.forwardF64 = device.forwardF64 ? &forwardF64 : nullptr;
   program.trainStepF64 = device.trainStepF64 ? &trainStepF64 : nullptr;
+  program.rankFactorsF32 = device.rankFactorsF32 ? &rankFactorsF32 : nullptr;
   program.useDevice = &useDevice;
   program.deviceWorkspaceBytes = &workspaceBytes;
   program.makeDeviceResidence = &device::makeDeviceResidence;

@@ -179,7 +179,7 @@ FilteredRankingResult KnowledgeGraphSchedule::rank(const TripleList &queries) {
   blocks.entityBlock = std::min<int64_t>(4096, kg.numEntities());
   // A trilinear score: its factors once, then a matrix product per block
   // of 128 queries x 4096 candidates.
-  if (program.rankFactorsF32 && !program.useDevice) {
+  if (program.rankFactorsF32) {
     std::vector<float> factors[3];
     forwardCtx.rankFactors = factors;
     program.rankFactorsF32(forwardCtx);

@@ -79,8 +79,6 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
   if (!options.embeddingsFile.empty() && !program.rankFactorsF32)
     return "--embeddings: the score is not a product of node rows (a dot "
            "product or DistMult), so no row per node stands for it";
-  if (!options.embeddingsFile.empty() && program.useDevice)
-    return "--embeddings: not written by the CUDA target yet";
   if (!options.predictFile.empty() && options.pairsFile.empty())
     return program.settings.source == "kg"
                ? "--predict: a knowledge-graph program scores triples, not "

@@ -149,6 +149,7 @@ constexpr StringLiteral copy = "kernels::cuda::copy";
 constexpr StringLiteral zero = "kernels::cuda::zero";
 constexpr StringLiteral accumulate = "kernels::cuda::accumulate";
 constexpr StringLiteral readScalar = "kernels::cuda::readScalar";
+constexpr StringLiteral readArray = "kernels::cuda::readArray";
 constexpr StringLiteral checkLaunch = "kernels::cuda::checkLaunch";
 /// Launch geometry of generated kernels, and the stream they queue on.
 constexpr StringLiteral grid = "kernels::cuda::generatedGrid";

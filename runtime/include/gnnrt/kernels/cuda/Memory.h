@@ -12,6 +12,7 @@
 #define GNNRT_KERNELS_CUDA_MEMORY_H
 
 #include <cstdint>
+#include <vector>
 
 namespace gnnrt::kernels::cuda {
 
@@ -23,6 +24,8 @@ template <typename T> void zero(T *p, int64_t n);
 template <typename T> void accumulate(const T *from, int64_t n, T *to);
 /// The value at p (a synchronizing copy to the host).
 template <typename T> T readScalar(const T *p);
+/// out = the n values at p (a synchronizing copy to the host).
+template <typename T> void readArray(const T *p, int64_t n, std::vector<T> &out);
 /// Throws DeviceError naming `kernel` if the launch just issued failed.
 void checkLaunch(const char *kernel);
 

@@ -61,6 +61,15 @@ template <typename T> T readScalar(const T *p) {
   return value;
 }
 
+template <typename T>
+void readArray(const T *p, int64_t n, std::vector<T> &out) {
+  out.resize(size_t(n));
+  if (n > 0)
+    detail::check(cudaMemcpy(out.data(), p, size_t(n) * sizeof(T),
+                             cudaMemcpyDeviceToHost),
+                  "readArray");
+}
+
 void checkLaunch(const char *kernel) {
   detail::check(cudaGetLastError(), kernel);
 }
@@ -69,7 +78,8 @@ void checkLaunch(const char *kernel) {
   template void copy<T>(const T *, int64_t, T *);                              \
   template void zero<T>(T *, int64_t);                                         \
   template void accumulate<T>(const T *, int64_t, T *);                        \
-  template T readScalar<T>(const T *);
+  template T readScalar<T>(const T *);                                         \
+  template void readArray<T>(const T *, int64_t, std::vector<T> &);
 GNNRT_INSTANTIATE(float)
 GNNRT_INSTANTIATE(double)
 #undef GNNRT_INSTANTIATE
