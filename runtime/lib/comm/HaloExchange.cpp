@@ -5,12 +5,16 @@
 #include "RingSchedule.h"
 
 #include "gnnrt/kernels/Aggregate.h"
+#include "gnnrt/kernels/GatherStorage.h"
+#include "gnnrt/support/BFloat16.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <optional>
+#include <type_traits>
 #include <unistd.h>
 
 namespace gnnrt {
@@ -52,6 +56,64 @@ void addRows(const std::vector<int64_t> &ids, int64_t first, int64_t last,
       row[j] += add[j];
   }
 }
+
+/// The rows a sum or mean aggregation fetches, as they travel. In a bf16 run
+/// the float rows go rounded to bf16: the gathers that reduce them read
+/// them rounded anyway (kernels/GatherStorage.h), so half the bytes move
+/// and no result changes. Otherwise they go as they are, packed into and
+/// received straight into the caller's buffers.
+template <typename T> class WireRows {
+public:
+  explicit WireRows(int64_t width)
+      : width(width),
+        rounded(std::is_same_v<T, float> &&
+                kernels::gatherStorage() == kernels::GatherStorage::BFloat16) {}
+
+  int64_t rowBytes() const {
+    return width * int64_t(rounded ? sizeof(BFloat16) : sizeof(T));
+  }
+  /// Rows ids[first .. last) of x, packed to send.
+  const void *pack(const std::vector<int64_t> &ids, int64_t first,
+                   int64_t last, const T *x) {
+    if (!rounded) {
+      send.resize(size_t((last - first) * width));
+      packRows(ids, first, last, x, width, send.data());
+      return send.data();
+    }
+    sendRounded.resize(size_t((last - first) * width));
+    for (int64_t i = first; i < last; ++i)
+      toBFloat16(reinterpret_cast<const float *>(x) + ids[size_t(i)] * width,
+                 sendRounded.data() + (i - first) * width, width);
+    return sendRounded.data();
+  }
+  /// Where `rows` rows bound for `into` arrive.
+  void *receive(int64_t rows, T *into) {
+    landing = into;
+    if (!rounded)
+      return into;
+    receivedRounded.resize(size_t(rows * width));
+    return receivedRounded.data();
+  }
+  /// The received rows in the `into` of receive(), as floats.
+  void land() {
+    if (rounded)
+      toFloat(receivedRounded.data(), reinterpret_cast<float *>(landing),
+              int64_t(receivedRounded.size()));
+  }
+  /// Frees the buffers (a ring keeps few chunks alive).
+  void release() {
+    send = std::vector<T>();
+    sendRounded = std::vector<BFloat16>();
+    receivedRounded = std::vector<BFloat16>();
+  }
+
+private:
+  int64_t width;
+  bool rounded;
+  std::vector<T> send;
+  std::vector<BFloat16> sendRounded, receivedRounded;
+  T *landing = nullptr;
+};
 
 } // namespace
 
@@ -181,6 +243,8 @@ const GraphStorage &HaloExchange::haloGraph() const {
 template <typename T> struct RingStep {
   std::vector<T> send, recv;
   std::unique_ptr<PendingTransfer> transfer;
+  /// The forward's rows as they travel (the adjoint's go as they are).
+  std::optional<WireRows<T>> wire;
 };
 
 namespace {
@@ -250,19 +314,22 @@ void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
     return;
   }
   // One-shot: the whole halo arrives while the owned sources are reduced.
-  const int64_t bytes = width * int64_t(sizeof(T));
-  std::vector<T> send(sendNodes.size() * size_t(width));
-  packRows(sendNodes, 0, int64_t(sendNodes.size()), x, width, send.data());
+  WireRows<T> wire(width);
+  const int64_t bytes = wire.rowBytes();
+  const void *send =
+      wire.pack(sendNodes, 0, int64_t(sendNodes.size()), x);
   std::vector<T> halo(size_t(std::max(numHalo(), owned) * width), T(0));
-  auto transfer = comm.startAllToAllV(send.data(), scaled(sendOffsets, bytes),
-                                      halo.data(), scaled(recvOffsets, bytes));
+  auto transfer = comm.startAllToAllV(
+      send, scaled(sendOffsets, bytes), wire.receive(numHalo(), halo.data()),
+      scaled(recvOffsets, bytes));
   countOneShot(fwd, bytes, /*toOwners=*/false);
   kernels::aggregate<T>(ownedSources.view(), Reduce::Sum,
                         selfLoops, x, width, nullptr, 1, out);
   const auto waitStart = std::chrono::steady_clock::now();
   transfer->wait();
   fwd.seconds += since(waitStart);
-  send = std::vector<T>();
+  wire.land();
+  wire.release();
   kernels::aggregate<T>(haloGraph().view(), Reduce::Sum, false, halo.data(),
                         width, nullptr, 1, out, /*accumulate=*/true);
   if (reduce == Reduce::Mean)
@@ -351,7 +418,6 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
                                        const T *x, int64_t width,
                                        T *out) const {
   const int parts = comm.size(), self = comm.rank();
-  const int64_t bytes = width * int64_t(sizeof(T));
   auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
   const std::vector<RingTransfer> plan = ringSchedule(
       parts, self,
@@ -365,20 +431,24 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
   auto post = [&](size_t t) {
     const RingTransfer &r = plan[t];
     RingStep<T> &s = steps[t % 2];
+    WireRows<T> &wire = s.wire.emplace(width);
+    const void *send = nullptr;
+    void *recv = nullptr;
     int64_t sendBytes = 0, recvBytes = 0;
     if (r.to != Communicator::kNoPeer) {
       auto [first, last] = chunkRange(sendOffsets[r.to], sendRows(r.to),
                                       r.chunk, chunkRows);
-      s.send.resize(size_t((last - first) * width));
-      packRows(sendNodes, first, last, x, width, s.send.data());
-      sendBytes = (last - first) * bytes;
+      send = wire.pack(sendNodes, first, last, x);
+      sendBytes = (last - first) * wire.rowBytes();
     }
     if (r.from != Communicator::kNoPeer) {
-      s.recv.resize(size_t(chunkGraph(r.from, r.chunk).numSrc * width));
-      recvBytes = int64_t(s.recv.size() * sizeof(T));
+      const int64_t rows = chunkGraph(r.from, r.chunk).numSrc;
+      s.recv.resize(size_t(rows * width));
+      recv = wire.receive(rows, s.recv.data());
+      recvBytes = rows * wire.rowBytes();
     }
-    s.transfer = comm.startSendRecv(s.send.data(), sendBytes, r.to,
-                                    s.recv.data(), recvBytes, r.from);
+    s.transfer =
+        comm.startSendRecv(send, sendBytes, r.to, recv, recvBytes, r.from);
     fwd.sentBytes += sendBytes;
     fwd.receivedBytes += recvBytes;
   };
@@ -392,7 +462,8 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
     const auto start = std::chrono::steady_clock::now();
     s.transfer->wait();
     fwd.seconds += since(start);
-    s.send = std::vector<T>();
+    s.wire->land();
+    s.wire->release();
     if (t + 1 < plan.size())
       post(t + 1);
     if (plan[t].from != Communicator::kNoPeer)

@@ -60,7 +60,8 @@ public:
   /// owned sources' reduction. OneShot fetches the whole halo at once;
   /// Sequential (SAR) fetches one remote part at a time around a ring and
   /// drops its rows once reduced; Auto is OneShot when the halo buffer is
-  /// within haloBudgetBytes().
+  /// within haloBudgetBytes(). Under precision = bf16 the rows travel
+  /// rounded to bf16 (the halo gather rounds them anyway: GatherStorage.h).
   template <typename T>
   void aggregate(Reduce reduce, bool selfLoops, const T *x, int64_t width,
                  T *out, HaloMode mode = HaloMode::Auto) const;

@@ -7,8 +7,12 @@
 // before it is used, so every sum still accumulates in fp32 in the same
 // order. The result is exactly the float gather over the rows rounded to
 // bf16 (support/BFloat16.h), whatever the thread count or rank count.
-// What stays fp32: GEMMs, elementwise ops, max/min gathers, the edge
-// kernels, halo messages, parameters and optimizer state.
+// GEMMs round their operands the same way (Gemm.h). The rows a fused halo
+// aggregation fetches from other ranks travel as bf16 for the same reason
+// (HaloExchange::aggregate: the receiving gather would round them anyway).
+// What stays fp32: elementwise ops, max/min gathers, the edge kernels, other
+// halo messages (plain exchanges and every adjoint's partial sums),
+// parameters and optimizer state.
 //
 // The storage is a property of the run, not of a call, so it is set once
 // per process (the trainer does, from TrainSettings::precision, before its
