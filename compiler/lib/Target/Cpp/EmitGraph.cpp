@@ -38,9 +38,9 @@ namespace {
 
 /// The exchange that fills the halo of `graph`'s sources: the target's
 /// (ctx.halo, or ctx.deviceHalo) for the graph the rank holds, the pairs'
-/// own for link prediction's pairs.
+/// own (ctx.pairHalo, or ctx.devicePairHalo) for link prediction's pairs.
 llvm::StringRef exchangeOf(const FunctionEmitter &e, Value graph) {
-  return graph.getDefiningOp<PairsOp>() ? llvm::StringRef(rt::ctx::pairHalo)
+  return graph.getDefiningOp<PairsOp>() ? e.pairHaloExchange()
                                         : e.haloExchange();
 }
 
@@ -167,6 +167,10 @@ std::string haloCode(FunctionEmitter &e, Operation *op) {
 } // namespace
 
 llvm::StringRef FunctionEmitter::haloExchange() const { return rt::ctx::halo; }
+
+llvm::StringRef FunctionEmitter::pairHaloExchange() const {
+  return rt::ctx::pairHalo;
+}
 
 LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
   Value res = op->getResult(0);

@@ -146,6 +146,9 @@ public:
   /// The context member holding the rank's halo exchange, null in a
   /// single process (`ctx.halo`; the CUDA target's works on device rows).
   virtual llvm::StringRef haloExchange() const;
+  /// The context member holding the exchange of link prediction's pairs
+  /// (`ctx.pairHalo`; the CUDA target's works on device rows).
+  virtual llvm::StringRef pairHaloExchange() const;
   /// A statement setting elements [begin, end) of `buffer` to 0.
   virtual std::string zeroStmt(const std::string &buffer,
                                const std::string &begin,

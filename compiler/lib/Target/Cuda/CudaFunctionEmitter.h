@@ -77,6 +77,7 @@ public:
   std::string kernelName(llvm::StringRef name) const override;
   /// A rank's halo ops go through the exchange over device rows.
   llvm::StringRef haloExchange() const override;
+  llvm::StringRef pairHaloExchange() const override;
   /// The device's copy of the relation's subgraph, which the device
   /// adapter built on the host (ctx.relationGraph).
   std::string relationGraphStmt(const std::string &id, const std::string &graph,

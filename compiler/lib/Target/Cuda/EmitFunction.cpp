@@ -63,6 +63,10 @@ llvm::StringRef CudaFunctionEmitter::haloExchange() const {
   return rt::ctx::deviceHalo;
 }
 
+llvm::StringRef CudaFunctionEmitter::pairHaloExchange() const {
+  return rt::ctx::devicePairHalo;
+}
+
 std::string CudaFunctionEmitter::copyStmt(const std::string &from,
                                           const std::string &count,
                                           const std::string &to) const {

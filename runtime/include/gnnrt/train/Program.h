@@ -393,6 +393,9 @@ template <typename T> struct ExecContext {
   /// remote sources of the pairs whose destination the rank owns), which
   /// gathers over `pairs(g)` read (gnn.halo_exchange of the pairs graph);
   const HaloExchange *pairHalo = nullptr;
+  /// device entry points: the same over device rows, in place of
+  /// `pairHalo` (rebuilt for every call, as the pairs change);
+  const DeviceHaloExchange *devicePairHalo = nullptr;
   /// the global id of each local node, for dropout masks that do not depend
   /// on the partitioning ([graph.numSrc]);
   const int64_t *nodeIds = nullptr;

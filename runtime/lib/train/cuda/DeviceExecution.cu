@@ -288,6 +288,7 @@ void prepareCall(const ExecContext<T> &host, bool training,
     mirrorData(host, fixed, numBlocks, call);
   mirrorRelations(host, fixed, numBlocks, call);
   d.deviceHalo = s.deviceHalo(host.halo);
+  d.devicePairHalo = s.devicePairHalo(host.pairHalo);
   useParameters(host, training, call);
   if (training && host.inputGrad)
     d.inputGrad = s.mirror("inputGrad", static_cast<const T *>(host.inputGrad),

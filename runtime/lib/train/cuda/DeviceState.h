@@ -84,6 +84,14 @@ struct DeviceState {
   const HaloExchange *haloSource = nullptr;
   std::unique_ptr<DeviceHaloExchange> halo;
 
+  /// The device mirror of a link batch's pairs exchange: a new host
+  /// exchange every batch, so mirrored again on every call.
+  std::unique_ptr<DeviceHaloExchange> pairHalo;
+  const DeviceHaloExchange *devicePairHalo(const HaloExchange *host) {
+    pairHalo = host ? std::make_unique<DeviceHaloExchange>(*host) : nullptr;
+    return pairHalo.get();
+  }
+
   /// The device mirror of `host` (null for null), made on first use.
   const DeviceHaloExchange *deviceHalo(const HaloExchange *host) {
     if (!host)

@@ -63,12 +63,6 @@ std::string unsupportedLinkLaunch(const CompiledProgram &program,
   if (samplerRanks)
     return "link prediction samples in the trainers' ranks, not on sampler "
            "ranks (--samplers) yet";
-  if (comm.size() > 1 && program.numBlocks == 0 && program.useDevice)
-    return "the CUDA target trains full-graph link prediction in one "
-           "process for now, not on " +
-           std::to_string(comm.size()) +
-           " ranks: run it without mpirun, or train on sampled link batches "
-           "(batches = neighbor(...))";
   if (!options.dataDir.empty() &&
       std::ifstream(options.dataDir + "/manifest.json").good())
     return "link prediction trains on a dataset directory, not a partition "

@@ -245,6 +245,8 @@ constexpr StringLiteral deviceHalo = "ctx.deviceHalo";
 /// Full-graph link prediction on a rank: the exchange of the pairs' own
 /// halo (their remote sources; null in a single process).
 constexpr StringLiteral pairHalo = "ctx.pairHalo";
+/// The same over device rows, for device entry points.
+constexpr StringLiteral devicePairHalo = "ctx.devicePairHalo";
 } // namespace ctx
 
 /// HaloExchange member functions, called through `ctx.halo->` (and
