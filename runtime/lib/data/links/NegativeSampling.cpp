@@ -32,33 +32,69 @@ std::array<uint32_t, 4> attemptBits(const NegativeSamplerOptions &o,
                     uint64_t(slot) * kMaxNegativeAttempts + uint64_t(attempt));
 }
 
+/// Draws above this count run on OpenMP threads.
+constexpr int64_t kParallelDraws = 65536;
+
 /// A node offset uniform in [0, n) from words 0-1 (multiply-shift).
 int64_t offsetBelow(const std::array<uint32_t, 4> &bits, int64_t n) {
   const uint64_t word = (uint64_t(bits[0]) << 32) | bits[1];
   return int64_t((unsigned __int128)word * uint64_t(n) >> 64);
 }
 
-/// Runs fill(i) for i in [0, count) in parallel; rethrows the DataError of
-/// the lowest failing i, so the message does not depend on the threads.
-template <typename Fill> void forEachNegative(int64_t count, Fill fill) {
+/// Runs fill(slot) for every slot in [0, count) in parallel, visiting them
+/// in the order slotAt(0), slotAt(1), ...; rethrows the DataError of the
+/// lowest failing slot, so the message depends on neither the threads nor
+/// the order.
+template <typename SlotAt, typename Fill>
+void forEachNegativeIn(int64_t count, SlotAt slotAt, Fill fill) {
   int64_t failed = count;
   std::string message;
   // A batch's few thousand draws stay on the calling thread (a sampler
   // thread's, beside the training threads); an epoch's are parallel.
-#pragma omp parallel for schedule(static) if (count > 65536)
+#pragma omp parallel for schedule(static) if (count > kParallelDraws)
   for (int64_t i = 0; i < count; ++i) {
+    const int64_t slot = slotAt(i);
     try {
-      fill(i);
+      fill(slot);
     } catch (const DataError &e) {
 #pragma omp critical(gnnrt_negative_failure)
-      if (i < failed) {
-        failed = i;
+      if (slot < failed) {
+        failed = slot;
         message = e.what();
       }
     }
   }
   if (failed < count)
     throw DataError(message);
+}
+
+template <typename Fill> void forEachNegative(int64_t count, Fill fill) {
+  forEachNegativeIn(count, [](int64_t i) { return i; }, fill);
+}
+
+/// Positions [0, n) of n links ordered by their source, srcOf(p) in [0,
+/// numNodes) (a stable counting sort). Every draw checks the known links
+/// of its positive's source; drawing one source's negatives one after
+/// another keeps those keys in cache instead of missing on them per draw
+/// (GAE on 300k nodes, 5.1M train links, one thread: the lookups were 30%
+/// of a 3.9-4.5 s epoch, which now takes 3.3-3.6 s; the same draws).
+template <typename SrcOf>
+std::vector<int64_t> bySource(int64_t n, int64_t numNodes, SrcOf srcOf) {
+  std::vector<int64_t> start(size_t(numNodes) + 1, 0);
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t p = 0; p < n; ++p)
+    ++start[size_t(srcOf(p)) + 1];
+  for (int64_t v = 0; v < numNodes; ++v)
+    start[size_t(v) + 1] += start[size_t(v)];
+  for (int64_t p = 0; p < n; ++p)
+    order[size_t(start[size_t(srcOf(p))]++)] = p;
+  return order;
+}
+
+/// Whether a draw of `count` negatives is worth visiting by source: it
+/// checks known links and is an epoch's, not a batch's.
+bool worthSourceOrder(const NegativeSamplerOptions &o, int64_t count) {
+  return o.exclude && count > kParallelDraws;
 }
 
 [[noreturn]] void noNegative(int64_t e, const std::string &positive,
@@ -133,10 +169,19 @@ void NegativeSampler::sampleTailsInto(int64_t epoch, const LinkPairs &positives,
   const int64_t k = options.k, count = int64_t(positives.size()) * k;
   out.src.resize(size_t(count));
   out.dst.resize(size_t(count));
-  forEachNegative(count, [&](int64_t i) {
-    out.src[size_t(i)] = positives.src[size_t(i / k)];
-    out.dst[size_t(i)] = tailOf(epoch, positives, i / k, i % k);
-  });
+  std::vector<int64_t> order;
+  if (worthSourceOrder(options, count))
+    order = bySource(int64_t(positives.size()), options.numNodes,
+                     [&](int64_t e) { return positives.src[size_t(e)]; });
+  forEachNegativeIn(
+      count,
+      [&](int64_t i) {
+        return order.empty() ? i : order[size_t(i / k)] * k + i % k;
+      },
+      [&](int64_t slot) {
+        out.src[size_t(slot)] = positives.src[size_t(slot / k)];
+        out.dst[size_t(slot)] = tailOf(epoch, positives, slot / k, slot % k);
+      });
 }
 
 LinkPairs NegativeSampler::sampleTailsOf(
@@ -146,11 +191,21 @@ LinkPairs NegativeSampler::sampleTailsOf(
   LinkPairs out;
   out.src.resize(size_t(count));
   out.dst.resize(size_t(count));
-  forEachNegative(count, [&](int64_t i) {
-    const int64_t e = links[size_t(i / k)];
-    out.src[size_t(i)] = positives.src[size_t(e)];
-    out.dst[size_t(i)] = tailOf(epoch, positives, e, i % k);
-  });
+  std::vector<int64_t> order;
+  if (worthSourceOrder(options, count))
+    order = bySource(int64_t(links.size()), options.numNodes, [&](int64_t p) {
+      return positives.src[size_t(links[size_t(p)])];
+    });
+  forEachNegativeIn(
+      count,
+      [&](int64_t i) {
+        return order.empty() ? i : order[size_t(i / k)] * k + i % k;
+      },
+      [&](int64_t slot) {
+        const int64_t e = links[size_t(slot / k)];
+        out.src[size_t(slot)] = positives.src[size_t(e)];
+        out.dst[size_t(slot)] = tailOf(epoch, positives, e, slot % k);
+      });
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "TestUtil.h"
 #include "gnnrt/data/links/EdgeSet.h"
+#include "gnnrt/support/Random.h"
 
 #include <cmath>
 
@@ -122,6 +123,60 @@ TEST(NegativeSampling, ExclusionRedrawsKnownPositives) {
       dataErrorOf([&] { NegativeSampler(o).sampleTails(0, positives, 0, 3); }),
       "negative sampling: positive 0 (0 -> 1) has no negative outside "
       "the known positives in 32 attempts");
+}
+
+// An epoch's draw with exclusion visits the positives grouped by source
+// (for the known-link checks' locality); every negative stays the function
+// of its slot that single-link draws give, and a failure names the lowest
+// failing positive whatever the visit order.
+TEST(NegativeSampling, EpochDrawsBySourceKeepEverySlot) {
+  const int64_t nodes = 500, links = 30000;
+  LinkPairs positives;
+  CounterRng rng(5, 0);
+  for (int64_t e = 0; e < links; ++e) {
+    positives.src.push_back(int64_t(rng.nextBelow(nodes)));
+    positives.dst.push_back(int64_t(rng.nextBelow(nodes)));
+  }
+  const EdgeSet known(nodes, positives.src, positives.dst);
+  NegativeSamplerOptions o;
+  o.seed = 3, o.k = 4, o.numNodes = nodes, o.exclude = &known;
+  const NegativeSampler sampler(o);
+  LinkPairs whole;
+  sampler.sampleTailsInto(2, positives, whole); // 120000 draws: by source
+  ASSERT_EQ(whole.size(), size_t(links * 4));
+  for (int64_t e = 0; e < links; e += 97) {
+    const LinkPairs one = sampler.sampleTailsOf(2, positives, {e});
+    for (int64_t j = 0; j < 4; ++j) {
+      ASSERT_EQ(whole.src[size_t(e * 4 + j)], positives.src[size_t(e)]);
+      ASSERT_EQ(whole.dst[size_t(e * 4 + j)], one.dst[size_t(j)])
+          << "positive " << e << ", negative " << j;
+      EXPECT_FALSE(known.contains(positives.src[size_t(e)],
+                                  whole.dst[size_t(e * 4 + j)]));
+    }
+  }
+  // Sources 7 and 400 link to every node: the lowest such positive is
+  // named, not the first one visited.
+  LinkPairs dense = positives;
+  for (int64_t v = 0; v < nodes; ++v)
+    for (int64_t u : {int64_t(400), int64_t(7)}) {
+      dense.src.push_back(u);
+      dense.dst.push_back(v);
+    }
+  const EdgeSet full(nodes, dense.src, dense.dst);
+  o.exclude = &full;
+  o.maxAttempts = 16;
+  int64_t first = 0;
+  while (positives.src[size_t(first)] != 7 && positives.src[size_t(first)] != 400)
+    ++first;
+  LinkPairs out;
+  EXPECT_EQ(dataErrorOf([&] {
+              NegativeSampler(o).sampleTailsInto(2, positives, out);
+            }),
+            "negative sampling: positive " + std::to_string(first) + " (" +
+                std::to_string(positives.src[size_t(first)]) + " -> " +
+                std::to_string(positives.dst[size_t(first)]) +
+                ") has no negative outside the known positives in 16 "
+                "attempts");
 }
 
 TEST(NegativeSampling, TriplesKeepTheRelationAndTheNodeTypes) {
