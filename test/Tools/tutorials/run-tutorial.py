@@ -6,7 +6,7 @@
 
 The tutorials are written for the repository root after `make build`; the
 work directory stands in for it (`build/bin` is the folder of the gnnc given,
-`examples` links to the source tree's), so files the commands write stay out of the source tree. `--epochs N`
+`examples` and `bench` link to the source tree's), so files the commands write stay out of the source tree. `--epochs N`
 shortens every `--epochs M` with M > N, to keep tests fast. Prints each
 block's stdout after a `### block K` line (stderr, the trainers' progress,
 goes to DIR/stderr.txt) and exits with the script's status, naming the
@@ -45,8 +45,9 @@ def main():
     os.makedirs(os.path.join(args.work, "build"))
     os.symlink(os.path.dirname(os.path.abspath(args.gnnc)),
                os.path.join(args.work, "build", "bin"))
-    os.symlink(os.path.join(os.path.abspath(args.src), "examples"),
-               os.path.join(args.work, "examples"))
+    for folder in ("examples", "bench"):
+        os.symlink(os.path.join(os.path.abspath(args.src), folder),
+                   os.path.join(args.work, folder))
     script = "".join(
         'echo "### block %d"\necho "### block %d" >&2\n%s' % (i, i, b)
         for i, b in enumerate(blocks, 1))
