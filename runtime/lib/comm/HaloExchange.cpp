@@ -75,16 +75,18 @@ public:
   /// Rows ids[first .. last) of x, packed to send.
   const void *pack(const std::vector<int64_t> &ids, int64_t first,
                    int64_t last, const T *x) {
-    if (!rounded) {
-      send.resize(size_t((last - first) * width));
-      packRows(ids, first, last, x, width, send.data());
-      return send.data();
+    if constexpr (std::is_same_v<T, float>) {
+      if (rounded) {
+        sendRounded.resize(size_t((last - first) * width));
+        for (int64_t i = first; i < last; ++i)
+          toBFloat16(x + ids[size_t(i)] * width,
+                     sendRounded.data() + (i - first) * width, width);
+        return sendRounded.data();
+      }
     }
-    sendRounded.resize(size_t((last - first) * width));
-    for (int64_t i = first; i < last; ++i)
-      toBFloat16(reinterpret_cast<const float *>(x) + ids[size_t(i)] * width,
-                 sendRounded.data() + (i - first) * width, width);
-    return sendRounded.data();
+    send.resize(size_t((last - first) * width));
+    packRows(ids, first, last, x, width, send.data());
+    return send.data();
   }
   /// Where `rows` rows bound for `into` arrive.
   void *receive(int64_t rows, T *into) {
@@ -96,9 +98,10 @@ public:
   }
   /// The received rows in the `into` of receive(), as floats.
   void land() {
-    if (rounded)
-      toFloat(receivedRounded.data(), reinterpret_cast<float *>(landing),
-              int64_t(receivedRounded.size()));
+    if constexpr (std::is_same_v<T, float>)
+      if (rounded)
+        toFloat(receivedRounded.data(), landing,
+                int64_t(receivedRounded.size()));
   }
   /// Frees the buffers (a ring keeps few chunks alive).
   void release() {
