@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # bench/gin_model_selection.sh - graph classification under Errica et al.'s
 # protocol (issue 29): for every outer fold, train each configuration of a
-# hyperparameter grid (examples/gin_enzymes.gnn, Errica's GIN, with its
-# hidden width, GIN layers, readout, dropout, batch size, learning rate,
-# epochs and dataset replaced), take each configuration's epoch of
+# hyperparameter grid (a GIN program, examples/gin_enzymes.gnn by default,
+# with its hidden width, GIN layers, readout, dropout, batch size, learning
+# rate, epochs and dataset replaced), take each configuration's epoch of
 # best validation accuracy, choose the configuration of best validation
 # accuracy on that fold's validation split only, and report its test
 # accuracy; the mean and std of the 10 chosen test accuracies is the figure
@@ -13,11 +13,15 @@
 # bench/README.md.
 #
 #   DATASET=ENZYMES bench/gin_model_selection.sh
-#   DATASET=NCI1 ARCHS="64x4" BATCHES=32 JOBS=2 bench/gin_model_selection.sh
+#   DATASET=NCI1 PROGRAM=examples/gin_nci1.gnn ARCHS="64x4" POOLS=sum \
+#     DROPOUTS="0.5 0.0" BATCHES=32 EPOCHS=350 JOBS=2 bench/gin_model_selection.sh
 #
 # Environment (defaults in brackets; Errica's GIN grid where it applies):
 #   BENCH_DIR [/tmp/gnnc-bench]   built programs and per-run results
 #   DATASET [ENZYMES]             NCI1, PROTEINS or ENZYMES (examples/data/tu)
+#   PROGRAM [examples/gin_enzymes.gnn]  Errica's GIN; examples/gin_nci1.gnn
+#                                 is Xu's (a GIN layer first); either has
+#                                 the settings this script replaces
 #   ARCHS ["64x4 32x4 64x1 32x2"] hidden width x GIN layers after the first MLP
 #   POOLS ["sum mean"]            readout
 #   DROPOUTS ["0.5 0.0"]          dropout on each stage's scores
@@ -34,6 +38,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NAME=gin_model_selection
 BENCH_DIR="${BENCH_DIR:-/tmp/gnnc-bench}"
 DATASET="${DATASET:-ENZYMES}"
+PROGRAM="${PROGRAM:-examples/gin_enzymes.gnn}"
 ARCHS="${ARCHS:-64x4 32x4 64x1 32x2}"
 POOLS="${POOLS:-sum mean}"
 DROPOUTS="${DROPOUTS:-0.5 0.0}"
@@ -49,27 +54,29 @@ source "$ROOT/bench/common.sh"
 DATA="$ROOT/examples/data/tu/$DATASET"
 [[ -d "$DATA" ]] || die "no dataset $DATA (NCI1, PROTEINS or ENZYMES)"
 BIN="$BENCH_DIR/bin/$NAME"
-RUNS="$BENCH_DIR/run/$NAME/$DATASET-e$EPOCHS-lr$LR-s$SEED"
+[[ -f "$ROOT/$PROGRAM" ]] || die "no program $ROOT/$PROGRAM"
+TAG="$(basename "$PROGRAM" .gnn)"
+RUNS="$BENCH_DIR/run/$NAME/$TAG-$DATASET-e$EPOCHS-lr$LR-s$SEED"
 mkdir -p "$BIN" "$RUNS"
 
 # config_name ARCH POOL DROPOUT BATCH: the file-name key of a configuration.
 config_name() { echo "h${1%x*}-l${1#*x}-$2-p$3-b$4"; }
 
 # build_config ARCH POOL DROPOUT BATCH: the trainer of one grid point,
-# examples/gin_enzymes.gnn with each setting replaced (every replacement
-# checked, so an edit of the example cannot leave one silently undone).
+# PROGRAM with each setting replaced (every replacement checked, so an edit
+# of the program cannot leave one silently undone).
 build_config() {
   local name prog pool
   name="$(config_name "$@")"
-  prog="$BIN/$DATASET-$name-e$EPOCHS-lr$LR"
+  prog="$BIN/$TAG-$DATASET-$name-e$EPOCHS-lr$LR"
   case "$2" in
     sum) pool=SumPooling ;;
     mean) pool=MeanPooling ;;
     *) die "unknown readout '$2' (sum or mean)" ;;
   esac
   if [[ ! -x "$prog" ]]; then
-    local example="$ROOT/examples/gin_enzymes.gnn"
-    sed -e "s/tu(\"ENZYMES\")/tu(\"$DATASET\")/" \
+    local example="$ROOT/$PROGRAM"
+    sed -e "s/tu(\"[A-Za-z0-9_]*\")/tu(\"$DATASET\")/" \
         -e "s/hidden: int = [0-9]*/hidden: int = ${1%x*}/" \
         -e "s/layers: int = [0-9]*/layers: int = ${1#*x}/" \
         -e "s/p: float = [0-9.]*/p: float = $3/" \
