@@ -96,16 +96,19 @@ build_config() {
 }
 
 # One line per (configuration, fold) still to run: PROGRAM CONFIG FOLD.
-todo="$RUNS/.todo"
-: > "$todo"
+# `configs` names the grid's configurations in grid order.
+pending="$RUNS/.pending"
+: > "$pending"
+configs=()
 for arch in $ARCHS; do for pool in $POOLS; do for p in $DROPOUTS; do for b in $BATCHES; do
   prog="$(build_config "$arch" "$pool" "$p" "$b")"
   name="$(config_name "$arch" "$pool" "$p" "$b")"
+  configs+=("$name")
   for fold in $FOLDS; do
-    [[ -s "$RUNS/$name.fold$fold" ]] || echo "$prog $name $fold" >> "$todo"
+    [[ -s "$RUNS/$name.fold$fold" ]] || echo "$prog $name $fold" >> "$pending"
   done
 done; done; done; done
-log "$DATASET: $(wc -l < "$todo") runs to do of $(( $(wc -w <<<"$ARCHS") * $(wc -w <<<"$POOLS") * $(wc -w <<<"$DROPOUTS") * $(wc -w <<<"$BATCHES") * $(wc -w <<<"$FOLDS") )), $JOBS at a time (load $(load_avg))"
+log "$DATASET: $(wc -l < "$pending") runs to do of $(( ${#configs[@]} * $(wc -w <<<"$FOLDS") )), $JOBS at a time (load $(load_avg))"
 
 # run_one PROGRAM CONFIG FOLD: the fold's selected-epoch line, kept only when
 # the run completed.
@@ -119,14 +122,10 @@ run_one() {
 }
 export -f run_one
 export RUNS DATA SEED NAME
-xargs -P "$JOBS" -L 1 bash -c 'run_one "$@"' _ < "$todo"
+xargs -P "$JOBS" -L 1 bash -c 'run_one "$@"' _ < "$pending"
 
 # Per fold, the configuration of best validation accuracy (the first in grid
 # order on a tie) and its test accuracy.
-configs=()
-for arch in $ARCHS; do for pool in $POOLS; do for p in $DROPOUTS; do for b in $BATCHES; do
-  configs+=("$(config_name "$arch" "$pool" "$p" "$b")")
-done; done; done; done
 python3 - "$RUNS" "$DATASET" "$FOLDS" "${configs[@]}" <<'PYEOF'
 import math, re, sys
 runs, dataset, folds, configs = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4:]
