@@ -122,6 +122,11 @@ static std::vector<Builtin> trainSettingBuiltins() {
        C::TrainSetting,
        {{"k", K::Int, false}},
        "k uniformly drawn negative pairs per positive link (default 1)"},
+      {"all",
+       C::TrainSetting,
+       {},
+       "every entity of a knowledge graph a candidate (1vsAll): each train "
+       "triple's softmax cross-entropy over all tails, and over all heads"},
       {"patience",
        C::TrainSetting,
        {{"epochs", K::Int, true}, {"monitor", K::Metric, false}},

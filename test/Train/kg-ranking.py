@@ -4,10 +4,15 @@ trainer's `final:` line (valid_mrr, test_mrr, test_hits@1/3/10).
 
 usage: kg-ranking.py DATA_DIR CHECKPOINT TRAINER_OUTPUT [SCALE]
        kg-ranking.py DATA_DIR CHECKPOINT --scores QUERIES PREDICTIONS [SCALE]
+       kg-ranking.py DATA_DIR CHECKPOINT --one-vs-all-loss TRAINER_OUTPUT [SCALE]
 
 The second form checks `--predict PREDICTIONS --pairs QUERIES` instead: one
 row per query triple, in its order, by name, with the float64 score (within
-1e-5) and its sigmoid.
+1e-5) and its sigmoid. The third checks the loss of a one-epoch run's
+final line (one step from the checkpoint: its loss before the update) against
+the 1vsAll loss (`negatives = all`): the mean over the train triples, as
+tail and as head queries, of -log softmax over every entity e of
+score(h, r, e) at t (of score(e, r, t) at h), within 1e-5 relative.
 
 Entity and relation ids follow KnowledgeGraph.h's documented order (first
 appearance over train, valid, test; each line's head before its tail), so
@@ -48,7 +53,11 @@ def read_triples(path):
 
 data_dir, checkpoint = sys.argv[1:3]
 scores_mode = sys.argv[3] == "--scores"
-if scores_mode:
+loss_mode = sys.argv[3] == "--one-vs-all-loss"
+if loss_mode:
+    output = sys.argv[4]
+    scale = float(sys.argv[5]) if len(sys.argv) > 5 else 1.0
+elif scores_mode:
     queries_path, predictions_path = sys.argv[4:6]
     scale = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
 else:
@@ -105,6 +114,30 @@ def check_scores():
 
 if scores_mode:
     check_scores()
+
+
+def check_one_vs_all_loss():
+    import math
+    total = 0.0
+    for h, r, t in ids["train"]:
+        for anchor, target in ((h, t), (t, h)):
+            logits = [score(anchor, r, e) for e in range(n)]
+            top = max(logits)
+            lse = top + math.log(sum(math.exp(x - top) for x in logits))
+            total += lse - logits[target]
+    want = total / (2 * len(ids["train"]))
+    lines = [l for l in open(output) if l.startswith("final: epoch 1 ")]
+    if not lines:
+        sys.exit("no final line of epoch 1 in " + output)
+    got = float(re.search(r" loss ([0-9.]+)", lines[0]).group(1))
+    ok = abs(got - want) <= 1e-5 * want + 1e-4
+    print(f"1vsAll loss: trainer {got:.4f}, float64 reference {want:.4f}: "
+          f"{'ok' if ok else 'DIFFERENT'}")
+    sys.exit(0 if ok else 1)
+
+
+if loss_mode:
+    check_one_vs_all_loss()
 
 
 def metrics(triples):

@@ -221,9 +221,11 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
         SettingReader::integer(read.argument(batches, "batch")).value_or(0),
         SettingReader::flag(read.argument(batches, "shuffle"), true));
 
-  // `loss = bce`: link prediction, with its split and negatives.
+  // `loss = bce` or `negatives = all`: link prediction, with its split and
+  // negatives.
   LinksAttr links;
-  if (SettingReader::string(value("loss"), "") == "bce") {
+  const bool oneVsAll = SettingReader::choice(value("negatives")) == "all";
+  if (SettingReader::string(value("loss"), "") == "bce" || oneVsAll) {
     const Expr *split = value("link_split");
     auto share = [&](llvm::StringRef param, double fallback) {
       return llvm::APFloat(SettingReader::number(read.argument(split, param))
@@ -231,8 +233,10 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
     };
     links = LinksAttr::get(
         ctx, share("valid", 0.05), share("test", 0.10),
-        SettingReader::integer(read.argument(value("negatives"), "k"))
-            .value_or(1));
+        oneVsAll ? 1
+                 : SettingReader::integer(read.argument(value("negatives"), "k"))
+                       .value_or(1),
+        oneVsAll);
   }
 
   PartitionAttr partition;

@@ -92,7 +92,7 @@ public:
   void checkTrainSetting(const TrainSetting &setting, TrainInfo &info);
   void checkGraphLevel(const TrainInfo &info);
   void checkLinkPrediction(const TrainInfo &info);
-  void checkKnowledgeGraph(const TrainInfo &info, bool bce,
+  void checkKnowledgeGraph(const TrainInfo &info, bool links,
                            const TrainSetting *linkSplit);
   void checkSampler(const CallExpr *call);
   void checkOffloadSettings(const TrainInfo &info);

@@ -554,16 +554,17 @@ relationGatherIn(const ModuleDecl *module, SemaResult &result, int depth = 0) {
 /// A knowledge graph (`kg(...)`) is link prediction on its own split
 /// files, and only its pairs carry relations: `gather(p, r, rel)` on
 /// another dataset's pairs is an error at the gather.
-void Sema::checkKnowledgeGraph(const TrainInfo &info, bool bce,
+void Sema::checkKnowledgeGraph(const TrainInfo &info, bool links,
                                const TrainSetting *linkSplit) {
   const bool kg = datasetSource(info.dataset) == "kg";
   auto loss = info.settings.find("loss");
   const SourceLoc where =
       loss == info.settings.end() ? info.decl->loc : loss->second->value->loc;
-  if (kg && !bce)
+  if (kg && !links)
     diags.error(where, "dataset '" + info.dataset->name +
                            "' is a knowledge graph (kg(...)): train it with "
-                           "loss = bce on a score per pair of pairs(g)");
+                           "loss = bce on a score per pair of pairs(g), or "
+                           "with negatives = all");
   if (kg && linkSplit)
     diags.error(linkSplit->loc,
                 "dataset '" + info.dataset->name +
@@ -590,7 +591,8 @@ void Sema::checkKnowledgeGraph(const TrainInfo &info, bool bce,
   }
 }
 
-/// Link prediction: `loss = bce` scores the pairs of `pairs(g)`, so the
+/// Link prediction: `loss = bce` (or, on a knowledge graph, `negatives =
+/// all` with the cross-entropy) scores the pairs of `pairs(g)`, so the
 /// model returns a score per pair ([g.pairs] or [g.pairs, 1]) and no model
 /// that does trains with another loss; the split and the negatives belong
 /// to it; and it trains on the full graph or on sampled link batches
@@ -603,8 +605,25 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
   const TrainSetting *loss = setting("loss");
   auto *lossName = loss ? dyn_cast<NameExpr>(loss->value.get()) : nullptr;
   const bool bce = lossName && lossName->name == "bce";
+  // `negatives = all` (1vsAll) trains the pairs' score with the softmax
+  // cross-entropy over every entity instead.
+  const TrainSetting *negatives = setting("negatives");
+  const bool allNegatives =
+      negatives && batchesKind(negatives->value.get()) == "all";
+  const bool links = bce || allNegatives;
+  if (allNegatives && bce)
+    diags.error(loss->value->loc,
+                "negatives = all scores each triple's true entity against "
+                "every entity with the softmax cross-entropy: set loss = "
+                "cross_entropy (or leave 'loss' out)");
+  if (allNegatives && info.dataset && datasetSource(info.dataset) != "kg")
+    diags.error(negatives->value->loc,
+                "negatives = all ranks every entity of a knowledge graph, but "
+                "dataset '" +
+                    info.dataset->name + "' (" + datasetSource(info.dataset) +
+                    "(...)) is not one (kg(...)): use negatives = uniform(k)");
   for (const char *key : {"link_split", "negatives"})
-    if (const TrainSetting *s = setting(key); s && !bce)
+    if (const TrainSetting *s = setting(key); s && !links)
       diags.error(s->loc, std::string("'") + key +
                               "' belongs to link prediction: set loss = bce "
                               "and score pairs(g) in the model");
@@ -635,7 +654,7 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
   if (auto [arg, k] = literal(setting("negatives"), "k"); arg && k && *k < 1)
     diags.error(arg->loc, "'k' of 'uniform' must be a positive number of "
                           "negatives per link");
-  if (const TrainSetting *batches = setting("batches"); batches && bce) {
+  if (const TrainSetting *batches = setting("batches"); batches && links) {
     // Sampled link batches: `batch` positive links per step, blocks sampled
     // around their endpoints and their negatives'.
     const std::string how = batchesKind(batches->value.get());
@@ -651,7 +670,7 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
                   "on sampled link batches (neighbor(...)), not on batches = " +
                       how + "(...)");
   }
-  checkKnowledgeGraph(info, bce, setting("link_split"));
+  checkKnowledgeGraph(info, links, setting("link_split"));
   const ModuleInfo *forward = taskForward(info, result);
   if (!forward)
     return;
@@ -662,14 +681,17 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
   const bool scores =
       perPair && (out.rank() == 1 ||
                   (out.rank() == 2 && out.shape[1] == Dim::constant(1)));
-  const SourceLoc where = loss ? loss->value->loc : info.decl->loc;
-  if (bce && !scores) {
-    diags.error(where, "loss = bce scores pairs of nodes, but model '" +
+  const SourceLoc where = loss              ? loss->value->loc
+                          : allNegatives ? negatives->value->loc
+                                         : info.decl->loc;
+  if (links && !scores) {
+    diags.error(where, std::string(bce ? "loss = bce" : "negatives = all") +
+                           " scores pairs of nodes, but model '" +
                            info.model->name + "' returns " + out.str() +
                            ": return one score per pair of pairs(g), [" +
                            pairs.str() + "] or [" + pairs.str() + ", 1]");
     diags.note(forwardLoc(info), "the forward is here");
-  } else if (!bce && perPair) {
+  } else if (!links && perPair) {
     diags.error(where, "model '" + info.model->name +
                            "' scores pairs of nodes (" + out.str() +
                            "): train it with loss = bce");

@@ -3,7 +3,8 @@
 // Loops that have an AVX-512 version (compiled under a target pragma beside
 // the baseline x86-64 one, with contraction into FMA off, so that both give
 // the same bits) choose it here: the aggregation walks, dropout and bf16
-// rounding (kernels/cpu) and the optimizer's update.
+// rounding and the cross-entropy's rows (kernels/cpu), and the optimizer's
+// update.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNNRT_SUPPORT_CPUISA_H

@@ -502,6 +502,10 @@ struct TrainSettings {
     bool enabled = false;
     double valid = 0.05, test = 0.10;
     int64_t negatives = 1;
+    /// `negatives = all` (knowledge graphs): each train triple's logits
+    /// are its score against every entity, as tail and as head, and the
+    /// loss their softmax cross-entropy (1vsAll); `negatives` is unused.
+    bool oneVsAll = false;
   };
   Links links;
   /// `partition = frequency(cache = R)`: the share of a rank's node count

@@ -174,12 +174,18 @@ PairBatch problemPairs(const Problem &p, uint64_t seed, bool triples) {
 }
 
 /// A link program's step scores problemPairs (into `pairs`), each of which
-/// the loss counts: points `ctx` at them. Others: nothing to do.
+/// the loss counts: points `ctx` at them. Others: nothing to do. Under
+/// `negatives = all` each pair is a query whose label is its destination
+/// (the entity its logits over every node should pick).
 void bindPairs(const CompiledProgram &program, const Problem &problem,
                uint64_t seed, ExecContext<double> &ctx, PairBatch &pairs) {
   if (!program.settings.links.enabled)
     return;
   pairs = problemPairs(problem, seed, program.settings.source == "kg");
+  if (program.settings.links.oneVsAll) {
+    const GraphView g = pairs.graph.view();
+    pairs.labels.assign(g.edgeDst, g.edgeDst + g.numEdges);
+  }
   ctx.pairs = pairs.graph.view();
   ctx.labels = pairs.labels.data();
   ctx.lossMask = nullptr;

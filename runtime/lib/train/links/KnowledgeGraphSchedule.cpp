@@ -37,6 +37,22 @@ std::string csvField(const std::string &name) {
   return quoted + "\"";
 }
 
+/// The 1vsAll queries of triples order[0..count): (h, r) -> t, then
+/// (t, r) -> h, as triples anchor, relation, true entity.
+TripleList oneVsAllQueries(const TripleList &triples, const int64_t *order,
+                           int64_t count) {
+  TripleList queries;
+  queries.head.reserve(size_t(2 * count));
+  queries.relation.reserve(size_t(2 * count));
+  queries.tail.reserve(size_t(2 * count));
+  for (int64_t p = 0; p < count; ++p) {
+    const size_t i = size_t(order[p]);
+    queries.push(triples.head[i], triples.relation[i], triples.tail[i]);
+    queries.push(triples.tail[i], triples.relation[i], triples.head[i]);
+  }
+  return queries;
+}
+
 } // namespace
 
 Dataset knowledgeGraphDataset(const KnowledgeGraph &kg) {
@@ -91,9 +107,23 @@ int64_t KnowledgeGraphSchedule::stepsPerEpoch() const {
   return batch > 0 && batch < n ? (n + batch - 1) / batch : 1;
 }
 
+void KnowledgeGraphSchedule::bindOneVsAllStep(const TripleList &queries) {
+  stepBatch = makeTriplePairBatch(kg.numEntities(), numRelations, queries,
+                                  TripleList{});
+  // Edge k is query byDestination[k]; its label is its true entity.
+  stepBatch.labels.resize(queries.size());
+  for (size_t k = 0; k < queries.size(); ++k)
+    stepBatch.labels[k] =
+        queries.tail[size_t(stepBatch.byDestination[k])];
+  trainCtx.pairs = stepBatch.graph.view();
+  trainCtx.labels = stepBatch.labels.data();
+}
+
 double KnowledgeGraphSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   const TrainSettings &settings = program.settings;
   const int64_t n = int64_t(kg.train.size()), k = settings.links.negatives;
+  if (settings.links.oneVsAll)
+    return trainOneVsAllEpoch(epoch, step);
   NegativeSamplerOptions sampling;
   sampling.seed = settings.seed;
   sampling.k = k;
@@ -131,6 +161,26 @@ double KnowledgeGraphSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
     pairs += count;
   }
   return pairs > 0 ? lossSum / double(pairs) : 0.0;
+}
+
+double KnowledgeGraphSchedule::trainOneVsAllEpoch(int64_t epoch,
+                                                  OptimizerStep &step) {
+  const int64_t n = int64_t(kg.train.size()), steps = stepsPerEpoch();
+  const int64_t batch = (n + steps - 1) / steps;
+  std::vector<int64_t> triples(static_cast<size_t>(n));
+  std::iota(triples.begin(), triples.end(), 0);
+  const std::vector<int64_t> order = epochSeedOrder(
+      triples, steps > 1, program.settings.seed, uint64_t(epoch));
+  double lossSum = 0;
+  int64_t queries = 0;
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t begin = s * batch, count = std::min(n, begin + batch) - begin;
+    bindOneVsAllStep(oneVsAllQueries(kg.train, order.data() + begin, count));
+    trainCtx.step = uint64_t((epoch - 1) * steps + s);
+    lossSum += step(&trainCtx) * double(2 * count);
+    queries += 2 * count;
+  }
+  return queries > 0 ? lossSum / double(queries) : 0.0;
 }
 
 void KnowledgeGraphSchedule::scoreBlock(RankSide side, const int64_t *anchors,
@@ -251,12 +301,15 @@ void KnowledgeGraphSchedule::writeEmbeddings(const std::string &path) {
 
 void KnowledgeGraphSchedule::printStats(const TrainingResult &result) const {
   printPlanStats(result);
+  const TrainSettings::Links &links = program.settings.links;
+  const std::string negatives =
+      links.oneVsAll ? "every entity as tail and as head (1vsAll)"
+                     : std::to_string(links.negatives) + " negatives";
   std::printf("stats: knowledge graph %lld entities, %d relations, triples "
-              "train %zu valid %zu test %zu, %lld negatives per triple, %lld "
+              "train %zu valid %zu test %zu, %s per triple, %lld "
               "steps per epoch, message passing over %lld edges\n",
               (long long)kg.numEntities(), kg.numRelations(), kg.train.size(),
-              kg.valid.size(), kg.test.size(),
-              (long long)program.settings.links.negatives,
+              kg.valid.size(), kg.test.size(), negatives.c_str(),
               (long long)stepsPerEpoch(),
               (long long)trainingData.graph.view().numEdges);
 }

@@ -16,6 +16,10 @@
 //    `link_batch` triples (0: one step), the triples shuffled by (seed,
 //    epoch). ExecContext::pairs is the step's triples as pairs head -> tail
 //    whose edge types are their relations (`gather(p, r, rel)`).
+//  - With `negatives = all` (1vsAll) a step's triples are instead queries
+//    (h, r) -> t and, DistMult being symmetric, (t, r) -> h: the train step
+//    scores each against every entity (gnn-autodiff's logits [queries,
+//    entities]) and the loss is the softmax cross-entropy of the true one.
 //  - Evaluation is the filtered full ranking (FilteredRanking.h) of the
 //    valid and test triples against every entity as head and as tail, the
 //    model scoring blocks of candidates through forward (s = out[:, 1] -
@@ -77,6 +81,12 @@ protected:
   TrainingData loadData() override;
 
 private:
+  /// An epoch of `negatives = all`: each step's triples as queries (h, r)
+  /// -> t and (t, r) -> h, whose labels are their true entities.
+  double trainOneVsAllEpoch(int64_t epoch, OptimizerStep &step);
+  /// Points trainCtx at `queries` as pairs anchor -> true entity, each
+  /// labelled with its true entity.
+  void bindOneVsAllStep(const TripleList &queries);
   /// Scores candidates for FilteredRanking through forward.
   void scoreBlock(RankSide side, const int64_t *anchors, int64_t count,
                   int32_t relation, int64_t begin, int64_t end, float *out);

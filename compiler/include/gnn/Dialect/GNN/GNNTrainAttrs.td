@@ -311,21 +311,26 @@ def GNN_GraphBatchesAttr : GNN_TrainAttrDef<"GraphBatches", "graphs"> {
 }
 
 def GNN_LinksAttr : GNN_TrainAttrDef<"Links", "links"> {
-  let summary = "link prediction (`loss = bce`)";
+  let summary = "link prediction (`loss = bce`, or `negatives = all`)";
   let description = [{
     The graph's links split at random into train, valid and test
     (`link_split = split(valid = V, test = T)`), and `negatives` uniform
     negative pairs per positive link each step (`negatives = uniform(k)`).
+    With `one_vs_all` (`negatives = all`, knowledge graphs) each train
+    triple is a query whose logits are its score against every entity, and
+    the loss their softmax cross-entropy (gnn-autodiff builds them).
 
     ```mlir
     #gnn.links<valid = 5.000000e-02, test = 1.000000e-01, negatives = 1>
+    #gnn.links<valid = 5.000000e-02, test = 1.000000e-01, negatives = 1, one_vs_all = true>
     ```
   }];
   let parameters = (ins
     GNN_DoubleParameter<"0.05", "share of the links kept for validation">:$valid,
     GNN_DoubleParameter<"0.10", "share of the links kept for test">:$test,
     DefaultValuedParameter<"int64_t", "1",
-                           "negatives per positive link">:$negatives);
+                           "negatives per positive link">:$negatives,
+    GNN_BoolParameter<"false", "every entity a negative (1vsAll)">:$one_vs_all);
 }
 
 def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {

@@ -16,11 +16,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinkFactors.h"
+
 #include "gnn/Dialect/GNN/GNNOps.h"
 #include "gnn/Dialect/GNN/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -124,6 +127,50 @@ private:
   llvm::DenseMap<Value, Value> adjoints;
 };
 
+/// `negatives = all` (1vsAll): the logits of each pair's source against
+/// every node, (a[src] * r[rel]) b^T, [pairs, nodes], from the factors of
+/// the forward's score (LinkFactors.h) as `mapping` cloned them; the
+/// trainer's labels are the pairs' destinations. A head query is the tail
+/// query of the swapped triple, so the score must read the same rows at
+/// both ends (DistMult, a dot product).
+FailureOr<Value> oneVsAllLogits(func::FuncOp forward, IRMapping &mapping,
+                                OpBuilder &builder) {
+  std::optional<LinkFactors> factors = matchLinkFactors(forward);
+  if (!factors)
+    return forward.emitError(
+        "negatives = all needs a score that multiplies node rows, such as "
+        "DistMult's sum(gather(p, z, src) * gather(p, r, rel) * gather(p, "
+        "z, dst), 1) or a dot product");
+  if (factors->src != factors->dst)
+    return forward.emitError(
+        "negatives = all ranks heads as the tails of swapped triples, so the "
+        "score must gather the same rows at src and at dst");
+  Location loc = factors->srcRows.getLoc();
+  Value query = mapping.lookup(factors->srcRows);
+  if (factors->relationRows)
+    query = builder.create<MulOp>(loc, query.getType(), query,
+                                  mapping.lookup(factors->relationRows));
+  Value candidates = mapping.lookup(factors->dst);
+  auto rowsOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getDimSize(0);
+  };
+  auto type = RankedTensorType::get({rowsOf(query), rowsOf(candidates)},
+                                    builder.getF32Type());
+  return builder
+      .create<MatmulOp>(NameLoc::get(builder.getStringAttr("all_logits"), loc),
+                        type, query, candidates, builder.getBoolAttr(false),
+                        builder.getBoolAttr(true))
+      .getResult();
+}
+
+/// Erases the ops of `body` whose results nothing reads (the forward's
+/// score and head when 1vsAll logits replace them).
+void eraseDeadOps(Block &body) {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+}
+
 /// Builds `<model>.train_step` from `<model>.forward`.
 LogicalResult buildTrainStep(func::FuncOp forward) {
   StringRef name = forward.getSymName();
@@ -170,6 +217,15 @@ LogicalResult buildTrainStep(func::FuncOp forward) {
     builder.clone(op, mapping);
   }
   Location loc = forward.getLoc();
+  TrainAttr train = TrainAttr::of(forward);
+  LinksAttr links = train ? train.getLinks() : LinksAttr();
+  const bool oneVsAll = links && links.getOneVsAll();
+  if (oneVsAll) {
+    FailureOr<Value> all = oneVsAllLogits(forward, mapping, builder);
+    if (failed(all))
+      return failure();
+    logits = *all;
+  }
   Value loss = builder.create<CrossEntropyOp>(
       NameLoc::get(builder.getStringAttr("loss"), loc), logits,
       step.getArgument(2), step.getArgument(3));
@@ -177,7 +233,6 @@ LogicalResult buildTrainStep(func::FuncOp forward) {
   // The reverse sweep, seeded with d(loss)/d(loss) = 1. Learned input rows
   // (`embed`) make the features an active value too.
   ReverseSweep sweep(builder);
-  TrainAttr train = TrainAttr::of(forward);
   const bool learnedInputs = train && train.getEmbed() > 0;
   if (learnedInputs)
     sweep.markActive(step.getArgument(1));
@@ -197,6 +252,8 @@ LogicalResult buildTrainStep(func::FuncOp forward) {
       builder.create<InputGradOp>(NameLoc::get(builder.getStringAttr("d_x"), loc),
                                   dx);
   builder.create<func::ReturnOp>(loc, loss);
+  if (oneVsAll)
+    eraseDeadOps(*body);
   return success();
 }
 

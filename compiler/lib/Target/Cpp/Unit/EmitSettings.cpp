@@ -91,8 +91,12 @@ void emitLinkSplit(raw_indented_ostream &os, TrainAttr train) {
 }
 
 void emitNegatives(raw_indented_ostream &os, TrainAttr train) {
-  if (LinksAttr links = train.getLinks())
-    os << "s.links.negatives = " << links.getNegatives() << ";\n";
+  LinksAttr links = train.getLinks();
+  if (!links)
+    return;
+  os << "s.links.negatives = " << links.getNegatives() << ";\n";
+  if (links.getOneVsAll())
+    os << "s.links.oneVsAll = true;\n";
 }
 
 /// `batches`: a neighbour sampler or whole graphs (neither: full graph).
