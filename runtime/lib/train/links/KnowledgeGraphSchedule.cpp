@@ -75,6 +75,14 @@ KnowledgeGraphSchedule::KnowledgeGraphSchedule(const CompiledProgram &program,
                                                bool samplerRanks)
     : ScheduleBase(program, options, comm) {
   refuseUnsupportedLinkLaunch(program, options, comm, samplerRanks);
+  // Every rank would train the whole graph and the steps' gradients add
+  // up over ranks: P times one process's step.
+  if (comm.size() > 1)
+    throw UsageError(
+        (program.sourceFile.empty() ? "" : program.sourceFile + ": ") +
+        "a knowledge graph (kg(...)) trains in one process so far, not "
+        "under mpirun with " +
+        std::to_string(comm.size()) + " ranks");
 }
 
 TrainingData KnowledgeGraphSchedule::loadData() {

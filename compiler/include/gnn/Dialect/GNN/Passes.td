@@ -41,6 +41,9 @@ def Autodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
     computation, the softmax cross-entropy loss over the rows selected by
     `%mask`, and the adjoint of every value that depends on a parameter, in
     reverse program order, ending in one `gnn.param_grad` per parameter read.
+    A link program trained 1vsAll (`negatives = all`) takes as logits its
+    score's factors' product against every node instead, `(a[src] *
+    r[rel]) b^T` (LinkFactors.h), the labels being each pair's destination.
     Values that depend on no parameter (the input features, degrees) get no
     adjoint. Forward values the adjoints need are simply reused; memory
     planning decides how long they live. Dropout's adjoint is the same
