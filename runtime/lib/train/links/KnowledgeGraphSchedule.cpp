@@ -19,6 +19,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include <unistd.h>
+
 namespace gnnrt {
 
 namespace {
@@ -85,9 +87,41 @@ KnowledgeGraphSchedule::KnowledgeGraphSchedule(const CompiledProgram &program,
         std::to_string(comm.size()) + " ranks");
 }
 
+int64_t oneVsAllStepBytes(int64_t triples, int64_t entities) {
+  // Two queries per triple, a float logit per entity, and its gradient.
+  return 2 * triples * entities * int64_t(sizeof(float)) * 2;
+}
+
+void refuseOneVsAllBeyondMemory(int64_t triples, int64_t entities,
+                                int64_t memoryBytes,
+                                const std::string &where) {
+  if (oneVsAllStepBytes(triples, entities) <= memoryBytes / 2)
+    return;
+  const int64_t fits = std::max<int64_t>(
+      1, memoryBytes / 2 / oneVsAllStepBytes(1, entities));
+  char sizes[96];
+  std::snprintf(sizes, sizeof sizes, "%.1f GB, more than half of this "
+                "machine's %.1f GB",
+                double(oneVsAllStepBytes(triples, entities)) / 1e9,
+                double(memoryBytes) / 1e9);
+  throw UsageError(where + "negatives = all: a step of " +
+                   std::to_string(triples) + " triples scores " +
+                   std::to_string(2 * triples) + " queries against " +
+                   std::to_string(entities) +
+                   " entities, logits and their gradient " + sizes +
+                   ": set link_batch (or --link-batch) to at most " +
+                   std::to_string(fits));
+}
+
 TrainingData KnowledgeGraphSchedule::loadData() {
   const TrainSettings &settings = program.settings;
   kg = readKnowledgeGraph(options.dataDir);
+  if (settings.links.oneVsAll)
+    refuseOneVsAllBeyondMemory(
+        stepsPerEpoch() > 1 ? settings.linkBatch : int64_t(kg.train.size()),
+        kg.numEntities(),
+        int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGE_SIZE)),
+        program.sourceFile.empty() ? "" : program.sourceFile + ": ");
   Dataset ds = knowledgeGraphDataset(kg);
   // Inverse relations and self loops are the message-passing graph's
   // options; the pairs keep the files' relation ids, below them.
@@ -129,9 +163,9 @@ void KnowledgeGraphSchedule::bindOneVsAllStep(const TripleList &queries) {
 
 double KnowledgeGraphSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   const TrainSettings &settings = program.settings;
-  const int64_t n = int64_t(kg.train.size()), k = settings.links.negatives;
   if (settings.links.oneVsAll)
     return trainOneVsAllEpoch(epoch, step);
+  const int64_t n = int64_t(kg.train.size()), k = settings.links.negatives;
   NegativeSamplerOptions sampling;
   sampling.seed = settings.seed;
   sampling.k = k;

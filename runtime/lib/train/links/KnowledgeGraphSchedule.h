@@ -51,6 +51,16 @@ namespace gnnrt {
 /// train triple; no labels or node splits.
 Dataset knowledgeGraphDataset(const KnowledgeGraph &kg);
 
+/// The logits of a 1vsAll step of `triples` triples over `entities`
+/// entities and their gradient, in bytes (float32).
+int64_t oneVsAllStepBytes(int64_t triples, int64_t entities);
+
+/// Throws UsageError (prefixed by `where`) naming the largest link_batch
+/// that fits when a 1vsAll step of `triples` triples would hold more than
+/// half of `memoryBytes`.
+void refuseOneVsAllBeyondMemory(int64_t triples, int64_t entities,
+                                int64_t memoryBytes, const std::string &where);
+
 class KnowledgeGraphSchedule : public ScheduleBase {
 public:
   /// Throws UsageError for a launch it does not support.

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "train/links/KnowledgeGraphSchedule.h"
 #include "train/links/LinkSchedule.h"
 
 #include "TestUtil.h"
@@ -375,6 +376,28 @@ TEST(LinkSchedule, DenseGraphHasNoNegativesToDraw) {
                          "excluded), so no negative of its link "),
             std::string::npos)
       << message;
+}
+
+TEST(KnowledgeGraph, OneVsAllStepThatCannotFitNamesTheBatchThatDoes) {
+  // WN18RR's 40,943 entities: a step of 1024 triples holds 2048 x 40943
+  // logits and their gradient, 0.67 GB.
+  EXPECT_EQ(oneVsAllStepBytes(1024, 40943), 2 * 2048 * 40943 * 4LL);
+  EXPECT_NO_THROW(refuseOneVsAllBeyondMemory(1024, 40943, 24LL << 30, ""));
+  // All 86,835 train triples in one step: 56.9 GB, beyond 24 GiB.
+  try {
+    refuseOneVsAllBeyondMemory(86835, 40943, 24LL << 30, "dm.gnn: ");
+    FAIL() << "no error";
+  } catch (const UsageError &e) {
+    const int64_t fits = (12LL << 30) / oneVsAllStepBytes(1, 40943);
+    EXPECT_EQ(std::string(e.what()),
+              "dm.gnn: negatives = all: a step of 86835 triples scores "
+              "173670 queries against 40943 entities, logits and their "
+              "gradient 56.9 GB, more than half of this machine's 25.8 GB: "
+              "set link_batch (or --link-batch) to at most " +
+                  std::to_string(fits));
+    EXPECT_LE(oneVsAllStepBytes(fits, 40943), 12LL << 30);
+    EXPECT_GT(oneVsAllStepBytes(fits + 1, 40943), 12LL << 30);
+  }
 }
 
 namespace {
