@@ -2,7 +2,8 @@
 //
 // cuda::crossEntropy and its gradient against a float64 loop and the CPU
 // kernels, over more rows than one chunk of the fixed summation (with
-// unlabeled and masked-out rows); accuracy counts against a direct count.
+// unlabeled and masked-out rows), narrow rows and wide ones (a block per
+// row); accuracy counts against a direct count.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,20 +25,22 @@ using namespace gnnrt::cudatest;
 namespace {
 
 struct LossData {
-  int64_t rows = 2500, classes = 7; // 3 chunks of 1024
+  int64_t rows, classes;
   std::vector<int64_t> labels;
   std::vector<uint8_t> mask;
-  LossData() {
+  /// By default 3 chunks of 1024 rows of 7 classes.
+  explicit LossData(int64_t rows = 2500, int64_t classes = 7)
+      : rows(rows), classes(classes) {
     CounterRng rng(4, 1);
     for (int64_t i = 0; i < rows; ++i) {
-      labels.push_back(i % 11 == 0 ? -1 : int64_t(rng.nextBelow(7)));
+      labels.push_back(i % 11 == 0 ? -1
+                                   : int64_t(rng.nextBelow(uint32_t(classes))));
       mask.push_back(i % 3 != 0);
     }
   }
 };
 
-template <typename T> void lossCases() {
-  const LossData d;
+template <typename T> void lossCases(const LossData &d) {
   const auto logits = randomValues<T>(d.rows * d.classes, 2, -4, 4);
   DeviceArray<T> dLogits(logits);
   DeviceArray<int64_t> dLabels(d.labels);
@@ -83,8 +86,16 @@ template <typename T> void lossCases() {
 
 TEST(CudaLoss, CrossEntropyAndGradientMatchFloat64) {
   GNNRT_REQUIRE_CUDA_DEVICE();
-  lossCases<float>();
-  lossCases<double>();
+  lossCases<float>(LossData());
+  lossCases<double>(LossData());
+}
+
+// Rows of 1vsAll width (a class per entity) take a block per row: over a
+// chunk of rows, 1,500 classes (not a multiple of the block).
+TEST(CudaLoss, WideRowsMatchFloat64) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  lossCases<float>(LossData(1100, 1500));
+  lossCases<double>(LossData(1100, 1500));
 }
 
 TEST(CudaLoss, AccuracyCountsLabeledAndCorrectRows) {
