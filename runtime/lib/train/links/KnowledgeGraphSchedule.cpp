@@ -77,14 +77,12 @@ KnowledgeGraphSchedule::KnowledgeGraphSchedule(const CompiledProgram &program,
                                                bool samplerRanks)
     : ScheduleBase(program, options, comm) {
   refuseUnsupportedLinkLaunch(program, options, comm, samplerRanks);
-  // Every rank would train the whole graph and the steps' gradients add
-  // up over ranks: P times one process's step.
-  if (comm.size() > 1)
-    throw UsageError(
-        (program.sourceFile.empty() ? "" : program.sourceFile + ": ") +
-        "a knowledge graph (kg(...)) trains in one process so far, not "
-        "under mpirun with " +
-        std::to_string(comm.size()) + " ranks");
+}
+
+std::pair<int64_t, int64_t>
+KnowledgeGraphSchedule::rankShare(int64_t begin, int64_t count) const {
+  const int64_t ranks = comm.size(), rank = comm.rank();
+  return {begin + count * rank / ranks, begin + count * (rank + 1) / ranks};
 }
 
 int64_t oneVsAllStepBytes(int64_t triples, int64_t entities) {
@@ -141,6 +139,18 @@ void KnowledgeGraphSchedule::bind(ParameterStore<float> &store) {
   // Every pair counts in the loss; the labels are each step's pairs'.
   trainCtx.lossMask = forwardCtx.lossMask = nullptr;
   logits.clear();
+  // Under mpirun every rank holds every entity row: a step's gradient of
+  // them is the sum of the ranks' (each scored its share of the pairs).
+  if (learned && comm.size() > 1)
+    learned->routeGradients([this](const int64_t *, int64_t rows,
+                                   const float *grad, int64_t width,
+                                   std::vector<int64_t> &ownRows,
+                                   std::vector<float> &ownGrad) {
+      ownGrad.assign(grad, grad + rows * width);
+      comm.allReduceSum(ownGrad.data(), rows * width);
+      ownRows.resize(size_t(rows));
+      std::iota(ownRows.begin(), ownRows.end(), 0);
+    });
 }
 
 int64_t KnowledgeGraphSchedule::stepsPerEpoch() const {
@@ -185,8 +195,11 @@ double KnowledgeGraphSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   double lossSum = 0;
   int64_t pairs = 0;
   for (int64_t s = 0; s < steps; ++s) {
+    // This rank's share of the step's triples, with their negatives.
+    const int64_t begin = s * batch, count = std::min(n, begin + batch) - begin;
+    const auto [first, last] = rankShare(begin, count);
     TripleList positive, negative;
-    for (int64_t p = s * batch; p < std::min(n, (s + 1) * batch); ++p) {
+    for (int64_t p = first; p < last; ++p) {
       const size_t i = size_t(order[size_t(p)]);
       positive.push(kg.train.head[i], kg.train.relation[i], kg.train.tail[i]);
       for (size_t j = i * size_t(k); j < (i + 1) * size_t(k); ++j)
@@ -198,9 +211,11 @@ double KnowledgeGraphSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
     trainCtx.pairs = stepBatch.graph.view();
     trainCtx.labels = stepBatch.labels.data();
     trainCtx.step = uint64_t((epoch - 1) * steps + s);
-    const int64_t count = int64_t(stepBatch.labels.size());
-    lossSum += step(&trainCtx) * double(count);
-    pairs += count;
+    const int64_t stepPairs = count * (1 + k);
+    trainCtx.lossScale =
+        double(stepBatch.labels.size()) / double(std::max<int64_t>(1, stepPairs));
+    lossSum += step(&trainCtx) * double(stepPairs);
+    pairs += stepPairs;
   }
   return pairs > 0 ? lossSum / double(pairs) : 0.0;
 }
@@ -217,8 +232,12 @@ double KnowledgeGraphSchedule::trainOneVsAllEpoch(int64_t epoch,
   int64_t queries = 0;
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t begin = s * batch, count = std::min(n, begin + batch) - begin;
-    bindOneVsAllStep(oneVsAllQueries(kg.train, order.data() + begin, count));
+    const auto [first, last] = rankShare(begin, count);
+    bindOneVsAllStep(
+        oneVsAllQueries(kg.train, order.data() + first, last - first));
     trainCtx.step = uint64_t((epoch - 1) * steps + s);
+    trainCtx.lossScale =
+        double(last - first) / double(std::max<int64_t>(1, count));
     lossSum += step(&trainCtx) * double(2 * count);
     queries += 2 * count;
   }
@@ -338,7 +357,10 @@ void KnowledgeGraphSchedule::writePredictions(const std::string &path,
 }
 
 void KnowledgeGraphSchedule::writeEmbeddings(const std::string &path) {
-  writeFactorEmbeddings(program, forwardCtx, kg.numEntities(), path);
+  // Every rank holds every row: rank 0 writes them.
+  const std::vector<float> rows = factorRows(program, forwardCtx);
+  if (comm.rank() == 0)
+    writeEmbeddingRows(path, rows, kg.numEntities());
 }
 
 void KnowledgeGraphSchedule::printStats(const TrainingResult &result) const {

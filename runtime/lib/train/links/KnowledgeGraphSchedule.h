@@ -29,9 +29,14 @@
 // --predict OUT --pairs FILE scores the triples of FILE (by name, as the
 // text release writes them) and writes them by name with their scores.
 //
-// Refused before anything loads, as for the other link programs: several
-// ranks, sampler ranks, sampled batches, a partition directory and
-// --offload.
+// Under mpirun every rank holds the whole knowledge graph and every entity
+// row, and scores a share of each step's triples (with its negatives, or
+// its 1vsAll queries) with the loss scaled by its share: the ranks'
+// gradients, the learned rows' included, add up to one process's step
+// (data parallel; the sums in another order), and every rank evaluates.
+//
+// Refused before anything loads, as for the other link programs: sampler
+// ranks, sampled batches, a partition directory and --offload.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +96,9 @@ protected:
   TrainingData loadData() override;
 
 private:
+  /// This rank's share [first, last) of a step's triples [begin, begin +
+  /// count): all of them in one process.
+  std::pair<int64_t, int64_t> rankShare(int64_t begin, int64_t count) const;
   /// An epoch of `negatives = all`: each step's triples as queries (h, r)
   /// -> t and (t, r) -> h, whose labels are their true entities.
   double trainOneVsAllEpoch(int64_t epoch, OptimizerStep &step);
