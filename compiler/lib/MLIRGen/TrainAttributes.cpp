@@ -233,9 +233,10 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
     };
     links = LinksAttr::get(
         ctx, share("valid", 0.05), share("test", 0.10),
-        oneVsAll ? 1
-                 : SettingReader::integer(read.argument(value("negatives"), "k"))
-                       .value_or(1),
+        oneVsAll
+            ? 1
+            : SettingReader::integer(read.argument(value("negatives"), "k"))
+                  .value_or(1),
         oneVsAll);
   }
 

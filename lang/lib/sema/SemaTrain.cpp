@@ -681,7 +681,7 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
   const bool scores =
       perPair && (out.rank() == 1 ||
                   (out.rank() == 2 && out.shape[1] == Dim::constant(1)));
-  const SourceLoc where = loss              ? loss->value->loc
+  const SourceLoc where = loss           ? loss->value->loc
                           : allNegatives ? negatives->value->loc
                                          : info.decl->loc;
   if (links && !scores) {

@@ -40,13 +40,13 @@ constexpr int64_t kSumLanes = 16;
 /// call: a 1vsAll step's softmax over 41k entities spent 40% of its time
 /// there). Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, a degree-7
 /// polynomial for exp(r) (relative error about 1e-7), then 2^n in the
-/// exponent bits; x is clamped to the normal range (exp(x) of a softmax's
+/// exponent bits; x is clamped to [-87.3, 88] (exp(x) of a softmax's
 /// shifted logits below -87.3 reads as 1.2e-38 instead of 0, which no sum
 /// with the row's maximum, exp(0) = 1, can tell).
 [[gnu::always_inline]] inline float expPolynomial(float x) {
   // Selects of values, not std::min/max's references: those stay branches.
   x = x < -87.33654f ? -87.33654f : x;
-  x = x > 88.72283f ? 88.72283f : x;
+  x = x > 88.0f ? 88.0f : x; // 2^n stays finite (n <= 127)
   // n = floor(t) by truncation (t is within the int range), which SSE2
   // vectorizes too.
   const float t = x * 1.44269504088896341f + 0.5f;
@@ -104,8 +104,8 @@ softmaxDenominator(const T *row, int64_t n, T *exps) {
 
 /// The loss of one row, and (dRow not null) its gradient times `scale`.
 template <typename T>
-[[gnu::always_inline]] inline T crossEntropyRowPass(const T *row, int64_t n, int64_t label, T scale,
-                      T *dRow) {
+[[gnu::always_inline]] inline T
+crossEntropyRowPass(const T *row, int64_t n, int64_t label, T scale, T *dRow) {
   if (!dRow) {
     const auto [rowMax, sum] = softmaxDenominator<false>(row, n, dRow);
     return rowMax + std::log(sum) - row[label];
@@ -162,8 +162,8 @@ T crossEntropy(int64_t rows, int64_t classes, const T *logits,
          ++i) {
       if (!isLossRow(i, labels, mask))
         continue;
-      loss += crossEntropyRow(avx512, logits + i * classes, classes,
-                              labels[i], T(0), static_cast<T *>(nullptr));
+      loss += crossEntropyRow(avx512, logits + i * classes, classes, labels[i],
+                              T(0), static_cast<T *>(nullptr));
       ++count;
     }
     chunkLoss[c] = loss;
@@ -196,8 +196,8 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
       fillRow(d, T(0), classes);
       continue;
     }
-    crossEntropyRow(avx512, logits + i * classes, classes, labels[i],
-                    rowScale, d);
+    crossEntropyRow(avx512, logits + i * classes, classes, labels[i], rowScale,
+                    d);
   }
 }
 

@@ -269,9 +269,8 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
     return;
   const bool wide = classes >= kWideRow;
   // Scratch: the count of loss rows, then the wide rows' statistics.
-  auto *count = static_cast<unsigned long long *>(
-      scratch(sizeof(unsigned long long) +
-              (wide ? size_t(2 * rows) * sizeof(T) : 0)));
+  auto *count = static_cast<unsigned long long *>(scratch(
+      sizeof(unsigned long long) + (wide ? size_t(2 * rows) * sizeof(T) : 0)));
   check(cudaMemsetAsync(count, 0, sizeof *count, stream()), "crossEntropyGrad");
   GNNRT_LAUNCH(blocksFor(rows), kBlock, 0, stream(), countLossRowsKernel)
   (rows, labels, mask, count);

@@ -91,24 +91,23 @@ int64_t oneVsAllStepBytes(int64_t triples, int64_t entities) {
 }
 
 void refuseOneVsAllBeyondMemory(int64_t triples, int64_t entities,
-                                int64_t memoryBytes,
-                                const std::string &where) {
+                                int64_t memoryBytes, const std::string &where) {
   if (oneVsAllStepBytes(triples, entities) <= memoryBytes / 2)
     return;
-  const int64_t fits = std::max<int64_t>(
-      1, memoryBytes / 2 / oneVsAllStepBytes(1, entities));
+  const int64_t fits =
+      std::max<int64_t>(1, memoryBytes / 2 / oneVsAllStepBytes(1, entities));
   char sizes[96];
-  std::snprintf(sizes, sizeof sizes, "%.1f GB, more than half of this "
+  std::snprintf(sizes, sizeof sizes,
+                "%.1f GB, more than half of this "
                 "machine's %.1f GB",
                 double(oneVsAllStepBytes(triples, entities)) / 1e9,
                 double(memoryBytes) / 1e9);
-  throw UsageError(where + "negatives = all: a step of " +
-                   std::to_string(triples) + " triples scores " +
-                   std::to_string(2 * triples) + " queries against " +
-                   std::to_string(entities) +
-                   " entities, logits and their gradient " + sizes +
-                   ": set link_batch (or --link-batch) to at most " +
-                   std::to_string(fits));
+  throw UsageError(
+      where + "negatives = all: a step of " + std::to_string(triples) +
+      " triples scores " + std::to_string(2 * triples) + " queries against " +
+      std::to_string(entities) + " entities, logits and their gradient " +
+      sizes + ": set link_batch (or --link-batch) to at most " +
+      std::to_string(fits));
 }
 
 TrainingData KnowledgeGraphSchedule::loadData() {
@@ -142,15 +141,14 @@ void KnowledgeGraphSchedule::bind(ParameterStore<float> &store) {
   // Under mpirun every rank holds every entity row: a step's gradient of
   // them is the sum of the ranks' (each scored its share of the pairs).
   if (learned && comm.size() > 1)
-    learned->routeGradients([this](const int64_t *, int64_t rows,
-                                   const float *grad, int64_t width,
-                                   std::vector<int64_t> &ownRows,
-                                   std::vector<float> &ownGrad) {
-      ownGrad.assign(grad, grad + rows * width);
-      comm.allReduceSum(ownGrad.data(), rows * width);
-      ownRows.resize(size_t(rows));
-      std::iota(ownRows.begin(), ownRows.end(), 0);
-    });
+    learned->routeGradients(
+        [this](const int64_t *, int64_t rows, const float *grad, int64_t width,
+               std::vector<int64_t> &ownRows, std::vector<float> &ownGrad) {
+          ownGrad.assign(grad, grad + rows * width);
+          comm.allReduceSum(ownGrad.data(), rows * width);
+          ownRows.resize(size_t(rows));
+          std::iota(ownRows.begin(), ownRows.end(), 0);
+        });
 }
 
 int64_t KnowledgeGraphSchedule::stepsPerEpoch() const {
@@ -165,8 +163,7 @@ void KnowledgeGraphSchedule::bindOneVsAllStep(const TripleList &queries) {
   // Edge k is query byDestination[k]; its label is its true entity.
   stepBatch.labels.resize(queries.size());
   for (size_t k = 0; k < queries.size(); ++k)
-    stepBatch.labels[k] =
-        queries.tail[size_t(stepBatch.byDestination[k])];
+    stepBatch.labels[k] = queries.tail[size_t(stepBatch.byDestination[k])];
   trainCtx.pairs = stepBatch.graph.view();
   trainCtx.labels = stepBatch.labels.data();
 }
@@ -212,8 +209,8 @@ double KnowledgeGraphSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
     trainCtx.labels = stepBatch.labels.data();
     trainCtx.step = uint64_t((epoch - 1) * steps + s);
     const int64_t stepPairs = count * (1 + k);
-    trainCtx.lossScale =
-        double(stepBatch.labels.size()) / double(std::max<int64_t>(1, stepPairs));
+    trainCtx.lossScale = double(stepBatch.labels.size()) /
+                         double(std::max<int64_t>(1, stepPairs));
     lossSum += step(&trainCtx) * double(stepPairs);
     pairs += stepPairs;
   }

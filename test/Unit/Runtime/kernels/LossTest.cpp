@@ -104,8 +104,8 @@ TEST(KernelsForward, CrossEntropyWideRowsMatchFloat64AndBaselineBits) {
   auto run = [&](std::vector<float> &grad) {
     kernels::crossEntropyGrad<float>(rows, classes, lt.data(), labels.data(),
                                      nullptr, 0.5f, grad.data());
-    return kernels::crossEntropy<float>(rows, classes, lt.data(),
-                                        labels.data(), nullptr);
+    return kernels::crossEntropy<float>(rows, classes, lt.data(), labels.data(),
+                                        nullptr);
   };
   std::vector<float> grad(lt.size()), baselineGrad(lt.size());
   const float loss = run(grad);

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "train/links/KnowledgeGraphSchedule.h"
 #include "train/links/LinkSchedule.h"
+#include "train/links/KnowledgeGraphSchedule.h"
 
 #include "TestUtil.h"
 #include "TrainerRun.h"

@@ -113,4 +113,3 @@ std::optional<LinkFactors> gnn::matchLinkFactors(func::FuncOp forward) {
       return std::nullopt;
   return factors;
 }
-
