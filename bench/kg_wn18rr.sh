@@ -14,6 +14,7 @@
 #   PROGRAMS [examples/distmult_wn18rr_1vsall.gnn]  .gnn files on kg("wn18rr")
 #   EPOCHS [the program's]  --epochs for every program
 #   THREADS [2]   OpenMP / BLAS threads
+#   DATA [examples/data/wn18rr]  the knowledge graph's directory
 #   GNNC          the compiler [build/bin/gnnc]
 set -euo pipefail
 
@@ -23,7 +24,7 @@ PROGRAMS="${PROGRAMS:-examples/distmult_wn18rr_1vsall.gnn}"
 EPOCHS="${EPOCHS:-}"
 THREADS="${THREADS:-2}"
 GNNC="${GNNC:-$ROOT/build/bin/gnnc}"
-DATA="$ROOT/examples/data/wn18rr"
+DATA="${DATA:-$ROOT/examples/data/wn18rr}"
 
 NAME=kg_wn18rr
 source "$ROOT/bench/common.sh"
@@ -40,7 +41,7 @@ export OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS"
 field() { grep "^$2" "$1" | tail -n 1 | sed -E "s/.* $3 ([0-9.]+).*/\1/"; }
 
 {
-  echo "# WN18RR, filtered ranking (every entity as head and tail), $THREADS threads"
+  echo "# $DATA: filtered ranking (every entity as head and tail), $THREADS threads"
   echo "# load average at start: $LOAD_START"
   printf '%-40s %6s %9s %8s | %-27s | %-16s\n' program epochs wall_s epoch_s \
     "final: MRR H@1 H@3 H@10" "best valid: epoch MRR H@10"
@@ -48,7 +49,8 @@ field() { grep "^$2" "$1" | tail -n 1 | sed -E "s/.* $3 ([0-9.]+).*/\1/"; }
 for program in $PROGRAMS; do
   name="$(basename "$program" .gnn)"
   log "compiling $program"
-  "$GNNC" "$ROOT/$program" -o "$RUN/$name"
+  [[ "$program" = /* ]] || program="$ROOT/$program"
+  "$GNNC" "$program" -o "$RUN/$name"
   args=(--data "$DATA" --metrics "$RUN/$name.jsonl")
   [[ -n "$EPOCHS" ]] && args+=(--epochs "$EPOCHS")
   log "training $name (${EPOCHS:-its} epochs, $THREADS threads)"
