@@ -4,8 +4,11 @@
 // CPU's fixed chunks of 1024: a block computes its chunk's rows in
 // parallel into shared memory, then adds them in row order, and one thread
 // adds the chunks in order, so the sum is the CPU's, whatever the launch.
-// A row's own sum runs in a thread, or, for a wide row (1vsAll: a class
-// per entity), in a block per row by a fixed tree.
+// A row's softmax denominator is a warp's (its max, and its exponentials
+// summed in the CPU row pass's 16 lanes, by the CPU's polynomial exp, each
+// operation rounded on its own), so the gradient equals the CPU's bit for
+// bit and the loss to the device's log; the gradient is a thread per
+// element.
 // The gradient and the accuracy count rows with warp votes (__ballot_sync
 // and a population count) and one integer atomic per warp, which is exact
 // in any order.
@@ -33,68 +36,64 @@ __device__ inline bool isLossRow(int64_t i, const int64_t *labels,
   return labels[i] >= 0 && (!mask || mask[i] != 0);
 }
 
-/// log(sum exp(row)), with the (first) largest value subtracted.
-template <typename T> __device__ T logSumExp(const T *row, int64_t n) {
-  T rowMax = row[0];
-  for (int64_t c = 1; c < n; ++c)
-    rowMax = rowMax < row[c] ? row[c] : rowMax;
-  T sum = T(0);
-  for (int64_t c = 0; c < n; ++c)
-    sum = add(sum, expOf(sub(row[c], rowMax)));
-  return add(rowMax, logOf(sum));
+/// The CPU row pass's lanes (kSumLanes in lib/kernels/cpu/Loss.cpp): lane l
+/// sums the exponentials of the classes c = l (mod 16) in ascending order.
+constexpr int kSumLanes = 16;
+
+/// The CPU's expPolynomial (lib/kernels/cpu/Loss.cpp), operation for
+/// operation, each rounded on its own: the same bits.
+__device__ inline float expPolynomial(float x) {
+  x = x < -87.33654f ? -87.33654f : x;
+  x = x > 88.0f ? 88.0f : x;
+  const float t = add(mul(x, 1.44269504088896341f), 0.5f);
+  const int32_t truncated = int32_t(t);
+  const float n = float(truncated - (float(truncated) > t ? 1 : 0));
+  float r = sub(x, mul(n, 0.693359375f));
+  r = sub(r, mul(n, -2.12194440e-4f));
+  float p = 1.9875691500e-4f;
+  p = add(mul(p, r), 1.3981999507e-3f);
+  p = add(mul(p, r), 8.3334519073e-3f);
+  p = add(mul(p, r), 4.1665795894e-2f);
+  p = add(mul(p, r), 1.6666665459e-1f);
+  p = add(mul(p, r), 5.0000001201e-1f);
+  p = add(add(mul(p, mul(r, r)), r), 1.0f);
+  return mul(p, __int_as_float((int32_t(n) + 127) << 23));
 }
+__device__ inline double expPolynomial(double x) { return expOf(x); }
 
-/// Rows at least this wide (a 1vsAll step's logits: a class per entity)
-/// take a block per row: a thread per row would walk its 41k classes alone,
-/// the loads of its warp 41k floats apart.
-constexpr int64_t kWideRow = 512;
-
-/// op over the block's values of v, in every thread: a fixed tree, so the
-/// same order on every launch.
-template <typename T, typename Op>
-__device__ T blockReduce(T v, T *shared, Op op) {
-  shared[threadIdx.x] = v;
-  __syncthreads();
-  for (int half = kBlock / 2; half > 0; half /= 2) {
-    if (int(threadIdx.x) < half)
-      shared[threadIdx.x] = op(shared[threadIdx.x], shared[threadIdx.x + half]);
-    __syncthreads();
-  }
-  const T result = shared[0];
-  __syncthreads();
-  return result;
-}
-
-/// A wide row's softmax denominator, a block per row (of kBlock threads):
-/// stats[2i] = max_c row[c], stats[2i + 1] = sum_c exp(row[c] - max), for
-/// the rows the loss counts.
+/// A loss row's softmax denominator, a warp per row: stats[2i] = max_c
+/// row[c], stats[2i + 1] = sum_c exp(row[c] - max), summed as the CPU sums
+/// them (16 lanes, then the lanes in order), so that the gradient is the
+/// CPU's, bit for bit, and the loss is to the device's log.
 template <typename T>
-__global__ void rowSoftmaxStatsKernel(int64_t classes, const T *logits,
-                                      const int64_t *labels,
+__global__ void rowSoftmaxStatsKernel(int64_t rows, int64_t classes,
+                                      const T *logits, const int64_t *labels,
                                       const uint8_t *mask, T *stats) {
-  __shared__ T shared[kBlock];
-  const int64_t i = blockIdx.x;
-  if (!isLossRow(i, labels, mask))
-    return; // the whole block: no barrier is left waiting
+  const int64_t i = globalWarp();
+  if (i >= rows || !isLossRow(i, labels, mask))
+    return; // the whole warp
   const T *row = logits + i * classes;
-  T localMax = row[0];
-  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
-    localMax = localMax < row[c] ? row[c] : localMax;
-  const T rowMax =
-      blockReduce(localMax, shared, [](T a, T b) { return a < b ? b : a; });
-  T localSum = T(0);
-  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
-    localSum = add(localSum, expOf(sub(row[c], rowMax)));
-  const T sum =
-      blockReduce(localSum, shared, [](T a, T b) { return add(a, b); });
-  if (threadIdx.x == 0) {
+  T rowMax = row[0];
+  for (int64_t c = lane(); c < classes; c += kWarp)
+    rowMax = rowMax < row[c] ? row[c] : rowMax;
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    const T other = __shfl_xor_sync(kFullMask, rowMax, offset);
+    rowMax = rowMax < other ? other : rowMax; // exact in any order
+  }
+  T laneSum = T(0);
+  if (lane() < kSumLanes)
+    for (int64_t c = lane(); c < classes; c += kSumLanes)
+      laneSum = add(laneSum, expPolynomial(sub(row[c], rowMax)));
+  T sum = T(0);
+  for (int l = 0; l < kSumLanes; ++l)
+    sum = add(sum, __shfl_sync(kFullMask, laneSum, l));
+  if (lane() == 0) {
     stats[2 * i] = rowMax;
     stats[2 * i + 1] = sum;
   }
 }
 
-/// The chunks' losses; a wide row's log-sum-exp comes from `stats`
-/// (rowSoftmaxStatsKernel), a narrow one's from its thread.
+/// The chunks' losses, max + log(sum) - row[label] per row from `stats`.
 template <typename T>
 __global__ void lossChunkKernel(int64_t rows, int64_t classes, const T *logits,
                                 const int64_t *labels, const uint8_t *mask,
@@ -106,12 +105,9 @@ __global__ void lossChunkKernel(int64_t rows, int64_t classes, const T *logits,
   for (int64_t t = threadIdx.x; t < kLossChunk; t += blockDim.x) {
     const int64_t i = first + t;
     counted[t] = i < rows && isLossRow(i, labels, mask);
-    if (counted[t]) {
-      const T *row = logits + i * classes;
-      const T lse = stats ? add(stats[2 * i], logOf(stats[2 * i + 1]))
-                          : logSumExp(row, classes);
-      value[t] = sub(lse, row[labels[i]]);
-    }
+    if (counted[t])
+      value[t] = sub(add(stats[2 * i], logOf(stats[2 * i + 1])),
+                     logits[i * classes + labels[i]]);
   }
   __syncthreads();
   if (threadIdx.x != 0)
@@ -155,51 +151,26 @@ __global__ void countLossRowsKernel(int64_t rows, const int64_t *labels,
   countRows(rows, count, [&](int64_t i) { return isLossRow(i, labels, mask); });
 }
 
+/// dlogits, a thread per element: exp(row[c] - max) * (rowScale / sum),
+/// minus rowScale at the label, from `stats`: the CPU's operations.
 template <typename T>
-__global__ void
-crossEntropyGradKernel(int64_t rows, int64_t classes, const T *logits,
-                       const int64_t *labels, const uint8_t *mask, T dloss,
-                       const unsigned long long *count, T *dlogits) {
-  const int64_t i = globalThread();
-  if (i >= rows)
+__global__ void crossEntropyGradKernel(int64_t rows, int64_t classes,
+                                       const T *logits, const int64_t *labels,
+                                       const uint8_t *mask, T dloss,
+                                       const unsigned long long *count,
+                                       const T *stats, T *dlogits) {
+  const int64_t e = globalThread();
+  if (e >= rows * classes)
     return;
-  T *d = dlogits + i * classes;
+  const int64_t i = e / classes, c = e % classes;
   if (*count == 0 || !isLossRow(i, labels, mask)) {
-    for (int64_t c = 0; c < classes; ++c)
-      d[c] = T(0);
+    dlogits[e] = T(0);
     return;
   }
   const T rowScale = div(dloss, T(*count));
-  const T *row = logits + i * classes;
-  const T lse = logSumExp(row, classes);
-  for (int64_t c = 0; c < classes; ++c)
-    d[c] = mul(rowScale, expOf(sub(row[c], lse)));
-  d[labels[i]] = sub(d[labels[i]], rowScale);
-}
-
-/// crossEntropyGradKernel for wide rows, a block per row, from `stats`:
-/// d[c] = exp(row[c] - max) * (rowScale / sum), minus rowScale at the label.
-template <typename T>
-__global__ void crossEntropyGradWideKernel(int64_t classes, const T *logits,
-                                           const int64_t *labels,
-                                           const uint8_t *mask, T dloss,
-                                           const unsigned long long *count,
-                                           const T *stats, T *dlogits) {
-  const int64_t i = blockIdx.x;
-  T *d = dlogits + i * classes;
-  if (*count == 0 || !isLossRow(i, labels, mask)) {
-    for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
-      d[c] = T(0);
-    return;
-  }
-  const T rowScale = div(dloss, T(*count));
-  const T rowMax = stats[2 * i], factor = div(rowScale, stats[2 * i + 1]);
-  const T *row = logits + i * classes;
-  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
-    d[c] = mul(expOf(sub(row[c], rowMax)), factor);
-  __syncthreads(); // the label's element is written, by whichever thread
-  if (threadIdx.x == 0)
-    d[labels[i]] = sub(d[labels[i]], rowScale);
+  const T factor = div(rowScale, stats[2 * i + 1]);
+  const T v = mul(expPolynomial(sub(logits[e], stats[2 * i])), factor);
+  dlogits[e] = c == labels[i] ? sub(v, rowScale) : v;
 }
 
 template <typename T>
@@ -229,23 +200,21 @@ template <typename T>
 T crossEntropy(int64_t rows, int64_t classes, const T *logits,
                const int64_t *labels, const uint8_t *mask) {
   const int64_t chunks = (rows + kLossChunk - 1) / kLossChunk;
-  const bool wide = classes >= kWideRow && rows > 0;
   // Scratch: the chunks' row counts, then the loss, the chunks' losses and
-  // the wide rows' softmax statistics (8-byte counts first keep every array
+  // the rows' softmax statistics (8-byte counts first keep every array
   // aligned).
   char *space = static_cast<char *>(
       scratch(size_t(chunks) * sizeof(unsigned long long) +
-              size_t(chunks + 1 + (wide ? 2 * rows : 0)) * sizeof(T)));
+              size_t(chunks + 1 + 2 * rows) * sizeof(T)));
   auto *chunkRows = reinterpret_cast<unsigned long long *>(space);
   T *loss = reinterpret_cast<T *>(chunkRows + chunks);
   T *chunkLoss = loss + 1;
-  T *stats = wide ? chunkLoss + chunks : nullptr;
-  if (wide) {
-    GNNRT_LAUNCH(unsigned(rows), kBlock, 0, stream(), rowSoftmaxStatsKernel<T>)
-    (classes, logits, labels, mask, stats);
-    checkLaunch("crossEntropy launch");
-  }
+  T *stats = chunkLoss + chunks;
   if (chunks > 0) {
+    GNNRT_LAUNCH(warpBlocksFor(rows), kBlock, 0, stream(),
+                 rowSoftmaxStatsKernel<T>)
+    (rows, classes, logits, labels, mask, stats);
+    checkLaunch("crossEntropy launch");
     GNNRT_LAUNCH(unsigned(chunks), kBlock, 0, stream(), lossChunkKernel<T>)
     (rows, classes, logits, labels, mask, stats, chunkLoss, chunkRows);
     checkLaunch("crossEntropy launch");
@@ -267,27 +236,21 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
                       T *dlogits) {
   if (rows == 0)
     return;
-  const bool wide = classes >= kWideRow;
-  // Scratch: the count of loss rows, then the wide rows' statistics.
+  // Scratch: the count of loss rows, then the rows' softmax statistics.
   auto *count = static_cast<unsigned long long *>(scratch(
-      sizeof(unsigned long long) + (wide ? size_t(2 * rows) * sizeof(T) : 0)));
+      sizeof(unsigned long long) + size_t(2 * rows) * sizeof(T)));
+  T *stats = reinterpret_cast<T *>(count + 1);
   check(cudaMemsetAsync(count, 0, sizeof *count, stream()), "crossEntropyGrad");
   GNNRT_LAUNCH(blocksFor(rows), kBlock, 0, stream(), countLossRowsKernel)
   (rows, labels, mask, count);
   checkLaunch("crossEntropyGrad launch");
-  if (wide) {
-    T *stats = reinterpret_cast<T *>(count + 1);
-    GNNRT_LAUNCH(unsigned(rows), kBlock, 0, stream(), rowSoftmaxStatsKernel<T>)
-    (classes, logits, labels, mask, stats);
-    checkLaunch("crossEntropyGrad launch");
-    GNNRT_LAUNCH(unsigned(rows), kBlock, 0, stream(),
-                 crossEntropyGradWideKernel<T>)
-    (classes, logits, labels, mask, dloss, count, stats, dlogits);
-    checkLaunch("crossEntropyGrad launch");
-    return;
-  }
-  GNNRT_LAUNCH(blocksFor(rows), kBlock, 0, stream(), crossEntropyGradKernel<T>)
-  (rows, classes, logits, labels, mask, dloss, count, dlogits);
+  GNNRT_LAUNCH(warpBlocksFor(rows), kBlock, 0, stream(),
+               rowSoftmaxStatsKernel<T>)
+  (rows, classes, logits, labels, mask, stats);
+  checkLaunch("crossEntropyGrad launch");
+  GNNRT_LAUNCH(blocksFor(rows * classes), kBlock, 0, stream(),
+               crossEntropyGradKernel<T>)
+  (rows, classes, logits, labels, mask, dloss, count, stats, dlogits);
   checkLaunch("crossEntropyGrad launch");
 }
 
