@@ -6,13 +6,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/kernels/Loss.h"
+#include "gnnrt/kernels/SoftmaxExp.h"
 
 #include "Common.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -32,46 +32,9 @@ bool isLossRow(int64_t i, const int64_t *labels, const uint8_t *mask) {
   return labels[i] >= 0 && (!mask || mask[i] != 0);
 }
 
-/// Lanes of the partial sums of a row's exponentials: a fixed number, so
-/// the sum is the same whether its loop runs in vectors or not.
-constexpr int64_t kSumLanes = 16;
-
-/// exp(x) for float, as a loop can vectorize it (std::exp stays a scalar
-/// call: a 1vsAll step's softmax over 41k entities spent 40% of its time
-/// there). Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, a degree-7
-/// polynomial for exp(r) (relative error about 1e-7), then 2^n in the
-/// exponent bits; x is clamped to [-87.3, 88] (exp(x) of a softmax's
-/// shifted logits below -87.3 reads as 1.2e-38 instead of 0, which no sum
-/// with the row's maximum, exp(0) = 1, can tell).
-[[gnu::always_inline]] inline float expPolynomial(float x) {
-  // Selects of values, not std::min/max's references: those stay branches.
-  x = x < -87.33654f ? -87.33654f : x;
-  x = x > 88.0f ? 88.0f : x; // 2^n stays finite (n <= 127)
-  // n = floor(t) by truncation (t is within the int range), which SSE2
-  // vectorizes too.
-  const float t = x * 1.44269504088896341f + 0.5f;
-  const int32_t truncated = int32_t(t);
-  const float n = float(truncated - (float(truncated) > t ? 1 : 0));
-  float r = x - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
-  const int32_t bits = (int32_t(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return p * scale;
-}
-[[gnu::always_inline]] inline double expPolynomial(double x) {
-  return std::exp(x);
-}
-
-/// The maximum of row[0..n) and sum_c exp(row[c] - max), writing each
-/// exponential to exps[c] with `Store`.
+/// The maximum of row[0..n) and sum_c exp(row[c] - max) in the
+/// kSoftmaxSumLanes lanes (SoftmaxExp.h), writing each exponential to
+/// exps[c] with `Store`.
 template <bool Store, typename T>
 [[gnu::always_inline]] inline std::pair<T, T>
 softmaxDenominator(const T *row, int64_t n, T *exps) {
@@ -79,11 +42,11 @@ softmaxDenominator(const T *row, int64_t n, T *exps) {
 #pragma omp simd reduction(max : rowMax)
   for (int64_t c = 0; c < n; ++c)
     rowMax = row[c] > rowMax ? row[c] : rowMax;
-  T lanes[kSumLanes] = {};
-  const int64_t whole = n - n % kSumLanes;
-  for (int64_t c0 = 0; c0 < whole; c0 += kSumLanes) {
+  T lanes[kSoftmaxSumLanes] = {};
+  const int64_t whole = n - n % kSoftmaxSumLanes;
+  for (int64_t c0 = 0; c0 < whole; c0 += kSoftmaxSumLanes) {
 #pragma omp simd
-    for (int64_t l = 0; l < kSumLanes; ++l) {
+    for (int64_t l = 0; l < kSoftmaxSumLanes; ++l) {
       const T e = expPolynomial(row[c0 + l] - rowMax);
       if constexpr (Store)
         exps[c0 + l] = e;

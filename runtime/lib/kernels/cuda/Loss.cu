@@ -18,6 +18,7 @@
 #include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "Common.h"
+#include "gnnrt/kernels/SoftmaxExp.h"
 
 #include <cstdint>
 
@@ -36,35 +37,10 @@ __device__ inline bool isLossRow(int64_t i, const int64_t *labels,
   return labels[i] >= 0 && (!mask || mask[i] != 0);
 }
 
-/// The CPU row pass's lanes (kSumLanes in lib/kernels/cpu/Loss.cpp): lane l
-/// sums the exponentials of the classes c = l (mod 16) in ascending order.
-constexpr int kSumLanes = 16;
-
-/// The CPU's expPolynomial (lib/kernels/cpu/Loss.cpp), operation for
-/// operation, each rounded on its own: the same bits.
-__device__ inline float expPolynomial(float x) {
-  x = x < -87.33654f ? -87.33654f : x;
-  x = x > 88.0f ? 88.0f : x;
-  const float t = add(mul(x, 1.44269504088896341f), 0.5f);
-  const int32_t truncated = int32_t(t);
-  const float n = float(truncated - (float(truncated) > t ? 1 : 0));
-  float r = sub(x, mul(n, 0.693359375f));
-  r = sub(r, mul(n, -2.12194440e-4f));
-  float p = 1.9875691500e-4f;
-  p = add(mul(p, r), 1.3981999507e-3f);
-  p = add(mul(p, r), 8.3334519073e-3f);
-  p = add(mul(p, r), 4.1665795894e-2f);
-  p = add(mul(p, r), 1.6666665459e-1f);
-  p = add(mul(p, r), 5.0000001201e-1f);
-  p = add(add(mul(p, mul(r, r)), r), 1.0f);
-  return mul(p, __int_as_float((int32_t(n) + 127) << 23));
-}
-__device__ inline double expPolynomial(double x) { return expOf(x); }
-
 /// A loss row's softmax denominator, a warp per row: stats[2i] = max_c
-/// row[c], stats[2i + 1] = sum_c exp(row[c] - max), summed as the CPU sums
-/// them (16 lanes, then the lanes in order), so that the gradient is the
-/// CPU's, bit for bit, and the loss is to the device's log.
+/// row[c], stats[2i + 1] = sum_c exp(row[c] - max), by the CPU's exp and in
+/// its lanes (SoftmaxExp.h), so that the gradient is the CPU's, bit for
+/// bit, and the loss is to the device's log.
 template <typename T>
 __global__ void rowSoftmaxStatsKernel(int64_t rows, int64_t classes,
                                       const T *logits, const int64_t *labels,
@@ -81,11 +57,11 @@ __global__ void rowSoftmaxStatsKernel(int64_t rows, int64_t classes,
     rowMax = rowMax < other ? other : rowMax; // exact in any order
   }
   T laneSum = T(0);
-  if (lane() < kSumLanes)
-    for (int64_t c = lane(); c < classes; c += kSumLanes)
+  if (lane() < kSoftmaxSumLanes)
+    for (int64_t c = lane(); c < classes; c += kSoftmaxSumLanes)
       laneSum = add(laneSum, expPolynomial(sub(row[c], rowMax)));
   T sum = T(0);
-  for (int l = 0; l < kSumLanes; ++l)
+  for (int l = 0; l < int(kSoftmaxSumLanes); ++l)
     sum = add(sum, __shfl_sync(kFullMask, laneSum, l));
   if (lane() == 0) {
     stats[2 * i] = rowMax;

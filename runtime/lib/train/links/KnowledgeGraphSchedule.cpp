@@ -168,77 +168,67 @@ void KnowledgeGraphSchedule::bindOneVsAllStep(const TripleList &queries) {
   trainCtx.labels = stepBatch.labels.data();
 }
 
+void KnowledgeGraphSchedule::bindSampledStep(const int64_t *triples,
+                                             int64_t count,
+                                             const TripleList &negatives) {
+  const size_t k = size_t(program.settings.links.negatives);
+  TripleList positive, negative;
+  for (int64_t p = 0; p < count; ++p) {
+    const size_t i = size_t(triples[p]);
+    positive.push(kg.train.head[i], kg.train.relation[i], kg.train.tail[i]);
+    for (size_t j = i * k; j < (i + 1) * k; ++j)
+      negative.push(negatives.head[j], negatives.relation[j],
+                    negatives.tail[j]);
+  }
+  stepBatch =
+      makeTriplePairBatch(kg.numEntities(), numRelations, positive, negative);
+  trainCtx.pairs = stepBatch.graph.view();
+  trainCtx.labels = stepBatch.labels.data();
+}
+
 double KnowledgeGraphSchedule::trainEpoch(int64_t epoch, OptimizerStep &step) {
   const TrainSettings &settings = program.settings;
-  if (settings.links.oneVsAll)
-    return trainOneVsAllEpoch(epoch, step);
+  const bool oneVsAll = settings.links.oneVsAll;
   const int64_t n = int64_t(kg.train.size()), k = settings.links.negatives;
-  NegativeSamplerOptions sampling;
-  sampling.seed = settings.seed;
-  sampling.k = k;
-  sampling.numNodes = kg.numEntities();
-  sampling.exclude = &known;
-  sampling.maxAttempts = kMaxNegativeAttempts;
   // Negative j of triple i is a function of (seed, epoch, i, j) whatever
   // the batches: a resumed run trains on the same pairs.
-  const TripleList negatives =
-      NegativeSampler(sampling).corruptTriples(epoch, kg.train, 0, n);
+  TripleList negatives;
+  if (!oneVsAll) {
+    NegativeSamplerOptions sampling;
+    sampling.seed = settings.seed;
+    sampling.k = k;
+    sampling.numNodes = kg.numEntities();
+    sampling.exclude = &known;
+    sampling.maxAttempts = kMaxNegativeAttempts;
+    negatives = NegativeSampler(sampling).corruptTriples(epoch, kg.train, 0, n);
+  }
   const int64_t steps = stepsPerEpoch();
   const int64_t batch = (n + steps - 1) / steps;
   std::vector<int64_t> triples(static_cast<size_t>(n));
   std::iota(triples.begin(), triples.end(), 0);
   const std::vector<int64_t> order =
       epochSeedOrder(triples, steps > 1, settings.seed, uint64_t(epoch));
+  // The pairs a triple brings to its step: its two 1vsAll queries, or
+  // itself and its k negatives.
+  const int64_t pairsPerTriple = oneVsAll ? 2 : 1 + k;
   double lossSum = 0;
   int64_t pairs = 0;
   for (int64_t s = 0; s < steps; ++s) {
-    // This rank's share of the step's triples, with their negatives.
+    // This rank's share of the step's triples, and of its mean loss.
     const int64_t begin = s * batch, count = std::min(n, begin + batch) - begin;
     const auto [first, last] = rankShare(begin, count);
-    TripleList positive, negative;
-    for (int64_t p = first; p < last; ++p) {
-      const size_t i = size_t(order[size_t(p)]);
-      positive.push(kg.train.head[i], kg.train.relation[i], kg.train.tail[i]);
-      for (size_t j = i * size_t(k); j < (i + 1) * size_t(k); ++j)
-        negative.push(negatives.head[j], negatives.relation[j],
-                      negatives.tail[j]);
-    }
-    stepBatch =
-        makeTriplePairBatch(kg.numEntities(), numRelations, positive, negative);
-    trainCtx.pairs = stepBatch.graph.view();
-    trainCtx.labels = stepBatch.labels.data();
-    trainCtx.step = uint64_t((epoch - 1) * steps + s);
-    const int64_t stepPairs = count * (1 + k);
-    trainCtx.lossScale = double(stepBatch.labels.size()) /
-                         double(std::max<int64_t>(1, stepPairs));
-    lossSum += step(&trainCtx) * double(stepPairs);
-    pairs += stepPairs;
-  }
-  return pairs > 0 ? lossSum / double(pairs) : 0.0;
-}
-
-double KnowledgeGraphSchedule::trainOneVsAllEpoch(int64_t epoch,
-                                                  OptimizerStep &step) {
-  const int64_t n = int64_t(kg.train.size()), steps = stepsPerEpoch();
-  const int64_t batch = (n + steps - 1) / steps;
-  std::vector<int64_t> triples(static_cast<size_t>(n));
-  std::iota(triples.begin(), triples.end(), 0);
-  const std::vector<int64_t> order = epochSeedOrder(
-      triples, steps > 1, program.settings.seed, uint64_t(epoch));
-  double lossSum = 0;
-  int64_t queries = 0;
-  for (int64_t s = 0; s < steps; ++s) {
-    const int64_t begin = s * batch, count = std::min(n, begin + batch) - begin;
-    const auto [first, last] = rankShare(begin, count);
-    bindOneVsAllStep(
-        oneVsAllQueries(kg.train, order.data() + first, last - first));
+    if (oneVsAll)
+      bindOneVsAllStep(
+          oneVsAllQueries(kg.train, order.data() + first, last - first));
+    else
+      bindSampledStep(order.data() + first, last - first, negatives);
     trainCtx.step = uint64_t((epoch - 1) * steps + s);
     trainCtx.lossScale =
         double(last - first) / double(std::max<int64_t>(1, count));
-    lossSum += step(&trainCtx) * double(2 * count);
-    queries += 2 * count;
+    lossSum += step(&trainCtx) * double(count * pairsPerTriple);
+    pairs += count * pairsPerTriple;
   }
-  return queries > 0 ? lossSum / double(queries) : 0.0;
+  return pairs > 0 ? lossSum / double(pairs) : 0.0;
 }
 
 void KnowledgeGraphSchedule::scoreBlock(RankSide side, const int64_t *anchors,

@@ -85,7 +85,7 @@ public:
   /// writes `head,relation,tail,score,probability` per triple, by name, in
   /// the file's order.
   void writePredictions(const std::string &path, Communicator &comm) override;
-  /// The entity rows the score multiplies (writeFactorEmbeddings).
+  /// The entity rows the score multiplies (factorRows), written by rank 0.
   void writeEmbeddings(const std::string &path) override;
   void printStats(const TrainingResult &result) const override;
 
@@ -99,11 +99,12 @@ private:
   /// This rank's share [first, last) of a step's triples [begin, begin +
   /// count): all of them in one process.
   std::pair<int64_t, int64_t> rankShare(int64_t begin, int64_t count) const;
-  /// An epoch of `negatives = all`: each step's triples as queries (h, r)
-  /// -> t and (t, r) -> h, whose labels are their true entities.
-  double trainOneVsAllEpoch(int64_t epoch, OptimizerStep &step);
-  /// Points trainCtx at `queries` as pairs anchor -> true entity, each
-  /// labelled with its true entity.
+  /// Points trainCtx at train triples triples[0..count) (label 1) and
+  /// their epoch's `negatives` (label 0; triple i's at [i k, (i + 1) k)).
+  void bindSampledStep(const int64_t *triples, int64_t count,
+                       const TripleList &negatives);
+  /// `negatives = all`: points trainCtx at `queries` as pairs anchor ->
+  /// true entity, each labelled with its true entity.
   void bindOneVsAllStep(const TripleList &queries);
   /// Scores candidates for FilteredRanking through forward.
   void scoreBlock(RankSide side, const int64_t *anchors, int64_t count,

@@ -288,12 +288,6 @@ void writeEmbeddingRows(const std::string &path, const std::vector<float> &rows,
   unregisterTempFile(temp);
 }
 
-void writeFactorEmbeddings(const CompiledProgram &program,
-                           ExecContext<float> &ctx, int64_t numNodes,
-                           const std::string &path) {
-  writeEmbeddingRows(path, factorRows(program, ctx), numNodes);
-}
-
 void LinkSchedule::writeEmbeddings(const std::string &path) {
   // Each process computes its nodes' rows (a rank: its owned nodes).
   writeGatheredEmbeddings(comm, path, ownNodes(),

@@ -60,13 +60,6 @@ std::vector<float> factorRows(const CompiledProgram &program,
 void writeEmbeddingRows(const std::string &path, const std::vector<float> &rows,
                         int64_t numNodes);
 
-/// --embeddings of a link program whose score is a product of node rows
-/// (CompiledProgram::rankFactorsF32): writes the rows of its first factor,
-/// float32 [numNodes, width], to `path` (whole or not at all).
-void writeFactorEmbeddings(const CompiledProgram &program,
-                           ExecContext<float> &ctx, int64_t numNodes,
-                           const std::string &path);
-
 /// The scores of `batch` from forward's output [pairs, 2] (logits [0, s]).
 LinkScores scorePairs(const PairBatch &batch, const float *output);
 
