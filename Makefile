@@ -1,27 +1,34 @@
 # Thin wrapper over CMake: the two commands in README.md.
-#   make run   install dependencies, build gnnc and its runtime, run the main example
+#   make run   install what it needs, build gnnc and its runtime, run the main example
 #   make test  install dependencies, build everything, run every test
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test fuzz clean
+.PHONY: all deps deps-run configure build run test fuzz clean
 all: build
 
 deps:
-	@tools/install-deps.sh
+	@tools/install-deps.sh all
 
-$(BUILD)/build.ninja: | deps
+deps-run:
+	@tools/install-deps.sh run
+
+$(BUILD)/build.ninja: | deps-run
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
 
-configure: deps $(BUILD)/build.ninja
+# Always configures: a tree that `make run` configured with the run packages
+# only then finds the test packages `deps` has just installed (GoogleTest).
+configure: deps
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
 
 build: configure
 	cmake --build $(BUILD)
 
 # Compile the GCN example to a trainer and train it on the bundled Cora; the
 # last lines are the final and best-validation test accuracies. Builds only
-# gnnc and libgnnrt.a (gnnc-run-depends), not the tests or the CUDA parts.
-run: configure
+# gnnc and libgnnrt.a (gnnc-run-depends), not the tests or the CUDA parts,
+# after installing only the packages that needs.
+run: deps-run $(BUILD)/build.ninja
 	cmake --build $(BUILD) --target gnnc-run-depends
 	$(BUILD)/bin/gnnc examples/gcn_cora.gnn -o $(BUILD)/gcn_cora
 	$(BUILD)/gcn_cora --data examples/data/cora

@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
-# Installs gnnc's build and test dependencies from Debian's packages.
+# Installs gnnc's build and test dependencies from Debian's packages: all of
+# them, or with `run` only what `make run` needs.
 # Idempotent: when every package is already present it only checks (no apt-get update, no network).
 set -euo pipefail
 
-PACKAGES=(
-  cmake ninja-build ccache g++ clang libclang-rt-dev python3
-  llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools
+# What `make run` needs: build gnnc and the runtime, compile and train a CPU
+# trainer. Kept to that so a bare machine reaches its first trained model
+# quickly (bench/setup_time.sh).
+RUN_PACKAGES=(
+  cmake ninja-build ccache g++ python3
+  llvm-16-dev libmlir-16-dev mlir-16-tools
   antlr4 libantlr4-runtime-dev
-  libmetis-dev metis libopenmpi-dev openmpi-bin libopenblas-dev zlib1g-dev
+  libmetis-dev libopenmpi-dev openmpi-bin libopenblas-dev zlib1g-dev
   libptscotch-dev libscotchparmetis-dev # gnn-partition --distributed: PT-Scotch's ParMETIS interface
-  nlohmann-json3-dev python3-matplotlib
-  libgtest-dev
+  nlohmann-json3-dev
   libboost-context-dev # the CUDA emulation layer: one fiber per CUDA thread
+)
+# What `make build` and `make test` add: the test tools and what the tests run.
+TEST_PACKAGES=(
+  llvm-16-tools # FileCheck, lit
+  clang libclang-rt-dev # the fuzzers (tools/fuzz) and the sanitized CUDA emulation
+  metis python3-matplotlib
+  libgtest-dev
   slurmctld slurmd slurm-client # test/Distributed/slurm.test: a one-node Slurm
   iproute2 # test/Distributed/link-cut.test: hosts as network namespaces (ip netns)
 )
+
+case "${1:-all}" in
+  run) PACKAGES=("${RUN_PACKAGES[@]}") ;;
+  all) PACKAGES=("${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *) echo "usage: tools/install-deps.sh [run|all]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do
