@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/comm/Communicator.h"
+#include "gnnrt/support/Stopwatch.h"
 
 // The C API only: no C++ bindings to link.
 #define OMPI_SKIP_MPICXX 1
@@ -128,10 +129,6 @@ bool launchedUnderMpi() {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// "5 s", "0.5 s": a duration as a person reads it.
 std::string formatSeconds(double seconds) {

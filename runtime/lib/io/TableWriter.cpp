@@ -41,6 +41,12 @@ void TableWriter::real(float v) {
   buffer.append(text, result.ptr);
 }
 
+std::string shortestText(double v) {
+  char text[32];
+  auto result = std::to_chars(text, text + sizeof(text), v);
+  return std::string(text, result.ptr);
+}
+
 void TableWriter::close() {
   flush();
   int rc = gzclose(gzFile(file));

@@ -24,12 +24,12 @@
 #include "gnnrt/partition/PartitionSampling.h"
 
 #include "gnnrt/graph/Graph.h"
+#include "gnnrt/io/TableWriter.h"
 #include "gnnrt/sample/Sampler.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
 
 #include <algorithm>
-#include <charconv>
 #include <exception>
 
 namespace gnnrt {
@@ -44,13 +44,6 @@ constexpr uint64_t kEstimateStream = uint64_t(0x4553544D) << 32;
 uint64_t streamSeed(uint64_t seed, uint64_t stream) {
   std::array<uint32_t, 4> bits = randomBits(seed, stream, 0);
   return (uint64_t(bits[0]) << 32) | bits[1];
-}
-
-/// `v` in its shortest round-trip form ("0.2", "1.5").
-std::string realText(double v) {
-  char text[32];
-  auto result = std::to_chars(text, text + sizeof(text), v);
-  return std::string(text, result.ptr);
 }
 
 /// Each part's training seeds under `owner` (ascending ids).
@@ -131,7 +124,7 @@ void checkSamplingOptions(const PartitionOptions &options) {
                     std::to_string(options.batchSize) + ")");
   if (!(options.cacheRatio >= 0 && options.cacheRatio <= 1))
     throw DataError("partition: the cache ratio must lie in [0, 1] (got " +
-                    realText(options.cacheRatio) + ")");
+                    shortestText(options.cacheRatio) + ")");
   if (options.fanouts.empty() && options.method == PartitionMethod::Frequency)
     throw DataError("partition: frequency partitioning needs the training "
                     "fanouts");

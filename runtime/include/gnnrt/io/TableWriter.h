@@ -48,6 +48,10 @@ private:
   std::string buffer;
 };
 
+/// `v` in its shortest text that reads back as `v` (std::to_chars): the
+/// same value, the same bytes, in every file the runtime writes.
+std::string shortestText(double v);
+
 /// Writes one integer per row.
 void writeColumn(const std::string &path, bool gzip,
                  const std::vector<int64_t> &values);

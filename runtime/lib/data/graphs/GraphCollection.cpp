@@ -37,7 +37,7 @@ struct GraphCollectionFormatInfo {
   GraphCollection (*read)(const std::string &dir);
 };
 
-const GraphCollectionFormatInfo kFormats[] = {
+const GraphCollectionFormatInfo kCollectionFormats[] = {
     {GraphCollectionFormat::Tu, "tu", isTu, readTu},
     {GraphCollectionFormat::OgbGraph, "ogb-graph", isOgbGraph,
      readOgbGraphCollection},
@@ -47,7 +47,7 @@ const GraphCollectionFormatInfo *detect(const std::string &dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return nullptr;
-  for (const GraphCollectionFormatInfo &info : kFormats)
+  for (const GraphCollectionFormatInfo &info : kCollectionFormats)
     if (info.detect(dir))
       return &info;
   return nullptr;
@@ -55,8 +55,12 @@ const GraphCollectionFormatInfo *detect(const std::string &dir) {
 
 } // namespace
 
+std::string fileName(const std::string &path) {
+  return fs::path(path).filename().string();
+}
+
 const char *graphCollectionFormatName(GraphCollectionFormat format) {
-  for (const GraphCollectionFormatInfo &info : kFormats)
+  for (const GraphCollectionFormatInfo &info : kCollectionFormats)
     if (info.format == format)
       return info.name;
   return "?";

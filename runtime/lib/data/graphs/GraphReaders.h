@@ -27,6 +27,9 @@ std::optional<std::string> tuPrefix(const std::string &dir);
 /// OGB's graph-property layout (OgbGraphCollection.cpp).
 GraphCollection readOgbGraphCollection(const std::string &dir);
 
+/// The last component of `path`: how the readers' messages name a file.
+std::string fileName(const std::string &path);
+
 /// Throws DataError("<source>: <where>graph <g> is in both <a> and <b>")
 /// if a graph is in two of the fold's lists (or twice in one); ids are in
 /// range.

@@ -24,7 +24,7 @@ namespace gnnrt {
 namespace {
 
 constexpr uint64_t kMoleculeStream = 0x6d6f6c; // "mol"
-constexpr uint64_t kSplitStream = 0x6d6f6c73;  // "mols"
+constexpr uint64_t kMoleculeSplitStream = 0x6d6f6c73; // "mols"
 /// Blocks (4 words each) reserved per graph; a graph uses at most about
 /// 160 words, so graph g's draws never reach graph g + 1's.
 constexpr uint64_t kBlocksPerGraph = 64;
@@ -139,7 +139,7 @@ MoleculeCounts writeMoleculeCollection(const MoleculeOptions &options,
       }
       labels.integer(m.label);
       labels.endRow();
-      const float u = uniform(options.seed, kSplitStream, uint64_t(g));
+      const float u = uniform(options.seed, kMoleculeSplitStream, uint64_t(g));
       TableWriter &list = u < options.trainFraction ? train
                           : u < options.trainFraction + options.validFraction
                               ? valid

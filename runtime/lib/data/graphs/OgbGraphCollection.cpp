@@ -37,10 +37,6 @@ namespace gnnrt {
 
 namespace {
 
-std::string fileName(const std::string &path) {
-  return fs::path(path).filename().string();
-}
-
 /// Appends `count` to the running total of `offsets`, or fails at the
 /// current row when the total would pass int64's range.
 void addCount(CsvReader &in, int64_t count, const char *noun,

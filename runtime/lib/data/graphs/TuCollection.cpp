@@ -55,10 +55,6 @@ std::optional<std::string> tuFile(const std::string &dir,
   return std::nullopt;
 }
 
-std::string fileName(const std::string &path) {
-  return fs::path(path).filename().string();
-}
-
 std::string rowsMessage(int64_t expected, const std::string &per,
                         int64_t found) {
   return "expected " + std::to_string(expected) + " rows (one per " + per +

@@ -21,17 +21,17 @@
 namespace gnnrt {
 
 namespace {
-struct EdgeRecord {
+struct EdgeKey {
   int64_t src, dst;
-  bool operator<(const EdgeRecord &o) const {
+  bool operator<(const EdgeKey &o) const {
     return src != o.src ? src < o.src : dst < o.dst;
   }
-  bool operator==(const EdgeRecord &o) const {
+  bool operator==(const EdgeKey &o) const {
     return src == o.src && dst == o.dst;
   }
 };
 
-constexpr int64_t kMaxIdx = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMaxParmetisIdx = std::numeric_limits<int32_t>::max();
 } // namespace
 
 int DistributedEdges::blockOwner(int64_t v) const {
@@ -53,16 +53,16 @@ DistributedEdges distributeEdges(Communicator &comm, DatasetSlice &slice,
   // Record i < m is edge i, m <= i < 2m its reverse (with addReverseEdges).
   const int64_t m = int64_t(slice.src.size());
   const int64_t records = options.addReverseEdges ? 2 * m : m;
-  std::vector<EdgeRecord> edges = exchangeRecords<EdgeRecord>(
+  std::vector<EdgeKey> edges = exchangeRecords<EdgeKey>(
       comm, records,
       [&](int64_t i) {
         return out.blockOwner(i < m ? slice.src[size_t(i)]
                                     : slice.dst[size_t(i - m)]);
       },
       [&](int64_t i) {
-        return i < m ? EdgeRecord{slice.src[size_t(i)], slice.dst[size_t(i)]}
-                     : EdgeRecord{slice.dst[size_t(i - m)],
-                                  slice.src[size_t(i - m)]};
+        return i < m ? EdgeKey{slice.src[size_t(i)], slice.dst[size_t(i)]}
+                     : EdgeKey{slice.dst[size_t(i - m)],
+                               slice.src[size_t(i - m)]};
       });
   slice.src = {};
   slice.dst = {};
@@ -99,13 +99,13 @@ buildDistributedMetisGraph(Communicator &comm, const DistributedEdges &edges,
   DistributedMetisGraph g;
   g.numLocal = n;
   g.ncon = int(balance.size());
-  if (edges.numNodes > kMaxIdx)
+  if (edges.numNodes > kMaxParmetisIdx)
     throw DataError("partition: ParMETIS takes at most 2^31 - 1 nodes (got " +
                     std::to_string(edges.numNodes) + ")");
 
   // Every non-loop edge u -> v enters row u here and row v at v's owner.
   const int64_t m = int64_t(edges.src.size());
-  std::vector<EdgeRecord> incoming = exchangeRecords<EdgeRecord>(
+  std::vector<EdgeKey> incoming = exchangeRecords<EdgeKey>(
       comm, m,
       [&](int64_t e) {
         return edges.src[size_t(e)] == edges.dst[size_t(e)]
@@ -113,14 +113,14 @@ buildDistributedMetisGraph(Communicator &comm, const DistributedEdges &edges,
                    : edges.blockOwner(edges.dst[size_t(e)]);
       },
       [&](int64_t e) {
-        return EdgeRecord{edges.dst[size_t(e)], edges.src[size_t(e)]};
+        return EdgeKey{edges.dst[size_t(e)], edges.src[size_t(e)]};
       });
 
   // Constraint weights: the edges a node places are its in-edges (the
   // incoming records plus its self loop) under Dst, its out-edges under Src.
   std::vector<int64_t> placed(static_cast<size_t>(n), 0);
   if (assign == EdgeAssign::Dst) {
-    for (const EdgeRecord &r : incoming)
+    for (const EdgeKey &r : incoming)
       ++placed[size_t(r.src - begin)];
     for (int64_t e = 0; e < m; ++e)
       if (edges.src[size_t(e)] == edges.dst[size_t(e)])
@@ -162,7 +162,7 @@ buildDistributedMetisGraph(Communicator &comm, const DistributedEdges &edges,
   for (int64_t e = 0; e < m; ++e)
     if (edges.src[size_t(e)] != edges.dst[size_t(e)])
       ++offsets[size_t(edges.src[size_t(e)] - begin) + 1];
-  for (const EdgeRecord &r : incoming)
+  for (const EdgeKey &r : incoming)
     ++offsets[size_t(r.src - begin) + 1];
   for (int64_t v = 0; v < n; ++v)
     offsets[size_t(v) + 1] += offsets[size_t(v)];
@@ -173,7 +173,7 @@ buildDistributedMetisGraph(Communicator &comm, const DistributedEdges &edges,
       if (edges.src[size_t(e)] != edges.dst[size_t(e)])
         adj[size_t(cursor[size_t(edges.src[size_t(e)] - begin)]++)] =
             edges.dst[size_t(e)];
-    for (const EdgeRecord &r : incoming)
+    for (const EdgeKey &r : incoming)
       adj[size_t(cursor[size_t(r.src - begin)]++)] = r.dst;
   }
   incoming = {};
@@ -203,7 +203,7 @@ buildDistributedMetisGraph(Communicator &comm, const DistributedEdges &edges,
   int64_t total = 0;
   for (int64_t c : perRank)
     total += c;
-  if (total > kMaxIdx)
+  if (total > kMaxParmetisIdx)
     throw DataError("partition: PT-Scotch takes at most 2^31 - 1 adjacency "
                     "entries (the graph has " +
                     std::to_string(total) + ")");
@@ -211,7 +211,7 @@ buildDistributedMetisGraph(Communicator &comm, const DistributedEdges &edges,
   g.xadj[0] = 0;
   g.adjncy.resize(size_t(entries));
   g.adjwgt.resize(size_t(entries));
-  int64_t write = 0, lowest = kMaxIdx, highest = 0;
+  int64_t write = 0, lowest = kMaxParmetisIdx, highest = 0;
   for (int64_t v = 0; v < n; ++v) {
     for (int64_t i = 0; i < length[size_t(v)]; ++i, ++write) {
       const int64_t from = offsets[size_t(v)] + i;

@@ -35,6 +35,7 @@
 #include "gnnrt/partition/Partition.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
+#include "gnnrt/support/Stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,9 +47,6 @@ namespace gnnrt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// The process's peak resident set so far, in MiB (getrusage: KiB on Linux).
 double peakResidentMiB() {

@@ -28,7 +28,7 @@ namespace {
 
 /// One edge in global ids, as it travels: source, destination, dataset edge
 /// id, relation (-1 in a homogeneous graph).
-using EdgeRecord = std::array<int64_t, 4>;
+using RoutedEdge = std::array<int64_t, 4>;
 
 /// Index of `id` in the ascending `ids[begin, end)`; it must be there.
 int64_t positionOf(const std::vector<int64_t> &ids, int64_t begin, int64_t end,
@@ -52,8 +52,8 @@ int64_t assignEdgesToDestinations(Partition &part, Communicator &comm) {
 
   // The edges whose destination is mine stay; the others go to their
   // destination's owner. Every source is owned here.
-  std::vector<EdgeRecord> kept;
-  std::vector<std::vector<EdgeRecord>> outgoing(static_cast<size_t>(numParts));
+  std::vector<RoutedEdge> kept;
+  std::vector<std::vector<RoutedEdge>> outgoing(static_cast<size_t>(numParts));
   for (int64_t v = 0; v < part.numLocal(); ++v)
     for (int64_t k = part.indptr[size_t(v)]; k < part.indptr[size_t(v) + 1];
          ++k) {
@@ -62,7 +62,7 @@ int64_t assignEdgesToDestinations(Partition &part, Communicator &comm) {
         throw DataError("partition " + std::to_string(part.part) +
                         " is stored with edges assigned to their sources, "
                         "but an edge's source is not one of its nodes");
-      EdgeRecord edge = {part.ownedNodes[size_t(u)],
+      RoutedEdge edge = {part.ownedNodes[size_t(u)],
                          v < owned ? part.ownedNodes[size_t(v)]
                                    : part.haloNodes[size_t(v - owned)],
                          part.edgeIds[size_t(k)],
@@ -83,20 +83,20 @@ int64_t assignEdgesToDestinations(Partition &part, Communicator &comm) {
   }
   comm.allToAllV(sendCounts.data(), countOffsets, recvCounts.data(),
                  countOffsets);
-  std::vector<EdgeRecord> sendBuffer, received;
+  std::vector<RoutedEdge> sendBuffer, received;
   std::vector<int64_t> sendBytes(size_t(numParts) + 1, 0),
       recvBytes(size_t(numParts) + 1, 0);
   for (int q = 0; q < numParts; ++q) {
     sendBuffer.insert(sendBuffer.end(), outgoing[size_t(q)].begin(),
                       outgoing[size_t(q)].end());
-    sendBytes[size_t(q) + 1] = int64_t(sendBuffer.size() * sizeof(EdgeRecord));
+    sendBytes[size_t(q) + 1] = int64_t(sendBuffer.size() * sizeof(RoutedEdge));
     recvBytes[size_t(q) + 1] =
         recvBytes[size_t(q)] +
-        recvCounts[size_t(q)] * int64_t(sizeof(EdgeRecord));
+        recvCounts[size_t(q)] * int64_t(sizeof(RoutedEdge));
   }
-  received.resize(size_t(recvBytes.back()) / sizeof(EdgeRecord));
+  received.resize(size_t(recvBytes.back()) / sizeof(RoutedEdge));
   comm.allToAllV(sendBuffer.data(), sendBytes, received.data(), recvBytes);
-  std::vector<EdgeRecord>().swap(sendBuffer);
+  std::vector<RoutedEdge>().swap(sendBuffer);
 
   // The halo: the sources that arrived, grouped by sender (their owner),
   // ascending within one.
@@ -105,8 +105,8 @@ int64_t assignEdgesToDestinations(Partition &part, Communicator &comm) {
   part.recvOffsets.assign(size_t(numParts) + 1, 0);
   for (int q = 0; q < numParts; ++q) {
     std::vector<int64_t> sources;
-    for (int64_t i = recvBytes[size_t(q)] / int64_t(sizeof(EdgeRecord));
-         i < recvBytes[size_t(q) + 1] / int64_t(sizeof(EdgeRecord)); ++i)
+    for (int64_t i = recvBytes[size_t(q)] / int64_t(sizeof(RoutedEdge));
+         i < recvBytes[size_t(q) + 1] / int64_t(sizeof(RoutedEdge)); ++i)
       sources.push_back(received[size_t(i)][0]);
     std::sort(sources.begin(), sources.end());
     sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
@@ -119,7 +119,7 @@ int64_t assignEdgesToDestinations(Partition &part, Communicator &comm) {
   part.sendOffsets.assign(size_t(numParts) + 1, 0);
   for (int q = 0; q < numParts; ++q) {
     std::vector<int64_t> sources;
-    for (const EdgeRecord &edge : outgoing[size_t(q)])
+    for (const RoutedEdge &edge : outgoing[size_t(q)])
       sources.push_back(edge[0]);
     std::sort(sources.begin(), sources.end());
     sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
@@ -130,11 +130,11 @@ int64_t assignEdgesToDestinations(Partition &part, Communicator &comm) {
 
   // The in-edges in local ids, in dataset edge order before the CSR's
   // stable sort (as extractPartition lists them).
-  std::vector<EdgeRecord> edges = std::move(kept);
+  std::vector<RoutedEdge> edges = std::move(kept);
   std::vector<int32_t> senderOf(edges.size(), -1);
   for (int q = 0; q < numParts; ++q)
-    for (int64_t i = recvBytes[size_t(q)] / int64_t(sizeof(EdgeRecord));
-         i < recvBytes[size_t(q) + 1] / int64_t(sizeof(EdgeRecord)); ++i) {
+    for (int64_t i = recvBytes[size_t(q)] / int64_t(sizeof(RoutedEdge));
+         i < recvBytes[size_t(q) + 1] / int64_t(sizeof(RoutedEdge)); ++i) {
       edges.push_back(received[size_t(i)]);
       senderOf.push_back(int32_t(q));
     }
@@ -146,7 +146,7 @@ int64_t assignEdgesToDestinations(Partition &part, Communicator &comm) {
   std::vector<int64_t> src, dst, ids;
   std::vector<int32_t> types;
   for (size_t i : order) {
-    const EdgeRecord &edge = edges[i];
+    const RoutedEdge &edge = edges[i];
     int32_t sender = senderOf[i];
     src.push_back(sender < 0
                       ? positionOf(part.ownedNodes, 0, owned, edge[0])

@@ -18,11 +18,11 @@
 #include "gnnrt/partition/PartitionManifest.h"
 
 #include "gnnrt/io/Json.h"
+#include "gnnrt/io/TableWriter.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 namespace gnnrt {
@@ -53,13 +53,6 @@ const CountField kCountFields[] = {
 };
 
 const char *boolText(bool b) { return b ? "true" : "false"; }
-
-/// `v` in its shortest round-trip form: the same value, the same bytes.
-std::string realText(double v) {
-  char text[32];
-  auto result = std::to_chars(text, text + sizeof(text), v);
-  return std::string(text, result.ptr);
-}
 
 /// Typed access to the manifest's fields; every failure is "corrupt
 /// manifest: ..." naming the file.
@@ -101,8 +94,8 @@ public:
   double real(const char *key, double min, double max) const {
     const Json &v = get(key);
     if (!v.is_number() || !(v.get<double>() >= min && v.get<double>() <= max))
-      fail("field '" + where + key + "' must be a number in [" + realText(min) +
-           ", " + realText(max) + "]");
+      fail("field '" + where + key + "' must be a number in [" +
+           shortestText(min) + ", " + shortestText(max) + "]");
     return v.get<double>();
   }
   bool has(const char *key) const { return object.contains(key); }
@@ -215,7 +208,7 @@ std::string manifestToJson(const PartitionManifest &m) {
     fanouts += (i ? ", " : "") + num(m.fanouts[i]);
   field("fanouts", fanouts + "]");
   field("batch_size", num(m.batchSize));
-  field("cache_ratio", realText(m.cacheRatio));
+  field("cache_ratio", shortestText(m.cacheRatio));
   field("dataset",
         "{\"path\": " + quoteJson(m.dataset) +
             ", \"split\": " + quoteJson(m.split) +

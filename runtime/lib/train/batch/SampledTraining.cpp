@@ -8,6 +8,7 @@
 
 #include "RelationFanouts.h"
 
+#include "gnnrt/support/CeilDiv.h"
 #include "gnnrt/support/Error.h"
 
 #include <algorithm>
@@ -28,8 +29,6 @@ constexpr int64_t kEvalBatch = int64_t(1) << 24;
 
 /// Batches in flight ahead of the training thread.
 constexpr int kPipelineDepth = 4;
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 } // namespace
 

@@ -14,6 +14,7 @@
 
 #include "gnnrt/sample/BatchCodec.h"
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/Stopwatch.h"
 #include "params/OptimizerStep.h"
 #include "params/ParameterStore.h"
 #include "params/RowSums.h"
@@ -154,11 +155,6 @@ LearnedInputsSnapshot decodeLearnedRows(const std::vector<char> &message,
 }
 
 namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 /// One sampler rank: its part, loaded as a worker rank's, and the batches
 /// it serves.

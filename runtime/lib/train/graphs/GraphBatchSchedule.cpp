@@ -9,6 +9,7 @@
 #include "gnnrt/data/GraphFolds.h"
 #include "gnnrt/sample/Sampler.h" // epochSeedOrder
 #include "gnnrt/support/Error.h"
+#include "gnnrt/support/Stopwatch.h"
 #include "output/Predictions.h"
 #include "params/OptimizerStep.h"
 
@@ -21,11 +22,6 @@
 namespace gnnrt {
 
 namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 /// The collection in --data, checked against the program's dataset source.
 GraphCollection loadCollection(const TrainSettings &settings,

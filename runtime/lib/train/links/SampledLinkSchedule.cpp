@@ -12,6 +12,7 @@
 
 #include "gnnrt/data/links/LinkPairFiles.h"
 #include "gnnrt/io/AtomicFile.h"
+#include "gnnrt/support/CeilDiv.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/IndexPermutation.h"
 
@@ -35,8 +36,6 @@ constexpr uint64_t kLinkOrderStream = uint64_t(0x4c494e4b) << 32;
 
 /// Link batches in flight ahead of the training thread.
 constexpr int kLinkPipelineDepth = 4;
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 } // namespace
 

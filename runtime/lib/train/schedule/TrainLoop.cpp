@@ -13,6 +13,8 @@
 #include "params/LearningRate.h"
 #include "params/OptimizerStep.h"
 
+#include "gnnrt/support/Stopwatch.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,15 +24,6 @@
 #include <unistd.h>
 
 namespace gnnrt {
-
-namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-} // namespace
 
 TrainingResult trainEpochs(const CompiledProgram &program,
                            const DriverOptions &options, Schedule &schedule,
