@@ -9,6 +9,8 @@
 #ifndef GNNC_TOOLS_COMMON_TOOLARGS_H
 #define GNNC_TOOLS_COMMON_TOOLARGS_H
 
+#include "gnnrt/support/Stopwatch.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -27,10 +29,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
+using gnnrt::secondsSince;
 
 /// Options of one command; bare flags map to "".
 class Args {

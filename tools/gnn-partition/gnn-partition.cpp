@@ -23,6 +23,7 @@
 #include "ToolArgs.h"
 #include "gnnrt/comm/Communicator.h"
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/partition/DistributedPartitioner.h"
 #include "gnnrt/partition/PartitionDirectory.h"
 #include "gnnrt/partition/PartitionManifest.h"
@@ -313,6 +314,16 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
   o.seed = uint64_t(args.integer("--seed", 0, 0));
   o.tries = int(std::min<int64_t>(args.integer("--tries", 1, 1), 1000));
   std::string out = args.required("--out");
+  // Ranks read slices of the files (DatasetSlice.h), which the typed
+  // layouts have no readers for yet: say what partitions one today.
+  const DatasetFormatInfo &format = datasetFormat(manifest.dataset);
+  if (!format.readSlice)
+    throw DataError(manifest.dataset + ": a typed graph (the " + format.name +
+                    " layout) is not partitioned across ranks yet: "
+                    "partition it in one process (gnn-partition --data " +
+                    manifest.dataset + " --parts " +
+                    std::to_string(o.numParts) + " --out " + out +
+                    "); its parts train under mpirun like any others");
 
   auto start = std::chrono::steady_clock::now();
   DistributedPartitionReport report;
