@@ -29,6 +29,14 @@ train GCN on graph {
 GNN
 }
 log() { echo "== $*" >&2; }
+
+# What a program that links libgnnrt.a itself (the CUDA probes and harnesses)
+# needs after it: the libraries gnnc links every trainer with
+# (GNNRT_LINK_LIBRARIES in tools/gnnc/CMakeLists.txt).
+gnnrt_link_flags() {
+  echo -lopenblas -lmetis -lptscotchparmetisv3 -lptscotch -lptscotcherr \
+    "$(mpicc --showme:link 2>/dev/null || echo -lmpi)" -lz -lgomp -lpthread
+}
 load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # The directory of the SBM graph with NODES/EDGES/FEATURES/CLASSES (seed 1),

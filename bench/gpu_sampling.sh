@@ -19,6 +19,9 @@
 #   NVCC [/usr/local/cuda/bin/nvcc]
 #   GNN_DATA [build/bin/gnn-data]  GNNRT_LIBRARY [build/lib/libgnnrt.a]
 #   GNNRT_CUDA_LIBRARY [build/lib/libgnnrt_kernels_cuda.a]
+#   BUILD_ONLY [0]   1: build the harness (no GPU needed) and stop
+#   PREBUILT []      a folder with gpu_sample_bench built elsewhere
+#                    (bench/gpu_bundle.sh): nothing is compiled
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,16 +40,22 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
 GNNRT_LIBRARY="${GNNRT_LIBRARY:-$ROOT/build/lib/libgnnrt.a}"
 GNNRT_CUDA_LIBRARY="${GNNRT_CUDA_LIBRARY:-$ROOT/build/lib/libgnnrt_kernels_cuda.a}"
+PREBUILT="${PREBUILT:-}"
+BUILD_ONLY="${BUILD_ONLY:-0}"
 
 NAME=gpu_sampling
 source "$ROOT/bench/common.sh"
 
-[[ -x "$NVCC" ]] || die "no $NVCC (install the CUDA toolkit or set NVCC)"
 [[ -x "$GNN_DATA" ]] || die "no $GNN_DATA (build first: make)"
-[[ -f "$GNNRT_LIBRARY" ]] || die "no $GNNRT_LIBRARY (build first: make)"
-[[ -f "$GNNRT_CUDA_LIBRARY" ]] || die "no $GNNRT_CUDA_LIBRARY (build with CUDA first: make)"
-if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-  die "no CUDA GPU on this machine (nvidia-smi lists none): GPU sampling needs one; the emulated tests (CudaEmulatedTests --gtest_filter='DeviceSampler*') check its draws without"
+if [[ -n "$PREBUILT" ]]; then
+  [[ -x "$PREBUILT/gpu_sample_bench" ]] || die "PREBUILT=$PREBUILT has no gpu_sample_bench"
+else
+  [[ -x "$NVCC" ]] || die "no $NVCC (install the CUDA toolkit or set NVCC)"
+  [[ -f "$GNNRT_LIBRARY" ]] || die "no $GNNRT_LIBRARY (build first: make)"
+  [[ -f "$GNNRT_CUDA_LIBRARY" ]] || die "no $GNNRT_CUDA_LIBRARY (build with CUDA first: make)"
+fi
+if [[ "$BUILD_ONLY" == 0 ]] && ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
+  die "no CUDA GPU on this machine (nvidia-smi lists none): GPU sampling needs one; the emulated tests (CudaEmulatedTests --gtest_filter='DeviceSampler*') check its draws without; BUILD_ONLY=1 builds the harness"
 fi
 
 mkdir -p "$BENCH_DIR"/{data,bin,run}
@@ -55,21 +64,29 @@ SUFFIX=""
 if [[ "$ZERO_COPY" == 1 ]]; then SUFFIX="-zero-copy"; fi
 RESULT="$BENCH_DIR/gpu-sampling-$TAG$SUFFIX.txt"
 
-#--- 1. The graph (generated once, cached; the same as gcn_full_graph.sh's) ---
-DATA="$(bench_graph)"
-
 #--- 2. The harness, linked against the CUDA kernels and libgnnrt.a ------------
 SRC="$ROOT/bench/sampling/gpu_sample_bench.cu"
 BENCH="$BENCH_DIR/bin/gpu_sample_bench"
-if [[ ! -x "$BENCH" || "$SRC" -nt "$BENCH" || "$GNNRT_LIBRARY" -nt "$BENCH" ||
+if [[ -n "$PREBUILT" ]]; then
+  BENCH="$PREBUILT/gpu_sample_bench"
+elif [[ ! -x "$BENCH" || "$SRC" -nt "$BENCH" || "$GNNRT_LIBRARY" -nt "$BENCH" ||
       "$GNNRT_CUDA_LIBRARY" -nt "$BENCH" ]]; then
   log "building $BENCH"
   "$NVCC" -O3 -std=c++17 --expt-relaxed-constexpr -Xcompiler -fopenmp \
+    -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
     -I"$ROOT/runtime/include" "$SRC" "$GNNRT_CUDA_LIBRARY" "$GNNRT_LIBRARY" \
-    -lcublas -lcudart -lopenblas -lmetis -lz -lgomp -lpthread -o "$BENCH"
+    -lcublasLt -lcublas -lcudart $(gnnrt_link_flags) -o "$BENCH"
 fi
 
-#--- 3. Run -------------------------------------------------------------------
+if [[ "$BUILD_ONLY" != 0 ]]; then
+  log "built $BENCH"
+  exit 0
+fi
+
+#--- 3. The graph (generated once, cached; the same as gcn_full_graph.sh's) ---
+DATA="$(bench_graph)"
+
+#--- 4. Run -------------------------------------------------------------------
 log "fanouts $FANOUTS, batch $BATCH, $RUNS runs of $BATCHES batches"
 ARGS=("$DATA" --fanouts "$FANOUTS" --batch "$BATCH" --batches "$BATCHES" --runs "$RUNS")
 if [[ "$GATHER" == 1 ]]; then ARGS+=(--gather); fi

@@ -33,6 +33,9 @@ enum class Reduce : int { Sum = 0, Mean = 1, Max = 2, Min = 3 };
 /// Which endpoint of an edge a per-node value is read at.
 enum class Side : int { Src = 0, Dst = 1 };
 
+/// unbroadcast's rows per block in a bias gradient's sums (families/Axis.def).
+inline constexpr int64_t kUnbroadcastBlockRows = 256;
+
 /// The ids [begin, end): one node type's nodes, numbered type by type.
 struct IdRange {
   int64_t begin = 0, end = 0;

@@ -123,29 +123,41 @@ void logSoftmaxGrad(int64_t outer, int64_t n, int64_t inner, const T *dy,
   });
 }
 
-/// out[c] = 0 + first[c] + first[stride + c] + ... over `rows` rows, for
-/// the w <= kInnerTile columns c, added in row order: the bias gradient's
-/// column sums, 32 columns at a time in registers (a row at a time through
-/// out would store and reload every sum per row).
+/// out[c] = the sum of first[c], first[stride + c], ... over `rows` rows,
+/// for the w <= kInnerTile columns c, in unbroadcast's order: the rows of
+/// each block of kUnbroadcastBlockRows in row order, then the blocks' sums in
+/// block order. The bias gradient's column sums, 32 columns at a time in
+/// registers (a row at a time through out would store and reload every sum
+/// per row).
 template <typename T>
 void sumRows(const T *first, int64_t rows, int64_t stride, int64_t w, T *out) {
   using L = Lanes<T>;
   using V = typename L::Vector;
-  constexpr int64_t K = 8, W = K * L::kCount;
+  constexpr int64_t K = 8, W = K * L::kCount, B = kUnbroadcastBlockRows;
   int64_t c0 = 0;
   for (; c0 + W <= w; c0 += W) {
-    V acc[K] = {};
-    for (int64_t r = 0; r < rows; ++r)
+    V total[K] = {};
+    for (int64_t r0 = 0; r0 < rows; r0 += B) {
+      V acc[K] = {};
+      for (int64_t r = r0; r < std::min(rows, r0 + B); ++r)
+        for (int64_t k = 0; k < K; ++k)
+          acc[k] += L::load(first + r * stride + c0 + k * L::kCount);
       for (int64_t k = 0; k < K; ++k)
-        acc[k] += L::load(first + r * stride + c0 + k * L::kCount);
+        total[k] += acc[k];
+    }
     for (int64_t k = 0; k < K; ++k)
-      L::store(out + c0 + k * L::kCount, acc[k]);
+      L::store(out + c0 + k * L::kCount, total[k]);
   }
-  if (c0 == w)
-    return;
-  fillRow(out + c0, T(0), w - c0);
-  for (int64_t r = 0; r < rows; ++r)
-    addRow(out + c0, first + r * stride + c0, w - c0);
+  for (int64_t c = c0; c < w; ++c) {
+    T total = T(0);
+    for (int64_t r0 = 0; r0 < rows; r0 += B) {
+      T acc = T(0);
+      for (int64_t r = r0; r < std::min(rows, r0 + B); ++r)
+        acc += first[r * stride + c];
+      total += acc;
+    }
+    out[c] = total;
+  }
 }
 
 template <typename T>

@@ -193,18 +193,25 @@ struct Broadcast {
   int64_t outSize, summedSize;
 };
 
+/// The offset in dy of output element o's first summand: its kept
+/// coordinates, innermost first.
+__device__ int64_t keptOffset(const Broadcast &b, int64_t o) {
+  int64_t base = 0;
+  for (int d = b.rank - 1; d >= 0; --d)
+    if (!b.summed[d]) {
+      base += (o % b.shape[d]) * b.stride[d];
+      o /= b.shape[d];
+    }
+  return base;
+}
+
+/// Any layout: a thread per output element adds its summands in order.
 template <typename T>
 __global__ void unbroadcastKernel(const Broadcast b, const T *dy, T *out) {
   const int64_t o = globalThread();
   if (o >= b.outSize)
     return;
-  // The first dy element of o: its kept coordinates, innermost first.
-  int64_t base = 0, rest = o;
-  for (int d = b.rank - 1; d >= 0; --d)
-    if (!b.summed[d]) {
-      base += (rest % b.shape[d]) * b.stride[d];
-      rest /= b.shape[d];
-    }
+  const int64_t base = keptOffset(b, o);
   T acc = T(0);
   for (int64_t r = 0; r < b.summedSize; ++r) {
     int64_t offset = base, s = r;
@@ -218,6 +225,61 @@ __global__ void unbroadcastKernel(const Broadcast b, const T *dy, T *out) {
   out[o] = acc;
 }
 
+/// The summed dims as one run `rowStride` apart: sums[i] for i = block *
+/// outSize + o is block `block`'s rows of element o, in row order (adjacent
+/// threads read adjacent kept elements). With one block, the result itself.
+template <typename T>
+__global__ void unbroadcastBlocksKernel(const Broadcast b, int64_t rowStride,
+                                        int64_t blocks, const T *dy, T *sums) {
+  const int64_t i = globalThread();
+  if (i >= blocks * b.outSize)
+    return;
+  const int64_t o = i % b.outSize;
+  const int64_t first = (i / b.outSize) * kUnbroadcastBlockRows;
+  const int64_t end = first + kUnbroadcastBlockRows;
+  const int64_t last = end < b.summedSize ? end : b.summedSize;
+  const T *summands = dy + keptOffset(b, o);
+  T acc = T(0);
+  for (int64_t r = first; r < last; ++r)
+    acc = add(acc, summands[r * rowStride]);
+  sums[i] = acc;
+}
+
+/// out[o] = the blocks' sums of element o, in block order.
+template <typename T>
+__global__ void unbroadcastTotalsKernel(int64_t outSize, int64_t blocks,
+                                        const T *sums, T *out) {
+  const int64_t o = globalThread();
+  if (o >= outSize)
+    return;
+  T total = T(0);
+  for (int64_t block = 0; block < blocks; ++block)
+    total = add(total, sums[block * outSize + o]);
+  out[o] = total;
+}
+
+/// The stride of the summed dims if they form one run (adjacent once dims of
+/// size 1 are left out) and the innermost dim of size > 1 is kept: the CPU
+/// kernel's bias-gradient layout, summed in blocks (families/Axis.def).
+/// 0 otherwise.
+int64_t singleSummedRunStride(const Broadcast &b) {
+  int runs = 0;
+  bool previousSummed = false, any = false, innermostKept = false;
+  int64_t runStride = 0;
+  for (int d = b.rank - 1; d >= 0; --d) {
+    if (b.shape[d] == 1)
+      continue;
+    if (!any)
+      innermostKept = !b.summed[d];
+    if (b.summed[d] && (!any || !previousSummed)) {
+      ++runs;
+      runStride = b.stride[d];
+    }
+    previousSummed = b.summed[d];
+    any = true;
+  }
+  return runs == 1 && innermostKept ? runStride : 0;
+}
 
 [[noreturn]] void throwShapeError(const std::string &message) {
   throw std::invalid_argument("unbroadcast: " + message);
@@ -335,8 +397,24 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
             "unbroadcast");
     return;
   }
-  launchColumns("unbroadcast launch", b.outSize, unbroadcastKernel<T>, b, dy,
-                out);
+  const int64_t rowStride = singleSummedRunStride(b);
+  if (rowStride == 0) {
+    launchColumns("unbroadcast launch", b.outSize, unbroadcastKernel<T>, b, dy,
+                  out);
+    return;
+  }
+  const int64_t blocks =
+      (b.summedSize + kUnbroadcastBlockRows - 1) / kUnbroadcastBlockRows;
+  if (blocks == 1) {
+    launchColumns("unbroadcast launch", b.outSize, unbroadcastBlocksKernel<T>,
+                  b, rowStride, blocks, dy, out);
+    return;
+  }
+  T *sums = static_cast<T *>(scratch(size_t(blocks * b.outSize) * sizeof(T)));
+  launchColumns("unbroadcast launch", blocks * b.outSize,
+                unbroadcastBlocksKernel<T>, b, rowStride, blocks, dy, sums);
+  launchColumns("unbroadcast launch", b.outSize, unbroadcastTotalsKernel<T>,
+                b.outSize, blocks, sums, out);
 }
 
 #define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Axis.def"

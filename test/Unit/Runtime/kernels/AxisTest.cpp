@@ -204,6 +204,20 @@ TEST(KernelsForward, Unbroadcast) {
   checkUnbroadcast<float>(1e-5);
 }
 
+/// A bias gradient adds its rows in blocks of kUnbroadcastBlockRows, then
+/// the blocks (families/Axis.def): with 2^24 first and ones after it, each
+/// one added to 2^24 is lost to rounding, but the second block's ones are
+/// summed before they meet it. Row by row the column would sum to 2^24.
+TEST(KernelsForward, UnbroadcastAddsBiasRowsInBlocks) {
+  const int64_t rows = 2 * kUnbroadcastBlockRows;
+  const int64_t dyShape[] = {rows, 33}, outShape[] = {33};
+  std::vector<float> dy(size_t(rows * 33), 1.0f), out(33);
+  std::fill(dy.begin(), dy.begin() + 33, 16777216.0f);
+  kernels::unbroadcast<float>(dy.data(), dyShape, 2, out.data(), outShape, 1);
+  for (float column : out)
+    EXPECT_EQ(column, 16777216.0f + float(kUnbroadcastBlockRows));
+}
+
 TEST(KernelsForward, UnbroadcastRejectsIncompatibleShapes) {
   const int64_t dyShape[] = {4, 3}, outShape[] = {2};
   Vec dy(12), out(2);

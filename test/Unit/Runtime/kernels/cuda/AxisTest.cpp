@@ -134,9 +134,20 @@ TEST(CudaAxis, UnbroadcastSameBitsAsCpu) {
     std::vector<int64_t> dy, out;
   };
   const Case cases[] = {
-      {{4, 300}, {300}},        {{4, 300}, {4, 1}}, {{2, 3, 5, 7}, {3, 1, 7}},
-      {{2, 1, 257}, {1, 1, 1}}, {{5, 6}, {5, 6}},   {{0, 3}, {3}},
-      {{3, 4, 5}, {}}};
+      {{4, 300}, {300}},
+      {{4, 300}, {4, 1}},
+      {{2, 3, 5, 7}, {3, 1, 7}},
+      {{2, 1, 257}, {1, 1, 1}},
+      {{5, 6}, {5, 6}},
+      {{0, 3}, {3}},
+      {{3, 4, 5}, {}},
+      // Bias gradients over more than one block of rows (families/Axis.def):
+      // the rows leading, in the middle, with dims of size 1 between.
+      {{1000, 37}, {37}},
+      {{600, 3, 5}, {3, 5}},
+      {{2, 700, 9}, {2, 1, 9}},
+      {{700, 1, 33}, {1, 33}},
+      {{3, 1, 300, 1, 4}, {1, 4}}};
   for (const Case &c : cases) {
     int64_t dySize = 1, outSize = 1;
     for (int64_t d : c.dy)
