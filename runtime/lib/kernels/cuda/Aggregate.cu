@@ -4,11 +4,12 @@
 // each destination's messages with one warp (Messages.h). The input adjoint is
 // a walk over each source's out-edges, one warp per source, in the CPU's order
 // (out-edges ascending, then the self loop), so it needs no atomics and gives
-// the CPU's bits; max/min first record each destination's winners. The weight
-// adjoint gives each in-edge's dot product to a warp: lanes multiply their
-// columns and a butterfly of shuffles adds them up. In a bf16 run the sum
-// and mean forward reads x, and their input adjoint dy, from a rounded copy
-// (BFloat16Rows.h): the CPU's bf16 gathers, bit for bit.
+// the CPU's bits (for sum and mean of rows up to 512 wide, one walk with the
+// lane's columns in registers); max/min first record each destination's
+// winners. The weight adjoint gives each in-edge's dot product to a warp: lanes
+// multiply their columns and a butterfly of shuffles adds them up. In a bf16
+// run the sum and mean forward reads x, and their input adjoint dy, from a
+// rounded copy (BFloat16Rows.h): the CPU's bf16 gathers, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +75,68 @@ __global__ void aggregateGradInputKernel(const GradInputArgs<T, S> p) {
       term(u, m.offsets[u + 1] - m.offsets[u], T(1));
     p.dx[u * width + j] = acc;
   }
+}
+
+/// The sum and mean input adjoint with every column of a lane in registers
+/// (rows up to kWarp * kColumnsPerLane wide, Messages.h's
+/// withColumnsPerLane): one walk over u's out-edges instead of one per 32
+/// columns, the same terms in the same order per column.
+template <int kColumnsPerLane, typename T, typename S>
+__global__ void sumGradInputInRegistersKernel(const GradInputArgs<T, S> p) {
+  const int64_t u = globalWarp();
+  if (u >= p.numSrc)
+    return;
+  const MessageArgs<T> &m = p.m;
+  const int64_t width = m.width, groupWidth = width / m.weightWidth;
+  T acc[kColumnsPerLane];
+  GNNRT_UNROLL
+  for (int c = 0; c < kColumnsPerLane; ++c)
+    acc[c] = T(0);
+  auto term = [&](int64_t v, int64_t k) {
+    const T norm = p.mean ? T(1) / T(m.count(v)) : T(1);
+    GNNRT_UNROLL
+    for (int c = 0; c < kColumnsPerLane; ++c) {
+      const int64_t j = lane() + int64_t(kWarp) * c;
+      if (j >= width)
+        continue;
+      const T scale = k < 0 || !m.weight
+                          ? T(1)
+                          : m.weight[k * m.weightWidth + j / groupWidth];
+      const T factor = p.mean ? mul(norm, scale) : scale;
+      acc[c] = add(acc[c], mul(factor, widen(p.dy[v * width + j])));
+    }
+  };
+  for (int64_t i = p.outOffsets[u]; i < p.outOffsets[u + 1]; ++i) {
+    const int64_t k = p.outEdges[i];
+    term(p.outDst ? p.outDst[i] : p.edgeDst[k], k);
+  }
+  if (m.selfLoops && u < m.numDst)
+    term(u, -1);
+  GNNRT_UNROLL
+  for (int c = 0; c < kColumnsPerLane; ++c) {
+    const int64_t j = lane() + int64_t(kWarp) * c;
+    if (j < width)
+      p.dx[u * width + j] = acc[c];
+  }
+}
+
+/// The input adjoint's launch: a lane's columns in registers where the
+/// reduction is linear and the rows fit, else the general kernel.
+template <typename T, typename S>
+void launchGradInput(const GradInputArgs<T, S> &args) {
+  const bool inRegisters =
+      !args.winner && withColumnsPerLane(args.m.width, [&](auto columns) {
+        GNNRT_LAUNCH_WITHOUT_BARRIERS(
+            warpBlocksFor(args.numSrc), kBlock, 0, stream(),
+            sumGradInputInRegistersKernel<decltype(columns)::value, T, S>)
+        (args);
+      });
+  if (!inRegisters) {
+    GNNRT_LAUNCH(warpBlocksFor(args.numSrc), kBlock, 0, stream(),
+                 aggregateGradInputKernel<T, S>)
+    (args);
+  }
+  checkLaunch("aggregateGradInput launch");
 }
 
 /// dweight[k, group] = norm(v) * (dy[v] . x[src(k)]) over the group's
@@ -148,10 +211,7 @@ void aggregateGradInput(const GraphView &g, Reduce reduce, bool selfLoops,
         m,        g.numSrc,  g.outOffsets,           g.outEdges,
         g.outDst, g.edgeDst, reduce == Reduce::Mean, dyRows,
         winner,   dx};
-    GNNRT_LAUNCH(warpBlocksFor(g.numSrc), kBlock, 0, stream(),
-                 aggregateGradInputKernel<T, S>)
-    (args);
-    checkLaunch("aggregateGradInput launch");
+    launchGradInput(args);
   };
   if constexpr (std::is_same_v<T, float>) {
     if (isLinear(reduce) && gathersBFloat16<T>() && g.numDst > 0) {

@@ -36,6 +36,14 @@ inline void check(cudaError_t status, const char *what) {
                       cudaGetErrorString(status));
 }
 
+/// `#pragma unroll` for nvcc; nothing for the host compiler of the
+/// emulated build, which has its own unrolling and no such pragma.
+#ifdef __CUDACC__
+#define GNNRT_UNROLL _Pragma("unroll")
+#else
+#define GNNRT_UNROLL
+#endif
+
 constexpr int kWarp = 32;
 constexpr int kWarpsPerBlock = 8;
 constexpr int kBlock = kWarp * kWarpsPerBlock;

@@ -4,7 +4,9 @@
 // messages of aggregate (the weighted source row of each in-edge, then
 // optionally the destination's own row) and of scatter (each in-edge's own
 // row), reduced by one warp per destination with lanes striding over the
-// columns, so each message row is read with coalesced loads. Each lane
+// columns, so each message row is read with coalesced loads (sum and mean
+// of rows up to 512 wide: every column of a lane in registers, one walk over
+// the messages). Each lane
 // combines its column in the order Aggregate.h fixes (edge order, self loop
 // last; a mean as a multiply by the reciprocal; max/min from the first
 // message), and finds, for the adjoints of max/min, the first message that
@@ -21,6 +23,7 @@
 #include "gnnrt/kernels/Types.h"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace gnnrt::kernels::cuda::detail {
 
@@ -112,6 +115,66 @@ __global__ void reduceMessagesKernel(const MessageArgs<T, S> m, Reduce reduce,
   }
 }
 
+/// Sum and mean of rows at most kWarp * kColumnsPerLane wide: one walk over
+/// each destination's messages, each lane keeping its columns j = lane +
+/// kWarp * c in registers, so an edge's whole row is requested at once (the
+/// kernel above walks the edges once per 32 columns, a row's 128 bytes at a
+/// time). Each column adds the same terms in the same order: the same bits.
+template <int kColumnsPerLane, typename T, typename S>
+__global__ void sumMessagesInRegistersKernel(const MessageArgs<T, S> m,
+                                             bool mean, bool accumulate,
+                                             T *out) {
+  const int64_t v = globalWarp();
+  if (v >= m.numDst)
+    return;
+  T *o = out + v * m.width;
+  T acc[kColumnsPerLane];
+  GNNRT_UNROLL
+  for (int c = 0; c < kColumnsPerLane; ++c) {
+    const int64_t j = lane() + int64_t(kWarp) * c;
+    acc[c] = accumulate && j < m.width ? o[j] : T(0);
+  }
+  const int64_t begin = m.offsets[v], end = m.offsets[v + 1];
+  for (int64_t k = begin; k < end; ++k) {
+    GNNRT_UNROLL
+    for (int c = 0; c < kColumnsPerLane; ++c) {
+      const int64_t j = lane() + int64_t(kWarp) * c;
+      if (j < m.width)
+        acc[c] = add(acc[c], m.message(k, j));
+    }
+  }
+  const int64_t count = m.count(v);
+  GNNRT_UNROLL
+  for (int c = 0; c < kColumnsPerLane; ++c) {
+    const int64_t j = lane() + int64_t(kWarp) * c;
+    if (j >= m.width)
+      continue;
+    if (m.selfLoops)
+      acc[c] = add(acc[c], m.selfRow(v, j));
+    if (mean && count > 0)
+      acc[c] = mul(acc[c], T(1) / T(count));
+    o[j] = acc[c];
+  }
+}
+
+/// Calls f(std::integral_constant<int, C>()) for the smallest C of 1, 2, 4,
+/// 8 and 16 with kWarp * C >= width, and returns true; false for wider rows.
+template <typename F> bool withColumnsPerLane(int64_t width, F &&f) {
+  if (width <= kWarp)
+    f(std::integral_constant<int, 1>());
+  else if (width <= 2 * kWarp)
+    f(std::integral_constant<int, 2>());
+  else if (width <= 4 * kWarp)
+    f(std::integral_constant<int, 4>());
+  else if (width <= 8 * kWarp)
+    f(std::integral_constant<int, 8>());
+  else if (width <= 16 * kWarp)
+    f(std::integral_constant<int, 16>());
+  else
+    return false;
+  return true;
+}
+
 /// For max/min: winner[v, j] = the index (in message order, the self loop
 /// last) of v's first message whose element j equals out[v, j], or -1.
 template <typename T>
@@ -138,6 +201,16 @@ void reduceMessages(const MessageArgs<T, S> &m, Reduce reduce, bool accumulate,
                     T *out, const char *what) {
   if (m.numDst == 0 || m.width == 0)
     return;
+  const bool linear = reduce == Reduce::Sum || reduce == Reduce::Mean;
+  if (linear && withColumnsPerLane(m.width, [&](auto columns) {
+        GNNRT_LAUNCH_WITHOUT_BARRIERS(
+            warpBlocksFor(m.numDst), kBlock, 0, stream(),
+            sumMessagesInRegistersKernel<decltype(columns)::value, T, S>)
+        (m, reduce == Reduce::Mean, accumulate, out);
+      })) {
+    checkLaunch(what);
+    return;
+  }
   GNNRT_LAUNCH(warpBlocksFor(m.numDst), kBlock, 0, stream(),
                reduceMessagesKernel<T, S>)
   (m, reduce, accumulate, out);

@@ -154,13 +154,14 @@ std::vector<T> randomValues(int64_t n, uint64_t seed, double lo = -1,
 }
 
 /// The widths the tests sweep: 1 to 257, the warp and block edges among
-/// them. Under AddressSanitizer, which looks for memory errors rather than
-/// wrong values and runs several times slower, only the edges.
+/// them, and 513 (past the aggregations' rows in registers, Messages.h). Under
+/// AddressSanitizer, which looks for memory errors rather than wrong values and
+/// runs several times slower, only the edges.
 inline std::vector<int64_t> testWidths() {
 #if defined(__SANITIZE_ADDRESS__)
   return {1, 31, 33, 257};
 #else
-  return {1, 2, 3, 7, 16, 31, 32, 33, 64, 100, 128, 255, 256, 257};
+  return {1, 2, 3, 7, 16, 31, 32, 33, 64, 100, 128, 255, 256, 257, 513};
 #endif
 }
 
