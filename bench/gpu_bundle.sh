@@ -30,7 +30,7 @@ NAME=gpu_bundle
 source "$ROOT/bench/common.sh"
 
 for f in "$GNNC" "$GNN_DATA" "$NVCC" "$ROOT/build/test/Unit/RuntimeTests"; do
-  [[ -x "$f" ]] || die "no $f (build first: make test-build, with the CUDA toolkit)"
+  [[ -x "$f" ]] || die "no $f (build first: make build, with the CUDA toolkit)"
 done
 [[ -f "$LIB/libgnnrt_kernels_cuda.a" ]] || die "no $LIB/libgnnrt_kernels_cuda.a (configure with CUDA)"
 
