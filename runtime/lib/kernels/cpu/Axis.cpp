@@ -148,16 +148,20 @@ void sumRows(const T *first, int64_t rows, int64_t stride, int64_t w, T *out) {
     for (int64_t k = 0; k < K; ++k)
       L::store(out + c0 + k * L::kCount, total[k]);
   }
-  for (int64_t c = c0; c < w; ++c) {
-    T total = T(0);
-    for (int64_t r0 = 0; r0 < rows; r0 += B) {
-      T acc = T(0);
-      for (int64_t r = r0; r < std::min(rows, r0 + B); ++r)
-        acc += first[r * stride + c];
-      total += acc;
-    }
-    out[c] = total;
+  // The last w - c0 < W columns, still a row at a time.
+  const int64_t rest = w - c0;
+  if (rest == 0)
+    return;
+  T total[W] = {};
+  for (int64_t r0 = 0; r0 < rows; r0 += B) {
+    T acc[W] = {};
+    for (int64_t r = r0; r < std::min(rows, r0 + B); ++r)
+      for (int64_t c = 0; c < rest; ++c)
+        acc[c] += first[r * stride + c0 + c];
+    for (int64_t c = 0; c < rest; ++c)
+      total[c] += acc[c];
   }
+  std::copy_n(total, rest, out + c0);
 }
 
 template <typename T>

@@ -43,23 +43,36 @@ template <typename T, typename S = T> struct GradInputArgs {
   T *dx;
 };
 
+/// Out-edge k -> v's term of dx[u, j] (k < 0: u's self loop, v = u):
+/// c(k) * dy[v, j], c = the edge's weight (1 for the self loop), times
+/// 1/count(v) for mean.
+template <typename T, typename S>
+__device__ T gradInputTerm(const GradInputArgs<T, S> &p, int64_t v, int64_t k,
+                           int64_t j) {
+  const MessageArgs<T> &m = p.m;
+  const T scale =
+      k < 0 || !m.weight
+          ? T(1)
+          : m.weight[k * m.weightWidth + j / (m.width / m.weightWidth)];
+  const T c = p.mean ? mul(T(1) / T(m.count(v)), scale) : scale;
+  return mul(c, widen(p.dy[v * m.width + j]));
+}
+
 /// dx[u] = sum over u's out-edges k -> v of c(k) * dy[v] (masked to the
-/// columns k won, for max/min), then the self loop's; c = weight * 1/count
-/// for mean.
+/// columns k won, for max/min), then the self loop's.
 template <typename T, typename S>
 __global__ void aggregateGradInputKernel(const GradInputArgs<T, S> p) {
   const int64_t u = globalWarp();
   if (u >= p.numSrc)
     return;
   const MessageArgs<T> &m = p.m;
-  const int64_t width = m.width, groupWidth = width / m.weightWidth;
+  const int64_t width = m.width;
   const int64_t first = p.outOffsets[u], last = p.outOffsets[u + 1];
   for (int64_t j = lane(); j < width; j += kWarp) {
-    const int64_t group = j / groupWidth;
     T acc = T(0);
-    auto term = [&](int64_t v, int64_t index, T scale) {
-      const T c = p.mean ? mul(T(1) / T(m.count(v)), scale) : scale;
-      const T d = mul(c, widen(p.dy[v * width + j]));
+    // `index`: the message's place among v's (the self loop last).
+    auto term = [&](int64_t v, int64_t k, int64_t index) {
+      const T d = gradInputTerm(p, v, k, j);
       if (!p.winner)
         acc = add(acc, d);
       else
@@ -68,11 +81,10 @@ __global__ void aggregateGradInputKernel(const GradInputArgs<T, S> p) {
     for (int64_t i = first; i < last; ++i) {
       const int64_t k = p.outEdges[i];
       const int64_t v = p.outDst ? p.outDst[i] : p.edgeDst[k];
-      term(v, k - m.offsets[v],
-           m.weight ? m.weight[k * m.weightWidth + group] : T(1));
+      term(v, k, k - m.offsets[v]);
     }
     if (m.selfLoops && u < m.numDst)
-      term(u, m.offsets[u + 1] - m.offsets[u], T(1));
+      term(u, -1, m.offsets[u + 1] - m.offsets[u]);
     p.dx[u * width + j] = acc;
   }
 }
@@ -86,31 +98,24 @@ __global__ void sumGradInputInRegistersKernel(const GradInputArgs<T, S> p) {
   const int64_t u = globalWarp();
   if (u >= p.numSrc)
     return;
-  const MessageArgs<T> &m = p.m;
-  const int64_t width = m.width, groupWidth = width / m.weightWidth;
+  const int64_t width = p.m.width;
   T acc[kColumnsPerLane];
   GNNRT_UNROLL
   for (int c = 0; c < kColumnsPerLane; ++c)
     acc[c] = T(0);
   auto term = [&](int64_t v, int64_t k) {
-    const T norm = p.mean ? T(1) / T(m.count(v)) : T(1);
     GNNRT_UNROLL
     for (int c = 0; c < kColumnsPerLane; ++c) {
       const int64_t j = lane() + int64_t(kWarp) * c;
-      if (j >= width)
-        continue;
-      const T scale = k < 0 || !m.weight
-                          ? T(1)
-                          : m.weight[k * m.weightWidth + j / groupWidth];
-      const T factor = p.mean ? mul(norm, scale) : scale;
-      acc[c] = add(acc[c], mul(factor, widen(p.dy[v * width + j])));
+      if (j < width)
+        acc[c] = add(acc[c], gradInputTerm(p, v, k, j));
     }
   };
   for (int64_t i = p.outOffsets[u]; i < p.outOffsets[u + 1]; ++i) {
     const int64_t k = p.outEdges[i];
     term(p.outDst ? p.outDst[i] : p.edgeDst[k], k);
   }
-  if (m.selfLoops && u < m.numDst)
+  if (p.m.selfLoops && u < p.m.numDst)
     term(u, -1);
   GNNRT_UNROLL
   for (int c = 0; c < kColumnsPerLane; ++c) {

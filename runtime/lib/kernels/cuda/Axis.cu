@@ -227,7 +227,7 @@ __global__ void unbroadcastKernel(const Broadcast b, const T *dy, T *out) {
 
 /// The summed dims as one run `rowStride` apart: sums[i] for i = block *
 /// outSize + o is block `block`'s rows of element o, in row order (adjacent
-/// threads read adjacent kept elements). With one block, the result itself.
+/// threads read adjacent kept elements).
 template <typename T>
 __global__ void unbroadcastBlocksKernel(const Broadcast b, int64_t rowStride,
                                         int64_t blocks, const T *dy, T *sums) {
@@ -403,18 +403,18 @@ void unbroadcast(const T *dy, const int64_t *dyShape, int dyRank, T *out,
                   out);
     return;
   }
+  // One block's sums are the result itself.
   const int64_t blocks =
       (b.summedSize + kUnbroadcastBlockRows - 1) / kUnbroadcastBlockRows;
-  if (blocks == 1) {
-    launchColumns("unbroadcast launch", b.outSize, unbroadcastBlocksKernel<T>,
-                  b, rowStride, blocks, dy, out);
-    return;
-  }
-  T *sums = static_cast<T *>(scratch(size_t(blocks * b.outSize) * sizeof(T)));
+  T *sums =
+      blocks == 1
+          ? out
+          : static_cast<T *>(scratch(size_t(blocks * b.outSize) * sizeof(T)));
   launchColumns("unbroadcast launch", blocks * b.outSize,
                 unbroadcastBlocksKernel<T>, b, rowStride, blocks, dy, sums);
-  launchColumns("unbroadcast launch", b.outSize, unbroadcastTotalsKernel<T>,
-                b.outSize, blocks, sums, out);
+  if (blocks > 1)
+    launchColumns("unbroadcast launch", b.outSize, unbroadcastTotalsKernel<T>,
+                  b.outSize, blocks, sums, out);
 }
 
 #define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Axis.def"
