@@ -28,6 +28,26 @@ train GCN on graph {
 }
 GNN
 }
+# gat_program SCRIPT DATA EPOCHS [AGGREGATION]: GAT (4 heads of 64, ELU,
+# one averaged output head, Adam) on the npy graph in DATA, as gcn_program.
+gat_program() {
+  cat <<GNN
+// Written by $1.
+import nn
+dataset graph = npy("$2")
+model GAT(hidden: int = 64, heads: int = 4) {
+  c1 = GATConv(graph.features, hidden, heads)
+  c2 = GATConvMean(hidden * heads, graph.classes, 1)
+  forward(g, x) { return c2(g, elu(c1(g, x))) }
+}
+train GAT on graph {
+  optimizer   = adam(lr = 0.005)
+  epochs      = $3
+  evaluate    = [valid, test] every 1000000 epochs${4:+
+  aggregation = $4}
+}
+GNN
+}
 log() { echo "== $*" >&2; }
 
 # What a program that links libgnnrt.a itself (the CUDA probes and harnesses)

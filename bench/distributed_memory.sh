@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Peak memory per rank of distributed full-graph GCN (2 layers, hidden 128) on
-# the generated 1M-node graph: 1 process against 2 and 4 ranks, one-shot halo
-# exchange against SAR's sequential aggregation. Prints one row per run: the
-# largest per-rank peak RSS, its ratio to the 1-process peak, and the mean
-# epoch time. Not a timed test; see bench/README.md.
+# Peak memory per rank of distributed full-graph training on the generated
+# 1M-node graph: 1 process against 2 and 4 ranks, in each aggregation mode.
+# MODEL=gcn (2 layers, hidden 128; modes one_shot and sequential) or gat (4
+# heads of 64; mode sequential_remat, where the attention-weighted
+# aggregations go around SAR's ring too: one-shot GAT on 4 ranks needs more
+# than a 24 GiB machine has). Prints one row per run: the largest per-rank
+# peak RSS, its ratio to the 1-process peak, and the mean epoch time. Not a
+# timed test; see bench/README.md.
 #
 # Environment: BENCH_DIR (default /tmp/gnnc-bench), NODES, EDGES, FEATURES
-# (1000000, 20000000, 128), EPOCHS (2), RANKS ("2 4"), METHOD (metis).
+# (1000000, 20000000, 128), EPOCHS (2), RANKS ("2 4"), METHOD (metis),
+# MODEL (gcn), MODES (by model, as above).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 NAME=distributed_memory
@@ -14,6 +18,12 @@ source "$ROOT/bench/common.sh"
 BENCH_DIR="${BENCH_DIR:-/tmp/gnnc-bench}"
 NODES="${NODES:-1000000}" EDGES="${EDGES:-20000000}" FEATURES="${FEATURES:-128}"
 EPOCHS="${EPOCHS:-2}" RANKS="${RANKS:-2 4}" METHOD="${METHOD:-metis}"
+MODEL="${MODEL:-gcn}"
+case "$MODEL" in
+  gcn) MODES="${MODES:-one_shot sequential}" ;;
+  gat) MODES="${MODES:-sequential_remat}" ;;
+  *) echo "MODEL must be gcn or gat, got '$MODEL'" >&2; exit 2 ;;
+esac
 GNNC="$ROOT/build/bin/gnnc"
 DATA="$BENCH_DIR/data/sbm-n$NODES-e$EDGES-f$FEATURES-c16-s1"
 RUN="$BENCH_DIR/distributed"
@@ -32,9 +42,11 @@ for p in $RANKS; do
   fi
 done
 
-for mode in one_shot sequential; do
-  gcn_program bench/distributed_memory.sh "$DATA" "$EPOCHS" "$mode" >"$RUN/gcn-$mode.gnn"
-  "$GNNC" "$RUN/gcn-$mode.gnn" -o "$RUN/gcn-$mode"
+# The baseline is the one-shot program in one process (it exchanges nothing).
+for mode in $(echo one_shot $MODES | tr ' ' '\n' | sort -u); do
+  "${MODEL}_program" bench/distributed_memory.sh "$DATA" "$EPOCHS" "$mode" \
+    >"$RUN/$MODEL-$mode.gnn"
+  "$GNNC" "$RUN/$MODEL-$mode.gnn" -o "$RUN/$MODEL-$mode"
 done
 
 # peak RSS (KiB) of every rank, from /usr/bin/time; mean epoch from --stats.
@@ -46,18 +58,18 @@ measure() {
   echo "$peak $epoch"
 }
 
-printf '%-11s %5s %14s %8s %10s\n' mode ranks "peak RSS MiB" "x 1-rank" "epoch s"
-/usr/bin/time -f 'maxrss %M' "$RUN/gcn-one_shot" --data "$DATA" --epochs "$EPOCHS" \
-  --threads 2 --stats >"$RUN/np1.out" 2>&1
-read -r base epoch < <(measure "$RUN/np1.out")
-printf '%-11s %5d %14.0f %8.2f %10s\n' "(any)" 1 "$((base / 1024))" 1 "$epoch"
-for mode in one_shot sequential; do
+printf '%-22s %5s %14s %8s %10s\n' mode ranks "peak RSS MiB" "x 1-rank" "epoch s"
+/usr/bin/time -f 'maxrss %M' "$RUN/$MODEL-one_shot" --data "$DATA" --epochs "$EPOCHS" \
+  --threads 2 --stats >"$RUN/$MODEL-np1.out" 2>&1
+read -r base epoch < <(measure "$RUN/$MODEL-np1.out")
+printf '%-22s %5d %14.0f %8.2f %10s\n' "$MODEL (1 process)" 1 "$((base / 1024))" 1 "$epoch"
+for mode in $MODES; do
   for p in $RANKS; do
-    mpirun --oversubscribe -np "$p" /usr/bin/time -f 'maxrss %M' "$RUN/gcn-$mode" \
+    mpirun --oversubscribe -np "$p" /usr/bin/time -f 'maxrss %M' "$RUN/$MODEL-$mode" \
       --data "$RUN/parts-$METHOD-$p" --epochs "$EPOCHS" --threads 1 --stats \
-      >"$RUN/$mode-np$p.out" 2>&1
-    read -r peak epoch < <(measure "$RUN/$mode-np$p.out")
-    printf '%-11s %5d %14.0f %8.2f %10s\n' "$mode" "$p" "$((peak / 1024))" \
+      >"$RUN/$MODEL-$mode-np$p.out" 2>&1
+    read -r peak epoch < <(measure "$RUN/$MODEL-$mode-np$p.out")
+    printf '%-22s %5d %14.0f %8.2f %10s\n' "$MODEL $mode" "$p" "$((peak / 1024))" \
       "$(echo "$peak / $base" | bc -l)" "$epoch"
   done
 done

@@ -32,7 +32,9 @@ void gnn::buildTrainPipeline(OpPassManager &pm,
   reorder.hoistInvariants = options.hoistInvariants;
   pm.addNestedPass<func::FuncOp>(createReorder(reorder));
   pm.addNestedPass<func::FuncOp>(createSampleBlocks());
-  pm.addNestedPass<func::FuncOp>(createDistribute());
+  DistributeOptions distribute;
+  distribute.ringWeighted = options.ringWeighted;
+  pm.addNestedPass<func::FuncOp>(createDistribute(distribute));
   pm.addPass(createAutodiff());
   pm.addPass(createRankFactors());
   pm.addPass(createCSEPass());

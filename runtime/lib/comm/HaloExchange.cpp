@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <unistd.h>
 
@@ -172,8 +173,11 @@ int64_t HaloExchange::numChunks(int q) const {
   return (rows + chunkRows - 1) / chunkRows;
 }
 
-std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
-  const int parts = comm.size(), self = comm.rank();
+template <typename EdgeFn>
+void HaloExchange::forEachSplitEdge(Split which,
+                                    const std::vector<int64_t> &firstChunk,
+                                    EdgeFn edge) const {
+  const int self = comm.rank();
   const GraphView &local = localGraph;
   // The part owning local source u.
   auto ownerOf = [&](int64_t u) {
@@ -185,14 +189,8 @@ std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
            1;
   };
   // Graph k's edges. Owned: k = 0, sources are owned ids. PerChunk: k =
-  // chunkFirst[q] + i for chunk i of q's halo rows, sources numbered within
+  // firstChunk[q] + i for chunk i of q's halo rows, sources numbered within
   // the chunk. Halo: k = 0, sources by halo position.
-  std::vector<int64_t> first(size_t(parts) + 1, 0);
-  for (int q = 0; q < parts; ++q)
-    first[size_t(q) + 1] = first[size_t(q)] + numChunks(q);
-  const size_t graphs =
-      which == Split::PerChunk ? size_t(first.back()) : size_t(1);
-  std::vector<std::vector<int64_t>> src(graphs), dst(graphs);
   for (int64_t v = 0; v < local.numDst; ++v)
     for (int64_t e = local.inOffsets[v]; e < local.inOffsets[v + 1]; ++e) {
       const int64_t u = local.edgeSrc[e];
@@ -203,12 +201,26 @@ std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
       int64_t k = 0, id = q == self ? u : u - owned;
       if (which == Split::PerChunk) {
         const int64_t row = u - owned - recvOffsets[q];
-        k = first[size_t(q)] + row / chunkRows;
+        k = firstChunk[size_t(q)] + row / chunkRows;
         id = row % chunkRows;
       }
-      src[size_t(k)].push_back(id);
-      dst[size_t(k)].push_back(v);
+      edge(k, id, v, e);
     }
+}
+
+std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
+  const int parts = comm.size();
+  std::vector<int64_t> first(size_t(parts) + 1, 0);
+  for (int q = 0; q < parts; ++q)
+    first[size_t(q) + 1] = first[size_t(q)] + numChunks(q);
+  const size_t graphs =
+      which == Split::PerChunk ? size_t(first.back()) : size_t(1);
+  std::vector<std::vector<int64_t>> src(graphs), dst(graphs);
+  forEachSplitEdge(which, first,
+                   [&](int64_t k, int64_t id, int64_t v, int64_t) {
+                     src[size_t(k)].push_back(id);
+                     dst[size_t(k)].push_back(v);
+                   });
   std::vector<GraphStorage> built;
   for (size_t k = 0; k < graphs; ++k) {
     // GraphStorage wants at least as many sources as destinations;
@@ -224,6 +236,64 @@ std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
   return built;
 }
 
+void HaloExchange::indexSplitEdges() const {
+  if (!chunkEdgeIds.empty() || !ownedEdgeIds.empty())
+    return;
+  if (byChunk.empty())
+    byChunk = buildSplit(Split::PerChunk);
+  // GraphStorage::build orders a destination's in-edges by source id,
+  // stably: so do the ids here, edge for edge. An edge's source as its
+  // split graph numbers it follows from its local source.
+  const GraphView &local = localGraph;
+  auto splitSource = [&](int64_t e) {
+    const int64_t u = local.edgeSrc[e];
+    if (u < owned)
+      return u;
+    const int64_t h = u - owned;
+    const int q =
+        int(std::upper_bound(recvOffsets.begin(), recvOffsets.end(), h) -
+            recvOffsets.begin()) -
+        1;
+    return (h - recvOffsets[size_t(q)]) % chunkRows;
+  };
+  auto index = [&](Split which, size_t graphs) {
+    std::vector<std::vector<int64_t>> ids(graphs);
+    forEachSplitEdge(which, chunkFirst,
+                     [&](int64_t k, int64_t, int64_t, int64_t e) {
+                       ids[size_t(k)].push_back(e);
+                     });
+    // Pushed destination by destination, in local edge order (which runs
+    // destination-major): sort each destination's run.
+    for (std::vector<int64_t> &list : ids)
+      for (size_t begin = 0; begin < list.size();) {
+        const int64_t v = local.edgeDst[list[begin]];
+        size_t end = begin;
+        while (end < list.size() && local.edgeDst[list[end]] == v)
+          ++end;
+        std::stable_sort(list.begin() + int64_t(begin),
+                         list.begin() + int64_t(end),
+                         [&](int64_t a, int64_t b) {
+                           return splitSource(a) < splitSource(b);
+                         });
+        begin = end;
+      }
+    return ids;
+  };
+  ownedEdgeIds = std::move(index(Split::Owned, 1).front());
+  chunkEdgeIds = index(Split::PerChunk, byChunk.size());
+  // The weights would silently go to the wrong edges otherwise.
+  auto check = [&](const GraphView &g, const std::vector<int64_t> &ids) {
+    for (int64_t j = 0; j < g.numEdges; ++j)
+      if (g.edgeDst[j] != local.edgeDst[ids[size_t(j)]] ||
+          g.edgeSrc[j] != splitSource(ids[size_t(j)]))
+        throw std::logic_error("HaloExchange: a split graph's edge order "
+                               "differs from its edge ids'");
+  };
+  check(ownedSources.view(), ownedEdgeIds);
+  for (size_t k = 0; k < byChunk.size(); ++k)
+    check(byChunk[k].view(), chunkEdgeIds[k]);
+}
+
 GraphView HaloExchange::chunkGraph(int q, int64_t i) const {
   if (byChunk.empty())
     byChunk = buildSplit(Split::PerChunk);
@@ -232,6 +302,10 @@ GraphView HaloExchange::chunkGraph(int q, int64_t i) const {
   g.numSrc = std::min(chunkRows,
                       recvOffsets[q + 1] - recvOffsets[q] - i * chunkRows);
   return g;
+}
+
+const std::vector<int64_t> &HaloExchange::chunkEdges(int q, int64_t i) const {
+  return chunkEdgeIds[size_t(chunkFirst[size_t(q)] + i)];
 }
 
 const GraphStorage &HaloExchange::haloGraph() const {
@@ -262,6 +336,20 @@ void divideByCounts(const std::vector<float> &inDegree, bool selfLoops,
       for (int64_t j = 0; j < width; ++j)
         rows[int64_t(v) * width + j] /= count;
   }
+}
+
+/// The weights of a split graph's edges in its own order (`ids`: their
+/// local edge ids), in `storage`; null without weights.
+template <typename T>
+const T *splitWeights(const std::vector<int64_t> &ids, const T *weight,
+                      int64_t weightWidth, std::vector<T> &storage) {
+  if (!weight)
+    return nullptr;
+  storage.resize(ids.size() * size_t(weightWidth));
+  for (size_t i = 0; i < ids.size(); ++i)
+    std::copy_n(weight + ids[i] * weightWidth, weightWidth,
+                storage.data() + int64_t(i) * weightWidth);
+  return storage.data();
 }
 
 /// The adjoint of a mean's final division: dy divided by the counts, in
@@ -313,7 +401,7 @@ template <typename T>
 void HaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
                              int64_t width, T *out, HaloMode mode) const {
   if (!fetchesWholeHalo(mode, width * int64_t(sizeof(T)))) {
-    aggregateSequential(reduce, selfLoops, x, width, out);
+    aggregateSequential<T>(reduce, selfLoops, x, width, nullptr, 1, out);
     return;
   }
   // One-shot: the whole halo arrives while the owned sources are reduced.
@@ -367,7 +455,7 @@ template <typename T>
 void HaloExchange::aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
                                  int64_t width, T *dx, HaloMode mode) const {
   if (!fetchesWholeHalo(mode, width * int64_t(sizeof(T)))) {
-    aggregateGradSequential(reduce, selfLoops, dy, width, dx);
+    aggregateGradSequential<T>(reduce, selfLoops, dy, width, nullptr, 1, dx);
     return;
   }
   const int64_t bytes = width * int64_t(sizeof(T));
@@ -416,10 +504,10 @@ void HaloExchange::countOneShot(CommTraffic &traffic, int64_t rowBytes,
   traffic.receivedBytes += (toOwners ? sendRows : haloRows) * rowBytes;
 }
 
-template <typename T>
-void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
-                                       const T *x, int64_t width,
-                                       T *out) const {
+template <typename T, typename OwnedWork, typename OnChunk>
+void HaloExchange::fetchInChunks(const T *x, int64_t width,
+                                 CommTraffic &traffic, OwnedWork ownedWork,
+                                 OnChunk onChunk) const {
   const int parts = comm.size(), self = comm.rank();
   auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
   const std::vector<RingTransfer> plan = ringSchedule(
@@ -427,9 +515,8 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
       [&](int to) { return (sendRows(to) + chunkRows - 1) / chunkRows; },
       [&](int from) { return numChunks(from); });
   // Transfer t sends `to` a chunk of the rows it needs and receives a chunk
-  // of `from`'s rows. At most three buffers live: the chunk being reduced
-  // and the next transfer's both ways. Each chunk's share is added to `out`
-  // in place.
+  // of `from`'s rows. At most three buffers live: the chunk being used
+  // and the next transfer's both ways.
   RingStep<T> steps[2];
   auto post = [&](size_t t) {
     const RingTransfer &r = plan[t];
@@ -452,37 +539,113 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
     }
     s.transfer =
         comm.startSendRecv(send, sendBytes, r.to, recv, recvBytes, r.from);
-    fwd.sentBytes += sendBytes;
-    fwd.receivedBytes += recvBytes;
+    traffic.sentBytes += sendBytes;
+    traffic.receivedBytes += recvBytes;
   };
   if (!plan.empty())
     post(0);
-  // Sums first; a mean divides by the whole graph's counts at the end.
-  kernels::aggregate<T>(ownedSources.view(), Reduce::Sum, selfLoops, x,
-                        width, nullptr, 1, out);
+  ownedWork();
   for (size_t t = 0; t < plan.size(); ++t) {
     RingStep<T> &s = steps[t % 2];
     const auto start = std::chrono::steady_clock::now();
     s.transfer->wait();
-    fwd.seconds += since(start);
+    traffic.seconds += since(start);
     s.wire->land();
     s.wire->release();
     if (t + 1 < plan.size())
       post(t + 1);
     if (plan[t].from != Communicator::kNoPeer)
-      kernels::aggregate<T>(chunkGraph(plan[t].from, plan[t].chunk),
-                            Reduce::Sum, false, s.recv.data(), width, nullptr,
-                            1, out, /*accumulate=*/true);
+      onChunk(plan[t].from, plan[t].chunk,
+              static_cast<const T *>(s.recv.data()));
     s.recv = std::vector<T>(); // this chunk's rows are done with
   }
+}
+
+template <typename T>
+void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
+                                       const T *x, int64_t width,
+                                       const T *weight, int64_t weightWidth,
+                                       T *out) const {
+  if (weight)
+    indexSplitEdges();
+  std::vector<T> w; // the weights of the graph being reduced
+  // Sums first, each remote chunk's share added to `out` in place; a mean
+  // divides by the whole graph's counts at the end.
+  fetchInChunks(
+      x, width, fwd,
+      [&] {
+        kernels::aggregate<T>(
+            ownedSources.view(), Reduce::Sum, selfLoops, x, width,
+            splitWeights(ownedEdgeIds, weight, weightWidth, w), weightWidth,
+            out);
+      },
+      [&](int q, int64_t i, const T *rows) {
+        const T *chunkWeights =
+            weight ? splitWeights(chunkEdges(q, i), weight, weightWidth, w)
+                   : nullptr;
+        kernels::aggregate<T>(chunkGraph(q, i), Reduce::Sum, false, rows, width,
+                              chunkWeights, weightWidth, out,
+                              /*accumulate=*/true);
+      });
   if (reduce == Reduce::Mean)
     divideByCounts(inDegree, selfLoops, width, out);
 }
 
 template <typename T>
+void HaloExchange::aggregateWeighted(Reduce reduce, bool selfLoops, const T *x,
+                                     int64_t width, const T *weight,
+                                     int64_t weightWidth, T *out) const {
+  aggregateSequential(reduce, selfLoops, x, width, weight, weightWidth, out);
+}
+
+template <typename T>
+void HaloExchange::aggregateWeightedGrad(Reduce reduce, bool selfLoops,
+                                         const T *dy, int64_t width,
+                                         const T *weight, int64_t weightWidth,
+                                         T *dx) const {
+  aggregateGradSequential(reduce, selfLoops, dy, width, weight, weightWidth,
+                          dx);
+}
+
+template <typename T>
+void HaloExchange::aggregateWeightGrad(Reduce reduce, bool selfLoops,
+                                       const T *dy, const T *x, int64_t width,
+                                       const T *weight, int64_t weightWidth,
+                                       T *dweight) const {
+  indexSplitEdges();
+  std::vector<T> storage;
+  const T *scaledDy =
+      divisionAdjoint(reduce, inDegree, selfLoops, dy, width, storage);
+  // Each split graph's weight gradient, in its edge order, then written to
+  // its edges' places (every local edge is in exactly one split graph).
+  std::vector<T> w, dw;
+  auto gradOf = [&](const GraphView &g, const std::vector<int64_t> &ids,
+                    bool loops, const T *rows) {
+    dw.assign(ids.size() * size_t(weightWidth), T(0));
+    kernels::aggregateGradWeight<T>(
+        g, Reduce::Sum, loops, scaledDy, rows, nullptr, width,
+        splitWeights(ids, weight, weightWidth, w), weightWidth, dw.data());
+    for (size_t i = 0; i < ids.size(); ++i)
+      std::copy_n(dw.data() + int64_t(i) * weightWidth, weightWidth,
+                  dweight + ids[i] * weightWidth);
+  };
+  // The remote rows again, as the forward fetched them (rematerialized).
+  fetchInChunks(
+      x, width, bwd,
+      [&] { gradOf(ownedSources.view(), ownedEdgeIds, selfLoops, x); },
+      [&](int q, int64_t i, const T *rows) {
+        gradOf(chunkGraph(q, i), chunkEdges(q, i), false, rows);
+      });
+}
+
+template <typename T>
 void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
                                            const T *dy, int64_t width,
+                                           const T *weight, int64_t weightWidth,
                                            T *dx) const {
+  if (weight)
+    indexSplitEdges();
+  std::vector<T> w; // the weights of the graph being transposed
   const int parts = comm.size(), self = comm.rank();
   const int64_t bytes = width * int64_t(sizeof(T));
   // The adjoint of the final division, then transposed sums.
@@ -506,8 +669,12 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
       return;
     const GraphView g = chunkGraph(r.to, r.chunk);
     s.send.assign(size_t(g.numSrc * width), T(0));
+    const T *chunkWeights =
+        weight ? splitWeights(chunkEdges(r.to, r.chunk), weight, weightWidth, w)
+               : nullptr;
     kernels::aggregateGradInput<T>(g, Reduce::Sum, false, scaled, nullptr,
-                                   nullptr, width, nullptr, 1, s.send.data());
+                                   nullptr, width, chunkWeights, weightWidth,
+                                   s.send.data());
   };
   auto start = [&](size_t t) {
     const RingTransfer &r = plan[t];
@@ -543,9 +710,10 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
     compute(0);
     start(0);
   }
-  kernels::aggregateGradInput<T>(ownedSources.view(), Reduce::Sum,
-                                 selfLoops, scaled, nullptr, nullptr, width,
-                                 nullptr, 1, dx);
+  kernels::aggregateGradInput<T>(
+      ownedSources.view(), Reduce::Sum, selfLoops, scaled, nullptr, nullptr,
+      width, splitWeights(ownedEdgeIds, weight, weightWidth, w), weightWidth,
+      dx);
   for (size_t t = 0; t < plan.size(); ++t) {
     if (t + 1 < plan.size())
       compute(t + 1);
@@ -580,6 +748,17 @@ template void HaloExchange::aggregate<float>(Reduce, bool, const float *,
 template void HaloExchange::aggregate<double>(Reduce, bool, const double *,
                                               int64_t, double *,
                                               HaloMode) const;
+#define GNNRT_INSTANTIATE_WEIGHTED(T)                                          \
+  template void HaloExchange::aggregateWeighted<T>(                            \
+      Reduce, bool, const T *, int64_t, const T *, int64_t, T *) const;        \
+  template void HaloExchange::aggregateWeightedGrad<T>(                        \
+      Reduce, bool, const T *, int64_t, const T *, int64_t, T *) const;        \
+  template void HaloExchange::aggregateWeightGrad<T>(                          \
+      Reduce, bool, const T *, const T *, int64_t, const T *, int64_t, T *)    \
+      const;
+GNNRT_INSTANTIATE_WEIGHTED(float)
+GNNRT_INSTANTIATE_WEIGHTED(double)
+#undef GNNRT_INSTANTIATE_WEIGHTED
 template void HaloExchange::aggregateGrad<float>(Reduce, bool, const float *,
                                                  int64_t, float *,
                                                  HaloMode) const;

@@ -68,6 +68,11 @@ std::string elseSingle(const std::string &single) {
   return "else\n  " + single;
 }
 
+/// An edge weight's width (1: scalar weights or none).
+std::string edgeWeightWidth(const FunctionEmitter &e, Value w) {
+  return w ? product(e.features(w)) : std::string("1");
+}
+
 /// Whether `graph` is one relation's subgraph (`relation(g, name)`).
 bool isRelation(Value graph) {
   return graph.getDefiningOp<RelationOp>() != nullptr;
@@ -102,6 +107,18 @@ std::string haloCode(FunctionEmitter &e, Operation *op) {
         std::string reduce = rt::reduce(h.getReduce()).str(),
                     selfLoops = cppBool(h.getSelfLoops()),
                     input = e.name(h.getInput()), width = e.width(h.getInput());
+        if (Value w = h.getWeight()) {
+          // Weighted: SAR's ring over the rank's graph (Distribute makes
+          // no weighted one over a relation's subgraph).
+          std::string weight = e.name(w), weightWidth = edgeWeightWidth(e, w);
+          return ifHalo(e, haloStmt(e, rt::halo::aggregateWeighted,
+                                    {reduce, selfLoops, input, width, weight,
+                                     weightWidth, out})) +
+                 elseSingle(
+                     e.kernelStmt(rt::kernels::aggregate,
+                                  {e.graph(h.getGraph()), reduce, selfLoops,
+                                   input, width, weight, weightWidth, out}));
+        }
         // A relation's subgraph is not the partition the exchange was
         // split for: the halo comes whole, the subgraph reduces it.
         std::string distributed =
@@ -147,6 +164,16 @@ std::string haloCode(FunctionEmitter &e, Operation *op) {
         std::string reduce = rt::reduce(h.getReduce()).str(),
                     selfLoops = cppBool(h.getSelfLoops()),
                     grad = e.name(h.getGrad()), width = e.width(h.getGrad());
+        if (Value w = h.getWeight()) {
+          std::string weight = e.name(w), weightWidth = edgeWeightWidth(e, w);
+          return ifHalo(e, haloStmt(e, rt::halo::aggregateWeightedGrad,
+                                    {reduce, selfLoops, grad, width, weight,
+                                     weightWidth, out})) +
+                 elseSingle(e.kernelStmt(rt::kernels::aggregateGradInput,
+                                         {e.graph(h.getGraph()), reduce,
+                                          selfLoops, grad, "nullptr", "nullptr",
+                                          width, weight, weightWidth, out}));
+        }
         std::string distributed =
             isRelation(h.getGraph())
                 ? haloStmt(e, rt::halo::aggregateGradOver,
@@ -160,6 +187,22 @@ std::string haloCode(FunctionEmitter &e, Operation *op) {
                                        {e.graph(h.getGraph()), reduce,
                                         selfLoops, grad, "nullptr", "nullptr",
                                         width, "nullptr", "1", out}));
+      })
+      .Case<HaloAggregateWeightGradOp>([&](HaloAggregateWeightGradOp h) {
+        // The forward's output is read by max and min only: not here.
+        std::string reduce = rt::reduce(h.getReduce()).str(),
+                    selfLoops = cppBool(h.getSelfLoops()),
+                    grad = e.name(h.getGrad()), input = e.name(h.getInput()),
+                    width = e.width(h.getInput()),
+                    weight = e.name(h.getWeight()),
+                    weightWidth = edgeWeightWidth(e, h.getWeight());
+        return ifHalo(e, haloStmt(e, rt::halo::aggregateWeightGrad,
+                                  {reduce, selfLoops, grad, input, width,
+                                   weight, weightWidth, out})) +
+               elseSingle(e.kernelStmt(rt::kernels::aggregateGradWeight,
+                                       {e.graph(h.getGraph()), reduce,
+                                        selfLoops, grad, input, "nullptr",
+                                        width, weight, weightWidth, out}));
       })
       .Default([](Operation *) { return ""; });
 }
@@ -175,10 +218,7 @@ llvm::StringRef FunctionEmitter::pairHaloExchange() const {
 LogicalResult gnn::cpp::emitGraphOp(FunctionEmitter &e, Operation *op) {
   Value res = op->getResult(0);
   std::string out = e.name(res);
-  // An edge weight's width (1: scalar weights or none).
-  auto weightWidth = [&](Value w) {
-    return w ? product(e.features(w)) : std::string("1");
-  };
+  auto weightWidth = [&](Value w) { return edgeWeightWidth(e, w); };
   std::string code =
       llvm::TypeSwitch<Operation *, std::string>(op)
           .Case<AggregateOp>([&](AggregateOp a) {

@@ -72,6 +72,32 @@ public:
                      int64_t width, T *dx,
                      HaloMode mode = HaloMode::Auto) const;
 
+  /// aggregate() with a weight per edge of the local graph: `weight`
+  /// [numEdges, weightWidth] in the local graph's edge order, each weight
+  /// scaling its group of width / weightWidth columns (kernels::aggregate's
+  /// weights: GAT's attention). SAR's ring only: gnn.halo_aggregate takes a
+  /// weight under `aggregation = sequential_remat`, so that no remote row
+  /// outlives its chunk, in the forward or, through the two adjoints below,
+  /// in the backward.
+  template <typename T>
+  void aggregateWeighted(Reduce reduce, bool selfLoops, const T *x,
+                         int64_t width, const T *weight, int64_t weightWidth,
+                         T *out) const;
+  /// Its adjoint for x: dx [numOwned, width], each chunk's rows' gradient
+  /// sent back to their owner (aggregateGrad's ring, weighted).
+  template <typename T>
+  void aggregateWeightedGrad(Reduce reduce, bool selfLoops, const T *dy,
+                             int64_t width, const T *weight,
+                             int64_t weightWidth, T *dx) const;
+  /// Its adjoint for the weights: dweight [numEdges, weightWidth], each
+  /// edge's dot products of dy with its source's row. The remote rows are
+  /// fetched again, chunk by chunk, as the forward fetched them (SAR's
+  /// rematerialization): the backward keeps no halo either.
+  template <typename T>
+  void aggregateWeightGrad(Reduce reduce, bool selfLoops, const T *dy,
+                           const T *x, int64_t width, const T *weight,
+                           int64_t weightWidth, T *dweight) const;
+
   /// aggregate() over `graph` instead of the rank's whole local graph: a
   /// subgraph of it on the same nodes (one relation's edges,
   /// `relation(g, name)`), whose mean divides by its own in-edges (all of an
@@ -124,12 +150,24 @@ private:
   /// Whether aggregate()/aggregateGrad() in `mode` fetch the whole halo
   /// for rows of `rowBytes`, rather than SAR's ring of chunks.
   bool fetchesWholeHalo(HaloMode mode, int64_t rowBytes) const;
+  /// SAR's forward ring: x's rows [numOwned, width] go to the ranks that
+  /// need them and the remote parts' rows arrive, chunk by chunk, while
+  /// `ownedWork()` runs after the first transfer is posted; each received
+  /// chunk i of part q is handed to `onChunk(q, i, rows)` and then dropped.
+  /// The bytes are counted into `traffic`.
+  template <typename T, typename OwnedWork, typename OnChunk>
+  void fetchInChunks(const T *x, int64_t width, CommTraffic &traffic,
+                     OwnedWork ownedWork, OnChunk onChunk) const;
+  /// The sequential aggregation and its input adjoint; `weight` (or null)
+  /// as aggregateWeighted's.
   template <typename T>
   void aggregateSequential(Reduce reduce, bool selfLoops, const T *x,
-                           int64_t width, T *out) const;
+                           int64_t width, const T *weight, int64_t weightWidth,
+                           T *out) const;
   template <typename T>
   void aggregateGradSequential(Reduce reduce, bool selfLoops, const T *dy,
-                               int64_t width, T *dx) const;
+                               int64_t width, const T *weight,
+                               int64_t weightWidth, T *dx) const;
   /// Adds one one-shot exchange's bytes (forward: owners to halo holders).
   void countOneShot(CommTraffic &traffic, int64_t rowBytes,
                     bool toOwners) const;
@@ -141,6 +179,21 @@ private:
   /// The local graph split by the owner of each edge's source.
   enum class Split { Owned, PerChunk, Halo };
   std::vector<GraphStorage> buildSplit(Split which) const;
+  /// Calls `edge(k, src, v, e)` for each local edge e (destination v) that
+  /// goes to graph k of split `which`, with its source as numbered there,
+  /// in the local graph's edge order. `firstChunk[q]`: part q's first chunk
+  /// graph (PerChunk).
+  template <typename EdgeFn>
+  void forEachSplitEdge(Split which, const std::vector<int64_t> &firstChunk,
+                        EdgeFn edge) const;
+  /// The local edge id of each edge of the owned-sources graph and of each
+  /// chunk graph, in their own edge order (what a per-edge weight is
+  /// indexed by); built on the first weighted aggregation.
+  void indexSplitEdges() const;
+  mutable std::vector<int64_t> ownedEdgeIds;
+  mutable std::vector<std::vector<int64_t>> chunkEdgeIds;
+  /// Those of chunk i of part q (after indexSplitEdges).
+  const std::vector<int64_t> &chunkEdges(int q, int64_t i) const;
   /// The sequential ring moves each remote part's rows in chunks of at most
   /// this many rows, so that its three live buffers stay small whatever
   /// the part sizes: $GNNRT_RING_CHUNK_ROWS, else 65536.

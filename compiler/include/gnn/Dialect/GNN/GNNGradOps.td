@@ -433,21 +433,48 @@ def GNN_HaloExchangeGradOp : GNN_PureOp<"halo_exchange_grad"> {
 def GNN_HaloAggregateGradOp : GNN_PureOp<"halo_aggregate_grad"> {
   let summary = "adjoint of halo_aggregate with respect to its input";
   let description = [{
-    The transposed aggregation of `grad`, one remote part at a time: the
-    rows that belong to another part's nodes are sent to it, and the rows
-    other parts computed for this part's nodes are added in.
+    The transposed (weighted) aggregation of `grad`, one remote part at a
+    time: the rows that belong to another part's nodes are sent to it, and
+    the rows other parts computed for this part's nodes are added in.
     ```mlir
     %dx = gnn.halo_aggregate_grad sum %g, %dh {self_loops = true} : tensor<?x16xf32> -> tensor<?x16xf32>
     ```
   }];
   let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       Optional<GNN_F32Tensor>:$weight,
                        GNN_ReduceKindAttr:$reduce,
                        DefaultValuedAttr<BoolAttr, "false">:$self_loops,
                        DefaultValuedAttr<GNN_HaloModeAttr,
                                          "::gnn::HaloMode::automatic">:$mode);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = [{
-    `` $reduce $graph `,` $grad attr-dict `:` type($grad) `->` type($result)
+    `` $reduce $graph `,` $grad (`weight` $weight^)? attr-dict `:`
+    type($grad) (`,` type($weight)^)? `->` type($result)
+  }];
+}
+
+def GNN_HaloAggregateWeightGradOp : GNN_PureOp<"halo_aggregate_weight_grad"> {
+  let summary = "adjoint of a weighted halo_aggregate with respect to its weight";
+  let description = [{
+    Per edge, the dot product of the destination's gradient and the source
+    row, as aggregate_weight_grad. `input` has a row per owned node: the
+    remote sources' rows are fetched again, one chunk of a remote part at a
+    time, as the forward fetched them (SAR's rematerialization), instead of
+    being kept from the forward.
+    ```mlir
+    %dw = gnn.halo_aggregate_weight_grad sum %g, %dy, %z weight %w {mode = #gnn<halo_mode sequential>} : tensor<?x4x8xf32>, tensor<?x4x8xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$grad,
+                       GNN_F32Tensor:$input, GNN_F32Tensor:$weight,
+                       GNN_ReduceKindAttr:$reduce,
+                       DefaultValuedAttr<BoolAttr, "false">:$self_loops,
+                       DefaultValuedAttr<GNN_HaloModeAttr,
+                                         "::gnn::HaloMode::automatic">:$mode);
+  let results = (outs GNN_F32Tensor:$result);
+  let assemblyFormat = [{
+    `` $reduce $graph `,` $grad `,` $input `weight` $weight attr-dict `:`
+    type($grad) `,` type($input) `,` type($weight) `->` type($result)
   }];
 }
 

@@ -315,27 +315,35 @@ def GNN_HaloAggregateOp : GNN_PureOp<"halo_aggregate",
      DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
   let summary = "aggregation over a partition, one remote part at a time";
   let description = [{
-    `aggregate(g, halo_exchange(g, input))` for a sum or mean without edge
-    weights, with the exchange overlapped with the reduction of the owned
-    rows. `mode` says how remote rows arrive: `one_shot` (the whole halo at
-    once), `sequential` (SAR: one remote part at a time, each reduced and
-    dropped before the next arrives, so the halo is never held whole) or
-    `auto`, the default (the runtime picks one-shot when the halo buffer fits
-    its memory budget). `input` and the result have a row per owned (destination)
+    `aggregate(g, halo_exchange(g, input))` for a sum or mean, with the
+    exchange overlapped with the reduction of the owned rows. `mode` says how
+    remote rows arrive: `one_shot` (the whole halo at once), `sequential`
+    (SAR: one remote part at a time, each reduced and dropped before the
+    next arrives, so the halo is never held whole) or `auto`, the default
+    (the runtime picks one-shot when the halo buffer fits its memory
+    budget). `input` and the result have a row per owned (destination)
     node. In a single process it is `aggregate(g, input)`.
+
+    An optional `weight` per edge (`[E, ...]`, as aggregate's: GAT's
+    attention) needs `mode = sequential`: its adjoints fetch the remote rows
+    again rather than keep them (SAR's rematerialization,
+    `aggregation = sequential_remat`).
 
     ```mlir
     %h = gnn.halo_aggregate sum %g, %x {mode = #gnn<halo_mode sequential>, self_loops = true} : tensor<?x16xf32> -> tensor<?x16xf32>
+    %a = gnn.halo_aggregate sum %g, %z weight %w {mode = #gnn<halo_mode sequential>} : tensor<?x4x8xf32>, tensor<?x4xf32> -> tensor<?x4x8xf32>
     ```
   }];
   let arguments = (ins GNN_GraphType:$graph, GNN_F32Tensor:$input,
+                       Optional<GNN_F32Tensor>:$weight,
                        GNN_ReduceKindAttr:$reduce,
                        DefaultValuedAttr<BoolAttr, "false">:$self_loops,
                        DefaultValuedAttr<GNN_HaloModeAttr,
                                          "::gnn::HaloMode::automatic">:$mode);
   let results = (outs GNN_F32Tensor:$result);
   let assemblyFormat = [{
-    `` $reduce $graph `,` $input attr-dict `:` type($input) `->` type($result)
+    `` $reduce $graph `,` $input (`weight` $weight^)? attr-dict `:`
+    type($input) (`,` type($weight)^)? `->` type($result)
   }];
   let hasVerifier = 1;
 }

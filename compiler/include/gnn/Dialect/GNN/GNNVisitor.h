@@ -48,7 +48,8 @@
       ::gnn::AggregateRelationsWeightGradOp, ::gnn::DegreeOp,                  \
       ::gnn::NodeTypeOp, ::gnn::DstGradOp, ::gnn::HaloExchangeOp,              \
       ::gnn::HaloExchangeGradOp, ::gnn::HaloAggregateOp,                       \
-      ::gnn::HaloAggregateGradOp, ::gnn::ScaledAggregateOp
+      ::gnn::HaloAggregateGradOp, ::gnn::HaloAggregateWeightGradOp,            \
+      ::gnn::ScaledAggregateOp
 
 /// Axis ops, reshaping of blocks, dropout and the loss.
 #define GNN_TENSOR_OPS                                                         \

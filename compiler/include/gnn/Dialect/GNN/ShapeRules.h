@@ -507,8 +507,8 @@ template <class D> Handled<D> adjointOps(D &d, mlir::Operation *op) {
   return llvm::TypeSwitch<mlir::Operation *, Handled<D>>(op)
       .template Case<AggregateGradOp, ScatterGradOp, ReduceGradOp>(
           [&](auto o) { return like(o.getInput()); })
-      .template Case<AggregateWeightGradOp>(
-          [&](AggregateWeightGradOp o) { return like(o.getWeight()); })
+      .template Case<AggregateWeightGradOp, HaloAggregateWeightGradOp>(
+          [&](auto o) { return like(o.getWeight()); })
       .template Case<AggregateRelationRowsGradOp>(
           [&](AggregateRelationRowsGradOp o) { return like(o.getTable()); })
       .template Case<EdgeSoftmaxGradOp>(

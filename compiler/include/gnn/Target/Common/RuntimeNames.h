@@ -258,6 +258,9 @@ constexpr StringLiteral aggregate = "aggregate";
 constexpr StringLiteral aggregateGrad = "aggregateGrad";
 constexpr StringLiteral aggregateOver = "aggregateOver";
 constexpr StringLiteral aggregateGradOver = "aggregateGradOver";
+constexpr StringLiteral aggregateWeighted = "aggregateWeighted";
+constexpr StringLiteral aggregateWeightedGrad = "aggregateWeightedGrad";
+constexpr StringLiteral aggregateWeightGrad = "aggregateWeightGrad";
 } // namespace halo
 
 /// GraphView members (also of a sampled block).

@@ -373,9 +373,19 @@ LogicalResult HaloExchangeOp::buildAdjoint(AdjointBuilder &adjoints,
 
 LogicalResult HaloAggregateOp::buildAdjoint(AdjointBuilder &adjoints,
                                             Value dy) {
-  adjoints.accumulate(getInput(),
-                      adjoints.builder().create<HaloAggregateGradOp>(
-                          adjoints.loc(), getInput().getType(), getGraph(), dy,
-                          getReduceAttr(), getSelfLoopsAttr(), getModeAttr()));
+  // A weighted one's weight gradient reads the sources' rows: it fetches
+  // the remote ones again (the forward kept none).
+  OpBuilder &b = adjoints.builder();
+  Value x = getInput(), w = getWeight();
+  if (adjoints.isActive(x))
+    adjoints.accumulate(
+        x, b.create<HaloAggregateGradOp>(adjoints.loc(), x.getType(),
+                                         getGraph(), dy, w, getReduceAttr(),
+                                         getSelfLoopsAttr(), getModeAttr()));
+  if (w && adjoints.isActive(w))
+    adjoints.accumulate(w, b.create<HaloAggregateWeightGradOp>(
+                               adjoints.loc(), w.getType(), getGraph(), dy, x,
+                               w, getReduceAttr(), getSelfLoopsAttr(),
+                               getModeAttr()));
   return success();
 }

@@ -181,30 +181,42 @@ LogicalResult ScaledAggregateOp::verify() {
   return success();
 }
 
-LogicalResult HaloAggregateOp::verify() {
-  if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
-    return emitOpError("supports sum and mean, got ")
-           << stringifyReduceKind(getReduce());
-  return success();
-}
-
-LogicalResult AggregateOp::verify() {
-  RankedTensorType input = tensorType(getInput());
-  if (!getWeight())
-    return success();
-  // [E] or [E, d1..dk] with d1..dk a prefix of the input's feature dims.
-  RankedTensorType weight = tensorType(getWeight());
+/// An aggregation's edge weight: [E] or [E, d1..dk] with d1..dk a prefix
+/// of the input's feature dims.
+static LogicalResult verifyEdgeWeight(Operation *op, Value inputValue,
+                                      Value weightValue) {
+  RankedTensorType input = tensorType(inputValue),
+                   weight = tensorType(weightValue);
   if (weight.getRank() < 1 || weight.getRank() > input.getRank())
-    return emitOpError("expects weight rank ")
+    return op->emitOpError("expects weight rank ")
            << weight.getRank() << " to be in [1, " << input.getRank()
            << "] (edges, then a prefix of the input's feature dims)";
   for (int64_t i = 1, e = weight.getRank(); i < e; ++i)
     if (!dimsCompatible(weight.getDimSize(i), input.getDimSize(i)))
-      return emitOpError("expects weight dim ")
+      return op->emitOpError("expects weight dim ")
              << i << " (" << formatDim(weight.getDimSize(i))
              << ") to match input dim " << i << " ("
              << formatDim(input.getDimSize(i)) << ")";
   return success();
+}
+
+LogicalResult HaloAggregateOp::verify() {
+  if (getReduce() != ReduceKind::sum && getReduce() != ReduceKind::mean)
+    return emitOpError("supports sum and mean, got ")
+           << stringifyReduceKind(getReduce());
+  if (!getWeight())
+    return success();
+  // Only the ring has the weighted adjoints that fetch rows again.
+  if (getMode() != HaloMode::sequential)
+    return emitOpError("with a weight expects mode sequential, got ")
+           << stringifyHaloMode(getMode());
+  return verifyEdgeWeight(*this, getInput(), getWeight());
+}
+
+LogicalResult AggregateOp::verify() {
+  if (!getWeight())
+    return success();
+  return verifyEdgeWeight(*this, getInput(), getWeight());
 }
 
 LogicalResult AggregateRelationsOp::verify() {

@@ -27,7 +27,10 @@
 //    sequential_remat), one remote part at a time (SAR); without a setting
 //    the runtime picks from the halo buffer's size. Linear aggregations
 //    need no forward rows in their backward, so there is nothing to keep or
-//    rematerialize; weighted ones (GAT) use gnn.halo_exchange.
+//    rematerialize. A weighted one (GAT's attention) does read them there,
+//    for its weight gradient: under sequential_remat it joins the ring too
+//    and its backward fetches the remote rows again; otherwise it reads
+//    them through gnn.halo_exchange, which keeps them.
 //
 // Autodiff then turns each exchange into its adjoint, which returns halo
 // gradients to their owners. Users write no communication.
@@ -58,7 +61,8 @@ enum class Space { None, Src, Dst, Edge };
 class RowSpaces {
 public:
   /// `pairRows`: the model returns a row per pair (link prediction).
-  RowSpaces(func::FuncOp f, bool pairRows) : f(f), pairRows(pairRows) {}
+  RowSpaces(func::FuncOp f, bool pairRows, bool ringWeighted)
+      : f(f), pairRows(pairRows), ringWeighted(ringWeighted) {}
 
   /// Places every value; fails (after an error at the model) if the model
   /// returns a value with one row per edge.
@@ -72,8 +76,11 @@ public:
       mode = HaloMode::one_shot;
       break;
     case AggregationMode::sequential:
+      mode = HaloMode::sequential;
+      break;
     case AggregationMode::sequential_remat:
       mode = HaloMode::sequential;
+      remat = true;
       break;
     }
     for (BlockArgument arg : body.getArguments())
@@ -160,14 +167,21 @@ private:
     if (auto a = dyn_cast<AggregateOp>(op)) {
       bool linear = a.getReduce() == ReduceKind::sum ||
                     a.getReduce() == ReduceKind::mean;
-      if (linear && !a.getWeight() && of(a.getInput()) == Space::Dst) {
+      // A weighted one's weight gradient reads the source rows: it joins
+      // the ring only where its backward fetches them again.
+      Value weight = a.getWeight();
+      bool fusable =
+          !weight || (remat && ringWeighted && a.getGraph() == graph &&
+                      of(weight) == Space::Edge);
+      if (linear && fusable && of(a.getInput()) == Space::Dst) {
         // The exchange fused with the aggregation: it overlaps the
         // owned rows' reduction and can go one remote part at a time.
         OpBuilder b(op);
         Value h = b.create<HaloAggregateOp>(
-            a.getLoc(), a.getType(), a.getGraph(), a.getInput(),
+            a.getLoc(), a.getType(), a.getGraph(), a.getInput(), weight,
             a.getReduceAttr(), a.getSelfLoopsAttr(),
-            HaloModeAttr::get(b.getContext(), mode));
+            HaloModeAttr::get(b.getContext(),
+                              weight ? HaloMode::sequential : mode));
         spaces[h] = Space::Dst;
         a.replaceAllUsesWith(h);
         a.erase();
@@ -233,6 +247,10 @@ private:
 
   func::FuncOp f;
   bool pairRows;
+  /// Weighted aggregations may join the ring (the target has it).
+  bool ringWeighted;
+  /// `aggregation = sequential_remat`.
+  bool remat = false;
   Value graph;
   /// How halo_aggregate fetches remote rows: the train block's
   /// `aggregation` (sequential_remat is sequential: see above), or "auto".
@@ -246,6 +264,7 @@ private:
 };
 
 struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
+  using DistributeBase::DistributeBase;
   void runOnOperation() override {
     // Sampled training fetches remote rows while building its blocks
     // (gnn-sample-blocks bound the forward to them): nothing to exchange.
@@ -256,7 +275,8 @@ struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
     TrainAttr train = TrainAttr::of(getOperation());
     if (train.getGraphBatches())
       return;
-    if (failed(RowSpaces(getOperation(), bool(train.getLinks())).run()))
+    if (failed(RowSpaces(getOperation(), bool(train.getLinks()), ringWeighted)
+                   .run()))
       signalPassFailure();
   }
 };
