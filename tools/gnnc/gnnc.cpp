@@ -147,9 +147,6 @@ static mlir::LogicalResult lowerForTraining(mlir::ModuleOp module) {
   // The CUDA target keeps nothing across calls (its memory is the plan's
   // one allocation).
   options.hoistInvariants = !noHoist && target != Target::Cuda;
-  // The device halo exchange has no weighted ring: GAT's aggregation there
-  // reads its sources through a halo exchange in every mode.
-  options.ringWeighted = target != Target::Cuda;
   mlir::PassManager pm(module.getContext());
   gnn::buildTrainPipeline(pm, options);
   return pm.run(module);

@@ -32,9 +32,7 @@ void gnn::buildTrainPipeline(OpPassManager &pm,
   reorder.hoistInvariants = options.hoistInvariants;
   pm.addNestedPass<func::FuncOp>(createReorder(reorder));
   pm.addNestedPass<func::FuncOp>(createSampleBlocks());
-  DistributeOptions distribute;
-  distribute.ringWeighted = options.ringWeighted;
-  pm.addNestedPass<func::FuncOp>(createDistribute(distribute));
+  pm.addNestedPass<func::FuncOp>(createDistribute());
   pm.addPass(createAutodiff());
   pm.addPass(createRankFactors());
   pm.addPass(createCSEPass());

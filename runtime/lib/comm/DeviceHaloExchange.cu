@@ -95,6 +95,18 @@ __global__ void packRowsKernel(const int64_t *ids, int64_t first,
   }
 }
 
+/// out[ids[i]] = rows[i] for i in [0, n), rows of `width`: a split graph's
+/// per-edge rows written back to their local edges.
+template <typename T>
+__global__ void scatterRowsKernel(const int64_t *ids, int64_t n, const T *rows,
+                                  int64_t width, T *out) {
+  for (int64_t k = globalThread(); k < n * width;
+       k += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = k / width, j = k % width;
+    out[ids[i] * width + j] = rows[k];
+  }
+}
+
 /// out[v] += rows[p - first] for each position p in [first, last) of the
 /// send list that names owned node v, positions in ascending order: the
 /// host's addRows, which adds the list in order, gives the same bits.
@@ -142,6 +154,12 @@ struct DeviceHaloExchange::Mirror {
   std::unique_ptr<DeviceGraph> ownedSources, haloSources;
   /// Chunk graphs of the ring, by (part, chunk), mirrored on first use.
   std::map<std::pair<int, int64_t>, std::unique_ptr<DeviceGraph>> chunks;
+  /// The local edge ids of the owned sources' and of each chunk's edges
+  /// (weighted aggregations), mirrored on first use.
+  std::unique_ptr<DeviceBytes> ownedEdgeIds;
+  std::map<std::pair<int, int64_t>, std::unique_ptr<DeviceBytes>> chunkEdgeIds;
+  /// A split graph's edge weights and their gradient, in its edge order.
+  DeviceBytes weights, weightGrad;
   /// Buffers kept across calls: one-shot's send, halo and returned rows;
   /// the ring's two transfers' both ways; a mean adjoint's scaled dy.
   DeviceBytes send, halo, back, scaledDy;
@@ -168,15 +186,59 @@ struct DeviceHaloExchange::Mirror {
     return g->view;
   }
 
+  /// The local edge ids of ownedGraph()'s edges and of chunk(q, i)'s.
+  const int64_t *ownedEdges(const HaloExchange &host) {
+    if (!ownedEdgeIds)
+      ownedEdgeIds = upload(host.ownedSourceEdges());
+    return ownedEdgeIds->get<int64_t>(0);
+  }
+  const int64_t *chunkEdges(const HaloExchange &host, int q, int64_t i) {
+    std::unique_ptr<DeviceBytes> &ids = chunkEdgeIds[{q, i}];
+    if (!ids)
+      ids = upload(host.chunkEdges(q, i));
+    return ids->get<int64_t>(0);
+  }
+  static std::unique_ptr<DeviceBytes> upload(const std::vector<int64_t> &v) {
+    auto bytes = std::make_unique<DeviceBytes>();
+    bytes->upload(v.data(), int64_t(v.size()));
+    return bytes;
+  }
+  /// The weights of graph g's edges (`ids`: their local ids) in its edge
+  /// order; null without weights.
   template <typename T>
-  void pack(int64_t first, int64_t last, const T *x, int64_t width, T *out) {
+  const T *splitWeights(const GraphView &g, const int64_t *ids, const T *weight,
+                        int64_t weightWidth) {
+    if (!weight)
+      return nullptr;
+    T *out = weights.get<T>(g.numEdges * weightWidth);
+    packBy(ids, 0, g.numEdges, weight, weightWidth, out);
+    return out;
+  }
+  template <typename T>
+  void packBy(const int64_t *ids, int64_t first, int64_t last, const T *x,
+              int64_t width, T *out) {
     if (last <= first || width <= 0)
       return;
     GNNRT_LAUNCH_WITHOUT_BARRIERS(gridFor((last - first) * width),
                                   kernels::cuda::kGeneratedBlock, 0, stream(),
                                   packRowsKernel<T>)
-    (sendNodes.get<int64_t>(0), first, last, x, width, out);
+    (ids, first, last, x, width, out);
     kernels::cuda::checkLaunch("packRows");
+  }
+  template <typename T>
+  void scatter(const int64_t *ids, int64_t n, const T *rows, int64_t width,
+               T *out) {
+    if (n <= 0 || width <= 0)
+      return;
+    GNNRT_LAUNCH_WITHOUT_BARRIERS(gridFor(n * width),
+                                  kernels::cuda::kGeneratedBlock, 0, stream(),
+                                  scatterRowsKernel<T>)
+    (ids, n, rows, width, out);
+    kernels::cuda::checkLaunch("scatterRows");
+  }
+  template <typename T>
+  void pack(int64_t first, int64_t last, const T *x, int64_t width, T *out) {
+    packBy(sendNodes.get<int64_t>(0), first, last, x, width, out);
   }
   template <typename T>
   void addBack(int64_t first, int64_t last, const T *rows, int64_t width,
@@ -303,7 +365,7 @@ void DeviceHaloExchange::aggregate(Reduce reduce, bool selfLoops, const T *x,
                                    HaloMode mode) const {
   Mirror &m = *mirror;
   if (sequential(mode, m.numHalo * width * int64_t(sizeof(T)))) {
-    aggregateSequential(reduce, selfLoops, x, width, out);
+    aggregateSequential<T>(reduce, selfLoops, x, width, nullptr, 1, out);
     return;
   }
   // One-shot: the whole halo arrives while the owned sources are reduced.
@@ -335,7 +397,7 @@ void DeviceHaloExchange::aggregateGrad(Reduce reduce, bool selfLoops,
                                        HaloMode mode) const {
   Mirror &m = *mirror;
   if (sequential(mode, m.numHalo * width * int64_t(sizeof(T)))) {
-    aggregateGradSequential(reduce, selfLoops, dy, width, dx);
+    aggregateGradSequential<T>(reduce, selfLoops, dy, width, nullptr, 1, dx);
     return;
   }
   const int64_t bytes = width * int64_t(sizeof(T));
@@ -363,10 +425,11 @@ void DeviceHaloExchange::aggregateGrad(Reduce reduce, bool selfLoops,
   m.addBack(0, m.numSent, back, width, dx);
 }
 
-template <typename T>
-void DeviceHaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
-                                             const T *x, int64_t width,
-                                             T *out) const {
+template <typename T, typename OwnedWork, typename OnChunk>
+void DeviceHaloExchange::fetchInChunks(const T *x, int64_t width,
+                                       CommTraffic &traffic,
+                                       OwnedWork ownedWork,
+                                       OnChunk onChunk) const {
   Mirror &m = *mirror;
   Communicator &comm = host.communicator();
   const int parts = comm.size(), self = comm.rank();
@@ -378,10 +441,9 @@ void DeviceHaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
       parts, self,
       [&](int to) { return (sendRows(to) + chunkRows - 1) / chunkRows; },
       [&](int from) { return host.numChunks(from); });
-  // As HaloExchange::aggregateSequential: transfer t sends `to` a chunk of
-  // the rows it needs and receives a chunk of `from`'s; the chunk received
-  // last is reduced while the next is in flight.
-  CommTraffic fwd;
+  // As HaloExchange::fetchInChunks: transfer t sends `to` a chunk of the
+  // rows it needs and receives a chunk of `from`'s; the chunk received
+  // last is used while the next is in flight.
   std::unique_ptr<PendingTransfer> transfers[2];
   T *received[2] = {nullptr, nullptr};
   auto post = [&](size_t t) {
@@ -403,34 +465,108 @@ void DeviceHaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
     }
     transfers[t % 2] = comm.startSendRecv(send, sendBytes, r.to,
                                           received[t % 2], recvBytes, r.from);
-    fwd.sentBytes += sendBytes;
-    fwd.receivedBytes += recvBytes;
+    traffic.sentBytes += sendBytes;
+    traffic.receivedBytes += recvBytes;
   };
   if (!plan.empty())
     post(0);
-  // Sums first; a mean divides by the whole graph's counts at the end.
-  kernels::cuda::aggregate<T>(m.ownedGraph(host), Reduce::Sum, selfLoops,
-                              x, width, nullptr, 1, out);
+  ownedWork();
   for (size_t t = 0; t < plan.size(); ++t) {
     const auto start = std::chrono::steady_clock::now();
     transfers[t % 2]->wait();
-    fwd.seconds += since(start);
+    traffic.seconds += since(start);
     if (t + 1 < plan.size())
       post(t + 1);
     if (plan[t].from != Communicator::kNoPeer)
-      kernels::cuda::aggregate<T>(m.chunk(host, plan[t].from, plan[t].chunk),
-                                  Reduce::Sum, false, received[t % 2], width,
-                                  nullptr, 1, out, /*accumulate=*/true);
+      onChunk(plan[t].from, plan[t].chunk,
+              static_cast<const T *>(received[t % 2]));
   }
+}
+
+template <typename T>
+void DeviceHaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
+                                             const T *x, int64_t width,
+                                             const T *weight,
+                                             int64_t weightWidth,
+                                             T *out) const {
+  Mirror &m = *mirror;
+  // Sums first; a mean divides by the whole graph's counts at the end.
+  CommTraffic fwd;
+  fetchInChunks(
+      x, width, fwd,
+      [&] {
+        const GraphView &g = m.ownedGraph(host);
+        const int64_t *ids = weight ? m.ownedEdges(host) : nullptr;
+        kernels::cuda::aggregate<T>(g, Reduce::Sum, selfLoops, x, width,
+                                    m.splitWeights(g, ids, weight, weightWidth),
+                                    weightWidth, out);
+      },
+      [&](int q, int64_t i, const T *rows) {
+        const GraphView &g = m.chunk(host, q, i);
+        const int64_t *ids = weight ? m.chunkEdges(host, q, i) : nullptr;
+        kernels::cuda::aggregate<T>(g, Reduce::Sum, false, rows, width,
+                                    m.splitWeights(g, ids, weight, weightWidth),
+                                    weightWidth, out,
+                                    /*accumulate=*/true);
+      });
   host.addTraffic(fwd, CommTraffic());
   if (reduce == Reduce::Mean)
     m.divide(selfLoops, width, out);
 }
 
 template <typename T>
-void DeviceHaloExchange::aggregateGradSequential(Reduce reduce,
-                                                 bool selfLoops, const T *dy,
-                                                 int64_t width, T *dx) const {
+void DeviceHaloExchange::aggregateWeighted(Reduce reduce, bool selfLoops,
+                                           const T *x, int64_t width,
+                                           const T *weight, int64_t weightWidth,
+                                           T *out) const {
+  aggregateSequential(reduce, selfLoops, x, width, weight, weightWidth, out);
+}
+
+template <typename T>
+void DeviceHaloExchange::aggregateWeightedGrad(Reduce reduce, bool selfLoops,
+                                               const T *dy, int64_t width,
+                                               const T *weight,
+                                               int64_t weightWidth,
+                                               T *dx) const {
+  aggregateGradSequential(reduce, selfLoops, dy, width, weight, weightWidth,
+                          dx);
+}
+
+template <typename T>
+void DeviceHaloExchange::aggregateWeightGrad(Reduce reduce, bool selfLoops,
+                                             const T *dy, const T *x,
+                                             int64_t width, const T *weight,
+                                             int64_t weightWidth,
+                                             T *dweight) const {
+  Mirror &m = *mirror;
+  const T *scaledDy = m.divisionAdjoint(reduce, selfLoops, dy, width);
+  // Each split graph's weight gradient in its edge order, then written to
+  // its local edges (each local edge is in one split graph).
+  auto gradOf = [&](const GraphView &g, const int64_t *ids, bool loops,
+                    const T *rows) {
+    T *dw = m.weightGrad.get<T>(g.numEdges * weightWidth);
+    kernels::cuda::aggregateGradWeight<T>(
+        g, Reduce::Sum, loops, scaledDy, rows, nullptr, width,
+        m.splitWeights(g, ids, weight, weightWidth), weightWidth, dw);
+    m.scatter(ids, g.numEdges, dw, weightWidth, dweight);
+  };
+  // The remote rows again, as the forward fetched them (rematerialized).
+  CommTraffic bwd;
+  fetchInChunks(
+      x, width, bwd,
+      [&] { gradOf(m.ownedGraph(host), m.ownedEdges(host), selfLoops, x); },
+      [&](int q, int64_t i, const T *rows) {
+        gradOf(m.chunk(host, q, i), m.chunkEdges(host, q, i), false, rows);
+      });
+  host.addTraffic(CommTraffic(), bwd);
+}
+
+template <typename T>
+void DeviceHaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
+                                                 const T *dy, int64_t width,
+                                                 const T *weight,
+                                                 int64_t weightWidth,
+                                                 T *dx) const {
   Mirror &m = *mirror;
   Communicator &comm = host.communicator();
   const int parts = comm.size(), self = comm.rank();
@@ -460,9 +596,10 @@ void DeviceHaloExchange::aggregateGradSequential(Reduce reduce,
     sentRows[t % 2] = g.numSrc;
     sent[t % 2] = m.ringSend[t % 2].get<T>(g.numSrc * width);
     kernels::cuda::zero<T>(sent[t % 2], g.numSrc * width);
-    kernels::cuda::aggregateGradInput<T>(g, Reduce::Sum, false, scaledDy,
-                                         nullptr, nullptr, width, nullptr, 1,
-                                         sent[t % 2]);
+    const int64_t *ids = weight ? m.chunkEdges(host, r.to, r.chunk) : nullptr;
+    kernels::cuda::aggregateGradInput<T>(
+        g, Reduce::Sum, false, scaledDy, nullptr, nullptr, width,
+        m.splitWeights(g, ids, weight, weightWidth), weightWidth, sent[t % 2]);
   };
   auto start = [&](size_t t) {
     const RingTransfer &r = plan[t];
@@ -494,9 +631,13 @@ void DeviceHaloExchange::aggregateGradSequential(Reduce reduce,
     compute(0);
     start(0);
   }
-  kernels::cuda::aggregateGradInput<T>(m.ownedGraph(host), Reduce::Sum,
-                                       selfLoops, scaledDy, nullptr, nullptr,
-                                       width, nullptr, 1, dx);
+  {
+    const GraphView &g = m.ownedGraph(host);
+    const int64_t *ids = weight ? m.ownedEdges(host) : nullptr;
+    kernels::cuda::aggregateGradInput<T>(
+        g, Reduce::Sum, selfLoops, scaledDy, nullptr, nullptr, width,
+        m.splitWeights(g, ids, weight, weightWidth), weightWidth, dx);
+  }
   for (size_t t = 0; t < plan.size(); ++t) {
     if (t + 1 < plan.size())
       compute(t + 1);
@@ -535,18 +676,24 @@ void DeviceHaloExchange::aggregateGradOver(const GraphView &graph,
 }
 
 #define GNNRT_INSTANTIATE(T)                                                   \
-  template void DeviceHaloExchange::aggregateOver<T>(                         \
-      const GraphView &, Reduce, bool, const T *, int64_t, T *) const;        \
-  template void DeviceHaloExchange::aggregateGradOver<T>(                     \
-      const GraphView &, Reduce, bool, const T *, int64_t, T *) const;        \
-  template void DeviceHaloExchange::forward<T>(T *, int64_t) const;           \
-  template void DeviceHaloExchange::backward<T>(const T *, int64_t, T *)      \
+  template void DeviceHaloExchange::aggregateOver<T>(                          \
+      const GraphView &, Reduce, bool, const T *, int64_t, T *) const;         \
+  template void DeviceHaloExchange::aggregateGradOver<T>(                      \
+      const GraphView &, Reduce, bool, const T *, int64_t, T *) const;         \
+  template void DeviceHaloExchange::forward<T>(T *, int64_t) const;            \
+  template void DeviceHaloExchange::backward<T>(const T *, int64_t, T *)       \
       const;                                                                   \
-  template void DeviceHaloExchange::aggregate<T>(Reduce, bool, const T *,     \
-                                                 int64_t, T *, HaloMode)      \
-      const;                                                                   \
-  template void DeviceHaloExchange::aggregateGrad<T>(                         \
-      Reduce, bool, const T *, int64_t, T *, HaloMode) const;
+  template void DeviceHaloExchange::aggregate<T>(                              \
+      Reduce, bool, const T *, int64_t, T *, HaloMode) const;                  \
+  template void DeviceHaloExchange::aggregateGrad<T>(                          \
+      Reduce, bool, const T *, int64_t, T *, HaloMode) const;                  \
+  template void DeviceHaloExchange::aggregateWeighted<T>(                      \
+      Reduce, bool, const T *, int64_t, const T *, int64_t, T *) const;        \
+  template void DeviceHaloExchange::aggregateWeightedGrad<T>(                  \
+      Reduce, bool, const T *, int64_t, const T *, int64_t, T *) const;        \
+  template void DeviceHaloExchange::aggregateWeightGrad<T>(                    \
+      Reduce, bool, const T *, const T *, int64_t, const T *, int64_t, T *)    \
+      const;
 GNNRT_INSTANTIATE(float)
 GNNRT_INSTANTIATE(double)
 #undef GNNRT_INSTANTIATE

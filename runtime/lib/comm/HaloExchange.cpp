@@ -237,8 +237,9 @@ std::vector<GraphStorage> HaloExchange::buildSplit(Split which) const {
 }
 
 void HaloExchange::indexSplitEdges() const {
-  if (!chunkEdgeIds.empty() || !ownedEdgeIds.empty())
+  if (edgesIndexed)
     return;
+  edgesIndexed = true;
   if (byChunk.empty())
     byChunk = buildSplit(Split::PerChunk);
   // GraphStorage::build orders a destination's in-edges by source id,
@@ -304,7 +305,13 @@ GraphView HaloExchange::chunkGraph(int q, int64_t i) const {
   return g;
 }
 
+const std::vector<int64_t> &HaloExchange::ownedSourceEdges() const {
+  indexSplitEdges();
+  return ownedEdgeIds;
+}
+
 const std::vector<int64_t> &HaloExchange::chunkEdges(int q, int64_t i) const {
+  indexSplitEdges();
   return chunkEdgeIds[size_t(chunkFirst[size_t(q)] + i)];
 }
 
@@ -566,8 +573,6 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
                                        const T *x, int64_t width,
                                        const T *weight, int64_t weightWidth,
                                        T *out) const {
-  if (weight)
-    indexSplitEdges();
   std::vector<T> w; // the weights of the graph being reduced
   // Sums first, each remote chunk's share added to `out` in place; a mean
   // divides by the whole graph's counts at the end.
@@ -576,8 +581,8 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
       [&] {
         kernels::aggregate<T>(
             ownedSources.view(), Reduce::Sum, selfLoops, x, width,
-            splitWeights(ownedEdgeIds, weight, weightWidth, w), weightWidth,
-            out);
+            splitWeights(ownedSourceEdges(), weight, weightWidth, w),
+            weightWidth, out);
       },
       [&](int q, int64_t i, const T *rows) {
         const T *chunkWeights =
@@ -612,7 +617,6 @@ void HaloExchange::aggregateWeightGrad(Reduce reduce, bool selfLoops,
                                        const T *dy, const T *x, int64_t width,
                                        const T *weight, int64_t weightWidth,
                                        T *dweight) const {
-  indexSplitEdges();
   std::vector<T> storage;
   const T *scaledDy =
       divisionAdjoint(reduce, inDegree, selfLoops, dy, width, storage);
@@ -632,7 +636,7 @@ void HaloExchange::aggregateWeightGrad(Reduce reduce, bool selfLoops,
   // The remote rows again, as the forward fetched them (rematerialized).
   fetchInChunks(
       x, width, bwd,
-      [&] { gradOf(ownedSources.view(), ownedEdgeIds, selfLoops, x); },
+      [&] { gradOf(ownedSources.view(), ownedSourceEdges(), selfLoops, x); },
       [&](int q, int64_t i, const T *rows) {
         gradOf(chunkGraph(q, i), chunkEdges(q, i), false, rows);
       });
@@ -643,8 +647,6 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
                                            const T *dy, int64_t width,
                                            const T *weight, int64_t weightWidth,
                                            T *dx) const {
-  if (weight)
-    indexSplitEdges();
   std::vector<T> w; // the weights of the graph being transposed
   const int parts = comm.size(), self = comm.rank();
   const int64_t bytes = width * int64_t(sizeof(T));
@@ -712,8 +714,8 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
   }
   kernels::aggregateGradInput<T>(
       ownedSources.view(), Reduce::Sum, selfLoops, scaled, nullptr, nullptr,
-      width, splitWeights(ownedEdgeIds, weight, weightWidth, w), weightWidth,
-      dx);
+      width, splitWeights(ownedSourceEdges(), weight, weightWidth, w),
+      weightWidth, dx);
   for (size_t t = 0; t < plan.size(); ++t) {
     if (t + 1 < plan.size())
       compute(t + 1);

@@ -48,13 +48,6 @@ struct TrainPipelineOptions
       llvm::cl::desc("Compute what every step computes alike once per run "
                      "(gnn-hoist-invariants; the C++ target)"),
       llvm::cl::init(true)};
-  Option<bool> ringWeighted{
-      *this, "ring-weighted",
-      llvm::cl::desc("Under aggregation = sequential_remat, weighted "
-                     "aggregations go around SAR's ring as well, their "
-                     "remote rows fetched again in the backward (the C++ "
-                     "target)"),
-      llvm::cl::init(true)};
 };
 
 /// Adds gnnc's passes to `pm` (anchored on the module), in order:

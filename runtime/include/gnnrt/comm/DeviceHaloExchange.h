@@ -52,6 +52,20 @@ public:
   void aggregateGrad(Reduce reduce, bool selfLoops, const T *dy,
                      int64_t width, T *dx,
                      HaloMode mode = HaloMode::Auto) const;
+  /// HaloExchange::aggregateWeighted and its two adjoints on device rows
+  /// (SAR's ring; the weight adjoint fetches the remote rows again).
+  template <typename T>
+  void aggregateWeighted(Reduce reduce, bool selfLoops, const T *x,
+                         int64_t width, const T *weight, int64_t weightWidth,
+                         T *out) const;
+  template <typename T>
+  void aggregateWeightedGrad(Reduce reduce, bool selfLoops, const T *dy,
+                             int64_t width, const T *weight,
+                             int64_t weightWidth, T *dx) const;
+  template <typename T>
+  void aggregateWeightGrad(Reduce reduce, bool selfLoops, const T *dy,
+                           const T *x, int64_t width, const T *weight,
+                           int64_t weightWidth, T *dweight) const;
   /// HaloExchange::aggregateOver and its adjoint on device rows: over a
   /// device subgraph of the rank's graph on the same nodes (one relation's
   /// edges), the whole halo fetched at once.
@@ -65,12 +79,22 @@ public:
 
 private:
   struct Mirror;
+  /// HaloExchange::fetchInChunks on device rows: the forward ring, with
+  /// `ownedWork()` overlapping the first transfer and `onChunk(q, i, rows)`
+  /// for each chunk received.
+  template <typename T, typename OwnedWork, typename OnChunk>
+  void fetchInChunks(const T *x, int64_t width, CommTraffic &traffic,
+                     OwnedWork ownedWork, OnChunk onChunk) const;
+  /// The ring's aggregation and input adjoint, `weight` (or null) as
+  /// aggregateWeighted's.
   template <typename T>
   void aggregateSequential(Reduce reduce, bool selfLoops, const T *x,
-                           int64_t width, T *out) const;
+                           int64_t width, const T *weight, int64_t weightWidth,
+                           T *out) const;
   template <typename T>
   void aggregateGradSequential(Reduce reduce, bool selfLoops, const T *dy,
-                               int64_t width, T *dx) const;
+                               int64_t width, const T *weight,
+                               int64_t weightWidth, T *dx) const;
   const HaloExchange &host;
   std::unique_ptr<Mirror> mirror;
 };

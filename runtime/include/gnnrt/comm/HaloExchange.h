@@ -145,6 +145,11 @@ public:
   int64_t ringChunkRows() const { return chunkRows; }
   int64_t numChunks(int q) const;
   GraphView chunkGraph(int q, int64_t i) const;
+  /// The local edge id of each edge of ownedSourceGraph() and of
+  /// chunkGraph(q, i), in their edge order: what a weight per local edge
+  /// is read through (built on first use).
+  const std::vector<int64_t> &ownedSourceEdges() const;
+  const std::vector<int64_t> &chunkEdges(int q, int64_t i) const;
 
 private:
   /// Whether aggregate()/aggregateGrad() in `mode` fetch the whole halo
@@ -190,10 +195,9 @@ private:
   /// chunk graph, in their own edge order (what a per-edge weight is
   /// indexed by); built on the first weighted aggregation.
   void indexSplitEdges() const;
+  mutable bool edgesIndexed = false;
   mutable std::vector<int64_t> ownedEdgeIds;
   mutable std::vector<std::vector<int64_t>> chunkEdgeIds;
-  /// Those of chunk i of part q (after indexSplitEdges).
-  const std::vector<int64_t> &chunkEdges(int q, int64_t i) const;
   /// The sequential ring moves each remote part's rows in chunks of at most
   /// this many rows, so that its three live buffers stay small whatever
   /// the part sizes: $GNNRT_RING_CHUNK_ROWS, else 65536.

@@ -227,15 +227,9 @@ def Distribute : Pass<"gnn-distribute", "::mlir::func::FuncOp"> {
 
     A sum or mean of a destination-space value becomes `gnn.halo_aggregate`
     (the exchange fused with the reduction); a weighted one (GAT's) does so
-    only under `aggregation = sequential_remat` with `ring-weighted`, since
-    its weight gradient then fetches the remote rows again.
+    only under `aggregation = sequential_remat`, since its weight gradient
+    then fetches the remote rows again.
   }];
-  let options = [
-    Option<"ringWeighted", "ring-weighted", "bool", "true",
-           "Fuse weighted aggregations into the sequential ring under "
-           "sequential_remat (off where the target's halo exchange has no "
-           "weighted ring)">,
-  ];
 }
 
 def RankFactors : Pass<"gnn-rank-factors", "::mlir::ModuleOp"> {

@@ -61,8 +61,7 @@ enum class Space { None, Src, Dst, Edge };
 class RowSpaces {
 public:
   /// `pairRows`: the model returns a row per pair (link prediction).
-  RowSpaces(func::FuncOp f, bool pairRows, bool ringWeighted)
-      : f(f), pairRows(pairRows), ringWeighted(ringWeighted) {}
+  RowSpaces(func::FuncOp f, bool pairRows) : f(f), pairRows(pairRows) {}
 
   /// Places every value; fails (after an error at the model) if the model
   /// returns a value with one row per edge.
@@ -170,9 +169,8 @@ private:
       // A weighted one's weight gradient reads the source rows: it joins
       // the ring only where its backward fetches them again.
       Value weight = a.getWeight();
-      bool fusable =
-          !weight || (remat && ringWeighted && a.getGraph() == graph &&
-                      of(weight) == Space::Edge);
+      bool fusable = !weight || (remat && a.getGraph() == graph &&
+                                 of(weight) == Space::Edge);
       if (linear && fusable && of(a.getInput()) == Space::Dst) {
         // The exchange fused with the aggregation: it overlaps the
         // owned rows' reduction and can go one remote part at a time.
@@ -247,8 +245,6 @@ private:
 
   func::FuncOp f;
   bool pairRows;
-  /// Weighted aggregations may join the ring (the target has it).
-  bool ringWeighted;
   /// `aggregation = sequential_remat`.
   bool remat = false;
   Value graph;
@@ -264,7 +260,6 @@ private:
 };
 
 struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
-  using DistributeBase::DistributeBase;
   void runOnOperation() override {
     // Sampled training fetches remote rows while building its blocks
     // (gnn-sample-blocks bound the forward to them): nothing to exchange.
@@ -275,8 +270,7 @@ struct DistributePass : gnn::impl::DistributeBase<DistributePass> {
     TrainAttr train = TrainAttr::of(getOperation());
     if (train.getGraphBatches())
       return;
-    if (failed(RowSpaces(getOperation(), bool(train.getLinks()), ringWeighted)
-                   .run()))
+    if (failed(RowSpaces(getOperation(), bool(train.getLinks())).run()))
       signalPassFailure();
   }
 };
