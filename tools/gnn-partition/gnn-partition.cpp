@@ -314,16 +314,18 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
   o.seed = uint64_t(args.integer("--seed", 0, 0));
   o.tries = int(std::min<int64_t>(args.integer("--tries", 1, 1), 1000));
   std::string out = args.required("--out");
-  // Ranks read slices of the files (DatasetSlice.h), which the typed
-  // layouts have no readers for yet: say what partitions one today.
+  // Ranks read slices of the files (DatasetSlice.h): the typed OGB
+  // layout's gzip tables have no slice reader; its .npy twin has.
   const DatasetFormatInfo &format = datasetFormat(manifest.dataset);
   if (!format.readSlice)
-    throw DataError(manifest.dataset + ": a typed graph (the " + format.name +
-                    " layout) is not partitioned across ranks yet: "
-                    "partition it in one process (gnn-partition --data " +
+    throw DataError(manifest.dataset + ": a typed graph in the " + format.name +
+                    " layout is not read in slices: convert it to the typed "
+                    ".npy layout first (gnn-data convert " +
+                    manifest.dataset +
+                    " --out DIR), or partition it in one "
+                    "process (gnn-partition --data " +
                     manifest.dataset + " --parts " +
-                    std::to_string(o.numParts) + " --out " + out +
-                    "); its parts train under mpirun like any others");
+                    std::to_string(o.numParts) + " --out " + out + ")");
 
   auto start = std::chrono::steady_clock::now();
   DistributedPartitionReport report;

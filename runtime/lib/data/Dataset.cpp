@@ -135,11 +135,9 @@ namespace {
 /// order.
 void addInverseRelations(Dataset &ds) {
   const size_t numRelations = ds.relations.size();
-  for (size_t r = 0; r < numRelations; ++r) {
-    const RelationType forward = ds.relations[r];
-    ds.relations.push_back(
-        {forward.name + "_inv", forward.dstType, forward.srcType, int32_t(r)});
-  }
+  LoadOptions reverse;
+  reverse.addReverseEdges = true;
+  ds.relations = relationsAfterLoad(ds.relations, reverse);
   const size_t e = ds.edgeType.size();
   ds.edgeType.reserve(2 * e);
   for (size_t k = 0; k < e; ++k)
@@ -177,6 +175,19 @@ void dedupeEdges(Dataset &ds) {
 }
 } // namespace
 
+std::vector<RelationType>
+relationsAfterLoad(const std::vector<RelationType> &stored,
+                   const LoadOptions &options) {
+  std::vector<RelationType> out = stored;
+  if (options.addReverseEdges)
+    for (size_t r = 0; r < stored.size(); ++r)
+      out.push_back({stored[r].name + "_inv", stored[r].dstType,
+                     stored[r].srcType, int32_t(r)});
+  if (options.addSelfLoops)
+    out.push_back({"self", -1, -1, -1});
+  return out;
+}
+
 void finalizeDataset(Dataset &ds, const LoadOptions &options) {
   const int64_t n = ds.numNodes;
   if (options.addReverseEdges) {
@@ -194,7 +205,9 @@ void finalizeDataset(Dataset &ds, const LoadOptions &options) {
       ds.dst.push_back(v);
     }
     if (ds.isHeterogeneous()) {
-      ds.relations.push_back({"self", -1, -1, -1});
+      LoadOptions loops;
+      loops.addSelfLoops = true;
+      ds.relations = relationsAfterLoad(ds.relations, loops);
       ds.edgeType.resize(ds.src.size(), int32_t(ds.relations.size() - 1));
     }
   }

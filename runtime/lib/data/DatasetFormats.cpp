@@ -78,7 +78,7 @@ const DatasetFormatInfo kFormats[] = {
      /*featuresInPlace=*/nullptr, convertOgbToNpy},
     // Before "npy": the same arrays with types.json beside them.
     {DatasetFormat::NpyHetero, "npy-hetero", isNpyHeteroDirectory,
-     readNpyHeteroDataset, /*readCounts=*/nullptr, /*readSlice=*/nullptr,
+     readNpyHeteroDataset, /*readCounts=*/nullptr, readNpyHeteroDatasetSlice,
      /*countsWithoutEdges=*/nullptr, /*featuresInPlace=*/nullptr,
      /*convertToNpy=*/nullptr},
     {DatasetFormat::Npy, "npy", isNpy, readNpyDataset, readNpyDatasetCounts,

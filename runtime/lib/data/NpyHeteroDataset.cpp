@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/data/Dataset.h"
+#include "gnnrt/data/DatasetSlice.h"
 
 #include "gnnrt/io/Json.h"
 #include "gnnrt/io/Npy.h"
@@ -132,6 +133,56 @@ void readTypes(const std::string &path, Dataset &ds) {
         path, ds, nameOf(path, types["target"], "\"target\""), "\"target\"");
 }
 
+/// The relation ids `ids` of edges src[i] -> dst[i] (rows first + i + 1 of
+/// `path`), each checked to be one of ds's relations joining the edge's
+/// node types.
+std::vector<int32_t>
+checkedRelations(const std::string &path, const std::vector<int64_t> &ids,
+                 const Dataset &ds, const std::vector<int64_t> &src,
+                 const std::vector<int64_t> &dst, int64_t first) {
+  std::vector<int32_t> out(ids.size());
+  const int64_t numRelations = int64_t(ds.relations.size());
+  for (size_t e = 0; e < ids.size(); ++e) {
+    const int64_t r = ids[e], row = first + int64_t(e) + 1;
+    if (r < 0 || r >= numRelations)
+      throwDataError(path, row,
+                     "relation " + std::to_string(r) + " out of range [0, " +
+                         std::to_string(numRelations) + ")");
+    const RelationType &relation = ds.relations[size_t(r)];
+    const int32_t srcType = ds.nodeTypeOf(src[e]),
+                  dstType = ds.nodeTypeOf(dst[e]);
+    if (srcType != relation.srcType || dstType != relation.dstType)
+      throwDataError(
+          path, row,
+          "edge " + std::to_string(src[e]) + " -> " + std::to_string(dst[e]) +
+              " joins types '" + ds.nodeTypes[size_t(srcType)].name +
+              "' and '" + ds.nodeTypes[size_t(dstType)].name +
+              "', but relation '" + relation.name + "' goes from '" +
+              ds.nodeTypes[size_t(relation.srcType)].name + "' to '" +
+              ds.nodeTypes[size_t(relation.dstType)].name + "'");
+    out[e] = int32_t(r);
+  }
+  return out;
+}
+
+/// types.json of `dir` into ds's types, checked against the arrays'
+/// `numNodes`; returns the path of edge_type.npy, which must exist.
+std::string readTypesOf(const std::string &dir, int64_t numNodes, Dataset &ds) {
+  const std::string typesPath = dir + "/" + kTypesFile;
+  readTypes(typesPath, ds);
+  const NodeType &last = ds.nodeTypes.back();
+  if (last.offset + last.count != numNodes)
+    badTypes(typesPath, "the node types count " +
+                            std::to_string(last.offset + last.count) +
+                            " nodes, but the arrays have " +
+                            std::to_string(numNodes));
+  const std::string edgeTypes = dir + "/edge_type.npy";
+  std::error_code ec;
+  if (!fs::is_regular_file(edgeTypes, ec))
+    throwDataError(edgeTypes, 0, "no such file (types.json needs it)");
+  return edgeTypes;
+}
+
 } // namespace
 
 bool isNpyHeteroDirectory(const std::string &dir) {
@@ -144,48 +195,44 @@ bool isNpyHeteroDirectory(const std::string &dir) {
 Dataset readNpyHeteroDataset(const std::string &dir,
                              const LoadOptions &options) {
   Dataset ds = readNpyDataset(dir, options);
-  const std::string typesPath = dir + "/" + kTypesFile;
-  readTypes(typesPath, ds);
-  const NodeType &last = ds.nodeTypes.back();
-  if (last.offset + last.count != ds.numNodes)
-    badTypes(typesPath, "the node types count " +
-                            std::to_string(last.offset + last.count) +
-                            " nodes, but the arrays have " +
-                            std::to_string(ds.numNodes));
-  const std::string edgeTypes = dir + "/edge_type.npy";
-  std::error_code ec;
-  if (!fs::is_regular_file(edgeTypes, ec))
-    throwDataError(edgeTypes, 0, "no such file (types.json needs it)");
+  const std::string edgeTypes = readTypesOf(dir, ds.numNodes, ds);
   NpyArray a = readNpy(edgeTypes);
   if (a.header.shape.size() != 1 || a.header.shape[0] != ds.numEdges())
     throwDataError(edgeTypes, 0,
                    "expected one relation per edge (" +
                        std::to_string(ds.numEdges()) + " values)");
-  const std::vector<int64_t> ids = a.toInt64(edgeTypes);
-  ds.edgeType.resize(ids.size());
-  const int64_t numRelations = int64_t(ds.relations.size());
-  for (size_t e = 0; e < ids.size(); ++e) {
-    const int64_t r = ids[e];
-    if (r < 0 || r >= numRelations)
-      throwDataError(edgeTypes, int64_t(e) + 1,
-                     "relation " + std::to_string(r) + " out of range [0, " +
-                         std::to_string(numRelations) + ")");
-    const RelationType &relation = ds.relations[size_t(r)];
-    const int32_t srcType = ds.nodeTypeOf(ds.src[e]),
-                  dstType = ds.nodeTypeOf(ds.dst[e]);
-    if (srcType != relation.srcType || dstType != relation.dstType)
-      throwDataError(edgeTypes, int64_t(e) + 1,
-                     "edge " + std::to_string(ds.src[e]) + " -> " +
-                         std::to_string(ds.dst[e]) + " joins types '" +
-                         ds.nodeTypes[size_t(srcType)].name + "' and '" +
-                         ds.nodeTypes[size_t(dstType)].name +
-                         "', but relation '" + relation.name + "' goes from '" +
-                         ds.nodeTypes[size_t(relation.srcType)].name +
-                         "' to '" +
-                         ds.nodeTypes[size_t(relation.dstType)].name + "'");
-    ds.edgeType[e] = int32_t(r);
-  }
+  ds.edgeType =
+      checkedRelations(edgeTypes, a.toInt64(edgeTypes), ds, ds.src, ds.dst, 0);
   return ds;
+}
+
+DatasetSlice readNpyHeteroDatasetSlice(const std::string &dir,
+                                       const LoadOptions &options, int rank,
+                                       int numRanks, bool withFeatures) {
+  DatasetSlice slice =
+      readNpyDatasetSlice(dir, options, rank, numRanks, withFeatures);
+  // The types, as the whole reader has them (its Dataset for nodeTypeOf).
+  Dataset types;
+  const std::string edgeTypes = readTypesOf(dir, slice.numNodes, types);
+  std::error_code ec;
+  // The edges' block of the edge list, as readNpyDatasetSlice read it.
+  const std::string edgeIndex = dir + "/edge_index.npy";
+  const int64_t numEdges = fs::is_regular_file(edgeIndex, ec)
+                               ? readNpyHeader(edgeIndex).shape[1]
+                               : readNpyHeader(dir + "/src.npy").shape[0];
+  const NpyHeader header = readNpyHeader(edgeTypes);
+  if (header.shape.size() != 1 || header.shape[0] != numEdges)
+    throwDataError(edgeTypes, 0,
+                   "expected one relation per edge (" +
+                       std::to_string(numEdges) + " values)");
+  const auto [begin, end] = nodeBlock(numEdges, rank, numRanks);
+  slice.edgeType = checkedRelations(
+      edgeTypes, readNpySlice(edgeTypes, begin, end - begin).toInt64(edgeTypes),
+      types, slice.src, slice.dst, begin);
+  slice.nodeTypes = std::move(types.nodeTypes);
+  slice.relations = std::move(types.relations);
+  slice.targetType = types.targetType;
+  return slice;
 }
 
 void writeNpyHeteroTypes(const std::string &dir, const Dataset &ds) {

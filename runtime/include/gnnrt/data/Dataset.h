@@ -200,6 +200,13 @@ Dataset readNpyDataset(const std::string &dir, const LoadOptions &options);
 /// ds.numClasses (options.numClasses, or else max label + 1).
 void finalizeDataset(Dataset &ds, const LoadOptions &options);
 
+/// The relations a typed dataset stored with `stored` has once `options`'
+/// edge steps ran (finalizeDataset's): with addReverseEdges each relation R
+/// gains `R_inv` (id R + stored.size()), then with addSelfLoops `self`.
+std::vector<RelationType>
+relationsAfterLoad(const std::vector<RelationType> &stored,
+                   const LoadOptions &options);
+
 /// Writes `ds` in the OGB raw layout with split name `splitName`; gzip
 /// compresses every file (.csv.gz) unless `gzip` is false (.csv). Output is
 /// a deterministic function of `ds` (floats in shortest round-trip form).

@@ -37,6 +37,15 @@ struct DatasetSlice {
   /// This rank's edges: rows r, r + P, r + 2P, ... of a csv edge table, or
   /// the contiguous block [E r / P, E (r + 1) / P) of an .npy one.
   std::vector<int64_t> src, dst;
+  /// A typed dataset's (the typed .npy layout): each of this rank's edges'
+  /// relation, and the node types, stored relations and target type every
+  /// rank reads whole. Empty for a homogeneous one.
+  std::vector<int32_t> edgeType;
+  std::vector<NodeType> nodeTypes;
+  std::vector<RelationType> relations;
+  int32_t targetType = -1;
+
+  bool isTyped() const { return !nodeTypes.empty(); }
 };
 
 /// The whole dataset's sizes, as stored (before any LoadOptions), read
@@ -89,6 +98,13 @@ DatasetSlice readOgbDatasetSlice(const std::string &dir,
 DatasetSlice readNpyDatasetSlice(const std::string &dir,
                                  const LoadOptions &options, int rank,
                                  int numRanks, bool withFeatures = true);
+/// The typed .npy layout's slice: readNpyDatasetSlice's, plus types.json
+/// and the block of edge_type.npy beside the edges', checked as
+/// readNpyHeteroDataset checks the whole (a relation out of range or
+/// joining the wrong node types names its edge_type.npy row).
+DatasetSlice readNpyHeteroDatasetSlice(const std::string &dir,
+                                       const LoadOptions &options, int rank,
+                                       int numRanks, bool withFeatures = true);
 
 } // namespace gnnrt
 

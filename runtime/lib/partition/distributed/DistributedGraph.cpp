@@ -31,6 +31,20 @@ struct EdgeKey {
   }
 };
 
+/// An edge and its relation (-1 untyped): repeats are whole triples.
+struct TypedEdgeKey {
+  int64_t src, dst;
+  int32_t type;
+  bool operator<(const TypedEdgeKey &o) const {
+    return src != o.src   ? src < o.src
+           : dst != o.dst ? dst < o.dst
+                          : type < o.type;
+  }
+  bool operator==(const TypedEdgeKey &o) const {
+    return src == o.src && dst == o.dst && type == o.type;
+  }
+};
+
 constexpr int64_t kMaxParmetisIdx = std::numeric_limits<int32_t>::max();
 } // namespace
 
@@ -50,27 +64,40 @@ DistributedEdges distributeEdges(Communicator &comm, DatasetSlice &slice,
     out.vtxdist[size_t(r)] =
         r == p ? slice.numNodes : nodeBlock(slice.numNodes, r, p).first;
 
-  // Record i < m is edge i, m <= i < 2m its reverse (with addReverseEdges).
+  // Record i < m is edge i, m <= i < 2m its reverse (with addReverseEdges),
+  // which takes its relation's inverse (id R + stored relations).
   const int64_t m = int64_t(slice.src.size());
   const int64_t records = options.addReverseEdges ? 2 * m : m;
-  std::vector<EdgeKey> edges = exchangeRecords<EdgeKey>(
+  const bool typed = slice.isTyped();
+  const int32_t stored = int32_t(slice.relations.size());
+  auto typeOf = [&](int64_t i) {
+    return !typed  ? -1
+           : i < m ? slice.edgeType[size_t(i)]
+                   : slice.edgeType[size_t(i - m)] + stored;
+  };
+  std::vector<TypedEdgeKey> edges = exchangeRecords<TypedEdgeKey>(
       comm, records,
       [&](int64_t i) {
         return out.blockOwner(i < m ? slice.src[size_t(i)]
                                     : slice.dst[size_t(i - m)]);
       },
       [&](int64_t i) {
-        return i < m ? EdgeKey{slice.src[size_t(i)], slice.dst[size_t(i)]}
-                     : EdgeKey{slice.dst[size_t(i - m)],
-                               slice.src[size_t(i - m)]};
+        return i < m ? TypedEdgeKey{slice.src[size_t(i)], slice.dst[size_t(i)],
+                                    typeOf(i)}
+                     : TypedEdgeKey{slice.dst[size_t(i - m)],
+                                    slice.src[size_t(i - m)], typeOf(i)};
       });
   slice.src = {};
   slice.dst = {};
+  slice.edgeType = {};
+  const int32_t numRelations =
+      int32_t(relationsAfterLoad(slice.relations, options).size());
   if (options.addSelfLoops)
     for (int64_t v = out.vtxdist[size_t(rank)];
          v < out.vtxdist[size_t(rank) + 1]; ++v)
-      edges.push_back({v, v});
-  // Sorted by (src, dst) without repeats: loadDataset's order with dedupe.
+      edges.push_back({v, v, typed ? numRelations - 1 : -1});
+  // Sorted by (src, dst) without repeats: loadDataset's order with dedupe
+  // (a typed one's repeats are whole triples).
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
   out.src.resize(edges.size());
@@ -84,6 +111,31 @@ DistributedEdges distributeEdges(Communicator &comm, DatasetSlice &slice,
     if (r < rank)
       out.firstEdgeId += counts[size_t(r)];
     out.numEdges += counts[size_t(r)];
+  }
+  if (!typed)
+    return out;
+  // A typed load's edge list runs by (relation, src, dst): relation t's
+  // edges start after every lower relation's, and within t the ranks'
+  // (src, dst) runs follow one another, blocks of sources being in order.
+  std::vector<int64_t> perRelation(size_t(numRelations) * size_t(p), 0);
+  for (const TypedEdgeKey &e : edges)
+    ++perRelation[size_t(e.type) * size_t(p) + size_t(rank)];
+  comm.allReduceSum(perRelation.data(), int64_t(perRelation.size()));
+  std::vector<int64_t> next(size_t(numRelations), 0);
+  int64_t before = 0;
+  for (int32_t t = 0; t < numRelations; ++t) {
+    next[size_t(t)] = before;
+    for (int r = 0; r < p; ++r) {
+      if (r < rank)
+        next[size_t(t)] += perRelation[size_t(t) * size_t(p) + size_t(r)];
+      before += perRelation[size_t(t) * size_t(p) + size_t(r)];
+    }
+  }
+  out.type.resize(edges.size());
+  out.ids.resize(edges.size());
+  for (size_t e = 0; e < edges.size(); ++e) {
+    out.type[e] = edges[e].type;
+    out.ids[e] = next[size_t(edges[e].type)]++;
   }
   return out;
 }

@@ -32,6 +32,16 @@ struct DistributedEdges {
   /// Edge firstEdgeId + i is src[i] -> dst[i]; src in this rank's block.
   int64_t firstEdgeId = 0;
   std::vector<int64_t> src, dst;
+  /// A typed graph's: edge i's relation (after the load's inverses and
+  /// self loops) and its id, ids[i], in the loaded edge list, which a
+  /// typed load sorts by (relation, src, dst) (Dataset.cpp's dedupe), so
+  /// not firstEdgeId + i. Empty for an untyped graph.
+  std::vector<int32_t> type;
+  std::vector<int64_t> ids;
+
+  int64_t edgeId(int64_t i) const {
+    return ids.empty() ? firstEdgeId + i : ids[size_t(i)];
+  }
 
   int64_t nodeBegin(int rank) const { return vtxdist[size_t(rank)]; }
   /// The rank whose block holds node v.
@@ -40,7 +50,9 @@ struct DistributedEdges {
 
 /// Applies `options`' edge steps (reverse edges, self loops; repeats are
 /// always removed, as gnn-partition loads) to every rank's slice of edges,
-/// which it consumes. Collective.
+/// which it consumes; a typed slice's edges keep their relations (a
+/// reversed edge takes its relation's inverse, a self loop `self`, as
+/// finalizeDataset numbers them). Collective.
 DistributedEdges distributeEdges(Communicator &comm, DatasetSlice &slice,
                                  const LoadOptions &options);
 

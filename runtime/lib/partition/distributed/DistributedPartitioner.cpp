@@ -57,6 +57,7 @@ double peakResidentMiB() {
 
 struct EdgeRecord {
   int64_t src, dst, id;
+  int32_t type; ///< the relation (-1 untyped)
 };
 
 /// A halo node of part `fromPart` owned by part `toPart`: an entry of
@@ -106,10 +107,12 @@ void checkInPlace(const PartitionOptions &o, const PartitionManifest &m) {
 class PartBuilder {
 public:
   /// `featuresFile`: the rows stay there (no rows are moved or written).
+  /// `relations`: a typed graph's, as loaded (empty untyped).
   PartBuilder(Communicator &comm, const std::vector<int32_t> &owner,
-              int numParts, EdgeAssign assign, std::string featuresFile)
+              int numParts, EdgeAssign assign, std::string featuresFile,
+              std::vector<RelationType> relations)
       : comm(comm), owner(owner), numParts(numParts), assign(assign),
-        featuresFile(std::move(featuresFile)),
+        featuresFile(std::move(featuresFile)), relations(std::move(relations)),
         mine(partsOfRank(numParts, comm.rank(), comm.size())) {}
 
   int rankOf(int part) const { return part % comm.size(); }
@@ -128,6 +131,11 @@ public:
       p.edgeAssign = assign;
       p.numGlobalNodes = n;
       p.numFeatures = slice.numFeatures;
+      if (slice.isTyped()) {
+        p.nodeTypes = slice.nodeTypes;
+        p.relations = relations;
+        p.targetType = slice.targetType;
+      }
     }
     for (int64_t v = 0; v < n; ++v)
       if (rankOf(owner[size_t(v)]) == comm.rank())
@@ -141,10 +149,13 @@ public:
         [&](int64_t e) { return rankOf(owner[size_t(placer[size_t(e)])]); },
         [&](int64_t e) {
           return EdgeRecord{edges.src[size_t(e)], edges.dst[size_t(e)],
-                            edges.firstEdgeId + e};
+                            edges.edgeId(e),
+                            edges.type.empty() ? -1 : edges.type[size_t(e)]};
         });
     edges.src = {};
     edges.dst = {};
+    edges.type = {};
+    edges.ids = {};
     std::vector<std::vector<EdgeRecord>> byPart(mine.size());
     if (mine.size() == 1) {
       byPart[0] = std::move(stored); // one part per rank: no copy
@@ -266,6 +277,19 @@ private:
         ++c.cutEdges;
     }
     fillPartitionCsr(p, src, dst, ids);
+    if (!stored.empty() && stored.front().type >= 0) {
+      // The relations, in the CSR's order: by edge id.
+      std::vector<std::pair<int64_t, int32_t>> typeOf(stored.size());
+      for (size_t e = 0; e < stored.size(); ++e)
+        typeOf[e] = {stored[e].id, stored[e].type};
+      std::sort(typeOf.begin(), typeOf.end());
+      p.edgeTypes.resize(p.edgeIds.size());
+      for (size_t k = 0; k < p.edgeIds.size(); ++k)
+        p.edgeTypes[k] =
+            std::lower_bound(typeOf.begin(), typeOf.end(),
+                             std::make_pair(p.edgeIds[k], int32_t(-1)))
+                ->second;
+    }
     c.ownedNodes = numOwned;
     c.edges = int64_t(stored.size());
     c.haloNodes = p.numHalo();
@@ -320,6 +344,7 @@ private:
   int numParts;
   EdgeAssign assign;
   std::string featuresFile;
+  std::vector<RelationType> relations;
   std::vector<int> mine;
 };
 
@@ -429,8 +454,11 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
       comm, mineCount * p, [&](int64_t i) { return int(i / mineCount); },
       [&](int64_t i) { return part[size_t(i % mineCount)]; });
   part = {};
+  const std::vector<RelationType> relations =
+      slice.isTyped() ? relationsAfterLoad(slice.relations, load)
+                      : std::vector<RelationType>();
   PartBuilder builder(comm, owner, options.numParts, options.edgeAssign,
-                      manifest.featuresInPlace);
+                      manifest.featuresInPlace, relations);
   std::vector<PartCounts> counts;
   std::vector<Partition> parts = builder.build(edges, slice, counts);
   builder.sendLists(parts, counts);
@@ -480,6 +508,9 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
     manifest.numTrain = int64_t(slice.trainIdx.size());
     manifest.numValid = int64_t(slice.validIdx.size());
     manifest.numTest = int64_t(slice.testIdx.size());
+    manifest.nodeTypes = slice.nodeTypes;
+    manifest.relations = relations;
+    manifest.targetType = slice.targetType;
     manifest.parts.assign(size_t(options.numParts), PartCounts{});
     // Part k came from rank k % P, as its (k / P)-th.
     for (size_t s = 0; s < counts.size(); ++s)
