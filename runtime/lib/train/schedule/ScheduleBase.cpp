@@ -98,6 +98,32 @@ TrainingData loadWholeGraph(const CompiledProgram &program,
                            program.needsEdgeIds);
 }
 
+void checkPartitionedLikeProgram(const std::string &dir,
+                                 const PartitionManifest &manifest,
+                                 const TrainSettings &settings) {
+  // The parts hold the graph as gnn-partition loaded it: a program that
+  // loads it otherwise would train another graph, without a word.
+  // `partitionAgain`: the gnn-partition flags that match the program.
+  auto differs = [&](bool parts, bool program, const char *what,
+                     const char *setting, const char *partitionAgain) {
+    if (parts == program)
+      return;
+    throw DataError(
+        dir + "/manifest.json: the parts were made " +
+        (parts ? "with " : "without ") + what + ", but the program's dataset " +
+        (program ? "adds them" : "does not") + " (" + setting + " = " +
+        (program ? "true" : "false") + "): partition it again " +
+        partitionAgain + ", or change the program");
+  };
+  differs(manifest.addReverseEdges, settings.addReverseEdges, "reverse edges",
+          "add_reverse_edges",
+          settings.addReverseEdges ? "without --no-reverse"
+                                   : "with --no-reverse");
+  differs(manifest.addSelfLoops, settings.addSelfLoops, "self loops",
+          "self_loops",
+          settings.addSelfLoops ? "with --self-loops" : "without --self-loops");
+}
+
 TrainingData loadRankPartition(const CompiledProgram &program,
                                const DriverOptions &options,
                                bool partitionDirectory, Communicator &comm) {
@@ -107,9 +133,13 @@ TrainingData loadRankPartition(const CompiledProgram &program,
     // points read them; sampled batches and learned rows copy theirs.
     const bool mapFeatureRows =
         program.numBlocks == 0 && settings.embedDim == 0;
-    TrainingData t = preparePartition(
-        readPartition(options.dataDir, comm.rank(), comm.size()), comm,
-        settings.normalizeFeatures, program.needsEdgeIds, mapFeatureRows);
+    PartitionManifest manifest;
+    Partition part =
+        readPartition(options.dataDir, comm.rank(), comm.size(), &manifest);
+    checkPartitionedLikeProgram(options.dataDir, manifest, settings);
+    TrainingData t =
+        preparePartition(std::move(part), comm, settings.normalizeFeatures,
+                         program.needsEdgeIds, mapFeatureRows);
     // The same learned rows as a whole-graph start: keyed by global ids.
     if (settings.embedDim > 0)
       addLearnedRows(t.data, settings.embedDim, program.settings.seed,

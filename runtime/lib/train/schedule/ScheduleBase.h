@@ -18,6 +18,8 @@
 #include "Schedule.h"
 #include "params/LearnedInputs.h"
 
+#include "gnnrt/partition/PartitionManifest.h"
+
 #include <memory>
 
 namespace gnnrt {
@@ -89,6 +91,13 @@ Dataset loadPreprocessedDataset(const CompiledProgram &program,
 /// process, with the train block's preprocessing.
 TrainingData loadWholeGraph(const CompiledProgram &program,
                             const DriverOptions &options);
+
+/// Throws DataError naming DIR/manifest.json when the parts were made with
+/// other edge options (reverse edges, self loops) than the program's
+/// dataset loads with: the trainer would train another graph.
+void checkPartitionedLikeProgram(const std::string &dir,
+                                 const PartitionManifest &manifest,
+                                 const TrainSettings &settings);
 
 /// A distributed run's data: this rank's part of a partition directory
 /// (`partitionDirectory`), or, for a dataset directory (small graphs), a
