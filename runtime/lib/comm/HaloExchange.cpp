@@ -65,9 +65,11 @@ void addRows(const std::vector<int64_t> &ids, int64_t first, int64_t last,
 /// received straight into the caller's buffers.
 template <typename T> class WireRows {
 public:
-  explicit WireRows(int64_t width)
+  /// `mayRound` false: the rows are read unrounded where they arrive (a
+  /// weight gradient's dot products), so they travel as they are.
+  explicit WireRows(int64_t width, bool mayRound = true)
       : width(width),
-        rounded(std::is_same_v<T, float> &&
+        rounded(mayRound && std::is_same_v<T, float> &&
                 kernels::gatherStorage() == kernels::GatherStorage::BFloat16) {}
 
   int64_t rowBytes() const {
@@ -513,8 +515,8 @@ void HaloExchange::countOneShot(CommTraffic &traffic, int64_t rowBytes,
 
 template <typename T, typename OwnedWork, typename OnChunk>
 void HaloExchange::fetchInChunks(const T *x, int64_t width,
-                                 CommTraffic &traffic, OwnedWork ownedWork,
-                                 OnChunk onChunk) const {
+                                 CommTraffic &traffic, bool mayRound,
+                                 OwnedWork ownedWork, OnChunk onChunk) const {
   const int parts = comm.size(), self = comm.rank();
   auto sendRows = [&](int q) { return sendOffsets[q + 1] - sendOffsets[q]; };
   const std::vector<RingTransfer> plan = ringSchedule(
@@ -528,7 +530,7 @@ void HaloExchange::fetchInChunks(const T *x, int64_t width,
   auto post = [&](size_t t) {
     const RingTransfer &r = plan[t];
     RingStep<T> &s = steps[t % 2];
-    WireRows<T> &wire = s.wire.emplace(width);
+    WireRows<T> &wire = s.wire.emplace(width, mayRound);
     const void *send = nullptr;
     void *recv = nullptr;
     int64_t sendBytes = 0, recvBytes = 0;
@@ -577,7 +579,7 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
   // Sums first, each remote chunk's share added to `out` in place; a mean
   // divides by the whole graph's counts at the end.
   fetchInChunks(
-      x, width, fwd,
+      x, width, fwd, /*mayRound=*/true,
       [&] {
         kernels::aggregate<T>(
             ownedSources.view(), Reduce::Sum, selfLoops, x, width,
@@ -633,9 +635,10 @@ void HaloExchange::aggregateWeightGrad(Reduce reduce, bool selfLoops,
       std::copy_n(dw.data() + int64_t(i) * weightWidth, weightWidth,
                   dweight + ids[i] * weightWidth);
   };
-  // The remote rows again, as the forward fetched them (rematerialized).
+  // The remote rows again, as the forward fetched them (rematerialized),
+  // unrounded: the dot products read them as they are.
   fetchInChunks(
-      x, width, bwd,
+      x, width, bwd, /*mayRound=*/false,
       [&] { gradOf(ownedSources.view(), ownedSourceEdges(), selfLoops, x); },
       [&](int q, int64_t i, const T *rows) {
         gradOf(chunkGraph(q, i), chunkEdges(q, i), false, rows);

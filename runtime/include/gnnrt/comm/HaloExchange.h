@@ -159,10 +159,11 @@ private:
   /// need them and the remote parts' rows arrive, chunk by chunk, while
   /// `ownedWork()` runs after the first transfer is posted; each received
   /// chunk i of part q is handed to `onChunk(q, i, rows)` and then dropped.
-  /// The bytes are counted into `traffic`.
+  /// The bytes are counted into `traffic`. `mayRound`: under precision =
+  /// bf16 the rows may travel rounded (their reader rounds them anyway).
   template <typename T, typename OwnedWork, typename OnChunk>
   void fetchInChunks(const T *x, int64_t width, CommTraffic &traffic,
-                     OwnedWork ownedWork, OnChunk onChunk) const;
+                     bool mayRound, OwnedWork ownedWork, OnChunk onChunk) const;
   /// The sequential aggregation and its input adjoint; `weight` (or null)
   /// as aggregateWeighted's.
   template <typename T>
