@@ -54,48 +54,39 @@ int DistributedEdges::blockOwner(int64_t v) const {
          1;
 }
 
-DistributedEdges distributeEdges(Communicator &comm, DatasetSlice &slice,
-                                 const LoadOptions &options) {
-  const int p = comm.size(), rank = comm.rank();
-  DistributedEdges out;
-  out.numNodes = slice.numNodes;
-  out.vtxdist.resize(size_t(p) + 1);
-  for (int r = 0; r <= p; ++r)
-    out.vtxdist[size_t(r)] =
-        r == p ? slice.numNodes : nodeBlock(slice.numNodes, r, p).first;
+namespace {
 
-  // Record i < m is edge i, m <= i < 2m its reverse (with addReverseEdges),
-  // which takes its relation's inverse (id R + stored relations).
+/// The first all_to_all: record i < m (slice edge i) and, with
+/// addReverseEdges, record m + i (its reverse) go to the owner of their
+/// source's block, which adds its nodes' self loops (record -1) and sorts
+/// them without repeats. `key(src, dst, record)` makes a record's key (16
+/// bytes untyped, 24 with a relation: untyped graphs do not pay for one).
+/// Fills out's src, dst, firstEdgeId and numEdges; returns the keys.
+template <typename Key, typename MakeKey>
+std::vector<Key> sortedBySource(Communicator &comm, DatasetSlice &slice,
+                                const LoadOptions &options,
+                                DistributedEdges &out, MakeKey key) {
+  const int p = comm.size(), rank = comm.rank();
   const int64_t m = int64_t(slice.src.size());
   const int64_t records = options.addReverseEdges ? 2 * m : m;
-  const bool typed = slice.isTyped();
-  const int32_t stored = int32_t(slice.relations.size());
-  auto typeOf = [&](int64_t i) {
-    return !typed  ? -1
-           : i < m ? slice.edgeType[size_t(i)]
-                   : slice.edgeType[size_t(i - m)] + stored;
-  };
-  std::vector<TypedEdgeKey> edges = exchangeRecords<TypedEdgeKey>(
+  std::vector<Key> edges = exchangeRecords<Key>(
       comm, records,
       [&](int64_t i) {
         return out.blockOwner(i < m ? slice.src[size_t(i)]
                                     : slice.dst[size_t(i - m)]);
       },
       [&](int64_t i) {
-        return i < m ? TypedEdgeKey{slice.src[size_t(i)], slice.dst[size_t(i)],
-                                    typeOf(i)}
-                     : TypedEdgeKey{slice.dst[size_t(i - m)],
-                                    slice.src[size_t(i - m)], typeOf(i)};
+        return i < m
+                   ? key(slice.src[size_t(i)], slice.dst[size_t(i)], i)
+                   : key(slice.dst[size_t(i - m)], slice.src[size_t(i - m)], i);
       });
   slice.src = {};
   slice.dst = {};
   slice.edgeType = {};
-  const int32_t numRelations =
-      int32_t(relationsAfterLoad(slice.relations, options).size());
   if (options.addSelfLoops)
     for (int64_t v = out.vtxdist[size_t(rank)];
          v < out.vtxdist[size_t(rank) + 1]; ++v)
-      edges.push_back({v, v, typed ? numRelations - 1 : -1});
+      edges.push_back(key(v, v, -1));
   // Sorted by (src, dst) without repeats: loadDataset's order with dedupe
   // (a typed one's repeats are whole triples).
   std::sort(edges.begin(), edges.end());
@@ -112,8 +103,40 @@ DistributedEdges distributeEdges(Communicator &comm, DatasetSlice &slice,
       out.firstEdgeId += counts[size_t(r)];
     out.numEdges += counts[size_t(r)];
   }
-  if (!typed)
+  return edges;
+}
+
+} // namespace
+
+DistributedEdges distributeEdges(Communicator &comm, DatasetSlice &slice,
+                                 const LoadOptions &options) {
+  const int p = comm.size(), rank = comm.rank();
+  DistributedEdges out;
+  out.numNodes = slice.numNodes;
+  out.vtxdist.resize(size_t(p) + 1);
+  for (int r = 0; r <= p; ++r)
+    out.vtxdist[size_t(r)] =
+        r == p ? slice.numNodes : nodeBlock(slice.numNodes, r, p).first;
+  if (!slice.isTyped()) {
+    sortedBySource<EdgeKey>(comm, slice, options, out,
+                            [](int64_t src, int64_t dst, int64_t) {
+                              return EdgeKey{src, dst};
+                            });
     return out;
+  }
+  // A reversed edge takes its relation's inverse (id R + stored
+  // relations), a self loop `self` (the last), as finalizeDataset has them.
+  const int64_t m = int64_t(slice.src.size());
+  const int32_t stored = int32_t(slice.relations.size());
+  const int32_t numRelations =
+      int32_t(relationsAfterLoad(slice.relations, options).size());
+  std::vector<TypedEdgeKey> edges = sortedBySource<TypedEdgeKey>(
+      comm, slice, options, out, [&](int64_t src, int64_t dst, int64_t i) {
+        const int32_t type = i < 0   ? numRelations - 1
+                             : i < m ? slice.edgeType[size_t(i)]
+                                     : slice.edgeType[size_t(i - m)] + stored;
+        return TypedEdgeKey{src, dst, type};
+      });
   // A typed load's edge list runs by (relation, src, dst): relation t's
   // edges start after every lower relation's, and within t the ranks'
   // (src, dst) runs follow one another, blocks of sources being in order.
