@@ -204,15 +204,29 @@ struct DeviceHaloExchange::Mirror {
     return bytes;
   }
   /// The weights of graph g's edges (`ids`: their local ids) in its edge
-  /// order; null without weights.
+  /// order.
   template <typename T>
   const T *splitWeights(const GraphView &g, const int64_t *ids, const T *weight,
                         int64_t weightWidth) {
-    if (!weight)
-      return nullptr;
     T *out = weights.get<T>(g.numEdges * weightWidth);
     packBy(ids, 0, g.numEdges, weight, weightWidth, out);
     return out;
+  }
+  /// splitWeights of ownedGraph(), or of chunk(q, i); null without
+  /// weights (no edge ids are mirrored then).
+  template <typename T>
+  const T *ownedWeights(const HaloExchange &host, const T *weight,
+                        int64_t weightWidth) {
+    return weight ? splitWeights(ownedGraph(host), ownedEdges(host), weight,
+                                 weightWidth)
+                  : nullptr;
+  }
+  template <typename T>
+  const T *chunkWeights(const HaloExchange &host, int q, int64_t i,
+                        const T *weight, int64_t weightWidth) {
+    return weight ? splitWeights(chunk(host, q, i), chunkEdges(host, q, i),
+                                 weight, weightWidth)
+                  : nullptr;
   }
   template <typename T>
   void packBy(const int64_t *ids, int64_t first, int64_t last, const T *x,
@@ -495,19 +509,15 @@ void DeviceHaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
   fetchInChunks(
       x, width, fwd,
       [&] {
-        const GraphView &g = m.ownedGraph(host);
-        const int64_t *ids = weight ? m.ownedEdges(host) : nullptr;
-        kernels::cuda::aggregate<T>(g, Reduce::Sum, selfLoops, x, width,
-                                    m.splitWeights(g, ids, weight, weightWidth),
-                                    weightWidth, out);
+        kernels::cuda::aggregate<T>(
+            m.ownedGraph(host), Reduce::Sum, selfLoops, x, width,
+            m.ownedWeights(host, weight, weightWidth), weightWidth, out);
       },
       [&](int q, int64_t i, const T *rows) {
-        const GraphView &g = m.chunk(host, q, i);
-        const int64_t *ids = weight ? m.chunkEdges(host, q, i) : nullptr;
-        kernels::cuda::aggregate<T>(g, Reduce::Sum, false, rows, width,
-                                    m.splitWeights(g, ids, weight, weightWidth),
-                                    weightWidth, out,
-                                    /*accumulate=*/true);
+        kernels::cuda::aggregate<T>(
+            m.chunk(host, q, i), Reduce::Sum, false, rows, width,
+            m.chunkWeights(host, q, i, weight, weightWidth), weightWidth, out,
+            /*accumulate=*/true);
       });
   host.addTraffic(fwd, CommTraffic());
   if (reduce == Reduce::Mean)
@@ -596,10 +606,10 @@ void DeviceHaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
     sentRows[t % 2] = g.numSrc;
     sent[t % 2] = m.ringSend[t % 2].get<T>(g.numSrc * width);
     kernels::cuda::zero<T>(sent[t % 2], g.numSrc * width);
-    const int64_t *ids = weight ? m.chunkEdges(host, r.to, r.chunk) : nullptr;
     kernels::cuda::aggregateGradInput<T>(
         g, Reduce::Sum, false, scaledDy, nullptr, nullptr, width,
-        m.splitWeights(g, ids, weight, weightWidth), weightWidth, sent[t % 2]);
+        m.chunkWeights(host, r.to, r.chunk, weight, weightWidth), weightWidth,
+        sent[t % 2]);
   };
   auto start = [&](size_t t) {
     const RingTransfer &r = plan[t];
@@ -631,13 +641,9 @@ void DeviceHaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
     compute(0);
     start(0);
   }
-  {
-    const GraphView &g = m.ownedGraph(host);
-    const int64_t *ids = weight ? m.ownedEdges(host) : nullptr;
-    kernels::cuda::aggregateGradInput<T>(
-        g, Reduce::Sum, selfLoops, scaledDy, nullptr, nullptr, width,
-        m.splitWeights(g, ids, weight, weightWidth), weightWidth, dx);
-  }
+  kernels::cuda::aggregateGradInput<T>(
+      m.ownedGraph(host), Reduce::Sum, selfLoops, scaledDy, nullptr, nullptr,
+      width, m.ownedWeights(host, weight, weightWidth), weightWidth, dx);
   for (size_t t = 0; t < plan.size(); ++t) {
     if (t + 1 < plan.size())
       compute(t + 1);

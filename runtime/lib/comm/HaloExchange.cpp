@@ -348,17 +348,34 @@ void divideByCounts(const std::vector<float> &inDegree, bool selfLoops,
 }
 
 /// The weights of a split graph's edges in its own order (`ids`: their
-/// local edge ids), in `storage`; null without weights.
+/// local edge ids), in `storage`.
 template <typename T>
 const T *splitWeights(const std::vector<int64_t> &ids, const T *weight,
                       int64_t weightWidth, std::vector<T> &storage) {
-  if (!weight)
-    return nullptr;
   storage.resize(ids.size() * size_t(weightWidth));
   for (size_t i = 0; i < ids.size(); ++i)
     std::copy_n(weight + ids[i] * weightWidth, weightWidth,
                 storage.data() + int64_t(i) * weightWidth);
   return storage.data();
+}
+
+/// splitWeights of the owned sources' graph, or of chunk i of part q's;
+/// null without weights, so that an unweighted aggregation never indexes
+/// the split graphs' edges.
+template <typename T>
+const T *ownedWeights(const HaloExchange &halo, const T *weight,
+                      int64_t weightWidth, std::vector<T> &storage) {
+  return weight ? splitWeights(halo.ownedSourceEdges(), weight, weightWidth,
+                               storage)
+                : nullptr;
+}
+template <typename T>
+const T *chunkWeights(const HaloExchange &halo, int q, int64_t i,
+                      const T *weight, int64_t weightWidth,
+                      std::vector<T> &storage) {
+  return weight
+             ? splitWeights(halo.chunkEdges(q, i), weight, weightWidth, storage)
+             : nullptr;
 }
 
 /// The adjoint of a mean's final division: dy divided by the counts, in
@@ -583,16 +600,12 @@ void HaloExchange::aggregateSequential(Reduce reduce, bool selfLoops,
       [&] {
         kernels::aggregate<T>(
             ownedSources.view(), Reduce::Sum, selfLoops, x, width,
-            splitWeights(ownedSourceEdges(), weight, weightWidth, w),
-            weightWidth, out);
+            ownedWeights(*this, weight, weightWidth, w), weightWidth, out);
       },
       [&](int q, int64_t i, const T *rows) {
-        const T *chunkWeights =
-            weight ? splitWeights(chunkEdges(q, i), weight, weightWidth, w)
-                   : nullptr;
         kernels::aggregate<T>(chunkGraph(q, i), Reduce::Sum, false, rows, width,
-                              chunkWeights, weightWidth, out,
-                              /*accumulate=*/true);
+                              chunkWeights(*this, q, i, weight, weightWidth, w),
+                              weightWidth, out, /*accumulate=*/true);
       });
   if (reduce == Reduce::Mean)
     divideByCounts(inDegree, selfLoops, width, out);
@@ -674,12 +687,10 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
       return;
     const GraphView g = chunkGraph(r.to, r.chunk);
     s.send.assign(size_t(g.numSrc * width), T(0));
-    const T *chunkWeights =
-        weight ? splitWeights(chunkEdges(r.to, r.chunk), weight, weightWidth, w)
-               : nullptr;
-    kernels::aggregateGradInput<T>(g, Reduce::Sum, false, scaled, nullptr,
-                                   nullptr, width, chunkWeights, weightWidth,
-                                   s.send.data());
+    kernels::aggregateGradInput<T>(
+        g, Reduce::Sum, false, scaled, nullptr, nullptr, width,
+        chunkWeights(*this, r.to, r.chunk, weight, weightWidth, w), weightWidth,
+        s.send.data());
   };
   auto start = [&](size_t t) {
     const RingTransfer &r = plan[t];
@@ -717,8 +728,7 @@ void HaloExchange::aggregateGradSequential(Reduce reduce, bool selfLoops,
   }
   kernels::aggregateGradInput<T>(
       ownedSources.view(), Reduce::Sum, selfLoops, scaled, nullptr, nullptr,
-      width, splitWeights(ownedSourceEdges(), weight, weightWidth, w),
-      weightWidth, dx);
+      width, ownedWeights(*this, weight, weightWidth, w), weightWidth, dx);
   for (size_t t = 0; t < plan.size(); ++t) {
     if (t + 1 < plan.size())
       compute(t + 1);

@@ -130,20 +130,6 @@ void requireLabeledTrainNodes(const Dataset &ds, const std::string &where) {
 }
 
 namespace {
-/// DGL's reverse relations: R (S -> D) gains R_inv (D -> S) with id
-/// R + (number of relations); its edges follow all originals, in the same
-/// order.
-void addInverseRelations(Dataset &ds) {
-  const size_t numRelations = ds.relations.size();
-  LoadOptions reverse;
-  reverse.addReverseEdges = true;
-  ds.relations = relationsAfterLoad(ds.relations, reverse);
-  const size_t e = ds.edgeType.size();
-  ds.edgeType.reserve(2 * e);
-  for (size_t k = 0; k < e; ++k)
-    ds.edgeType.push_back(ds.edgeType[k] + int32_t(numRelations));
-}
-
 /// Removes repeated edges, sorting them by (relation, src, dst) on a typed
 /// graph and by (src, dst) on an untyped one: an LSD radix sort, O(N + E).
 void dedupeEdges(Dataset &ds) {
@@ -190,26 +176,32 @@ relationsAfterLoad(const std::vector<RelationType> &stored,
 
 void finalizeDataset(Dataset &ds, const LoadOptions &options) {
   const int64_t n = ds.numNodes;
+  // A typed dataset's relations as the edge steps leave them.
+  const bool typed = ds.isHeterogeneous();
+  const int32_t stored = int32_t(ds.relations.size());
+  if (typed)
+    ds.relations = relationsAfterLoad(ds.relations, options);
   if (options.addReverseEdges) {
     size_t e = ds.src.size();
     ds.src.reserve(2 * e);
     ds.dst.reserve(2 * e);
     ds.src.insert(ds.src.end(), ds.dst.begin(), ds.dst.begin() + e);
     ds.dst.insert(ds.dst.end(), ds.src.begin(), ds.src.begin() + e);
-    if (ds.isHeterogeneous())
-      addInverseRelations(ds);
+    // DGL's reverse relations: R's reversed edges are R_inv's, with id
+    // R + (stored relations), after all originals in the same order.
+    if (typed) {
+      ds.edgeType.reserve(2 * e);
+      for (size_t k = 0; k < e; ++k)
+        ds.edgeType.push_back(ds.edgeType[k] + stored);
+    }
   }
   if (options.addSelfLoops) {
     for (int64_t v = 0; v < n; ++v) {
       ds.src.push_back(v);
       ds.dst.push_back(v);
     }
-    if (ds.isHeterogeneous()) {
-      LoadOptions loops;
-      loops.addSelfLoops = true;
-      ds.relations = relationsAfterLoad(ds.relations, loops);
+    if (typed) // `self`, the last relation
       ds.edgeType.resize(ds.src.size(), int32_t(ds.relations.size() - 1));
-    }
   }
   if (options.dedupe)
     dedupeEdges(ds);

@@ -267,29 +267,20 @@ private:
       const int64_t *end = p.haloNodes.data() + p.recvOffsets[size_t(o) + 1];
       return numOwned + (std::lower_bound(begin, end, v) - p.haloNodes.data());
     };
+    const bool typed = !stored.empty() && stored.front().type >= 0;
     std::vector<int64_t> src(stored.size()), dst(stored.size()),
         ids(stored.size());
+    std::vector<int32_t> types(typed ? stored.size() : 0);
     for (size_t e = 0; e < stored.size(); ++e) {
       src[e] = local(stored[e].src);
       dst[e] = local(stored[e].dst);
       ids[e] = stored[e].id;
+      if (typed)
+        types[e] = stored[e].type;
       if (src[e] >= numOwned || dst[e] >= numOwned)
         ++c.cutEdges;
     }
-    fillPartitionCsr(p, src, dst, ids);
-    if (!stored.empty() && stored.front().type >= 0) {
-      // The relations, in the CSR's order: by edge id.
-      std::vector<std::pair<int64_t, int32_t>> typeOf(stored.size());
-      for (size_t e = 0; e < stored.size(); ++e)
-        typeOf[e] = {stored[e].id, stored[e].type};
-      std::sort(typeOf.begin(), typeOf.end());
-      p.edgeTypes.resize(p.edgeIds.size());
-      for (size_t k = 0; k < p.edgeIds.size(); ++k)
-        p.edgeTypes[k] =
-            std::lower_bound(typeOf.begin(), typeOf.end(),
-                             std::make_pair(p.edgeIds[k], int32_t(-1)))
-                ->second;
-    }
+    fillPartitionCsr(p, src, dst, ids, types);
     c.ownedNodes = numOwned;
     c.edges = int64_t(stored.size());
     c.haloNodes = p.numHalo();

@@ -158,15 +158,7 @@ int64_t assignEdgesToDestinations(Partition &part, Communicator &comm) {
     ids.push_back(edge[2]);
     types.push_back(int32_t(edge[3]));
   }
-  fillPartitionCsr(part, src, dst, ids);
-  if (typed) {
-    // The CSR's order, by edge id: ids are unique and `ids` is ascending.
-    part.edgeTypes.resize(part.edgeIds.size());
-    for (size_t k = 0; k < part.edgeIds.size(); ++k)
-      part.edgeTypes[k] = types[size_t(
-          std::lower_bound(ids.begin(), ids.end(), part.edgeIds[k]) -
-          ids.begin())];
-  }
+  fillPartitionCsr(part, src, dst, ids, typed ? types : std::vector<int32_t>());
   part.edgeAssign = EdgeAssign::Dst;
   int64_t moved = int64_t(received.size());
   comm.allReduceSum(&moved, 1);

@@ -154,7 +154,8 @@ Partition extractPartition(const Dataset &ds, const PartitionPlan &plan,
 
 void fillPartitionCsr(Partition &out, const std::vector<int64_t> &src,
                       const std::vector<int64_t> &dst,
-                      const std::vector<int64_t> &edgeIds) {
+                      const std::vector<int64_t> &edgeIds,
+                      const std::vector<int32_t> &edgeTypes) {
   // The same stable two-pass radix sort as Graph.
   const int64_t numLocal = out.numLocal(), count = int64_t(src.size());
   std::vector<int64_t> order =
@@ -171,6 +172,11 @@ void fillPartitionCsr(Partition &out, const std::vector<int64_t> &src,
     out.indices[size_t(k)] = int32_t(src[size_t(e)]);
     out.edgeIds[size_t(k)] = edgeIds[size_t(e)];
   }
+  if (edgeTypes.empty())
+    return;
+  out.edgeTypes.resize(size_t(count));
+  for (int64_t k = 0; k < count; ++k)
+    out.edgeTypes[size_t(k)] = edgeTypes[size_t(order[size_t(k)])];
 }
 
 } // namespace gnnrt
