@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # bench/distributed_partition.sh - `mpirun -np R gnn-partition --distributed`
-# (PT-Scotch across R ranks) against the serial METIS partitioner on the same
-# generated graph: edge cut, balance, wall time and peak RSS per process.
+# (PT-Scotch or the multilevel partitioner across R ranks) against the serial
+# METIS partitioner on the same generated graph: edge cut, balance, wall time
+# and peak RSS per process.
 #
 #   bench/distributed_partition.sh                       # 1M nodes, 20M edges
 #   NODES=100000 EDGES=2000000 bench/distributed_partition.sh   # a quick trial
+#   KIND=mag NODES=2000000 PARTS=2 RANKS=2 BALANCE=nodes TRIES=1 \
+#     METHODS="multilevel ptscotch" bench/distributed_partition.sh
 #
 # Environment (defaults in brackets):
 #   BENCH_DIR [/tmp/gnnc-bench]  data and partition directories
@@ -13,6 +16,9 @@
 #   RANKS ["2 4"]    rank counts of the distributed runs
 #   BALANCE [nodes,edges,train]
 #   TRIES ["1 5"]    --tries of the distributed runs (best of N seeds)
+#   METHODS [ptscotch]  distributed methods: ptscotch, multilevel or both
+#   KIND [sbm]       sbm, or mag (gnn-data generate --kind mag, typed .npy;
+#                    EDGES, FEATURES and CLASSES do not apply)
 #   SERIAL [1]       0 skips the serial METIS run (its result is reused if
 #                    present)
 #   GNN_PARTITION, GNN_DATA   the tools [build/bin/...]
@@ -28,6 +34,8 @@ PARTS="${PARTS:-4}"
 RANKS="${RANKS:-2 4}"
 BALANCE="${BALANCE:-nodes,edges,train}"
 TRIES="${TRIES:-1 5}"
+METHODS="${METHODS:-ptscotch}"
+KIND="${KIND:-sbm}"
 SERIAL="${SERIAL:-1}"
 GNN_PARTITION="${GNN_PARTITION:-$ROOT/build/bin/gnn-partition}"
 GNN_DATA="${GNN_DATA:-$ROOT/build/bin/gnn-data}"
@@ -39,8 +47,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 NAME=distributed_partition
 source "$ROOT/bench/common.sh"
 
-data="$(bench_graph)"
-out="$BENCH_DIR/$NAME"
+if [[ "$KIND" == mag ]]; then
+  data="$BENCH_DIR/data/mag-n$NODES-s1"
+  [[ -f "$data/types.json" ]] || "$GNN_DATA" generate --kind mag --nodes "$NODES" \
+    --seed 1 --format npy --out "$data" > /dev/null
+else
+  data="$(bench_graph)"
+fi
+out="$BENCH_DIR/$NAME/$(basename "$data")"
 mkdir -p "$out"
 log "graph $data; load average $(load_avg)"
 
@@ -56,14 +70,17 @@ if [[ "$SERIAL" == 1 || ! -f "$metis/manifest.json" ]]; then
 fi
 grep -E '^(edge cut|balance)' "$metis/../metis.log" || "$GNN_PARTITION" info "$metis" | grep -E '^(edge cut|balance)'
 
-for r in $RANKS; do
-  for tries in $TRIES; do
-    dist="$out/ptscotch-r$r-p$PARTS-t$tries"
-    log "PT-Scotch on $r ranks, $PARTS parts, best of $tries"
-    mpirun --oversubscribe -np "$r" "$GNN_PARTITION" --distributed --data "$data" \
-      --parts "$PARTS" --balance "$BALANCE" --tries "$tries" --out "$dist" > "$out/ptscotch-r$r-t$tries.log"
-    echo "distributed, $r ranks, --tries $tries:"
-    grep -E '^(partitioned|objective|peak RSS|edge cut|balance)' "$out/ptscotch-r$r-t$tries.log"
-    "${PYTHON:-python3}" "$CHECK" cut-within "$dist" "$metis" 0.15 || true
+for method in $METHODS; do
+  for r in $RANKS; do
+    for tries in $TRIES; do
+      dist="$out/$method-r$r-p$PARTS-t$tries"
+      log "$method on $r ranks, $PARTS parts, best of $tries"
+      mpirun --oversubscribe -np "$r" /usr/bin/time -f "peak %M KiB" "$GNN_PARTITION" \
+        --distributed --method "$method" --data "$data" --parts "$PARTS" \
+        --balance "$BALANCE" --tries "$tries" --out "$dist" > "$out/$method-r$r-t$tries.log" 2>&1
+      echo "distributed $method, $r ranks, --tries $tries:"
+      grep -E '^(partitioned|levels|objective|peak|edge cut|balance)' "$out/$method-r$r-t$tries.log"
+      "${PYTHON:-python3}" "$CHECK" cut-within "$dist" "$metis" 0.15 || true
+    done
   done
 done

@@ -13,7 +13,8 @@
 // `--write-metis-graph FILE` writes the exact graph METIS would partition,
 // for comparing with the gpmetis command. `mpirun -np P gnn-partition
 // --distributed ...` partitions a graph no single process holds: every rank
-// reads a slice, PT-Scotch partitions across the ranks, and the ranks write
+// reads a slice, PT-Scotch or the multilevel partitioner partitions across
+// the ranks, and the ranks write
 // the same directory (DistributedPartitioner.h). Every failure prints
 // `gnn-partition: error: <message>` on stderr (`gnn-partition: rank R:
 // error: ...` from every rank under mpirun) and exits 1.
@@ -70,7 +71,7 @@ partition options:
                           column per node type)
   --edge-assign dst|src   store each edge with its destination's owner
                           (default) or its source's (GLT's edge_assign_strategy)
-  --seed S                METIS / PT-Scotch / shuffle / sampling seed
+  --seed S                METIS / distributed / shuffle / sampling seed
                           (default 0)
   --tries N               --distributed: partition N times from seeds drawn
                           from --seed and keep the smallest balanced cut, as
@@ -81,9 +82,12 @@ partition options:
                           implies --method file
   --out OUT               output directory, replaced atomically
   --distributed           under mpirun: every rank reads a slice of the
-                          dataset and PT-Scotch partitions across the ranks
-                          (method ptscotch; any number of parts, part k
-                          written by rank k % R); see docs/partitioning.md
+                          dataset and the ranks partition it together, with
+                          --method ptscotch (PT-Scotch, default) or multilevel
+                          (each rank coarsens its own nodes, METIS partitions
+                          the coarsest graph; less memory); any number of
+                          parts, part k written by rank k % R; see
+                          docs/partitioning.md
 
 sampling options (frequency, the feature cache, the remote-row estimate):
   --fanouts LIST          the training fanouts, comma-separated, in the .gnn
@@ -197,6 +201,7 @@ void printSummary(const std::string &dir, const PartitionManifest &m) {
                 balanceText(m.balance).c_str(), (long long)m.ufactor,
                 (unsigned long long)m.seed, (long long)m.metisObjective);
   else if (m.method == PartitionMethod::ParallelScotch ||
+           m.method == PartitionMethod::Multilevel ||
            m.method == PartitionMethod::Blocks)
     std::printf(" (balance %s; ufactor %lld; objective %lld)",
                 balanceText(m.balance).c_str(), (long long)m.ufactor,
@@ -291,12 +296,17 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
       throw UsageError(std::string("--distributed does not take '") + option +
                        "' (pre-sampling and assignment files run in one "
                        "process)");
-  if (args.has("--method") && args.get("--method") != "ptscotch")
-    throw UsageError("--distributed partitions with PT-Scotch (--method "
-                     "ptscotch), found '" +
-                     args.get("--method") + "'");
+  const std::string methodName = args.get("--method", "ptscotch");
+  std::optional<PartitionMethod> method = partitionMethodFromName(methodName);
+  if (method != PartitionMethod::ParallelScotch &&
+      method != PartitionMethod::Multilevel)
+    throw UsageError("--distributed partitions with --method ptscotch or "
+                     "multilevel, found '" +
+                     methodName + "'");
   PartitionOptions o;
-  o.method = PartitionMethod::ParallelScotch;
+  o.method = *method;
+  const bool scotch = o.method == PartitionMethod::ParallelScotch;
+  const char *partitioner = scotch ? "PT-Scotch" : "multilevel";
   PartitionManifest manifest;
   LoadOptions loadOpts = loadOptions(args, manifest);
   o.numParts =
@@ -337,18 +347,24 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
   comm.allReduceSum(peaks.data(), int64_t(peaks.size()));
   if (comm.rank() != 0)
     return 0;
-  std::printf("partitioned %s on %d rank%s with PT-Scotch in %.2f s (rank 0: "
-              "read %.2f s, graph %.2f s, PT-Scotch %.2f s, balance %.2f s, "
-              "parts and write %.2f s)\n",
-              manifest.dataset.c_str(), comm.size(),
-              comm.size() == 1 ? "" : "s", total, report.readSeconds,
-              report.graphSeconds, report.scotchSeconds, report.balanceSeconds,
-              report.writeSeconds);
-  std::printf("objective    %lld from PT-Scotch, %lld after %d balance and "
+  std::printf(
+      "partitioned %s on %d rank%s with %s in %.2f s (rank 0: "
+      "read %.2f s, graph %.2f s, %s %.2f s, balance %.2f s, "
+      "parts and write %.2f s)\n",
+      manifest.dataset.c_str(), comm.size(), comm.size() == 1 ? "" : "s",
+      partitioner, total, report.readSeconds, report.graphSeconds, partitioner,
+      report.partitionSeconds, report.balanceSeconds, report.writeSeconds);
+  if (!scotch)
+    std::printf("levels       %d coarse level%s; METIS partitioned the "
+                "coarsest graph, %lld nodes and %lld edges\n",
+                report.levels, report.levels == 1 ? "" : "s",
+                (long long)report.coarsestVertices,
+                (long long)report.coarsestEdges);
+  std::printf("objective    %lld from %s, %lld after %d balance and "
               "%d refinement rounds (%lld moves); constraints %s\n",
-              (long long)report.scotchObjective, (long long)report.objective,
-              report.balanceRounds, report.refineRounds,
-              (long long)report.moved,
+              (long long)report.initialObjective, partitioner,
+              (long long)report.objective, report.balanceRounds,
+              report.refineRounds, (long long)report.moved,
               report.balanced ? "within the ufactor bound"
                               : "NOT within the ufactor bound");
   if (o.tries > 1)
@@ -357,10 +373,10 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
   std::printf("peak RSS     ");
   for (size_t r = 0; r < peaks.size(); ++r)
     std::printf("%srank %zu %.1f MiB", r ? ", " : "", r, peaks[r]);
-  std::printf(" (rank 0 after reading %.1f, graph %.1f, PT-Scotch %.1f, "
+  std::printf(" (rank 0 after reading %.1f, graph %.1f, %s %.1f, "
               "balance %.1f)\n",
-              report.peakMiB[0], report.peakMiB[1], report.peakMiB[2],
-              report.peakMiB[3]);
+              report.peakMiB[0], report.peakMiB[1], partitioner,
+              report.peakMiB[2], report.peakMiB[3]);
   printSummary(out, manifest);
   return 0;
 }
@@ -386,9 +402,11 @@ int partition(int argc, char **argv, Communicator *comm) {
   std::string methodName =
       args.get("--method", args.has("--assignment") ? "file" : "metis");
   std::optional<PartitionMethod> method = partitionMethodFromName(methodName);
-  if (method == PartitionMethod::ParallelScotch)
-    throw UsageError("--method ptscotch partitions across MPI ranks: run "
-                     "mpirun -np R gnn-partition --distributed");
+  if (method == PartitionMethod::ParallelScotch ||
+      method == PartitionMethod::Multilevel)
+    throw UsageError("--method " + methodName +
+                     " partitions across MPI ranks: run mpirun -np R "
+                     "gnn-partition --distributed");
   if (!method || method == PartitionMethod::Blocks)
     throw UsageError("--method must be metis, random, file or frequency, "
                      "found '" +
@@ -421,8 +439,8 @@ int partition(int argc, char **argv, Communicator *comm) {
   if (o.method == PartitionMethod::File && args.has("--seed"))
     throw UsageError("--seed does not apply to --method file");
   if (args.has("--tries"))
-    throw UsageError("--tries applies to --distributed (PT-Scotch, whose cut "
-                     "varies with the seed); one process partitions once");
+    throw UsageError("--tries applies to --distributed (whose cut varies "
+                     "with the seed); one process partitions once");
   o.numParts =
       int(std::min<int64_t>(args.integer("--parts", 0, 1), int64_t(1) << 30));
   args.required("--parts");

@@ -22,6 +22,8 @@ const char *partitionMethodName(PartitionMethod method) {
     return "frequency";
   case PartitionMethod::ParallelScotch:
     return "ptscotch";
+  case PartitionMethod::Multilevel:
+    return "multilevel";
   case PartitionMethod::Blocks:
     return "blocks";
   }
@@ -45,10 +47,10 @@ const char *balanceConstraintName(BalanceConstraint c) {
 }
 
 std::optional<PartitionMethod> partitionMethodFromName(std::string_view name) {
-  for (PartitionMethod m : {PartitionMethod::Metis, PartitionMethod::Random,
-                            PartitionMethod::File, PartitionMethod::Frequency,
-                            PartitionMethod::ParallelScotch,
-                            PartitionMethod::Blocks})
+  for (PartitionMethod m :
+       {PartitionMethod::Metis, PartitionMethod::Random, PartitionMethod::File,
+        PartitionMethod::Frequency, PartitionMethod::ParallelScotch,
+        PartitionMethod::Multilevel, PartitionMethod::Blocks})
     if (name == partitionMethodName(m))
       return m;
   return std::nullopt;

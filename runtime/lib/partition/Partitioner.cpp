@@ -105,8 +105,11 @@ std::vector<int32_t> partitionNodes(const Dataset &ds,
   case PartitionMethod::Frequency:
     return frequencyPartition(ds, options);
   case PartitionMethod::ParallelScotch:
-    throw DataError("partition: method 'ptscotch' partitions across MPI "
-                    "ranks: run mpirun -np P gnn-partition --distributed");
+  case PartitionMethod::Multilevel:
+    throw DataError(std::string("partition: method '") +
+                    partitionMethodName(options.method) +
+                    "' partitions across MPI ranks: run mpirun -np P "
+                    "gnn-partition --distributed");
   case PartitionMethod::Blocks:
     throw DataError("partition: method 'blocks' is the out-of-core "
                     "trainer's start-up partitioning (--offload), not a "

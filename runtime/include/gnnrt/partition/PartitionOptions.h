@@ -30,6 +30,11 @@ enum class PartitionMethod {
   /// PT-Scotch across MPI ranks, then METIS's per-constraint balance
   /// (partitionDistributed; gnn-partition --distributed)
   ParallelScotch,
+  /// Across MPI ranks without PT-Scotch: each rank coarsens its own
+  /// vertices, METIS partitions the coarsest graph, the levels are refined
+  /// on the way back (partitionDistributed; gnn-partition --distributed
+  /// --method multilevel)
+  Multilevel,
   /// Contiguous blocks of node ids, then the same balance and cut
   /// refinement as ParallelScotch (partitionDistributed on any
   /// communicator: --offload's start-up partitioning in bounded memory)
@@ -65,13 +70,13 @@ struct PartitionOptions {
   /// METIS constraints, in this order; at least one, no repeats.
   std::vector<BalanceConstraint> balance = {BalanceConstraint::Nodes};
   EdgeAssign edgeAssign = EdgeAssign::Dst;
-  /// METIS's seed (taken modulo 2^31), PT-Scotch's, or the random
-  /// permutation's seed.
+  /// METIS's seed (taken modulo 2^31), PT-Scotch's, the multilevel
+  /// partitioner's, or the random permutation's seed.
   uint64_t seed = 0;
-  /// ParallelScotch: partitions from seeds seed, seed + 1, ... this many
-  /// times and keeps the best (balanced first, then the smallest cut), as
-  /// METIS's ncuts. PT-Scotch's cut varies with the seed far more than
-  /// METIS's (Cora, 4 parts: 840 to 1,300 against METIS's 748).
+  /// ParallelScotch, Multilevel: partitions from this many seeds (seed,
+  /// then seeds drawn from it) and keeps the best (balanced first, then the
+  /// smallest cut), as METIS's ncuts. PT-Scotch's cut varies with the seed
+  /// far more than METIS's (Cora, 4 parts: 840 to 1,300 against METIS's 748).
   int tries = 1;
   /// METIS's load imbalance tolerance in thousandths: every part's weight of
   /// every constraint stays at most (1 + ufactor / 1000) x the mean (METIS's

@@ -8,6 +8,7 @@
 
 #include "DistributedBalance.h"
 
+#include "GhostValues.h"
 #include "RankCollectives.h"
 
 #include <algorithm>
@@ -18,63 +19,7 @@ namespace gnnrt {
 namespace {
 
 constexpr int kMaxBalanceRounds = 64;
-constexpr int kMaxRefineRounds = 8;
-
-/// The parts of this rank's vertices and of their remote neighbours.
-class GhostParts {
-public:
-  GhostParts(Communicator &comm, const std::vector<int64_t> &vtxdist,
-             const DistributedMetisGraph &g)
-      : comm(comm), begin(vtxdist[size_t(comm.rank())]), numLocal(g.numLocal) {
-    for (int32_t w : g.adjncy)
-      if (w < begin || w >= begin + numLocal)
-        ghosts.push_back(w);
-    std::sort(ghosts.begin(), ghosts.end());
-    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-    auto ownerOf = [&](int64_t v) {
-      return int(std::upper_bound(vtxdist.begin(), vtxdist.end(), v) -
-                 vtxdist.begin()) -
-             1;
-    };
-    // Ask every owner once which of its vertices this rank needs.
-    served = exchangeRecords<int64_t>(
-        comm, int64_t(ghosts.size()),
-        [&](int64_t i) { return ownerOf(ghosts[size_t(i)]); },
-        [&](int64_t i) { return ghosts[size_t(i)]; }, &servedFrom);
-    slot.resize(g.adjncy.size());
-    for (size_t i = 0; i < g.adjncy.size(); ++i) {
-      int64_t w = g.adjncy[i];
-      slot[i] = w >= begin && w < begin + numLocal
-                    ? int32_t(w - begin)
-                    : int32_t(numLocal + (std::lower_bound(ghosts.begin(),
-                                                           ghosts.end(), w) -
-                                          ghosts.begin()));
-    }
-  }
-
-  /// Sends the owned parts to every rank that holds them as ghosts.
-  void refresh(const std::vector<int32_t> &part) {
-    parts.assign(part.begin(), part.end());
-    std::vector<int32_t> got = exchangeRecords<int32_t>(
-        comm, int64_t(served.size()),
-        [&](int64_t i) {
-          return int(std::upper_bound(servedFrom.begin(), servedFrom.end(), i) -
-                     servedFrom.begin()) -
-                 1;
-        },
-        [&](int64_t i) { return part[size_t(served[size_t(i)] - begin)]; });
-    parts.insert(parts.end(), got.begin(), got.end());
-  }
-
-  /// The part of the neighbour of adjacency entry i.
-  int32_t neighbourPart(size_t i) const { return parts[size_t(slot[i])]; }
-
-private:
-  Communicator &comm;
-  int64_t begin, numLocal;
-  std::vector<int64_t> ghosts, served, servedFrom;
-  std::vector<int32_t> slot, parts;
-};
+constexpr int kMaxRefineRounds = 32;
 
 struct Move {
   int64_t gain;
@@ -87,7 +32,7 @@ struct Move {
 class Rounds {
 public:
   Rounds(Communicator &comm, const DistributedMetisGraph &g, int numParts,
-         int64_t ufactor, std::vector<int32_t> &part, GhostParts &ghosts)
+         int64_t ufactor, std::vector<int32_t> &part, GhostValues &ghosts)
       : comm(comm), g(g), k(size_t(numParts)), ncon(size_t(g.ncon)), part(part),
         ghosts(ghosts), limit(ncon), weight(k * ncon), conn(k, 0) {
     // The bound of every constraint, as METIS applies ubvec.
@@ -264,7 +209,7 @@ private:
   /// conn[q]: the edge weight from v to part q, for the parts in touched.
   void connect(int64_t v) {
     for (int32_t i = g.xadj[size_t(v)]; i < g.xadj[size_t(v) + 1]; ++i) {
-      int32_t q = ghosts.neighbourPart(size_t(i));
+      int32_t q = ghosts.neighbourValue(size_t(i));
       if (conn[size_t(q)] == 0)
         touched.push_back(q);
       conn[size_t(q)] += g.adjwgt.empty() ? 1 : g.adjwgt[size_t(i)];
@@ -285,7 +230,7 @@ private:
   const DistributedMetisGraph &g;
   const size_t k, ncon;
   std::vector<int32_t> &part;
-  GhostParts &ghosts;
+  GhostValues &ghosts;
   std::vector<double> limit;
   std::vector<int64_t> weight, conn;
   std::vector<int32_t> touched;
@@ -298,12 +243,12 @@ BalanceOutcome balanceParts(Communicator &comm,
                             const DistributedMetisGraph &g, int numParts,
                             int64_t ufactor, std::vector<int32_t> &part,
                             bool moveVertices) {
-  GhostParts ghosts(comm, vtxdist, g);
+  GhostValues ghosts(comm, vtxdist, g);
   auto objective = [&]() {
     int64_t cut = 0;
     for (int64_t v = 0; v < g.numLocal; ++v)
       for (int32_t i = g.xadj[size_t(v)]; i < g.xadj[size_t(v) + 1]; ++i)
-        if (ghosts.neighbourPart(size_t(i)) != part[size_t(v)])
+        if (ghosts.neighbourValue(size_t(i)) != part[size_t(v)])
           cut += g.adjwgt.empty() ? 1 : g.adjwgt[size_t(i)];
     comm.allReduceSum(&cut, 1);
     return cut / 2; // every pair is in both of its rows

@@ -1,7 +1,8 @@
 //===- DistributedGraph.h - A graph spread over ranks ----------*- C++ -*-===//
 //
 // Internal to gnnrt. The distributed partitioner's view of the graph: rank
-// r of P owns the nodes of nodeBlock(N, r, P) and, after the load options
+// r of P owns the nodes of a block of ids holding about 1 / P of the nodes
+// plus edges (DistributedEdges::vtxdist) and, after the load options
 // are applied, exactly the edges whose source it owns, sorted by (source,
 // destination) without repeats. That is the order loadDataset leaves a
 // deduplicated dataset in, so the edge ids (positions in the loaded edge
@@ -79,6 +80,14 @@ buildDistributedMetisGraph(Communicator &comm, const DistributedEdges &edges,
                            const std::vector<int64_t> &trainIdx,
                            const std::vector<BalanceConstraint> &balance,
                            EdgeAssign assign);
+
+/// One weight per local vertex: the sum over constraints of the vertex's
+/// weight scaled so that every constraint's total counts about the same
+/// (the largest total over this one's, rounded), so that balancing the sum
+/// keeps every constraint near balance (PT-Scotch balances one weight; the
+/// multilevel partitioner bounds its clusters by one). Throws DataError if
+/// the sum exceeds 32 bits.
+std::vector<int32_t> foldedVertexWeights(const DistributedMetisGraph &g);
 
 } // namespace gnnrt
 

@@ -7,9 +7,10 @@
 //      the same located error on all of them);
 //   2. edges to the owners of their sources, sorted and deduplicated
 //      (DistributedGraph.h), then ParMETIS's symmetrized rows and weights;
-//   3. PT-Scotch on one folded weight (ParallelScotch.h), or contiguous
-//      blocks of node ids (method blocks), then METIS's per-constraint
-//      bound restored and the cut refined (DistributedBalance.h);
+//   3. PT-Scotch on one folded weight (ParallelScotch.h), our multilevel
+//      partitioner (DistributedMultilevel.h), or contiguous blocks of node
+//      ids (method blocks), then METIS's per-constraint bound restored and
+//      the cut refined (DistributedBalance.h);
 //   4. every rank learns the whole assignment (4 bytes per node) and builds
 //      the parts p with p % P == rank: their edges, halos and send lists,
 //      feature rows and labels, as extractPartition lays them out;
@@ -17,9 +18,12 @@
 //      rank 0 writes the partition book and the manifest and moves the
 //      directory into place.
 //
-// Per rank, memory is its share of the edges and feature rows plus a few
-// node-indexed tables (labels, splits, the assignment: about 13 bytes per
-// node), never the whole graph.
+// Per rank, memory is its share of the edges plus a few node-indexed
+// tables (labels, splits, the assignment: about 13 bytes per node), never
+// the whole graph. The ranks' node blocks hold about equal edges
+// (DistributedGraph.h). Feature rows in an .npy go from the dataset's file
+// to the parts' files a few MiB at a time, read by the rank writing the
+// part; the OGB layout's rows are read with the slices and sent.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,11 +31,14 @@
 
 #include "DistributedBalance.h"
 #include "DistributedGraph.h"
+#include "DistributedMultilevel.h"
 #include "ParallelScotch.h"
 #include "RankCollectives.h"
 #include "files/PartitionCsr.h"
 #include "files/PartitionWriting.h"
+#include "gnnrt/data/DatasetFormat.h"
 #include "gnnrt/data/DatasetSlice.h"
+#include "gnnrt/io/Npy.h"
 #include "gnnrt/partition/Partition.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/Random.h"
@@ -40,6 +47,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <sys/resource.h>
 
 namespace gnnrt {
@@ -55,8 +63,11 @@ double peakResidentMiB() {
   return double(usage.ru_maxrss) / 1024.0;
 }
 
+/// An edge on its way to the rank of its part: 24 bytes (node ids fit 32
+/// bits, as ParMETIS's input needs).
 struct EdgeRecord {
-  int64_t src, dst, id;
+  int64_t id;
+  int32_t src, dst;
   int32_t type; ///< the relation (-1 untyped)
 };
 
@@ -77,9 +88,10 @@ std::vector<int> partsOfRank(int numParts, int rank, int numRanks) {
 
 void checkOptions(const PartitionOptions &o) {
   if (o.method != PartitionMethod::ParallelScotch &&
+      o.method != PartitionMethod::Multilevel &&
       o.method != PartitionMethod::Blocks)
     throw DataError(std::string("partition: the distributed partitioner runs "
-                                "PT-Scotch or node blocks, not '") +
+                                "PT-Scotch, multilevel or node blocks, not '") +
                     partitionMethodName(o.method) + "'");
   if (o.numParts < 1)
     throw DataError("partition: the number of parts must be at least 1 (got " +
@@ -92,6 +104,21 @@ void checkOptions(const PartitionOptions &o) {
                     std::to_string(o.ufactor) + ")");
   if (o.balance.empty())
     throw DataError("partition: METIS needs at least one balance constraint");
+}
+
+/// The dataset's feature rows as an [nodes x features] float32 .npy that
+/// the parts' rows can be copied from (the .npy layouts, typed or not), or
+/// "" where they are read with the slices (the OGB layout's csv.gz).
+std::string featureRowsFile(const std::string &dataDir) {
+  const DatasetFormat format = datasetFormat(dataDir).format;
+  if (format != DatasetFormat::Npy && format != DatasetFormat::NpyHetero)
+    return "";
+  const std::string path = dataDir + "/features.npy";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return "";
+  const NpyHeader h = readNpyHeader(path);
+  return h.type == NpyType::Float32 && h.shape.size() == 2 ? path : "";
 }
 
 /// Parts that read their feature rows in place (featuresInPlace) own
@@ -107,12 +134,16 @@ void checkInPlace(const PartitionOptions &o, const PartitionManifest &m) {
 class PartBuilder {
 public:
   /// `featuresFile`: the rows stay there (no rows are moved or written).
-  /// `relations`: a typed graph's, as loaded (empty untyped).
+  /// `rowsWrittenLater`: the parts' rows are copied from the dataset's
+  /// file when the parts are written (writePartFeatureRows), not moved
+  /// between ranks. `relations`: a typed graph's, as loaded (empty
+  /// untyped).
   PartBuilder(Communicator &comm, const std::vector<int32_t> &owner,
               int numParts, EdgeAssign assign, std::string featuresFile,
-              std::vector<RelationType> relations)
+              bool rowsWrittenLater, std::vector<RelationType> relations)
       : comm(comm), owner(owner), numParts(numParts), assign(assign),
-        featuresFile(std::move(featuresFile)), relations(std::move(relations)),
+        featuresFile(std::move(featuresFile)),
+        rowsWrittenLater(rowsWrittenLater), relations(std::move(relations)),
         mine(partsOfRank(numParts, comm.rank(), comm.size())) {}
 
   int rankOf(int part) const { return part % comm.size(); }
@@ -144,18 +175,22 @@ public:
     // Edges to the rank of the part that stores them.
     const std::vector<int64_t> &placer =
         assign == EdgeAssign::Dst ? edges.dst : edges.src;
+    // The edges go as soon as they are packed, before the records arrive.
     std::vector<EdgeRecord> stored = exchangeRecords<EdgeRecord>(
         comm, int64_t(edges.src.size()),
         [&](int64_t e) { return rankOf(owner[size_t(placer[size_t(e)])]); },
         [&](int64_t e) {
-          return EdgeRecord{edges.src[size_t(e)], edges.dst[size_t(e)],
-                            edges.edgeId(e),
+          return EdgeRecord{edges.edgeId(e), int32_t(edges.src[size_t(e)]),
+                            int32_t(edges.dst[size_t(e)]),
                             edges.type.empty() ? -1 : edges.type[size_t(e)]};
+        },
+        /*sources=*/nullptr,
+        [&] {
+          edges.src = {};
+          edges.dst = {};
+          edges.type = {};
+          edges.ids = {};
         });
-    edges.src = {};
-    edges.dst = {};
-    edges.type = {};
-    edges.ids = {};
     std::vector<std::vector<EdgeRecord>> byPart(mine.size());
     if (mine.size() == 1) {
       byPart[0] = std::move(stored); // one part per rank: no copy
@@ -170,16 +205,15 @@ public:
     // before the next exchange.
     agreeOnFailure(comm, [&] {
       for (size_t s = 0; s < mine.size(); ++s) {
-        buildGraph(parts[s], byPart[s], counts[s]);
-        byPart[s] = {};
+        buildGraph(parts[s], std::move(byPart[s]), counts[s]);
         ownedRows(parts[s], slice, counts[s]);
       }
     });
-    if (featuresFile.empty())
-      features(parts, slice);
-    else
+    if (!featuresFile.empty())
       for (Partition &p : parts)
         p.featuresFile = featuresFile;
+    else if (!rowsWrittenLater)
+      features(parts, slice);
     return parts;
   }
 
@@ -231,20 +265,22 @@ private:
 
   /// The halo (remote endpoints, by owner then id), its exchange ranges and
   /// the local CSR.
-  void buildGraph(Partition &p, const std::vector<EdgeRecord> &stored,
-                  PartCounts &c) {
+  void buildGraph(Partition &p, std::vector<EdgeRecord> stored, PartCounts &c) {
     const int k = p.part;
-    for (const EdgeRecord &r : stored)
-      for (int64_t w : {r.src, r.dst})
-        if (owner[size_t(w)] != k)
-          p.haloNodes.push_back(w);
-    auto byOwner = [&](int64_t a, int64_t b) {
-      int32_t oa = owner[size_t(a)], ob = owner[size_t(b)];
-      return oa != ob ? oa < ob : a < b;
-    };
-    std::sort(p.haloNodes.begin(), p.haloNodes.end(), byOwner);
-    p.haloNodes.erase(std::unique(p.haloNodes.begin(), p.haloNodes.end()),
-                      p.haloNodes.end());
+    {
+      std::vector<bool> seen(owner.size(), false);
+      for (const EdgeRecord &r : stored)
+        for (int32_t w : {r.src, r.dst})
+          if (owner[size_t(w)] != k && !seen[size_t(w)]) {
+            seen[size_t(w)] = true;
+            p.haloNodes.push_back(w);
+          }
+    }
+    std::sort(p.haloNodes.begin(), p.haloNodes.end(),
+              [&](int64_t a, int64_t b) {
+                int32_t oa = owner[size_t(a)], ob = owner[size_t(b)];
+                return oa != ob ? oa < ob : a < b;
+              });
     const int64_t numOwned = p.numOwned();
     if (p.numLocal() >= (int64_t(1) << 31))
       throw DataError("partition: part " + std::to_string(k) + " has " +
@@ -259,30 +295,35 @@ private:
     }
     for (int q = 0; q < numParts; ++q)
       p.recvOffsets[size_t(q) + 1] += p.recvOffsets[size_t(q)];
-    auto local = [&](int64_t v) -> int64_t {
+    auto local = [&](int64_t v) -> int32_t {
       int32_t o = owner[size_t(v)];
       if (o == k)
-        return ownedLocalId(p, v);
+        return int32_t(ownedLocalId(p, v));
       const int64_t *begin = p.haloNodes.data() + p.recvOffsets[size_t(o)];
       const int64_t *end = p.haloNodes.data() + p.recvOffsets[size_t(o) + 1];
-      return numOwned + (std::lower_bound(begin, end, v) - p.haloNodes.data());
+      return int32_t(numOwned +
+                     (std::lower_bound(begin, end, v) - p.haloNodes.data()));
     };
-    const bool typed = !stored.empty() && stored.front().type >= 0;
-    std::vector<int64_t> src(stored.size()), dst(stored.size()),
-        ids(stored.size());
-    std::vector<int32_t> types(typed ? stored.size() : 0);
-    for (size_t e = 0; e < stored.size(); ++e) {
-      src[e] = local(stored[e].src);
-      dst[e] = local(stored[e].dst);
-      ids[e] = stored[e].id;
-      if (typed)
-        types[e] = stored[e].type;
-      if (src[e] >= numOwned || dst[e] >= numOwned)
+    // Local ids in place, then fillPartitionCsr's order: the records of
+    // one (source, destination) pair came from one rank in edge-id order,
+    // so ordering ties by id is its stable sort's order.
+    for (EdgeRecord &r : stored) {
+      r.src = local(r.src);
+      r.dst = local(r.dst);
+      if (r.src >= numOwned || r.dst >= numOwned)
         ++c.cutEdges;
     }
-    fillPartitionCsr(p, src, dst, ids, types);
-    c.ownedNodes = numOwned;
+    std::sort(stored.begin(), stored.end(),
+              [](const EdgeRecord &a, const EdgeRecord &b) {
+                return a.dst != b.dst   ? a.dst < b.dst
+                       : a.src != b.src ? a.src < b.src
+                                        : a.id < b.id;
+              });
+    fillSortedPartitionCsr(p, stored,
+                           /*typed=*/!stored.empty() &&
+                               stored.front().type >= 0);
     c.edges = int64_t(stored.size());
+    c.ownedNodes = numOwned;
     c.haloNodes = p.numHalo();
   }
 
@@ -335,13 +376,14 @@ private:
   int numParts;
   EdgeAssign assign;
   std::string featuresFile;
+  bool rowsWrittenLater;
   std::vector<RelationType> relations;
   std::vector<int> mine;
 };
 
-/// PT-Scotch's seed for try t of options.tries: the user's seed first (so
-/// one try is what it always was), then seeds drawn from it. Not seed + t:
-/// Scotch gives seeds 2k and 2k + 1 the same partition.
+/// The seed of try t of options.tries: the user's seed first (so one try is
+/// what it always was), then seeds drawn from it. Not seed + t: Scotch
+/// gives seeds 2k and 2k + 1 the same partition.
 uint64_t seedOfTry(uint64_t seed, int t) {
   constexpr uint64_t kTriesStream = 0x5c07c4;
   return t == 0 ? seed : randomBits(seed, kTriesStream, uint64_t(t))[0];
@@ -360,12 +402,16 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   checkInPlace(options, manifest);
   const int p = comm.size(), rank = comm.rank();
   const bool inPlace = !manifest.featuresInPlace.empty();
+  // Rows in an .npy go from the file to the parts' files when they are
+  // written: no rank holds them before (DistributedPartitioner.h).
+  const std::string rowsFile = inPlace ? "" : featureRowsFile(dataDir);
 
   // 1. This rank's slice (no feature rows if they stay in place).
   auto start = Clock::now();
   DatasetSlice slice;
   agreeOnFailure(comm, [&] {
-    slice = readDatasetSlice(dataDir, load, rank, p, /*withFeatures=*/!inPlace);
+    slice = readDatasetSlice(dataDir, load, rank, p,
+                             /*withFeatures=*/!inPlace && rowsFile.empty());
   });
   const int64_t n = slice.numNodes;
   if (options.numParts > n)
@@ -383,7 +429,7 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   r.graphSeconds = secondsSince(start);
   r.peakMiB[1] = peakResidentMiB();
 
-  // 3. PT-Scotch, then the per-constraint bound and refinement.
+  // 3. The partitioner, then the per-constraint bound and refinement.
   start = Clock::now();
   std::vector<int32_t> part;
   if (options.method == PartitionMethod::Blocks) {
@@ -395,7 +441,7 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
       part[i] = int32_t((first + int64_t(i)) * options.numParts / n);
   }
   BalanceOutcome balance;
-  double scotchSeconds = 0, balanceSeconds = 0;
+  double partitionSeconds = 0, balanceSeconds = 0;
   if (options.method == PartitionMethod::Blocks) {
     start = Clock::now();
     balance = balanceParts(comm, edges.vtxdist, graph, options.numParts,
@@ -404,13 +450,21 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   } else {
     // Every try is collective and its outcome the same on every rank, so
     // the ranks keep the same one.
-    std::vector<int32_t> weights = scotchVertexWeights(graph);
+    const bool scotch = options.method == PartitionMethod::ParallelScotch;
+    std::vector<int32_t> weights;
+    if (scotch)
+      weights = foldedVertexWeights(graph);
     for (int t = 0; t < std::max(1, options.tries); ++t) {
       start = Clock::now();
+      const uint64_t seed = seedOfTry(options.seed, t);
+      MultilevelReport levels;
       std::vector<int32_t> tried =
-          parallelScotchPartition(comm, edges.vtxdist, graph, weights,
-                                  options.numParts, seedOfTry(options.seed, t));
-      scotchSeconds += secondsSince(start);
+          scotch ? parallelScotchPartition(comm, edges.vtxdist, graph, weights,
+                                           options.numParts, seed)
+                 : multilevelPartition(comm, edges.vtxdist, graph,
+                                       options.numParts, options.ufactor, seed,
+                                       &levels);
+      partitionSeconds += secondsSince(start);
       start = Clock::now();
       BalanceOutcome outcome =
           balanceParts(comm, edges.vtxdist, graph, options.numParts,
@@ -423,13 +477,16 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
         balance = outcome;
         part = std::move(tried);
         r.bestTry = t;
+        r.levels = levels.levels;
+        r.coarsestVertices = levels.coarsestVertices;
+        r.coarsestEdges = levels.coarsestEdges;
       }
     }
   }
-  r.scotchSeconds = scotchSeconds;
+  r.partitionSeconds = partitionSeconds;
   r.peakMiB[2] = peakResidentMiB();
   graph = {};
-  r.scotchObjective = balance.objectiveBefore;
+  r.initialObjective = balance.objectiveBefore;
   r.objective = balance.objective;
   r.moved = balance.moved;
   r.balanceRounds = balance.balanceRounds;
@@ -449,7 +506,7 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
       slice.isTyped() ? relationsAfterLoad(slice.relations, load)
                       : std::vector<RelationType>();
   PartBuilder builder(comm, owner, options.numParts, options.edgeAssign,
-                      manifest.featuresInPlace, relations);
+                      manifest.featuresInPlace, !rowsFile.empty(), relations);
   std::vector<PartCounts> counts;
   std::vector<Partition> parts = builder.build(edges, slice, counts);
   builder.sendLists(parts, counts);
@@ -470,8 +527,12 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   });
   temp = broadcastString(comm, temp, 0);
   agreeOnFailure(comm, [&] {
-    for (const Partition &q : parts)
-      writePartDirectory(temp, q, /*withCache=*/false);
+    for (const Partition &q : parts) {
+      writePartDirectory(temp, q, /*withCache=*/false,
+                         /*withFeatures=*/rowsFile.empty());
+      if (!rowsFile.empty() && q.numFeatures > 0)
+        writePartFeatureRows(temp, q, rowsFile);
+    }
   });
   parts.clear();
   std::vector<int64_t> from;
@@ -487,9 +548,9 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
     manifest.balance = options.balance;
     manifest.edgeAssign = options.edgeAssign;
     // The kept try's seed: --seed S --tries 1 gives this partitioning again.
-    manifest.seed = options.method == PartitionMethod::ParallelScotch
-                        ? seedOfTry(options.seed, r.bestTry)
-                        : 0;
+    manifest.seed = options.method == PartitionMethod::Blocks
+                        ? 0
+                        : seedOfTry(options.seed, r.bestTry);
     manifest.ufactor = options.ufactor;
     manifest.metisObjective = balance.objective;
     manifest.numNodes = n;

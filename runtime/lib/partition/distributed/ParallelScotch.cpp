@@ -33,28 +33,6 @@ static_assert(std::is_same_v<SCOTCH_Num, int32_t>,
               "DistributedMetisGraph stores ids as int32_t; link the int32 "
               "build of PT-Scotch's ParMETIS library");
 
-std::vector<int32_t> scotchVertexWeights(const DistributedMetisGraph &g) {
-  const size_t ncon = size_t(g.ncon);
-  const int64_t largest = *std::max_element(g.totals.begin(), g.totals.end());
-  std::vector<int64_t> scale(ncon);
-  int64_t total = 0;
-  for (size_t c = 0; c < ncon; ++c) {
-    scale[c] = std::max<int64_t>(1, (largest + g.totals[c] / 2) / g.totals[c]);
-    total += scale[c] * g.totals[c];
-  }
-  if (total > std::numeric_limits<int32_t>::max())
-    throw DataError("partition: the combined vertex weights exceed "
-                    "PT-Scotch's 2^31 - 1 (balance fewer constraints)");
-  std::vector<int32_t> w(size_t(g.numLocal), 0);
-  for (int64_t v = 0; v < g.numLocal; ++v) {
-    int64_t sum = 0;
-    for (size_t c = 0; c < ncon; ++c)
-      sum += scale[c] * g.vwgt[size_t(v) * ncon + c];
-    w[size_t(v)] = int32_t(sum);
-  }
-  return w;
-}
-
 std::vector<int32_t>
 parallelScotchPartition(Communicator &comm, const std::vector<int64_t> &vtxdist,
                         DistributedMetisGraph &g,

@@ -5,7 +5,7 @@
 // ParMETIS itself is not packaged). That implementation reads one vertex
 // weight per vertex and ignores ncon, ubvec and options (checked in its
 // source, libscotchmetis/parmetis_dgraph_part.c), so it balances a single
-// weight: the caller folds the constraints into one (scotchVertexWeights)
+// weight: the caller folds the constraints into one (foldedVertexWeights)
 // and enforces each of them afterwards (DistributedBalance.h).
 //
 //===----------------------------------------------------------------------===//
@@ -19,13 +19,6 @@
 #include <vector>
 
 namespace gnnrt {
-
-/// One weight per local vertex: the sum over constraints of the vertex's
-/// weight scaled so that every constraint's total counts about the same
-/// (the largest total over this one's, rounded), so that balancing the sum
-/// keeps every constraint near balance. Throws DataError if the sum
-/// exceeds 32 bits.
-std::vector<int32_t> scotchVertexWeights(const DistributedMetisGraph &g);
 
 /// Partitions the distributed graph into numParts parts with PT-Scotch and
 /// returns the part of each local vertex. `vtxdist` has one entry per rank

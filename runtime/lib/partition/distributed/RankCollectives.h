@@ -44,11 +44,14 @@ void exchangeBytes(Communicator &comm, const char *send,
 /// dest(i) >= 0, and returns the records every rank sent this one, grouped
 /// by source rank in rank order (and within a source in i order).
 /// `sources`, if given, receives each source's first record and the end.
-/// Only one send buffer is built (two passes over i).
+/// Only one send buffer is built (two passes over i); `packed`, if given,
+/// runs once it is, before the receive buffer is made (to free what make
+/// read).
 template <typename T, typename Dest, typename Make>
 std::vector<T> exchangeRecords(Communicator &comm, int64_t count, Dest dest,
                                Make make,
-                               std::vector<int64_t> *sources = nullptr) {
+                               std::vector<int64_t> *sources = nullptr,
+                               const std::function<void()> &packed = {}) {
   static_assert(std::is_trivially_copyable_v<T>);
   const size_t p = size_t(comm.size());
   std::vector<int64_t> sendOffsets(p + 1, 0);
@@ -66,6 +69,8 @@ std::vector<T> exchangeRecords(Communicator &comm, int64_t count, Dest dest,
         cursor[size_t(q)] += int64_t(sizeof(T));
       }
   }
+  if (packed)
+    packed();
   std::vector<int64_t> recvOffsets = exchangeSizes(comm, sendOffsets);
   std::vector<T> recv(size_t(recvOffsets[p]) / sizeof(T));
   exchangeBytes(comm, reinterpret_cast<const char *>(send.data()), sendOffsets,

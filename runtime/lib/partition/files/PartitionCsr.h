@@ -26,6 +26,30 @@ void fillPartitionCsr(Partition &part, const std::vector<int64_t> &src,
                       const std::vector<int64_t> &edgeIds,
                       const std::vector<int32_t> &edgeTypes = {});
 
+/// The same CSR from edges already in fillPartitionCsr's order (by local
+/// destination, then local source, parallel edges by edge id), as records
+/// with `src`, `dst`, `id` and (with `typed`) `type` fields: no copy of
+/// the edge list besides the CSR itself.
+template <typename Edge>
+void fillSortedPartitionCsr(Partition &out, const std::vector<Edge> &edges,
+                            bool typed) {
+  const size_t count = edges.size();
+  out.indptr.assign(size_t(out.numLocal()) + 1, 0);
+  for (const Edge &e : edges)
+    ++out.indptr[size_t(e.dst) + 1];
+  for (size_t v = 1; v < out.indptr.size(); ++v)
+    out.indptr[v] += out.indptr[v - 1];
+  out.indices.resize(count);
+  out.edgeIds.resize(count);
+  out.edgeTypes.resize(typed ? count : 0);
+  for (size_t k = 0; k < count; ++k) {
+    out.indices[k] = int32_t(edges[k].src);
+    out.edgeIds[k] = edges[k].id;
+    if (typed)
+      out.edgeTypes[k] = edges[k].type;
+  }
+}
+
 } // namespace gnnrt
 
 #endif // GNNRT_LIB_PARTITION_PARTITIONCSR_H

@@ -18,15 +18,18 @@
 
 #include "PartitionFiles.h"
 #include "PartitionWriting.h"
+#include "gnnrt/data/DatasetSlice.h"
 #include "gnnrt/io/AtomicFile.h"
 #include "gnnrt/io/Npy.h"
 #include "gnnrt/support/Error.h"
 #include "gnnrt/support/TempFiles.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sys/stat.h>
 
 namespace fs = std::filesystem;
@@ -90,7 +93,7 @@ void writeInt32(const std::string &path, const std::vector<int32_t> &v) {
 } // namespace
 
 void writePartDirectory(const std::string &root, const Partition &p,
-                        bool withCache) {
+                        bool withCache, bool withFeatures) {
   const std::string dir = root + "/" + partDirectoryName(p.part);
   std::error_code ec;
   fs::create_directory(dir, ec);
@@ -108,7 +111,7 @@ void writePartDirectory(const std::string &root, const Partition &p,
   writeInt64(at(files::kRecvOffsets), p.recvOffsets);
   writeInt64(at(files::kSendOffsets), p.sendOffsets);
   writeInt64(at(files::kSendNodes), p.sendNodes);
-  if (p.numFeatures > 0 && p.featuresFile.empty())
+  if (withFeatures && p.numFeatures > 0 && p.featuresFile.empty())
     writeNpy(at(files::kFeatures), NpyType::Float32,
              {p.numOwned(), p.numFeatures}, p.features.data());
   writeInt64(at(files::kLabels), p.labels);
@@ -121,6 +124,51 @@ void writePartDirectory(const std::string &root, const Partition &p,
       writeNpy(at(files::kCachedFeatures), NpyType::Float32,
                {p.numCached(), p.numFeatures}, p.cachedFeatures.data());
   }
+}
+
+void writePartFeatureRows(const std::string &root, const Partition &p,
+                          const std::string &datasetFeatures) {
+  const int64_t f = p.numFeatures;
+  const NpyHeader h = readNpyHeader(datasetFeatures);
+  if (h.type != NpyType::Float32 || h.shape.size() != 2 ||
+      h.shape[0] != p.numGlobalNodes || h.shape[1] != f)
+    throwDataError(datasetFeatures, 0,
+                   "expected float32 rows of shape [" +
+                       std::to_string(p.numGlobalNodes) + ", " +
+                       std::to_string(f) + "]");
+  std::ifstream in(datasetFeatures, std::ios::binary);
+  if (!in)
+    throwDataError(datasetFeatures, 0, "cannot open for reading");
+  NpyWriter out(root + "/" + partDirectoryName(p.part) + "/" + files::kFeatures,
+                NpyType::Float32, {p.numOwned(), f});
+  const size_t rowBytes = size_t(f) * sizeof(float);
+  const int64_t chunkRows =
+      std::max<int64_t>(1, int64_t((size_t(4) << 20) / rowBytes));
+  std::vector<float> rows(size_t(chunkRows * f));
+  for (int64_t first = 0; first < p.numOwned(); first += chunkRows) {
+    const int64_t count = std::min(chunkRows, p.numOwned() - first);
+    // Runs of consecutive owned ids are one read each.
+    for (int64_t i = 0; i < count;) {
+      const int64_t node = p.ownedNodes[size_t(first + i)];
+      int64_t run = 1;
+      while (i + run < count &&
+             p.ownedNodes[size_t(first + i + run)] == node + run)
+        ++run;
+      float *at = rows.data() + i * f;
+      in.seekg(std::streamoff(h.dataOffset + size_t(node) * rowBytes));
+      in.read(reinterpret_cast<char *>(at),
+              std::streamsize(run) * std::streamsize(rowBytes));
+      if (!in)
+        throwDataError(datasetFeatures, 0,
+                       "short read of the rows of nodes " +
+                           std::to_string(node) + " to " +
+                           std::to_string(node + run - 1));
+      checkFiniteRows(datasetFeatures, at, run * f, f, node);
+      i += run;
+    }
+    out.write(first * f, rows.data(), count * f);
+  }
+  out.close();
 }
 
 std::string startPartitionDirectory(const std::string &outDir) {

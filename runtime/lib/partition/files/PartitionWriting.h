@@ -38,9 +38,18 @@ private:
 /// empty temporary directory beside it to write into.
 std::string startPartitionDirectory(const std::string &outDir);
 
-/// Writes part<k>/ of a partition directory under `dir`.
+/// Writes part<k>/ of a partition directory under `dir`. Without
+/// `withFeatures` its feature rows are left to writePartFeatureRows.
 void writePartDirectory(const std::string &dir, const Partition &part,
-                        bool withCache);
+                        bool withCache, bool withFeatures = true);
+
+/// Writes part<k>/'s feature rows under `dir` from `datasetFeatures`, the
+/// dataset's [nodes x features] float32 .npy, a few MiB at a time (the
+/// distributed partitioner: no rank holds a part's rows). Throws DataError
+/// naming the file for a shape that is not the part's, a short read, or a
+/// row that is not finite.
+void writePartFeatureRows(const std::string &dir, const Partition &part,
+                          const std::string &datasetFeatures);
 
 /// Writes node_owner.npy and, last, manifest.json under `dir`.
 void writePartitionBookAndManifest(const std::string &dir,

@@ -42,6 +42,18 @@ MetisGraph buildMetisGraph(const Dataset &ds,
                            const std::vector<BalanceConstraint> &balance,
                            EdgeAssign assign);
 
+/// METIS_PartGraphKway on `g` into numParts parts, called as gpmetis calls
+/// it (default options, then seed and ufactor). `widenTolerances`: a
+/// constraint in which one vertex alone outweighs the ufactor's slack over
+/// the mean part gets that vertex's slack instead (typed graphs; the coarse
+/// graph of the distributed multilevel partitioner). Returns each vertex's
+/// part and sets *objective to METIS's edge cut. Throws DataError if METIS
+/// fails.
+std::vector<int32_t> partitionMetisGraph(MetisGraph &g, int numParts,
+                                         int64_t ufactor, uint64_t seed,
+                                         bool widenTolerances,
+                                         int64_t *objective);
+
 } // namespace gnnrt
 
 #endif // GNNRT_LIB_PARTITION_METISGRAPH_H

@@ -74,28 +74,34 @@ std::vector<int32_t> metisPartition(const Dataset &ds,
                     std::to_string(options.ufactor) + ")");
   // Validates the constraints even when there is nothing to partition.
   MetisGraph g = buildMetisGraph(ds, options.balance, options.edgeAssign);
-  std::vector<int32_t> part(size_t(ds.numNodes), 0);
   if (objective)
     *objective = 0;
+  // Typed graphs only, for now: on untyped ones the partition stays what it
+  // has been (an infeasible edges column included).
+  return partitionMetisGraph(g, options.numParts, options.ufactor, options.seed,
+                             ds.isHeterogeneous(), objective);
+}
+
+std::vector<int32_t> partitionMetisGraph(MetisGraph &g, int numParts,
+                                         int64_t ufactor, uint64_t seed,
+                                         bool widenTolerances,
+                                         int64_t *objective) {
+  std::vector<int32_t> part(size_t(g.numVertices), 0);
   // One part needs no METIS call (and METIS's k-way refinement has nothing
   // to do); its objective is 0.
-  if (options.numParts == 1 || ds.numNodes == 0)
+  if (numParts == 1 || g.numVertices == 0)
     return part;
-
   idx_t metisOptions[METIS_NOPTIONS];
   METIS_SetDefaultOptions(metisOptions);
-  metisOptions[METIS_OPTION_SEED] = idx_t(options.seed & 0x7fffffffu);
-  metisOptions[METIS_OPTION_UFACTOR] = idx_t(options.ufactor);
+  metisOptions[METIS_OPTION_SEED] = idx_t(seed & 0x7fffffffu);
+  metisOptions[METIS_OPTION_UFACTOR] = idx_t(ufactor);
   metisOptions[METIS_OPTION_NUMBERING] = 0;
 
   idx_t nvtxs = idx_t(g.numVertices), ncon = idx_t(g.ncon);
-  idx_t nparts = idx_t(options.numParts), objval = 0;
-  // Typed graphs only, for now: on untyped ones the partition stays what it
-  // has been (an infeasible edges column included).
-  std::vector<real_t> tolerance =
-      ds.isHeterogeneous()
-          ? balanceTolerances(g, options.numParts, options.ufactor)
-          : std::vector<real_t>();
+  idx_t nparts = idx_t(numParts), objval = 0;
+  std::vector<real_t> tolerance = widenTolerances
+                                      ? balanceTolerances(g, numParts, ufactor)
+                                      : std::vector<real_t>();
   int status = METIS_PartGraphKway(
       &nvtxs, &ncon, g.xadj.data(), g.adjncy.data(),
       g.vwgt.empty() ? nullptr : g.vwgt.data(), /*vsize=*/nullptr,
