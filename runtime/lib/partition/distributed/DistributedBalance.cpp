@@ -19,7 +19,12 @@ namespace gnnrt {
 namespace {
 
 constexpr int kMaxBalanceRounds = 64;
-constexpr int kMaxRefineRounds = 32;
+/// Refinement stops after this many rounds, or once two rounds in a row
+/// cut less than this share of the cut off it (a multilevel projection
+/// keeps improving for a hundred rounds on a dense SBM graph, by less and
+/// less: 32 rounds left 13% above what 200 reach).
+constexpr int kMaxRefineRounds = 256;
+constexpr double kMinRefineGain = 5e-4;
 
 struct Move {
   int64_t gain;
@@ -109,7 +114,8 @@ public:
   /// A refinement round: every rank moves its boundary vertices with a
   /// positive gain to parts with room, only upwards (lower to higher part)
   /// or only downwards. The room is granted to the ranks in rank order.
-  int64_t refine(bool upwards) {
+  /// Returns the moves and the sum of their gains (both over all ranks).
+  std::pair<int64_t, int64_t> refine(bool upwards) {
     std::vector<Move> moves;
     std::vector<int64_t> none(k * ncon, 0);
     for (int64_t v = 0; v < g.numLocal; ++v) {
@@ -153,7 +159,7 @@ public:
         granted[q * ncon + c] = room;
       }
     std::vector<int64_t> used(k * ncon, 0);
-    int64_t moved = 0;
+    int64_t moved = 0, gain = 0;
     for (const Move &m : wanted) {
       bool ok = true;
       for (size_t c = 0; c < ncon; ++c)
@@ -165,9 +171,11 @@ public:
         used[size_t(m.to) * ncon + c] += w(m.vertex, c);
       part[size_t(m.vertex)] = m.to;
       ++moved;
+      gain += m.gain;
     }
-    comm.allReduceSum(&moved, 1);
-    return moved;
+    int64_t totals[2] = {moved, gain};
+    comm.allReduceSum(totals, 2);
+    return {totals[0], totals[1]};
   }
 
 private:
@@ -273,14 +281,19 @@ BalanceOutcome balanceParts(Communicator &comm,
     idle = moved == 0 ? idle + 1 : 0;
     ghosts.refresh(part);
   }
-  // Refinement: alternate directions until two rounds in a row move nothing.
+  // Refinement: alternate directions until two rounds in a row gain
+  // (almost) nothing. The gains are each move's against its neighbours'
+  // parts before the round, so `cut` only tracks the objective.
   idle = 0;
+  double cut = double(outcome.objectiveBefore);
   while (outcome.refineRounds < kMaxRefineRounds && idle < 2) {
     rounds.measure();
-    int64_t moved = rounds.refine(outcome.refineRounds % 2 == 0);
+    auto [moved, gain] = rounds.refine(outcome.refineRounds % 2 == 0);
     ++outcome.refineRounds;
     outcome.moved += moved;
-    idle = moved == 0 ? idle + 1 : 0;
+    const bool small = moved == 0 || double(gain) < kMinRefineGain * cut;
+    cut -= double(gain);
+    idle = small ? idle + 1 : 0;
     ghosts.refresh(part);
   }
   outcome.balanced = rounds.measure();
