@@ -78,9 +78,9 @@ const DatasetFormatInfo kFormats[] = {
      /*featuresInPlace=*/nullptr, convertOgbToNpy},
     // Before "npy": the same arrays with types.json beside them.
     {DatasetFormat::NpyHetero, "npy-hetero", isNpyHeteroDirectory,
-     readNpyHeteroDataset, /*readCounts=*/nullptr, readNpyHeteroDatasetSlice,
-     /*countsWithoutEdges=*/nullptr, /*featuresInPlace=*/nullptr,
-     /*convertToNpy=*/nullptr},
+     readNpyHeteroDataset, readNpyHeteroDatasetCounts,
+     readNpyHeteroDatasetSlice, npyCountsWithoutEdges,
+     /*featuresInPlace=*/nullptr, /*convertToNpy=*/nullptr},
     {DatasetFormat::Npy, "npy", isNpy, readNpyDataset, readNpyDatasetCounts,
      readNpyDatasetSlice, npyCountsWithoutEdges, npyFeaturesInPlace,
      /*convertToNpy=*/nullptr},

@@ -206,6 +206,16 @@ Dataset readNpyHeteroDataset(const std::string &dir,
   return ds;
 }
 
+DatasetCounts readNpyHeteroDatasetCounts(const std::string &dir,
+                                         const LoadOptions &options) {
+  DatasetCounts counts = readNpyDatasetCounts(dir, options);
+  Dataset types;
+  readTypesOf(dir, counts.numNodes, types);
+  counts.numRelations =
+      int64_t(relationsAfterLoad(types.relations, options).size());
+  return counts;
+}
+
 DatasetSlice readNpyHeteroDatasetSlice(const std::string &dir,
                                        const LoadOptions &options, int rank,
                                        int numRanks, bool withFeatures) {

@@ -53,14 +53,18 @@ struct DatasetSlice {
 struct DatasetCounts {
   int64_t numNodes = 0, numEdges = 0, numFeatures = 0;
   int64_t numClasses = 0; ///< max label + 1 (0 without labels)
+  /// A typed dataset's relations as loaded (inverses and `self` included,
+  /// as the options add them); 0 untyped.
+  int64_t numRelations = 0;
 };
 
-/// The counts of a homogeneous dataset in `dir`: an .npy one's from the
-/// arrays' headers and labels.npy; an OGB one's from num-node-list, the
-/// first row of node-feat, node-label and num-edge-list (or, without it,
-/// by counting edge.csv's rows as they stream past). Memory: the labels.
-/// Throws DataError for a heterogeneous dataset (no slice reader reads
-/// one) or as the slice readers do for a count file they cannot parse.
+/// The counts of a dataset in `dir`: an .npy one's from the arrays'
+/// headers and labels.npy (a typed one's relations from types.json); an
+/// OGB one's from num-node-list, the first row of node-feat, node-label and
+/// num-edge-list (or, without it, by counting edge.csv's rows as they
+/// stream past). Memory: the labels. Throws DataError for the typed OGB
+/// layout (no slice reader reads it) or as the slice readers do for a
+/// count file they cannot parse.
 DatasetCounts readDatasetCounts(const std::string &dir,
                                 const LoadOptions &options);
 
@@ -92,6 +96,8 @@ DatasetCounts readOgbDatasetCounts(const std::string &dir,
                                    const LoadOptions &options);
 DatasetCounts readNpyDatasetCounts(const std::string &dir,
                                    const LoadOptions &options);
+DatasetCounts readNpyHeteroDatasetCounts(const std::string &dir,
+                                         const LoadOptions &options);
 DatasetSlice readOgbDatasetSlice(const std::string &dir,
                                  const LoadOptions &options, int rank,
                                  int numRanks);

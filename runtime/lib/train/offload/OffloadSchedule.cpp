@@ -174,7 +174,8 @@ void requireWritableDirectory(const std::string &dir) {
 /// one that cannot count the nodes without reading every edge.
 bool sliceableDatasetCounts(const std::string &dir, const LoadOptions &load,
                             const TrainSettings &settings, PartCounts &whole,
-                            int64_t &features, int64_t &classes) {
+                            int64_t &features, int64_t &classes,
+                            int64_t &relations) {
   const DatasetFormatInfo &format = datasetFormat(dir);
   if (!format.readCounts ||
       (format.countsWithoutEdges && !format.countsWithoutEdges(dir)))
@@ -185,6 +186,7 @@ bool sliceableDatasetCounts(const std::string &dir, const LoadOptions &load,
   whole.edges = counts.numEdges;
   features = counts.numFeatures;
   classes = counts.numClasses;
+  relations = counts.numRelations;
   if (settings.addReverseEdges)
     whole.edges *= 2;
   if (settings.addSelfLoops)
@@ -356,9 +358,12 @@ std::string OffloadSchedule::partitionDirectory() {
   if (!options.dataDir.empty() &&
       std::ifstream(options.dataDir + "/manifest.json").good())
     return options.dataDir;
-  // The streamed partitioner keeps no node types, which learned input
-  // rows need: such a dataset is partitioned whole, as a typed one is.
-  if (!options.dataDir.empty() && program.settings.embedDim == 0) {
+  // Learned input rows need the parts' node types, which the streamed
+  // partitioner writes for a typed .npy dataset only: an untyped dataset
+  // with learned rows is partitioned whole, as the typed OGB layout is.
+  if (!options.dataDir.empty() &&
+      (program.settings.embedDim == 0 ||
+       datasetFormat(options.dataDir).format == DatasetFormat::NpyHetero)) {
     std::string streamed = streamPartitions(npyDataset(options.dataDir));
     if (!streamed.empty())
       return streamed;
@@ -461,13 +466,13 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir,
   if (numClasses > 0)
     load.numClasses = numClasses;
   PartCounts whole;
-  int64_t features = 0, classes = 0;
-  if (!sliceableDatasetCounts(dataDir, load, settings, whole, features,
-                              classes))
+  int64_t features = 0, classes = 0, relations = 0;
+  if (!sliceableDatasetCounts(dataDir, load, settings, whole, features, classes,
+                              relations))
     return "";
   const int64_t usable = program.settings.memoryBudget - kFixedBytes;
   const int64_t perNode = activationFloatsPerNode(
-      program, {features, classes, 0, whole.ownedNodes});
+      program, {features, classes, relations, whole.ownedNodes});
   PartitionManifest fields;
   // The parts read their rows from the dataset's file: no copy in the
   // partition directory or in their files under DIR.
@@ -488,7 +493,11 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir,
       throw tooManyParts(program.settings.memoryBudget, dataDir, numParts,
                          wholeBytes);
     PartitionOptions partition;
-    partition.method = PartitionMethod::Blocks;
+    // Parts that read their rows in place own runs of ids (blocks); parts
+    // with their own copy may own any nodes: the multilevel partitioner
+    // cuts fewer edges, so their halos are smaller.
+    partition.method =
+        inPlace ? PartitionMethod::Blocks : PartitionMethod::Multilevel;
     partition.numParts = int(numParts);
     partition.balance = {BalanceConstraint::Nodes};
     // One rank per part, each with its slice of the files in a file of
