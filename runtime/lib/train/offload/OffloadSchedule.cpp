@@ -131,19 +131,28 @@ DataError tooManyParts(int64_t budget, const std::string &what,
 }
 
 /// Floats per node of the memory plan's activations, estimated from the
-/// parameters: four per weight column (a layer's output, its
-/// pre-activation and their gradients; the plan reuses the rest's slots)
-/// and the logits. GCN, hidden 128, on the 1M-node graph: 592 against the
-/// plan's 514.
-int64_t activationFloatsPerNode(const CompiledProgram &program,
-                                const DataDims &dims) {
-  int64_t columns = 0;
-  for (const ParamInfo &p : program.params(dims))
+/// parameters: per owned node four per weight column (a layer's output,
+/// its pre-activation and their gradients; the plan reuses the rest's
+/// slots) and the logits (GCN, hidden 128, on the 1M-node graph: 592
+/// against the plan's 514); per local node two per relational layer's
+/// input column.
+ActivationFloats activationFloatsPerNode(const CompiledProgram &program,
+                                         const DataDims &dims) {
+  int64_t columns = 0, relational = 0;
+  for (const ParamInfo &p : program.params(dims)) {
     if (p.shape.size() == 2)
       columns += p.shape[1];
+    // A weight per relation (or basis), [R, in, out]: the layer reads its
+    // input at every local node, halo included, and the backward its
+    // gradient (a 1M-node mag graph's R-GCN part, 2.6 halo nodes per owned
+    // one, measured 1.5 GB where the owned nodes' columns counted 0.5).
+    if (p.shape.size() == 3)
+      relational += 2 * p.shape[1];
+  }
   // Learned input rows (`embed = D`): their two Adam moments and the
   // step's gradient beside the rows themselves (counted as features).
-  return 4 * columns + dims.classes + 3 * program.settings.embedDim;
+  return {4 * columns + dims.classes + 3 * program.settings.embedDim,
+          relational};
 }
 
 /// The width of a part's input rows: its features, or with `embed = D`
@@ -283,12 +292,13 @@ void ArenaResidency::dropAll() {
 }
 
 int64_t offloadPartBytes(const PartCounts &part, int64_t features,
-                         int64_t activationFloatsPerNode,
+                         const ActivationFloats &activations,
                          bool featuresInPlace) {
   const int64_t halo = featuresInPlace ? part.haloNodes * kBytesPerHaloNode
                                        : part.haloNodes * features * 4;
   return part.ownedNodes * features * 4 + halo +
-         part.ownedNodes * activationFloatsPerNode * 4 +
+         part.ownedNodes * activations.perOwnedNode * 4 +
+         (part.ownedNodes + part.haloNodes) * activations.perLocalNode * 4 +
          part.edges * kBytesPerEdge;
 }
 
@@ -323,7 +333,7 @@ OffloadSchedule::~OffloadSchedule() {
 void OffloadSchedule::checkBudget(const PartitionManifest &manifest,
                                   const std::string &dir) const {
   const int64_t usable = program.settings.memoryBudget - kFixedBytes;
-  const int64_t perNode = activationFloatsPerNode(
+  const ActivationFloats perNode = activationFloatsPerNode(
       program, {inputWidth(program, manifest.numFeatures), manifest.numClasses,
                 int64_t(manifest.relations.size()), manifest.numNodes});
   int64_t largest = 0;
@@ -381,7 +391,7 @@ std::string OffloadSchedule::partitionDirectory() {
   raw.settings.normalizeFeatures = false;
   Dataset ds = loadPreprocessedDataset(raw, options);
   const int64_t usable = program.settings.memoryBudget - kFixedBytes;
-  const int64_t perNode = activationFloatsPerNode(
+  const ActivationFloats perNode = activationFloatsPerNode(
       program, {ds.numFeatures, ds.numClasses, int64_t(ds.relations.size()),
                 ds.numNodes});
   PartCounts whole;
@@ -471,7 +481,7 @@ std::string OffloadSchedule::streamPartitions(const std::string &dataDir,
                               relations))
     return "";
   const int64_t usable = program.settings.memoryBudget - kFixedBytes;
-  const int64_t perNode = activationFloatsPerNode(
+  const ActivationFloats perNode = activationFloatsPerNode(
       program, {features, classes, relations, whole.ownedNodes});
   PartitionManifest fields;
   // The parts read their rows from the dataset's file: no copy in the
@@ -574,7 +584,7 @@ void OffloadSchedule::prepare() {
   const PartitionManifest manifest = readPartitionManifest(partOptions.dataDir);
   checkBudget(manifest, partOptions.dataDir);
   const int numParts = int(manifest.parts.size());
-  const int64_t perNode = activationFloatsPerNode(
+  const ActivationFloats perNode = activationFloatsPerNode(
       program, {inputWidth(program, manifest.numFeatures), manifest.numClasses,
                 int64_t(manifest.relations.size()), manifest.numNodes});
   std::vector<int64_t> estimatedBytes;

@@ -159,8 +159,16 @@ private:
 /// count only their tables: the part maps its owned rows, and the halo's
 /// come around the ring in chunks; without it they count a feature row
 /// each, as calibrated against the memory plan (docs/out-of-core.md).
+/// Activation floats a part holds per node: per owned node (its layers'
+/// outputs and what their backward keeps, learned rows' optimizer state),
+/// and per local node, halo included (a relational layer's input and its
+/// gradient at every node it reads).
+struct ActivationFloats {
+  int64_t perOwnedNode = 0, perLocalNode = 0;
+};
+
 int64_t offloadPartBytes(const PartCounts &part, int64_t features,
-                         int64_t activationFloatsPerNode,
+                         const ActivationFloats &activations,
                          bool featuresInPlace = false);
 
 } // namespace gnnrt
