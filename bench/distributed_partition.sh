@@ -16,7 +16,7 @@
 #   RANKS ["2 4"]    rank counts of the distributed runs
 #   BALANCE [nodes,edges,train]
 #   TRIES ["1 5"]    --tries of the distributed runs (best of N seeds)
-#   METHODS [ptscotch]  distributed methods: ptscotch, multilevel or both
+#   METHODS ["multilevel ptscotch"]  distributed methods (either alone)
 #   KIND [sbm]       sbm, or mag (gnn-data generate --kind mag, typed .npy;
 #                    EDGES, FEATURES and CLASSES do not apply)
 #   SERIAL [1]       0 skips the serial METIS run (its result is reused if
@@ -34,7 +34,7 @@ PARTS="${PARTS:-4}"
 RANKS="${RANKS:-2 4}"
 BALANCE="${BALANCE:-nodes,edges,train}"
 TRIES="${TRIES:-1 5}"
-METHODS="${METHODS:-ptscotch}"
+METHODS="${METHODS:-multilevel ptscotch}"
 KIND="${KIND:-sbm}"
 SERIAL="${SERIAL:-1}"
 GNN_PARTITION="${GNN_PARTITION:-$ROOT/build/bin/gnn-partition}"

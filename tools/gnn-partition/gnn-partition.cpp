@@ -13,7 +13,7 @@
 // `--write-metis-graph FILE` writes the exact graph METIS would partition,
 // for comparing with the gpmetis command. `mpirun -np P gnn-partition
 // --distributed ...` partitions a graph no single process holds: every rank
-// reads a slice, PT-Scotch or the multilevel partitioner partitions across
+// reads a slice, the multilevel partitioner (or PT-Scotch) partitions across
 // the ranks, and the ranks write
 // the same directory (DistributedPartitioner.h). Every failure prints
 // `gnn-partition: error: <message>` on stderr (`gnn-partition: rank R:
@@ -83,10 +83,11 @@ partition options:
   --out OUT               output directory, replaced atomically
   --distributed           under mpirun: every rank reads a slice of the
                           dataset and the ranks partition it together, with
-                          --method ptscotch (PT-Scotch, default) or multilevel
-                          (each rank coarsens its own nodes, METIS partitions
-                          the coarsest graph; less memory); any number of
-                          parts, part k written by rank k % R; see
+                          --method multilevel (default: each rank coarsens
+                          its own nodes, METIS partitions the coarsest graph)
+                          or ptscotch (PT-Scotch: a smaller cut on graphs of
+                          weak communities, several times the memory); any
+                          number of parts, part k written by rank k % R; see
                           docs/partitioning.md
 
 sampling options (frequency, the feature cache, the remote-row estimate):
@@ -296,7 +297,7 @@ int partitionAcrossRanks(const Args &args, Communicator &comm) {
       throw UsageError(std::string("--distributed does not take '") + option +
                        "' (pre-sampling and assignment files run in one "
                        "process)");
-  const std::string methodName = args.get("--method", "ptscotch");
+  const std::string methodName = args.get("--method", "multilevel");
   std::optional<PartitionMethod> method = partitionMethodFromName(methodName);
   if (method != PartitionMethod::ParallelScotch &&
       method != PartitionMethod::Multilevel)

@@ -166,7 +166,6 @@ Level contract(Communicator &comm, const std::vector<int64_t> &vtxdist,
   for (size_t r = 0; r < counts.size(); ++r)
     coarse.vtxdist[r + 1] = coarse.vtxdist[r] + counts[r];
   const int64_t first = coarse.vtxdist[size_t(comm.rank())];
-  const int64_t numCoarse = coarse.vtxdist.back();
 
   // Every neighbour's coarse id, from its owner.
   GhostValues ghosts(comm, vtxdist, g);
@@ -188,13 +187,36 @@ Level contract(Communicator &comm, const std::vector<int64_t> &vtxdist,
       members[size_t(at[size_t(c.cluster[size_t(v)])]++)] = int32_t(v);
   }
 
+  // A slot per neighbouring coarse vertex: the rank's clusters, then the
+  // distinct remote ones its ghosts belong to (per rank memory follows its
+  // clusters and ghosts, not the whole coarse graph).
+  const int32_t own = c.numClusters;
+  std::vector<int32_t> remote(ghosts.numGhosts());
+  for (size_t h = 0; h < remote.size(); ++h)
+    remote[h] = ghosts.ghostValue(h);
+  std::sort(remote.begin(), remote.end());
+  remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+  std::vector<int32_t> ghostSlot(ghosts.numGhosts());
+  for (size_t h = 0; h < ghostSlot.size(); ++h)
+    ghostSlot[h] = own + int32_t(std::lower_bound(remote.begin(), remote.end(),
+                                                  ghosts.ghostValue(h)) -
+                                 remote.begin());
+  auto slotOf = [&](size_t i) {
+    const int32_t s = ghosts.neighbourSlot(i);
+    return s < g.numLocal ? c.cluster[size_t(s)]
+                          : ghostSlot[size_t(s - g.numLocal)];
+  };
+  auto idOf = [&](int32_t s) {
+    return s < own ? int32_t(first + s) : remote[size_t(s - own)];
+  };
+
   DistributedMetisGraph &cg = coarse.graph;
   cg.numLocal = c.numClusters;
   cg.ncon = g.ncon;
   cg.totals = g.totals;
   cg.vwgt.assign(size_t(c.numClusters) * ncon, 0);
   cg.xadj.assign(size_t(c.numClusters) + 1, 0);
-  std::vector<int64_t> sum(size_t(numCoarse), 0);
+  std::vector<int64_t> sum(size_t(own) + remote.size(), 0);
   std::vector<int32_t> touched;
   for (int32_t k = 0; k < c.numClusters; ++k) {
     for (int64_t m = start[size_t(k)]; m < start[size_t(k) + 1]; ++m) {
@@ -202,8 +224,8 @@ Level contract(Communicator &comm, const std::vector<int64_t> &vtxdist,
       for (size_t q = 0; q < ncon; ++q)
         cg.vwgt[size_t(k) * ncon + q] += g.vwgt[size_t(v) * ncon + q];
       for (int32_t i = g.xadj[size_t(v)]; i < g.xadj[size_t(v) + 1]; ++i) {
-        const int32_t to = ghosts.neighbourValue(size_t(i));
-        if (to == first + k)
+        const int32_t to = slotOf(size_t(i));
+        if (to == k)
           continue; // inside the cluster
         if (sum[size_t(to)] == 0)
           touched.push_back(to);
@@ -213,7 +235,7 @@ Level contract(Communicator &comm, const std::vector<int64_t> &vtxdist,
     for (int32_t to : touched) {
       if (sum[size_t(to)] > std::numeric_limits<int32_t>::max())
         throw DataError("partition: a coarse edge weighs more than 2^31 - 1");
-      cg.adjncy.push_back(to);
+      cg.adjncy.push_back(idOf(to));
       cg.adjwgt.push_back(int32_t(sum[size_t(to)]));
       sum[size_t(to)] = 0;
     }

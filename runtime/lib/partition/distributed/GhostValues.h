@@ -32,6 +32,13 @@ public:
   /// The value of the neighbour of adjacency entry i.
   int32_t neighbourValue(size_t i) const { return values[size_t(slot[i])]; }
 
+  /// The neighbour of adjacency entry i: a local vertex, or numLocal + the
+  /// index of a ghost (numGhosts of them, by ascending global id).
+  int32_t neighbourSlot(size_t i) const { return slot[i]; }
+  size_t numGhosts() const { return ghosts.size(); }
+  /// The value of ghost g (after refresh).
+  int32_t ghostValue(size_t g) const { return values[size_t(numLocal) + g]; }
+
   /// The global id of the neighbour of adjacency entry i.
   int64_t neighbourId(size_t i) const {
     const int32_t s = slot[i];
