@@ -402,14 +402,15 @@ partitionDistributed(Communicator &comm, const std::string &dataDir,
   checkInPlace(options, manifest);
   const int p = comm.size(), rank = comm.rank();
   const bool inPlace = !manifest.featuresInPlace.empty();
-  // Rows in an .npy go from the file to the parts' files when they are
-  // written: no rank holds them before (DistributedPartitioner.h).
-  const std::string rowsFile = inPlace ? "" : featureRowsFile(dataDir);
 
   // 1. This rank's slice (no feature rows if they stay in place).
   auto start = Clock::now();
   DatasetSlice slice;
+  // Rows in an .npy go from the file to the parts' files when they are
+  // written: no rank holds them before.
+  std::string rowsFile;
   agreeOnFailure(comm, [&] {
+    rowsFile = inPlace ? "" : featureRowsFile(dataDir);
     slice = readDatasetSlice(dataDir, load, rank, p,
                              /*withFeatures=*/!inPlace && rowsFile.empty());
   });
