@@ -220,7 +220,7 @@ private:
       int32_t q = ghosts.neighbourValue(size_t(i));
       if (conn[size_t(q)] == 0)
         touched.push_back(q);
-      conn[size_t(q)] += g.adjwgt.empty() ? 1 : g.adjwgt[size_t(i)];
+      conn[size_t(q)] += g.edgeWeight(size_t(i));
     }
   }
   void clear() {
@@ -257,7 +257,7 @@ BalanceOutcome balanceParts(Communicator &comm,
     for (int64_t v = 0; v < g.numLocal; ++v)
       for (int32_t i = g.xadj[size_t(v)]; i < g.xadj[size_t(v) + 1]; ++i)
         if (ghosts.neighbourValue(size_t(i)) != part[size_t(v)])
-          cut += g.adjwgt.empty() ? 1 : g.adjwgt[size_t(i)];
+          cut += g.edgeWeight(size_t(i));
     comm.allReduceSum(&cut, 1);
     return cut / 2; // every pair is in both of its rows
   };

@@ -48,7 +48,7 @@ struct TypedEdgeKey {
 constexpr int64_t kMaxParmetisIdx = std::numeric_limits<int32_t>::max();
 } // namespace
 
-int DistributedEdges::blockOwner(int64_t v) const {
+int blockOwner(const std::vector<int64_t> &vtxdist, int64_t v) {
   return int(std::upper_bound(vtxdist.begin(), vtxdist.end(), v) -
              vtxdist.begin()) -
          1;

@@ -25,6 +25,10 @@
 
 namespace gnnrt {
 
+/// The rank whose block of `vtxdist` (one entry per rank plus one) holds
+/// node v.
+int blockOwner(const std::vector<int64_t> &vtxdist, int64_t v);
+
 /// This rank's edges of the loaded graph.
 struct DistributedEdges {
   int64_t numNodes = 0, numEdges = 0; ///< global
@@ -45,8 +49,7 @@ struct DistributedEdges {
   }
 
   int64_t nodeBegin(int rank) const { return vtxdist[size_t(rank)]; }
-  /// The rank whose block holds node v.
-  int blockOwner(int64_t v) const;
+  int blockOwner(int64_t v) const { return gnnrt::blockOwner(vtxdist, v); }
 };
 
 /// Applies `options`' edge steps (reverse edges, self loops; repeats are
@@ -64,6 +67,7 @@ struct DistributedMetisGraph {
   /// Per adjacency entry, the directed edges it stands for; empty when all
   /// pairs of the whole graph weigh the same (as MetisGraph.h).
   std::vector<int32_t> adjwgt;
+  int64_t edgeWeight(size_t i) const { return adjwgt.empty() ? 1 : adjwgt[i]; }
   /// [numLocal x ncon] weights of the balance constraints, and every
   /// constraint's global total.
   int ncon = 1;

@@ -44,10 +44,6 @@ struct Level {
   bool refined = true;
 };
 
-int64_t edgeWeight(const DistributedMetisGraph &g, size_t i) {
-  return g.adjwgt.empty() ? 1 : g.adjwgt[i];
-}
-
 /// The local clusters of a level: cluster[v] for every local vertex, in
 /// [0, numClusters), numbered in the order of their first member.
 struct Clustering {
@@ -88,7 +84,7 @@ Clustering clusterLocally(const DistributedMetisGraph &g, int64_t begin,
         const int32_t l = label[size_t(u)];
         if (rating[size_t(l)] == 0)
           touched.push_back(l);
-        rating[size_t(l)] += edgeWeight(g, size_t(i));
+        rating[size_t(l)] += g.edgeWeight(size_t(i));
       }
       const int32_t from = label[size_t(v)];
       int32_t best = from;
@@ -124,7 +120,7 @@ Clustering clusterLocally(const DistributedMetisGraph &g, int64_t begin,
       continue;
     int64_t favourite = -1, heaviest = 0;
     for (int32_t i = g.xadj[size_t(v)]; i < g.xadj[size_t(v) + 1]; ++i) {
-      const int64_t w = edgeWeight(g, size_t(i));
+      const int64_t w = g.edgeWeight(size_t(i));
       if (w > heaviest || (w == heaviest && g.adjncy[size_t(i)] < favourite)) {
         heaviest = w;
         favourite = g.adjncy[size_t(i)];
@@ -229,7 +225,7 @@ Level contract(Communicator &comm, const std::vector<int64_t> &vtxdist,
           continue; // inside the cluster
         if (sum[size_t(to)] == 0)
           touched.push_back(to);
-        sum[size_t(to)] += edgeWeight(g, size_t(i));
+        sum[size_t(to)] += g.edgeWeight(size_t(i));
       }
     }
     for (int32_t to : touched) {
@@ -253,7 +249,7 @@ std::vector<int32_t> partitionOnRankZero(Communicator &comm,
                                          const std::vector<int64_t> &vtxdist,
                                          const DistributedMetisGraph &g,
                                          int numParts, int64_t ufactor,
-                                         uint64_t seed, int64_t *objective) {
+                                         uint64_t seed) {
   const size_t ncon = size_t(g.ncon);
   auto toZero = [](int64_t) { return 0; };
   std::vector<int32_t> degree =
@@ -265,13 +261,12 @@ std::vector<int32_t> partitionOnRankZero(Communicator &comm,
                                [&](int64_t i) { return g.adjncy[size_t(i)]; });
   std::vector<int32_t> adjwgt = exchangeRecords<int32_t>(
       comm, int64_t(g.adjncy.size()), toZero,
-      [&](int64_t i) { return int32_t(edgeWeight(g, size_t(i))); });
+      [&](int64_t i) { return int32_t(g.edgeWeight(size_t(i))); });
   std::vector<int64_t> vwgt =
       exchangeRecords<int64_t>(comm, int64_t(g.vwgt.size()), toZero,
                                [&](int64_t i) { return g.vwgt[size_t(i)]; });
 
   std::vector<int32_t> part;
-  int64_t cut = 0;
   agreeOnFailure(comm, [&] {
     if (comm.rank() != 0)
       return;
@@ -291,18 +286,12 @@ std::vector<int32_t> partitionOnRankZero(Communicator &comm,
       whole.vwgt[i] = int32_t(vwgt[i]);
     }
     part = partitionMetisGraph(whole, numParts, ufactor, seed,
-                               /*widenTolerances=*/true, &cut);
+                               /*widenTolerances=*/true, nullptr);
   });
-  comm.allReduceSum(&cut, 1);
-  *objective = cut;
   // Rank 0's parts, each to the owner of its vertex.
   return exchangeRecords<int32_t>(
       comm, int64_t(part.size()),
-      [&](int64_t v) {
-        return int(std::upper_bound(vtxdist.begin(), vtxdist.end(), v) -
-                   vtxdist.begin()) -
-               1;
-      },
+      [&](int64_t v) { return blockOwner(vtxdist, v); },
       [&](int64_t v) { return part[size_t(v)]; });
 }
 
@@ -401,9 +390,8 @@ multilevelPartition(Communicator &comm, const std::vector<int64_t> &vtxdist,
   r.coarsestEdges = int64_t(cg.adjncy.size());
   comm.allReduceSum(&r.coarsestEdges, 1);
   r.coarsestEdges /= 2;
-  std::vector<int32_t> part =
-      partitionOnRankZero(comm, vtxdistOf(coarsest), cg, numParts, ufactor,
-                          seed, &r.coarsestObjective);
+  std::vector<int32_t> part = partitionOnRankZero(comm, vtxdistOf(coarsest), cg,
+                                                  numParts, ufactor, seed);
 
   // Uncoarsen: project, then balance and refine every level but the finest.
   for (size_t l = coarsest; l-- > 0;) {

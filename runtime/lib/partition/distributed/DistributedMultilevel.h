@@ -44,9 +44,8 @@ namespace gnnrt {
 
 struct MultilevelReport {
   int levels = 0; ///< coarse levels built
-  /// The coarsest graph's vertices and undirected edges, and METIS's cut
-  /// of it.
-  int64_t coarsestVertices = 0, coarsestEdges = 0, coarsestObjective = 0;
+  /// The coarsest graph's vertices and undirected edges.
+  int64_t coarsestVertices = 0, coarsestEdges = 0;
 };
 
 /// Partitions the distributed graph into numParts parts and returns the

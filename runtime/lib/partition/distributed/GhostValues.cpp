@@ -12,14 +12,6 @@
 
 namespace gnnrt {
 
-namespace {
-int ownerOf(const std::vector<int64_t> &vtxdist, int64_t v) {
-  return int(std::upper_bound(vtxdist.begin(), vtxdist.end(), v) -
-             vtxdist.begin()) -
-         1;
-}
-} // namespace
-
 GhostValues::GhostValues(Communicator &comm,
                          const std::vector<int64_t> &vtxdist,
                          const DistributedMetisGraph &g)
@@ -32,7 +24,7 @@ GhostValues::GhostValues(Communicator &comm,
   // Ask every owner once which of its vertices this rank needs.
   served = exchangeRecords<int64_t>(
       comm, int64_t(ghosts.size()),
-      [&](int64_t i) { return ownerOf(vtxdist, ghosts[size_t(i)]); },
+      [&](int64_t i) { return blockOwner(vtxdist, ghosts[size_t(i)]); },
       [&](int64_t i) { return ghosts[size_t(i)]; }, &servedFrom);
   slot.resize(g.adjncy.size());
   for (size_t i = 0; i < g.adjncy.size(); ++i) {

@@ -39,12 +39,6 @@ public:
   /// The value of ghost g (after refresh).
   int32_t ghostValue(size_t g) const { return values[size_t(numLocal) + g]; }
 
-  /// The global id of the neighbour of adjacency entry i.
-  int64_t neighbourId(size_t i) const {
-    const int32_t s = slot[i];
-    return s < numLocal ? begin + s : ghosts[size_t(s - numLocal)];
-  }
-
 private:
   Communicator &comm;
   int64_t begin, numLocal;

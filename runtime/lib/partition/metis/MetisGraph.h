@@ -47,8 +47,8 @@ MetisGraph buildMetisGraph(const Dataset &ds,
 /// constraint in which one vertex alone outweighs the ufactor's slack over
 /// the mean part gets that vertex's slack instead (typed graphs; the coarse
 /// graph of the distributed multilevel partitioner). Returns each vertex's
-/// part and sets *objective to METIS's edge cut. Throws DataError if METIS
-/// fails.
+/// part and sets *objective (if given) to METIS's edge cut. Throws DataError if
+/// METIS fails.
 std::vector<int32_t> partitionMetisGraph(MetisGraph &g, int numParts,
                                          int64_t ufactor, uint64_t seed,
                                          bool widenTolerances,
