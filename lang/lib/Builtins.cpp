@@ -127,6 +127,17 @@ static std::vector<Builtin> trainSettingBuiltins() {
        {},
        "every entity of a knowledge graph a candidate (1vsAll): each train "
        "triple's softmax cross-entropy over all tails, and over all heads"},
+      {"n3",
+       C::TrainSetting,
+       {{"weight", K::Float, true}},
+       "link prediction: add weight * sum |x|^3 of the rows a factorizing "
+       "score multiplies (each pair's source, relation and destination "
+       "rows), averaged over the step's pairs, to the loss (Lacroix et al. "
+       "2018)"},
+      {"l2",
+       C::TrainSetting,
+       {{"weight", K::Float, true}},
+       "as n3, with the squared L2 norm sum x^2"},
       {"patience",
        C::TrainSetting,
        {{"epochs", K::Int, true}, {"monitor", K::Metric, false}},

@@ -4,7 +4,7 @@ trainer's `final:` line (valid_mrr, test_mrr, test_hits@1/3/10).
 
 usage: kg-ranking.py DATA_DIR CHECKPOINT TRAINER_OUTPUT [SCALE]
        kg-ranking.py DATA_DIR CHECKPOINT --scores QUERIES PREDICTIONS [SCALE]
-       kg-ranking.py DATA_DIR CHECKPOINT --one-vs-all-loss TRAINER_OUTPUT [SCALE]
+       kg-ranking.py DATA_DIR CHECKPOINT --one-vs-all-loss TRAINER_OUTPUT [SCALE [PENALTY]]
 
 The second form checks `--predict PREDICTIONS --pairs QUERIES` instead: one
 row per query triple, in its order, by name, with the float64 score (within
@@ -12,7 +12,10 @@ row per query triple, in its order, by name, with the float64 score (within
 final line (one step from the checkpoint: its loss before the update) against
 the 1vsAll loss (`negatives = all`): the mean over the train triples, as
 tail and as head queries, of -log softmax over every entity e of
-score(h, r, e) at t (of score(e, r, t) at h), within 1e-5 relative.
+score(h, r, e) at t (of score(e, r, t) at h), within 1e-5 relative; with
+PENALTY (`n3:WEIGHT` or `l2:WEIGHT`, the program's `penalty`) plus WEIGHT
+times the mean over those queries of sum |x|^3 (or x^2) over the three rows
+the score multiplies, the scaled entity rows and the relation's.
 
 Entity and relation ids follow KnowledgeGraph.h's documented order (first
 appearance over train, valid, test; each line's head before its tail), so
@@ -57,6 +60,10 @@ loss_mode = sys.argv[3] == "--one-vs-all-loss"
 if loss_mode:
     output = sys.argv[4]
     scale = float(sys.argv[5]) if len(sys.argv) > 5 else 1.0
+    norm, _, penalty_weight = (sys.argv[6] if len(sys.argv) > 6
+                               else "n3:0").partition(":")
+    penalty_power = {"n3": 3, "l2": 2}[norm]
+    penalty_weight = float(penalty_weight)
 elif scores_mode:
     queries_path, predictions_path = sys.argv[4:6]
     scale = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
@@ -126,13 +133,19 @@ def check_one_vs_all_loss():
             lse = top + math.log(sum(math.exp(x - top) for x in logits))
             total += lse - logits[target]
     want = total / (2 * len(ids["train"]))
+    # Both queries of a triple multiply the same three rows.
+    norm = sum(sum(abs(v) ** penalty_power
+                   for v in row[h] + list(rel[r]) + row[t])
+               for h, r, t in ids["train"]) / len(ids["train"])
+    penalty = penalty_weight * norm
+    want += penalty
     lines = [l for l in open(output) if l.startswith("final: epoch 1 ")]
     if not lines:
         sys.exit("no final line of epoch 1 in " + output)
     got = float(re.search(r" loss ([0-9.]+)", lines[0]).group(1))
     ok = abs(got - want) <= 1e-5 * want + 1e-4
-    print(f"1vsAll loss: trainer {got:.4f}, float64 reference {want:.4f}: "
-          f"{'ok' if ok else 'DIFFERENT'}")
+    print(f"1vsAll loss: trainer {got:.4f}, float64 reference {want:.4f} "
+          f"(penalty {penalty:.4f}): {'ok' if ok else 'DIFFERENT'}")
     sys.exit(0 if ok else 1)
 
 

@@ -107,6 +107,12 @@ private:
   mlir::Builder &b;
 };
 
+/// `penalty = n3(weight)` / `l2(weight)`: the norm's power; 0 without one.
+int64_t penaltyPower(const Expr *penalty) {
+  const std::string norm = SettingReader::choice(penalty);
+  return norm == "n3" ? 3 : norm == "l2" ? 2 : 0;
+}
+
 } // namespace
 
 /// `batches = neighbor(...)` as its attribute; null for anything else
@@ -237,7 +243,10 @@ gnn::TrainAttr gnn::mlirgen::trainAttributes(const TrainInfo &train,
             ? 1
             : SettingReader::integer(read.argument(value("negatives"), "k"))
                   .value_or(1),
-        oneVsAll);
+        oneVsAll, penaltyPower(value("penalty")),
+        llvm::APFloat(
+            SettingReader::number(read.argument(value("penalty"), "weight"))
+                .value_or(0.0)));
   }
 
   PartitionAttr partition;

@@ -11,6 +11,7 @@
 #include "gnnrt/support/ByteSize.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 using namespace gnn::lang;
@@ -622,7 +623,7 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
                 "dataset '" +
                     info.dataset->name + "' (" + datasetSource(info.dataset) +
                     "(...)) is not one (kg(...)): use negatives = uniform(k)");
-  for (const char *key : {"link_split", "negatives"})
+  for (const char *key : {"link_split", "negatives", "penalty"})
     if (const TrainSetting *s = setting(key); s && !links)
       diags.error(s->loc, std::string("'") + key +
                               "' belongs to link prediction: set loss = bce "
@@ -651,6 +652,10 @@ void Sema::checkLinkPrediction(const TrainInfo &info) {
                   "split leaves no train links: valid and test take all of "
                   "them");
   }
+  if (auto [arg, w] = literal(setting("penalty"), "weight");
+      arg && (!w || !std::isfinite(*w) || *w < 0))
+    diags.error(arg->loc, "the penalty's 'weight' must be a non-negative "
+                          "number");
   if (auto [arg, k] = literal(setting("negatives"), "k"); arg && k && *k < 1)
     diags.error(arg->loc, "'k' of 'uniform' must be a positive number of "
                           "negatives per link");

@@ -331,6 +331,22 @@ func.func @cross_entropy_labels(%l: tensor<4x7xf32>, %y: tensor<5xi64>) -> tenso
 
 // -----
 
+func.func @norm_penalty_weight(%loss: tensor<f32>, %r: tensor<4x8xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'gnn.norm_penalty' op expects a finite, non-negative weight, got -1.000000e-01}}
+  %p = gnn.norm_penalty %loss, %r power = 3 weight = -0.1 : tensor<f32>, tensor<4x8xf32> -> tensor<f32>
+  return %p : tensor<f32>
+}
+
+// -----
+
+func.func @norm_penalty_power(%loss: tensor<f32>, %r: tensor<4x8xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'gnn.norm_penalty' op attribute 'power' failed to satisfy constraint}}
+  %p = gnn.norm_penalty %loss, %r power = 4 weight = 0.1 : tensor<f32>, tensor<4x8xf32> -> tensor<f32>
+  return %p : tensor<f32>
+}
+
+// -----
+
 func.func @cross_entropy_mask(%l: tensor<4x7xf32>, %y: tensor<?xi64>, %m: tensor<3xi1>) -> tensor<f32> {
   // expected-error @+1 {{'gnn.cross_entropy' op expects mask length 3 to match the 4 logits rows}}
   %loss = gnn.cross_entropy %l, %y mask %m : tensor<4x7xf32>, tensor<?xi64>, tensor<3xi1> -> tensor<f32>

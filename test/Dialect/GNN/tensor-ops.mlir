@@ -1,7 +1,7 @@
 // RUN: gnn-opt %s | gnn-opt | FileCheck %s
 // Round-trip of the dense tensor ops: matmul, the broadcasting binary ops,
 // unary activations, axis softmaxes, dropout, scalar constants, concat,
-// reshape, reduce and the cross-entropy loss.
+// reshape, reduce, the cross-entropy loss and the norm penalty added to it.
 
 // CHECK-LABEL: func.func @matmul
 func.func @matmul(%x: tensor<?x16xf32>, %w: tensor<16x7xf32>) -> tensor<?x7xf32> {
@@ -117,4 +117,14 @@ func.func @cross_entropy(%logits: tensor<?x7xf32>, %labels: tensor<?xi64>, %mask
   // CHECK: gnn.cross_entropy %[[L]], %[[Y]] mask %[[M]] : tensor<?x7xf32>, tensor<?xi64>, tensor<?xi1> -> tensor<f32>
   %1 = gnn.cross_entropy %logits, %labels mask %mask : tensor<?x7xf32>, tensor<?xi64>, tensor<?xi1> -> tensor<f32>
   return %0, %1 : tensor<f32>, tensor<f32>
+}
+
+// CHECK-LABEL: func.func @norm_penalty
+// CHECK-SAME: (%[[LOSS:.+]]: tensor<f32>, %[[R:.+]]: tensor<?x8xf32>)
+func.func @norm_penalty(%loss: tensor<f32>, %rows: tensor<?x8xf32>) -> (tensor<f32>, tensor<?x8xf32>) {
+  // CHECK: gnn.norm_penalty %[[LOSS]], %[[R]] power = 3 weight = 1.000000e-01 : tensor<f32>, tensor<?x8xf32> -> tensor<f32>
+  %0 = gnn.norm_penalty %loss, %rows power = 3 weight = 0.1 : tensor<f32>, tensor<?x8xf32> -> tensor<f32>
+  // CHECK: gnn.norm_penalty_grad %[[R]], %[[LOSS]] power = 2 weight = 5.000000e-01 : tensor<?x8xf32>, tensor<f32> -> tensor<?x8xf32>
+  %1 = gnn.norm_penalty_grad %rows, %loss power = 2 weight = 0.5 : tensor<?x8xf32>, tensor<f32> -> tensor<?x8xf32>
+  return %0, %1 : tensor<f32>, tensor<?x8xf32>
 }

@@ -189,7 +189,7 @@ Storage PreparedFunction::storageOf(Value v) const {
   Operation *op = v.getDefiningOp();
   if (isa<GraphType>(v.getType()) || isa<ParamOp>(op))
     return Storage::External;
-  if (isa<ConstantOp, CrossEntropyOp>(op))
+  if (isa<ConstantOp, CrossEntropyOp, NormPenaltyOp>(op))
     return Storage::Scalar;
   if (isa<ReshapeOp, DstOp>(op) || (isa<DropoutOp>(op) && !training))
     return Storage::View;

@@ -39,6 +39,14 @@ std::string axisView(const Dims &d, uint64_t axis) {
          ", " + product(ArrayRef<std::string>(d).drop_front(axis + 1));
 }
 
+/// `T(weight * lossScale / max(rows, 1))`: a norm penalty's factor, the
+/// mean over the step's pairs of this rank's share.
+std::string penaltyScale(const std::string &rows, const llvm::APFloat &weight) {
+  return "T(" + cppDouble(weight.convertToDouble()) + " * " +
+         rt::ctx::lossScale.str() + " / double(std::max<int64_t>(" + rows +
+         ", 1)))";
+}
+
 /// `ctx.lossMask`, or `nullptr` for a loss over every row.
 std::string maskOrNull(Value mask) {
   return mask ? rt::ctx::lossMask.str() : "nullptr";
@@ -197,6 +205,26 @@ LogicalResult gnn::cpp::emitTensorOp(FunctionEmitter &e, Operation *op) {
                                  rt::ctx::labels.str(), maskOrNull(c.getMask()),
                                  e.name(c.getGrad()) + "[0] * T(" +
                                      rt::ctx::lossScale.str() + ")",
+                                 out});
+          })
+          .Case<NormPenaltyOp>([&](NormPenaltyOp n) {
+            // A scalar like the cross-entropy it adds to; the mean over the
+            // pairs, scaled as the loss is.
+            const Dims &r = e.dims(n.getRows());
+            return "const T " + out + "[1] = {" + e.name(n.getLoss()) +
+                   "[0] + " + penaltyScale(r[0], n.getWeight()) + " * " +
+                   e.kernelCall(rt::kernels::normPenalty,
+                                {r[0], r[1], e.name(n.getRows()),
+                                 std::to_string(n.getPower())}) +
+                   "};\n";
+          })
+          .Case<NormPenaltyGradOp>([&](NormPenaltyGradOp n) {
+            const Dims &r = e.dims(n.getRows());
+            return e.kernelStmt(rt::kernels::normPenaltyGrad,
+                                {r[0], r[1], e.name(n.getRows()),
+                                 std::to_string(n.getPower()),
+                                 e.name(n.getGrad()) + "[0] * " +
+                                     penaltyScale(r[0], n.getWeight()),
                                  out});
           })
           .Default([](Operation *) { return ""; });

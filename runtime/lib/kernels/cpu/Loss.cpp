@@ -164,6 +164,37 @@ void crossEntropyGrad(int64_t rows, int64_t classes, const T *logits,
   }
 }
 
+template <typename T>
+T normPenalty(int64_t rows, int64_t width, const T *x, int64_t power) {
+  const int64_t chunks = (rows + kLossChunk - 1) / kLossChunk;
+  std::vector<double> chunkSum(size_t(chunks), 0.0);
+  const bool threaded = worthThreads(rows * width);
+#pragma omp parallel for schedule(static) if (threaded)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t end = std::min(rows, (c + 1) * kLossChunk) * width;
+    double sum = 0;
+    for (int64_t k = c * kLossChunk * width; k < end; ++k) {
+      const double v = double(x[k]);
+      sum += power == 3 ? std::fabs(v) * v * v : v * v;
+    }
+    chunkSum[size_t(c)] = sum;
+  }
+  double total = 0;
+  for (double partial : chunkSum)
+    total += partial;
+  return T(total);
+}
+
+template <typename T>
+void normPenaltyGrad(int64_t rows, int64_t width, const T *x, int64_t power,
+                     T scale, T *dx) {
+  const int64_t n = rows * width;
+  const T factor = scale * T(power);
+#pragma omp parallel for simd schedule(static) if (worthThreads(n))
+  for (int64_t k = 0; k < n; ++k)
+    dx[k] = power == 3 ? factor * x[k] * std::fabs(x[k]) : factor * x[k];
+}
+
 //===--- Instantiations ---------------------------------------------------===//
 
 #define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Loss.def"

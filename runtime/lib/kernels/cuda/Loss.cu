@@ -251,6 +251,76 @@ AccuracyCounts accuracyCounts(const T *logits, int64_t classes,
   return {int64_t(host[0]), int64_t(host[1])};
 }
 
+namespace {
+
+/// A thread per chunk of the CPU's kLossChunk rows, its entries in row
+/// order in float64, as the CPU sums them.
+template <typename T>
+__global__ void normPenaltyChunkKernel(int64_t rows, int64_t width, const T *x,
+                                       int64_t power, double *chunkSum) {
+  const int64_t c = globalThread();
+  if (c * kLossChunk >= rows)
+    return;
+  const int64_t last = (c + 1) * kLossChunk;
+  const int64_t end = (last < rows ? last : rows) * width;
+  double sum = 0;
+  for (int64_t k = c * kLossChunk * width; k < end; ++k) {
+    const double v = double(x[k]);
+    sum += power == 3 ? fabs(v) * v * v : v * v;
+  }
+  chunkSum[c] = sum;
+}
+
+/// The chunks added in order, by one thread.
+__global__ void normPenaltyTotalKernel(int64_t chunks, double *chunkSum) {
+  double total = 0;
+  for (int64_t c = 0; c < chunks; ++c)
+    total += chunkSum[c];
+  chunkSum[chunks] = total;
+}
+
+template <typename T>
+__global__ void normPenaltyGradKernel(int64_t n, const T *x, int64_t power,
+                                      T factor, T *dx) {
+  const int64_t k = globalThread();
+  if (k < n)
+    dx[k] = power == 3 ? factor * x[k] * fabs(x[k]) : factor * x[k];
+}
+
+} // namespace
+
+template <typename T>
+T normPenalty(int64_t rows, int64_t width, const T *x, int64_t power) {
+  const int64_t chunks = (rows + kLossChunk - 1) / kLossChunk;
+  auto *chunkSum =
+      static_cast<double *>(scratch(size_t(chunks + 1) * sizeof(double)));
+  if (chunks > 0) {
+    GNNRT_LAUNCH(blocksFor(chunks), kBlock, 0, stream(),
+                 normPenaltyChunkKernel<T>)
+    (rows, width, x, power, chunkSum);
+    checkLaunch("normPenalty launch");
+  }
+  GNNRT_LAUNCH(1, 1, 0, stream(), normPenaltyTotalKernel)(chunks, chunkSum);
+  checkLaunch("normPenalty launch");
+  double total;
+  check(cudaMemcpyAsync(&total, chunkSum + chunks, sizeof total,
+                        cudaMemcpyDeviceToHost, stream()),
+        "normPenalty result");
+  check(cudaStreamSynchronize(stream()), "normPenalty");
+  return T(total);
+}
+
+template <typename T>
+void normPenaltyGrad(int64_t rows, int64_t width, const T *x, int64_t power,
+                     T scale, T *dx) {
+  const int64_t n = rows * width;
+  if (n == 0)
+    return;
+  GNNRT_LAUNCH(blocksFor(n), kBlock, 0, stream(), normPenaltyGradKernel<T>)
+  (n, x, power, scale * T(power), dx);
+  checkLaunch("normPenaltyGrad launch");
+}
+
 #define GNNRT_KERNEL_FAMILY "gnnrt/kernels/families/Loss.def"
 #define GNNRT_KERNEL_CUDA
 #include "gnnrt/kernels/InstantiateKernels.inc"

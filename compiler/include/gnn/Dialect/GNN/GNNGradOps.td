@@ -497,4 +497,24 @@ def GNN_CrossEntropyGradOp : GNN_PureOp<"cross_entropy_grad"> {
   }];
 }
 
+def GNN_NormPenaltyGradOp : GNN_PureOp<"norm_penalty_grad"> {
+  let summary = "adjoint of norm_penalty with respect to the rows";
+  let description = [{
+    `grad * weight * power * |rows|^(power - 1) * sign(rows) / N` for rows of
+    `[N, D]`, times the trainer's loss scale, where `grad` is the loss's
+    gradient.
+    ```mlir
+    %d = gnn.norm_penalty_grad %rows, %one power = 3 weight = 1.000000e-01 : tensor<?x200xf32>, tensor<f32> -> tensor<?x200xf32>
+    ```
+  }];
+  let arguments = (ins 2DTensorOf<[F32]>:$rows, GNN_F32Scalar:$grad,
+                       ConfinedAttr<I64Attr, [IntMinValue<2>, IntMaxValue<3>]>:$power,
+                       F64Attr:$weight);
+  let results = (outs 2DTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $rows `,` $grad `power` `=` $power `weight` `=` $weight attr-dict
+    `:` type($rows) `,` type($grad) `->` type($result)
+  }];
+}
+
 #endif // GNN_DIALECT_GNNGRADOPS_TD

@@ -743,6 +743,31 @@ def GNN_CrossEntropyOp : GNN_PureOp<"cross_entropy", [DeclareOpInterfaceMethods<
   let hasVerifier = 1;
 }
 
+def GNN_NormPenaltyOp : GNN_PureOp<"norm_penalty", [DeclareOpInterfaceMethods<GNN_DifferentiableOpInterface>]> {
+  let summary = "a loss plus a norm penalty of the rows a link score reads";
+  let description = [{
+    `loss + weight * sum(|rows|^power) / N` for `rows` of `[N, D]` (power 2:
+    the squared L2 norm, 3: Lacroix et al.'s N3), so each row is penalized
+    once per pair that reads it (the "weighted" penalty of LibKGE). The
+    trainer's loss scale (a rank's share of the step) applies to the penalty
+    as to the cross-entropy. gnn-autodiff adds one per factor of a link score
+    when the train block sets `penalty`.
+
+    ```mlir
+    %l = gnn.norm_penalty %loss, %rows power = 3 weight = 1.000000e-01 : tensor<f32>, tensor<?x200xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Scalar:$loss, 2DTensorOf<[F32]>:$rows,
+                       ConfinedAttr<I64Attr, [IntMinValue<2>, IntMaxValue<3>]>:$power,
+                       F64Attr:$weight);
+  let results = (outs GNN_F32Scalar:$result);
+  let assemblyFormat = [{
+    $loss `,` $rows `power` `=` $power `weight` `=` $weight attr-dict
+    `:` type($loss) `,` type($rows) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 include "gnn/Dialect/GNN/GNNGradOps.td"
 include "gnn/Dialect/GNN/GNNFusedOps.td"
 

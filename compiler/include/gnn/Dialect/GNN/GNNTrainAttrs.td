@@ -318,11 +318,14 @@ def GNN_LinksAttr : GNN_TrainAttrDef<"Links", "links"> {
     negative pairs per positive link each step (`negatives = uniform(k)`).
     With `one_vs_all` (`negatives = all`, knowledge graphs) each train
     triple is a query whose logits are its score against every entity, and
-    the loss their softmax cross-entropy (gnn-autodiff builds them).
+    the loss their softmax cross-entropy (gnn-autodiff builds them). A
+    `penalty` (`n3(weight)` or `l2(weight)`) adds the norm of the rows the
+    score multiplies to the loss (gnn.norm_penalty).
 
     ```mlir
     #gnn.links<valid = 5.000000e-02, test = 1.000000e-01, negatives = 1>
     #gnn.links<valid = 5.000000e-02, test = 1.000000e-01, negatives = 1, one_vs_all = true>
+    #gnn.links<valid = 5.000000e-02, test = 1.000000e-01, negatives = 1, one_vs_all = true, penalty_power = 3, penalty_weight = 1.000000e-01>
     ```
   }];
   let parameters = (ins
@@ -330,7 +333,11 @@ def GNN_LinksAttr : GNN_TrainAttrDef<"Links", "links"> {
     GNN_DoubleParameter<"0.10", "share of the links kept for test">:$test,
     DefaultValuedParameter<"int64_t", "1",
                            "negatives per positive link">:$negatives,
-    GNN_BoolParameter<"false", "every entity a negative (1vsAll)">:$one_vs_all);
+    GNN_BoolParameter<"false", "every entity a negative (1vsAll)">:$one_vs_all,
+    DefaultValuedParameter<"int64_t", "0",
+                           "the score's rows' norm penalty: 2 (l2), 3 (n3), "
+                           "0 none">:$penalty_power,
+    GNN_DoubleParameter<"0.0", "the penalty's weight">:$penalty_weight);
 }
 
 def GNN_TrainAttr : GNN_TrainAttrDef<"Train", "train"> {

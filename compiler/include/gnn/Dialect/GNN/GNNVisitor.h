@@ -58,7 +58,8 @@
       ::gnn::BatchNormRunningOp, ::gnn::ReduceOp, ::gnn::ReduceGradOp,         \
       ::gnn::ConcatOp, ::gnn::SliceOp, ::gnn::BlockDiagonalOp,                 \
       ::gnn::DiagonalBlocksOp, ::gnn::UnbroadcastOp, ::gnn::DropoutOp,         \
-      ::gnn::CrossEntropyOp, ::gnn::CrossEntropyGradOp
+      ::gnn::CrossEntropyOp, ::gnn::CrossEntropyGradOp, ::gnn::NormPenaltyOp,  \
+      ::gnn::NormPenaltyGradOp
 
 /// What names values or structures the program rather than computing:
 /// graphs (block, relation, readout, pairs), views (dst, reshape), module parameters and

@@ -404,7 +404,7 @@ template <class D> Handled<D> tensorOps(D &d, mlir::Operation *op) {
           return mlir::failure();
         return *declared;
       })
-      .template Case<ConstantOp, CrossEntropyOp>(
+      .template Case<ConstantOp, CrossEntropyOp, NormPenaltyOp>(
           [&](auto) { return d.result(Dims{}, resultMismatch(d)); })
       .template Case<MatmulOp, MatmulMapOp>([&](auto m) {
         return matmul(d, op, m.getLhs(), m.getRhs(), m.getTransposeLhs(),
@@ -517,6 +517,8 @@ template <class D> Handled<D> adjointOps(D &d, mlir::Operation *op) {
           [&](BatchNormRunningOp o) { return like(o.getRunning()); })
       .template Case<CrossEntropyGradOp>(
           [&](CrossEntropyGradOp o) { return like(o.getLogits()); })
+      .template Case<NormPenaltyGradOp>(
+          [&](NormPenaltyGradOp o) { return like(o.getRows()); })
       .template Case<GatherRelationGradOp>(
           [&](GatherRelationGradOp o) { return like(o.getTable()); })
       .template Case<UnbroadcastOp>(

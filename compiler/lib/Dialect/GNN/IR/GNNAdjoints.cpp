@@ -275,6 +275,18 @@ LogicalResult CrossEntropyOp::buildAdjoint(AdjointBuilder &adjoints,
   return success();
 }
 
+LogicalResult NormPenaltyOp::buildAdjoint(AdjointBuilder &adjoints, Value dy) {
+  // The loss passes its gradient through; the rows get the penalty's.
+  if (adjoints.isActive(getLoss()))
+    adjoints.accumulate(getLoss(), dy);
+  if (adjoints.isActive(getRows()))
+    adjoints.accumulate(getRows(),
+                        adjoints.builder().create<NormPenaltyGradOp>(
+                            adjoints.loc(), getRows().getType(), getRows(), dy,
+                            getPowerAttr(), getWeightAttr()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Graph primitives
 //===----------------------------------------------------------------------===//

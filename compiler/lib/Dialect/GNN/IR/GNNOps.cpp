@@ -19,6 +19,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace gnn;
 
@@ -303,6 +305,13 @@ LogicalResult CrossEntropyOp::verify() {
              << formatDim(maskSize) << " to match the " << formatDim(rows)
              << " logits rows";
   }
+  return success();
+}
+
+LogicalResult NormPenaltyOp::verify() {
+  const double weight = getWeight().convertToDouble();
+  if (!std::isfinite(weight) || weight < 0)
+    return emitOpError("expects a finite, non-negative weight, got ") << weight;
   return success();
 }
 

@@ -163,6 +163,34 @@ FailureOr<Value> oneVsAllLogits(func::FuncOp forward, IRMapping &mapping,
       .getResult();
 }
 
+/// `penalty = n3(weight)` / `l2(weight)`: `loss` plus the norm penalty of
+/// each row the score's factors multiply (LinkFactors.h), a gnn.norm_penalty
+/// per factor, as `mapping` cloned them.
+FailureOr<Value> addNormPenalties(func::FuncOp forward, IRMapping &mapping,
+                                  OpBuilder &builder, LinksAttr links,
+                                  Value loss) {
+  std::optional<LinkFactors> factors = matchLinkFactors(forward);
+  if (!factors)
+    return forward.emitError("penalty = ")
+           << (links.getPenaltyPower() == 3 ? "n3" : "l2")
+           << "(...) penalizes the rows a score multiplies, such as "
+              "DistMult's sum(gather(p, z, src) * gather(p, r, rel) * "
+              "gather(p, z, dst), 1) or a dot product, but this model's "
+              "score is not such a product";
+  auto power = builder.getI64IntegerAttr(links.getPenaltyPower());
+  auto weight =
+      builder.getF64FloatAttr(links.getPenaltyWeight().convertToDouble());
+  for (Value rows :
+       {factors->srcRows, factors->relationRows, factors->dstRows}) {
+    if (!rows)
+      continue;
+    loss = builder.create<NormPenaltyOp>(
+        NameLoc::get(builder.getStringAttr("loss"), loss.getLoc()),
+        loss.getType(), loss, mapping.lookup(rows), power, weight);
+  }
+  return loss;
+}
+
 /// Erases the ops of `body` whose results nothing reads (the forward's
 /// score and head when 1vsAll logits replace them).
 void eraseDeadOps(Block &body) {
@@ -229,6 +257,14 @@ LogicalResult buildTrainStep(func::FuncOp forward) {
   Value loss = builder.create<CrossEntropyOp>(
       NameLoc::get(builder.getStringAttr("loss"), loc), logits,
       step.getArgument(2), step.getArgument(3));
+  if (links && links.getPenaltyPower() != 0 &&
+      !links.getPenaltyWeight().isZero()) {
+    FailureOr<Value> penalized =
+        addNormPenalties(forward, mapping, builder, links, loss);
+    if (failed(penalized))
+      return failure();
+    loss = *penalized;
+  }
 
   // The reverse sweep, seeded with d(loss)/d(loss) = 1. Learned input rows
   // (`embed`) make the features an active value too.
