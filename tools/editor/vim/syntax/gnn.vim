@@ -18,7 +18,7 @@ syn match   gnnKeyword     "\<epochs\>"
 syn keyword gnnBoolean     true false
 syn keyword gnnType        int float bool string graph reduce
 " Builtin functions, highlighted where they are called.
-syn match   gnnBuiltin     "\<\(aggregate_relation_rows\|aggregate_relations\|aggregate\|gather\|scatter\|edge_softmax\|degree\|dst\|relation\|readout\|pairs\|split\|node_type\|relu\|sigmoid\|tanh\|exp\|log\|sqrt\|rsqrt\|abs\|leaky_relu\|elu\|softmax\|log_softmax\|batch_norm\|dropout\|concat\|reshape\|block_diagonal\|sum\|mean\|max\|uniform\|normal\|constant\|ogbg\|ogb\|npy\|kg\|generate\|tu\|metis\|random\|frequency\|neighbor\|graphs\|group\|step\|cosine\|patience\|all\)\ze\s*("
+syn match   gnnBuiltin     "\<\(aggregate_relation_rows\|aggregate_relations\|aggregate\|gather\|scatter\|edge_softmax\|degree\|dst\|relation\|readout\|pairs\|split\|n3\|l2\|node_type\|relu\|sigmoid\|tanh\|exp\|log\|sqrt\|rsqrt\|abs\|leaky_relu\|elu\|softmax\|log_softmax\|batch_norm\|dropout\|concat\|reshape\|block_diagonal\|sum\|mean\|max\|uniform\|normal\|constant\|ogbg\|ogb\|npy\|kg\|generate\|tu\|metis\|random\|frequency\|neighbor\|graphs\|group\|step\|cosine\|patience\|all\)\ze\s*("
 " Builtin names that stand for themselves (reductions, sides, splits...).
 syn keyword gnnConstant    sum mean max min src dst zeros ones glorot kaiming
 syn keyword gnnConstant    valid test nodes edges full_graph cross_entropy
