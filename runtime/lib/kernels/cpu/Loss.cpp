@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnnrt/kernels/Loss.h"
-#include "gnnrt/kernels/SoftmaxExp.h"
+#include "gnnrt/kernels/LossArithmetic.h"
 
 #include "Common.h"
 
@@ -33,7 +33,7 @@ bool isLossRow(int64_t i, const int64_t *labels, const uint8_t *mask) {
 }
 
 /// The maximum of row[0..n) and sum_c exp(row[c] - max) in the
-/// kSoftmaxSumLanes lanes (SoftmaxExp.h), writing each exponential to
+/// kSoftmaxSumLanes lanes (LossArithmetic.h), writing each exponential to
 /// exps[c] with `Store`.
 template <bool Store, typename T>
 [[gnu::always_inline]] inline std::pair<T, T>
@@ -171,13 +171,9 @@ T normPenalty(int64_t rows, int64_t width, const T *x, int64_t power) {
   const bool threaded = worthThreads(rows * width);
 #pragma omp parallel for schedule(static) if (threaded)
   for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t end = std::min(rows, (c + 1) * kLossChunk) * width;
-    double sum = 0;
-    for (int64_t k = c * kLossChunk * width; k < end; ++k) {
-      const double v = double(x[k]);
-      sum += power == 3 ? std::fabs(v) * v * v : v * v;
-    }
-    chunkSum[size_t(c)] = sum;
+    chunkSum[size_t(c)] =
+        normPenaltySum(x, c * kLossChunk * width,
+                       std::min(rows, (c + 1) * kLossChunk) * width, power);
   }
   double total = 0;
   for (double partial : chunkSum)
@@ -192,7 +188,7 @@ void normPenaltyGrad(int64_t rows, int64_t width, const T *x, int64_t power,
   const T factor = scale * T(power);
 #pragma omp parallel for simd schedule(static) if (worthThreads(n))
   for (int64_t k = 0; k < n; ++k)
-    dx[k] = power == 3 ? factor * x[k] * std::fabs(x[k]) : factor * x[k];
+    dx[k] = normPenaltyDerivative(x[k], factor, power);
 }
 
 //===--- Instantiations ---------------------------------------------------===//

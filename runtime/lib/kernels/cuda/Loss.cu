@@ -18,7 +18,7 @@
 #include "gnnrt/kernels/cuda/Kernels.h"
 
 #include "Common.h"
-#include "gnnrt/kernels/SoftmaxExp.h"
+#include "gnnrt/kernels/LossArithmetic.h"
 
 #include <cstdint>
 
@@ -39,7 +39,7 @@ __device__ inline bool isLossRow(int64_t i, const int64_t *labels,
 
 /// A loss row's softmax denominator, a warp per row: stats[2i] = max_c
 /// row[c], stats[2i + 1] = sum_c exp(row[c] - max), by the CPU's exp and in
-/// its lanes (SoftmaxExp.h), so that the gradient is the CPU's, bit for
+/// its lanes (LossArithmetic.h), so that the gradient is the CPU's, bit for
 /// bit, and the loss is to the device's log.
 template <typename T>
 __global__ void rowSoftmaxStatsKernel(int64_t rows, int64_t classes,
@@ -262,20 +262,15 @@ __global__ void normPenaltyChunkKernel(int64_t rows, int64_t width, const T *x,
   if (c * kLossChunk >= rows)
     return;
   const int64_t last = (c + 1) * kLossChunk;
-  const int64_t end = (last < rows ? last : rows) * width;
-  double sum = 0;
-  for (int64_t k = c * kLossChunk * width; k < end; ++k) {
-    const double v = double(x[k]);
-    sum += power == 3 ? fabs(v) * v * v : v * v;
-  }
-  chunkSum[c] = sum;
+  chunkSum[c] = normPenaltySum(x, c * kLossChunk * width,
+                               (last < rows ? last : rows) * width, power);
 }
 
-/// The chunks added in order, by one thread.
+/// The chunks added in order, by one thread (each a sum of one entry).
 __global__ void normPenaltyTotalKernel(int64_t chunks, double *chunkSum) {
   double total = 0;
   for (int64_t c = 0; c < chunks; ++c)
-    total += chunkSum[c];
+    total = rounded::add(total, chunkSum[c]);
   chunkSum[chunks] = total;
 }
 
@@ -284,7 +279,7 @@ __global__ void normPenaltyGradKernel(int64_t n, const T *x, int64_t power,
                                       T factor, T *dx) {
   const int64_t k = globalThread();
   if (k < n)
-    dx[k] = power == 3 ? factor * x[k] * fabs(x[k]) : factor * x[k];
+    dx[k] = normPenaltyDerivative(x[k], factor, power);
 }
 
 } // namespace

@@ -3,8 +3,8 @@
 // cuda::crossEntropy and its gradient against a float64 loop and the CPU
 // kernels, over more rows than one chunk of the fixed summation (with
 // unlabeled and masked-out rows), narrow rows and 1vsAll-wide ones; the
-// float gradient equals the CPU's bit for bit; accuracy counts against a
-// direct count.
+// float gradient equals the CPU's bit for bit; the norm penalty and its
+// gradient equal the CPU's; accuracy counts against a direct count.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,6 +103,44 @@ TEST(CudaLoss, WideRowsMatchFloat64) {
   GNNRT_REQUIRE_CUDA_DEVICE();
   lossCases<float>(LossData(1100, 1500));
   lossCases<double>(LossData(1100, 1500));
+}
+
+// The norm penalty (N3, squared L2) over three chunks of rows of 5 values:
+// the CPU's value and gradient bit for bit (the same float64 operations in
+// the same order, none fused on the device: LossArithmetic.h), and a float64
+// loop's value.
+template <typename T> void penaltyCases(int64_t rows, int64_t width) {
+  const auto x = randomValues<T>(rows * width, 5, -2, 2);
+  DeviceArray<T> dX(x);
+  for (int64_t power : {2, 3}) {
+    double want = 0;
+    for (T v : x)
+      want += std::pow(std::fabs(double(v)), double(power));
+    const T got = kernels::cuda::normPenalty(rows, width, dX.get(), power);
+    EXPECT_EQ(got, kernels::normPenalty(rows, width, x.data(), power));
+    EXPECT_NEAR(double(got), want, tolerance<T>() * want);
+
+    std::vector<T> expected(x.size());
+    kernels::normPenaltyGrad(rows, width, x.data(), power, T(0.25),
+                             expected.data());
+    DeviceArray<T> grad(x.size());
+    kernels::cuda::normPenaltyGrad(rows, width, dX.get(), power, T(0.25),
+                                   grad.get());
+    EXPECT_EQ(grad.toHost(), expected);
+    for (size_t k = 0; k < x.size(); k += 97) {
+      const double v = double(x[k]);
+      const double d =
+          0.25 * double(power) * (power == 3 ? v * std::fabs(v) : v);
+      EXPECT_NEAR(double(expected[k]), d, tolerance<T>() * (1 + std::fabs(d)));
+    }
+  }
+  EXPECT_EQ(kernels::cuda::normPenalty<T>(0, width, dX.get(), 3), T(0));
+}
+
+TEST(CudaLoss, NormPenaltyAndGradientMatchCpuBits) {
+  GNNRT_REQUIRE_CUDA_DEVICE();
+  penaltyCases<float>(2500, 5);
+  penaltyCases<double>(2500, 5);
 }
 
 TEST(CudaLoss, AccuracyCountsLabeledAndCorrectRows) {
